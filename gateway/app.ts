@@ -1,0 +1,82 @@
+/**
+ * The HTTP gateway: Fastify on Node's HTTP server. It routes the 46 operations, serves the
+ * OpenAPI document and the reference page, and answers every failure through one error
+ * handler. It never fetches a page itself.
+ */
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import multipart from '@fastify/multipart';
+import type { Config } from '../pipeline/config.js';
+import type { Logger } from '../pipeline/log.js';
+import type { KeyRegistry } from '../pipeline/keys/registry.js';
+import { AppError } from '../pipeline/errors.js';
+import { Credits } from './credits.js';
+import { registerDocs } from './docs.js';
+import type { Handlers } from './handler.js';
+import { sourceHandler, templatesHandler } from './handlers/reference.js';
+import { buildOpenApi } from './openapi.js';
+import { RateLimiter } from './rate-limit.js';
+import { errorBody, sendError } from './replies.js';
+import { registerOperations } from './routes.js';
+
+export interface GatewayDeps {
+  config: Config;
+  log: Logger;
+  keys: KeyRegistry;
+  version: string;
+  /** Handlers for operations served by other parts of the service (actors, jobs). */
+  handlers?: Handlers;
+}
+
+const REQUEST_ID = /^[\w.:-]{1,128}$/;
+
+export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> {
+  const { config } = deps;
+  const app = Fastify({
+    loggerInstance: deps.log as FastifyBaseLogger,
+    bodyLimit: config.bodyLimitBytes,
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+    },
+    return503OnClosing: true,
+  });
+
+  // JSON is the only body type besides multipart uploads; an empty body is "no body".
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if (body === '') return done(null, undefined);
+    parseJson(request, body as string, (error, value) => {
+      if (error) return done(new AppError('invalid_json', `the body is not valid JSON: ${error.message}`), undefined);
+      done(null, value);
+    });
+  });
+  await app.register(multipart, { limits: { fileSize: config.uploadLimitBytes, files: 5, fields: 20, parts: 25 } });
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  app.setErrorHandler((error, request, reply) => sendError(error, request, reply));
+  app.setNotFoundHandler((request, reply) =>
+    reply.code(404).send(errorBody('not_found', `no route ${request.method} ${request.url.split('?')[0]}`, request.id)),
+  );
+
+  const handlers: Handlers = {
+    templates: templatesHandler(),
+    source: sourceHandler({ sourceUrl: config.sourceUrl, version: deps.version }),
+    ...deps.handlers,
+  };
+  registerOperations(app, {
+    keys: deps.keys,
+    credits: new Credits(deps.keys),
+    limiter: new RateLimiter(config.rateLimitPerMinute, config.rateLimitBurst),
+    handlers,
+  });
+
+  const openapi = buildOpenApi();
+  app.get('/v1/openapi.json', async () => openapi);
+  app.get('/healthz', async () => ({ status: 'ok' }));
+  registerDocs(app);
+  return app;
+}

@@ -1,0 +1,38 @@
+/**
+ * What an operation's handler receives and returns. The gateway's route wrapper does auth,
+ * rate limiting, validation, credit reservation and the envelope; a handler does only its
+ * operation's work.
+ */
+import type { Logger } from '../pipeline/log.js';
+import type { KeyRecord } from '../pipeline/keys/registry.js';
+import type { Operation } from '../schemas/api/operations.js';
+
+export interface HandlerContext {
+  readonly op: Operation;
+  /** Validated body with defaults filled in. */
+  readonly body: unknown;
+  readonly query: Record<string, unknown>;
+  readonly params: Record<string, string>;
+  /** Null only for operations that need no key. */
+  readonly key: KeyRecord | null;
+  readonly requestId: string;
+  readonly log: Logger;
+  /** Aborted when the client goes away. */
+  readonly signal: AbortSignal;
+}
+
+export interface HandlerResult {
+  readonly data: Record<string, unknown>;
+  /** Credits to charge; defaults to 0. */
+  readonly credits?: number;
+  /** For page results: where the page came from. */
+  readonly source?: 'fresh' | 'cache' | 'index';
+}
+
+export interface OperationHandler {
+  /** Most credits the request can cost, reserved before work (default: 0). */
+  estimate?(ctx: HandlerContext): number;
+  handle(ctx: HandlerContext): Promise<HandlerResult>;
+}
+
+export type Handlers = Readonly<Record<string, OperationHandler>>;

@@ -1,0 +1,33 @@
+/** Reference operations: the extraction templates and the source-code offer. */
+import { TEMPLATES } from '../../schemas/templates.js';
+import type { OperationHandler } from '../handler.js';
+
+export const LICENSE_ID = 'AGPL-3.0';
+
+export function templatesHandler(): OperationHandler {
+  const templates = TEMPLATES.map((t) => ({
+    name: t.name,
+    description: t.description,
+    fields: Object.entries(t.schema.properties).map(([name, field]) => ({
+      name,
+      type: field.type,
+      description: field.description,
+      required: t.schema.required.includes(name),
+    })),
+    schemaOrgTypes: t.schemaOrgTypes,
+    schema: t.schema,
+  }));
+  return { handle: async () => ({ data: { templates } }) };
+}
+
+export function sourceHandler(options: { sourceUrl: string; version: string }): OperationHandler {
+  const data = {
+    url: options.sourceUrl,
+    license: LICENSE_ID,
+    licenseUrl: 'https://www.gnu.org/licenses/agpl-3.0.html',
+    version: options.version,
+    notice:
+      'This service is free software under the GNU Affero General Public License v3.0. You may obtain the complete corresponding source of this running instance at the URL above.',
+  };
+  return { handle: async () => ({ data }) };
+}

@@ -1,0 +1,61 @@
+/**
+ * Every failure the gateway answers goes through `sendError`: application errors as the
+ * envelope `{success: false, error: {code, message, retriable, requestId}}`, validation
+ * failures as 422 `{detail: [...]}`, and the framework's own errors (bad JSON, wrong content
+ * type, oversize body) mapped onto codes of the one table. Nothing unexpected leaks: any other
+ * error is logged and answered as 500 `internal_error`.
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ERRORS, type ErrorCode } from '../schemas/errors.js';
+import { AppError } from '../pipeline/errors.js';
+import type { ValidationDetail } from './validation.js';
+
+export class ValidationFailed extends Error {
+  readonly code = 'validation_failed';
+  constructor(readonly detail: ValidationDetail[]) {
+    super(`validation failed: ${detail.map((d) => `${d.loc.join('.')}: ${d.msg}`).join('; ')}`);
+  }
+}
+
+const FRAMEWORK_CODES: Record<string, ErrorCode> = {
+  FST_ERR_CTP_INVALID_JSON_BODY: 'invalid_json',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'invalid_json',
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'unsupported_media_type',
+  FST_ERR_CTP_BODY_TOO_LARGE: 'payload_too_large',
+  FST_REQ_FILE_TOO_LARGE: 'payload_too_large',
+  FST_FILES_LIMIT: 'payload_too_large',
+  FST_PARTS_LIMIT: 'payload_too_large',
+  FST_FIELDS_LIMIT: 'payload_too_large',
+  FST_INVALID_MULTIPART_CONTENT_TYPE: 'unsupported_media_type',
+};
+
+function frameworkCode(error: { code?: unknown; statusCode?: unknown }): ErrorCode | undefined {
+  if (typeof error.code === 'string' && FRAMEWORK_CODES[error.code]) return FRAMEWORK_CODES[error.code];
+  if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
+    const match = Object.entries(ERRORS).find(([, spec]) => spec.status === error.statusCode);
+    return (match?.[0] as ErrorCode | undefined) ?? 'bad_request';
+  }
+  return undefined;
+}
+
+export function errorBody(code: ErrorCode, message: string, requestId: string) {
+  return { success: false as const, error: { code, message, retriable: ERRORS[code].retriable, requestId } };
+}
+
+export function sendError(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  if (error instanceof ValidationFailed) {
+    return reply.code(422).send({ detail: error.detail });
+  }
+  if (error instanceof AppError) {
+    if (error.status >= 500 && error.code !== 'not_implemented') request.log.warn({ code: error.code, err: error }, error.message);
+    return reply.code(error.status).headers(error.headers).send(errorBody(error.code, error.message, request.id));
+  }
+  const e = (error ?? {}) as { code?: unknown; statusCode?: unknown; message?: unknown };
+  const code = frameworkCode(e);
+  if (code) {
+    const message = typeof e.message === 'string' && e.message ? e.message : ERRORS[code].description;
+    return reply.code(ERRORS[code].status).send(errorBody(code, message, request.id));
+  }
+  request.log.error({ err: error }, 'unhandled error');
+  return reply.code(500).send(errorBody('internal_error', 'internal error; the request id is in the log', request.id));
+}

@@ -1,0 +1,217 @@
+/**
+ * Request validation: Ajv compiled from the schemas in schemas/api, and the translation of
+ * Ajv's errors into the 422 body `{detail: [{loc, msg, type}]}`.
+ *
+ * Bodies are validated strictly (no type coercion, unknown fields on closed objects are
+ * errors, defaults filled in). Query strings and path parameters arrive as text, so numbers
+ * and booleans there are coerced before the same checks.
+ */
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import addFormatsPlugin from 'ajv-formats';
+import type { TSchema } from '@sinclair/typebox';
+import type { XError } from '../schemas/api/common.js';
+
+// ajv-formats is CommonJS; its default export arrives wrapped under ESM.
+const addFormats = ((addFormatsPlugin as unknown as { default?: unknown }).default ?? addFormatsPlugin) as (ajv: Ajv) => Ajv;
+
+export type Part = 'body' | 'query' | 'path' | 'header';
+
+export interface ValidationDetail {
+  loc: (string | number)[];
+  msg: string;
+  type: string;
+}
+
+function makeAjv(coerce: boolean): Ajv {
+  const ajv = new Ajv({
+    allErrors: true,
+    coerceTypes: coerce,
+    useDefaults: true,
+    removeAdditional: false,
+    discriminator: true,
+    verbose: true,
+    // Defaults inside a union's branches are documentation only (Ajv cannot apply them
+    // there); the code reading those fields applies them. Any other strict-mode finding is
+    // a schema bug and stops start-up.
+    strictSchema: 'log',
+    logger: {
+      log: () => undefined,
+      warn: (msg: unknown) => {
+        if (!String(msg).includes('default is ignored')) throw new Error(`schema error: ${String(msg)}`);
+      },
+      error: (msg: unknown) => {
+        throw new Error(`schema error: ${String(msg)}`);
+      },
+    },
+    strictNumbers: true,
+    strictTuples: true,
+    strictTypes: false,
+    strictRequired: false,
+    allowUnionTypes: true,
+  });
+  addFormats(ajv);
+  ajv.addKeyword({ keyword: 'x-error', schemaType: 'object' });
+  return ajv;
+}
+
+const ajvStrict = makeAjv(false);
+const ajvCoercing = makeAjv(true);
+
+export function compile(part: Part, schema: TSchema): ValidateFunction {
+  return (part === 'body' ? ajvStrict : ajvCoercing).compile(schema);
+}
+
+function pointerToLoc(pointer: string): (string | number)[] {
+  if (pointer === '') return [];
+  return pointer
+    .slice(1)
+    .split('/')
+    .map((seg) => seg.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .map((seg) => (/^\d+$/.test(seg) ? Number(seg) : seg));
+}
+
+const TYPE_CODES: Record<string, string> = {
+  integer: 'int_type',
+  number: 'number_type',
+  string: 'string_type',
+  boolean: 'bool_type',
+  array: 'list_type',
+  object: 'dict_type',
+  null: 'none_type',
+};
+
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'object' ? 'an object' : `${typeof value}`;
+}
+
+function xErrorOf(e: ErrorObject): XError | undefined {
+  return (e.parentSchema as { 'x-error'?: XError } | undefined)?.['x-error'];
+}
+
+function translate(e: ErrorObject, part: Part): ValidationDetail {
+  const loc: (string | number)[] = [part, ...pointerToLoc(e.instancePath)];
+  const p = e.params as Record<string, unknown>;
+  const custom = xErrorOf(e);
+  switch (e.keyword) {
+    case 'required':
+      return { loc: [...loc, String(p.missingProperty)], msg: 'field required', type: 'missing' };
+    case 'additionalProperties':
+      return { loc: [...loc, String(p.additionalProperty)], msg: 'unknown field; this object is closed', type: 'extra_forbidden' };
+    case 'type': {
+      const expected = String(p.type).split(',');
+      if (e.data === undefined) return { loc, msg: 'field required', type: 'missing' };
+      const first = expected[0] ?? 'value';
+      return {
+        loc,
+        msg: `expected ${expected.join(' or ')}, got ${describe(e.data)}`,
+        type: TYPE_CODES[first] ?? 'type_error',
+      };
+    }
+    case 'minimum':
+      return { loc, msg: `must be >= ${p.limit}`, type: 'greater_than_equal' };
+    case 'maximum':
+      return { loc, msg: `must be <= ${p.limit}`, type: 'less_than_equal' };
+    case 'exclusiveMinimum':
+      return { loc, msg: `must be > ${p.limit}`, type: 'greater_than' };
+    case 'exclusiveMaximum':
+      return { loc, msg: `must be < ${p.limit}`, type: 'less_than' };
+    case 'minLength':
+      return { loc, msg: `must have at least ${p.limit} characters`, type: 'string_too_short' };
+    case 'maxLength':
+      return { loc, msg: `must have at most ${p.limit} characters`, type: 'string_too_long' };
+    case 'minItems':
+      return { loc, msg: `must have at least ${p.limit} items`, type: 'too_short' };
+    case 'maxItems':
+      return { loc, msg: `must have at most ${p.limit} items`, type: 'too_long' };
+    case 'minProperties':
+      return { loc, msg: `must have at least ${p.limit} fields`, type: 'too_short' };
+    case 'maxProperties':
+      return { loc, msg: `must have at most ${p.limit} fields`, type: 'too_long' };
+    case 'uniqueItems':
+      return { loc, msg: `items ${p.j} and ${p.i} are identical; items must be unique`, type: 'unique_items' };
+    case 'enum':
+      return {
+        loc,
+        msg: `must be one of ${(p.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`,
+        type: 'enum',
+      };
+    case 'const':
+      return { loc, msg: `must be ${JSON.stringify(p.allowedValue)}`, type: 'literal_error' };
+    case 'pattern':
+      return custom ? { loc, ...custom } : { loc, msg: `must match the pattern ${p.pattern}`, type: 'string_pattern_mismatch' };
+    case 'format':
+      return custom ? { loc, ...custom } : { loc, msg: `must be a valid ${p.format}`, type: `${String(p.format).replace(/-/g, '_')}_invalid` };
+    case 'propertyNames':
+      return { loc: [...loc, String(p.propertyName)], msg: 'invalid field name', type: 'key_invalid' };
+    case 'discriminator':
+      if (p.error === 'tag') return { loc: [...loc, 'type'], msg: '`type` must be a string', type: 'union_tag_invalid' };
+      return {
+        loc: [...loc, 'type'],
+        msg: `unknown type ${JSON.stringify(p.tagValue ?? p.tag)}`,
+        type: 'union_tag_invalid',
+      };
+    default:
+      if (custom) return { loc, ...custom };
+      return { loc, msg: e.message ?? 'invalid value', type: e.keyword };
+  }
+}
+
+/**
+ * Ajv reports every branch of an `anyOf`/`oneOf`. Keep what helps the caller:
+ * - branches whose root `type` did not match the value are dropped when another branch's did;
+ * - when no branch's type matched, one error lists every accepted type;
+ * - a combinator whose schema names its own error (`x-error`) replaces its branches' errors;
+ * - otherwise the combinator's summary error goes when its branches said something precise.
+ */
+function isWithin(path: string, parent: string): boolean {
+  return path === parent || path.startsWith(`${parent}/`);
+}
+
+function prune(errors: ErrorObject[]): ErrorObject[] {
+  const drop = new Set<ErrorObject>();
+  const added: ErrorObject[] = [];
+  for (const c of errors) {
+    if (c.keyword !== 'anyOf' && c.keyword !== 'oneOf') continue;
+    const prefix = `${c.schemaPath}/`;
+    const branches = new Map<string, ErrorObject[]>();
+    for (const e of errors) {
+      if (e === c || !e.schemaPath.startsWith(prefix) || !isWithin(e.instancePath, c.instancePath)) continue;
+      const index = e.schemaPath.slice(prefix.length).split('/')[0] as string;
+      branches.set(index, [...(branches.get(index) ?? []), e]);
+    }
+    const rootTypeError = (index: string, errs: ErrorObject[]) =>
+      errs.find((e) => e.keyword === 'type' && e.instancePath === c.instancePath && e.schemaPath === `${prefix}${index}/type`);
+    const mismatched = [...branches].filter(([i, errs]) => rootTypeError(i, errs));
+    const branchErrors = [...branches.values()].flat();
+    if (xErrorOf(c)) {
+      branchErrors.forEach((e) => drop.add(e));
+      continue;
+    }
+    if (mismatched.length === branches.size && branches.size > 0) {
+      branchErrors.forEach((e) => drop.add(e));
+      const types = mismatched.flatMap(([i, errs]) => String(rootTypeError(i, errs)?.params.type).split(','));
+      const first = rootTypeError(...(mismatched[0] as [string, ErrorObject[]])) as ErrorObject;
+      added.push({ ...first, params: { type: [...new Set(types)].join(',') } });
+      drop.add(c);
+      continue;
+    }
+    mismatched.forEach(([, errs]) => errs.forEach((e) => drop.add(e)));
+    if (branchErrors.some((e) => !drop.has(e))) drop.add(c);
+  }
+  return [...errors.filter((e) => !drop.has(e)), ...added];
+}
+
+export function toDetails(errors: ErrorObject[] | null | undefined, part: Part): ValidationDetail[] {
+  const seen = new Set<string>();
+  const out: ValidationDetail[] = [];
+  for (const e of prune(errors ?? [])) {
+    const d = translate(e, part);
+    const key = JSON.stringify(d);
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push(d);
+  }
+  return out;
+}

@@ -1,0 +1,183 @@
+/**
+ * Every setting of the service, in one table: name, environment variable, type, default and
+ * description. `loadConfig` parses the environment once, validates every value and returns a
+ * frozen object; a bad value throws a ConfigError naming the variable, and the process stops
+ * before it listens. This is the only file that reads `process.env`.
+ *
+ * README.md's "Configuration" table is checked against this one by test/pipeline/config.test.ts.
+ */
+
+type SettingType = 'integer' | 'boolean' | 'string' | 'enum' | 'credits';
+
+interface SettingSpec {
+  readonly env: string;
+  readonly type: SettingType;
+  readonly default: string | number | boolean | null;
+  readonly description: string;
+  readonly min?: number;
+  readonly max?: number;
+  readonly values?: readonly string[];
+  /** Never printed: the value is replaced by `***` wherever config is shown. */
+  readonly secret?: boolean;
+}
+
+export const SETTINGS = {
+  port: {
+    env: 'PORT',
+    type: 'integer',
+    default: 3002,
+    min: 0,
+    max: 65535,
+    description: 'TCP port the HTTP gateway listens on (0 picks a free port).',
+  },
+  host: {
+    env: 'HOST',
+    type: 'string',
+    default: '0.0.0.0',
+    description: 'Address the HTTP gateway binds to.',
+  },
+  dataDir: {
+    env: 'DATA_DIR',
+    type: 'string',
+    default: './data',
+    description: 'Directory for everything the embedded mode keeps on disk (keys, ledger, store).',
+  },
+  logLevel: {
+    env: 'LOG_LEVEL',
+    type: 'enum',
+    default: 'info',
+    values: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'],
+    description: 'Lowest level of the JSON log lines written to standard output.',
+  },
+  fetchAllowPrivate: {
+    env: 'FETCH_ALLOW_PRIVATE',
+    type: 'boolean',
+    default: false,
+    description:
+      'When true, outbound fetches may reach loopback and private addresses. Off in production; tests and local development turn it on.',
+  },
+  apiKey: {
+    env: 'API_KEY',
+    type: 'string',
+    default: null,
+    secret: true,
+    description:
+      'When set, this key is made to exist at start with unlimited credits (single-user self-hosting, scripts). Minimum 16 characters.',
+  },
+  bootstrapKeyCredits: {
+    env: 'BOOTSTRAP_KEY_CREDITS',
+    type: 'credits',
+    default: 'unlimited',
+    description:
+      'Credits of the key created on first start when no key exists and API_KEY is unset: a whole number or `unlimited`.',
+  },
+  sourceUrl: {
+    env: 'SOURCE_URL',
+    type: 'string',
+    default: 'https://github.com/web-data-service/web-data-service',
+    description: 'Where the source of this running instance is obtained; returned by GET /v1/source (AGPL-3.0 section 13).',
+  },
+  rateLimitPerMinute: {
+    env: 'RATE_LIMIT_PER_MINUTE',
+    type: 'integer',
+    default: 600,
+    min: 0,
+    description: 'Requests per minute each key may make (token bucket refill rate); 0 turns rate limiting off.',
+  },
+  rateLimitBurst: {
+    env: 'RATE_LIMIT_BURST',
+    type: 'integer',
+    default: 100,
+    min: 1,
+    description: 'Requests a key may make at once before the per-minute rate applies (token bucket size).',
+  },
+  bodyLimitBytes: {
+    env: 'BODY_LIMIT_BYTES',
+    type: 'integer',
+    default: 2 * 1024 * 1024,
+    min: 1024,
+    description: 'Largest JSON request body accepted; larger bodies get 413 `payload_too_large`.',
+  },
+  uploadLimitBytes: {
+    env: 'UPLOAD_LIMIT_BYTES',
+    type: 'integer',
+    default: 50 * 1024 * 1024,
+    min: 1024,
+    description: 'Largest file accepted by POST /v1/parse; larger uploads get 413 `payload_too_large`.',
+  },
+} as const satisfies Record<string, SettingSpec>;
+
+type Settings = typeof SETTINGS;
+type ValueOf<S extends SettingSpec> = S['type'] extends 'integer'
+  ? number
+  : S['type'] extends 'boolean'
+    ? boolean
+    : S['type'] extends 'credits'
+      ? number | 'unlimited'
+      : S['default'] extends null
+        ? string | null
+        : string;
+
+export type Config = { readonly [K in keyof Settings]: ValueOf<Settings[K]> };
+
+export class ConfigError extends Error {
+  readonly code = 'config_invalid';
+  constructor(readonly env: string, message: string) {
+    super(`${env}: ${message}`);
+    this.name = 'ConfigError';
+  }
+}
+
+function parseValue(spec: SettingSpec, raw: string): string | number | boolean {
+  switch (spec.type) {
+    case 'integer': {
+      if (!/^-?\d+$/.test(raw.trim())) throw new ConfigError(spec.env, `expected a whole number, got "${raw}"`);
+      const n = Number(raw);
+      if (spec.min !== undefined && n < spec.min) throw new ConfigError(spec.env, `must be >= ${spec.min}, got ${n}`);
+      if (spec.max !== undefined && n > spec.max) throw new ConfigError(spec.env, `must be <= ${spec.max}, got ${n}`);
+      return n;
+    }
+    case 'boolean': {
+      const v = raw.trim().toLowerCase();
+      if (['1', 'true', 'yes', 'on'].includes(v)) return true;
+      if (['0', 'false', 'no', 'off', ''].includes(v)) return false;
+      throw new ConfigError(spec.env, `expected true or false, got "${raw}"`);
+    }
+    case 'enum': {
+      if (!spec.values?.includes(raw)) {
+        throw new ConfigError(spec.env, `expected one of ${spec.values?.join(', ')}, got "${raw}"`);
+      }
+      return raw;
+    }
+    case 'credits': {
+      if (raw === 'unlimited') return raw;
+      if (!/^\d+$/.test(raw.trim())) throw new ConfigError(spec.env, `expected a whole number or "unlimited", got "${raw}"`);
+      return Number(raw);
+    }
+    case 'string':
+      return raw;
+  }
+}
+
+/** Parses settings from an environment (default: the process's). Throws ConfigError. */
+export function loadConfig(env: Readonly<Record<string, string | undefined>> = process.env): Config {
+  const out: Record<string, unknown> = {};
+  for (const [name, spec] of Object.entries(SETTINGS) as [string, SettingSpec][]) {
+    const raw = env[spec.env];
+    out[name] = raw === undefined || raw === '' ? spec.default : parseValue(spec, raw);
+  }
+  const apiKey = out.apiKey as string | null;
+  if (apiKey !== null && apiKey.length < 16) {
+    throw new ConfigError('API_KEY', 'must be at least 16 characters');
+  }
+  return Object.freeze(out) as Config;
+}
+
+/** The config with secrets masked, safe to log. */
+export function redactedConfig(config: Config): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [name, spec] of Object.entries(SETTINGS) as [keyof Config, SettingSpec][]) {
+    out[name] = spec.secret && config[name] !== null ? '***' : config[name];
+  }
+  return out;
+}

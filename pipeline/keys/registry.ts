@@ -1,0 +1,39 @@
+/**
+ * API keys and their credit balances. The embedded implementation is an append-only ledger
+ * file (ledger-file.ts); the distributed one keeps the same records in the store and the
+ * balances in coordination state. Secrets never leave `create`'s return value: records hold
+ * only a short prefix for identification, and implementations store a hash.
+ */
+export interface KeyRecord {
+  readonly id: string;
+  readonly name: string;
+  /** First characters of the secret, enough to tell keys apart in a list. */
+  readonly prefix: string;
+  readonly unlimited: boolean;
+  readonly revoked: boolean;
+  /** Credits left; null for an unlimited key. */
+  readonly balance: number | null;
+  readonly createdAt: string;
+}
+
+export interface NewKeyOptions {
+  name: string;
+  credits: number | 'unlimited';
+  /** Use this secret instead of generating one (API_KEY). */
+  secret?: string;
+}
+
+export interface KeyRegistry {
+  create(options: NewKeyOptions): Promise<{ key: string; record: KeyRecord }>;
+  /** Makes sure this secret is an active, unlimited key (the API_KEY setting). */
+  ensure(secret: string, name: string): Promise<KeyRecord>;
+  /** The key for a presented secret, revoked or not; null when unknown. */
+  authenticate(secret: string): Promise<KeyRecord | null>;
+  get(idOrPrefix: string): Promise<KeyRecord | null>;
+  list(): Promise<KeyRecord[]>;
+  revoke(idOrPrefix: string): Promise<KeyRecord>;
+  topup(idOrPrefix: string, credits: number): Promise<KeyRecord>;
+  /** Appends a charge to the ledger; returns the balance after it (null when unlimited). */
+  charge(id: string, credits: number, meta: { requestId: string; op: string }): Promise<number | null>;
+  close(): void;
+}

@@ -1,0 +1,31 @@
+import { pino, type Logger, type LoggerOptions } from 'pino';
+
+export type { Logger };
+
+/**
+ * Paths that may hold secrets. Keys and provider keys are never written to a log line: the
+ * gateway logs no request headers or bodies, and these paths are censored as a second guard.
+ */
+export const REDACT_PATHS = [
+  'req.headers.authorization',
+  'headers.authorization',
+  'authorization',
+  'apiKey',
+  'key',
+  'body.model.apiKey',
+  'config.apiKey',
+];
+
+export function loggerOptions(level: string): LoggerOptions {
+  return {
+    level,
+    base: { service: 'web-data-service' },
+    redact: { paths: REDACT_PATHS, censor: '***' },
+    timestamp: pino.stdTimeFunctions.isoTime,
+  };
+}
+
+/** The root logger; subsystems take `log.child({actor: 'fetcher'})` and so on. */
+export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
+  return destination ? pino(loggerOptions(level), destination) : pino(loggerOptions(level));
+}

@@ -1,0 +1,116 @@
+/**
+ * The 46 operations of the API, defined once. The gateway registers a route per row,
+ * validates with its schemas, and generates the OpenAPI document from the same rows.
+ */
+import { Type, type TSchema } from '@sinclair/typebox';
+import { Id } from './common.js';
+import { BatchScrapeBody, CrawlBody, ExtractBody, FetchQuery, JobPagesQuery, MapBody, ScrapeBody } from './page-reading.js';
+import { CompanyBody, DomainBody, DomainReportBody, DomainScreenBody, ListingBody, SnapshotsBody } from './intel.js';
+import { ChecksQuery, MentionStatusBody, MentionsQuery, MonitorBody, WatchBody, WatchUpdateBody } from './monitoring.js';
+import { PlacesSearchBody, SearchBody, SerpBody } from './search.js';
+import { LeadsBody, LeadsSourcesQuery, SocialBody } from './leads-social.js';
+
+export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+
+export interface Operation {
+  /** operationId in the OpenAPI document; the gateway's handler key. */
+  readonly id: string;
+  readonly method: HttpMethod;
+  /** OpenAPI-style path, `{name}` for parameters. */
+  readonly path: string;
+  readonly tag: string;
+  readonly summary: string;
+  readonly description?: string;
+  /** JSON body schema. */
+  readonly body?: TSchema;
+  /** A multipart/form-data body with these binary file fields, all required. */
+  readonly multipartFiles?: readonly string[];
+  readonly query?: TSchema;
+  /** false only for GET /v1/source. */
+  readonly auth: boolean;
+  /** `free` operations never charge; `metered` ones charge per the spec's rules. */
+  readonly pricing: 'free' | 'metered';
+  /** The 200 body is the fetched content itself, not the envelope. */
+  readonly rawResponse?: boolean;
+}
+
+const jobId = Id('Job id returned when the job was started.');
+
+function op(o: Omit<Operation, 'auth' | 'pricing'> & Partial<Pick<Operation, 'auth' | 'pricing'>>): Operation {
+  return { auth: true, pricing: 'metered', ...o };
+}
+
+export const OPERATIONS: readonly Operation[] = [
+  // Page reading
+  op({ id: 'scrape', method: 'POST', path: '/v1/scrape', tag: 'Page reading', summary: 'Scrape one page', body: ScrapeBody }),
+  op({ id: 'crawlStart', method: 'POST', path: '/v1/crawl', tag: 'Page reading', summary: 'Start a crawl job', body: CrawlBody }),
+  op({ id: 'crawlStatus', method: 'GET', path: '/v1/crawl/{job_id}', tag: 'Page reading', summary: 'Crawl status', pricing: 'free' }),
+  op({ id: 'crawlCancel', method: 'DELETE', path: '/v1/crawl/{job_id}', tag: 'Page reading', summary: 'Cancel a crawl', pricing: 'free' }),
+  op({ id: 'crawlPages', method: 'GET', path: '/v1/crawl/{job_id}/pages', tag: 'Page reading', summary: 'Crawled pages, cursor-paged', query: JobPagesQuery, pricing: 'free' }),
+  op({ id: 'crawlErrors', method: 'GET', path: '/v1/crawl/{job_id}/errors', tag: 'Page reading', summary: 'Pages the crawl could not read, with the error for each', pricing: 'free' }),
+  op({ id: 'batchStart', method: 'POST', path: '/v1/batch/scrape', tag: 'Page reading', summary: 'Start a batch scrape job', body: BatchScrapeBody }),
+  op({ id: 'batchStatus', method: 'GET', path: '/v1/batch/{job_id}', tag: 'Page reading', summary: 'Batch status', pricing: 'free' }),
+  op({ id: 'batchPages', method: 'GET', path: '/v1/batch/{job_id}/pages', tag: 'Page reading', summary: 'Batch pages, cursor-paged', query: JobPagesQuery, pricing: 'free' }),
+  op({ id: 'map', method: 'POST', path: '/v1/map', tag: 'Page reading', summary: 'List URLs of a site without fetching pages', body: MapBody }),
+  op({ id: 'extract', method: 'POST', path: '/v1/extract', tag: 'Page reading', summary: 'Extract JSON from up to 100 pages', body: ExtractBody }),
+  op({ id: 'parse', method: 'POST', path: '/v1/parse', tag: 'Page reading', summary: 'Parse an uploaded document', multipartFiles: ['file'] }),
+  op({ id: 'fetch', method: 'GET', path: '/v1/fetch', tag: 'Page reading', summary: 'Fetch bytes', query: FetchQuery, rawResponse: true }),
+  // Search
+  op({ id: 'search', method: 'POST', path: '/v1/search', tag: 'Search', summary: 'Web search', body: SearchBody }),
+  op({ id: 'serp', method: 'POST', path: '/v1/serp', tag: 'Search', summary: 'SERP search', body: SerpBody }),
+  op({ id: 'placesSearch', method: 'POST', path: '/v1/places/search', tag: 'Search', summary: 'Places search', body: PlacesSearchBody }),
+  // Site and company intelligence
+  op({ id: 'domain', method: 'POST', path: '/v1/domain', tag: 'Site and company intelligence', summary: 'Domain registration, DNS, backlinks', body: DomainBody }),
+  op({ id: 'company', method: 'POST', path: '/v1/company', tag: 'Site and company intelligence', summary: 'Enrich one company from its website', body: CompanyBody }),
+  op({ id: 'products', method: 'POST', path: '/v1/products', tag: 'Site and company intelligence', summary: "List a store's products", body: ListingBody }),
+  op({ id: 'posts', method: 'POST', path: '/v1/posts', tag: 'Site and company intelligence', summary: "List a blog or forum's posts, newest first", body: ListingBody }),
+  op({ id: 'domainReport', method: 'POST', path: '/v1/domain/report', tag: 'Site and company intelligence', summary: "Buyer's report on a domain", body: DomainReportBody }),
+  op({ id: 'domainSnapshots', method: 'POST', path: '/v1/domain/history/snapshots', tag: 'Site and company intelligence', summary: 'Load pending archived snapshots', body: SnapshotsBody }),
+  op({ id: 'domainScreen', method: 'POST', path: '/v1/domain/screen', tag: 'Site and company intelligence', summary: 'Screen up to 500 domain names for availability', body: DomainScreenBody }),
+  // Monitoring
+  op({ id: 'monitorCreate', method: 'POST', path: '/v1/monitor', tag: 'Monitoring', summary: 'Create a monitor', body: MonitorBody, pricing: 'free' }),
+  op({ id: 'monitorList', method: 'GET', path: '/v1/monitor', tag: 'Monitoring', summary: 'List monitors', pricing: 'free' }),
+  op({ id: 'monitorGet', method: 'GET', path: '/v1/monitor/{monitor_id}', tag: 'Monitoring', summary: 'Get a monitor', pricing: 'free' }),
+  op({ id: 'monitorDelete', method: 'DELETE', path: '/v1/monitor/{monitor_id}', tag: 'Monitoring', summary: 'Delete a monitor', pricing: 'free' }),
+  op({ id: 'monitorRun', method: 'POST', path: '/v1/monitor/{monitor_id}/run', tag: 'Monitoring', summary: "Run a monitor's check now" }),
+  op({ id: 'monitorChecks', method: 'GET', path: '/v1/monitor/{monitor_id}/checks', tag: 'Monitoring', summary: "List a monitor's checks", query: ChecksQuery, pricing: 'free' }),
+  op({ id: 'watchCreate', method: 'POST', path: '/v1/mentions/watches', tag: 'Monitoring', summary: 'Create a watch', body: WatchBody, pricing: 'free' }),
+  op({ id: 'watchList', method: 'GET', path: '/v1/mentions/watches', tag: 'Monitoring', summary: 'List watches', pricing: 'free' }),
+  op({ id: 'watchGet', method: 'GET', path: '/v1/mentions/watches/{watch_id}', tag: 'Monitoring', summary: 'Get a watch', pricing: 'free' }),
+  op({ id: 'watchUpdate', method: 'PATCH', path: '/v1/mentions/watches/{watch_id}', tag: 'Monitoring', summary: 'Update a watch', body: WatchUpdateBody, pricing: 'free' }),
+  op({ id: 'watchDelete', method: 'DELETE', path: '/v1/mentions/watches/{watch_id}', tag: 'Monitoring', summary: 'Delete a watch', pricing: 'free' }),
+  op({ id: 'watchTest', method: 'POST', path: '/v1/mentions/watches/{watch_id}/test', tag: 'Monitoring', summary: 'Test a saved watch' }),
+  op({ id: 'watchTestUnsaved', method: 'POST', path: '/v1/mentions/test', tag: 'Monitoring', summary: 'Test watch fields before saving', body: WatchBody }),
+  op({ id: 'mentionList', method: 'GET', path: '/v1/mentions', tag: 'Monitoring', summary: 'List mentions', query: MentionsQuery, pricing: 'free' }),
+  op({ id: 'mentionUpdate', method: 'PATCH', path: '/v1/mentions/{mention_id}', tag: 'Monitoring', summary: "Set a mention's status", body: MentionStatusBody, pricing: 'free' }),
+  // Leads
+  op({ id: 'leadsStart', method: 'POST', path: '/v1/leads', tag: 'Leads', summary: 'Start a Find Leads run', body: LeadsBody }),
+  op({ id: 'leadsSources', method: 'GET', path: '/v1/leads/sources', tag: 'Leads', summary: 'Sources a leads search covers for a country (free)', query: LeadsSourcesQuery, pricing: 'free' }),
+  op({ id: 'leadsStatus', method: 'GET', path: '/v1/leads/{job_id}', tag: 'Leads', summary: 'Find Leads run status and leads', pricing: 'free' }),
+  op({ id: 'leadsCancel', method: 'DELETE', path: '/v1/leads/{job_id}', tag: 'Leads', summary: 'Stop a Find Leads run', pricing: 'free' }),
+  // Social
+  op({ id: 'socialCatalog', method: 'GET', path: '/v1/social', tag: 'Social', summary: 'List social endpoints (free)', pricing: 'free' }),
+  op({ id: 'socialRun', method: 'POST', path: '/v1/social/{platform}/{endpoint}', tag: 'Social', summary: 'Run one social endpoint', body: SocialBody }),
+  // Reference
+  op({ id: 'templates', method: 'GET', path: '/v1/templates', tag: 'Reference', summary: 'List extraction templates (free)', pricing: 'free' }),
+  op({ id: 'source', method: 'GET', path: '/v1/source', tag: 'Reference', summary: 'Source-code offer', auth: false, pricing: 'free' }),
+];
+
+/** Path parameter schemas, by name; every path parameter is a string. */
+export const PATH_PARAMS: Readonly<Record<string, TSchema>> = {
+  job_id: jobId,
+  monitor_id: Id('Monitor id.'),
+  watch_id: Id('Watch id.'),
+  mention_id: Id('Mention id.'),
+  platform: Type.String({ minLength: 1, maxLength: 64, description: 'Platform key from GET /v1/social.' }),
+  endpoint: Type.String({ minLength: 1, maxLength: 64, description: 'Endpoint key from GET /v1/social.' }),
+};
+
+export function pathParamNames(path: string): string[] {
+  return [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1] as string);
+}
+
+/** The path in the router's syntax: `/v1/crawl/:job_id`. */
+export function routerPath(path: string): string {
+  return path.replace(/\{(\w+)\}/g, ':$1');
+}

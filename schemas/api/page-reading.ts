@@ -1,0 +1,123 @@
+/** Request schemas of the page-reading family: scrape, crawl, batch, map, extract, fetch. */
+import { Type, type Static } from '@sinclair/typebox';
+import { Closed, Cursor, HttpUrl, Nullable, Pagination, StringEnum, StringMap, COUNTRY_CODE, withError } from './common.js';
+import { ScrapeOptions, scrapeOptionFields } from './scrape-options.js';
+
+export const ScrapeBody = Closed(
+  { url: HttpUrl('The page to scrape: an absolute http or https URL, up to 2048 characters.'), ...scrapeOptionFields },
+  { description: 'Scrape one page: `url` plus every scrape option.' },
+);
+export type ScrapeBody = Static<typeof ScrapeBody>;
+
+export const WEBHOOK_EVENTS = ['started', 'page', 'completed', 'failed', 'cancelled'] as const;
+
+const WebhookObject = Closed(
+  {
+    url: HttpUrl('Where deliveries are POSTed.'),
+    headers: Type.Optional(StringMap({ maxProperties: 20, description: 'Extra headers sent with every delivery.' })),
+    metadata: Type.Optional(
+      Type.Object({}, { additionalProperties: true, maxProperties: 50, description: 'Echoed back in every delivery body as `metadata`.' }),
+    ),
+    events: Type.Optional(
+      Type.Array(StringEnum(WEBHOOK_EVENTS), {
+        uniqueItems: true,
+        minItems: 1,
+        description: 'Events to send (default: all). Delivered as `crawl.<event>` or `batch_scrape.<event>`.',
+      }),
+    ),
+  },
+  { description: 'Webhook object (Firecrawl v1 shape). Deliveries are signed with HMAC-SHA256; see the docs.' },
+);
+
+export const Webhook = Nullable(
+  Type.Union([HttpUrl('Bare webhook URL: the same as `{url}` with every event.'), WebhookObject]),
+  { description: 'Where job events are sent: a URL string or a webhook object.' },
+);
+
+/** Path and query regexes: an invalid one is a 422 `regex_invalid`. */
+const PathPatterns = (description: string) =>
+  Type.Array(withError(Type.String({ minLength: 1, maxLength: 1000, format: 'regex' }), { type: 'regex_invalid', msg: 'is not a valid regular expression' }), {
+    maxItems: 100,
+    default: [],
+    description,
+  });
+
+export const CrawlBody = Closed({
+  url: HttpUrl('Absolute http or https URL to start from.'),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100000, default: 100, description: 'Most pages crawled.' })),
+  maxDepth: Type.Optional(Type.Integer({ minimum: 0, maximum: 20, default: 3, description: 'Link depth from the start page; 0 is the start page alone.' })),
+  maxConcurrency: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, default: 5, description: 'Pages fetched at once.' })),
+  includePaths: Type.Optional(PathPatterns('Only URLs whose path and query match one of these regexes; empty means every path.')),
+  excludePaths: Type.Optional(PathPatterns('Skip URLs whose path and query match any of these regexes; wins over includePaths.')),
+  allowExternalLinks: Type.Optional(Type.Boolean({ default: false })),
+  allowBackwardLinks: Type.Optional(Type.Boolean({ default: false })),
+  ignoreSitemap: Type.Optional(Type.Boolean({ default: false })),
+  ignoreQueryParameters: Type.Optional(Type.Boolean({ default: false })),
+  deduplicateSimilarURLs: Type.Optional(Type.Boolean({ default: true })),
+  delay: Type.Optional(Type.Integer({ minimum: 0, maximum: 60000, default: 0, description: 'Minimum ms between requests to the same host.' })),
+  respectRobots: Type.Optional(Type.Boolean({ default: false })),
+  scrapeOptions: Type.Optional(ScrapeOptions),
+  webhook: Type.Optional(Webhook),
+});
+export type CrawlBody = Static<typeof CrawlBody>;
+
+export const BatchScrapeBody = Closed({
+  urls: Type.Array(HttpUrl('A page to scrape.'), { minItems: 1, maxItems: 10000 }),
+  maxConcurrency: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, default: 10 })),
+  scrapeOptions: Type.Optional(ScrapeOptions),
+  webhook: Type.Optional(Webhook),
+});
+
+export const MapBody = Closed({
+  url: HttpUrl('Absolute http or https URL of the site.'),
+  search: Type.Optional(Nullable(Type.String({ maxLength: 500 }), { description: 'Only URLs whose address or page title contains this text, case-insensitive.' })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 30000, default: 5000 })),
+  includeSubdomains: Type.Optional(Type.Boolean({ default: false })),
+  ignoreSitemap: Type.Optional(Type.Boolean({ default: false })),
+});
+
+export const MODEL_PROVIDERS = ['openai', 'anthropic'] as const;
+
+export const ExtractBody = withError(
+  Closed(
+    {
+      urls: Type.Array(HttpUrl('A page to extract from.'), { minItems: 1, maxItems: 100 }),
+      schema: Type.Optional(Nullable(Type.Object({}, { additionalProperties: true }), { description: "The caller's JSON Schema." })),
+      template: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 100 }), { description: 'A named template (GET /v1/templates).' })),
+      prompt: Type.Optional(Nullable(Type.String({ maxLength: 10000 }), { description: 'Plain-language guidance on what to pick out.' })),
+      scrapeOptions: Type.Optional(ScrapeOptions),
+      model: Type.Optional(
+        Nullable(
+          Closed({
+            provider: StringEnum(MODEL_PROVIDERS),
+            apiKey: Type.String({ minLength: 8, maxLength: 300, description: 'Used for this request only; never stored or logged.' }),
+            name: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 100 }))),
+          }),
+          { description: "The caller's own model provider and key; model calls are billed to that key." },
+        ),
+      ),
+    },
+    {
+      description:
+        'Give `schema` or `template`, not both. With neither, `prompt` alone guides a free-form extraction; with none of the three the request is a 422.',
+      not: { required: ['schema', 'template'], properties: { schema: { type: 'object' }, template: { type: 'string' } } },
+      anyOf: [
+        { required: ['schema'], properties: { schema: { type: 'object' } } },
+        { required: ['template'], properties: { template: { type: 'string' } } },
+        { required: ['prompt'], properties: { prompt: { type: 'string', minLength: 1 } } },
+      ],
+    },
+  ),
+  { type: 'extract_target', msg: 'give schema or template (not both), or at least a prompt' },
+);
+
+export const FetchQuery = Type.Object({
+  url: Type.String({ minLength: 8, maxLength: 2048, description: 'The URL whose bytes to fetch.' }),
+  proxy: Type.Optional(StringEnum(['datacenter', 'residential', 'mobile'])),
+  country: Type.Optional(COUNTRY_CODE),
+});
+
+export const JobPagesQuery = Type.Object({
+  cursor: Type.Optional(Cursor),
+  limit: Type.Optional(Pagination(200, 50)),
+});

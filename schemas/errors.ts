@@ -1,0 +1,101 @@
+/**
+ * The one table of error codes. Every `error.code` the API answers, and every code an
+ * event carries across a process boundary, comes from here. Codes are stable: a code is
+ * never renamed or reused for another meaning; a new case gets a new code.
+ *
+ * `status` is the HTTP status the gateway answers with; `retriable` tells a client (and
+ * the actor pool) whether the same request may succeed later unchanged.
+ *
+ * README.md lists these codes under "Error codes"; test/schemas/errors.test.ts fails when
+ * the list and this table disagree.
+ */
+export interface ErrorSpec {
+  readonly status: number;
+  readonly retriable: boolean;
+  readonly description: string;
+}
+
+export const ERRORS = {
+  bad_request: {
+    status: 400,
+    retriable: false,
+    description: 'The request is malformed at the HTTP level (bad Content-Length, broken multipart, …).',
+  },
+  invalid_json: {
+    status: 400,
+    retriable: false,
+    description: 'The request body is not valid JSON.',
+  },
+  missing_api_key: {
+    status: 401,
+    retriable: false,
+    description: 'No `Authorization: Bearer <key>` header was sent.',
+  },
+  invalid_api_key: {
+    status: 401,
+    retriable: false,
+    description: 'The key is unknown or has been revoked.',
+  },
+  insufficient_credits: {
+    status: 402,
+    retriable: false,
+    description: "The key's balance does not cover the request; nothing was charged.",
+  },
+  not_found: {
+    status: 404,
+    retriable: false,
+    description: 'No such route, or no such id for this key (another key\'s ids are unknown too).',
+  },
+  payload_too_large: {
+    status: 413,
+    retriable: false,
+    description: 'The request body is larger than the configured limit.',
+  },
+  unsupported_media_type: {
+    status: 415,
+    retriable: false,
+    description: 'The Content-Type is not one this operation accepts.',
+  },
+  validation_failed: {
+    status: 422,
+    retriable: false,
+    description:
+      'The request does not match the operation\'s schema. The body is `{detail: [{loc, msg, type}]}` rather than the error envelope.',
+  },
+  rate_limited: {
+    status: 429,
+    retriable: true,
+    description: "Too many requests for this key; retry after the `Retry-After` header's seconds.",
+  },
+  internal_error: {
+    status: 500,
+    retriable: true,
+    description: 'An unexpected failure inside the service; it is logged with the request id.',
+  },
+  not_implemented: {
+    status: 501,
+    retriable: false,
+    description: 'The request is valid but this instance does not serve the operation yet.',
+  },
+  upstream_error: {
+    status: 502,
+    retriable: true,
+    description: 'A service this request depends on failed.',
+  },
+  service_unavailable: {
+    status: 503,
+    retriable: true,
+    description: 'The service is starting or shutting down.',
+  },
+  upstream_timeout: {
+    status: 504,
+    retriable: true,
+    description: 'A service this request depends on did not answer in time.',
+  },
+} as const satisfies Record<string, ErrorSpec>;
+
+export type ErrorCode = keyof typeof ERRORS;
+
+export function isErrorCode(value: string): value is ErrorCode {
+  return Object.hasOwn(ERRORS, value);
+}

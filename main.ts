@@ -1,14 +1,110 @@
 /**
- * The service's composition root. `npm start` runs everything in one process with the
- * embedded defaults: the HTTP gateway, the keys ledger under DATA_DIR, and (as they land)
- * the actor pools. Configuration comes from the environment (pipeline/config.ts).
+ * The service's composition root.
+ *
+ *   node dist/main.js                  every role in one process (embedded defaults: `npm start`)
+ *   node dist/main.js --role gateway   the HTTP gateway only
+ *   node dist/main.js --role fetcher   one actor pool (frontier, fetcher, renderer, parser,
+ *                                      classifier, notifier); start any number of each
+ *
+ * Configuration comes from the environment (pipeline/config.ts); BUS, STORE and STATE choose
+ * the engines. `startService` is exported so tests start the same composition in-process or
+ * in child processes, with extra actors of their own.
  */
+import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import type { FastifyInstance } from 'fastify';
+import { ACTORS, type ActorSpec } from './actors/index.js';
 import { buildGateway } from './gateway/app.js';
+import type { Handlers } from './gateway/handler.js';
+import { scrapeHandler } from './gateway/handlers/scrape.js';
 import { ConfigError, loadConfig, redactedConfig, type Config } from './pipeline/config.js';
-import { FileKeyRegistry } from './pipeline/keys/ledger-file.js';
-import type { KeyRegistry } from './pipeline/keys/registry.js';
+import { keyRegistryFor, type KeyRegistry } from './pipeline/keys/index.js';
 import { createLogger, type Logger } from './pipeline/log.js';
+import { ActorPool } from './pipeline/pool.js';
+import { Requester } from './pipeline/request-reply.js';
+import { createRuntime } from './pipeline/runtime.js';
 import { serviceVersion } from './pipeline/version.js';
+import { ROLES, type Role } from './schemas/topics.js';
+
+export type RoleArg = Role | 'all';
+
+export interface ServiceOptions {
+  config: Config;
+  log: Logger;
+  role: RoleArg;
+  /** The actors of this build (default: the production list in actors/index.ts). */
+  actors?: readonly ActorSpec[];
+}
+
+export interface Service {
+  /** The gateway, when this process runs it. */
+  readonly app: FastifyInstance | null;
+  /** A key created because none existed; shown once by the caller. */
+  readonly firstKey: string | null;
+  stop(): Promise<void>;
+}
+
+/** API_KEY is made to exist; with no keys at all, one is created and returned to show once. */
+async function prepareKeys(config: Config, keys: KeyRegistry, log: Logger): Promise<string | null> {
+  if (config.apiKey !== null) {
+    const record = await keys.ensure(config.apiKey, 'API_KEY');
+    log.info({ keyId: record.id }, 'API_KEY is active with unlimited credits');
+    return null;
+  }
+  if ((await keys.list()).length > 0) return null;
+  const { key, record } = await keys.create({ name: 'bootstrap', credits: config.bootstrapKeyCredits });
+  log.info({ keyId: record.id }, 'created the first API key');
+  return key;
+}
+
+/** Gateway handlers for the operations this build's actors complete. */
+function pipelineHandlers(actors: readonly ActorSpec[], requester: Requester, config: Config): Handlers {
+  const served = new Set(actors.flatMap((a) => a.serves ?? []));
+  const handlers: Record<string, Handlers[string]> = {};
+  if (served.has('scrape')) handlers.scrape = scrapeHandler(requester, config.requestTimeoutMs);
+  return handlers;
+}
+
+export async function startService(options: ServiceOptions): Promise<Service> {
+  const { config, log, role } = options;
+  const actors = options.actors ?? ACTORS;
+  const runtime = await createRuntime(config, log, role);
+  const pools = actors
+    .filter((a) => role === 'all' || a.role === role)
+    .map((a) => new ActorPool(a.create(runtime), runtime.events, log));
+  for (const pool of pools) await pool.start();
+
+  let app: FastifyInstance | null = null;
+  let requester: Requester | null = null;
+  let keys: KeyRegistry | null = null;
+  let firstKey: string | null = null;
+  if (role === 'all' || role === 'gateway') {
+    keys = keyRegistryFor(config, runtime);
+    firstKey = await prepareKeys(config, keys, log);
+    requester = new Requester(runtime.events, log.child({ component: 'requester' }));
+    await requester.start();
+    app = await buildGateway({
+      config,
+      log,
+      keys,
+      state: runtime.state,
+      version: serviceVersion(),
+      handlers: pipelineHandlers(actors, requester, config),
+    });
+    await app.listen({ port: config.port, host: config.host });
+  }
+  return {
+    app,
+    firstKey,
+    async stop() {
+      await app?.close();
+      await requester?.stop();
+      for (const pool of pools) await pool.stop();
+      keys?.close();
+      await runtime.close();
+    },
+  };
+}
 
 function readConfig(): Config {
   try {
@@ -22,44 +118,46 @@ function readConfig(): Config {
   }
 }
 
-/** API_KEY is made to exist; with no keys at all, one is created and shown once. */
-async function prepareKeys(config: Config, keys: KeyRegistry, log: Logger): Promise<string | null> {
-  if (config.apiKey !== null) {
-    const record = await keys.ensure(config.apiKey, 'API_KEY');
-    log.info({ keyId: record.id }, 'API_KEY is active with unlimited credits');
-    return null;
-  }
-  if ((await keys.list()).length > 0) return null;
-  const { key, record } = await keys.create({ name: 'bootstrap', credits: config.bootstrapKeyCredits });
-  log.info({ keyId: record.id }, 'created the first API key');
-  return key;
+function readRole(argv: string[]): RoleArg {
+  const { values } = parseArgs({ args: argv, options: { role: { type: 'string', default: 'all' } }, strict: true });
+  const role = values.role as string;
+  if (role === 'all' || (ROLES as readonly string[]).includes(role)) return role as RoleArg;
+  process.stderr.write(`web-data-service: --role must be all or one of ${ROLES.join(', ')}; got "${role}"\n`);
+  process.exit(64);
 }
 
 async function main(): Promise<void> {
+  const role = readRole(process.argv.slice(2));
   const config = readConfig();
-  const log = createLogger(config.logLevel);
+  const log = createLogger(config.logLevel).child({ role });
   const version = serviceVersion();
   log.info({ config: redactedConfig(config), version }, 'starting');
-  const keys = new FileKeyRegistry(config.dataDir);
-  const firstKey = await prepareKeys(config, keys, log);
-  const app = await buildGateway({ config, log, keys, version });
-  await app.listen({ port: config.port, host: config.host });
-  const address = app.server.address();
-  const port = typeof address === 'object' && address ? address.port : config.port;
-  const shown = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
-  process.stdout.write(`\nWeb Data Service ${version} listening on http://${shown}:${port}\n`);
-  process.stdout.write(`API reference: http://${shown}:${port}/docs\n`);
-  if (firstKey) {
-    process.stdout.write(`\nYour API key (shown once; keep it safe, manage keys with \`npm run keys\`):\n${firstKey}\n\n`);
+  let service: Service;
+  try {
+    service = await startService({ config, log, role });
+  } catch (error) {
+    log.fatal({ err: error, code: (error as { code?: unknown }).code }, 'could not start');
+    process.exit(1);
+  }
+  if (service.app) {
+    const address = service.app.server.address();
+    const port = typeof address === 'object' && address ? address.port : config.port;
+    const shown = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
+    process.stdout.write(`\nWeb Data Service ${version} listening on http://${shown}:${port}\n`);
+    process.stdout.write(`API reference: http://${shown}:${port}/docs\n`);
+  } else {
+    process.stdout.write(`\nWeb Data Service ${version}: ${role} pool running\n`);
+  }
+  if (service.firstKey) {
+    process.stdout.write(`\nYour API key (shown once; keep it safe, manage keys with \`npm run keys\`):\n${service.firstKey}\n\n`);
   }
   const stop = async (signal: string) => {
     log.info({ signal }, 'shutting down');
-    await app.close();
-    keys.close();
+    await service.stop();
     process.exit(0);
   };
   process.once('SIGINT', () => void stop('SIGINT'));
   process.once('SIGTERM', () => void stop('SIGTERM'));
 }
 
-await main();
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) await main();

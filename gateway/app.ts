@@ -9,8 +9,10 @@ import multipart from '@fastify/multipart';
 import type { Config } from '../pipeline/config.js';
 import type { Logger } from '../pipeline/log.js';
 import type { KeyRegistry } from '../pipeline/keys/registry.js';
+import type { State } from '../pipeline/state/state.js';
 import { AppError } from '../pipeline/errors.js';
 import { Credits } from './credits.js';
+import { AccessLog } from './access-log.js';
 import { registerDocs } from './docs.js';
 import type { Handlers } from './handler.js';
 import { sourceHandler, templatesHandler } from './handlers/reference.js';
@@ -23,6 +25,8 @@ export interface GatewayDeps {
   config: Config;
   log: Logger;
   keys: KeyRegistry;
+  /** Coordination state shared by gateway processes (rate limits). */
+  state: State;
   version: string;
   /** Handlers for operations served by other parts of the service (actors, jobs). */
   handlers?: Handlers;
@@ -40,6 +44,11 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
     return503OnClosing: true,
+    // Ids may be up to 128 characters (schemas/api/common.ts); the router's default is 100.
+    routerOptions: { maxParamLength: 256 },
+    logController: new AccessLog(),
+    // Malformed URLs and the like: answered in the envelope like every other failure.
+    frameworkErrors: (error, request, reply) => sendError(error, request, reply),
   });
 
   // JSON is the only body type besides multipart uploads; an empty body is "no body".
@@ -54,8 +63,9 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
   });
   await app.register(multipart, { limits: { fileSize: config.uploadLimitBytes, files: 5, fields: 20, parts: 25 } });
 
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
+    done();
   });
   app.setErrorHandler((error, request, reply) => sendError(error, request, reply));
   app.setNotFoundHandler((request, reply) =>
@@ -70,7 +80,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
   registerOperations(app, {
     keys: deps.keys,
     credits: new Credits(deps.keys),
-    limiter: new RateLimiter(config.rateLimitPerMinute, config.rateLimitBurst),
+    limiter: new RateLimiter(deps.state, config.rateLimitPerMinute, config.rateLimitBurst),
     handlers,
   });
 

@@ -2,48 +2,47 @@
  * Credit reservations. Before work starts the gateway reserves the most a request can cost;
  * a request the balance (less what other in-flight requests hold) cannot cover is refused
  * with 402 before any work. After the work the reservation is settled at the real cost, or
- * released without a charge when the request failed.
+ * released without a charge when the request failed. The holds themselves live in the key
+ * registry, so they are shared by every gateway process in the distributed mode.
  */
 import { AppError } from '../pipeline/errors.js';
 import type { KeyRecord, KeyRegistry } from '../pipeline/keys/registry.js';
 
 export interface Reservation {
-  readonly keyId: string;
+  readonly key: KeyRecord;
   readonly credits: number;
   settled: boolean;
 }
 
 export class Credits {
-  private readonly held = new Map<string, number>();
-
   constructor(private readonly keys: KeyRegistry) {}
 
-  reserve(key: KeyRecord, credits: number): Reservation {
-    if (!key.unlimited && credits > 0) {
-      const held = this.held.get(key.id) ?? 0;
-      const available = (key.balance ?? 0) - held;
-      if (available < credits) {
-        throw new AppError(
-          'insufficient_credits',
-          `this request needs up to ${credits} credits; the key has ${Math.max(available, 0)} available`,
-        );
-      }
+  async reserve(key: KeyRecord, credits: number): Promise<Reservation> {
+    if (!(await this.keys.reserve(key, credits))) {
+      throw new AppError('insufficient_credits', `this request needs up to ${credits} credits; the key's balance does not cover it`);
     }
-    this.held.set(key.id, (this.held.get(key.id) ?? 0) + credits);
-    return { keyId: key.id, credits, settled: false };
+    return { key, credits, settled: false };
   }
 
-  release(reservation: Reservation): void {
+  async release(reservation: Reservation): Promise<void> {
     if (reservation.settled) return;
     reservation.settled = true;
-    const left = (this.held.get(reservation.keyId) ?? 0) - reservation.credits;
-    if (left > 0) this.held.set(reservation.keyId, left);
-    else this.held.delete(reservation.keyId);
+    await this.keys.release(reservation.key, reservation.credits);
   }
 
-  /** Charges the real cost and releases the hold; returns the balance after (null: unlimited). */
-  async settle(reservation: Reservation, credits: number, meta: { requestId: string; op: string }): Promise<number | null> {
-    this.release(reservation);
-    return this.keys.charge(reservation.keyId, credits, meta);
+  /**
+   * Charges the real cost and ends the hold; returns the credits charged and the balance after
+   * (null: unlimited). A request is never charged more than it reserved: the estimate is the
+   * most a caller can be charged, so a balance never goes below zero.
+   */
+  async settle(
+    reservation: Reservation,
+    credits: number,
+    meta: { requestId: string; op: string },
+  ): Promise<{ charged: number; remaining: number | null }> {
+    if (reservation.settled) throw new Error('reservation already settled');
+    reservation.settled = true;
+    const charged = reservation.key.unlimited ? credits : Math.min(credits, reservation.credits);
+    return { charged, remaining: await this.keys.settle(reservation.key, reservation.credits, charged, meta) };
   }
 }

@@ -22,7 +22,12 @@ export interface HandlerContext {
 }
 
 export interface HandlerResult {
-  readonly data: Record<string, unknown>;
+  readonly data?: Record<string, unknown>;
+  /**
+   * The data already serialized as a JSON object, for constant answers (templates, source):
+   * the envelope is then built around it without serializing it again. Give `data` or this.
+   */
+  readonly dataJson?: string;
   /** Credits to charge; defaults to 0. */
   readonly credits?: number;
   /** For page results: where the page came from. */

@@ -43,6 +43,8 @@ export function errorBody(code: ErrorCode, message: string, requestId: string) {
 }
 
 export function sendError(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  // Framework errors (a malformed URL) are answered before the onRequest hook ran.
+  reply.header('x-request-id', request.id);
   if (error instanceof ValidationFailed) {
     return reply.code(422).send({ detail: error.detail });
   }

@@ -13,9 +13,8 @@ import type { KeyRecord, KeyRegistry } from '../pipeline/keys/registry.js';
 import type { Logger } from '../pipeline/log.js';
 import { OPERATIONS, PATH_PARAMS, pathParamNames, routerPath, type Operation } from '../schemas/api/operations.js';
 import type { Credits } from './credits.js';
-import type { HandlerContext, Handlers } from './handler.js';
+import type { HandlerContext, HandlerResult, Handlers } from './handler.js';
 import type { RateLimiter } from './rate-limit.js';
-import { ValidationFailed } from './replies.js';
 import { compile, toDetails, type Part, type ValidationDetail } from './validation.js';
 
 declare module 'fastify' {
@@ -50,7 +49,7 @@ function compileValidators(op: Operation): Validators {
 }
 
 function check(validate: ValidateFunction | undefined, part: Part, value: unknown, out: ValidationDetail[]): void {
-  if (validate && !validate(value)) out.push(...toDetails(validate.errors, part));
+  if (validate && !validate(value)) out.push(...toDetails(validate.errors, part, value));
 }
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
@@ -71,12 +70,18 @@ async function readUploads(op: Operation, request: FastifyRequest, details: Vali
     throw new AppError('unsupported_media_type', 'this operation takes multipart/form-data');
   }
   const files: Record<string, { filename: string; mimetype: string; data: Buffer }> = {};
-  for await (const part of request.parts()) {
-    if (part.type === 'file' && op.multipartFiles?.includes(part.fieldname) && !files[part.fieldname]) {
-      files[part.fieldname] = { filename: part.filename, mimetype: part.mimetype, data: await part.toBuffer() };
-    } else if (part.type === 'file') {
-      part.file.resume();
+  try {
+    for await (const part of request.parts()) {
+      if (part.type === 'file' && op.multipartFiles?.includes(part.fieldname) && !files[part.fieldname]) {
+        files[part.fieldname] = { filename: part.filename, mimetype: part.mimetype, data: await part.toBuffer() };
+      } else if (part.type === 'file') {
+        part.file.resume();
+      }
     }
+  } catch (error) {
+    // Limits come with a code and status of their own; anything else is a broken body.
+    if ((error as { statusCode?: unknown }).statusCode) throw error;
+    throw new AppError('bad_request', `the multipart body is malformed: ${(error as Error).message}`, { cause: error });
   }
   for (const name of op.multipartFiles ?? []) {
     if (!files[name]) details.push({ loc: ['body', name], msg: 'file required', type: 'missing' });
@@ -93,14 +98,14 @@ function route(app: FastifyInstance, op: Operation, deps: RouteDeps): void {
     onRequest: op.auth
       ? async (request) => {
           const key = await authenticate(request, deps);
-          deps.limiter.take(key.id);
+          await deps.limiter.take(key.id);
           request.apiKey = key;
         }
       : undefined,
     handler: async (request: FastifyRequest, reply: FastifyReply) => {
       const details: ValidationDetail[] = [];
-      const params = { ...(request.params as Record<string, string>) };
-      const query = { ...(request.query as Record<string, unknown>) };
+      const params = request.params as Record<string, string>;
+      const query = request.query as Record<string, unknown>;
       check(validators.path, 'path', params, details);
       check(validators.query, 'query', query, details);
       let body: unknown = request.body;
@@ -110,10 +115,13 @@ function route(app: FastifyInstance, op: Operation, deps: RouteDeps): void {
         if (request.isMultipart()) throw new AppError('unsupported_media_type', 'this operation takes application/json');
         check(validators.body, 'body', body, details);
       }
-      if (details.length) throw new ValidationFailed(details);
+      // Answered directly rather than thrown: the 422 is the common failure, and the
+      // framework's error path costs more than the validation itself.
+      if (details.length) return reply.code(422).send({ detail: details });
       if (!handler) {
         throw new AppError('not_implemented', `${op.method} ${op.path} is not served by this instance yet`);
       }
+      let signal: AbortSignal | undefined;
       const ctx: HandlerContext = {
         op,
         body,
@@ -122,31 +130,49 @@ function route(app: FastifyInstance, op: Operation, deps: RouteDeps): void {
         key: request.apiKey,
         requestId: request.id,
         log: request.log as Logger,
-        signal: abortSignalOf(reply),
+        get signal() {
+          signal ??= abortSignalOf(reply);
+          return signal;
+        },
       };
-      const reservation = ctx.key ? deps.credits.reserve(ctx.key, handler.estimate?.(ctx) ?? 0) : null;
-      let result;
+      const reservation = ctx.key ? await deps.credits.reserve(ctx.key, handler.estimate?.(ctx) ?? 0) : null;
+      let result: HandlerResult;
       try {
         result = await handler.handle(ctx);
       } catch (error) {
-        if (reservation) deps.credits.release(reservation);
+        if (reservation) await deps.credits.release(reservation);
         throw error;
       }
-      const credits = result.credits ?? 0;
-      const remaining = reservation
-        ? await deps.credits.settle(reservation, credits, { requestId: request.id, op: op.id })
-        : null;
-      const cost = { credits, remaining, ...(result.source ? { source: result.source } : {}) };
-      return reply.send({ success: true, data: { ...result.data, cost } });
+      const wanted = op.pricing === 'free' ? 0 : (result.credits ?? 0);
+      const settled = reservation
+        ? await deps.credits.settle(reservation, wanted, { requestId: request.id, op: op.id })
+        : { charged: 0, remaining: null };
+      if (settled.charged < wanted) {
+        request.log.warn({ op: op.id, wanted, charged: settled.charged }, 'cost above the reservation; charged the reservation');
+      }
+      const cost = { credits: settled.charged, remaining: settled.remaining, ...(result.source ? { source: result.source } : {}) };
+      return reply.type('application/json; charset=utf-8').send(envelope(result, cost));
     },
   });
+}
+
+/**
+ * The success envelope as JSON text. A handler with a constant answer hands over its data
+ * already serialized (`dataJson`), and only `cost` is serialized per request.
+ */
+function envelope(result: HandlerResult, cost: Record<string, unknown>): string {
+  if (result.dataJson !== undefined) {
+    const inner = result.dataJson.slice(1, -1).trim();
+    return `{"success":true,"data":{${inner}${inner ? ',' : ''}"cost":${JSON.stringify(cost)}}}`;
+  }
+  return JSON.stringify({ success: true, data: { ...result.data, cost } });
 }
 
 /** Aborted when the connection closes before the response was written. */
 function abortSignalOf(reply: FastifyReply): AbortSignal {
   const controller = new AbortController();
   reply.raw.once('close', () => {
-    if (!reply.raw.writableFinished) controller.abort();
+    if (!reply.raw.writableEnded) controller.abort();
   });
   return controller.signal;
 }

@@ -61,13 +61,21 @@ export function compile(part: Part, schema: TSchema): ValidateFunction {
   return (part === 'body' ? ajvStrict : ajvCoercing).compile(schema);
 }
 
-function pointerToLoc(pointer: string): (string | number)[] {
+/**
+ * The loc of a JSON pointer into `root`: array indexes as numbers, object keys as strings
+ * (a key made of digits stays a string), found by walking the value itself.
+ */
+function pointerToLoc(pointer: string, root: unknown): (string | number)[] {
   if (pointer === '') return [];
-  return pointer
-    .slice(1)
-    .split('/')
-    .map((seg) => seg.replace(/~1/g, '/').replace(/~0/g, '~'))
-    .map((seg) => (/^\d+$/.test(seg) ? Number(seg) : seg));
+  const loc: (string | number)[] = [];
+  let node: unknown = root;
+  for (const raw of pointer.slice(1).split('/')) {
+    const seg = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+    const isIndex = Array.isArray(node) && /^\d+$/.test(seg);
+    loc.push(isIndex ? Number(seg) : seg);
+    node = node !== null && typeof node === 'object' ? (node as Record<string, unknown>)[seg] : undefined;
+  }
+  return loc;
 }
 
 const TYPE_CODES: Record<string, string> = {
@@ -90,8 +98,8 @@ function xErrorOf(e: ErrorObject): XError | undefined {
   return (e.parentSchema as { 'x-error'?: XError } | undefined)?.['x-error'];
 }
 
-function translate(e: ErrorObject, part: Part): ValidationDetail {
-  const loc: (string | number)[] = [part, ...pointerToLoc(e.instancePath)];
+function translate(e: ErrorObject, part: Part, root: unknown): ValidationDetail {
+  const loc: (string | number)[] = [part, ...pointerToLoc(e.instancePath, root)];
   const p = e.params as Record<string, unknown>;
   const custom = xErrorOf(e);
   switch (e.keyword) {
@@ -203,11 +211,12 @@ function prune(errors: ErrorObject[]): ErrorObject[] {
   return [...errors.filter((e) => !drop.has(e)), ...added];
 }
 
-export function toDetails(errors: ErrorObject[] | null | undefined, part: Part): ValidationDetail[] {
+/** The 422 details of Ajv's errors for `root`, the value that was validated. */
+export function toDetails(errors: ErrorObject[] | null | undefined, part: Part, root: unknown): ValidationDetail[] {
   const seen = new Set<string>();
   const out: ValidationDetail[] = [];
   for (const e of prune(errors ?? [])) {
-    const d = translate(e, part);
+    const d = translate(e, part, root);
     const key = JSON.stringify(d);
     if (seen.has(key)) continue;
     seen.add(key);

@@ -4,7 +4,7 @@
  * frozen object; a bad value throws a ConfigError naming the variable, and the process stops
  * before it listens. This is the only file that reads `process.env`.
  *
- * README.md's "Configuration" table is checked against this one by test/pipeline/config.test.ts.
+ * README.md's "Configuration" table is checked against this one by test/pipeline/readme.test.ts.
  */
 
 type SettingType = 'integer' | 'boolean' | 'string' | 'enum' | 'credits';
@@ -104,6 +104,99 @@ export const SETTINGS = {
     default: 50 * 1024 * 1024,
     min: 1024,
     description: 'Largest file accepted by POST /v1/parse; larger uploads get 413 `payload_too_large`.',
+  },
+  bus: {
+    env: 'BUS',
+    type: 'enum',
+    default: 'memory',
+    values: ['memory', 'kafka'],
+    description: 'Event bus: `memory` (in-process, one process) or `kafka` (KAFKA_BROKERS).',
+  },
+  kafkaBrokers: {
+    env: 'KAFKA_BROKERS',
+    type: 'string',
+    default: 'localhost:9092',
+    description: 'Comma-separated Kafka bootstrap servers, used when BUS=kafka.',
+  },
+  kafkaClientId: {
+    env: 'KAFKA_CLIENT_ID',
+    type: 'string',
+    default: 'web-data-service',
+    description: 'Kafka client id prefix; the role is appended.',
+  },
+  schemaRegistryUrl: {
+    env: 'SCHEMA_REGISTRY_URL',
+    type: 'string',
+    default: null,
+    description:
+      'Confluent Schema Registry URL. When set, events use the Confluent wire format; when unset, Avro single-object encoding.',
+  },
+  store: {
+    env: 'STORE',
+    type: 'enum',
+    default: 'chdb',
+    values: ['chdb', 'clickhouse'],
+    description: 'Store: `chdb` (ClickHouse in-process, data under DATA_DIR) or `clickhouse` (a server at CLICKHOUSE_URL).',
+  },
+  clickhouseUrl: {
+    env: 'CLICKHOUSE_URL',
+    type: 'string',
+    default: 'http://localhost:8123',
+    description: 'ClickHouse HTTP endpoint, used when STORE=clickhouse.',
+  },
+  clickhouseUser: {
+    env: 'CLICKHOUSE_USER',
+    type: 'string',
+    default: 'default',
+    description: 'ClickHouse user.',
+  },
+  clickhousePassword: {
+    env: 'CLICKHOUSE_PASSWORD',
+    type: 'string',
+    default: '',
+    secret: true,
+    description: 'ClickHouse password.',
+  },
+  clickhouseDatabase: {
+    env: 'CLICKHOUSE_DATABASE',
+    type: 'string',
+    default: 'default',
+    description: 'ClickHouse database holding the tables.',
+  },
+  state: {
+    env: 'STATE',
+    type: 'enum',
+    default: 'memory',
+    values: ['memory', 'redis'],
+    description: 'Coordination state: `memory` (one process) or `redis` (REDIS_URL).',
+  },
+  redisUrl: {
+    env: 'REDIS_URL',
+    type: 'string',
+    default: 'redis://127.0.0.1:6379/0',
+    description: 'Redis URL, used when STATE=redis.',
+  },
+  redisNamespace: {
+    env: 'REDIS_NAMESPACE',
+    type: 'string',
+    default: 'wds',
+    description: 'Prefix of every Redis key, so several deployments can share one Redis.',
+  },
+  requestTimeoutMs: {
+    env: 'REQUEST_TIMEOUT_MS',
+    type: 'integer',
+    default: 330000,
+    min: 100,
+    description:
+      'How long the gateway waits for a worker to answer a synchronous request before answering 504 `upstream_timeout` (the largest scrape `timeout` is 300000).',
+  },
+  poolConcurrency: {
+    env: 'POOL_CONCURRENCY',
+    type: 'integer',
+    default: 16,
+    min: 1,
+    max: 1000,
+    description: 'Events each actor pool process handles at once (backpressure bound).',
   },
 } as const satisfies Record<string, SettingSpec>;
 

@@ -21,11 +21,14 @@ export function loggerOptions(level: string): LoggerOptions {
     level,
     base: { service: 'web-data-service' },
     redact: { paths: REDACT_PATHS, censor: '***' },
-    timestamp: pino.stdTimeFunctions.isoTime,
   };
 }
 
-/** The root logger; subsystems take `log.child({actor: 'fetcher'})` and so on. */
+/**
+ * The root logger; subsystems take `log.child({actor: 'fetcher'})` and so on. Standard output
+ * is written asynchronously (lines written in one tick go out in one write, instead of one
+ * blocking write per line); pino flushes what is pending when the process exits.
+ */
 export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
-  return destination ? pino(loggerOptions(level), destination) : pino(loggerOptions(level));
+  return pino(loggerOptions(level), destination ?? pino.destination({ dest: 1, sync: false }));
 }

@@ -6,7 +6,7 @@
  * `status` is the HTTP status the gateway answers with; `retriable` tells a client (and
  * the actor pool) whether the same request may succeed later unchanged.
  *
- * README.md lists these codes under "Error codes"; test/schemas/errors.test.ts fails when
+ * README.md lists these codes under "Error codes"; test/pipeline/readme.test.ts fails when
  * the list and this table disagree.
  */
 export interface ErrorSpec {
@@ -86,6 +86,26 @@ export const ERRORS = {
     status: 503,
     retriable: true,
     description: 'The service is starting or shutting down.',
+  },
+  store_unavailable: {
+    status: 503,
+    retriable: true,
+    description: 'The store (chdb or the ClickHouse server) did not accept the read or write.',
+  },
+  state_unavailable: {
+    status: 503,
+    retriable: true,
+    description: 'Coordination state (memory or Redis) did not answer.',
+  },
+  bus_unavailable: {
+    status: 503,
+    retriable: true,
+    description: 'The event bus (memory or Kafka) did not accept the event.',
+  },
+  event_undecodable: {
+    status: 500,
+    retriable: false,
+    description: 'An event could not be decoded: unknown schema fingerprint or id, or corrupt bytes. It goes to the dead-letter topic.',
   },
   upstream_timeout: {
     status: 504,

@@ -17,7 +17,8 @@ export function templatesHandler(): OperationHandler {
     schemaOrgTypes: t.schemaOrgTypes,
     schema: t.schema,
   }));
-  return { handle: async () => ({ data: { templates } }) };
+  const dataJson = JSON.stringify({ templates });
+  return { handle: async () => ({ dataJson }) };
 }
 
 export function sourceHandler(options: { sourceUrl: string; version: string }): OperationHandler {
@@ -29,5 +30,6 @@ export function sourceHandler(options: { sourceUrl: string; version: string }): 
     notice:
       'This service is free software under the GNU Affero General Public License v3.0. You may obtain the complete corresponding source of this running instance at the URL above.',
   };
-  return { handle: async () => ({ data }) };
+  const dataJson = JSON.stringify(data);
+  return { handle: async () => ({ dataJson }) };
 }

@@ -32,16 +32,20 @@ function parseCredits(raw: string | undefined, allowUnlimited: boolean): number 
   return Number(raw);
 }
 
-async function run(argv: string[], out: (line: string) => void): Promise<void> {
+async function run(argv: string[], out: (line: string) => void, err: (line: string) => void): Promise<void> {
   const { values, positionals } = parseArgs({
     args: argv,
     options: { name: { type: 'string' }, credits: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
     allowPositionals: true,
   });
   const [command, target] = positionals;
-  if (values.help || !command) {
+  if (values.help) {
     out(USAGE);
-    if (!command) process.exitCode = 2;
+    return;
+  }
+  if (!command) {
+    err(USAGE);
+    process.exitCode = 2;
     return;
   }
   const registry = new FileKeyRegistry(loadConfig().dataDir);
@@ -83,7 +87,11 @@ async function run(argv: string[], out: (line: string) => void): Promise<void> {
   }
 }
 
-run(process.argv.slice(2), (line) => process.stdout.write(`${line}\n`)).catch((error: unknown) => {
+run(
+  process.argv.slice(2),
+  (line) => process.stdout.write(`${line}\n`),
+  (line) => process.stderr.write(`${line}\n`),
+).catch((error: unknown) => {
   const message = error instanceof ConfigError || error instanceof Error ? error.message : String(error);
   process.stderr.write(`keys: ${message}\n`);
   process.exitCode = 1;

@@ -5,9 +5,11 @@
  * applies the lines it has not seen yet before it answers, so a key created, topped up or
  * revoked by the command line is seen by the running server on its next request.
  *
- * Only the SHA-256 of a key is stored. Balances are the sum of a key's credit lines.
+ * Only the SHA-256 of a key is stored. Balances are the sum of a key's credit lines. Holds of
+ * requests in flight live in this process only: the server is the one process that charges
+ * (the command line only grants), and a hold dies with the request that made it.
  */
-import { closeSync, fstatSync, mkdirSync, openSync, readSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, mkdirSync, openSync, readSync, watch, writeSync, type FSWatcher } from 'node:fs';
 import { join } from 'node:path';
 import type { KeyRecord, KeyRegistry, NewKeyOptions } from './registry.js';
 import { generateKey, generateKeyId, hashKey, keyPrefix } from './secret.js';
@@ -28,25 +30,62 @@ interface MutableKey {
   createdAt: string;
 }
 
+/** Longest a request may act on a ledger older than the file, whatever the watcher says. */
+const MAX_STALENESS_MS = 250;
+
 export class FileKeyRegistry implements KeyRegistry {
   private readonly fd: number;
+  private readonly watcher: FSWatcher | null;
+  /** Set by the file watcher when another process appended; cleared by a read. */
+  private dirty = true;
+  private lastReadMs = 0;
   private offset = 0;
   private partial = '';
   private readonly byId = new Map<string, MutableKey>();
   private readonly byHash = new Map<string, MutableKey>();
+  /** Credits held by this process's requests in flight, by key id. */
+  private readonly held = new Map<string, number>();
 
   constructor(dataDir: string) {
     mkdirSync(dataDir, { recursive: true });
-    this.fd = openSync(join(dataDir, 'keys.jsonl'), 'a+', 0o600);
+    const path = join(dataDir, 'keys.jsonl');
+    this.fd = openSync(path, 'a+', 0o600);
+    this.watcher = this.watchFile(path);
     this.sync();
   }
 
+  private watchFile(path: string): FSWatcher | null {
+    try {
+      const watcher = watch(path, { persistent: false }, () => {
+        this.dirty = true;
+      });
+      watcher.on('error', () => {
+        this.dirty = true;
+      });
+      return watcher;
+    } catch {
+      return null; // No change notifications here: every request reads the file's size.
+    }
+  }
+
   close(): void {
+    this.watcher?.close();
     closeSync(this.fd);
+  }
+
+  /**
+   * The hot path's read: only when the watcher saw a change, when there is no watcher, or
+   * when the last read is older than MAX_STALENESS_MS.
+   */
+  private freshen(): void {
+    const now = Date.now();
+    if (this.dirty || !this.watcher || now - this.lastReadMs > MAX_STALENESS_MS) this.sync();
   }
 
   /** Applies ledger lines other processes appended since the last call. */
   sync(): void {
+    this.dirty = false;
+    this.lastReadMs = Date.now();
     const size = fstatSync(this.fd).size;
     if (size <= this.offset) return;
     const buf = Buffer.alloc(size - this.offset);
@@ -130,8 +169,13 @@ export class FileKeyRegistry implements KeyRegistry {
   }
 
   async authenticate(secret: string): Promise<KeyRecord | null> {
-    this.sync();
-    const key = this.byHash.get(hashKey(secret));
+    this.freshen();
+    const hash = hashKey(secret);
+    let key = this.byHash.get(hash);
+    if (!key) {
+      this.sync(); // a key created a moment ago by another process
+      key = this.byHash.get(hash);
+    }
     return key ? this.view(key) : null;
   }
 
@@ -158,12 +202,31 @@ export class FileKeyRegistry implements KeyRegistry {
     return this.view(key);
   }
 
-  async charge(id: string, credits: number, meta: { requestId: string; op: string }): Promise<number | null> {
-    const key = await this.mustGet(id);
-    if (credits > 0) {
-      this.append({ t: 'credit', id: key.id, amount: -credits, reason: 'charge', ...meta, at: new Date().toISOString() });
+  // reserve and settle follow `authenticate` on the same request, which has just read the
+  // ledger; they use what it read.
+  async reserve(key: KeyRecord, credits: number): Promise<boolean> {
+    const current = this.byId.get(key.id);
+    if (!current) return false;
+    const held = this.held.get(key.id) ?? 0;
+    if (!current.unlimited && current.balance - held < credits) return false;
+    this.held.set(key.id, held + credits);
+    return true;
+  }
+
+  async release(key: KeyRecord, credits: number): Promise<void> {
+    const left = (this.held.get(key.id) ?? 0) - credits;
+    if (left > 0) this.held.set(key.id, left);
+    else this.held.delete(key.id);
+  }
+
+  async settle(key: KeyRecord, reserved: number, actual: number, meta: { requestId: string; op: string }): Promise<number | null> {
+    await this.release(key, reserved);
+    const current = this.byId.get(key.id);
+    if (!current) throw new Error(`no key with id "${key.id}"`);
+    if (actual > 0) {
+      this.append({ t: 'credit', id: current.id, amount: -actual, reason: 'charge', ...meta, at: new Date().toISOString() });
     }
-    return key.unlimited ? null : key.balance;
+    return current.unlimited ? null : current.balance - (this.held.get(current.id) ?? 0);
   }
 
   private async mustGet(idOrPrefix: string): Promise<MutableKey> {

@@ -33,7 +33,17 @@ export interface KeyRegistry {
   list(): Promise<KeyRecord[]>;
   revoke(idOrPrefix: string): Promise<KeyRecord>;
   topup(idOrPrefix: string, credits: number): Promise<KeyRecord>;
-  /** Appends a charge to the ledger; returns the balance after it (null when unlimited). */
-  charge(id: string, credits: number, meta: { requestId: string; op: string }): Promise<number | null>;
+  /**
+   * Holds `credits` of the key's balance for a request in flight; false when the balance,
+   * less what other requests hold, cannot cover it. Unlimited keys always succeed.
+   */
+  reserve(key: KeyRecord, credits: number): Promise<boolean>;
+  /** Gives a hold back unused (the request failed). */
+  release(key: KeyRecord, credits: number): Promise<void>;
+  /**
+   * Ends a hold of `reserved` by charging `actual` (appended to the ledger); returns the
+   * balance after it, or null for an unlimited key.
+   */
+  settle(key: KeyRecord, reserved: number, actual: number, meta: { requestId: string; op: string }): Promise<number | null>;
   close(): void;
 }

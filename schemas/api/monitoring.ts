@@ -3,7 +3,7 @@
  * Watch bodies and the mention status update are "not shown" in the spec; the shapes here
  * are documented in each description.
  */
-import { Type } from '@sinclair/typebox';
+import { Type, type TSchema } from '@sinclair/typebox';
 import { Closed, Cursor, HttpUrl, Nullable, Pagination, StringEnum, withError } from './common.js';
 
 export const MonitorBody = withError(
@@ -58,7 +58,13 @@ export const WatchBody = Closed(watchFields, {
   description: 'A mention watch: keywords to look for on the chosen platforms, checked every `intervalMinutes`.',
 });
 
-export const WatchUpdateBody = Type.Partial(Type.Object(watchFields), {
+/** The same field without its default: an update must not reset fields it does not name. */
+function withoutDefault<T extends TSchema>(schema: T): T {
+  const { default: _ignored, ...rest } = schema as T & { default?: unknown };
+  return rest as T;
+}
+
+export const WatchUpdateBody = Type.Partial(Type.Object(Object.fromEntries(Object.entries(watchFields).map(([k, v]) => [k, withoutDefault(v)])) as typeof watchFields), {
   additionalProperties: false,
   minProperties: 1,
   description: 'Fields to change; the others keep their values. At least one field.',

@@ -11,6 +11,7 @@ import type { Handlers } from '../../gateway/handler.js';
 import { loadConfig, type Config } from '../../pipeline/config.js';
 import { FileKeyRegistry } from '../../pipeline/keys/ledger-file.js';
 import { createLogger } from '../../pipeline/log.js';
+import { MemoryState } from '../../pipeline/state/memory.js';
 
 export interface TestGateway {
   app: FastifyInstance;
@@ -29,10 +30,12 @@ export async function testGateway(
   const dataDir = mkdtempSync(join(tmpdir(), 'wds-test-'));
   const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', PORT: '0', HOST: '127.0.0.1', ...env });
   const keys = new FileKeyRegistry(dataDir);
+  const state = new MemoryState();
   const app = await buildGateway({
     config,
     log: createLogger('silent'),
     keys,
+    state,
     version: '0.1.0-test',
     ...(options.handlers ? { handlers: options.handlers } : {}),
   });
@@ -48,6 +51,7 @@ export async function testGateway(
     async close() {
       await app.close();
       keys.close();
+      await state.close();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };

@@ -1,0 +1,29 @@
+# The service image: one image for every role. `docker compose` runs it embedded (one
+# process) or, as the distributed roles land, once per role.
+FROM node:20-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json main.ts ./
+COPY schemas ./schemas
+COPY pipeline ./pipeline
+COPY gateway ./gateway
+COPY actors ./actors
+COPY infra ./infra
+RUN npm run build && npm prune --omit=dev
+
+FROM node:20-bookworm-slim
+WORKDIR /app
+ENV NODE_ENV=production DATA_DIR=/data PORT=3002
+COPY --from=build /app/package.json ./
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+# Read at run time: event schemas (Avro) and the ClickHouse migrations.
+COPY --from=build /app/schemas/events ./schemas/events
+COPY --from=build /app/infra/clickhouse ./infra/clickhouse
+COPY LICENSE README.md ./
+RUN mkdir -p /data && chown node:node /data
+VOLUME /data
+EXPOSE 3002
+USER node
+CMD ["node", "dist/main.js"]

@@ -1,0 +1,19 @@
+/**
+ * The actor pools of this build, for the composition root (main.ts) to start by role. An
+ * actor never imports another actor; each is a folder with a pure handler and a factory.
+ * `serves` names the API operations whose answer this actor completes: the gateway serves an
+ * operation through the pipeline only when the build has the actors for it, and answers 501
+ * `not_implemented` otherwise.
+ */
+import type { Role } from '../schemas/topics.js';
+import type { ActorDefinition } from '../pipeline/pool.js';
+import type { Runtime } from '../pipeline/runtime.js';
+
+export interface ActorSpec {
+  readonly role: Exclude<Role, 'gateway'>;
+  readonly serves?: readonly string[];
+  create(runtime: Runtime): ActorDefinition;
+}
+
+/** Production actors. The page-reading actors (fetcher, parser, …) land with their issues. */
+export const ACTORS: readonly ActorSpec[] = [];

@@ -1,0 +1,94 @@
+/**
+ * Gateway overhead: requests/s and p99 latency of the real gateway against bare Fastify
+ * answering the same bytes on the same routes, measured in the same run.
+ *
+ *   templates  GET /v1/templates with a valid key (auth, rate limit, envelope, ~10 KB JSON)
+ *   crawl-422  POST /v1/crawl {"url":"https://example.com","limit":0} (auth, JSON parsing,
+ *              validation, the 422 body)
+ *
+ * Both servers run in child processes. The gateway runs as shipped (LOG_LEVEL from
+ * BENCH_LOG_LEVEL, default `info`, the service default; log lines go to /dev/null) with rate
+ * limiting off, since one key at full speed would otherwise get 429 after 100 requests.
+ * Prints one JSON line per scenario and a summary line; the issue's target is ratio >= 0.8.
+ */
+import { fileURLToPath } from 'node:url';
+import { SETTINGS, compare, emit, startServer, type ServerChild, type Target } from './lib.js';
+
+const TARGET_RATIO = 0.8;
+const logLevel = process.env.BENCH_LOG_LEVEL || 'info';
+const script = (name: string) => fileURLToPath(new URL(`./servers/${name}.ts`, import.meta.url));
+
+interface Scenario {
+  name: string;
+  request: (key: string) => Omit<Target, 'url'> & { path: string };
+}
+
+const SCENARIOS: readonly Scenario[] = [
+  {
+    name: 'templates',
+    request: (key) => ({ path: '/v1/templates', headers: { authorization: `Bearer ${key}` }, status: 200 }),
+  },
+  {
+    name: 'crawl-422',
+    request: (key) => ({
+      path: '/v1/crawl',
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ url: 'https://example.com', limit: 0 }),
+      status: 422,
+    }),
+  },
+];
+
+function target(base: string, key: string, scenario: Scenario): Target {
+  const { path, ...rest } = scenario.request(key);
+  return { url: `${base}${path}`, ...rest };
+}
+
+/** The gateway's own answer, so the baseline sends the same bytes. */
+async function responseOf(t: Target): Promise<{ body: unknown; bytes: number }> {
+  const res = await fetch(t.url, { method: t.method ?? 'GET', headers: t.headers ?? {}, ...(t.body ? { body: t.body } : {}) });
+  const text = await res.text();
+  if (res.status !== t.status) throw new Error(`${t.url}: expected ${t.status}, got ${res.status}: ${text.slice(0, 200)}`);
+  return { body: JSON.parse(text) as unknown, bytes: Buffer.byteLength(text) };
+}
+
+async function main(): Promise<void> {
+  const children: ServerChild[] = [];
+  try {
+    const gateway = await startServer(script('gateway'), { LOG_LEVEL: logLevel, RATE_LIMIT_PER_MINUTE: '0' });
+    children.push(gateway);
+    const key = String(gateway.ready.key);
+    const [templates, crawl] = SCENARIOS.map((s) => target(gateway.url, key, s)) as [Target, Target];
+    const bodies = { templates: await responseOf(templates), crawl422: await responseOf(crawl) };
+    const bare = await startServer(script('bare'), {
+      BENCH_BARE_RESPONSES: JSON.stringify({ templates: bodies.templates.body, crawl422: bodies.crawl422.body }),
+    });
+    children.push(bare);
+
+    const ratios: number[] = [];
+    for (const scenario of SCENARIOS) {
+      const result = await compare(
+        { server: gateway, target: target(gateway.url, key, scenario) },
+        { server: bare, target: target(bare.url, key, scenario) },
+      );
+      ratios.push(result.ratio);
+      emit({
+        bench: 'gateway',
+        scenario: scenario.name,
+        ...result,
+        bytes: scenario.name === 'templates' ? bodies.templates.bytes : bodies.crawl422.bytes,
+        log_level: logLevel,
+        connections: SETTINGS.connections,
+        duration_s: SETTINGS.durationS,
+        rounds: SETTINGS.rounds,
+      });
+    }
+    const minRatio = Math.min(...ratios);
+    emit({ bench: 'gateway', summary: true, scenarios: ratios.length, min_ratio: minRatio, target_ratio: TARGET_RATIO, meets_target: minRatio >= TARGET_RATIO });
+  } finally {
+    await Promise.all(children.map((c) => c.stop()));
+  }
+}
+
+await main();

@@ -1,0 +1,201 @@
+/**
+ * Shared parts of the benchmarks: servers run in child processes (so the load generator and
+ * the server do not share an event loop), measurement with autocannon, one JSON line out.
+ *
+ * Settings (environment): BENCH_DURATION_S seconds per measured run (default 5),
+ * BENCH_WARMUP_S seconds of discarded warm-up before each (default 1), BENCH_CONNECTIONS
+ * (default 10), BENCH_ROUNDS alternating gateway/baseline rounds, median kept (default 1).
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import autocannon from 'autocannon';
+
+function positive(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n <= 0) throw new Error(`${name} must be a positive number, got "${raw}"`);
+  return n;
+}
+
+export const SETTINGS = Object.freeze({
+  durationS: positive('BENCH_DURATION_S', 5),
+  warmupS: positive('BENCH_WARMUP_S', 1),
+  connections: positive('BENCH_CONNECTIONS', 10),
+  rounds: positive('BENCH_ROUNDS', 1),
+});
+
+/** Writes one JSON line to stdout: the only output a benchmark makes there. */
+export function emit(line: Record<string, unknown>): void {
+  process.stdout.write(`${JSON.stringify(line)}\n`);
+}
+
+/** What a server child sends once it listens. */
+export interface Ready {
+  port: number;
+  [extra: string]: unknown;
+}
+
+export interface ServerChild {
+  readonly url: string;
+  readonly ready: Ready;
+  /** Asks the child for a message answered with one reply (e.g. its CPU time). */
+  ask(message: Record<string, unknown>): Promise<Record<string, unknown>>;
+  stop(): Promise<void>;
+}
+
+function nextMessage(child: ChildProcess, timeoutMs: number): Promise<Record<string, unknown>> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => done(new Error(`no message from child ${child.pid} within ${timeoutMs} ms`)), timeoutMs);
+    const onMessage = (m: unknown) => done(null, m as Record<string, unknown>);
+    const onExit = (code: number | null) => done(new Error(`child ${child.pid} exited with ${code} before answering`));
+    function done(error: Error | null, value?: Record<string, unknown>) {
+      clearTimeout(timer);
+      child.off('message', onMessage);
+      child.off('exit', onExit);
+      if (error) reject(error);
+      else resolve(value as Record<string, unknown>);
+    }
+    child.once('message', onMessage);
+    child.once('exit', onExit);
+  });
+}
+
+/**
+ * Starts `script` (TypeScript, run through tsx) in a child process with an IPC channel. The
+ * child's stdout (its log lines) goes to /dev/null; it reports `{port, ...}` once listening.
+ */
+export async function startServer(script: string, env: Record<string, string> = {}): Promise<ServerChild> {
+  const child = fork(script, [], {
+    execArgv: ['--import', 'tsx'],
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
+  const ready = (await nextMessage(child, 30000)) as unknown as Ready;
+  if (typeof ready.port !== 'number') throw new Error(`child ${script} sent ${JSON.stringify(ready)}`);
+  return {
+    url: `http://127.0.0.1:${ready.port}`,
+    ready,
+    async ask(message) {
+      const answer = nextMessage(child, 10000);
+      child.send(message);
+      return answer;
+    },
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+export interface Target {
+  url: string;
+  method?: 'GET' | 'POST';
+  headers?: Record<string, string>;
+  body?: string;
+  /** Every response must have this status, or the run is not measuring what it claims. */
+  status: number;
+}
+
+export interface Measurement {
+  rps: number;
+  /** Server CPU time (user + system) per request, in microseconds: robust to a busy machine. */
+  cpu_us_per_req: number;
+  p50_ms: number;
+  p99_ms: number;
+  requests: number;
+  errors: number;
+}
+
+function run(target: Target, durationS: number): Promise<autocannon.Result> {
+  return autocannon({
+    url: target.url,
+    method: target.method ?? 'GET',
+    ...(target.headers ? { headers: target.headers } : {}),
+    ...(target.body !== undefined ? { body: target.body } : {}),
+    connections: SETTINGS.connections,
+    duration: durationS,
+  });
+}
+
+async function cpuMicros(server: ServerChild): Promise<number> {
+  const { user, system } = (await server.ask({ type: 'cpu' })) as { user: number; system: number };
+  return user + system;
+}
+
+/**
+ * One warm-up run (discarded) and one measured run against `server`; throws when a
+ * response is unexpected.
+ */
+export async function measure(server: ServerChild, target: Target): Promise<Measurement> {
+  await run(target, SETTINGS.warmupS);
+  const cpuBefore = await cpuMicros(server);
+  const r = await run(target, SETTINGS.durationS);
+  const cpu = (await cpuMicros(server)) - cpuBefore;
+  const statuses = Object.fromEntries(
+    Object.entries(r.statusCodeStats ?? {}).map(([code, s]) => [code, s.count ?? 0]),
+  );
+  const unexpected = Object.keys(statuses).filter((code) => Number(code) !== target.status);
+  if (unexpected.length || r.errors > 0 || r.requests.total === 0) {
+    throw new Error(
+      `${target.method ?? 'GET'} ${target.url}: expected only ${target.status}, got statuses ${JSON.stringify(statuses)}, ${r.errors} errors`,
+    );
+  }
+  return {
+    rps: Math.round(r.requests.average),
+    cpu_us_per_req: Math.round(cpu / r.requests.total),
+    p50_ms: r.latency.p50,
+    p99_ms: r.latency.p99,
+    requests: r.requests.total,
+    errors: r.errors,
+  };
+}
+
+const round3 = (n: number) => Math.round(n * 1000) / 1000;
+
+function median(values: number[]): number {
+  const s = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 ? (s[mid] as number) : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
+}
+
+export interface Comparison {
+  rps: number;
+  p99_ms: number;
+  baseline_rps: number;
+  baseline_p99_ms: number;
+  /** Requests/s of the subject over the baseline's. */
+  ratio: number;
+  cpu_us_per_req: number;
+  baseline_cpu_us_per_req: number;
+  /** Baseline's server CPU per request over the subject's: less swayed than `ratio` by other load on the machine. */
+  cpu_ratio: number;
+}
+
+/** Measures subject and baseline in alternating rounds; medians of each. */
+export async function compare(
+  subject: { server: ServerChild; target: Target },
+  baseline: { server: ServerChild; target: Target },
+): Promise<Comparison> {
+  const s: Measurement[] = [];
+  const b: Measurement[] = [];
+  for (let round = 0; round < SETTINGS.rounds; round += 1) {
+    s.push(await measure(subject.server, subject.target));
+    b.push(await measure(baseline.server, baseline.target));
+  }
+  const cpu = median(s.map((m) => m.cpu_us_per_req));
+  const baselineCpu = median(b.map((m) => m.cpu_us_per_req));
+  const rps = median(s.map((m) => m.rps));
+  const baselineRps = median(b.map((m) => m.rps));
+  return {
+    rps,
+    p99_ms: median(s.map((m) => m.p99_ms)),
+    baseline_rps: baselineRps,
+    baseline_p99_ms: median(b.map((m) => m.p99_ms)),
+    ratio: round3(rps / baselineRps),
+    cpu_us_per_req: cpu,
+    baseline_cpu_us_per_req: baselineCpu,
+    cpu_ratio: round3(baselineCpu / cpu),
+  };
+}

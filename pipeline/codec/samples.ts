@@ -1,0 +1,64 @@
+/**
+ * One deterministic example value of every event type's current version, with every
+ * nullable field set and bytes that are not UTF-8. The wire fixtures are written from these
+ * (`npm run gen:events -- --fixtures`); tests and benchmarks use them as ready-made events.
+ */
+import type { EventName, EventValue } from '../../schemas/events/index.js';
+
+const AT_MS = 1_795_000_000_000; // 2026-11-18T11:06:40Z, fixed so the fixtures are reproducible
+const OPTIONS = JSON.stringify({ formats: ['markdown'], onlyMainContent: true, timeout: 30000 });
+
+export const SAMPLE_EVENTS: { readonly [N in EventName]: EventValue<N> } = {
+  ScrapeRequested: {
+    requestId: 'req_01JD8Y5T3Q2W',
+    tenant: 'key_7f3a',
+    jobId: 'job_crawl_42',
+    url: 'https://example.com/docs/intro?lang=en',
+    options: OPTIONS,
+    replyTo: 'wds.replies',
+    correlationId: '3b241101-e2bb-4255-8caf-4136c566a962',
+    deadlineMs: AT_MS + 60_000,
+    createdAtMs: AT_MS,
+  },
+  PageFetched: {
+    requestId: 'req_01JD8Y5T3Q2W',
+    tenant: 'key_7f3a',
+    jobId: 'job_crawl_42',
+    url: 'https://example.com/docs/intro?lang=en',
+    finalUrl: 'https://example.com/en/docs/intro',
+    statusCode: 200,
+    headers: { 'content-type': 'text/html; charset=utf-8', etag: '"abc123"', 'set-cookie': 'a=1, b=2' },
+    contentType: 'text/html; charset=utf-8',
+    body: Buffer.concat([Buffer.from('<!doctype html><title>Intro – Ünïcode</title><p>hi</p>', 'utf8'), Buffer.from([0x00, 0xff, 0xfe, 0x80])]),
+    fetchedAtMs: AT_MS + 850,
+    rendered: true,
+    options: OPTIONS,
+    replyTo: 'wds.replies',
+    correlationId: '3b241101-e2bb-4255-8caf-4136c566a962',
+    deadlineMs: AT_MS + 60_000,
+    credits: 5,
+  },
+  Reply: {
+    correlationId: '3b241101-e2bb-4255-8caf-4136c566a962',
+    ok: false,
+    data: JSON.stringify({ markdown: '# Intro' }),
+    errorCode: 'upstream_timeout',
+    errorMessage: 'no worker answered within 30000 ms',
+    credits: 1,
+    source: 'parser',
+  },
+  JobEvent: {
+    tenant: 'key_7f3a',
+    jobId: 'job_crawl_42',
+    kind: 'crawl',
+    type: 'page',
+    atMs: AT_MS + 1_200,
+    data: JSON.stringify({ url: 'https://example.com/en/docs/intro', completed: 3, total: 10 }),
+  },
+  TestPing: {
+    id: 'ping-1',
+    seq: 2 ** 53 - 2, // the largest long avsc writes (its safe range is ±(2^53 − 2))
+    payload: Buffer.from([0x00, 0x01, 0x7f, 0x80, 0xff]),
+    sentAtMs: AT_MS,
+  },
+};

@@ -1,0 +1,85 @@
+/**
+ * The runtime a process runs on, built from config: bus, codec, events, store, state and
+ * blob store. Embedded defaults (memory bus, chdb, memory state) and the distributed engines
+ * (Kafka, ClickHouse server, Redis) implement the same interfaces, so everything above this
+ * file is the same code in both modes.
+ */
+import { join } from 'node:path';
+import type { Role } from '../schemas/topics.js';
+import { MemoryBlobs, StoreBlobs, type BlobStore } from './blobs.js';
+import type { Bus } from './bus/bus.js';
+import { createBus } from './bus/index.js';
+import type { EventCodec } from './codec/codec.js';
+import { createCodec } from './codec/index.js';
+import type { Config } from './config.js';
+import { Events } from './events.js';
+import type { Logger } from './log.js';
+import type { State } from './state/state.js';
+import { createState } from './state/index.js';
+import type { Store } from './store/store.js';
+import { createStore } from './store/index.js';
+
+/** Encoded events above this size travel by reference when the bus is Kafka. */
+export const KAFKA_INLINE_LIMIT_BYTES = 512 * 1024;
+
+export interface Runtime {
+  readonly config: Config;
+  readonly log: Logger;
+  readonly bus: Bus;
+  readonly codec: EventCodec;
+  readonly events: Events;
+  readonly store: Store;
+  readonly state: State;
+  readonly blobs: BlobStore;
+  close(): Promise<void>;
+}
+
+export async function createRuntime(config: Config, log: Logger, role: Role | 'all'): Promise<Runtime> {
+  const codec = await createCodec(config.schemaRegistryUrl ? { registryUrl: config.schemaRegistryUrl } : {});
+  const store =
+    config.store === 'chdb'
+      ? createStore({ kind: 'chdb', dataDir: join(config.dataDir, 'clickhouse') }, log)
+      : createStore(
+          {
+            kind: 'clickhouse',
+            url: config.clickhouseUrl,
+            username: config.clickhouseUser,
+            password: config.clickhousePassword,
+            database: config.clickhouseDatabase,
+          },
+          log,
+        );
+  const applied = await store.migrate();
+  if (applied.length) log.info({ migrations: applied }, 'store migrations applied');
+  const state =
+    config.state === 'redis'
+      ? await createState({ kind: 'redis', url: config.redisUrl, namespace: config.redisNamespace, log })
+      : await createState({ kind: 'memory' });
+  const bus =
+    config.bus === 'kafka'
+      ? await createBus({
+          kind: 'kafka',
+          brokers: config.kafkaBrokers.split(',').map((b) => b.trim()).filter(Boolean),
+          clientId: `${config.kafkaClientId}-${role}`,
+          log,
+        })
+      : await createBus({ kind: 'memory', log });
+  const blobs: BlobStore = bus.kind === 'kafka' ? new StoreBlobs(store) : new MemoryBlobs();
+  const events = new Events(bus, codec, blobs, bus.kind === 'kafka' ? KAFKA_INLINE_LIMIT_BYTES : Number.POSITIVE_INFINITY);
+  await events.ensureTopics();
+  return {
+    config,
+    log,
+    bus,
+    codec,
+    events,
+    store,
+    state,
+    blobs,
+    async close() {
+      await bus.close();
+      await state.close();
+      await store.close();
+    },
+  };
+}

@@ -1,0 +1,253 @@
+import { AppError } from '../errors.js';
+import { HeldLock, newLockToken, type LockOps } from './lock.js';
+import { Keyspace } from './memory-keyspace.js';
+import { bucketKey, checkBucket, checkCount, checkInteger, checkScore, checkTtl, lockKey } from './rules.js';
+import type { Lock, State, TokenBucketOptions, TokenBucketResult } from './state.js';
+import { takeFromBucket } from './token-bucket.js';
+
+export interface MemoryStateOptions {
+  /** The clock, in ms (default `Date.now`); tests inject their own. */
+  now?: () => number;
+  /** How often expired keys nobody reads are dropped (default 1000 ms; 0 turns it off). */
+  sweepIntervalMs?: number;
+}
+
+const NOT_INTEGER = 'ERR value is not an integer or out of range';
+
+function parseInteger(value: string | undefined): number {
+  if (value === undefined) return 0;
+  const n = Number(value);
+  if (!/^-?\d+$/.test(value) || !Number.isSafeInteger(n)) throw new Error(NOT_INTEGER);
+  return n;
+}
+
+/**
+ * State for one process (embedded mode), with the semantics of RedisState: every method
+ * runs to completion without awaiting, so each one is atomic, and values, expiry, empty
+ * collections and errors behave as they do in Redis. The sweep timer is `unref()`ed so it
+ * never keeps a process alive. After `close()` every call rejects with `state_unavailable`.
+ */
+export class MemoryState implements State {
+  private readonly keys: Keyspace;
+  private readonly sweeper: NodeJS.Timeout | null;
+  private closed = false;
+  private readonly lockOps: LockOps = {
+    releaseIfOwner: async (key, token) => {
+      const keys = this.open();
+      return keys.read(key, 'string') === token && keys.delete(key);
+    },
+    extendIfOwner: async (key, token, ttlMs) => {
+      const keys = this.open();
+      checkTtl(ttlMs);
+      return keys.read(key, 'string') === token && keys.setExpiry(key, keys.now() + ttlMs);
+    },
+  };
+
+  constructor(options: MemoryStateOptions = {}) {
+    this.keys = new Keyspace(options.now ?? Date.now);
+    const every = options.sweepIntervalMs ?? 1000;
+    this.sweeper = every > 0 ? setInterval(() => this.keys.sweep(), every).unref() : null;
+  }
+
+  /** Drops expired keys now; returns how many (the timer calls this too). */
+  sweep(): number {
+    return this.keys.sweep();
+  }
+
+  /** Keys held in memory, expired-but-unswept included. */
+  get storedKeys(): number {
+    return this.keys.storedKeys;
+  }
+
+  private open(): Keyspace {
+    if (this.closed) throw new AppError('state_unavailable', 'memory state is closed');
+    return this.keys;
+  }
+
+  private expiry(ttlMs: number | undefined): number | null {
+    return ttlMs === undefined ? null : this.keys.now() + checkTtl(ttlMs);
+  }
+
+  // ---- plain keys and counters ----------------------------------------------------------
+
+  async get(key: string): Promise<string | null> {
+    return this.open().read(key, 'string') ?? null;
+  }
+
+  async set(key: string, value: string, ttlMs?: number): Promise<void> {
+    this.open().writeString(key, value, this.expiry(ttlMs));
+  }
+
+  async setIfAbsent(key: string, value: string, ttlMs?: number): Promise<boolean> {
+    const keys = this.open();
+    const expiresAt = this.expiry(ttlMs);
+    if (keys.has(key)) return false;
+    keys.writeString(key, value, expiresAt);
+    return true;
+  }
+
+  async del(...names: string[]): Promise<number> {
+    const keys = this.open();
+    return names.filter((key) => keys.has(key) && keys.delete(key)).length;
+  }
+
+  async ttl(key: string): Promise<number> {
+    const at = this.open().expiresAt(key);
+    if (at === undefined) return -2;
+    return at === null ? -1 : Math.max(0, Math.ceil(at - this.keys.now()));
+  }
+
+  async expire(key: string, ttlMs: number): Promise<boolean> {
+    const keys = this.open();
+    return keys.setExpiry(key, keys.now() + checkTtl(ttlMs));
+  }
+
+  async incr(key: string, by = 1): Promise<number> {
+    const keys = this.open();
+    const next = parseInteger(keys.read(key, 'string')) + checkInteger('by', by);
+    if (!Number.isSafeInteger(next)) throw new Error(NOT_INTEGER);
+    keys.writeString(key, String(next), null, true);
+    return next;
+  }
+
+  async decrIfAtLeast(key: string, amount: number): Promise<number | null> {
+    const keys = this.open();
+    const current = parseInteger(keys.read(key, 'string'));
+    if (current < checkCount('amount', amount)) return null;
+    keys.writeString(key, String(current - amount), null, true);
+    return current - amount;
+  }
+
+  // ---- sets -----------------------------------------------------------------------------
+
+  async sadd(key: string, ...members: string[]): Promise<number> {
+    if (members.length === 0) return 0;
+    const set = this.open().collection(key, 'set');
+    const before = set.size;
+    for (const member of members) set.add(member);
+    return set.size - before;
+  }
+
+  async sismember(key: string, member: string): Promise<boolean> {
+    return this.open().read(key, 'set')?.has(member) ?? false;
+  }
+
+  async srem(key: string, ...members: string[]): Promise<number> {
+    const keys = this.open();
+    const set = keys.read(key, 'set');
+    if (!set) return 0;
+    const removed = members.filter((member) => set.delete(member)).length;
+    keys.dropIfEmpty(key, set.size);
+    return removed;
+  }
+
+  async scard(key: string): Promise<number> {
+    return this.open().read(key, 'set')?.size ?? 0;
+  }
+
+  // ---- hashes ---------------------------------------------------------------------------
+
+  async hset(key: string, fields: Record<string, string>): Promise<void> {
+    const entries = Object.entries(fields);
+    if (entries.length === 0) return;
+    const hash = this.open().collection(key, 'hash');
+    for (const [field, value] of entries) hash.set(field, value);
+  }
+
+  async hget(key: string, field: string): Promise<string | null> {
+    return this.open().read(key, 'hash')?.get(field) ?? null;
+  }
+
+  async hgetall(key: string): Promise<Record<string, string>> {
+    return Object.fromEntries(this.open().read(key, 'hash') ?? []);
+  }
+
+  async hincrby(key: string, field: string, by: number): Promise<number> {
+    const keys = this.open();
+    checkInteger('by', by);
+    const current = keys.read(key, 'hash')?.get(field);
+    const next = parseInteger(current) + by;
+    if (!Number.isSafeInteger(next)) throw new Error(NOT_INTEGER);
+    keys.collection(key, 'hash').set(field, String(next));
+    return next;
+  }
+
+  async hdel(key: string, ...fields: string[]): Promise<number> {
+    const keys = this.open();
+    const hash = keys.read(key, 'hash');
+    if (!hash) return 0;
+    const removed = fields.filter((field) => hash.delete(field)).length;
+    keys.dropIfEmpty(key, hash.size);
+    return removed;
+  }
+
+  // ---- queues ---------------------------------------------------------------------------
+
+  async push(key: string, ...values: string[]): Promise<number> {
+    const keys = this.open();
+    if (values.length === 0) return keys.read(key, 'list')?.length ?? 0;
+    return keys.collection(key, 'list').push(values);
+  }
+
+  async pop(key: string, count: number): Promise<string[]> {
+    const keys = this.open();
+    const list = keys.read(key, 'list');
+    if (!list || checkCount('count', count) === 0) return [];
+    const out = list.shift(count);
+    keys.dropIfEmpty(key, list.length);
+    return out;
+  }
+
+  async qlen(key: string): Promise<number> {
+    return this.open().read(key, 'list')?.length ?? 0;
+  }
+
+  // ---- schedules ------------------------------------------------------------------------
+
+  async zadd(key: string, score: number, member: string): Promise<void> {
+    this.open().collection(key, 'zset').add(member, checkScore(score));
+  }
+
+  async zpopDue(key: string, maxScore: number, limit: number): Promise<{ member: string; score: number }[]> {
+    const keys = this.open();
+    const zset = keys.read(key, 'zset');
+    if (!zset || checkCount('limit', limit) === 0) return [];
+    const out = zset.popUpTo(checkScore(maxScore), limit);
+    keys.dropIfEmpty(key, zset.size);
+    return out;
+  }
+
+  async zcard(key: string): Promise<number> {
+    return this.open().read(key, 'zset')?.size ?? 0;
+  }
+
+  // ---- locks and rate limits ------------------------------------------------------------
+
+  async lock(name: string, ttlMs: number): Promise<Lock | null> {
+    const token = newLockToken();
+    const won = await this.setIfAbsent(lockKey(name), token, ttlMs);
+    return won ? new HeldLock(name, lockKey(name), token, this.lockOps) : null;
+  }
+
+
+  async takeToken(bucket: string, options: TokenBucketOptions): Promise<TokenBucketResult> {
+    const keys = this.open();
+    const rule = checkBucket(options);
+    const key = bucketKey(bucket);
+    const hash = keys.read(key, 'hash');
+    const tokens = Number(hash?.get('tokens'));
+    const ts = Number(hash?.get('ts'));
+    const stored = Number.isFinite(tokens) && Number.isFinite(ts) ? { tokens, ts } : null;
+    const now = keys.now();
+    const step = takeFromBucket(rule, stored, now);
+    keys.collection(key, 'hash').set('tokens', String(step.next.tokens)).set('ts', String(step.next.ts));
+    keys.setExpiry(key, now + step.keepMs);
+    return step.result;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.sweeper) clearInterval(this.sweeper);
+    this.keys.clear();
+  }
+}

@@ -1,0 +1,86 @@
+/**
+ * Coordination state: small, hot, shared facts that actors and gateways agree on — frontier
+ * sets and queues, per-host politeness, job counters, locks, rate limits, credit balances.
+ * Two implementations of this one interface: `memory` (one process, embedded mode) and
+ * `redis` (ioredis, any number of processes). Every operation is atomic on its own.
+ *
+ * Keys are plain strings; implementations may prefix them (`namespace`). TTLs are in
+ * milliseconds. A key holds one kind of value; using it as another kind is a programming
+ * error and implementations may throw.
+ */
+export interface Lock {
+  readonly name: string;
+  /** Releases the lock if this holder still owns it; false when it had expired or moved on. */
+  release(): Promise<boolean>;
+  /** Extends the expiry if this holder still owns it. */
+  extend(ttlMs: number): Promise<boolean>;
+}
+
+export interface TokenBucketOptions {
+  /** Most tokens the bucket holds (burst). */
+  capacity: number;
+  /** Tokens added per second. */
+  refillPerSecond: number;
+  /** Tokens this call takes (default 1). */
+  cost?: number;
+}
+
+export interface TokenBucketResult {
+  allowed: boolean;
+  /** Tokens left after this call. */
+  remaining: number;
+  /** When not allowed: ms until `cost` tokens are available. */
+  retryAfterMs: number;
+}
+
+export interface State {
+  // Plain keys and counters.
+  get(key: string): Promise<string | null>;
+  set(key: string, value: string, ttlMs?: number): Promise<void>;
+  /** Sets only when absent; true when this call set it. */
+  setIfAbsent(key: string, value: string, ttlMs?: number): Promise<boolean>;
+  del(...keys: string[]): Promise<number>;
+  /** Remaining time to live in ms; -1 when the key has no expiry, -2 when absent. */
+  ttl(key: string): Promise<number>;
+  expire(key: string, ttlMs: number): Promise<boolean>;
+  /** Adds `by` (default 1) to an integer counter, creating it at 0; returns the new value. */
+  incr(key: string, by?: number): Promise<number>;
+  /**
+   * Subtracts `amount` from an integer counter only when the counter is at least `amount`
+   * (an absent counter is 0); returns the new value, or null when it was not enough.
+   */
+  decrIfAtLeast(key: string, amount: number): Promise<number | null>;
+
+  // Sets.
+  /** Adds members; returns how many were new. */
+  sadd(key: string, ...members: string[]): Promise<number>;
+  sismember(key: string, member: string): Promise<boolean>;
+  srem(key: string, ...members: string[]): Promise<number>;
+  scard(key: string): Promise<number>;
+
+  // Hashes.
+  hset(key: string, fields: Record<string, string>): Promise<void>;
+  hget(key: string, field: string): Promise<string | null>;
+  hgetall(key: string): Promise<Record<string, string>>;
+  hincrby(key: string, field: string, by: number): Promise<number>;
+  hdel(key: string, ...fields: string[]): Promise<number>;
+
+  // Queues (FIFO lists).
+  push(key: string, ...values: string[]): Promise<number>;
+  /** Removes and returns up to `count` values from the head. */
+  pop(key: string, count: number): Promise<string[]>;
+  qlen(key: string): Promise<number>;
+
+  // Schedules (sorted by a numeric score, such as a due time in ms).
+  zadd(key: string, score: number, member: string): Promise<void>;
+  /** Atomically removes and returns up to `limit` members with score <= maxScore, lowest first. */
+  zpopDue(key: string, maxScore: number, limit: number): Promise<{ member: string; score: number }[]>;
+  zcard(key: string): Promise<number>;
+
+  // Locks and rate limits.
+  /** Takes a lock with an expiry; null when someone else holds it. */
+  lock(name: string, ttlMs: number): Promise<Lock | null>;
+  takeToken(bucket: string, options: TokenBucketOptions): Promise<TokenBucketResult>;
+
+  close(): Promise<void>;
+}

@@ -1,0 +1,86 @@
+/**
+ * The SQL the HTTP interface puts around a request's own statement. A request's parameters
+ * and settings are applied with one `SET` on the request's private connection, so each
+ * `param_<name>` text reaches the engine exactly as a ClickHouse server receives it (the
+ * engine then parses it as the placeholder's type). The only text spliced into SQL is
+ * through `sqlString` (a quoted literal) and `quoteIdentifier`; names are checked against
+ * `[A-Za-z_][A-Za-z0-9_]*`.
+ */
+
+const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** A ClickHouse single-quoted string literal whose value is exactly `value`. */
+export function sqlString(value: string): string {
+  return `'${value.replace(/[\\'\0]/g, (c) => (c === '\0' ? '\\0' : `\\${c}`))}'`;
+}
+
+/** A back-quoted identifier. */
+export function quoteIdentifier(name: string): string {
+  return `\`${name.replace(/[\\`]/g, (c) => `\\${c}`)}\``;
+}
+
+export class BadName extends Error {
+  constructor(readonly kind: 'parameter' | 'setting', readonly badName: string) {
+    super(`invalid ${kind} name ${JSON.stringify(badName)}`);
+    this.name = 'BadName';
+  }
+}
+
+/**
+ * `SET a = '1', param_x = '…'` for the settings the engine knows (`known`) and every
+ * parameter; null when there is nothing to set. Unknown settings are returned in `ignored`.
+ */
+export function setStatement(
+  settings: ReadonlyMap<string, string>,
+  params: ReadonlyMap<string, string>,
+  known: ReadonlySet<string>,
+): { sql: string | null; ignored: string[] } {
+  const parts: string[] = [];
+  const ignored: string[] = [];
+  for (const [name, value] of settings) {
+    if (NAME.test(name) && known.has(name)) parts.push(`${name} = ${sqlString(value)}`);
+    else ignored.push(name);
+  }
+  for (const [name, value] of params) {
+    if (!NAME.test(name)) throw new BadName('parameter', name);
+    parts.push(`param_${name} = ${sqlString(value)}`);
+  }
+  return { sql: parts.length > 0 ? `SET ${parts.join(', ')}` : null, ignored };
+}
+
+/** Formats chdb can take as raw INSERT bytes (zero-copy, parsed by the engine). */
+const RAW_INSERT_FORMATS = new Set([
+  'JSONEachRow',
+  'JSONCompactEachRow',
+  'CSV',
+  'CSVWithNames',
+  'TSV',
+  'TabSeparated',
+  'TSVWithNames',
+  'TabSeparatedWithNames',
+]);
+
+export interface InsertTarget {
+  readonly table: string;
+  readonly columns: string[] | undefined;
+  readonly format: 'JSONEachRow' | 'JSONCompactEachRow' | 'CSV' | 'CSVWithNames' | 'TSV' | 'TabSeparated' | 'TSVWithNames' | 'TabSeparatedWithNames';
+}
+
+const INSERT = /^\s*INSERT\s+INTO\s+(?:TABLE\s+)?([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)?)\s*(?:\(([^()]*)\))?\s*FORMAT\s+(\w+)\s*;?\s*$/i;
+
+/**
+ * The table, columns and format of a plain `INSERT INTO t [(a, b)] FORMAT F` whose rows come
+ * separately; null for anything else (which then runs as `<statement>\n<rows>`).
+ */
+export function insertTarget(sql: string): InsertTarget | null {
+  const match = INSERT.exec(sql);
+  if (!match?.[1] || !match[3] || !RAW_INSERT_FORMATS.has(match[3])) return null;
+  const columns = match[2]?.split(',').map((c) => c.trim());
+  if (columns && !columns.every((c) => NAME.test(c))) return null;
+  return { table: match[1], columns, format: match[3] as InsertTarget['format'] };
+}
+
+/** The output format: the statement's trailing FORMAT clause, else `fallback`. */
+export function outputFormat(sql: string, fallback: string | null): string {
+  return /\bFORMAT\s+(\w+)\s*;?\s*$/i.exec(sql)?.[1] ?? fallback ?? 'TabSeparated';
+}

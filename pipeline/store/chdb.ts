@@ -1,0 +1,101 @@
+/**
+ * The embedded driver: the ClickHouse engine in this process (chdb), its data in one
+ * directory on disk (main.ts passes DATA_DIR/clickhouse).
+ *
+ * Contract, beyond store.ts:
+ * - The directory is locked by the process that opens it: a second process gets
+ *   `Cannot lock file …/status` (raised here as store_unavailable). In embedded mode only
+ *   the server process opens it; other processes reach it through chdb-http.ts. Within one
+ *   process chdb binds ONE data directory: every ChdbStore and startChdbHttp in a process
+ *   must use the same one.
+ * - Every call is asynchronous and runs off the event loop (queryAsync / queryBindAsync /
+ *   raw insert). Parameters are bound by the engine (`queryBindAsync`); chdb runs
+ *   parameterized statements one at a time per process, plain ones concurrently.
+ * - `query` reads JSONEachRow; 64-bit integers come back as strings (wire.ts).
+ * - Any failure — open, bad SQL, closed store — rejects with AppError `store_unavailable`
+ *   carrying ClickHouse's message and code (store-error.ts).
+ */
+import { mkdirSync } from 'node:fs';
+import { drainPending, Session } from 'chdb';
+import type { Logger } from '../log.js';
+import { migrate } from './migrate.js';
+import { StoreError, storeError } from './store-error.js';
+import type { Params, Store } from './store.js';
+import { bindable, checkTable, jsonEachRow, parseJsonEachRow, SESSION_SETTINGS } from './wire.js';
+
+export interface ChdbStoreOptions {
+  /** The engine's own directory (created when missing). */
+  readonly dataDir: string;
+}
+
+/** SESSION_SETTINGS as engine arguments, applied to every statement of the connection. */
+export function chdbConnectionArgs(): string[] {
+  return Object.entries(SESSION_SETTINGS).map(([name, value]) => `--${name}=${value}`);
+}
+
+export class ChdbStore implements Store {
+  readonly driver = 'chdb' as const;
+  readonly dataDir: string;
+  private session: Session | null;
+
+  /** Opens the engine on `dataDir` now, so a locked or unusable directory fails at start-up. */
+  constructor(options: ChdbStoreOptions, private readonly log: Logger) {
+    this.dataDir = options.dataDir;
+    try {
+      mkdirSync(options.dataDir, { recursive: true });
+      this.session = new Session(options.dataDir, { connectionArgs: chdbConnectionArgs() });
+    } catch (error) {
+      throw storeError('chdb', error);
+    }
+    log.debug({ dataDir: options.dataDir }, 'chdb store opened');
+  }
+
+  private live(): Session {
+    if (!this.session) throw new StoreError('chdb: the store is closed');
+    return this.session;
+  }
+
+  private async run(sql: string, params: Params | undefined, format: string): Promise<string> {
+    try {
+      const session = this.live();
+      const result =
+        params && Object.keys(params).length > 0
+          ? await session.queryBindAsync(sql, bindable(params), { format })
+          : await session.queryAsync(sql, { format });
+      return result.text();
+    } catch (error) {
+      throw storeError('chdb', error);
+    }
+  }
+
+  migrate(): Promise<string[]> {
+    return migrate(this, this.log);
+  }
+
+  async insert(table: string, rows: readonly Record<string, unknown>[]): Promise<void> {
+    if (rows.length === 0) return;
+    try {
+      await this.live().insert({ table: checkTable(table), values: Buffer.from(jsonEachRow(rows)), format: 'JSONEachRow' });
+    } catch (error) {
+      throw storeError('chdb', error);
+    }
+  }
+
+  async query<T = Record<string, unknown>>(sql: string, params?: Params): Promise<T[]> {
+    return parseJsonEachRow<T>(await this.run(sql, params, 'JSONEachRow'));
+  }
+
+  async command(sql: string, params?: Params): Promise<void> {
+    await this.run(sql, params, 'TabSeparated');
+  }
+
+  /** Releases the connection; resolves once the engine has let go of it. Idempotent. */
+  async close(): Promise<void> {
+    const session = this.session;
+    this.session = null;
+    if (!session) return;
+    session.close();
+    await drainPending();
+    this.log.debug({ dataDir: this.dataDir }, 'chdb store closed');
+  }
+}

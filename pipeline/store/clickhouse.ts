@@ -1,0 +1,125 @@
+/**
+ * The distributed driver: a ClickHouse server over HTTP through @clickhouse/client.
+ *
+ * Contract, beyond store.ts:
+ * - Parameters travel as `param_<name>` (the client's `query_params`) and are bound by the
+ *   server; values are normalized first (wire.ts) so both drivers send the same text.
+ * - Inserts are `INSERT INTO <table> FORMAT JSONEachRow` with the rows as the body; query
+ *   results are JSONEachRow with 64-bit integers as strings (SESSION_SETTINGS on every
+ *   request).
+ * - Request and response bodies are gzip-compressed unless `compression: false`.
+ * - The database must exist; migrate() creates tables in it, not the database itself.
+ * - Any failure — HTTP, socket, ClickHouse exception — rejects with AppError
+ *   `store_unavailable` carrying ClickHouse's message and code (store-error.ts). The client's
+ *   own log lines go to the pino logger, never to the console.
+ */
+import {
+  ClickHouseLogLevel,
+  createClient,
+  type ClickHouseClient,
+  type ErrorLogParams,
+  type Logger as ClientLogger,
+  type LogParams,
+  type WarnLogParams,
+} from '@clickhouse/client';
+import type { Logger } from '../log.js';
+import { migrate } from './migrate.js';
+import { storeError } from './store-error.js';
+import type { Params, Store } from './store.js';
+import { bindable, checkTable, SESSION_SETTINGS, toJson } from './wire.js';
+
+export interface ClickHouseStoreOptions {
+  /** HTTP(S) endpoint, e.g. http://localhost:8123 */
+  readonly url: string;
+  readonly username?: string;
+  readonly password?: string;
+  readonly database?: string;
+  /** Per-request timeout; default 30 s. */
+  readonly requestTimeoutMs?: number;
+  /** gzip request and response bodies; default true. */
+  readonly compression?: boolean;
+}
+
+/** The client's logger interface, writing into `log`. */
+function loggerClass(log: Logger): new () => ClientLogger {
+  const line = (p: LogParams & { err?: Error }) => ({ module: p.module, ...p.args, ...(p.err ? { err: p.err } : {}) });
+  return class PinoClientLogger implements ClientLogger {
+    trace(p: LogParams) {
+      log.trace(line(p), p.message);
+    }
+    debug(p: LogParams) {
+      log.debug(line(p), p.message);
+    }
+    info(p: LogParams) {
+      log.info(line(p), p.message);
+    }
+    warn(p: WarnLogParams) {
+      log.warn(line(p), p.message);
+    }
+    // A failed request is also thrown to the caller, which decides how loud to be.
+    error(p: ErrorLogParams) {
+      log.debug(line(p), p.message);
+    }
+  };
+}
+
+export class ClickHouseStore implements Store {
+  readonly driver = 'clickhouse' as const;
+  private readonly client: ClickHouseClient;
+  private closed = false;
+
+  constructor(options: ClickHouseStoreOptions, private readonly log: Logger) {
+    const compression = options.compression ?? true;
+    this.client = createClient({
+      url: options.url,
+      username: options.username ?? 'default',
+      password: options.password ?? '',
+      database: options.database ?? 'default',
+      request_timeout: options.requestTimeoutMs ?? 30_000,
+      compression: { request: compression, response: compression },
+      clickhouse_settings: { ...SESSION_SETTINGS },
+      json: { stringify: toJson },
+      log: { LoggerClass: loggerClass(log), level: ClickHouseLogLevel.WARN },
+    });
+  }
+
+  private async guard<T>(run: () => Promise<T>): Promise<T> {
+    try {
+      if (this.closed) throw new Error('the store is closed');
+      return await run();
+    } catch (error) {
+      throw storeError('clickhouse', error);
+    }
+  }
+
+  migrate(): Promise<string[]> {
+    return migrate(this, this.log);
+  }
+
+  insert(table: string, rows: readonly Record<string, unknown>[]): Promise<void> {
+    return this.guard(async () => {
+      if (rows.length === 0) return;
+      await this.client.insert({ table: checkTable(table), values: rows as Record<string, unknown>[], format: 'JSONEachRow' });
+    });
+  }
+
+  query<T = Record<string, unknown>>(sql: string, params?: Params): Promise<T[]> {
+    return this.guard(async () => {
+      const result = await this.client.query({ query: sql, format: 'JSONEachRow', ...(params ? { query_params: bindable(params) } : {}) });
+      return result.json<T>();
+    });
+  }
+
+  command(sql: string, params?: Params): Promise<void> {
+    return this.guard(async () => {
+      await this.client.command({ query: sql, ...(params ? { query_params: bindable(params) } : {}) });
+    });
+  }
+
+  /** Closes the client's sockets. Idempotent. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.client.close();
+  }
+}

@@ -1,0 +1,92 @@
+/**
+ * Every topic of the pipeline, declared once: its name, the event it carries, its partition
+ * count and key, and which roles write and read it. The bus, the Kafka topic definitions
+ * (infra/kafka/topics.json is generated from this table) and the docs all read it.
+ */
+export const ROLES = ['gateway', 'frontier', 'fetcher', 'renderer', 'parser', 'classifier', 'notifier'] as const;
+export type Role = (typeof ROLES)[number];
+
+export interface TopicSpec {
+  readonly name: string;
+  /** Event type carried (schemas/events/<event>/), or `any` for the dead-letter topic. */
+  readonly event: string;
+  readonly partitions: number;
+  /** What the partition key is; messages with one key keep their order. */
+  readonly key: string;
+  readonly producers: readonly Role[];
+  readonly consumers: readonly Role[];
+  readonly description: string;
+}
+
+export const TOPICS = {
+  scrapeRequested: {
+    name: 'wds.scrape.requested',
+    event: 'ScrapeRequested',
+    partitions: 12,
+    key: 'requestId for a single scrape; jobId for job pages (keeps a job on few partitions)',
+    producers: ['gateway', 'frontier'],
+    consumers: ['fetcher'],
+    description: 'A page to read: URL, scrape options, who to answer.',
+  },
+  pageFetched: {
+    name: 'wds.page.fetched',
+    event: 'PageFetched',
+    partitions: 12,
+    key: 'requestId',
+    producers: ['fetcher', 'renderer'],
+    consumers: ['parser'],
+    description: 'Raw bytes of a fetched or rendered page, with status and headers.',
+  },
+  jobEvents: {
+    name: 'wds.job.events',
+    event: 'JobEvent',
+    partitions: 12,
+    key: 'jobId',
+    producers: ['frontier', 'parser'],
+    consumers: ['frontier', 'notifier'],
+    description: 'Job lifecycle and progress: started, page, completed, failed, cancelled.',
+  },
+  replies: {
+    name: 'wds.replies',
+    event: 'Reply',
+    partitions: 12,
+    key: 'correlationId',
+    producers: ['frontier', 'fetcher', 'renderer', 'parser', 'classifier', 'notifier'],
+    consumers: ['gateway'],
+    description: 'Answers to synchronous requests; each gateway reads them all and keeps its own.',
+  },
+  testPings: {
+    name: 'wds.test.pings',
+    event: 'TestPing',
+    partitions: 12,
+    key: 'id',
+    producers: ['gateway'],
+    consumers: ['gateway'],
+    description: 'Runtime self-tests and benchmarks only; no production actor reads it.',
+  },
+  deadLetters: {
+    name: 'wds.dead-letters',
+    event: 'any',
+    partitions: 3,
+    key: 'the original message key',
+    producers: ['gateway', 'frontier', 'fetcher', 'renderer', 'parser', 'classifier', 'notifier'],
+    consumers: [],
+    description:
+      'Events an actor could not process after its retries, or could not decode: the original bytes and headers plus x-wds-error-code, x-wds-error-message, x-wds-attempts, x-wds-source-topic, x-wds-group, x-wds-failed-at.',
+  },
+} as const satisfies Record<string, TopicSpec>;
+
+export type TopicKey = keyof typeof TOPICS;
+
+/** Headers the runtime sets on events. */
+export const HEADERS = {
+  requestId: 'x-request-id',
+  /** The blob id of a payload that travels by reference (see pipeline/claim-check.ts). */
+  blobRef: 'x-wds-blob',
+  errorCode: 'x-wds-error-code',
+  errorMessage: 'x-wds-error-message',
+  attempts: 'x-wds-attempts',
+  sourceTopic: 'x-wds-source-topic',
+  group: 'x-wds-group',
+  failedAt: 'x-wds-failed-at',
+} as const;

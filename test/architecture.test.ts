@@ -1,0 +1,263 @@
+/**
+ * The layering of style habit 1, checked on the source: schemas ← pipeline ← actors/gateway,
+ * no circular imports (madge), engine clients confined to their adapters, no console.
+ *
+ * Imports are read with the TypeScript parser (static, type-only, re-exports, dynamic
+ * `import()` and `require()`), so a comment or a string never counts as an import.
+ */
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const LAYERS = ['schemas', 'pipeline', 'actors', 'gateway'] as const;
+
+interface SourceFacts {
+  /** Repository files it imports, relative to the root with `/`. */
+  local: string[];
+  /** Relative specifiers that name no file. */
+  unresolved: string[];
+  /** Package names it imports (`node:` built-ins left out). */
+  packages: string[];
+  /** Lines (1-based) that use `console`. */
+  consoleLines: number[];
+}
+
+type Graph = Map<string, SourceFacts>;
+
+// ---- reading the source ---------------------------------------------------------------
+
+function posix(path: string): string {
+  return path.split(sep).join('/');
+}
+
+function sourceFiles(): string[] {
+  const out = ['main.ts'];
+  const walk = (dir: string) => {
+    if (!existsSync(join(ROOT, dir))) return;
+    for (const entry of readdirSync(join(ROOT, dir), { withFileTypes: true })) {
+      const path = `${dir}/${entry.name}`;
+      if (entry.isDirectory()) walk(path);
+      else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts')) out.push(path);
+    }
+  };
+  LAYERS.forEach(walk);
+  return out.sort();
+}
+
+/** `./x.js` → `dir/x.ts` (NodeNext: imports name the emitted file). */
+function resolveLocal(from: string, specifier: string): string | null {
+  const base = resolve(ROOT, dirname(from), specifier);
+  const candidates = [base.replace(/\.js$/, '.ts'), base.replace(/\.mjs$/, '.mts'), base, `${base}.ts`, join(base, 'index.ts')];
+  const hit = candidates.find((c) => existsSync(c) && !c.endsWith(sep));
+  return hit ? posix(relative(ROOT, hit)) : null;
+}
+
+function packageName(specifier: string): string {
+  const parts = specifier.split('/');
+  return (specifier.startsWith('@') ? parts.slice(0, 2) : parts.slice(0, 1)).join('/');
+}
+
+function specifiersOf(source: ts.SourceFile): string[] {
+  const out: string[] = [];
+  const visit = (node: ts.Node): void => {
+    if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) {
+      out.push(node.moduleSpecifier.text);
+    } else if (ts.isImportEqualsDeclaration(node) && ts.isExternalModuleReference(node.moduleReference)) {
+      const e = node.moduleReference.expression;
+      if (ts.isStringLiteral(e)) out.push(e.text);
+    } else if (ts.isCallExpression(node)) {
+      const callee = node.expression;
+      const isImport = callee.kind === ts.SyntaxKind.ImportKeyword;
+      const isRequire = ts.isIdentifier(callee) && callee.text === 'require';
+      const arg = node.arguments[0];
+      if ((isImport || isRequire) && arg && ts.isStringLiteralLike(arg)) out.push(arg.text);
+    } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && ts.isStringLiteral(node.argument.literal)) {
+      out.push(node.argument.literal.text);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return out;
+}
+
+function consoleLinesOf(source: ts.SourceFile): number[] {
+  const lines: number[] = [];
+  const visit = (node: ts.Node): void => {
+    if (
+      (ts.isPropertyAccessExpression(node) || ts.isElementAccessExpression(node)) &&
+      ts.isIdentifier(node.expression) &&
+      node.expression.text === 'console'
+    ) {
+      lines.push(source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return lines;
+}
+
+function readGraph(): Graph {
+  const graph: Graph = new Map();
+  for (const file of sourceFiles()) {
+    const source = ts.createSourceFile(file, readFileSync(join(ROOT, file), 'utf8'), ts.ScriptTarget.Latest, true);
+    const facts: SourceFacts = { local: [], unresolved: [], packages: [], consoleLines: consoleLinesOf(source) };
+    for (const specifier of specifiersOf(source)) {
+      if (specifier.startsWith('.')) {
+        const hit = resolveLocal(file, specifier);
+        if (hit) facts.local.push(hit);
+        else facts.unresolved.push(specifier);
+      } else if (!specifier.startsWith('node:')) {
+        facts.packages.push(packageName(specifier));
+      }
+    }
+    graph.set(file, facts);
+  }
+  return graph;
+}
+
+// ---- the rules ------------------------------------------------------------------------
+
+const under = (file: string, dir: string) => file.startsWith(`${dir}/`);
+
+/** `actors/fetcher/fetch.ts` → `fetcher`; `actors/fetcher.ts` → `fetcher`. */
+function actorOf(file: string): string | null {
+  if (!under(file, 'actors')) return null;
+  return (file.split('/')[1] as string).replace(/\.ts$/, '');
+}
+
+const CONFINED_PACKAGES: readonly { pattern: RegExp; home: string }[] = [
+  { pattern: /^kafkajs$/, home: 'pipeline/bus' },
+  { pattern: /^chdb$/, home: 'pipeline/store' },
+  { pattern: /^@clickhouse\/client(-web)?$/, home: 'pipeline/store' },
+];
+
+/** Every way the graph breaks habit 1, one line per offence, naming the file. */
+function violations(graph: Graph): string[] {
+  const out: string[] = [];
+  for (const [file, facts] of graph) {
+    for (const specifier of facts.unresolved) out.push(`${file}: import "${specifier}" names no file`);
+    for (const target of facts.local) {
+      const edge = `${file} imports ${target}`;
+      if (target === 'main.ts') out.push(`${edge}: nothing imports the composition root`);
+      if (under(file, 'schemas') && ['pipeline', 'gateway', 'actors'].some((d) => under(target, d))) {
+        out.push(`${edge}: schemas/ holds pure contracts and imports no other layer`);
+      }
+      if (under(file, 'pipeline') && ['gateway', 'actors'].some((d) => under(target, d))) {
+        out.push(`${edge}: pipeline/ imports neither gateway/ nor actors/`);
+      }
+      const actor = actorOf(file);
+      if (actor !== null && under(target, 'gateway')) out.push(`${edge}: an actor never imports the gateway`);
+      const other = actorOf(target);
+      if (actor !== null && other !== null && other !== actor) out.push(`${edge}: an actor never imports another actor`);
+    }
+    for (const pkg of facts.packages) {
+      for (const { pattern, home } of CONFINED_PACKAGES) {
+        if (pattern.test(pkg) && !under(file, home)) out.push(`${file} imports ${pkg}: only ${home}/ may`);
+      }
+    }
+    if (['gateway', 'pipeline', 'actors'].some((d) => under(file, d))) {
+      for (const line of facts.consoleLines) out.push(`${file}:${line}: console; use the pino logger`);
+    }
+  }
+  return out;
+}
+
+// ---- madge ----------------------------------------------------------------------------
+
+interface MadgeResult {
+  obj(): Record<string, string[]>;
+  circular(): string[][];
+  warnings(): { skipped: string[] };
+}
+type Madge = (paths: string[], config: Record<string, unknown>) => Promise<MadgeResult>;
+
+// madge is CommonJS with no type declarations.
+const madge = createRequire(import.meta.url)('madge') as Madge;
+
+/** `paths` relative to `baseDir`; the graph's names are too. */
+function runMadge(baseDir: string, paths: string[]): Promise<MadgeResult> {
+  return madge(paths.map((p) => join(baseDir, p)), {
+    baseDir,
+    fileExtensions: ['ts'],
+    tsConfig: join(ROOT, 'tsconfig.json'),
+    detectiveOptions: { ts: { skipTypeImports: false, skipAsyncImports: false, mixedImports: true } },
+  });
+}
+
+const madgePaths = () => ['main.ts', ...LAYERS].filter((p) => existsSync(join(ROOT, p)));
+
+// ---- the tests ------------------------------------------------------------------------
+
+describe('architecture', () => {
+  const graph = readGraph();
+
+  it('reads the source it is meant to check', () => {
+    for (const dir of ['schemas', 'pipeline', 'gateway']) {
+      expect([...graph.keys()].some((f) => under(f, dir)), dir).toBe(true);
+    }
+    expect(graph.get('gateway/app.ts')?.local).toContain('gateway/routes.ts');
+    expect(graph.get('gateway/app.ts')?.packages).toContain('fastify');
+  });
+
+  it('has no circular imports (madge)', async () => {
+    const result = await runMadge(ROOT, madgePaths());
+    expect(result.warnings().skipped, 'imports madge could not resolve').toEqual([]);
+    const tree = result.obj();
+    // madge resolves the `.js` specifiers to the `.ts` files: its graph has every edge ours has.
+    const missed = [...graph].flatMap(([file, facts]) =>
+      facts.local.filter((t) => !(tree[file] ?? []).includes(t)).map((t) => `${file} -> ${t}`),
+    );
+    expect(missed, 'edges madge did not see').toEqual([]);
+    const cycles = result.circular().map((cycle) => [...cycle, cycle[0]].join(' -> '));
+    expect(cycles, `circular imports:\n${cycles.join('\n')}`).toEqual([]);
+  });
+
+  it('lets madge see a cycle written with .js specifiers', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'wds-arch-'));
+    try {
+      writeFileSync(join(dir, 'a.ts'), "import { b } from './b.js';\nexport const a = () => b;\n");
+      writeFileSync(join(dir, 'b.ts'), "import type { a } from './a.js';\nexport const b = 1 as unknown as typeof a;\n");
+      const result = await runMadge(dir, ['a.ts']);
+      expect(result.circular()).toEqual([['a.ts', 'b.ts']]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('imports point one way, engine clients stay in their adapters, and nothing logs to console', () => {
+    const found = violations(graph);
+    expect(found, `architecture violations:\n${found.join('\n')}`).toEqual([]);
+  });
+
+  it('names each kind of violation with its file', () => {
+    const facts = (f: Partial<SourceFacts>): SourceFacts => ({ local: [], unresolved: [], packages: [], consoleLines: [], ...f });
+    const bad: Graph = new Map([
+      ['schemas/x.ts', facts({ local: ['pipeline/log.ts'] })],
+      ['pipeline/y.ts', facts({ local: ['gateway/app.ts', 'actors/fetcher/index.ts'], packages: ['kafkajs'] })],
+      ['pipeline/bus/kafka.ts', facts({ packages: ['kafkajs', '@clickhouse/client'] })],
+      ['pipeline/store/chdb.ts', facts({ packages: ['chdb', '@clickhouse/client'] })],
+      ['actors/fetcher/index.ts', facts({ local: ['actors/parser/index.ts', 'actors/fetcher/fetch.ts', 'gateway/replies.ts'] })],
+      ['gateway/z.ts', facts({ local: ['main.ts'], unresolved: ['./gone.js'], consoleLines: [7] })],
+      ['main.ts', facts({ consoleLines: [3] })],
+    ]);
+    expect(violations(bad).sort()).toEqual(
+      [
+        'schemas/x.ts imports pipeline/log.ts: schemas/ holds pure contracts and imports no other layer',
+        'pipeline/y.ts imports gateway/app.ts: pipeline/ imports neither gateway/ nor actors/',
+        'pipeline/y.ts imports actors/fetcher/index.ts: pipeline/ imports neither gateway/ nor actors/',
+        'pipeline/y.ts imports kafkajs: only pipeline/bus/ may',
+        'pipeline/bus/kafka.ts imports @clickhouse/client: only pipeline/store/ may',
+        'actors/fetcher/index.ts imports actors/parser/index.ts: an actor never imports another actor',
+        'actors/fetcher/index.ts imports gateway/replies.ts: an actor never imports the gateway',
+        'gateway/z.ts imports main.ts: nothing imports the composition root',
+        'gateway/z.ts: import "./gone.js" names no file',
+        'gateway/z.ts:7: console; use the pino logger',
+      ].sort(),
+    );
+  });
+});

@@ -1,0 +1,59 @@
+/**
+ * ClickHouse for tests: whether chdb is installed (through the engine policy of engines.ts),
+ * throw-away data directories, and the "ClickHouse server" process — chdb's HTTP interface
+ * (pipeline/store/chdb-http.ts) run as its own Node process, which is how the `clickhouse`
+ * driver gets a real server to talk to here.
+ *
+ * chdb binds one data directory per process: a test process that opens a ChdbStore must give
+ * every in-process chdb user the same directory; a second directory needs a second process.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createLogger } from '../../pipeline/log.js';
+import { engine } from './engines.js';
+import { spawnTs, type Spawned } from './process.js';
+
+export const CHDB_INSTALL = 'npm install chdb';
+
+/** True when chdb and its native engine load (skips or fails the suite otherwise). */
+export function chdbAvailable(): Promise<boolean> {
+  return engine(
+    'chdb',
+    async () => {
+      const chdb = await import('chdb');
+      return typeof chdb.Session === 'function';
+    },
+    CHDB_INSTALL,
+  );
+}
+
+/** A logger that writes nothing (TEST_LOG_LEVEL=debug shows the store's lines). */
+export const quietLog = createLogger(process.env.TEST_LOG_LEVEL ?? 'silent');
+
+export interface TempDir {
+  readonly path: string;
+  remove(): void;
+}
+
+export function tempDir(prefix: string): TempDir {
+  const path = mkdtempSync(join(tmpdir(), `${prefix}-`));
+  return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
+}
+
+export interface ClickHouseProcess extends Spawned {
+  /** `http://127.0.0.1:<port>` */
+  readonly url: string;
+}
+
+/** Starts `pipeline/store/chdb-http.ts --data <dataDir> --port 0` and waits until it listens. */
+export async function startClickHouseProcess(dataDir: string, extraArgs: string[] = [], timeoutMs = 30000): Promise<ClickHouseProcess> {
+  const proc = spawnTs('pipeline/store/chdb-http.ts', ['--data', dataDir, '--port', '0', ...extraArgs], {});
+  try {
+    const match = await proc.waitFor(/listening on (http:\/\/[\d.:]+)\n/, timeoutMs);
+    return Object.assign(proc, { url: match[1] as string });
+  } catch (error) {
+    await proc.stop();
+    throw error;
+  }
+}

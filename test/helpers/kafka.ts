@@ -1,0 +1,87 @@
+/**
+ * A Kafka broker for tests: librdkafka's built-in mock cluster, started through Debian's kcat
+ * (librdkafka 2.0.2). `kcat -X test.mock.num.brokers=3 -b localhost:1 -C -t warmup` prints
+ *
+ *   %5|…|MOCK|rdkafka#consumer-1| [thrd:app]: Mock cluster enabled: original bootstrap.servers
+ *   and security.protocol ignored and replaced with 127.0.0.1:PORT,127.0.0.1:PORT,127.0.0.1:PORT
+ *
+ * on stderr and serves the Kafka wire protocol for as long as kcat runs. It is a test broker:
+ *
+ * - Topics are auto-created (on metadata or produce) with 4 partitions, replication 3; it has
+ *   no CreateTopics, DescribeGroups or InitProducerId (so no idempotent producer).
+ * - A partition keeps the last ~5 MiB of messages (librdkafka's mock `max_size`), whether
+ *   consumed or not: a consumer further behind than that loses messages. The mock has no
+ *   message size limit, but an append that needs every older message on its partition
+ *   trimmed (new + newest older > 5 MiB) leaves the new message unreadable too (start offset
+ *   = end offset). So a message over ~2.5 MiB is safe only as the first on its partition:
+ *   keep big messages on topics of their own.
+ * - A group's first join waits 3 s (like group.initial.rebalance.delay.ms); a member that
+ *   stops heartbeating is dropped after its session timeout.
+ *
+ * `stop()` kills kcat (and with it the cluster); a process exit kills it too.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { engine } from './engines.js';
+
+export const KCAT = '/usr/bin/kcat';
+
+/** True when the Kafka suites can run (see engines.ts for the missing-engine policy). */
+export function hasKafka(): Promise<boolean> {
+  return engine('kafka (kcat mock cluster)', () => existsSync(KCAT), 'apt-get install -y kcat');
+}
+
+export interface MockKafka {
+  /** Bootstrap servers, `127.0.0.1:PORT`. */
+  readonly brokers: string[];
+  stop(): Promise<void>;
+}
+
+const ENABLED = /Mock cluster enabled: .* replaced with (\S+)/;
+
+export async function startMockKafka(options: { brokers?: number; timeoutMs?: number } = {}): Promise<MockKafka> {
+  const child = spawn(KCAT, ['-X', `test.mock.num.brokers=${options.brokers ?? 3}`, '-b', 'localhost:1', '-C', '-t', 'warmup', '-q'], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  const killOnExit = () => child.kill('SIGKILL');
+  process.once('exit', killOnExit);
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const stop = async () => {
+    process.removeListener('exit', killOnExit);
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGTERM');
+      const hard = setTimeout(() => child.kill('SIGKILL'), 2000);
+      await exited;
+      clearTimeout(hard);
+    }
+  };
+
+  let stderr = '';
+  try {
+    const servers = await new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`kcat printed no mock cluster address within ${options.timeoutMs ?? 10000} ms:\n${stderr}`)), options.timeoutMs ?? 10000);
+      child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+        stderr += chunk;
+        const match = ENABLED.exec(stderr);
+        if (match) {
+          clearTimeout(timer);
+          resolve(match[1] as string);
+        }
+      });
+      child.once('error', (error) => {
+        clearTimeout(timer);
+        reject(error);
+      });
+      child.once('exit', (code, signal) => {
+        clearTimeout(timer);
+        reject(new Error(`kcat exited (${code ?? signal}) before starting the mock cluster:\n${stderr}`));
+      });
+    });
+    // Keep draining stderr so kcat never blocks on a full pipe.
+    child.stderr.on('data', () => undefined);
+    return { brokers: servers.split(','), stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}

@@ -1,0 +1,193 @@
+/**
+ * What only the memory bus has (the shared contract is bus.contract.test.ts): Kafka's
+ * partitioner, topic creation, retention, `fromBeginning`, rebalancing on join and leave, a
+ * partition that changes owner mid-handler, publish that never waits for consumers.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import kafkajs from 'kafkajs';
+import { describe, expect, it } from 'vitest';
+import type { BusMessage, Subscription } from '../../pipeline/bus/bus.js';
+import { MemoryBus } from '../../pipeline/bus/memory.js';
+import { murmur2, partitionOf } from '../../pipeline/bus/murmur2.js';
+import { hasCode } from '../../pipeline/errors.js';
+import { createLogger } from '../../pipeline/log.js';
+
+const quiet = () => createLogger('silent');
+
+async function until(what: string, check: () => boolean, limitMs = 5000): Promise<void> {
+  const giveUpAt = Date.now() + limitMs;
+  while (!check()) {
+    if (Date.now() > giveUpAt) throw new Error(`${what}: not within ${limitMs} ms`);
+    await sleep(5);
+  }
+}
+
+const text = (m: BusMessage) => m.value.toString('utf8');
+const messages = (key: string, values: string[]) => values.map((v) => ({ key, value: Buffer.from(v) }));
+/** The first `count` keys `k0, k1, …` that land on `partition` of `partitions`. */
+function keysOn(partition: number, partitions: number, count: number): string[] {
+  const out: string[] = [];
+  for (let i = 0; out.length < count; i++) if (partitionOf(`k${i}`, partitions) === partition) out.push(`k${i}`);
+  return out;
+}
+
+describe('pipeline/bus/murmur2', () => {
+  it("matches the Java client's Utils.murmur2 test vectors", () => {
+    const vectors: [string, number][] = [
+      ['21', -973932308],
+      ['foobar', -790332482],
+      ['a-little-bit-long-string', -985981536],
+      ['a-little-bit-longer-string', -1486304829],
+      ['lkjh234lh9fiuh90y23oiuhsafujhadof229phr9h19h89h8', -58897971],
+      ['abc', 479470107],
+    ];
+    for (const [input, hash] of vectors) expect(murmur2(Buffer.from(input))).toBe(hash);
+  });
+
+  it("picks the partition kafkajs's DefaultPartitioner picks", () => {
+    const partitioner = kafkajs.Partitioners.DefaultPartitioner();
+    for (const partitions of [1, 3, 4, 12]) {
+      const partitionMetadata = Array.from({ length: partitions }, (_, partitionId) => ({ partitionErrorCode: 0, partitionId, leader: 1, replicas: [1], isr: [1] }));
+      for (let i = 0; i < 500; i++) {
+        const key = i % 7 === 0 ? `ключ-${i}-🙂` : `${i}-${'x'.repeat(i % 9)}`;
+        const expected = partitioner({ topic: 't', partitionMetadata, message: { key, value: null } });
+        expect(partitionOf(key, partitions)).toBe(expected);
+      }
+    }
+  });
+});
+
+describe('pipeline/bus/memory', () => {
+  it('creates a topic on first use with the default partition count; ensureTopics never resizes', async () => {
+    const bus = new MemoryBus({ defaultPartitions: 3, log: quiet() });
+    await bus.publish('auto', messages('a', ['1']));
+    await bus.ensureTopics([{ name: 'made', partitions: 12 }, { name: 'auto', partitions: 6 }]);
+    expect(bus.stats().auto?.partitions).toBe(3);
+    expect(bus.stats().made?.partitions).toBe(12);
+    expect(() => new MemoryBus({ defaultPartitions: 0 })).toThrow(RangeError);
+    await bus.close();
+  });
+
+  it('publish returns while handlers hang: consumption, not publishing, is backpressured', async () => {
+    const bus = new MemoryBus({ log: quiet() });
+    const sub = await bus.consume({ group: 'g', topics: ['t'], concurrency: 2, handler: () => new Promise(() => {}) });
+    for (let i = 0; i < 20; i++) await bus.publish('t', messages(`k${i}`, Array.from({ length: 50 }, String)));
+    expect(bus.stats().t?.retainedMessages).toBe(1000);
+    await sub.abort();
+  });
+
+  it('copies a value at publish, so later changes to the caller’s buffer do not travel', async () => {
+    const bus = new MemoryBus({ log: quiet() });
+    const value = Buffer.from('before');
+    await bus.publish('t', [{ key: 'k', value }]);
+    value.write('AFTER!');
+    let got = '';
+    const sub = await bus.consume({ group: 'g', topics: ['t'], concurrency: 1, handler: async (m) => void (got = text(m)) });
+    await until('delivered', () => got !== '');
+    expect(got).toBe('before');
+    await sub.stop();
+  });
+
+  it('drops what every reading group committed; keeps what a slow group has not; keeps all with retention "all"', async () => {
+    const bus = new MemoryBus({ defaultPartitions: 2, log: quiet() });
+    await bus.publish('t', messages('k', ['a', 'b', 'c']));
+    expect(bus.stats().t?.retainedMessages).toBe(3); // nobody reads it yet: kept
+    let fast = 0;
+    let release: () => void = () => {};
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const a = await bus.consume({ group: 'fast', topics: ['t'], concurrency: 1, handler: async () => void fast++ });
+    const b = await bus.consume({ group: 'slow', topics: ['t'], concurrency: 1, handler: () => gate });
+    await until('fast group done', () => fast === 3);
+    expect(bus.stats().t?.retainedMessages).toBe(3);
+    release();
+    await until('trimmed', () => bus.stats().t?.retainedMessages === 0);
+    expect(bus.stats().t).toMatchObject({ published: 3, retainedBytes: 0 });
+    await Promise.all([a.stop(), b.stop()]);
+
+    const keeper = new MemoryBus({ retention: 'all', log: quiet() });
+    let n = 0;
+    const c = await keeper.consume({ group: 'g', topics: ['t'], concurrency: 1, handler: async () => void n++ });
+    await keeper.publish('t', messages('k', ['a', 'b']));
+    await until('handled', () => n === 2);
+    expect(keeper.stats().t?.retainedMessages).toBe(2);
+    await c.stop();
+  });
+
+  it('starts a new group at the end of the log with fromBeginning: false, at the start by default', async () => {
+    const bus = new MemoryBus({ retention: 'all', log: quiet() });
+    await bus.publish('t', messages('k', ['old']));
+    const late: string[] = [];
+    const early: string[] = [];
+    await bus.consume({ group: 'late', topics: ['t'], concurrency: 1, fromBeginning: false, handler: async (m) => void late.push(text(m)) });
+    await bus.consume({ group: 'early', topics: ['t'], concurrency: 1, handler: async (m) => void early.push(text(m)) });
+    await bus.publish('t', messages('k', ['new']));
+    await until('both got the new one', () => late.includes('new') && early.includes('new'));
+    expect(late).toEqual(['new']);
+    expect(early).toEqual(['old', 'new']);
+    await bus.close();
+  });
+
+  it('rebalances when a member joins and when one leaves', async () => {
+    const bus = new MemoryBus({ defaultPartitions: 4, log: quiet() });
+    const seen = [new Set<number>(), new Set<number>()];
+    const join = (i: 0 | 1) =>
+      bus.consume({ group: 'g', topics: ['t'], concurrency: 4, handler: async (m) => void seen[i]?.add(m.partition) });
+    const keys = [0, 1, 2, 3].map((p) => keysOn(p, 4, 1)[0] as string);
+    const round = async () => {
+      seen.forEach((s) => s.clear());
+      for (const key of keys) await bus.publish('t', messages(key, ['x']));
+      await until('a round delivered', () => (seen[0]?.size ?? 0) + (seen[1]?.size ?? 0) === 4);
+    };
+    const a = await join(0);
+    await round();
+    expect(seen[0]?.size).toBe(4);
+    const b = await join(1);
+    await round();
+    expect([seen[0]?.size, seen[1]?.size]).toEqual([2, 2]);
+    await b.stop();
+    await round();
+    expect(seen[0]?.size).toBe(4);
+    await a.stop();
+  });
+
+  it('hands a partition to its new owner only after the old owner’s running handler settled', async () => {
+    const bus = new MemoryBus({ defaultPartitions: 2, log: quiet() });
+    const [key] = keysOn(1, 2, 1) as [string];
+    let release: () => void = () => {};
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const byA: string[] = [];
+    const byB: string[] = [];
+    const a: Subscription = await bus.consume({
+      group: 'g',
+      topics: ['t'],
+      concurrency: 2,
+      handler: async (m) => {
+        byA.push(text(m));
+        await gate;
+      },
+    });
+    await bus.publish('t', messages(key, ['m0', 'm1', 'm2']));
+    await until('A holds m0', () => byA.length === 1);
+    const b = await bus.consume({ group: 'g', topics: ['t'], concurrency: 2, handler: async (m) => void byB.push(text(m)) });
+    await sleep(50);
+    expect(byB).toEqual([]); // partition 1 is B's now, but m0 is still running at A
+    release();
+    await until('B got the rest', () => byB.length === 2);
+    expect(byA).toEqual(['m0']);
+    expect(byB).toEqual(['m1', 'm2']);
+    await Promise.all([a.stop(), b.stop()]);
+  });
+
+  it('refuses work once closed, with bus_unavailable', async () => {
+    const bus = new MemoryBus({ log: quiet() });
+    await bus.close();
+    const refused = await bus.publish('t', messages('k', ['x'])).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(hasCode(refused, 'bus_unavailable')).toBe(true);
+    await expect(bus.consume({ group: 'g', topics: ['t'], concurrency: 1, handler: async () => {} })).rejects.toMatchObject({
+      code: 'bus_unavailable',
+    });
+  });
+});

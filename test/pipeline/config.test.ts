@@ -1,0 +1,180 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig, redactedConfig, SETTINGS } from '../../pipeline/config.js';
+import { runTs } from '../helpers/process.js';
+
+function configError(env: Record<string, string>): ConfigError {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return error as ConfigError;
+  }
+  throw new Error(`loadConfig accepted ${JSON.stringify(env)}`);
+}
+
+describe('pipeline/config', () => {
+  it('has defaults for everything', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      port: 3002,
+      host: '0.0.0.0',
+      dataDir: './data',
+      logLevel: 'info',
+      fetchAllowPrivate: false,
+      apiKey: null,
+      bootstrapKeyCredits: 'unlimited',
+      rateLimitPerMinute: 600,
+      rateLimitBurst: 100,
+      bodyLimitBytes: 2 * 1024 * 1024,
+      uploadLimitBytes: 50 * 1024 * 1024,
+    });
+    expect(Object.keys(config).sort()).toEqual(Object.keys(SETTINGS).sort());
+    for (const [name, spec] of Object.entries(SETTINGS)) expect(config[name as keyof typeof config]).toBe(spec.default);
+  });
+
+  it('treats an empty variable as unset', () => {
+    expect(loadConfig({ PORT: '', LOG_LEVEL: '', API_KEY: '' })).toMatchObject({ port: 3002, logLevel: 'info', apiKey: null });
+  });
+
+  it('reads each setting from its variable', () => {
+    const config = loadConfig({
+      PORT: '8080',
+      HOST: '127.0.0.1',
+      DATA_DIR: '/var/lib/wds',
+      LOG_LEVEL: 'debug',
+      FETCH_ALLOW_PRIVATE: 'true',
+      API_KEY: 'a-key-of-20-chars-xx',
+      BOOTSTRAP_KEY_CREDITS: '500',
+      SOURCE_URL: 'https://example.com/src',
+      RATE_LIMIT_PER_MINUTE: '0',
+      RATE_LIMIT_BURST: '5',
+      BODY_LIMIT_BYTES: '4096',
+      UPLOAD_LIMIT_BYTES: '1024',
+    });
+    expect(config).toMatchObject({
+      port: 8080,
+      host: '127.0.0.1',
+      dataDir: '/var/lib/wds',
+      logLevel: 'debug',
+      fetchAllowPrivate: true,
+      apiKey: 'a-key-of-20-chars-xx',
+      bootstrapKeyCredits: 500,
+      sourceUrl: 'https://example.com/src',
+      rateLimitPerMinute: 0,
+      rateLimitBurst: 5,
+      bodyLimitBytes: 4096,
+      uploadLimitBytes: 1024,
+    });
+  });
+
+  it('accepts the port range ends', () => {
+    expect(loadConfig({ PORT: '0' }).port).toBe(0);
+    expect(loadConfig({ PORT: '65535' }).port).toBe(65535);
+  });
+
+  it.each([
+    ['PORT', 'abc'],
+    ['PORT', '70000'],
+    ['PORT', '-1'],
+    ['PORT', '80.5'],
+    ['PORT', '1e3'],
+    ['LOG_LEVEL', 'loud'],
+    ['LOG_LEVEL', 'INFO'],
+    ['FETCH_ALLOW_PRIVATE', 'maybe'],
+    ['API_KEY', 'too-short'],
+    ['API_KEY', 'x'.repeat(15)],
+    ['BOOTSTRAP_KEY_CREDITS', '-1'],
+    ['BOOTSTRAP_KEY_CREDITS', 'lots'],
+    ['RATE_LIMIT_PER_MINUTE', '-5'],
+    ['RATE_LIMIT_BURST', '0'],
+    ['BODY_LIMIT_BYTES', '100'],
+    ['UPLOAD_LIMIT_BYTES', 'big'],
+  ])('rejects %s=%s with a ConfigError naming the variable', (env, value) => {
+    const error = configError({ [env]: value });
+    expect(error.env).toBe(env);
+    expect(error.code).toBe('config_invalid');
+    expect(error.message.startsWith(`${env}: `)).toBe(true);
+  });
+
+  it('shows the offending value in the message, except for API_KEY', () => {
+    expect(configError({ PORT: 'abc' }).message).toContain('"abc"');
+    expect(configError({ PORT: '70000' }).message).toContain('70000');
+    expect(configError({ API_KEY: 'short-secret' }).message).not.toContain('short-secret');
+  });
+
+  it.each([
+    ['true', true],
+    ['false', false],
+    ['1', true],
+    ['0', false],
+    ['TRUE', true],
+    ['False', false],
+  ])('reads the boolean %s as %s', (raw, value) => {
+    expect(loadConfig({ FETCH_ALLOW_PRIVATE: raw }).fetchAllowPrivate).toBe(value);
+  });
+
+  it('accepts API_KEY of exactly 16 characters', () => {
+    expect(loadConfig({ API_KEY: 'x'.repeat(16) }).apiKey).toBe('x'.repeat(16));
+  });
+
+  it('reads BOOTSTRAP_KEY_CREDITS as a whole number or unlimited', () => {
+    expect(loadConfig({ BOOTSTRAP_KEY_CREDITS: '0' }).bootstrapKeyCredits).toBe(0);
+    expect(loadConfig({ BOOTSTRAP_KEY_CREDITS: 'unlimited' }).bootstrapKeyCredits).toBe('unlimited');
+  });
+
+  it('returns a frozen object', () => {
+    const config = loadConfig({});
+    expect(Object.isFrozen(config)).toBe(true);
+    expect(() => {
+      (config as { port: number }).port = 1;
+    }).toThrow(TypeError);
+    expect(config.port).toBe(3002);
+  });
+
+  it('masks API_KEY in redactedConfig and leaves the rest', () => {
+    const secret = 'super-secret-key-123456';
+    const config = loadConfig({ API_KEY: secret, PORT: '1234' });
+    const shown = redactedConfig(config);
+    expect(shown.apiKey).toBe('***');
+    expect(JSON.stringify(shown)).not.toContain(secret);
+    expect(shown.port).toBe(1234);
+    expect(Object.keys(shown).sort()).toEqual(Object.keys(config).sort());
+    expect(redactedConfig(loadConfig({})).apiKey).toBeNull();
+  });
+
+  it('masks every secret setting in redactedConfig', () => {
+    const secrets = Object.entries(SETTINGS).filter(([, spec]) => 'secret' in spec && spec.secret);
+    expect(secrets.map(([name]) => name)).toContain('apiKey');
+    const env = Object.fromEntries(secrets.map(([, spec]) => [spec.env, `value-of-${spec.env}-1234567890`]));
+    const shown = redactedConfig(loadConfig(env));
+    for (const [name, spec] of secrets) {
+      expect(shown[name], spec.env).toBe('***');
+      expect(JSON.stringify(shown)).not.toContain(`value-of-${spec.env}`);
+    }
+  });
+
+  it('every setting has an env var, a description and a default of its type', () => {
+    const envs = Object.values(SETTINGS).map((s) => s.env);
+    expect(new Set(envs).size).toBe(envs.length);
+    for (const spec of Object.values(SETTINGS)) {
+      expect(spec.env).toMatch(/^[A-Z][A-Z0-9_]*$/);
+      expect(spec.description.length).toBeGreaterThan(10);
+    }
+  });
+
+  it('main.ts exits with code 78 and names the variable when a setting is bad', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'wds-config-'));
+    try {
+      const res = await runTs('main.ts', [], { PORT: 'abc', DATA_DIR: dataDir, HOST: '127.0.0.1', LOG_LEVEL: 'info' });
+      expect(res.code).toBe(78);
+      expect(res.stderr).toContain('PORT');
+      expect(res.stderr).toContain('abc');
+      expect(res.stdout).not.toContain('listening');
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,135 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { hasCode } from '../../pipeline/errors.js';
+import { BatchWriter } from '../../pipeline/store/batch-writer.js';
+import { StoreError } from '../../pipeline/store/store-error.js';
+import { quietLog } from '../helpers/clickhouse.js';
+
+type Row = Record<string, unknown>;
+
+/** A store whose inserts are recorded and settle when the test says so. */
+function fakeStore() {
+  const inserts: { table: string; rows: Row[]; settle: (error?: unknown) => void }[] = [];
+  const store = {
+    insert(table: string, rows: readonly Row[]): Promise<void> {
+      return new Promise<void>((resolve, reject) => {
+        inserts.push({ table, rows: [...rows], settle: (error) => (error ? reject(error) : resolve()) });
+      });
+    },
+  };
+  return { store, inserts };
+}
+
+/** Records which writes have settled, and how. */
+function track(promise: Promise<void>) {
+  const state = { settled: false, error: undefined as unknown };
+  promise.then(
+    () => (state.settled = true),
+    (error: unknown) => Object.assign(state, { settled: true, error }),
+  );
+  return state;
+}
+
+const tick = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('pipeline/store/batch-writer', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('flushes a table when its batch reaches maxRows, resolving writes only after the insert', async () => {
+    const { store, inserts } = fakeStore();
+    const writer = new BatchWriter(store, { maxRows: 3, maxDelayMs: 60_000 }, quietLog);
+    const a = track(writer.write('pages', [{ n: 1 }, { n: 2 }]));
+    const other = track(writer.write('checks', [{ n: 9 }]));
+    await tick();
+    expect(inserts).toHaveLength(0);
+    const b = track(writer.write('pages', [{ n: 3 }]));
+    await tick();
+    expect(inserts.map((i) => [i.table, i.rows])).toEqual([['pages', [{ n: 1 }, { n: 2 }, { n: 3 }]]]);
+    expect([a.settled, b.settled]).toEqual([false, false]);
+    inserts[0]?.settle();
+    await tick();
+    expect([a.settled, b.settled, a.error, b.error]).toEqual([true, true, undefined, undefined]);
+    expect(other.settled).toBe(false);
+    const closing = writer.close();
+    await tick();
+    inserts[1]?.settle();
+    await closing;
+    expect(other).toEqual({ settled: true, error: undefined });
+  });
+
+  it('flushes a partial batch maxDelayMs after its first row', async () => {
+    vi.useFakeTimers();
+    const { store, inserts } = fakeStore();
+    const writer = new BatchWriter(store, { maxRows: 100, maxDelayMs: 50 }, quietLog);
+    const first = track(writer.write('jobs', [{ id: 'a' }]));
+    await vi.advanceTimersByTimeAsync(30);
+    const second = track(writer.write('jobs', [{ id: 'b' }]));
+    expect(inserts).toHaveLength(0);
+    await vi.advanceTimersByTimeAsync(20);
+    expect(inserts.map((i) => i.rows)).toEqual([[{ id: 'a' }, { id: 'b' }]]);
+    inserts[0]?.settle();
+    await vi.advanceTimersByTimeAsync(0);
+    expect([first.settled, second.settled]).toEqual([true, true]);
+  });
+
+  it('rejects every write of a failed batch with the store error, and keeps going', async () => {
+    const { store, inserts } = fakeStore();
+    const writer = new BatchWriter(store, { maxRows: 2, maxDelayMs: 60_000 }, quietLog);
+    const a = writer.write('pages', [{ n: 1 }]);
+    const b = writer.write('pages', [{ n: 2 }]);
+    await tick();
+    inserts[0]?.settle(new StoreError('clickhouse: connection refused'));
+    for (const write of [a, b]) {
+      const error = await write.catch((e: unknown) => e);
+      expect(hasCode(error, 'store_unavailable')).toBe(true);
+      expect((error as Error).message).toBe('clickhouse: connection refused');
+    }
+    const c = track(writer.write('pages', [{ n: 3 }, { n: 4 }]));
+    await tick();
+    inserts[1]?.settle();
+    await tick();
+    expect(c).toEqual({ settled: true, error: undefined });
+  });
+
+  it('inserts one table\'s batches one at a time, in order', async () => {
+    const { store, inserts } = fakeStore();
+    const writer = new BatchWriter(store, { maxRows: 1, maxDelayMs: 60_000 }, quietLog);
+    const first = track(writer.write('job_pages', [{ seq: 1 }]));
+    const second = track(writer.write('job_pages', [{ seq: 2 }]));
+    await tick();
+    expect(inserts.map((i) => i.rows)).toEqual([[{ seq: 1 }]]);
+    inserts[0]?.settle();
+    await tick();
+    expect(first.settled).toBe(true);
+    expect(inserts.map((i) => i.rows)).toEqual([[{ seq: 1 }], [{ seq: 2 }]]);
+    inserts[1]?.settle();
+    await tick();
+    expect(second.settled).toBe(true);
+  });
+
+  it('flushes on close and refuses writes after it', async () => {
+    const { store, inserts } = fakeStore();
+    const writer = new BatchWriter(store, { maxRows: 100, maxDelayMs: 60_000 }, quietLog);
+    const a = track(writer.write('pages', [{ n: 1 }]));
+    const b = track(writer.write('jobs', [{ n: 2 }]));
+    const closed = track(writer.close());
+    await tick();
+    expect(inserts.map((i) => i.table).sort()).toEqual(['jobs', 'pages']);
+    expect(closed.settled).toBe(false);
+    for (const i of inserts) i.settle();
+    await tick();
+    expect([a.settled, b.settled, closed.settled]).toEqual([true, true, true]);
+    const late = await writer.write('pages', [{ n: 3 }]).catch((e: unknown) => e);
+    expect(hasCode(late, 'service_unavailable')).toBe(true);
+    expect(inserts).toHaveLength(2);
+  });
+
+  it('resolves an empty write at once and rejects nonsense options', async () => {
+    const { store, inserts } = fakeStore();
+    const writer = new BatchWriter(store, { maxRows: 1, maxDelayMs: 0 }, quietLog);
+    await writer.write('pages', []);
+    expect(inserts).toHaveLength(0);
+    expect(() => new BatchWriter(store, { maxRows: 0, maxDelayMs: 10 }, quietLog)).toThrow(RangeError);
+  });
+});

@@ -1,0 +1,309 @@
+/**
+ * One contract, two drivers: every test below runs against the chdb driver (the engine in
+ * this process, a temp directory) and the clickhouse driver (@clickhouse/client over real
+ * HTTP to chdb's ClickHouse interface, run as a separate process with its own directory).
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hasCode } from '../../pipeline/errors.js';
+import { BatchWriter, createStore, type Store } from '../../pipeline/store/index.js';
+import { JOB_BY_ID, JOB_PAGES_AFTER, LATEST_PAGE_FOR_TENANT, LATEST_PAGE_SHARED } from '../../pipeline/store/queries.js';
+import type { StoreError } from '../../pipeline/store/store-error.js';
+import { runTs } from '../helpers/process.js';
+import { chdbAvailable, quietLog, startClickHouseProcess, tempDir, type ClickHouseProcess, type TempDir } from '../helpers/clickhouse.js';
+
+const hasChdb = await chdbAvailable();
+
+const TABLES = [
+  'api_keys',
+  'blobs',
+  'checks',
+  'credit_ledger',
+  'job_errors',
+  'job_pages',
+  'jobs',
+  'mentions',
+  'monitors',
+  'pages',
+  'schema_migrations',
+  'watches',
+  'webhook_deliveries',
+];
+
+/** Strings that break naive quoting: quotes, backslashes, newlines, tabs, braces, NUL, UTF-8. */
+const NASTY = [
+  "it's",
+  'back\\slash',
+  'ends with backslash\\',
+  "\\'",
+  'new\nline\r\nand\ttab',
+  "'; DROP TABLE pages; --",
+  '{x:String}',
+  'nul\u0000byte',
+  'ünïcødé 🙂 "double"',
+  '',
+];
+
+async function rejection(promise: Promise<unknown>): Promise<StoreError> {
+  try {
+    await promise;
+  } catch (error) {
+    return error as StoreError;
+  }
+  throw new Error('expected the store to reject');
+}
+
+function pageRow(tenant: string, jobId: string, seq: number, url: string) {
+  return {
+    tenant,
+    job_id: jobId,
+    seq,
+    url,
+    status_code: 200,
+    content_type: 'text/html',
+    final_url: url,
+    title: `page ${seq}`,
+    document: JSON.stringify({ markdown: `# ${seq}` }),
+    content_hash: `h${seq}`,
+    created_at: new Date(),
+  };
+}
+
+function storeContract(
+  name: string,
+  open: () => Promise<{ store: Store; cleanup: () => Promise<void> }>,
+  driverTests: (store: () => Store) => void = () => {},
+) {
+  describe.skipIf(!hasChdb)(name, () => {
+    let store: Store;
+    let cleanup: () => Promise<void> = async () => {};
+    let firstMigration: string[] = [];
+
+    beforeAll(async () => {
+      ({ store, cleanup } = await open());
+      firstMigration = await store.migrate();
+    });
+
+    afterAll(async () => {
+      await store?.close();
+      await cleanup();
+    });
+
+    it('migrates once: the second run applies nothing and every table exists', async () => {
+      expect(firstMigration).toEqual(['0001_init']);
+      expect(await store.migrate()).toEqual([]);
+      const tables = await store.query<{ name: string }>('SELECT name FROM system.tables WHERE database = currentDatabase() ORDER BY name');
+      expect(tables.map((t) => t.name)).toEqual(expect.arrayContaining(TABLES));
+      const recorded = await store.query('SELECT version, name FROM schema_migrations FINAL');
+      expect(recorded).toEqual([{ version: 1, name: '0001_init' }]);
+    });
+
+    it('inserts rows and reads them back with typed String, UInt64, DateTime64 and Array(String) parameters', async () => {
+      await store.command(
+        "CREATE TABLE IF NOT EXISTS contract_types (s String, n UInt64, t DateTime64(3, 'UTC'), a Array(String)) ENGINE = MergeTree ORDER BY s",
+      );
+      const at = new Date('2025-03-04T05:06:07.089Z');
+      await store.insert('contract_types', [
+        { s: 'max', n: 18446744073709551615n, t: at, a: ['x', 'y'] },
+        { s: 'small', n: 7, t: at.getTime() + 1, a: [] },
+      ]);
+      const rows = await store.query(
+        'SELECT s, n, t, a FROM contract_types WHERE s = {s:String} AND n = {n:UInt64} AND t = {t:DateTime64(3)} AND hasAny(a, {a:Array(String)})',
+        { s: 'max', n: 18446744073709551615n, t: at, a: ['nope', 'y'] },
+      );
+      expect(rows).toEqual([{ s: 'max', n: '18446744073709551615', t: '2025-03-04 05:06:07.089', a: ['x', 'y'] }]);
+      const later = await store.query<{ s: string }>('SELECT s FROM contract_types WHERE t > {t:DateTime64(3)}', { t: at });
+      expect(later).toEqual([{ s: 'small' }]);
+    });
+
+    it('binds parameters with quotes, backslashes, newlines and NUL as data, never as SQL', async () => {
+      for (const s of NASTY) {
+        expect(await store.query('SELECT {s:String} AS s', { s })).toEqual([{ s }]);
+      }
+      expect(await store.query('SELECT {a:Array(String)} AS a', { a: NASTY })).toEqual([{ a: NASTY }]);
+      const tenant = `nasty-${randomUUID()}`;
+      await store.insert('jobs', NASTY.map((params, i) => ({ tenant, id: `j${i}`, kind: 'crawl', status: 'queued', version: 1, params })));
+      for (const params of NASTY) {
+        const rows = await store.query<{ params: string }>('SELECT params FROM jobs FINAL WHERE tenant = {tenant:String} AND params = {params:String}', { tenant, params });
+        expect(rows).toEqual([{ params }]);
+      }
+      // The injection attempt above was data: the table is still there.
+      expect(await store.query('SELECT count() AS n FROM pages')).toHaveLength(1);
+    });
+
+    it('pages a job with a keyset cursor: no duplicates, no gaps, while rows keep arriving', async () => {
+      const tenant = `t-${randomUUID()}`;
+      const jobId = `job-${randomUUID()}`;
+      const url = (seq: number) => `https://example.com/p/${seq}`;
+      await store.insert('job_pages', Array.from({ length: 20 }, (_, i) => pageRow(tenant, jobId, i + 1, url(i + 1))));
+      const seen: number[] = [];
+      let after = 0;
+      let next = 21;
+      for (let round = 0; round < 20; round++) {
+        const page = await store.query<{ seq: string; url: string }>(JOB_PAGES_AFTER, { tenant, jobId, after, limit: 6 });
+        if (page.length === 0) break;
+        seen.push(...page.map((r) => Number(r.seq)));
+        after = Number(page[page.length - 1]?.seq);
+        if (round < 3) {
+          // New pages land between reads, and page 2 is delivered again under a new seq.
+          await store.insert('job_pages', [pageRow(tenant, jobId, next, url(next)), pageRow(tenant, jobId, next + 1, url(next + 1))]);
+          next += 2;
+          await store.insert('job_pages', [pageRow(tenant, jobId, 100 + round, url(2))]);
+        }
+      }
+      const expected = Array.from({ length: next - 1 }, (_, i) => i + 1);
+      expect(seen).toEqual(expected);
+      // Another tenant's cursor over the same job id sees nothing.
+      expect(await store.query(JOB_PAGES_AFTER, { tenant: 'someone-else', jobId, after: 0, limit: 50 })).toEqual([]);
+    });
+
+    it('reads back a redelivered job page once (FINAL)', async () => {
+      const tenant = `t-${randomUUID()}`;
+      const row = pageRow(tenant, 'job-1', 1, 'https://example.com/once');
+      await store.insert('job_pages', [row]);
+      await store.insert('job_pages', [row]);
+      const rows = await store.query<{ n: string }>(
+        'SELECT count() AS n FROM job_pages FINAL WHERE tenant = {tenant:String} AND job_id = {jobId:String}',
+        { tenant, jobId: 'job-1' },
+      );
+      expect(rows).toEqual([{ n: '1' }]);
+    });
+
+    it('finds the latest copy of a URL within maxAge, for the tenant and from the shared index', async () => {
+      const url = `https://example.com/cached/${randomUUID()}`;
+      const now = Date.now();
+      const copy = (tenant: string, agoMs: number) => ({
+        tenant,
+        url,
+        fetched_at: now - agoMs,
+        request_id: randomUUID(),
+        job_id: '',
+        status_code: 200,
+        content_type: 'text/html',
+        final_url: url,
+        title: `${tenant} ${agoMs}`,
+        document: '{}',
+        content_hash: 'h',
+      });
+      await store.insert('pages', [copy('A', 600_000), copy('A', 60_000), copy('B', 30_000)]);
+      const since = (ms: number) => new Date(now - ms);
+      const mine = await store.query<{ tenant: string; title: string; url_hash: string }>(LATEST_PAGE_FOR_TENANT, { url, tenant: 'A', since: since(300_000) });
+      expect(mine.map((p) => p.title)).toEqual(['A 60000']);
+      expect(mine[0]?.url_hash).toMatch(/^\d+$/);
+      const shared = await store.query<{ title: string }>(LATEST_PAGE_SHARED, { url, since: since(300_000) });
+      expect(shared.map((p) => p.title)).toEqual(['B 30000']);
+      expect(await store.query(LATEST_PAGE_FOR_TENANT, { url, tenant: 'A', since: since(45_000) })).toEqual([]);
+      expect(await store.query(LATEST_PAGE_FOR_TENANT, { url, tenant: 'C', since: since(3_600_000) })).toEqual([]);
+    });
+
+    it('reads the latest version of a record updated twice, whatever order the versions landed in', async () => {
+      const tenant = `t-${randomUUID()}`;
+      const job = (version: number, status: string) => ({ tenant, id: 'job-v', kind: 'crawl', status, version, completed: version * 10 });
+      await store.insert('jobs', [job(1, 'queued')]);
+      await store.insert('jobs', [job(3, 'completed')]);
+      await store.insert('jobs', [job(2, 'running')]);
+      const rows = await store.query<{ status: string; version: string; completed: string }>(JOB_BY_ID, { tenant, id: 'job-v' });
+      expect(rows.map((r) => [r.status, r.version, r.completed])).toEqual([['completed', '3', '30']]);
+    });
+
+    it('scopes reads by tenant: tenant B sees none of tenant A\'s rows', async () => {
+      const a = `A-${randomUUID()}`;
+      const b = `B-${randomUUID()}`;
+      await store.insert('jobs', [{ tenant: a, id: 'shared-id', kind: 'batch', status: 'running', version: 1 }]);
+      await store.insert('mentions', [{ tenant: a, id: 'm1', version: 1, watch_id: 'w', platform: 'web', category: 'praise', status: 'new', found_at: new Date() }]);
+      expect(await store.query(JOB_BY_ID, { tenant: b, id: 'shared-id' })).toEqual([]);
+      expect(await store.query('SELECT * FROM mentions FINAL WHERE tenant = {tenant:String}', { tenant: b })).toEqual([]);
+      expect(await store.query(JOB_BY_ID, { tenant: a, id: 'shared-id' })).toHaveLength(1);
+    });
+
+    it('serves concurrent inserts and parameterized reads', async () => {
+      const tenant = `t-${randomUUID()}`;
+      const ids = Array.from({ length: 24 }, (_, i) => `c${i}`);
+      const results = await Promise.all(
+        ids.map(async (id, i) => {
+          await store.insert('jobs', [{ tenant, id, kind: 'batch', status: 'queued', version: 1, total: i }]);
+          return store.query<{ id: string; total: string }>('SELECT id, total FROM jobs FINAL WHERE tenant = {tenant:String} AND id = {id:String}', { tenant, id });
+        }),
+      );
+      expect(results.map((rows) => rows[0]?.total)).toEqual(ids.map((_, i) => String(i)));
+      expect(await store.query('SELECT count() AS n FROM jobs FINAL WHERE tenant = {tenant:String}', { tenant })).toEqual([{ n: '24' }]);
+    });
+
+    it('makes rows written through a BatchWriter readable once their write resolves', async () => {
+      const tenant = `t-${randomUUID()}`;
+      const writer = new BatchWriter(store, { maxRows: 10, maxDelayMs: 20 }, quietLog);
+      const writes = Array.from({ length: 25 }, (_, i) => writer.write('job_pages', [pageRow(tenant, 'batched', i + 1, `https://example.com/b/${i}`)]));
+      await writes[0];
+      const first = await store.query<{ n: string }>('SELECT count() AS n FROM job_pages WHERE tenant = {tenant:String}', { tenant });
+      expect(Number(first[0]?.n)).toBeGreaterThanOrEqual(1);
+      await Promise.all(writes);
+      expect(await store.query('SELECT count() AS n FROM job_pages FINAL WHERE tenant = {tenant:String}', { tenant })).toEqual([{ n: '25' }]);
+      await writer.close();
+    });
+
+    it('round-trips a 10 MB string through blobs', async () => {
+      const id = randomUUID();
+      const data = randomBytes(7.5 * 1024 * 1024).toString('base64');
+      expect(data.length).toBe(10 * 1024 * 1024);
+      await store.insert('blobs', [{ id, created_at: Date.now(), data }]);
+      const rows = await store.query<{ data: string }>('SELECT data FROM blobs WHERE id = {id:String}', { id });
+      expect(rows).toHaveLength(1);
+      expect(rows[0]?.data === data).toBe(true);
+    });
+
+    it('rejects bad SQL with store_unavailable and the ClickHouse message and code', async () => {
+      const syntax = await rejection(store.query('SELEC 1'));
+      expect(hasCode(syntax, 'store_unavailable')).toBe(true);
+      expect(syntax.message).toContain(`${store.driver}: Syntax error`);
+      expect(syntax.clickhouseCode).toBe(62);
+      expect(syntax.clickhouseType).toBe('SYNTAX_ERROR');
+      const missing = await rejection(store.command('INSERT INTO no_such_table VALUES (1)'));
+      expect(hasCode(missing, 'store_unavailable')).toBe(true);
+      expect(missing.clickhouseCode).toBe(60);
+      expect(missing.message).toContain('no_such_table');
+      const badParam = await rejection(store.query('SELECT {n:UInt8} AS n', { n: 'not a number' }));
+      expect(hasCode(badParam, 'store_unavailable')).toBe(true);
+      expect(badParam.clickhouseCode).toBe(457);
+      const badTable = await rejection(store.insert('jobs; DROP TABLE jobs', [{ id: 'x' }]));
+      expect(hasCode(badTable, 'store_unavailable')).toBe(true);
+    });
+
+    driverTests(() => store);
+  });
+}
+
+let chdbDir: TempDir | null = null;
+storeContract(
+  'pipeline/store chdb driver (chdb in-process)',
+  async () => {
+    chdbDir = tempDir('store-chdb');
+    const store = createStore({ kind: 'chdb', dataDir: chdbDir.path }, quietLog);
+    return { store, cleanup: async () => chdbDir?.remove() };
+  },
+  () => {
+    it('holds its data directory: a second process cannot open it', async () => {
+      const second = await runTs('pipeline/store/chdb-http.ts', ['--data', chdbDir?.path ?? '', '--port', '0'], {}, 30000);
+      expect(second.code).toBe(1);
+      expect(second.stderr).toMatch(/Cannot lock file .*status/);
+    });
+  },
+);
+
+storeContract('pipeline/store clickhouse driver (ClickHouse HTTP served by chdb)', async () => {
+  const dir = tempDir('store-chdb-http');
+  let server: ClickHouseProcess;
+  try {
+    server = await startClickHouseProcess(dir.path);
+  } catch (error) {
+    dir.remove();
+    throw error;
+  }
+  const store = createStore({ kind: 'clickhouse', url: server.url }, quietLog);
+  return {
+    store,
+    cleanup: async () => {
+      await server.stop();
+      dir.remove();
+    },
+  };
+});

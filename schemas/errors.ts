@@ -92,6 +92,11 @@ export const ERRORS = {
     retriable: true,
     description: 'The store (chdb or the ClickHouse server) did not accept the read or write.',
   },
+  store_rejected: {
+    status: 500,
+    retriable: false,
+    description: 'The store refused the statement itself (bad SQL, unknown table, bad parameter, wrong credentials); retrying will not help.',
+  },
   state_unavailable: {
     status: 503,
     retriable: true,

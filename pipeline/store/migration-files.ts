@@ -25,7 +25,7 @@ export function findPackageRoot(start: string): string {
   for (;;) {
     if (existsSync(join(dir, 'package.json'))) return dir;
     const parent = dirname(dir);
-    if (parent === dir) throw new StoreError(`no package.json above ${start}; cannot locate infra/clickhouse`);
+    if (parent === dir) throw new StoreError(`no package.json above ${start}; cannot locate infra/clickhouse`, { rejected: true });
     dir = parent;
   }
 }
@@ -63,9 +63,9 @@ export function readMigrations(dir: string = migrationsDir()): Migration[] {
   const migrations: Migration[] = [];
   for (const file of readdirSync(dir).filter((f) => f.endsWith('.sql')).sort()) {
     const match = FILE_NAME.exec(file);
-    if (!match) throw new StoreError(`migration file ${file} in ${dir} is not named NNNN_name.sql`);
+    if (!match) throw new StoreError(`migration file ${file} in ${dir} is not named NNNN_name.sql`, { rejected: true });
     const version = Number(match[1]);
-    if (migrations.some((m) => m.version === version)) throw new StoreError(`two migrations have version ${version} in ${dir}`);
+    if (migrations.some((m) => m.version === version)) throw new StoreError(`two migrations have version ${version} in ${dir}`, { rejected: true });
     migrations.push({ version, name: file.slice(0, -4), statements: splitStatements(readFileSync(join(dir, file), 'utf8')) });
   }
   return migrations;

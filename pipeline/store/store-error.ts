@@ -1,7 +1,9 @@
 /**
  * Turns whatever a driver threw — a chdb error, a @clickhouse/client ClickHouseError, a
  * socket error — into the one error the store raises: an AppError with code
- * `store_unavailable`. Its message is `<driver>: <ClickHouse's own message>`; the ClickHouse
+ * `store_unavailable` (retriable: no answer, or a transient engine condition such as a
+ * timeout or memory limit) or `store_rejected` (not retriable: the engine refused this very
+ * statement — bad SQL, unknown table, bad parameter, wrong credentials). Its message is `<driver>: <ClickHouse's own message>`; the ClickHouse
  * exception code and name (62, 'SYNTAX_ERROR') ride along when the engine gave them, and
  * the original error is the `cause`.
  */
@@ -15,12 +17,29 @@ export class StoreError extends AppError {
   /** ClickHouse's exception name (e.g. 'SYNTAX_ERROR'); null when the engine gave none. */
   readonly clickhouseType: string | null;
 
-  constructor(message: string, options: { cause?: unknown; clickhouseCode?: number | null; clickhouseType?: string | null } = {}) {
-    super('store_unavailable', message, { cause: options.cause });
+  constructor(
+    message: string,
+    options: { cause?: unknown; clickhouseCode?: number | null; clickhouseType?: string | null; rejected?: boolean } = {},
+  ) {
+    const rejected = options.rejected ?? !retriableEngineCode(options.clickhouseCode ?? null);
+    super(rejected ? 'store_rejected' : 'store_unavailable', message, { cause: options.cause });
     this.name = 'StoreError';
     this.clickhouseCode = options.clickhouseCode ?? null;
     this.clickhouseType = options.clickhouseType ?? null;
   }
+}
+
+/**
+ * ClickHouse exception codes that may clear up on their own: timeouts, overload, memory,
+ * network and replication trouble, a cancelled query.
+ */
+const TRANSIENT_ENGINE_CODES = new Set([
+  159, 160, 164, 202, 209, 210, 241, 242, 252, 279, 285, 319, 394, 425, 473, 999, 1000,
+]);
+
+/** No engine code (no answer at all) or a transient one. */
+function retriableEngineCode(code: number | null): boolean {
+  return code === null || TRANSIENT_ENGINE_CODES.has(code);
 }
 
 /** `Code: 62. DB::Exception: <text>. (SYNTAX_ERROR) (version …)` — the engine's error text. */

@@ -46,7 +46,7 @@ export function parseJsonEachRow<T>(text: string): T[] {
 
 function unixMillisText(date: Date): string {
   const ms = date.getTime();
-  if (Number.isNaN(ms)) throw new StoreError('cannot bind an invalid Date');
+  if (Number.isNaN(ms)) throw new StoreError('cannot bind an invalid Date', { rejected: true });
   const seconds = Math.floor(ms / 1000);
   const millis = ms - seconds * 1000;
   return millis === 0 ? String(seconds) : `${seconds}.${String(millis).padStart(3, '0')}`;
@@ -63,7 +63,7 @@ function bindableValue(value: unknown, nested: boolean): unknown {
 export function bindable(params: Readonly<Record<string, unknown>>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(params)) {
-    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new StoreError(`invalid query parameter name ${JSON.stringify(name)}`);
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new StoreError(`invalid query parameter name ${JSON.stringify(name)}`, { rejected: true });
     out[name] = bindableValue(value, false);
   }
   return out;
@@ -72,7 +72,7 @@ export function bindable(params: Readonly<Record<string, unknown>>): Record<stri
 /** A table name safe to put in `INSERT INTO <table>`: `name` or `db.name`, [A-Za-z0-9_]. */
 export function checkTable(table: string): string {
   if (!/^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?$/.test(table)) {
-    throw new StoreError(`invalid table name ${JSON.stringify(table)}`);
+    throw new StoreError(`invalid table name ${JSON.stringify(table)}`, { rejected: true });
   }
   return table;
 }

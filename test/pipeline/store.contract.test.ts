@@ -251,21 +251,21 @@ function storeContract(
       expect(rows[0]?.data === data).toBe(true);
     });
 
-    it('rejects bad SQL with store_unavailable and the ClickHouse message and code', async () => {
+    it('rejects bad SQL with store_rejected (not retriable) and the ClickHouse message and code', async () => {
       const syntax = await rejection(store.query('SELEC 1'));
-      expect(hasCode(syntax, 'store_unavailable')).toBe(true);
+      expect(hasCode(syntax, 'store_rejected')).toBe(true);
       expect(syntax.message).toContain(`${store.driver}: Syntax error`);
       expect(syntax.clickhouseCode).toBe(62);
       expect(syntax.clickhouseType).toBe('SYNTAX_ERROR');
       const missing = await rejection(store.command('INSERT INTO no_such_table VALUES (1)'));
-      expect(hasCode(missing, 'store_unavailable')).toBe(true);
+      expect(hasCode(missing, 'store_rejected')).toBe(true);
       expect(missing.clickhouseCode).toBe(60);
       expect(missing.message).toContain('no_such_table');
       const badParam = await rejection(store.query('SELECT {n:UInt8} AS n', { n: 'not a number' }));
-      expect(hasCode(badParam, 'store_unavailable')).toBe(true);
+      expect(hasCode(badParam, 'store_rejected')).toBe(true);
       expect(badParam.clickhouseCode).toBe(457);
       const badTable = await rejection(store.insert('jobs; DROP TABLE jobs', [{ id: 'x' }]));
-      expect(hasCode(badTable, 'store_unavailable')).toBe(true);
+      expect(hasCode(badTable, 'store_rejected')).toBe(true);
     });
 
     driverTests(() => store);

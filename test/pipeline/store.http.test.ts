@@ -174,7 +174,7 @@ describe.skipIf(!hasChdb)('pipeline/store/chdb-http (ClickHouse HTTP served by c
     try {
       expect(await good.query('SELECT 1 AS x')).toEqual([{ x: 1 }]);
       const error = (await bad.query('SELECT 1').catch((e: unknown) => e)) as StoreError;
-      expect(hasCode(error, 'store_unavailable')).toBe(true);
+      expect(hasCode(error, 'store_rejected')).toBe(true);
       expect(error.clickhouseCode).toBe(516);
     } finally {
       await good.close();

@@ -110,10 +110,10 @@ describe('pipeline/store wire encoding', () => {
     expect(() => bindable({ 'x;y': 1 })).toThrow(/invalid query parameter name/);
   });
 
-  it('maps ClickHouse errors of either driver to store_unavailable with code and name', () => {
+  it('maps ClickHouse errors of either driver to store_rejected with code and name, and no answer to store_unavailable', () => {
     const chdb = Object.assign(new Error('Code: 60. DB::Exception: Unknown table expression identifier \'x\'. (UNKNOWN_TABLE)'), { clickhouseCode: 60 });
     const mapped = storeError('chdb', chdb) as ReturnType<typeof storeError> & { clickhouseCode: number; clickhouseType: string };
-    expect(hasCode(mapped, 'store_unavailable')).toBe(true);
+    expect(hasCode(mapped, 'store_rejected')).toBe(true);
     expect([mapped.message, mapped.clickhouseCode, mapped.clickhouseType]).toEqual([
       "chdb: Unknown table expression identifier 'x' [UNKNOWN_TABLE 60]",
       60,
@@ -121,6 +121,8 @@ describe('pipeline/store wire encoding', () => {
     ]);
     const client = Object.assign(new Error("Unknown table expression identifier 'x'. "), { code: '60', type: 'UNKNOWN_TABLE' });
     expect(storeError('clickhouse', client)).toMatchObject({ clickhouseCode: 60, clickhouseType: 'UNKNOWN_TABLE' });
+    const timeout = Object.assign(new Error('Code: 159. DB::Exception: Timeout exceeded. (TIMEOUT_EXCEEDED)'), { clickhouseCode: 159 });
+    expect(hasCode(storeError('chdb', timeout), 'store_unavailable')).toBe(true);
     const socket = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' });
     expect(storeError('clickhouse', socket)).toMatchObject({ code: 'store_unavailable', clickhouseCode: null, message: 'clickhouse: connect ECONNREFUSED 127.0.0.1:1' });
   });

@@ -117,6 +117,56 @@ export const ERRORS = {
     retriable: true,
     description: 'A service this request depends on did not answer in time.',
   },
+  url_blocked: {
+    status: 403,
+    retriable: false,
+    description: 'The URL may not be fetched: its scheme is not http or https, or its host is, or resolves to, a loopback, private, link-local, metadata or otherwise non-public address (redirects included).',
+  },
+  proxy_unavailable: {
+    status: 400,
+    retriable: false,
+    description: 'The requested proxy route (`datacenter`, `residential` or `mobile`) has no proxy pool configured on this instance; choose another route, `auto` or `none`.',
+  },
+  dns_failed: {
+    status: 502,
+    retriable: false,
+    description: 'The page\'s host name did not resolve.',
+  },
+  connection_refused: {
+    status: 502,
+    retriable: false,
+    description: 'The page\'s server refused the connection.',
+  },
+  tls_failed: {
+    status: 502,
+    retriable: false,
+    description: 'The TLS handshake with the page\'s server failed.',
+  },
+  too_many_redirects: {
+    status: 502,
+    retriable: false,
+    description: 'The page redirected more than 10 times, or in a loop.',
+  },
+  content_too_large: {
+    status: 502,
+    retriable: false,
+    description: 'The page is larger than this instance\'s size limit for one fetch; it was not read to the end.',
+  },
+  unsupported_content: {
+    status: 502,
+    retriable: false,
+    description: 'The page\'s content type is not one the service reads (HTML, XHTML, XML, text, JSON, or PDF when `parsers` includes `pdf`).',
+  },
+  proxy_failed: {
+    status: 502,
+    retriable: true,
+    description: 'The proxy the fetch was routed through failed or refused the request.',
+  },
+  fetch_timeout: {
+    status: 504,
+    retriable: true,
+    description: 'The page was not fetched within the request\'s `timeout`.',
+  },
 } as const satisfies Record<string, ErrorSpec>;
 
 export type ErrorCode = keyof typeof ERRORS;

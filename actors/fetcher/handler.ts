@@ -1,0 +1,133 @@
+/**
+ * The fetcher's pure handler: one ScrapeRequested in, an Outcome out.
+ *
+ * - Fetched (any HTTP status, 404 and 500 included): `ack`, emitting PageFetched to
+ *   `pageFetched` (raw bytes, content type, headers, status, final URL, 1 credit).
+ * - Failed (url_blocked, dns_failed, content_too_large, …): answered, not retried forever.
+ *   A retriable failure (per schemas/errors.ts: fetch_timeout, proxy_failed, upstream_error)
+ *   returns `retry` while `attempt < maxAttempts` and a whole new attempt still fits before
+ *   the request's deadline; otherwise the handler acks with a Reply {ok:false, errorCode,
+ *   errorMessage} to the request's `replyTo` (when there is one). Network hiccups were
+ *   already retried inside the fetch (actors/fetcher/http.ts).
+ * - Past its deadline: dropped (`ack`, nothing emitted): nobody waits for it any more.
+ * - The pool stopping (signal aborted): `retry`, so the pool hands the message back.
+ */
+import type { Emission } from '../../pipeline/events.js';
+import type { Logger } from '../../pipeline/log.js';
+import type { Outcome } from '../../pipeline/pool.js';
+import { ERRORS, isErrorCode, type ErrorCode } from '../../schemas/errors.js';
+import type { EventValue } from '../../schemas/events/index.js';
+import { HEADERS, TOPICS, type TopicKey } from '../../schemas/topics.js';
+import type { ScrapeOptions } from '../../schemas/api/scrape-options.js';
+import { redactUrl } from '../../pipeline/net/guard.js';
+import type { HttpFetcher } from './http.js';
+
+export type ScrapeRequested = EventValue<'ScrapeRequested'>;
+
+export interface FetcherDeps {
+  readonly http: HttpFetcher;
+  readonly log: Logger;
+  readonly now?: () => number;
+  /** Attempts the pool makes at most (its retry policy's `attempts`); the last one answers. */
+  readonly maxAttempts?: number;
+}
+
+export const DEFAULT_TIMEOUT_MS = 90_000;
+const MIN_TIMEOUT_MS = 1000;
+const MAX_TIMEOUT_MS = 300_000;
+
+/** The topic key whose name is `name` (a replyTo), if any. */
+function topicNamed(name: string): TopicKey | undefined {
+  return (Object.keys(TOPICS) as TopicKey[]).find((k) => TOPICS[k].name === name);
+}
+
+function parseOptions(json: string): ScrapeOptions | null {
+  try {
+    const value: unknown = JSON.parse(json || '{}');
+    return value && typeof value === 'object' && !Array.isArray(value) ? (value as ScrapeOptions) : null;
+  } catch {
+    return null;
+  }
+}
+
+function reply(event: ScrapeRequested, code: ErrorCode, message: string, log: Logger): Emission[] {
+  const topic = event.replyTo ? topicNamed(event.replyTo) : undefined;
+  if (!event.replyTo || !event.correlationId) return [];
+  if (topic !== 'replies') {
+    log.warn({ replyTo: event.replyTo }, 'replyTo names no replies topic; failure not answered');
+    return [];
+  }
+  const value: EventValue<'Reply'> = {
+    correlationId: event.correlationId,
+    ok: false,
+    data: null,
+    errorCode: code,
+    errorMessage: message,
+    credits: 0,
+    source: 'fetcher',
+  };
+  const emission: Emission<'replies'> = { topic: 'replies', key: event.correlationId, headers: { [HEADERS.requestId]: event.requestId }, value };
+  return [emission as Emission];
+}
+
+export async function handleScrapeRequested(event: ScrapeRequested, deps: FetcherDeps, signal: AbortSignal, attempt = 1): Promise<Outcome> {
+  const now = deps.now ?? Date.now;
+  const log = deps.log;
+  const started = now();
+  if (started > event.deadlineMs) {
+    log.warn({ url: redactUrl(event.url) }, 'request past its deadline; dropped');
+    return { kind: 'ack' };
+  }
+  const options = parseOptions(event.options);
+  if (!options) return { kind: 'ack', emit: reply(event, 'bad_request', 'the scrape options are not a JSON object', log) };
+  const wanted = Math.min(MAX_TIMEOUT_MS, Math.max(MIN_TIMEOUT_MS, options.timeout ?? DEFAULT_TIMEOUT_MS));
+  const timeoutMs = Math.max(1, Math.min(wanted, event.deadlineMs - started));
+  try {
+    const page = await deps.http.fetch({
+      url: event.url,
+      timeoutMs,
+      headers: options.headers,
+      mobile: options.mobile ?? false,
+      location: options.location ?? null,
+      proxy: options.proxy ?? 'auto',
+      content: { pdf: (options.parsers ?? []).includes('pdf') },
+      signal,
+    });
+    log.info(
+      { url: redactUrl(event.url), statusCode: page.statusCode, bytes: page.body.length, redirects: page.redirects.length, proxyUsed: page.proxyUsed, ms: now() - started },
+      'page fetched',
+    );
+    const value: EventValue<'PageFetched'> = {
+      requestId: event.requestId,
+      tenant: event.tenant,
+      jobId: event.jobId,
+      url: event.url,
+      finalUrl: page.finalUrl,
+      statusCode: page.statusCode,
+      headers: { ...page.headers },
+      contentType: page.contentType,
+      body: page.body,
+      fetchedAtMs: page.fetchedAtMs,
+      rendered: false,
+      options: event.options,
+      replyTo: event.replyTo,
+      correlationId: event.correlationId,
+      deadlineMs: event.deadlineMs,
+      credits: 1,
+    };
+    const fetched: Emission<'pageFetched'> = { topic: 'pageFetched', key: event.requestId, headers: { [HEADERS.requestId]: event.requestId }, value };
+    return { kind: 'ack', emit: [fetched as Emission] };
+  } catch (error) {
+    if (signal.aborted) return { kind: 'retry', code: 'service_unavailable', message: 'the fetch was interrupted' };
+    const raw = (error as { code?: unknown })?.code;
+    const code: ErrorCode = typeof raw === 'string' && isErrorCode(raw) ? raw : 'internal_error';
+    const message = error instanceof Error ? error.message : String(error);
+    const another = attempt < (deps.maxAttempts ?? 2) && now() + timeoutMs < event.deadlineMs;
+    if (ERRORS[code].retriable && another) {
+      log.warn({ url: redactUrl(event.url), code, attempt }, `fetch failed, asking for a retry: ${message}`);
+      return { kind: 'retry', code, message };
+    }
+    log.warn({ url: redactUrl(event.url), code, attempt }, `fetch failed: ${message}`);
+    return { kind: 'ack', emit: reply(event, code, message, log) };
+  }
+}

@@ -1,0 +1,142 @@
+/**
+ * actors/fetcher/handler.ts without a bus: ScrapeRequested in, Outcome out, against a local
+ * fixture site. Emissions are encoded with the real codec, so they match their Avro schemas.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { handleScrapeRequested, type FetcherDeps, type ScrapeRequested } from '../../actors/fetcher/handler.js';
+import { HttpFetcher } from '../../actors/fetcher/http.js';
+import { createCodec } from '../../pipeline/codec/index.js';
+import type { EventCodec } from '../../pipeline/codec/codec.js';
+import type { Emission } from '../../pipeline/events.js';
+import { createLogger } from '../../pipeline/log.js';
+import { NetGuard } from '../../pipeline/net/guard.js';
+import type { Outcome } from '../../pipeline/pool.js';
+import type { EventValue } from '../../schemas/events/index.js';
+import { TOPICS } from '../../schemas/topics.js';
+import { PAGE, startFixtureSite, type FixtureSite } from '../helpers/fixture-site.js';
+
+function request(url: string, options: object = {}, extra: Partial<ScrapeRequested> = {}): ScrapeRequested {
+  const now = Date.now();
+  return {
+    requestId: 'req-1',
+    tenant: 'tenant-1',
+    jobId: null,
+    url,
+    options: JSON.stringify(options),
+    replyTo: TOPICS.replies.name,
+    correlationId: 'corr-1',
+    deadlineMs: now + 60_000,
+    createdAtMs: now,
+    ...extra,
+  };
+}
+
+const pageOf = (e: Emission | undefined) => e?.value as unknown as EventValue<'PageFetched'>;
+const replyOf = (e: Emission | undefined) => e?.value as unknown as EventValue<'Reply'>;
+
+describe('actors/fetcher/handler', () => {
+  let site: FixtureSite;
+  let deps: FetcherDeps;
+  let codec: EventCodec;
+  const signal = new AbortController().signal;
+
+  beforeAll(async () => {
+    site = await startFixtureSite();
+    codec = await createCodec();
+    deps = { http: new HttpFetcher({ guard: new NetGuard({ allowPrivate: true }) }), log: createLogger('silent'), maxAttempts: 3 };
+  });
+  afterAll(async () => {
+    deps.http.close();
+    await site.close();
+  });
+
+  async function emitted(outcome: Outcome): Promise<Emission[]> {
+    expect(outcome.kind).toBe('ack');
+    const emit = outcome.kind === 'ack' ? [...(outcome.emit ?? [])] : [];
+    for (const e of emit) await codec.encode(TOPICS[e.topic].event as 'PageFetched' | 'Reply', e.value as never);
+    return emit;
+  }
+
+  it('emits PageFetched for a fetched page', async () => {
+    const event = request(site.url('/redirect/chain'), { formats: ['markdown'] });
+    const [emission, ...rest] = await emitted(await handleScrapeRequested(event, deps, signal));
+    expect(rest).toHaveLength(0);
+    expect(emission?.topic).toBe('pageFetched');
+    expect(emission?.key).toBe('req-1');
+    const page = pageOf(emission);
+    expect(page).toMatchObject({
+      requestId: 'req-1',
+      tenant: 'tenant-1',
+      url: site.url('/redirect/chain'),
+      finalUrl: site.url('/html'),
+      statusCode: 200,
+      contentType: 'text/html; charset=utf-8',
+      rendered: false,
+      credits: 1,
+      replyTo: TOPICS.replies.name,
+      correlationId: 'corr-1',
+      options: event.options,
+    });
+    expect(page.body.toString()).toBe(PAGE);
+    expect(page.headers['content-type']).toBe('text/html; charset=utf-8');
+  });
+
+  it('a 404 page is a page, not a failure', async () => {
+    const [emission] = await emitted(await handleScrapeRequested(request(site.url('/status/404')), deps, signal));
+    expect(emission?.topic).toBe('pageFetched');
+    expect(pageOf(emission).statusCode).toBe(404);
+  });
+
+  it('answers a permanent failure with a Reply and acks', async () => {
+    const outcome = await handleScrapeRequested(request(site.url('/png')), deps, signal);
+    const [emission] = await emitted(outcome);
+    expect(emission).toMatchObject({
+      topic: 'replies',
+      key: 'corr-1',
+      value: { correlationId: 'corr-1', ok: false, errorCode: 'unsupported_content', credits: 0, source: 'fetcher' },
+    });
+  });
+
+  it('answers a route with no proxy pool with proxy_unavailable', async () => {
+    const [emission] = await emitted(await handleScrapeRequested(request(site.url('/html'), { proxy: 'residential' }), deps, signal));
+    expect(replyOf(emission).errorCode).toBe('proxy_unavailable');
+  });
+
+  it('asks for a retry of a retriable failure while attempts and time remain, then answers', async () => {
+    const event = request(site.url('/slow?ms=5000'), { timeout: 1000 });
+    const first = await handleScrapeRequested(event, deps, signal, 1);
+    expect(first).toMatchObject({ kind: 'retry', code: 'fetch_timeout' });
+    const last = await handleScrapeRequested(event, deps, signal, 3);
+    const [emission] = await emitted(last);
+    expect(replyOf(emission).errorCode).toBe('fetch_timeout');
+  });
+
+  it('acks a failure silently when nobody waits', async () => {
+    const outcome = await handleScrapeRequested(request(site.url('/png'), {}, { replyTo: null, correlationId: null }), deps, signal);
+    expect(outcome).toEqual({ kind: 'ack', emit: [] });
+  });
+
+  it('drops a request past its deadline', async () => {
+    const outcome = await handleScrapeRequested(request(site.url('/html'), {}, { deadlineMs: Date.now() - 1 }), deps, signal);
+    expect(outcome).toEqual({ kind: 'ack' });
+  });
+
+  it('answers bad options JSON with bad_request', async () => {
+    const [emission] = await emitted(await handleScrapeRequested({ ...request(site.url('/html')), options: '[1,' }, deps, signal));
+    expect(replyOf(emission).errorCode).toBe('bad_request');
+  });
+
+  it('hands the message back when the pool stops mid-fetch', async () => {
+    const stop = new AbortController();
+    const pending = handleScrapeRequested(request(site.url('/slow?ms=5000')), deps, stop.signal);
+    setTimeout(() => stop.abort(new Error('pool stopping')), 100);
+    expect((await pending).kind).toBe('retry');
+  });
+
+  it('refuses blocked URLs with url_blocked when private addresses are not allowed', async () => {
+    const strict: FetcherDeps = { ...deps, http: new HttpFetcher({ guard: new NetGuard({ allowPrivate: false }) }) };
+    const [emission] = await emitted(await handleScrapeRequested(request(site.url('/html')), strict, signal));
+    expect(replyOf(emission).errorCode).toBe('url_blocked');
+    strict.http.close();
+  });
+});

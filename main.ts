@@ -7,8 +7,9 @@
  *                                      classifier, notifier); start any number of each
  *
  * Configuration comes from the environment (pipeline/config.ts); BUS, STORE and STATE choose
- * the engines. `startService` is exported so tests start the same composition in-process or
- * in child processes, with extra actors of their own.
+ * the engines. `startService` is exported so tests start the same composition in-process, and
+ * `run` (this command line) so another entry point runs it with other actors
+ * (test/helpers/service-main.ts runs it with the test actors, in child processes).
  */
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -41,6 +42,7 @@ export interface Service {
   readonly app: FastifyInstance | null;
   /** A key created because none existed; shown once by the caller. */
   readonly firstKey: string | null;
+  /** Stops the gateway, the requester, the pools, then the runtime. Safe to call twice. */
   stop(): Promise<void>;
 }
 
@@ -69,41 +71,48 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   const { config, log, role } = options;
   const actors = options.actors ?? ACTORS;
   const runtime = await createRuntime(config, log, role);
-  const pools = actors
-    .filter((a) => role === 'all' || a.role === role)
-    .map((a) => new ActorPool(a.create(runtime), runtime.events, log));
-  for (const pool of pools) await pool.start();
-
+  const pools: ActorPool[] = [];
   let app: FastifyInstance | null = null;
   let requester: Requester | null = null;
   let keys: KeyRegistry | null = null;
   let firstKey: string | null = null;
-  if (role === 'all' || role === 'gateway') {
-    keys = keyRegistryFor(config, runtime);
-    firstKey = await prepareKeys(config, keys, log);
-    requester = new Requester(runtime.events, log.child({ component: 'requester' }));
-    await requester.start();
-    app = await buildGateway({
-      config,
-      log,
-      keys,
-      state: runtime.state,
-      version: serviceVersion(),
-      handlers: pipelineHandlers(actors, requester, config),
-    });
-    await app.listen({ port: config.port, host: config.host });
-  }
-  return {
-    app,
-    firstKey,
-    async stop() {
+  let stopping: Promise<void> | null = null;
+  const stop = () =>
+    (stopping ??= (async () => {
       await app?.close();
       await requester?.stop();
       for (const pool of pools) await pool.stop();
       keys?.close();
       await runtime.close();
-    },
-  };
+    })());
+  try {
+    for (const actor of actors.filter((a) => role === 'all' || a.role === role)) {
+      const pool = new ActorPool(actor.create(runtime), runtime.events, log);
+      pools.push(pool);
+      await pool.start();
+    }
+    if (role === 'all' || role === 'gateway') {
+      keys = keyRegistryFor(config, runtime);
+      firstKey = await prepareKeys(config, keys, log);
+      requester = new Requester(runtime.events, log.child({ component: 'requester' }));
+      await requester.start();
+      app = await buildGateway({
+        config,
+        log,
+        keys,
+        state: runtime.state,
+        version: serviceVersion(),
+        handlers: pipelineHandlers(actors, requester, config),
+      });
+      await app.listen({ port: config.port, host: config.host });
+    }
+  } catch (error) {
+    // A start that fails half-way (port taken, consumer group not joined) releases what it
+    // holds, so an in-process caller is left with nothing running.
+    await stop().catch((closeError: unknown) => log.warn({ err: closeError }, 'could not release a failed start completely'));
+    throw error;
+  }
+  return { app, firstKey, stop };
 }
 
 function readConfig(): Config {
@@ -126,17 +135,29 @@ function readRole(argv: string[]): RoleArg {
   process.exit(64);
 }
 
-async function main(): Promise<void> {
-  const role = readRole(process.argv.slice(2));
+export interface RunOptions {
+  /** The actors of this build (default: the production list in actors/index.ts). */
+  actors?: readonly ActorSpec[];
+}
+
+/**
+ * The command line: reads `--role` from `argv` and the config from the environment, starts
+ * the service, prints where it listens (or that the pool runs) and stops it on SIGINT/SIGTERM.
+ * A start that fails logs one fatal line with the error's code and exits 1. Exported for
+ * entry points that run the same command line with other actors (test/helpers/service-main.ts).
+ */
+export async function run(argv: string[], options: RunOptions = {}): Promise<void> {
+  const role = readRole(argv);
   const config = readConfig();
   const log = createLogger(config.logLevel).child({ role });
   const version = serviceVersion();
   log.info({ config: redactedConfig(config), version }, 'starting');
   let service: Service;
   try {
-    service = await startService({ config, log, role });
+    service = await startService({ config, log, role, ...(options.actors ? { actors: options.actors } : {}) });
   } catch (error) {
-    log.fatal({ err: error, code: (error as { code?: unknown }).code }, 'could not start');
+    const code = (error as { code?: unknown }).code;
+    log.fatal({ err: error, code }, `could not start${typeof code === 'string' ? ` (${code})` : ''}: ${error instanceof Error ? error.message : String(error)}`);
     process.exit(1);
   }
   if (service.app) {
@@ -160,4 +181,4 @@ async function main(): Promise<void> {
   process.once('SIGTERM', () => void stop('SIGTERM'));
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) await main();
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) await run(process.argv.slice(2));

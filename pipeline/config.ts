@@ -124,6 +124,23 @@ export const SETTINGS = {
     default: 'web-data-service',
     description: 'Kafka client id prefix; the role is appended.',
   },
+  kafkaConnectTimeoutMs: {
+    env: 'KAFKA_CONNECT_TIMEOUT_MS',
+    type: 'integer',
+    default: 30000,
+    min: 0,
+    description:
+      'How long start-up keeps trying to reach a Kafka broker (BUS=kafka), logging each retry, before the process stops with `bus_unavailable`.',
+  },
+  kafkaSessionTimeoutMs: {
+    env: 'KAFKA_SESSION_TIMEOUT_MS',
+    type: 'integer',
+    default: 30000,
+    min: 3000,
+    max: 300000,
+    description:
+      'A pool process that stops heartbeating for this long (it died) loses its partitions to the other members of its group; lower means faster takeover and more rebalances on a busy machine.',
+  },
   schemaRegistryUrl: {
     env: 'SCHEMA_REGISTRY_URL',
     type: 'string',

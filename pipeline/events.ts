@@ -21,6 +21,13 @@ export interface Emission<K extends TopicKey = TopicKey> {
   headers?: Headers;
 }
 
+/**
+ * An emission to any topic, as a union over the topics (`{topic: 'replies', value: Reply} |
+ * …`), so an object literal is checked against its own topic's event. (`Emission` without a
+ * type argument has `value: never`: no one event fits every topic.)
+ */
+export type AnyEmission = { [K in TopicKey]: Emission<K> }[TopicKey];
+
 export class Events {
   constructor(
     readonly bus: Bus,
@@ -41,7 +48,10 @@ export class Events {
     if (bytes.length > MAX_PAYLOAD_BYTES) {
       throw new AppError('payload_too_large', `a ${event} event of ${bytes.length} bytes exceeds ${MAX_PAYLOAD_BYTES}`);
     }
+    // A blob header copied from the event being handled would make readers fetch that old
+    // payload instead of this one: the header is this method's to set, never the caller's.
     const headers = { ...emission.headers };
+    if (headers[HEADERS.blobRef] !== undefined) delete headers[HEADERS.blobRef];
     if (bytes.length <= this.inlineLimitBytes) return { key: emission.key, value: bytes, headers };
     headers[HEADERS.blobRef] = await this.blobs.put(bytes);
     return { key: emission.key, value: Buffer.alloc(0), headers };
@@ -51,7 +61,10 @@ export class Events {
     const byTopic = new Map<string, OutgoingMessage[]>();
     for (const emission of emissions) {
       const name = TOPICS[emission.topic].name;
-      byTopic.set(name, [...(byTopic.get(name) ?? []), await this.prepare(emission)]);
+      const message = await this.prepare(emission);
+      const messages = byTopic.get(name);
+      if (messages) messages.push(message);
+      else byTopic.set(name, [message]);
     }
     await Promise.all([...byTopic].map(([topic, messages]) => this.bus.publish(topic, messages)));
   }

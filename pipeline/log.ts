@@ -32,3 +32,8 @@ export function loggerOptions(level: string): LoggerOptions {
 export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
   return pino(loggerOptions(level), destination ?? pino.destination({ dest: 1, sync: false }));
 }
+
+/** A logger on standard error, for command-line tools whose standard output is their answer. */
+export function createStderrLogger(level: string): Logger {
+  return pino(loggerOptions(level), pino.destination({ dest: 2, sync: true }));
+}

@@ -16,18 +16,28 @@
  *    error code, message, attempt count, source topic and group, and then counts as done, so a
  *    poison event never blocks its partition for longer than its retries.
  * Emissions are published before the message is done: a crash in between re-runs the handler
- * and emits again, so downstream handlers must be idempotent.
+ * and emits again, so downstream handlers must be idempotent. Emissions that cannot be
+ * encoded (too large, not matching their schema) dead-letter the message.
+ *
+ * Failures of the runtime rather than of the event — the bus or the store being unavailable
+ * while fetching a payload by reference or publishing emissions or a dead letter — are
+ * retried and then handed back to the bus uncommitted (it redelivers with its own backoff),
+ * never dead-lettered. So is a message whose attempt failed while the pool is stopping:
+ * `stop()` aborts the attempts' signals and waits for them; one that still acks is done, one
+ * that gives up goes to the group's next member.
  */
+import { setMaxListeners } from 'node:events';
 import { ERRORS, isErrorCode, type ErrorCode } from '../schemas/errors.js';
 import { HEADERS, TOPICS, type TopicKey } from '../schemas/topics.js';
 import type { BusMessage, Subscription } from './bus/bus.js';
 import type { DecodedEvent } from './codec/codec.js';
-import type { Emission, Events } from './events.js';
+import type { AnyEmission, Emission, Events } from './events.js';
 import type { Logger } from './log.js';
-import { backoffDelay, retry, sleep } from './retry.js';
+import { AppError } from './errors.js';
+import { backoffDelay, retry, RetriesExhausted, sleep } from './retry.js';
 
 export type Outcome =
-  | { readonly kind: 'ack'; readonly emit?: readonly Emission[] }
+  | { readonly kind: 'ack'; readonly emit?: readonly AnyEmission[] }
   | { readonly kind: 'retry'; readonly code: ErrorCode; readonly message: string }
   | { readonly kind: 'dead'; readonly code: ErrorCode; readonly message: string };
 
@@ -68,6 +78,19 @@ function failureOf(error: unknown): { code: ErrorCode; message: string } {
   return { code: typeof code === 'string' && isErrorCode(code) ? code : 'internal_error', message };
 }
 
+/** Codes that say the runtime (bus, store) failed, not the event: such a message is never dead-lettered. */
+const INFRASTRUCTURE_CODES: ReadonlySet<ErrorCode> = new Set(['bus_unavailable', 'store_unavailable']);
+
+/** setTimeout's largest delay; a longer (or infinite) attempt timeout means none. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+function isOutcome(value: unknown): value is Outcome {
+  const kind = (value as { kind?: unknown } | null)?.kind;
+  return kind === 'ack' || kind === 'retry' || kind === 'dead';
+}
+
+type Failure = { code: ErrorCode; message: string };
+
 export class ActorPool {
   private subscription: Subscription | null = null;
   private readonly stopping = new AbortController();
@@ -80,6 +103,8 @@ export class ActorPool {
     private readonly retryPolicy: PoolRetry = DEFAULT_POOL_RETRY,
   ) {
     this.log = log.child({ actor: def.name });
+    // Every running attempt listens for stop(): as many as `concurrency`, which is no leak.
+    setMaxListeners(0, this.stopping.signal);
   }
 
   async start(): Promise<void> {
@@ -92,64 +117,118 @@ export class ActorPool {
     this.log.info({ group: this.def.group, topics: this.def.topics, concurrency: this.def.concurrency }, 'actor pool started');
   }
 
+  /** Aborts the running attempts' signals, waits for them to settle, and leaves the group. */
   async stop(): Promise<void> {
     this.stopping.abort(new Error('pool stopping'));
     await this.subscription?.stop();
     this.subscription = null;
   }
 
-  /** Never rejects for a handler failure; rejects only when publishing keeps failing (redelivery). */
+  /**
+   * Never rejects for a failure of the event or its handler. Rejects (so the bus redelivers)
+   * when the bus or store keeps failing, and when the pool stops before the message is done.
+   */
   private async process(message: BusMessage): Promise<void> {
-    let event: DecodedEvent;
-    try {
-      event = await this.events.read(message);
-    } catch (error) {
-      const failure = failureOf(error);
-      return this.deadLetter(message, failure.code === 'internal_error' ? 'event_undecodable' : failure.code, failure.message, 1);
-    }
+    const read = await this.decode(message);
+    if ('failure' in read) return this.deadLetter(message, read.failure.code, read.failure.message, read.attempts);
+    const event = read.event;
     const requestId = message.headers[HEADERS.requestId];
     const log = requestId ? this.log.child({ requestId }) : this.log;
     for (let attempt = 1; ; attempt++) {
       const outcome = await this.attempt(event, message, attempt, log);
       if (outcome.kind === 'ack') {
-        await this.publish(outcome.emit ?? []);
-        return;
+        const failure = await this.publish(outcome.emit ?? [], log);
+        if (!failure) return;
+        return this.deadLetter(message, failure.code, `emitting failed: ${failure.message}`, attempt);
       }
-      if (outcome.kind === 'dead' || attempt >= this.retryPolicy.attempts || this.stopping.signal.aborted) {
-        return this.deadLetter(message, outcome.code, outcome.message, attempt);
-      }
-      const delay = backoffDelay(attempt, this.retryPolicy);
-      log.warn({ code: outcome.code, attempt, delayMs: delay }, `attempt failed, retrying: ${outcome.message}`);
-      await sleep(delay, this.stopping.signal).catch(() => undefined);
+      if (outcome.kind === 'dead') return this.deadLetter(message, outcome.code, outcome.message, attempt);
+      if (this.stopping.signal.aborted) throw this.released(message, outcome);
+      if (attempt >= this.retryPolicy.attempts) return this.deadLetter(message, outcome.code, outcome.message, attempt);
+      await this.backoff(attempt, outcome, log, message);
     }
   }
 
+  /** The decoded event, or why it cannot be decoded (after retries when the store failed). */
+  private async decode(message: BusMessage): Promise<{ event: DecodedEvent } | { failure: Failure; attempts: number }> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return { event: await this.events.read(message) };
+      } catch (error) {
+        const failure = failureOf(error);
+        if (failure.code === 'internal_error') failure.code = 'event_undecodable';
+        if (!INFRASTRUCTURE_CODES.has(failure.code)) return { failure, attempts: attempt };
+        if (this.stopping.signal.aborted || attempt >= this.retryPolicy.attempts) throw error;
+        await this.backoff(attempt, { kind: 'retry', ...failure }, this.log, message);
+      }
+    }
+  }
+
+  /** Sleeps before the next attempt; throws (releasing the message) when the pool stops meanwhile. */
+  private async backoff(attempt: number, outcome: Outcome & { kind: 'retry' }, log: Logger, message: BusMessage): Promise<void> {
+    const delay = backoffDelay(attempt, this.retryPolicy);
+    log.warn({ code: outcome.code, attempt, delayMs: delay }, `attempt failed, retrying: ${outcome.message}`);
+    try {
+      await sleep(delay, this.stopping.signal);
+    } catch {
+      throw this.released(message, outcome);
+    }
+  }
+
+  /** The error that hands a message back to the bus uncommitted, for the group's next member. */
+  private released(message: BusMessage, outcome: Failure): AppError {
+    this.log.info({ topic: message.topic, partition: message.partition, offset: message.offset, code: outcome.code }, 'pool stopping: message handed back');
+    return new AppError('service_unavailable', `actor pool ${this.def.name} is stopping; the message is handed back (${outcome.code}: ${outcome.message})`);
+  }
+
   private async attempt(event: DecodedEvent, message: BusMessage, attempt: number, log: Logger): Promise<Outcome> {
+    // One controller per attempt, aborted by the deadline or by stop(). (Not AbortSignal.any:
+    // on Node 20 it costs ~30 µs and a weak reference per call, most of a hop's budget.)
     const deadline = new AbortController();
-    const signal = AbortSignal.any([deadline.signal, this.stopping.signal]);
+    const stopping = this.stopping.signal;
+    const onStop = () => deadline.abort(stopping.reason);
+    if (stopping.aborted) onStop();
+    else stopping.addEventListener('abort', onStop, { once: true });
+    const signal = deadline.signal;
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<Outcome>((resolve) => {
+      if (!(this.def.timeoutMs <= MAX_TIMER_MS)) return;
       timer = setTimeout(() => {
-        deadline.abort(new Error('attempt timed out'));
+        deadline.abort(new AppError('upstream_timeout', `attempt timed out after ${this.def.timeoutMs} ms`));
         resolve({ kind: 'retry', code: 'upstream_timeout', message: `handler took longer than ${this.def.timeoutMs} ms` });
       }, this.def.timeoutMs);
     });
     try {
-      return await Promise.race([this.def.handler(event, { log, signal, attempt, message }), timedOut]);
+      const outcome: unknown = await Promise.race([this.def.handler(event, { log, signal, attempt, message }), timedOut]);
+      if (isOutcome(outcome)) return outcome;
+      return { kind: 'retry', code: 'internal_error', message: `handler returned ${JSON.stringify(outcome) ?? 'undefined'}, not an Outcome` };
     } catch (error) {
       const failure = failureOf(error);
       return { kind: ERRORS[failure.code].retriable ? 'retry' : 'dead', ...failure };
     } finally {
       clearTimeout(timer);
+      stopping.removeEventListener('abort', onStop);
     }
   }
 
-  private async publish(emissions: readonly Emission[]): Promise<void> {
-    if (emissions.length === 0) return;
-    await retry(() => this.events.emit(emissions), {
-      ...this.retryPolicy,
-      onRetry: (error, attempt, delayMs) => this.log.warn({ attempt, delayMs, err: error }, 'publishing emissions failed, retrying'),
-    });
+  /**
+   * Publishes emissions, retrying what may pass later. Resolves with the failure when they
+   * cannot be published at all (not encodable, too large); rejects when the bus or store keeps
+   * failing, so the bus redelivers the message.
+   */
+  private async publish(emissions: readonly Emission[], log: Logger): Promise<Failure | null> {
+    if (emissions.length === 0) return null;
+    try {
+      await retry(() => this.events.emit(emissions), {
+        ...this.retryPolicy,
+        retriable: (error) => INFRASTRUCTURE_CODES.has(failureOf(error).code),
+        onRetry: (error, attempt, delayMs) => log.warn({ attempt, delayMs, err: error }, 'publishing emissions failed, retrying'),
+      });
+      return null;
+    } catch (error) {
+      const failure = failureOf(error instanceof RetriesExhausted ? error.cause : error);
+      if (INFRASTRUCTURE_CODES.has(failure.code)) throw error;
+      return failure;
+    }
   }
 
   private async deadLetter(message: BusMessage, code: ErrorCode, text: string, attempts: number): Promise<void> {

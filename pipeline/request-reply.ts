@@ -6,6 +6,7 @@
  * No reply within the timeout is `upstream_timeout` (504): no worker answered in time.
  */
 import { randomUUID } from 'node:crypto';
+import { isErrorCode } from '../schemas/errors.js';
 import { TOPICS, type TopicKey } from '../schemas/topics.js';
 import type { EventValue } from '../schemas/events/index.js';
 import type { Subscription } from './bus/bus.js';
@@ -18,12 +19,12 @@ export type ReplyValue = EventValue<'Reply'>;
 interface Pending {
   resolve: (reply: ReplyValue) => void;
   reject: (error: unknown) => void;
-  timer: NodeJS.Timeout;
 }
 
 export class Requester {
   private readonly pending = new Map<string, Pending>();
   private subscription: Subscription | null = null;
+  private stopped = false;
   readonly instanceId = randomUUID();
 
   constructor(
@@ -44,61 +45,76 @@ export class Requester {
         });
         if (!decoded || decoded.event !== 'Reply') return;
         const reply = decoded.value as ReplyValue;
-        const waiter = this.pending.get(reply.correlationId);
-        if (!waiter) return;
-        this.pending.delete(reply.correlationId);
-        clearTimeout(waiter.timer);
-        waiter.resolve(reply);
+        this.pending.get(reply.correlationId)?.resolve(reply);
       },
     });
   }
 
+  /** Rejects the requests in flight with `service_unavailable`, and every later one. */
   async stop(): Promise<void> {
-    for (const [id, waiter] of this.pending) {
-      clearTimeout(waiter.timer);
+    this.stopped = true;
+    for (const waiter of [...this.pending.values()]) {
       waiter.reject(new AppError('service_unavailable', 'the gateway is shutting down'));
-      this.pending.delete(id);
     }
     await this.subscription?.stop();
+    this.subscription = null;
   }
 
   /**
    * Publishes the event built by `build` (given the correlation id and the replies topic) and
-   * resolves with its reply; rejects with `upstream_timeout` after `timeoutMs`.
+   * resolves with its reply; rejects with `upstream_timeout` after `timeoutMs`, with
+   * `service_unavailable` when `signal` aborts (the client went away) or the requester is not
+   * running, and with `bus_unavailable` when the event cannot be published.
    */
   async request<K extends TopicKey>(
     build: (correlationId: string, replyTo: string) => Emission<K>,
     timeoutMs: number,
     signal?: AbortSignal,
   ): Promise<ReplyValue> {
+    if (this.stopped || !this.subscription) {
+      throw new AppError('service_unavailable', this.stopped ? 'the gateway is shutting down' : 'the gateway is not ready for requests');
+    }
+    if (signal?.aborted) throw new AppError('service_unavailable', 'the client went away');
     const correlationId = randomUUID();
+    let timer: NodeJS.Timeout | undefined;
+    let onAbort: (() => void) | undefined;
     const reply = new Promise<ReplyValue>((resolve, reject) => {
-      const timer = setTimeout(() => {
+      const settle = () => {
         this.pending.delete(correlationId);
-        reject(new AppError('upstream_timeout', `no worker answered within ${timeoutMs} ms`));
-      }, timeoutMs);
-      this.pending.set(correlationId, { resolve, reject, timer });
-      signal?.addEventListener(
-        'abort',
-        () => {
-          const waiter = this.pending.get(correlationId);
-          if (!waiter) return;
-          this.pending.delete(correlationId);
-          clearTimeout(waiter.timer);
-          reject(new AppError('service_unavailable', 'the client went away'));
+        clearTimeout(timer);
+        if (onAbort) signal?.removeEventListener('abort', onAbort);
+      };
+      this.pending.set(correlationId, {
+        resolve: (value) => {
+          settle();
+          resolve(value);
         },
-        { once: true },
+        reject: (error) => {
+          settle();
+          reject(error);
+        },
+      });
+      timer = setTimeout(
+        () => this.pending.get(correlationId)?.reject(new AppError('upstream_timeout', `no worker answered within ${timeoutMs} ms`)),
+        timeoutMs,
       );
+      onAbort = () => this.pending.get(correlationId)?.reject(new AppError('service_unavailable', 'the client went away'));
+      signal?.addEventListener('abort', onAbort, { once: true });
     });
+    // The reply may be rejected (timeout, abort, stop) while the request is still being
+    // published, before anyone awaits it: that must not count as an unhandled rejection.
+    reply.catch(() => undefined);
     try {
       await this.events.emit([build(correlationId, TOPICS.replies.name) as Emission]);
     } catch (error) {
-      const waiter = this.pending.get(correlationId);
-      if (waiter) {
-        clearTimeout(waiter.timer);
-        this.pending.delete(correlationId);
-      }
-      throw new AppError('bus_unavailable', `could not publish the request: ${(error as Error).message}`, { cause: error });
+      // A coded failure of the request itself (too large, not encodable) keeps its code.
+      const code = (error as { code?: unknown })?.code;
+      const failure =
+        typeof code === 'string' && isErrorCode(code) && code !== 'bus_unavailable'
+          ? error
+          : new AppError('bus_unavailable', `could not publish the request: ${(error as Error).message}`, { cause: error });
+      this.pending.get(correlationId)?.reject(failure);
+      throw failure;
     }
     return reply;
   }

@@ -34,52 +34,74 @@ export interface Runtime {
   close(): Promise<void>;
 }
 
+/** Closes what start-up opened so far, newest first; failures to close are not the story. */
+async function closeAll(opened: readonly (() => Promise<void>)[]): Promise<void> {
+  for (const close of [...opened].reverse()) await close().catch(() => undefined);
+}
+
+/**
+ * Builds the runtime, each engine ready (store migrated, state and bus connected). When a
+ * step fails, what the earlier steps opened is closed before the error is rethrown, so a
+ * failed start leaves no chdb lock, Redis connection or Kafka client behind in the process.
+ */
 export async function createRuntime(config: Config, log: Logger, role: Role | 'all'): Promise<Runtime> {
   const codec = await createCodec(config.schemaRegistryUrl ? { registryUrl: config.schemaRegistryUrl } : {});
-  const store =
-    config.store === 'chdb'
-      ? createStore({ kind: 'chdb', dataDir: join(config.dataDir, 'clickhouse') }, log)
-      : createStore(
-          {
-            kind: 'clickhouse',
-            url: config.clickhouseUrl,
-            username: config.clickhouseUser,
-            password: config.clickhousePassword,
-            database: config.clickhouseDatabase,
-          },
-          log,
-        );
-  const applied = await store.migrate();
-  if (applied.length) log.info({ migrations: applied }, 'store migrations applied');
-  const state =
-    config.state === 'redis'
-      ? await createState({ kind: 'redis', url: config.redisUrl, namespace: config.redisNamespace, log })
-      : await createState({ kind: 'memory' });
-  const bus =
-    config.bus === 'kafka'
-      ? await createBus({
-          kind: 'kafka',
-          brokers: config.kafkaBrokers.split(',').map((b) => b.trim()).filter(Boolean),
-          clientId: `${config.kafkaClientId}-${role}`,
-          log,
-        })
-      : await createBus({ kind: 'memory', log });
-  const blobs: BlobStore = bus.kind === 'kafka' ? new StoreBlobs(store) : new MemoryBlobs();
-  const events = new Events(bus, codec, blobs, bus.kind === 'kafka' ? KAFKA_INLINE_LIMIT_BYTES : Number.POSITIVE_INFINITY);
-  await events.ensureTopics();
-  return {
-    config,
-    log,
-    bus,
-    codec,
-    events,
-    store,
-    state,
-    blobs,
-    async close() {
-      await bus.close();
-      await state.close();
-      await store.close();
-    },
-  };
+  const opened: (() => Promise<void>)[] = [];
+  try {
+    const store =
+      config.store === 'chdb'
+        ? createStore({ kind: 'chdb', dataDir: join(config.dataDir, 'clickhouse') }, log)
+        : createStore(
+            {
+              kind: 'clickhouse',
+              url: config.clickhouseUrl,
+              username: config.clickhouseUser,
+              password: config.clickhousePassword,
+              database: config.clickhouseDatabase,
+            },
+            log,
+          );
+    opened.push(() => store.close());
+    const applied = await store.migrate();
+    if (applied.length) log.info({ migrations: applied }, 'store migrations applied');
+    const state =
+      config.state === 'redis'
+        ? await createState({ kind: 'redis', url: config.redisUrl, namespace: config.redisNamespace, log })
+        : await createState({ kind: 'memory' });
+    opened.push(() => state.close());
+    const bus =
+      config.bus === 'kafka'
+        ? await createBus({
+            kind: 'kafka',
+            brokers: config.kafkaBrokers.split(',').map((b) => b.trim()).filter(Boolean),
+            clientId: `${config.kafkaClientId}-${role}`,
+            connectTimeoutMs: config.kafkaConnectTimeoutMs,
+            sessionTimeoutMs: config.kafkaSessionTimeoutMs,
+            heartbeatIntervalMs: Math.max(500, Math.floor(config.kafkaSessionTimeoutMs / 10)),
+            log,
+          })
+        : await createBus({ kind: 'memory', log });
+    opened.push(() => bus.close());
+    const blobs: BlobStore = bus.kind === 'kafka' ? new StoreBlobs(store) : new MemoryBlobs();
+    const events = new Events(bus, codec, blobs, bus.kind === 'kafka' ? KAFKA_INLINE_LIMIT_BYTES : Number.POSITIVE_INFINITY);
+    await events.ensureTopics();
+    return {
+      config,
+      log,
+      bus,
+      codec,
+      events,
+      store,
+      state,
+      blobs,
+      async close() {
+        await bus.close();
+        await state.close();
+        await store.close();
+      },
+    };
+  } catch (error) {
+    await closeAll(opened);
+    throw error;
+  }
 }

@@ -1,6 +1,7 @@
 /**
- * `npm run keys -- <command>`: manage API keys in DATA_DIR's ledger. Works while the server
- * runs: both append to the same ledger, and the server reads new lines on its next request.
+ * `npm run keys -- <command>`: manage API keys where the server keeps them — the ledger under
+ * DATA_DIR (embedded), or ClickHouse and Redis (STORE=clickhouse, STATE=redis). Works while
+ * the server runs: the server sees a change on its next request.
  *
  *   create --name NAME [--credits N|unlimited]   the new key is printed alone on the last line
  *   list                                         one line per key: id, prefix, name, credits, status
@@ -9,7 +10,8 @@
  */
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../../pipeline/config.js';
-import { FileKeyRegistry } from '../../pipeline/keys/ledger-file.js';
+import { openKeyRegistry } from '../../pipeline/keys/index.js';
+import { createStderrLogger } from '../../pipeline/log.js';
 import type { KeyRecord } from '../../pipeline/keys/registry.js';
 
 const USAGE = `usage: npm run keys -- <command>
@@ -48,7 +50,10 @@ async function run(argv: string[], out: (line: string) => void, err: (line: stri
     process.exitCode = 2;
     return;
   }
-  const registry = new FileKeyRegistry(loadConfig().dataDir);
+  const config = loadConfig();
+  // The registry the server uses: the ledger under DATA_DIR, or (STORE=clickhouse with
+  // STATE=redis) the store and Redis shared by every gateway.
+  const registry = await openKeyRegistry(config, createStderrLogger(config.logLevel === 'info' ? 'warn' : config.logLevel));
   try {
     switch (command) {
       case 'create': {

@@ -12,6 +12,7 @@
  * from `api_keys`, the balance as the sum of the ledger.
  */
 import { randomUUID } from 'node:crypto';
+import { sleep } from '../retry.js';
 import type { State } from '../state/state.js';
 import type { Store } from '../store/store.js';
 import type { KeyRecord, KeyRegistry, NewKeyOptions } from './registry.js';
@@ -38,6 +39,16 @@ interface KeyRow {
 }
 
 const hashKeyName = (hash: string) => `keys:hash:${hash}`;
+const claimKeyName = (hash: string) => `keys:claim:${hash}`;
+/** How long a creator's claim on a key hash holds (and how long `ensure` waits for it). */
+const CLAIM_TTL_MS = 10_000;
+const ENSURE_POLL_MS = 100;
+
+class KeyExists extends Error {
+  constructor() {
+    super('this key already exists');
+  }
+}
 const creditsKeyName = (id: string) => `keys:credits:${id}`;
 
 function fromRow(row: KeyRow): StoredKey {
@@ -114,8 +125,17 @@ export class StoreKeyRegistry implements KeyRegistry {
     return Number((await this.state.get(creditsKeyName(id))) ?? 0);
   }
 
+  /** The record callers see: never the key's hash (the file registry's records have none either). */
   private async view(key: StoredKey): Promise<KeyRecord> {
-    return { ...key, balance: key.unlimited ? null : await this.available(key.id) };
+    return {
+      id: key.id,
+      name: key.name,
+      prefix: key.prefix,
+      unlimited: key.unlimited,
+      revoked: key.revoked,
+      balance: key.unlimited ? null : await this.available(key.id),
+      createdAt: key.createdAt,
+    };
   }
 
   private async byHash(hash: string): Promise<StoredKey | null> {
@@ -135,9 +155,14 @@ export class StoreKeyRegistry implements KeyRegistry {
 
   async create(options: NewKeyOptions): Promise<{ key: string; record: KeyRecord }> {
     const secret = options.secret ?? generateKey();
-    if (await this.byHash(hashKey(secret))) throw new Error('this key already exists');
+    const hash = hashKey(secret);
+    if (await this.byHash(hash)) throw new KeyExists();
+    const id = generateKeyId();
+    // Two processes creating the same key at once (gateways starting with one API_KEY): the
+    // first to claim the hash creates it, the other is told it exists.
+    if (!(await this.state.setIfAbsent(claimKeyName(hash), id, CLAIM_TTL_MS))) throw new KeyExists();
     const key: StoredKey = {
-      id: generateKeyId(),
+      id,
       name: options.name,
       hash: hashKey(secret),
       prefix: keyPrefix(secret),
@@ -153,8 +178,17 @@ export class StoreKeyRegistry implements KeyRegistry {
   }
 
   async ensure(secret: string, name: string): Promise<KeyRecord> {
-    const existing = await this.byHash(hashKey(secret));
-    if (!existing) return (await this.create({ name, credits: 'unlimited', secret })).record;
+    let existing = await this.byHash(hashKey(secret));
+    for (let waited = 0; !existing; waited += ENSURE_POLL_MS) {
+      try {
+        return (await this.create({ name, credits: 'unlimited', secret })).record;
+      } catch (error) {
+        // Another process is creating it right now: wait for its record.
+        if (!(error instanceof KeyExists) || waited >= CLAIM_TTL_MS) throw error;
+        await sleep(ENSURE_POLL_MS);
+        existing = await this.byHash(hashKey(secret));
+      }
+    }
     if (existing.revoked || !existing.unlimited) await this.write({ ...existing, revoked: false, unlimited: true });
     return this.view({ ...existing, revoked: false, unlimited: true });
   }

@@ -77,7 +77,7 @@ describe.skipIf(!hasChdb)('pipeline/store/chdb-http (ClickHouse HTTP served by c
   });
 
   const post = (search: string, body: string | Buffer, headers: Record<string, string> = {}) =>
-    fetch(`${server.url}/?${search}`, { method: 'POST', body, headers });
+    fetch(`${server.url}/?${search}`, { method: 'POST', body: typeof body === 'string' ? body : new Uint8Array(body), headers });
 
   it('answers /ping and a bare GET with Ok.', async () => {
     for (const path of ['/ping', '/']) {

@@ -1,0 +1,303 @@
+/**
+ * pipeline/request-reply.ts over both buses: a Requester (a "gateway") publishes
+ * ScrapeRequested events and a test responder (an ActorPool on scrapeRequested) answers each
+ * with a Reply carrying the same correlation id. Covers replies reaching only their own
+ * requester, timeouts, client aborts, stop(), and failures while the request is published.
+ * Waits have generous limits; nothing asserts an upper bound on time.
+ */
+import { randomUUID } from 'node:crypto';
+import { getEventListeners } from 'node:events';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest';
+import { TOPICS } from '../../schemas/topics.js';
+import type { EventValue } from '../../schemas/events/index.js';
+import { MemoryBlobs } from '../../pipeline/blobs.js';
+import type { Bus, OutgoingMessage } from '../../pipeline/bus/bus.js';
+import { KafkaBus } from '../../pipeline/bus/kafka.js';
+import { MemoryBus } from '../../pipeline/bus/memory.js';
+import { createCodec, type EventCodec } from '../../pipeline/codec/index.js';
+import { AppError, hasCode } from '../../pipeline/errors.js';
+import { Events, type Emission } from '../../pipeline/events.js';
+import { createLogger } from '../../pipeline/log.js';
+import { ActorPool, type Outcome } from '../../pipeline/pool.js';
+import { Requester } from '../../pipeline/request-reply.js';
+import { hasKafka, startMockKafka, type MockKafka } from '../helpers/kafka.js';
+
+const log = createLogger(process.env.TEST_LOG_LEVEL ?? 'silent');
+
+/** URLs under this path get no answer from the responder: "no worker answered". */
+const UNANSWERED = 'https://example.test/unanswered/';
+
+interface Rig {
+  bus: Bus;
+  codec: EventCodec;
+  events: Events;
+  /** Requests the responder saw, by URL. */
+  seen: string[];
+  /** Limit for a request that should be answered. */
+  replyMs: number;
+  close(): Promise<void>;
+}
+
+function scrape(url: string): (correlationId: string, replyTo: string) => Emission<'scrapeRequested'> {
+  return (correlationId, replyTo) => ({
+    topic: 'scrapeRequested',
+    key: correlationId,
+    value: {
+      requestId: `req-${correlationId}`,
+      tenant: 'tenant-1',
+      jobId: null,
+      url,
+      options: '{}',
+      replyTo,
+      correlationId,
+      deadlineMs: Date.now() + 60_000,
+      createdAtMs: Date.now(),
+    },
+  });
+}
+
+async function rig(bus: Bus, replyMs: number, close: () => Promise<void>): Promise<Rig> {
+  const codec = await createCodec();
+  const events = new Events(bus, codec, new MemoryBlobs(), Number.POSITIVE_INFINITY);
+  await events.ensureTopics();
+  const seen: string[] = [];
+  const responder = new ActorPool(
+    {
+      name: 'responder',
+      group: 'responder',
+      topics: ['scrapeRequested'],
+      concurrency: 4,
+      timeoutMs: 10_000,
+      handler: async (event): Promise<Outcome> => {
+        const request = event.value as EventValue<'ScrapeRequested'>;
+        seen.push(request.url);
+        if (request.url.startsWith(UNANSWERED) || !request.correlationId || request.replyTo !== TOPICS.replies.name) return { kind: 'ack' };
+        return {
+          kind: 'ack',
+          emit: [
+            {
+              topic: 'replies',
+              key: request.correlationId,
+              value: {
+                correlationId: request.correlationId,
+                ok: true,
+                data: JSON.stringify({ url: request.url, requestId: request.requestId }),
+                errorCode: null,
+                errorMessage: null,
+                credits: 1,
+                source: 'responder',
+              },
+            },
+          ],
+        };
+      },
+    },
+    events,
+    log,
+  );
+  await responder.start();
+  return {
+    bus,
+    codec,
+    events,
+    seen,
+    replyMs,
+    async close() {
+      await responder.stop();
+      await close();
+    },
+  };
+}
+
+/** A bus whose publish waits for `gate` (then delegates) or fails, to catch the request mid-publish. */
+function wrappedBus(inner: Bus, publish: (topic: string, messages: readonly OutgoingMessage[]) => Promise<void>): Bus {
+  return {
+    kind: inner.kind,
+    ensureTopics: (topics) => inner.ensureTopics(topics),
+    publish,
+    consume: (options) => inner.consume(options),
+    close: async () => undefined,
+  };
+}
+
+function requestReplySuite(name: string, setup: () => Promise<Rig>, options: { concurrent?: boolean; testTimeoutMs?: number } = {}): void {
+  (options.concurrent ? describe.concurrent : describe)(name, () => {
+    const t = { timeout: options.testTimeoutMs ?? 30_000 };
+    let r: Rig;
+    beforeAll(async () => {
+      r = await setup();
+    });
+    afterAll(async () => {
+      await r?.close();
+    });
+
+    async function gateway(test: TestContext, events: Events = r.events): Promise<Requester> {
+      const requester = new Requester(events, log);
+      await requester.start();
+      test.onTestFinished(() => requester.stop());
+      return requester;
+    }
+
+    const url = (what: string) => `https://example.test/${what}/${randomUUID().slice(0, 8)}`;
+
+    it('request → responder → resolves with the reply of the same correlation id', t, async (test) => {
+      const requester = await gateway(test);
+      const target = url('page');
+      let correlationId = '';
+      const reply = await requester.request(
+        (id, replyTo) => {
+          correlationId = id;
+          expect(replyTo).toBe(TOPICS.replies.name);
+          return scrape(target)(id, replyTo);
+        },
+        r.replyMs,
+      );
+      expect(reply).toMatchObject({ correlationId, ok: true, credits: 1, source: 'responder' });
+      expect(JSON.parse(reply.data ?? 'null')).toEqual({ url: target, requestId: `req-${correlationId}` });
+      expect(requester.inFlight).toBe(0);
+    });
+
+    it('two gateways each get only their own replies', t, async (test) => {
+      const [a, b] = await Promise.all([gateway(test), gateway(test)]);
+      expect(a.instanceId).not.toBe(b.instanceId);
+      const urls = { a: [0, 1, 2, 3, 4].map(() => url('a')), b: [0, 1, 2, 3, 4].map(() => url('b')) };
+      const [fromA, fromB] = await Promise.all([
+        Promise.all(urls.a.map((u) => a.request(scrape(u), r.replyMs))),
+        Promise.all(urls.b.map((u) => b.request(scrape(u), r.replyMs))),
+      ]);
+      expect(fromA.map((x) => JSON.parse(x.data ?? 'null').url)).toEqual(urls.a);
+      expect(fromB.map((x) => JSON.parse(x.data ?? 'null').url)).toEqual(urls.b);
+      expect([a.inFlight, b.inFlight]).toEqual([0, 0]);
+    });
+
+    it('no answer → rejects with upstream_timeout after the timeout, and forgets the request', t, async (test) => {
+      const requester = await gateway(test);
+      const target = `${UNANSWERED}${randomUUID()}`;
+      const began = Date.now();
+      const error = await requester.request(scrape(target), 400).catch((e: unknown) => e);
+      expect(hasCode(error, 'upstream_timeout')).toBe(true);
+      expect((error as AppError).status).toBe(504);
+      expect(Date.now() - began).toBeGreaterThanOrEqual(390);
+      expect(requester.inFlight).toBe(0);
+      await until(() => r.seen.includes(target), r.replyMs); // it was published; nobody answered
+    });
+
+    it('the client aborting → rejects with service_unavailable, cleans up, and a late reply is ignored', t, async (test) => {
+      const requester = await gateway(test);
+      const controller = new AbortController();
+      const target = url('aborted');
+      const pending = requester.request(scrape(target), r.replyMs, controller.signal);
+      controller.abort();
+      const error = await pending.catch((e: unknown) => e);
+      expect(hasCode(error, 'service_unavailable')).toBe(true);
+      expect(requester.inFlight).toBe(0);
+      expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
+      await until(() => r.seen.includes(target), r.replyMs);
+      await sleep(200); // the reply, when it comes, finds nobody waiting
+      expect(requester.inFlight).toBe(0);
+    });
+
+    it('an already aborted signal rejects at once and publishes nothing', t, async (test) => {
+      const requester = await gateway(test);
+      const target = url('pre-aborted');
+      const error = await requester.request(scrape(target), r.replyMs, AbortSignal.abort()).catch((e: unknown) => e);
+      expect(hasCode(error, 'service_unavailable')).toBe(true);
+      expect(requester.inFlight).toBe(0);
+      await sleep(300);
+      expect(r.seen).not.toContain(target);
+    });
+
+    it('a request that is answered leaves no listener on the client signal', t, async (test) => {
+      const requester = await gateway(test);
+      const controller = new AbortController();
+      await requester.request(scrape(url('listener')), r.replyMs, controller.signal);
+      expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
+    });
+
+    it('stop() rejects the requests in flight with service_unavailable, and later ones too', t, async () => {
+      const requester = new Requester(r.events, log);
+      await requester.start();
+      const pending = [0, 1, 2].map(() => requester.request(scrape(`${UNANSWERED}${randomUUID()}`), 60_000).catch((e: unknown) => e));
+      await until(() => requester.inFlight === 3, r.replyMs);
+      await requester.stop();
+      const errors = await Promise.all(pending);
+      expect(errors.every((e) => hasCode(e, 'service_unavailable'))).toBe(true);
+      expect(requester.inFlight).toBe(0);
+      const later = await requester.request(scrape(url('after-stop')), 1000).catch((e: unknown) => e);
+      expect(hasCode(later, 'service_unavailable')).toBe(true);
+    });
+
+    it('a timeout or abort while the request is still being published is no unhandled rejection', t, async (test) => {
+      let releasePublish: () => void = () => {};
+      const held = new Promise<void>((resolve) => (releasePublish = resolve));
+      const slow = wrappedBus(r.bus, async (topic, messages) => {
+        await held;
+        await r.bus.publish(topic, messages);
+      });
+      const requester = await gateway(test, new Events(slow, r.codec, new MemoryBlobs(), Number.POSITIVE_INFINITY));
+      const controller = new AbortController();
+      const timedOut = requester.request(scrape(`${UNANSWERED}${randomUUID()}`), 50).catch((e: unknown) => e);
+      const aborted = requester.request(scrape(`${UNANSWERED}${randomUUID()}`), 60_000, controller.signal).catch((e: unknown) => e);
+      controller.abort();
+      await sleep(300); // both are rejected now, while their publish still waits
+      expect(requester.inFlight).toBe(0);
+      releasePublish();
+      expect(hasCode(await timedOut, 'upstream_timeout')).toBe(true);
+      expect(hasCode(await aborted, 'service_unavailable')).toBe(true);
+    });
+
+    it('a publish that fails rejects with bus_unavailable and forgets the request', t, async (test) => {
+      const broken = wrappedBus(r.bus, async () => {
+        throw new Error('broker gone');
+      });
+      const requester = await gateway(test, new Events(broken, r.codec, new MemoryBlobs(), Number.POSITIVE_INFINITY));
+      const error = await requester.request(scrape(url('broken')), r.replyMs).catch((e: unknown) => e);
+      expect(hasCode(error, 'bus_unavailable')).toBe(true);
+      expect((error as Error).message).toContain('broker gone');
+      expect(requester.inFlight).toBe(0);
+    });
+  });
+}
+
+async function until(check: () => boolean, limitMs: number): Promise<void> {
+  const giveUpAt = Date.now() + limitMs;
+  while (!check()) {
+    if (Date.now() > giveUpAt) throw new Error(`not within ${limitMs} ms`);
+    await sleep(20);
+  }
+}
+
+requestReplySuite('pipeline/request-reply (memory bus)', async () => {
+  const bus = new MemoryBus({ log, redeliveryDelayMs: 5, maxRedeliveryDelayMs: 50 });
+  return rig(bus, 10_000, () => bus.close());
+});
+
+const kafkaUp = await hasKafka();
+
+describe.skipIf(!kafkaUp)('pipeline/request-reply (kafka, mock cluster)', () => {
+  let cluster: MockKafka | undefined;
+  afterAll(async () => {
+    await cluster?.stop();
+  });
+
+  requestReplySuite(
+    'suite',
+    async () => {
+      cluster = await startMockKafka();
+      const bus = await KafkaBus.connect({
+        brokers: cluster.brokers,
+        clientId: 'request-reply-test',
+        log,
+        connectTimeoutMs: 15_000,
+        sessionTimeoutMs: 6000,
+        heartbeatIntervalMs: 500,
+        maxWaitTimeMs: 100,
+        redeliveryDelayMs: 20,
+        maxRedeliveryDelayMs: 200,
+      });
+      return rig(bus, 45_000, () => bus.close());
+    },
+    { concurrent: true, testTimeoutMs: 90_000 },
+  );
+});

@@ -65,7 +65,9 @@ describe.skipIf(!ready)('e2e/faults (distributed: mock Kafka, Redis, ClickHouse 
     // Generous: after a SIGKILL the dead member's partitions wait for its session timeout
     // (kafkajs default 30 s), and librdkafka's mock coordinator then holds the rebalance's
     // join phase for another session timeout less 1 s before it assigns them: ~60 s in all.
-    cluster = await startCluster({ env: { REQUEST_TIMEOUT_MS: '120000' } });
+    // A shorter session makes the SIGKILLed member's partitions move sooner (the mock broker
+    // waits about two session timeouts in all).
+    cluster = await startCluster({ env: { REQUEST_TIMEOUT_MS: '120000', KAFKA_SESSION_TIMEOUT_MS: '8000' } });
     const started = await Promise.all([
       cluster.service('gateway'),
       cluster.service('fetcher'),

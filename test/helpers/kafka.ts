@@ -22,6 +22,8 @@
  */
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { KafkaBus } from '../../pipeline/bus/kafka.js';
+import type { Logger } from '../../pipeline/log.js';
 import { engine } from './engines.js';
 
 export const KCAT = '/usr/bin/kcat';
@@ -84,4 +86,22 @@ export async function startMockKafka(options: { brokers?: number; timeoutMs?: nu
     await stop();
     throw error;
   }
+}
+
+/**
+ * A KafkaBus on a mock cluster tuned for tests: quick rebalances (6 s session), short fetch
+ * waits and fast redelivery backoff.
+ */
+export function connectTestKafkaBus(cluster: MockKafka, clientId: string, log: Logger): Promise<KafkaBus> {
+  return KafkaBus.connect({
+    brokers: cluster.brokers,
+    clientId,
+    log,
+    connectTimeoutMs: 15_000,
+    sessionTimeoutMs: 6000,
+    heartbeatIntervalMs: 500,
+    maxWaitTimeMs: 100,
+    redeliveryDelayMs: 20,
+    maxRedeliveryDelayMs: 200,
+  });
 }

@@ -16,14 +16,13 @@ import type { EventValue } from '../../schemas/events/index.js';
 import { HEADERS, TOPICS } from '../../schemas/topics.js';
 import { MemoryBlobs } from '../../pipeline/blobs.js';
 import type { Bus, BusMessage } from '../../pipeline/bus/bus.js';
-import { KafkaBus } from '../../pipeline/bus/kafka.js';
 import { MemoryBus } from '../../pipeline/bus/memory.js';
 import { createCodec, type DecodedEvent } from '../../pipeline/codec/index.js';
 import { AppError } from '../../pipeline/errors.js';
 import { Events, type Emission } from '../../pipeline/events.js';
 import { createLogger } from '../../pipeline/log.js';
 import { ActorPool, type ActorContext, type Outcome, type PoolRetry } from '../../pipeline/pool.js';
-import { hasKafka, startMockKafka, type MockKafka } from '../helpers/kafka.js';
+import { connectTestKafkaBus, hasKafka, startMockKafka, type MockKafka } from '../helpers/kafka.js';
 
 type TestPing = EventValue<'TestPing'>;
 
@@ -422,17 +421,7 @@ describe.skipIf(!kafkaUp)('pipeline/pool (kafka, mock cluster)', () => {
     'suite',
     async () => {
       cluster = await startMockKafka();
-      const bus = await KafkaBus.connect({
-        brokers: cluster.brokers,
-        clientId: 'pool-test',
-        log,
-        connectTimeoutMs: 15_000,
-        sessionTimeoutMs: 6000,
-        heartbeatIntervalMs: 500,
-        maxWaitTimeMs: 100,
-        redeliveryDelayMs: 20,
-        maxRedeliveryDelayMs: 200,
-      });
+      const bus = await connectTestKafkaBus(cluster, 'pool-test', log);
       return rig(bus, 45_000, () => bus.close());
     },
     { concurrent: true, testTimeoutMs: 90_000 },

@@ -13,7 +13,6 @@ import { TOPICS } from '../../schemas/topics.js';
 import type { EventValue } from '../../schemas/events/index.js';
 import { MemoryBlobs } from '../../pipeline/blobs.js';
 import type { Bus, OutgoingMessage } from '../../pipeline/bus/bus.js';
-import { KafkaBus } from '../../pipeline/bus/kafka.js';
 import { MemoryBus } from '../../pipeline/bus/memory.js';
 import { createCodec, type EventCodec } from '../../pipeline/codec/index.js';
 import { AppError, hasCode } from '../../pipeline/errors.js';
@@ -21,7 +20,7 @@ import { Events, type Emission } from '../../pipeline/events.js';
 import { createLogger } from '../../pipeline/log.js';
 import { ActorPool, type Outcome } from '../../pipeline/pool.js';
 import { Requester } from '../../pipeline/request-reply.js';
-import { hasKafka, startMockKafka, type MockKafka } from '../helpers/kafka.js';
+import { connectTestKafkaBus, hasKafka, startMockKafka, type MockKafka } from '../helpers/kafka.js';
 
 const log = createLogger(process.env.TEST_LOG_LEVEL ?? 'silent');
 
@@ -285,17 +284,7 @@ describe.skipIf(!kafkaUp)('pipeline/request-reply (kafka, mock cluster)', () => 
     'suite',
     async () => {
       cluster = await startMockKafka();
-      const bus = await KafkaBus.connect({
-        brokers: cluster.brokers,
-        clientId: 'request-reply-test',
-        log,
-        connectTimeoutMs: 15_000,
-        sessionTimeoutMs: 6000,
-        heartbeatIntervalMs: 500,
-        maxWaitTimeMs: 100,
-        redeliveryDelayMs: 20,
-        maxRedeliveryDelayMs: 200,
-      });
+      const bus = await connectTestKafkaBus(cluster, 'request-reply-test', log);
       return rig(bus, 45_000, () => bus.close());
     },
     { concurrent: true, testTimeoutMs: 90_000 },

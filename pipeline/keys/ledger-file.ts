@@ -11,7 +11,7 @@
  */
 import { closeSync, fstatSync, mkdirSync, openSync, readSync, watch, writeSync, type FSWatcher } from 'node:fs';
 import { join } from 'node:path';
-import type { KeyRecord, KeyRegistry, NewKeyOptions } from './registry.js';
+import type { KeyRecord, KeyRegistry, NewKeyOptions, StoredKeyFields } from './registry.js';
 import { generateKey, generateKeyId, hashKey, keyPrefix } from './secret.js';
 
 type LedgerLine =
@@ -19,16 +19,7 @@ type LedgerLine =
   | { t: 'update'; id: string; revoked?: boolean; unlimited?: boolean; at: string }
   | { t: 'credit'; id: string; amount: number; reason: 'grant' | 'topup' | 'charge'; requestId?: string; op?: string; at: string };
 
-interface MutableKey {
-  id: string;
-  name: string;
-  hash: string;
-  prefix: string;
-  unlimited: boolean;
-  revoked: boolean;
-  balance: number;
-  createdAt: string;
-}
+type MutableKey = { -readonly [K in keyof StoredKeyFields]: StoredKeyFields[K] } & { balance: number };
 
 /** Longest a request may act on a ledger older than the file, whatever the watcher says. */
 const MAX_STALENESS_MS = 250;

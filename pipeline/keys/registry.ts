@@ -16,6 +16,9 @@ export interface KeyRecord {
   readonly createdAt: string;
 }
 
+/** What an implementation keeps of a key: the record without its balance, plus the secret's hash. */
+export type StoredKeyFields = Omit<KeyRecord, 'balance'> & { readonly hash: string };
+
 export interface NewKeyOptions {
   name: string;
   credits: number | 'unlimited';

@@ -15,18 +15,10 @@ import { randomUUID } from 'node:crypto';
 import { sleep } from '../retry.js';
 import type { State } from '../state/state.js';
 import type { Store } from '../store/store.js';
-import type { KeyRecord, KeyRegistry, NewKeyOptions } from './registry.js';
+import type { KeyRecord, KeyRegistry, NewKeyOptions, StoredKeyFields } from './registry.js';
 import { generateKey, generateKeyId, hashKey, keyPrefix } from './secret.js';
 
-interface StoredKey {
-  id: string;
-  name: string;
-  hash: string;
-  prefix: string;
-  unlimited: boolean;
-  revoked: boolean;
-  createdAt: string;
-}
+type StoredKey = StoredKeyFields;
 
 interface KeyRow {
   id: string;

@@ -1,0 +1,106 @@
+/**
+ * An HTML page → scrape document. Synchronous and pure: the hot path, run on every page.
+ *
+ * Order (each step reads what the previous left):
+ *   1. load once with cheerio; metadata from the untouched page;
+ *   2. `excludeTags` removed;
+ *   3. links and media from the whole page (see formats/links.ts for why not main content);
+ *   4. scripts, styles and other never-readable elements removed;
+ *   5. the root: main content (`onlyMainContent`, with `includeTags` kept even outside it),
+ *      or only the `includeTags` matches (onlyMainContent false — Firecrawl's behaviour),
+ *      or the whole `<body>`;
+ *   6. the root cleaned (comments, absolute URLs, base64 images) → `html` → `markdown`.
+ * When main content yields no markdown at all the whole body is used instead (Firecrawl
+ * does the same fallback).
+ */
+import { load, type Cheerio, type CheerioAPI } from 'cheerio';
+import type { Element } from 'domhandler';
+import { extractMainContent } from '../main-content/index.js';
+import { finishRoot, includedOnly, removeExcluded, removeNonContent } from '../formats/clean.js';
+import { pageLinks, pageMedia } from '../formats/links.js';
+import { htmlToMarkdown } from '../formats/markdown.js';
+import { pageMetadata } from '../formats/metadata.js';
+import { baseOf } from '../formats/urls.js';
+import type { ResolvedOptions } from './options.js';
+import type { DocumentMetadata, ScrapeDocument } from './types.js';
+
+/** What is known about a response besides its body. */
+export interface ResponseFacts {
+  readonly url: string;
+  readonly finalUrl: string;
+  readonly statusCode: number;
+  readonly contentType: string;
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+export interface HtmlMode {
+  /** The page as fetched (decoded); defaults to `html`. PDF and DOCX pass their own. */
+  readonly rawHtml?: string;
+  /** Skip main-content extraction (documents converted from DOCX have no page furniture). */
+  readonly wholeDocument?: boolean;
+  /** Extra metadata (numPages, a title from the file's properties) laid over the page's. */
+  readonly metadata?: Partial<DocumentMetadata>;
+}
+
+export function responseMetadata(facts: ResponseFacts): Pick<DocumentMetadata, 'statusCode' | 'contentType' | 'sourceURL' | 'url'> {
+  return { statusCode: facts.statusCode, contentType: facts.contentType, sourceURL: facts.url, url: facts.finalUrl };
+}
+
+function contentRoot($: CheerioAPI, options: ResolvedOptions, mainContent: boolean): Cheerio<Element> {
+  if (mainContent) return extractMainContent($, { includeTags: options.includeTags });
+  if (options.includeTags.length) return includedOnly($, options.includeTags);
+  const body = $('body');
+  return body.length ? body : ($.root().children().first() as Cheerio<Element>);
+}
+
+function render(html: string, base: string, options: ResolvedOptions, mainContent: boolean): { html: string; markdown: string } {
+  const $ = load(html);
+  removeExcluded($, options.excludeTags);
+  removeNonContent($);
+  return renderLoaded($, base, options, mainContent);
+}
+
+function renderLoaded($: CheerioAPI, base: string, options: ResolvedOptions, mainContent: boolean): { html: string; markdown: string } {
+  const root = contentRoot($, options, mainContent);
+  const el = root[0];
+  if (!el) return { html: '', markdown: '' };
+  finishRoot($, el, { base, removeBase64Images: options.removeBase64Images });
+  const out = $.html(el);
+  return { html: out, markdown: options.formats.has('markdown') ? htmlToMarkdown(out) : '' };
+}
+
+/** Builds the requested formats of an HTML page. */
+export function buildHtmlDocument(html: string, facts: ResponseFacts, options: ResolvedOptions, mode: HtmlMode = {}): ScrapeDocument {
+  const wants = options.formats;
+  const $ = load(html);
+  const base = baseOf($, facts.finalUrl);
+  const metadata: DocumentMetadata = { ...pageMetadata($, base, facts.headers), ...mode.metadata, ...responseMetadata(facts) };
+  removeExcluded($, options.excludeTags);
+  const links = wants.has('links') ? pageLinks($, base) : undefined;
+  const media = wants.has('media') ? pageMedia($, base) : undefined;
+
+  let rendered: { html: string; markdown: string } | undefined;
+  if (wants.has('markdown') || wants.has('html')) {
+    removeNonContent($);
+    const mainContent = options.onlyMainContent && !mode.wholeDocument;
+    rendered = renderLoaded($, base, options, mainContent);
+    if (mainContent && wants.has('markdown') && !rendered.markdown) rendered = render(html, base, options, false);
+  }
+
+  const doc: ScrapeDocument = { metadata };
+  if (wants.has('markdown')) doc.markdown = rendered?.markdown ?? '';
+  if (wants.has('html')) doc.html = rendered?.html ?? '';
+  if (wants.has('rawHtml')) doc.rawHtml = mode.rawHtml ?? html;
+  if (links) doc.links = links;
+  if (media) doc.media = media;
+  return orderFields(doc);
+}
+
+/** Firecrawl's field order: formats first, metadata last (stable JSON for caches and diffs). */
+export function orderFields(doc: ScrapeDocument): ScrapeDocument {
+  const { metadata, ...formats } = doc;
+  const ordered: ScrapeDocument = { metadata };
+  const out: Record<string, unknown> = {};
+  for (const key of ['markdown', 'html', 'rawHtml', 'links', 'media'] as const) if (formats[key] !== undefined) out[key] = formats[key];
+  return Object.assign(out, ordered) as ScrapeDocument;
+}

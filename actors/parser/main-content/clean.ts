@@ -1,0 +1,128 @@
+/**
+ * Second pass, inside the chosen root: drop what slipped through the first pass because it
+ * sat inside the article container — link lists, blocks whose class/id says boilerplate and
+ * whose text agrees (link-heavy or short), and sections headed by a boilerplate heading
+ * ("Related articles", "Comments", "Teilen:", …) together with what follows them, and
+ * short furniture lines (datelines, bylines, photo credits, "read also: <link>").
+ */
+import { type AnyNode, type Element, childElements, contains, detach, isElement, linkDensity, measure, tagOf } from './dom.js';
+import { BOILERPLATE_HEADINGS, DATE_LINE, HEADING_TAGS, META_LINE, READ_ALSO_PREFIX } from './patterns.js';
+import { classWeight } from './score.js';
+import { textOf } from './text.js';
+
+const CONDITIONAL_TAGS = new Set(['div', 'section', 'ul', 'ol', 'dl', 'table', 'form', 'aside', 'header', 'span', 'figure']);
+const HEADING_LIKE = new Set(['h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'p', 'div', 'li', 'dt', 'section']);
+
+/** Removes link-dense and boilerplate-classed blocks under `root` (bottom-up), in place. */
+export function removeLinkBlocks(root: Element, protect?: Element): void {
+  const stats = measure(root);
+  const visit = (el: Element) => {
+    for (const c of childElements(el)) visit(c);
+    if (el === root || !CONDITIONAL_TAGS.has(tagOf(el)) || !el.parent || (protect && contains(el, protect))) return;
+    const s = stats.get(el);
+    if (!s) return;
+    const ld = linkDensity(s);
+    const prose = s.text - s.link;
+    const weight = classWeight(el);
+    const list = tagOf(el) === 'ul' || tagOf(el) === 'ol';
+    if ((ld > 0.5 && prose < 300) || (list && ld > 0.6) || (weight < 0 && (ld > 0.25 || prose < 200))) detach(el);
+  };
+  visit(root);
+}
+
+/** Whether `el` is a short block whose whole text reads as a boilerplate heading. */
+function isBoilerplateHeading(el: Element): boolean {
+  if (!HEADING_LIKE.has(tagOf(el))) return false;
+  const text = textOf(el);
+  return text.length > 0 && text.length <= 60 && BOILERPLATE_HEADINGS.test(text.replace(/[:.!…›»]+$/, '').trim());
+}
+
+/**
+ * Removes boilerplate headings under `root`; a heading also takes its following siblings,
+ * and a heading that opens its container takes the container.
+ */
+export function removeBoilerplateSections(root: Element, protect?: Element): void {
+  const found: Element[] = [];
+  const walk = (el: Element) => {
+    for (const c of childElements(el)) {
+      if (protect && contains(c, protect)) walk(c);
+      else if (isBoilerplateHeading(c)) found.push(c);
+      else walk(c);
+    }
+  };
+  walk(root);
+  if (!found.length) return;
+  const stats = measure(root);
+  const prose = (el: Element) => {
+    const s = stats.get(el);
+    return s ? s.text - s.link : 0;
+  };
+  const limit = 0.5 * prose(root);
+  for (const heading of found) {
+    if (!heading.parent) continue;
+    let target: Element = heading;
+    // A heading that opens its container (with nothing before it) names the container.
+    while (
+      isElement(target.parent) &&
+      target.parent !== root &&
+      firstElementChild(target.parent) === target &&
+      prose(target.parent) < limit &&
+      !(protect && contains(target.parent, protect))
+    ) {
+      target = target.parent;
+    }
+    // A section that ends the article takes what follows it; one near the top does not.
+    if ((HEADING_TAGS.has(tagOf(heading)) || target !== heading) && proseAfter(target, root, prose) < 0.5 * prose(root)) {
+      for (let n: AnyNode | null = target.next; n && !(protect && contains(n, protect)); ) {
+        const next: AnyNode | null = n.next;
+        detach(n);
+        n = next;
+      }
+    }
+    detach(target);
+  }
+}
+
+/** Prose of the elements after `el` in document order, up to the end of `root`. */
+function proseAfter(el: Element, root: Element, prose: (el: Element) => number): number {
+  let sum = 0;
+  for (let n: Element = el; n !== root && isElement(n.parent); n = n.parent) {
+    for (let s: AnyNode | null = n.next; s; s = s.next) if (isElement(s)) sum += prose(s);
+  }
+  return sum;
+}
+
+function firstElementChild(el: Element): Element | undefined {
+  for (const c of el.children) {
+    if (isElement(c)) return c;
+    if (c.type === 'text' && (c as unknown as { data: string }).data.trim()) return undefined;
+  }
+  return undefined;
+}
+
+const LINE_TAGS = new Set(['p', 'div', 'span', 'li', 'time', 'small', 'address', 'h2', 'h3', 'h4', 'h5', 'h6', 'figcaption', 'dd', 'dt']);
+
+/**
+ * Removes short furniture lines under `root`: "read also" teasers (a label and a link),
+ * datelines, bylines, update stamps, photo credits and sources.
+ */
+export function removeMetaLines(root: Element): void {
+  const stats = measure(root);
+  const found: Element[] = [];
+  const walk = (el: Element) => {
+    for (const c of childElements(el)) {
+      const s = stats.get(c);
+      if (!s || s.text > 160 || !LINE_TAGS.has(tagOf(c))) {
+        walk(c);
+        continue;
+      }
+      const text = textOf(c);
+      const readAlso = READ_ALSO_PREFIX.test(text) && s.link >= 0.4 * s.text;
+      const meta = text.length <= 80 && (DATE_LINE.test(text) || META_LINE.test(text) || (tagOf(c) === 'time' && text.length <= 40));
+      if (readAlso || meta) found.push(c);
+      else walk(c);
+    }
+  };
+  walk(root);
+  for (const el of found) detach(el);
+}

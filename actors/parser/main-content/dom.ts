@@ -1,0 +1,135 @@
+/**
+ * Small helpers over the domhandler nodes cheerio builds: node kinds, tag names, the
+ * class+id "hint" string, children walks, detaching, and text measures (visible text length
+ * and the part of it inside links) computed in one bottom-up pass.
+ *
+ * Types come from `domhandler`, cheerio's own node library (type-only imports).
+ */
+import type { AnyNode, Element, ParentNode } from 'domhandler';
+
+export type { AnyNode, Element, ParentNode };
+
+export const isElement = (node: AnyNode | null | undefined): node is Element =>
+  !!node && (node.type === 'tag' || node.type === 'script' || node.type === 'style');
+
+/** Lower-case tag name ('' for non-elements). */
+export const tagOf = (node: AnyNode | null | undefined): string => (isElement(node) ? node.name.toLowerCase() : '');
+
+/**
+ * Class names that carry a site's taxonomy (WordPress `category-news`, `tag-social-media`,
+ * Drupal `taxonomy-term-…`), not layout: left out of hints, or a post tagged "newsletter"
+ * would read as a newsletter box.
+ */
+const TAXONOMY_CLASS = /^(?:category|categories|tag|tags|post_tag|post-tag|topic|label|taxonomy|term|anlass|rubrik|ressort|kategorie)[-_]/;
+
+/** `class` and `id` lower-cased and joined (taxonomy classes left out): what class/id patterns are matched against. */
+export function hintOf(el: Element): string {
+  const cls = el.attribs.class ?? '';
+  const id = el.attribs.id ?? '';
+  if (!cls && !id) return '';
+  const kept = cls
+    .toLowerCase()
+    .split(/\s+/)
+    .filter((c) => c && !TAXONOMY_CLASS.test(c))
+    .join(' ');
+  return `${kept} ${id.toLowerCase()}`;
+}
+
+/** Element children of a node. */
+export function childElements(node: ParentNode): Element[] {
+  const out: Element[] = [];
+  for (const c of node.children) if (isElement(c)) out.push(c);
+  return out;
+}
+
+/** Removes a node from its parent (no-op when detached). */
+export function detach(node: AnyNode): void {
+  const parent = node.parent;
+  if (!parent) return;
+  const i = parent.children.indexOf(node as never);
+  if (i >= 0) parent.children.splice(i, 1);
+  if (node.prev) node.prev.next = node.next;
+  if (node.next) node.next.prev = node.prev;
+  node.parent = null;
+  node.prev = null;
+  node.next = null;
+}
+
+/** All elements under `root` (excluding it) in document order. */
+export function descendants(root: ParentNode): Element[] {
+  const out: Element[] = [];
+  const stack: AnyNode[] = [...root.children].reverse();
+  while (stack.length) {
+    const node = stack.pop() as AnyNode;
+    if (!isElement(node)) continue;
+    out.push(node);
+    for (let i = node.children.length - 1; i >= 0; i -= 1) stack.push(node.children[i] as AnyNode);
+  }
+  return out;
+}
+
+/** Whether `ancestor` contains `node` (or is it). */
+export function contains(ancestor: AnyNode, node: AnyNode): boolean {
+  for (let n: AnyNode | null = node; n; n = n.parent) if (n === ancestor) return true;
+  return false;
+}
+
+/** Number of visible characters of a text run with whitespace runs counted as one. */
+export function visibleLength(text: string): number {
+  let n = 0;
+  let space = true;
+  for (let i = 0; i < text.length; i += 1) {
+    const c = text.charCodeAt(i);
+    const ws = c === 32 || c === 10 || c === 9 || c === 13 || c === 12 || c === 160;
+    if (ws) {
+      if (!space) n += 1;
+      space = true;
+    } else {
+      n += 1;
+      space = false;
+    }
+  }
+  return n;
+}
+
+export interface TextStats {
+  /** Visible characters under the element. */
+  text: number;
+  /** Visible characters inside `<a>` elements under it. */
+  link: number;
+  /** Commas (any script) in its text: a sign of prose. */
+  commas: number;
+}
+
+const COMMA = /[,，、،]/g;
+
+/** Text measures of `root` (when an element) and every element under it, computed bottom-up in one pass. */
+export function measure(root: ParentNode): Map<Element, TextStats> {
+  const stats = new Map<Element, TextStats>();
+  const visit = (node: AnyNode, inLink: boolean): TextStats => {
+    const s: TextStats = { text: 0, link: 0, commas: 0 };
+    if (node.type === 'text') {
+      const data = (node as unknown as { data: string }).data;
+      s.text = visibleLength(data);
+      if (inLink) s.link = s.text;
+      s.commas = data.match(COMMA)?.length ?? 0;
+      return s;
+    }
+    if (!isElement(node) || node.type !== 'tag') return s;
+    const link = inLink || node.name === 'a';
+    for (const c of node.children) {
+      const cs = visit(c, link);
+      s.text += cs.text;
+      s.link += cs.link;
+      s.commas += cs.commas;
+    }
+    stats.set(node, s);
+    return s;
+  };
+  if (isElement(root as AnyNode)) visit(root as Element, false);
+  else for (const c of root.children) visit(c, false);
+  return stats;
+}
+
+/** Link density: link characters over text characters (0 for empty). */
+export const linkDensity = (s: TextStats | undefined): number => (s && s.text ? s.link / s.text : 0);

@@ -1,0 +1,167 @@
+/**
+ * Main-content extraction (`onlyMainContent`): finds the part of a page a reader came for
+ * and drops navigation, headers, footers, cookie banners, sidebars, comments, share widgets
+ * and related-links boxes. Pure functions over a cheerio document; no network, no globals.
+ *
+ * `extractMainContent` prunes the document IN PLACE and returns one element, the root of
+ * the main content, still attached to the document where possible. A later step turns that
+ * root into markdown, HTML, links or media; `mainText` turns it into plain text.
+ *
+ * The steps, each in its own file:
+ *   1. prune.ts   — drop non-content tags, hidden elements and self-declared furniture
+ *                   (tags, ARIA roles, class/id words), sparing what carries the prose;
+ *   2. select.ts  — pick the core: a semantic article container vs. the best
+ *                   Readability-style scored candidate (score.ts), with sibling merging;
+ *   3. clean.ts   — inside the core, drop link lists, boilerplate-headed sections
+ *                   ("Related", "Comments", …), datelines, bylines and "read also" lines;
+ *   4. expand.ts  — widen the core to ancestors that add more of the same content (a lead
+ *                   outside the body container, recipe parts), keeping only real
+ *                   paragraphs, content lists/tables and their headings from the additions;
+ *   5. fallbacks  — a root with little prose gives way to the cleaned body; a page left
+ *                   with too little is redone from the unpruned body with less pruning.
+ *
+ * Decoding raw bytes to a string (charset from BOM, header, markup) is decode.ts.
+ */
+import type { Cheerio, CheerioAPI } from 'cheerio';
+import { type Element, type TextStats, contains, isElement, measure } from './dom.js';
+import { removeBoilerplateSections, removeLinkBlocks, removeMetaLines } from './clean.js';
+import { type FurnitureLevel, removeFurniture, removeNonContent } from './prune.js';
+import { type Choice, apply, proseOf, scoredCandidate, semanticCandidate } from './select.js';
+import { expandRoot, trimAroundCore } from './expand.js';
+import { plainText } from './text.js';
+
+export { plainText } from './text.js';
+
+export interface MainContentOptions {
+  /**
+   * CSS selectors of elements to keep even outside the main content (the API's
+   * `includeTags`). Each match found in the original page that does not survive inside the
+   * root is added, as it was before pruning, next to the root in document order.
+   */
+  readonly includeTags?: readonly string[];
+}
+
+/** Below this much prose (characters outside links) a chosen root is poor and the body is used. */
+const MIN_ROOT_PROSE = 200;
+
+/** Chooses between the semantic container and the scored candidate (see select.ts). */
+function choose(semantic: Element | null, scored: Choice | null, stats: Map<Element, TextStats>): Choice | null {
+  if (!semantic) return scored;
+  if (!scored) return { root: semantic, drop: [] };
+  const sp = proseOf(stats.get(semantic));
+  const cp = proseOf(stats.get(scored.root));
+  if (contains(semantic, scored.root)) return cp >= 0.9 * sp ? scored : { root: semantic, drop: [] };
+  if (sp >= 0.5 * cp) return { root: semantic, drop: [] };
+  return scored;
+}
+
+/** Second-pass cleaning of `root`; nothing holding `protect` (the already-cleaned core) is removed. */
+function clean(root: Element, protect?: Element): void {
+  removeBoilerplateSections(root, protect);
+  removeLinkBlocks(root, protect);
+  if (!protect) removeMetaLines(root);
+}
+
+/**
+ * Finds the main content of the document loaded in `$`, pruning the document in place.
+ * Returns a one-element selection: the main-content root (the `<body>` when no part of the
+ * page stands out), or, when `includeTags` matches outside it, a new detached `<div>`
+ * holding those elements and the root in document order.
+ */
+export function extractMainContent($: CheerioAPI, options: MainContentOptions = {}): Cheerio<Element> {
+  const includes = collectIncludes($, options.includeTags);
+  const docRoot = $.root()[0];
+  if (!docRoot) return $('body');
+  removeNonContent(docRoot);
+  const body = $('body')[0] ?? ($('html')[0] as Element | undefined);
+  if (!body) return $('body');
+  const original = $(body).clone();
+  let root = extractFrom($, body, 'full');
+  for (const level of RETRY_LEVELS) {
+    if (proseOf(measure(root).get(root)) >= MIN_ROOT_PROSE) break;
+    // Too little survived: start again from the unpruned body, removing less.
+    $(body).empty().append(original.clone().contents());
+    root = extractFrom($, body, level);
+  }
+  return $(withIncludes($, root, includes));
+}
+
+/** The less aggressive passes tried, in order, when a pass leaves too little prose. */
+const RETRY_LEVELS: readonly FurnitureLevel[] = ['tags', 'none'];
+
+/** One extraction pass over `body` (pruned in place at the given furniture level). */
+function extractFrom($: CheerioAPI, body: Element, level: FurnitureLevel): Element {
+  removeFurniture(body, level);
+  const stats = measure(body);
+  const total = proseOf(stats.get(body));
+  const choice = choose(semanticCandidate($, stats, total), scoredCandidate(body, stats), stats);
+  const core = choice ? apply(choice) : body;
+  clean(core);
+  const widened = measure(body);
+  const root = expandRoot(core, widened);
+  if (root !== core) {
+    trimAroundCore(root, core, widened);
+    clean(root, core);
+  }
+  if (root !== body && proseOf(measure(root).get(root)) < MIN_ROOT_PROSE) {
+    clean(body, root);
+    return body;
+  }
+  return root;
+}
+
+/** Plain text (blocks on their own lines) of a root returned by `extractMainContent`. */
+export function mainText(root: Cheerio<Element> | Element): string {
+  return plainText(isElement(root as Element) ? [root as Element] : (root as Cheerio<Element>).toArray());
+}
+
+interface Include {
+  readonly original: Element;
+  readonly copy: Element;
+  readonly order: number;
+}
+
+interface Includes {
+  readonly list: Include[];
+  /** Document order of every element before pruning. */
+  readonly order: Map<Element, number>;
+}
+
+function collectIncludes($: CheerioAPI, selectors: readonly string[] | undefined): Includes {
+  if (!selectors?.length) return { list: [], order: new Map() };
+  const all = $('*').toArray() as Element[];
+  const order = new Map(all.map((el, i) => [el, i]));
+  const matched = new Set<Element>();
+  for (const selector of selectors) {
+    try {
+      for (const el of $(selector).toArray() as Element[]) matched.add(el);
+    } catch {
+      // An invalid selector matches nothing; the API validates selectors earlier.
+    }
+  }
+  // Keep outermost matches only.
+  const outer = [...matched].filter((el) => ![...matched].some((o) => o !== el && contains(o, el)));
+  const list = outer
+    .map((el) => ({ original: el, copy: $(el).clone()[0] as Element, order: order.get(el) ?? 0 }))
+    .sort((a, b) => a.order - b.order);
+  return { list, order };
+}
+
+function withIncludes($: CheerioAPI, root: Element, includes: Includes): Element {
+  const missing = includes.list.filter((inc) => !contains(root, inc.original) || !reachesDocument(inc.original));
+  if (!missing.length) return root;
+  const rootOrder = includes.order.get(root) ?? 0;
+  const wrapper = $('<div data-main-content=""></div>');
+  const before = missing.filter((m) => m.order < rootOrder || contains(m.original, root));
+  const after = missing.filter((m) => !before.includes(m));
+  for (const m of before) wrapper.append(m.copy);
+  wrapper.append(root);
+  for (const m of after) wrapper.append(m.copy);
+  return wrapper[0] as Element;
+}
+
+function reachesDocument(el: Element): boolean {
+  let n: Element['parent'] = el;
+  while (n?.parent) n = n.parent;
+  return n?.type === 'root';
+}

@@ -1,0 +1,123 @@
+/**
+ * The vocabulary of main-content detection: which tags never carry content, which tags and
+ * ARIA roles are page furniture, which class/id words hint at boilerplate or at an article,
+ * and which short texts (in several languages) head boilerplate sections. General web
+ * conventions only — nothing here names a site.
+ */
+
+/** Tags removed with their content before anything else: never readable text. */
+export const NON_CONTENT_TAGS = new Set([
+  'script', 'style', 'noscript', 'template', 'svg', 'canvas', 'iframe', 'object', 'embed', 'applet',
+  'map', 'audio', 'video', 'source', 'track', 'input', 'select', 'textarea', 'button', 'option',
+  'link', 'meta', 'dialog', 'head', 'title', 'base', 'figcaption',
+]);
+
+/** Structural page furniture by tag. */
+export const FURNITURE_TAGS = new Set(['nav', 'footer', 'aside', 'menu', 'header']);
+
+/** ARIA roles of page furniture. */
+export const FURNITURE_ROLES = new Set([
+  'navigation', 'banner', 'contentinfo', 'complementary', 'search', 'menu', 'menubar', 'dialog',
+  'alertdialog', 'toolbar', 'tablist',
+]);
+
+/** Block-level tags: they separate lines of text and end paragraphs. */
+export const BLOCK_TAGS = new Set([
+  'address', 'article', 'aside', 'blockquote', 'body', 'center', 'dd', 'details', 'dialog', 'dir', 'div', 'dl',
+  'dt', 'fieldset', 'figcaption', 'figure', 'footer', 'form', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'header',
+  'hgroup', 'hr', 'html', 'li', 'main', 'menu', 'nav', 'ol', 'p', 'pre', 'section', 'summary', 'table',
+  'tbody', 'thead', 'tfoot', 'tr', 'td', 'th', 'caption', 'ul', 'br', 'picture', 'noscript',
+]);
+
+export const HEADING_TAGS = new Set(['h1', 'h2', 'h3', 'h4', 'h5', 'h6']);
+
+/**
+ * Class/id words of boilerplate containers, matched against the lower-cased `class id`
+ * string as whole words (`-`, `_` and spaces separate words). A `FURNITURE_CLASS` element is
+ * removed unless it carries most of the page's prose; a `BOILERPLATE_CLASS` element only when
+ * it carries little prose or mostly links (a `section--ads` full of prose is content).
+ */
+export const FURNITURE_CLASS =
+  /(?:^|[\s_-])(?:comments?|comment-?(?:list|area|form|respond|section|s?wrap(?:per)?|thread)|commentlist|respond|disqus|cookies?|cookie-?(?:banner|notice|consent|bar)|consent|gdpr|cmp|newsletter|share|sharing|shares|social|sociable|socials|social-?(?:media|links|icons|bar)|share-?(?:bar|buttons|links|tools|box)|sharedaddy|related|relateds|related-?(?:posts|articles|content|stories|links)|relatedposts|jp-relatedposts|outbrain|taboola|breadcrumbs?|skip-?link|sidebar|side-?bar|widget-?area|popup|modal|dialog|lightbox|overlay|login|navigation|navbar|nav|menu|mainmenu|submenu|footer|colophon|reply|masthead|topbar|top-?nav|site-?header|header-?nav)(?=$|[\s_-])/;
+
+export const BOILERPLATE_CLASS =
+  /(?:^|[\s_-])(?:advert(?:isement)?s?|ad-?(?:slot|unit|container|wrapper|banner|box)|ads|adsbygoogle|sponsor(?:ed)?|promo|paywall|subscribe|subscription|signup|author-?(?:bio|box|info)|about-?(?:the-?)?author|post-?(?:tags|meta|nav(?:igation)?)|entry-?(?:meta|footer|tags|utility)|article-?(?:tags|meta|footer)|tag-?(?:list|cloud|links)|tags|pagination|pager|prev-?next|print(?:-?(?:link|button))?|search(?:-?(?:form|box))?|rating|byline|dateline|kicker|tagline|caption|img-?caption|image-?caption|wp-caption-text|legend|credits?|image-?source|photo-?credit|copyright|bildunterschrift|bildnachweis|secondary|cta|recent|recommend(?:ed|ations?)?|read-?more|more-?(?:articles|stories|news)|widget|toolbar)(?=$|[\s_-])/;
+
+/** Either kind of negative class/id hint. */
+export const STRONG_NEGATIVE = new RegExp(`${FURNITURE_CLASS.source}|${BOILERPLATE_CLASS.source}`);
+
+/** Weaker hints: removed only as small, link-heavy or short blocks (see prune.ts). */
+export const WEAK_NEGATIVE =
+  /(?:^|[\s_-])(?:meta|metadata|info|date|time|author|tools|utility|links|widget|teaser|aside|extra|secondary|banner|hidden|caption-credit|credits?|copyright|legal|disclaimer|contact|sitemap|trending|popular|most-?(?:read|viewed|popular)|latest|headlines|bottom|top)(?=$|[\s_-])/;
+
+/** Class/id words of article containers. */
+export const POSITIVE =
+  /(?:^|[\s_-])(?:article|articlebody|article-?(?:body|content|text)|body|content|entry|entry-?content|hentry|main|page|post|post-?(?:body|content|text|entry)|text|blog|story|story-?body|prose|markdown|rich-?text|instapaper_body|single|detail)(?=$|[\s_-])/;
+
+/**
+ * Selectors of the usual article-body containers, best first (trafilatura's BODY_XPATH
+ * idea, written as CSS). The first one holding enough prose is a strong candidate.
+ */
+export const ARTICLE_SELECTORS: readonly string[] = [
+  '[itemprop="articleBody"], [itemprop="articlebody"]',
+  [
+    'post-content', 'post_content', 'post-body', 'post-entry', 'postentry', 'post-text', 'post_text', 'postcontent',
+    'entry-content', 'entry_content', 'entry-body', 'article-content', 'article__content', 'article-body',
+    'article__body', 'articlebody', 'article_body', 'article-text', 'article__text', 'articletext', 'story-body',
+    'story-content', 'storycontent', 'blog-content', 'blog-post-content', 'single-content', 'content-body',
+    'body-text', 'text-content', 'news-content', 'news-text', 'rich-text', 'richtext', 'field--name-body',
+  ].map((c) => `article.${c}, div.${c}, section.${c}, main.${c}`).join(', '),
+  'article',
+  '[role="main"], main',
+];
+
+/**
+ * Short texts that head (or are) boilerplate blocks: related links, comments, sharing,
+ * newsletters, legal lines. Matched against a whole short block, case-insensitive.
+ */
+export const BOILERPLATE_HEADINGS = new RegExp(
+  '^(?:' +
+    [
+      // English
+      'related(?: (?:posts?|articles?|stories|content|news|topics|reading))?', 'you (?:may|might) also (?:like|enjoy|be interested in)',
+      'more (?:from|on|in|about|stories|articles|news)\\b.*', 'read (?:more|next|also)\\b.*', 'recommended(?: for you)?', 'most (?:popular|read|viewed)',
+      'popular (?:posts|articles)', 'recent (?:posts|articles|comments)', 'latest (?:posts|news|articles)', 'trending(?: now)?', '(?:leave|post) a (?:reply|comment)',
+      '\\d* ?(?:comments?|responses?|replies)(?: \\(\\d+\\))?', 'share(?: this(?: (?:post|article|story))?| on)?:?', 'follow us.*', 'tags?:?', 'categories:?',
+      'about the author', 'newsletter', 'sign up.*', 'subscribe.*', 'advertisement', 'sponsored(?: content)?', 'see also',
+      // German
+      'ähnliche (?:beiträge|artikel|themen)', 'verwandte (?:beiträge|artikel|themen)', 'mehr (?:zum thema|aus|zu|von|artikel)\\b.*', 'weitere (?:artikel|beiträge|themen|nachrichten|informationen|meldungen)\\b.*',
+      'das könnte (?:sie|dich) auch interessieren', 'auch interessant', 'lesen sie auch', 'lies auch', 'auch lesen', 'empfehlungen?', 'meistgelesen(?:e)?(?: artikel)?', 'meist gelesen',
+      'neueste (?:beiträge|artikel|kommentare)', 'aktuelle (?:beiträge|artikel|nachrichten)', 'top-?themen', '(?:schreibe|hinterlasse) einen kommentar', 'kommentar(?:e|ieren| verfassen| schreiben)?(?: \\(\\d+\\))?',
+      'teilen(?: sie (?:dies|diesen artikel))?(?: mit)?:?', 'beitrag teilen', 'artikel teilen', 'folgen sie uns.*', 'folge uns.*', 'schlagw(?:o|ö)rter:?', 'schlagworte:?', 'kategorien:?',
+      'über den autor', 'zum autor', 'newsletter abonnieren', 'abonniere unseren newsletter', 'anzeige', 'werbung', 'zurück zur übersicht', 'nach oben', 'drucken',
+      // French, Spanish, Italian, Polish, Dutch
+      'articles similaires', 'à lire aussi', 'lire aussi', 'sur le même sujet', 'partager(?: cet article)?', 'commentaires?', 'laisser un commentaire',
+      'artículos relacionados', 'noticias relacionadas', 'te puede interesar', 'comentarios', 'deja un comentario', 'compartir',
+      'articoli correlati', 'potrebbe interessarti', 'commenti', 'lascia un commento', 'condividi',
+      'zobacz (?:też|także|również)', 'czytaj (?:też|także|również)', 'dowiedz się więcej', 'komentarze', 'udostępnij', 'gerelateerde artikelen', 'lees ook', 'reacties', 'delen',
+      'temas relacionados', 'contexto de la noticia', 'valora esta noticia', 'video recomendado', 'te recomendamos', 'más noticias',
+      'verwandte themen(?:bereiche)?', 'mehr themen', 'schon gelesen', 'noch mehr infos.*', 'lust auf mehr', 'keine kommentare', 'diese seite teilen', 'news teilen',
+      'zum newsletter anmelden', 'jetzt registrieren', 'kontakt', 'weiterführende (?:informationen|links)', 'weitere informationen', 'weitere links', 'links zum thema',
+      'mehr zum thema', 'zum thema', 'dazu passend', 'passend dazu', 'das könnte dich auch interessieren', 'das könnte ihnen auch gefallen',
+    ].join('|') +
+    ')$',
+  'i',
+);
+
+/**
+ * A short line opening with one of these labels is a "read also" teaser when the rest is a
+ * link ("Lea también: …", "Lesen Sie auch: …", "VEA TAMBIÉN: …").
+ */
+export const READ_ALSO_PREFIX =
+  /^(?:lea(?: también| más)?|vea también|mira|mire|le puede interesar|puede interesarte|puedes ver|te puede interesar|lesen sie (?:auch|mehr|hier)|lies auch|auch lesen|mehr dazu|mehr zum thema|weiterlesen|siehe auch|read (?:more|also|next)|see also|related|lire aussi|à lire aussi|voir aussi|leggi anche|czytaj (?:też|także|również)|zobacz (?:też|także|również))\b\s*[:：»›>-]/i;
+
+/**
+ * Short lines that are article furniture rather than text: datelines, bylines, update
+ * stamps, photo credits, sources ("Von Anna Muster", "Aktualisiert: 03.04.2020", "Foto: dpa").
+ */
+export const META_LINE =
+  /^(?:(?:von|by|par|por|di|autor(?:in|en)?|author|posted|published|veröffentlicht|aktualisiert|updated|erstellt|zuletzt|last (?:updated|modified)|letzte änderung|stand|foto|fotos|bild|bilder|photo|photos|image|quelle|source|fuente|źródło|credits?|crédits?(?: photos?)?|©|copyright|release date|publicado|publié|opublikowano)\b\s*[:：]?|\(?©)/i;
+
+/** A line that is only a date and/or time ("23.10.2018", "3. April 2020, 19:49 Uhr", "19:49"). */
+export const DATE_LINE =
+  /^[\s(|,–-]*(?:(?:mo|di|mi|do|fr|sa|so|mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?,?\s*)?(?:\d{1,4}[./-]\s?\d{1,2}[./-]\s?\d{2,4}|\d{1,2}\.?\s+[a-zäéû]+\.?\s+\d{4}|[a-zäéû]+\.?\s+\d{1,2},?\s+\d{4}|\d{1,2}:\d{2})(?:[\s,|–-]+(?:um\s+)?\d{1,2}[:.]\d{2}(?:\s*(?:uhr|h|am|pm))?)?[\s)|,–-]*$/i;

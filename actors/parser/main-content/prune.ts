@@ -1,0 +1,143 @@
+/**
+ * First pass over the whole document: drop what is never content (scripts, styles, forms'
+ * controls, comments, hidden elements) and the page furniture that announces itself by tag,
+ * ARIA role or class/id (navigation, headers, footers, sidebars, cookie banners, share and
+ * comment widgets, related-links boxes). A furniture-looking element is kept when it carries
+ * most of the page's prose — pages do wrap their article in `<div class="has-sidebar">`.
+ */
+import { load } from 'cheerio';
+import { type AnyNode, type Element, type ParentNode, detach, hintOf, isElement, linkDensity, measure, tagOf, visibleLength } from './dom.js';
+import { plainText } from './text.js';
+import { BOILERPLATE_CLASS, FURNITURE_CLASS, FURNITURE_ROLES, FURNITURE_TAGS, HEADING_TAGS, NON_CONTENT_TAGS } from './patterns.js';
+
+/** A soft-furniture element with at least this much prose (and few links) is kept. */
+const SOFT_PROSE = 300;
+
+const HIDDEN_STYLE = /(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)/i;
+const HIDDEN_CLASS = /(?:^|\s)(?:hidden|hide|d-none|sr-only|visually-?hidden|screen-reader-text|screenreader|element-invisible|offscreen)(?=$|\s)/i;
+
+/** Whether an element is hidden from readers by attribute, inline style or a hiding class. */
+export function isHidden(el: Element): boolean {
+  const a = el.attribs;
+  if (a.hidden !== undefined || a['aria-hidden'] === 'true') return true;
+  if (a.style && HIDDEN_STYLE.test(a.style)) return true;
+  return !!a.class && HIDDEN_CLASS.test(a.class);
+}
+
+/** Readable text a `<noscript>` must hold to be shown: below it, it is a "please enable JavaScript" line or a tracking pixel. */
+const NOSCRIPT_MIN_TEXT = 200;
+
+/**
+ * A page that puts its article in `<noscript>` shows it to a reader without JavaScript — as
+ * a scraper is. Parsers with scripting on keep noscript content as raw markup text; this
+ * parses it in place (the element becomes a `div`). Returns whether the element was kept.
+ */
+function unwrapNoscript(el: Element): boolean {
+  const raw = el.children.map((c) => (c.type === 'text' ? (c as unknown as { data: string }).data : '')).join('');
+  const nodes = raw.includes('<') ? load(raw, null, false).root()[0]?.children ?? [] : el.children;
+  const text = plainText(nodes);
+  if (visibleLength(text) < NOSCRIPT_MIN_TEXT) return false;
+  el.name = 'div';
+  el.children = [...nodes];
+  for (const c of el.children) c.parent = el;
+  el.children.forEach((c, i) => {
+    c.prev = el.children[i - 1] ?? null;
+    c.next = el.children[i + 1] ?? null;
+  });
+  return true;
+}
+
+/** Removes comments, non-content tags and hidden elements under `root`, in place. */
+export function removeNonContent(root: ParentNode): void {
+  const walk = (node: ParentNode) => {
+    for (let i = node.children.length - 1; i >= 0; i -= 1) {
+      const child = node.children[i] as AnyNode;
+      if (child.type === 'comment' || child.type === 'directive' || child.type === 'cdata') {
+        detach(child);
+        continue;
+      }
+      if (!isElement(child)) continue;
+      const tag = tagOf(child);
+      if (tag === 'noscript' && unwrapNoscript(child)) {
+        walk(child);
+        continue;
+      }
+      if (NON_CONTENT_TAGS.has(tag) || (tag !== 'html' && tag !== 'body' && isHidden(child))) {
+        detach(child);
+        continue;
+      }
+      walk(child);
+    }
+  };
+  walk(root);
+}
+
+/** Whether an element sits inside an `<article>` or `<main>` (its header is the article's, not the site's). */
+function insideArticle(el: Element): boolean {
+  for (let n = el.parent; isElement(n); n = n.parent) if (n.name === 'article' || n.name === 'main') return true;
+  return false;
+}
+
+/**
+ * How an element declares itself page furniture: 'strong' (tag, role or a furniture class:
+ * removed unless it carries most of the page's prose), 'soft' (a boilerplate class: removed
+ * only when it carries little prose or mostly links), or '' (it does not).
+ */
+export function furnitureKind(el: Element, level: FurnitureLevel = 'full'): 'strong' | 'soft' | '' {
+  const tag = tagOf(el);
+  if (tag === 'header') return insideArticle(el) ? '' : 'soft';
+  if (FURNITURE_TAGS.has(tag)) return 'strong';
+  const role = el.attribs.role?.toLowerCase();
+  if (role && FURNITURE_ROLES.has(role)) return 'strong';
+  const hint = level === 'full' ? hintOf(el) : '';
+  if (!hint) return '';
+  if (FURNITURE_CLASS.test(hint)) return 'strong';
+  return BOILERPLATE_CLASS.test(hint) ? 'soft' : '';
+}
+
+/**
+ * How boldly furniture is removed: `full` uses tags, roles and class/id words; `tags` only
+ * structural tags and roles (the retry when `full` left too little); `none` removes nothing.
+ */
+export type FurnitureLevel = 'full' | 'tags' | 'none';
+
+/**
+ * Removes furniture under `root` in place, top-down. A 'strong' element holding more than
+ * `protectShare` of the page's non-link text is spared; so is a 'soft' one with real prose.
+ */
+export function removeFurniture(root: ParentNode, level: FurnitureLevel = 'full', protectShare = 0.5): void {
+  if (level === 'none') return;
+  // Structure first (tags, roles), then class/id words judged against what is left.
+  sweep(root, 'tags', protectShare);
+  if (level === 'full') sweep(root, 'full', protectShare);
+}
+
+function sweep(root: ParentNode, level: FurnitureLevel, protectShare: number): void {
+  const stats = measure(root);
+  let total = 0;
+  for (const c of root.children) {
+    if (isElement(c)) {
+      const s = stats.get(c);
+      if (s) total += s.text - s.link;
+    }
+  }
+  const walk = (node: ParentNode) => {
+    for (let i = node.children.length - 1; i >= 0; i -= 1) {
+      const child = node.children[i] as AnyNode;
+      if (!isElement(child)) continue;
+      const tag = tagOf(child);
+      const kind = tag === 'html' || tag === 'body' || tag === 'main' || HEADING_TAGS.has(tag) ? '' : furnitureKind(child, level);
+      if (kind) {
+        const s = stats.get(child);
+        const prose = s ? s.text - s.link : 0;
+        const spared = kind === 'strong' ? prose > 400 && prose > protectShare * total : prose >= SOFT_PROSE && linkDensity(s) <= 0.3;
+        if (!spared) {
+          detach(child);
+          continue;
+        }
+      }
+      walk(child);
+    }
+  };
+  walk(root);
+}

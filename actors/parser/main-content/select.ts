@@ -1,0 +1,108 @@
+/**
+ * Choosing the main-content root on the pruned document. Two opinions are formed: the
+ * semantic one (the first usual article-body container, by `ARTICLE_SELECTORS`, holding
+ * enough prose) and the scored one (the best Readability-style candidate, lifted to a common
+ * ancestor when the top candidates share one, then joined by its prose-bearing siblings).
+ * The semantic choice wins when it holds a fair share of the scored choice's prose or
+ * contains it; when both are poor, the whole body is the answer.
+ */
+import type { CheerioAPI } from 'cheerio';
+import { type Element, type TextStats, childElements, contains, detach, hintOf, isElement, linkDensity, tagOf } from './dom.js';
+import { ARTICLE_SELECTORS } from './patterns.js';
+import { scoreCandidates } from './score.js';
+
+/** Non-link characters: the prose an element carries. */
+export const proseOf = (s: TextStats | undefined): number => (s ? s.text - s.link : 0);
+
+/** Minimum prose for a container to count as an article. */
+const MIN_ARTICLE_PROSE = 250;
+
+/**
+ * The first article-body container (by selector priority) carrying enough prose, or null.
+ * Among several matches of one selector, the first in document order holding at least
+ * half the prose of the largest wins (an endless-scroll page lists the page's own article
+ * first; teasers are smaller).
+ */
+export function semanticCandidate($: CheerioAPI, stats: Map<Element, TextStats>, total: number): Element | null {
+  const min = Math.min(MIN_ARTICLE_PROSE, 0.3 * total);
+  for (const selector of ARTICLE_SELECTORS) {
+    const matches = ($(selector).toArray() as Element[]).filter((el) => linkDensity(stats.get(el)) < 0.5);
+    const largest = Math.max(0, ...matches.map((el) => proseOf(stats.get(el))));
+    if (largest < min) continue;
+    return matches.find((el) => proseOf(stats.get(el)) >= Math.max(min, 0.5 * largest)) ?? null;
+  }
+  return null;
+}
+
+/** The lowest element containing all of `els`. */
+function commonAncestor(els: Element[]): Element | null {
+  const [first, ...rest] = els;
+  for (let n: Element | null = first ?? null; n; n = isElement(n.parent) ? n.parent : null) {
+    if (rest.every((e) => contains(n as Element, e))) return n;
+  }
+  return null;
+}
+
+/** A chosen root and the siblings to drop from it when it is a merge of siblings. */
+export interface Choice {
+  readonly root: Element;
+  readonly drop: readonly Element[];
+}
+
+/** Detaches a choice's dropped siblings and returns its root. */
+export function apply(choice: Choice): Element {
+  for (const el of choice.drop) detach(el);
+  return choice.root;
+}
+
+/** The scored candidate, with Readability's common-ancestor lift and sibling merge (not yet applied). */
+export function scoredCandidate(body: Element, stats: Map<Element, TextStats>): Choice | null {
+  const { scores, top } = scoreCandidates(body, stats);
+  let best = top[0];
+  if (!best) return null;
+  const bestScore = scores.get(best) ?? 0;
+  const close = top.slice(1).filter((el) => (scores.get(el) ?? 0) >= 0.75 * bestScore && !contains(el, best as Element) && !contains(best as Element, el));
+  if (close.length >= 2) {
+    const common = commonAncestor([best, ...close]);
+    if (common && tagOf(common) !== 'html') best = common;
+  }
+  // Climb while the parent scores better (the article's paragraphs are split over blocks).
+  let score = scores.get(best) ?? 0;
+  for (let p = best.parent; isElement(p) && tagOf(p) !== 'body' && tagOf(p) !== 'html'; p = p.parent) {
+    const ps = scores.get(p);
+    if (ps === undefined) {
+      if (childElements(p).length === 1) {
+        best = p;
+        continue;
+      }
+      break;
+    }
+    if (ps <= score) break;
+    best = p;
+    score = ps;
+  }
+  return mergeSiblings(best, scores, stats);
+}
+
+/** Adds prose-bearing siblings of `best`: their parent becomes the root, the other siblings are dropped. */
+function mergeSiblings(best: Element, scores: Map<Element, number>, stats: Map<Element, TextStats>): Choice {
+  const parent = best.parent;
+  if (!isElement(parent) || tagOf(parent) === 'body' || tagOf(parent) === 'html') return { root: best, drop: [] };
+  const bestScore = scores.get(best) ?? 0;
+  const threshold = Math.max(10, bestScore * 0.2);
+  const hint = hintOf(best);
+  const keep = new Set<Element>([best]);
+  for (const sib of childElements(parent)) {
+    if (sib === best) continue;
+    const s = stats.get(sib);
+    const bonus = hint && hintOf(sib) === hint ? bestScore * 0.2 : 0;
+    if ((scores.get(sib) ?? -Infinity) + bonus >= threshold) keep.add(sib);
+    else if (tagOf(sib) === 'p' && s) {
+      const ld = linkDensity(s);
+      if (s.text > 80 && ld < 0.25) keep.add(sib);
+    }
+  }
+  if (keep.size === 1) return { root: best, drop: [] };
+  return { root: parent, drop: childElements(parent).filter((sib) => !keep.has(sib)) };
+}
+

@@ -1,0 +1,60 @@
+/**
+ * Plain text of a DOM subtree as a reader sees it: inline content joined as written, block
+ * elements and `<br>` on their own lines, table cells separated by a tab, whitespace
+ * collapsed except inside `<pre>`, blank lines dropped. Used for scoring and as the `text`
+ * view of the main content.
+ */
+import { type AnyNode, type ParentNode, isElement, tagOf } from './dom.js';
+import { BLOCK_TAGS, NON_CONTENT_TAGS } from './patterns.js';
+
+/** Soft hyphens and zero-width characters: invisible to readers, they break words apart. */
+const INVISIBLE = /[\u00ad\u200b\u2060\ufeff]/g;
+
+/** Concatenated raw text of a subtree (no layout), whitespace collapsed and trimmed. */
+export function textOf(node: AnyNode): string {
+  const parts: string[] = [];
+  const walk = (n: AnyNode) => {
+    if (n.type === 'text') parts.push((n as unknown as { data: string }).data);
+    else if (isElement(n) && !NON_CONTENT_TAGS.has(tagOf(n))) for (const c of n.children) walk(c);
+  };
+  walk(node);
+  return parts.join('').replace(/\s+/g, ' ').trim();
+}
+
+/** Plain text of `nodes` (e.g. the main-content root), block elements separated by newlines. */
+export function plainText(nodes: Iterable<AnyNode>): string {
+  const out: string[] = [];
+  const walk = (n: AnyNode, pre: boolean) => {
+    if (n.type === 'text') {
+      const data = (n as unknown as { data: string }).data;
+      out.push(pre ? data : data.replace(/[ \t\n\r\f]+/g, ' '));
+      return;
+    }
+    if (n.type === 'root') {
+      for (const c of (n as ParentNode).children) walk(c, pre);
+      return;
+    }
+    if (!isElement(n)) return;
+    const tag = tagOf(n);
+    if (NON_CONTENT_TAGS.has(tag)) return;
+    if (tag === 'br') {
+      out.push('\n');
+      return;
+    }
+    const cell = tag === 'td' || tag === 'th';
+    const block = !cell && BLOCK_TAGS.has(tag);
+    if (block) out.push('\n');
+    else if (cell) out.push('\t');
+    for (const c of n.children) walk(c, pre || tag === 'pre');
+    if (block) out.push('\n');
+    else if (cell) out.push('\t');
+  };
+  for (const n of nodes) walk(n, false);
+  return out
+    .join('')
+    .split('\n')
+    .map((line) => line.replace(/[ \t]+/g, (m) => (m.includes('\t') ? '\t' : ' ')).trim())
+    .filter(Boolean)
+    .join('\n')
+    .replace(INVISIBLE, '');
+}

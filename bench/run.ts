@@ -1,5 +1,5 @@
 /**
- * `npm run bench`: runs every scenario file bench/<scenario>.ts (all but this one and lib.ts)
+ * `npm run bench`: runs every scenario file bench/<scenario>.ts (all but this one and the shared lib.ts and corpus.ts)
  * one after another, each in its own process; their JSON lines pass straight through. Exits
  * non-zero when a scenario fails.
  */
@@ -8,7 +8,7 @@ import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const dir = fileURLToPath(new URL('.', import.meta.url));
-const NOT_SCENARIOS = new Set(['run.ts', 'lib.ts']);
+const NOT_SCENARIOS = new Set(['run.ts', 'lib.ts', 'corpus.ts']);
 
 function runScenario(file: string): Promise<number> {
   return new Promise((resolve) => {

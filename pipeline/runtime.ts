@@ -17,7 +17,7 @@ import type { Logger } from './log.js';
 import type { State } from './state/state.js';
 import { createState } from './state/index.js';
 import type { Store } from './store/store.js';
-import { createStore } from './store/index.js';
+import { BatchWriter, createStore } from './store/index.js';
 
 /** Encoded events above this size travel by reference when the bus is Kafka. */
 export const KAFKA_INLINE_LIMIT_BYTES = 512 * 1024;
@@ -31,8 +31,14 @@ export interface Runtime {
   readonly store: Store;
   readonly state: State;
   readonly blobs: BlobStore;
+  /** Batched inserts for rows written often and read later (ledger entries, pages). */
+  readonly writer: BatchWriter;
   close(): Promise<void>;
 }
+
+/** A batch waits at most this long to fill; a caller awaiting its write waits as long. */
+export const BATCH_MAX_DELAY_MS = 20;
+export const BATCH_MAX_ROWS = 1000;
 
 /** Closes what start-up opened so far, newest first; failures to close are not the story. */
 async function closeAll(opened: readonly (() => Promise<void>)[]): Promise<void> {
@@ -82,6 +88,8 @@ export async function createRuntime(config: Config, log: Logger, role: Role | 'a
           })
         : await createBus({ kind: 'memory', log });
     opened.push(() => bus.close());
+    const writer = new BatchWriter(store, { maxRows: BATCH_MAX_ROWS, maxDelayMs: BATCH_MAX_DELAY_MS }, log);
+    opened.push(() => writer.close());
     const blobs: BlobStore = bus.kind === 'kafka' ? new StoreBlobs(store) : new MemoryBlobs();
     const events = new Events(bus, codec, blobs, bus.kind === 'kafka' ? KAFKA_INLINE_LIMIT_BYTES : Number.POSITIVE_INFINITY);
     await events.ensureTopics();
@@ -94,8 +102,10 @@ export async function createRuntime(config: Config, log: Logger, role: Role | 'a
       store,
       state,
       blobs,
+      writer,
       async close() {
         await bus.close();
+        await writer.close();
         await state.close();
         await store.close();
       },

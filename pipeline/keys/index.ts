@@ -8,7 +8,7 @@ import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import { createState } from '../state/index.js';
 import type { State } from '../state/state.js';
-import { createStore } from '../store/index.js';
+import { createStore, type BatchWriter } from '../store/index.js';
 import type { Store } from '../store/store.js';
 import { FileKeyRegistry } from './ledger-file.js';
 import type { KeyRegistry } from './registry.js';
@@ -20,9 +20,11 @@ export function sharedKeys(config: Config): boolean {
   return config.store === 'clickhouse' && config.state === 'redis';
 }
 
-/** The registry for a process that already has the runtime's store and state. */
-export function keyRegistryFor(config: Config, engines: { store: Store; state: State }): KeyRegistry {
-  return sharedKeys(config) ? new StoreKeyRegistry(engines.store, engines.state) : new FileKeyRegistry(config.dataDir);
+/** The registry for a process that already has the runtime's store, state and batch writer. */
+export function keyRegistryFor(config: Config, engines: { store: Store; state: State; writer?: BatchWriter }): KeyRegistry {
+  if (!sharedKeys(config)) return new FileKeyRegistry(config.dataDir);
+  const { writer } = engines;
+  return new StoreKeyRegistry(engines.store, engines.state, undefined, writer ? (table, rows) => writer.write(table, rows) : undefined);
 }
 
 /** A registry for a short-lived process (the keys command line); `close` releases its engines. */

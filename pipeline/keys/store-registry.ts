@@ -61,6 +61,9 @@ export class StoreKeyRegistry implements KeyRegistry {
     private readonly state: State,
     /** Closes the engines when this registry owns them (the command line); the runtime closes its own. */
     private readonly onClose: () => void = () => undefined,
+    /** Batched inserts for ledger entries (one per charged request); default: one insert each. */
+    private readonly insertRows: (table: string, rows: Record<string, unknown>[]) => Promise<void> = (table, rows) =>
+      store.insert(table, rows),
   ) {}
 
   close(): void {
@@ -84,7 +87,7 @@ export class StoreKeyRegistry implements KeyRegistry {
   }
 
   private async ledger(keyId: string, amount: number, reason: string, meta: { requestId?: string; op?: string } = {}): Promise<void> {
-    await this.store.insert('credit_ledger', [
+    await this.insertRows('credit_ledger', [
       {
         key_id: keyId,
         entry_id: meta.requestId ? `${reason}:${meta.requestId}` : randomUUID(),

@@ -14,7 +14,9 @@
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { FastifyInstance } from 'fastify';
-import { ACTORS, type ActorSpec } from './actors/index.js';
+import type { ActorSpec } from './actors/index.js';
+import { createFetcherActor } from './actors/fetcher/index.js';
+import { createParserActor } from './actors/parser/index.js';
 import { buildGateway } from './gateway/app.js';
 import type { Handlers } from './gateway/handler.js';
 import { scrapeHandler } from './gateway/handlers/scrape.js';
@@ -28,6 +30,12 @@ import { serviceVersion } from './pipeline/version.js';
 import { ROLES, type Role } from './schemas/topics.js';
 
 export type RoleArg = Role | 'all';
+
+/** This build's actor pools. The renderer, frontier, classifier and notifier land with their issues. */
+export const ACTORS: readonly ActorSpec[] = [
+  { role: 'fetcher', create: (runtime) => createFetcherActor(runtime) },
+  { role: 'parser', serves: ['scrape'], create: (runtime) => createParserActor(runtime) },
+];
 
 export interface ServiceOptions {
   config: Config;

@@ -1,6 +1,7 @@
 /**
- * The actor pools of this build, for the composition root (main.ts) to start by role. An
- * actor never imports another actor; each is a folder with a pure handler and a factory.
+ * What an actor pool is to the composition root (main.ts), which lists this build's actors and
+ * starts them by role. An actor never imports another actor; each is a folder with a pure
+ * handler and a factory.
  * `serves` names the API operations whose answer this actor completes: the gateway serves an
  * operation through the pipeline only when the build has the actors for it, and answers 501
  * `not_implemented` otherwise.
@@ -14,6 +15,3 @@ export interface ActorSpec {
   readonly serves?: readonly string[];
   create(runtime: Runtime): ActorDefinition;
 }
-
-/** Production actors. The page-reading actors (fetcher, parser, …) land with their issues. */
-export const ACTORS: readonly ActorSpec[] = [];

@@ -23,11 +23,34 @@ export function replyResult(reply: ReplyValue): HandlerResult {
   return { data, credits: reply.credits, ...(source ? { source } : {}) };
 }
 
+/**
+ * Formats the page-reading actors produce today (the parser's PARSER_FORMATS; a test keeps
+ * the two lists equal). `json`, `summary`, `screenshot`, `network` and `changeTracking` need
+ * the extraction, rendering and change-tracking actors.
+ */
+export const SERVED_FORMATS: readonly string[] = ['markdown', 'html', 'rawHtml', 'links', 'media'];
+
+/** What of a valid scrape this build cannot do yet: 501 before anything is fetched or charged. */
+export function unservedScrapeOptions(options: Omit<ScrapeBody, 'url'>): string[] {
+  const unserved: string[] = [];
+  for (const format of options.formats ?? []) {
+    const name = typeof format === 'string' ? format : format.type;
+    if (!SERVED_FORMATS.includes(name)) unserved.push(`the "${name}" format`);
+  }
+  if ((options.waitFor ?? 0) > 0) unserved.push('waitFor (rendering in a browser)');
+  if ((options.actions ?? []).length > 0) unserved.push('actions (rendering in a browser)');
+  return [...new Set(unserved)];
+}
+
 export function scrapeHandler(requester: Requester, requestTimeoutMs: number): OperationHandler {
   return {
     estimate: () => 1,
     async handle(ctx) {
       const { url, ...options } = ctx.body as ScrapeBody;
+      const unserved = unservedScrapeOptions(options);
+      if (unserved.length) {
+        throw new AppError('not_implemented', `this instance does not serve ${unserved.join(', ')} yet`);
+      }
       const now = Date.now();
       const pageTimeout = options.timeout ?? 90_000;
       const timeoutMs = Math.min(requestTimeoutMs, pageTimeout + PIPELINE_SLACK_MS);

@@ -1,0 +1,122 @@
+/**
+ * POST /v1/scrape through the production actors (fetcher → parser) in embedded mode, against
+ * a local fixture site: the document, its cost, upstream statuses, what this build does not
+ * serve yet, and the SSRF guard when private addresses are not allowed.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PARSER_FORMATS } from '../../actors/parser/document/index.js';
+import { SERVED_FORMATS } from '../../gateway/handlers/scrape.js';
+import { startService, type Service } from '../../main.js';
+import { loadConfig } from '../../pipeline/config.js';
+import { createLogger } from '../../pipeline/log.js';
+import { startFixtureSite, type FixtureSite } from '../helpers/fixture-site.js';
+
+const API_KEY = 'e2e-scrape-key-0123456789';
+
+async function start(env: Record<string, string>): Promise<{ service: Service; base: string; dataDir: string }> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'wds-scrape-'));
+  const config = loadConfig({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', API_KEY, ...env });
+  const service = await startService({ config, log: createLogger('silent'), role: 'all' });
+  const address = service.app?.server.address();
+  if (!address || typeof address !== 'object') throw new Error('the gateway is not listening');
+  return { service, base: `http://127.0.0.1:${address.port}`, dataDir };
+}
+
+async function scrape(base: string, body: Record<string, unknown>, key = API_KEY) {
+  const res = await fetch(`${base}/v1/scrape`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  return { status: res.status, body: (await res.json()) as Record<string, any> };
+}
+
+let site: FixtureSite;
+beforeAll(async () => {
+  site = await startFixtureSite();
+});
+afterAll(async () => {
+  await site?.close();
+});
+
+// chdb admits one data directory per process: the two services run one after the other.
+describe('e2e/scrape (embedded, production actors)', () => {
+  let open: { service: Service; base: string; dataDir: string };
+
+  beforeAll(async () => {
+    open = await start({ FETCH_ALLOW_PRIVATE: 'true' });
+  });
+  afterAll(async () => {
+    await open?.service.stop();
+    if (open) rmSync(open.dataDir, { recursive: true, force: true });
+  });
+
+  it('serves exactly the formats the parser produces', () => {
+    expect([...SERVED_FORMATS].sort()).toEqual([...PARSER_FORMATS].sort());
+  });
+
+  it('returns the page as markdown with its metadata, charged one fresh credit', async () => {
+    const { status, body } = await scrape(open.base, { url: site.url('/html') });
+    expect(status, JSON.stringify(body)).toBe(200);
+    expect(body.data.markdown).toContain('Hello fixture');
+    expect(body.data.metadata).toMatchObject({ title: 'Fixture', statusCode: 200, sourceURL: site.url('/html') });
+    expect(body.data.cost).toEqual({ credits: 1, remaining: null, source: 'fresh' });
+    expect(body.data.html).toBeUndefined();
+  });
+
+  it('returns the formats asked for, decoded from the declared charset, after redirects', async () => {
+    const { status, body } = await scrape(open.base, { url: site.url('/redirect/chain'), formats: ['markdown', 'html', 'links'] });
+    expect(status, JSON.stringify(body)).toBe(200);
+    expect(body.data.metadata.url).toBe(site.url('/html'));
+    expect(typeof body.data.html).toBe('string');
+    expect(Array.isArray(body.data.links)).toBe(true);
+    const cyrillic = await scrape(open.base, { url: site.url('/cp1251') });
+    expect(cyrillic.body.data.markdown).toContain('Привет, мир!');
+  });
+
+  it('reads an upstream 404 page as a successful scrape with its status', async () => {
+    const { status, body } = await scrape(open.base, { url: site.url('/status/404') });
+    expect(status, JSON.stringify(body)).toBe(200);
+    expect(body.data.metadata.statusCode).toBe(404);
+  });
+
+  it('answers 501 naming what this build does not serve yet, before fetching', async () => {
+    const before = site.requests.length;
+    for (const extra of [{ formats: ['screenshot'] }, { formats: [{ type: 'json', prompt: 'x' }] }, { waitFor: 500 }]) {
+      const { status, body } = await scrape(open.base, { url: site.url('/html'), ...extra });
+      expect(status).toBe(501);
+      expect(body.error.code).toBe('not_implemented');
+    }
+    expect(site.requests.length).toBe(before);
+  });
+
+  it('answers an upstream failure (a redirect loop) with its code', async () => {
+    const { status, body } = await scrape(open.base, { url: site.url('/redirect/loop-a') });
+    expect(status).toBe(502);
+    expect(body.error.code).toBe('too_many_redirects');
+  });
+});
+
+describe('e2e/scrape with private addresses not allowed (the default)', () => {
+  let closed: { service: Service; base: string; dataDir: string };
+  beforeAll(async () => {
+    closed = await start({});
+  });
+  afterAll(async () => {
+    await closed?.service.stop();
+    if (closed) rmSync(closed.dataDir, { recursive: true, force: true });
+  });
+
+  it('refuses a loopback URL with 403 url_blocked and never reaches it', async () => {
+    const before = site.requests.length;
+    for (const url of [site.url('/html'), `http://2130706433:${site.port}/html`, `http://[::ffff:127.0.0.1]:${site.port}/html`]) {
+      const { status, body } = await scrape(closed.base, { url });
+      expect(status, url).toBe(403);
+      expect(body.error.code).toBe('url_blocked');
+    }
+    expect(site.requests.length).toBe(before);
+  });
+});

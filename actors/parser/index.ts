@@ -36,6 +36,23 @@ function optionsOf(json: string): ScrapeOptions {
   }
 }
 
+/** The `pages` row of a fetched page (infra/clickhouse/0001_init.sql). */
+export function pagesRow(page: PageFetched, parsed: { title: string; document: string; contentHash: string }): Record<string, unknown> {
+  return {
+    tenant: page.tenant,
+    url: page.url,
+    fetched_at: page.fetchedAtMs,
+    request_id: page.requestId,
+    job_id: page.jobId ?? '',
+    status_code: page.statusCode,
+    content_type: page.contentType,
+    final_url: page.finalUrl,
+    title: parsed.title,
+    document: parsed.document,
+    content_hash: parsed.contentHash,
+  };
+}
+
 export async function handlePageFetched(page: PageFetched, runtime: Pick<Runtime, 'writer'>): Promise<Outcome> {
   let document: ScrapeDocument;
   try {
@@ -60,19 +77,11 @@ export async function handlePageFetched(page: PageFetched, runtime: Pick<Runtime
   const json = JSON.stringify(document);
   // A store failure throws store_unavailable (retriable): the pool tries the page again.
   await runtime.writer.write('pages', [
-    {
-      tenant: page.tenant,
-      url: page.url,
-      fetched_at: page.fetchedAtMs,
-      request_id: page.requestId,
-      job_id: page.jobId ?? '',
-      status_code: page.statusCode,
-      content_type: page.contentType,
-      final_url: page.finalUrl,
+    pagesRow(page, {
       title: typeof document.metadata.title === 'string' ? document.metadata.title : '',
       document: json,
-      content_hash: createHash('sha256').update(page.body).digest('hex'),
-    },
+      contentHash: createHash('sha256').update(page.body).digest('hex'),
+    }),
   ]);
   return { kind: 'ack', emit: replyTo(page, { ok: true, data: json, errorCode: null, errorMessage: null, credits: page.credits, source: 'fresh' }) };
 }

@@ -19,6 +19,7 @@
  * Each logs `synthetic fetch started` / `synthetic fetch done` (info, with the requestId) so
  * a test can see which process holds which request.
  */
+import { pagesRow } from '../../actors/parser/index.js';
 import { createHash } from 'node:crypto';
 import type { ActorSpec } from '../../actors/index.js';
 import type { Emission } from '../../pipeline/events.js';
@@ -172,19 +173,7 @@ export const syntheticParser: ActorSpec = {
         const summary: PageSummary = { url: page.url, title: titleOf(body), bytes: body.length, sha256: sha256(body) };
         // A store failure throws store_unavailable (retriable): the pool tries again.
         await runtime.store.insert('pages', [
-          {
-            tenant: page.tenant,
-            url: page.url,
-            fetched_at: page.fetchedAtMs,
-            request_id: page.requestId,
-            job_id: page.jobId ?? '',
-            status_code: page.statusCode,
-            content_type: page.contentType,
-            final_url: page.finalUrl,
-            title: summary.title,
-            document: body.toString('utf8'),
-            content_hash: summary.sha256,
-          },
+          pagesRow(page, { title: summary.title, document: body.toString('utf8'), contentHash: summary.sha256 }),
         ]);
         const replies = page.replyTo ? topicNamed(page.replyTo) : undefined;
         if (!replies || replies !== 'replies' || !page.correlationId) return { kind: 'ack' };

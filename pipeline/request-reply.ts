@@ -7,11 +7,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import { isErrorCode } from '../schemas/errors.js';
-import { TOPICS, type TopicKey } from '../schemas/topics.js';
+import { HEADERS, TOPICS, type TopicKey } from '../schemas/topics.js';
 import type { EventValue } from '../schemas/events/index.js';
 import type { Subscription } from './bus/bus.js';
 import { AppError } from './errors.js';
-import type { Emission, Events } from './events.js';
+import type { AnyEmission, Emission, Events } from './events.js';
 import type { Logger } from './log.js';
 
 export type ReplyValue = EventValue<'Reply'>;
@@ -123,4 +123,32 @@ export class Requester {
   get inFlight(): number {
     return this.pending.size;
   }
+}
+
+/** What a worker needs of a request to answer it. */
+export interface Answerable {
+  readonly requestId: string;
+  readonly replyTo: string | null;
+  readonly correlationId: string | null;
+}
+
+/**
+ * The Reply answering `request` on the replies topic it named; none when it named no reply
+ * topic (job pages are reported through job events instead). A replyTo naming any other topic
+ * is logged and not answered.
+ */
+export function replyTo(request: Answerable, value: Omit<ReplyValue, 'correlationId'>, log?: Logger): AnyEmission[] {
+  if (!request.replyTo || !request.correlationId) return [];
+  if (request.replyTo !== TOPICS.replies.name) {
+    log?.warn({ replyTo: request.replyTo }, 'replyTo names no replies topic; not answered');
+    return [];
+  }
+  return [
+    {
+      topic: 'replies',
+      key: request.correlationId,
+      headers: { [HEADERS.requestId]: request.requestId },
+      value: { correlationId: request.correlationId, ...value },
+    },
+  ];
 }

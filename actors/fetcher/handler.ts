@@ -12,12 +12,13 @@
  * - Past its deadline: dropped (`ack`, nothing emitted): nobody waits for it any more.
  * - The pool stopping (signal aborted): `retry`, so the pool hands the message back.
  */
-import type { Emission } from '../../pipeline/events.js';
+import type { AnyEmission, Emission } from '../../pipeline/events.js';
 import type { Logger } from '../../pipeline/log.js';
 import type { Outcome } from '../../pipeline/pool.js';
+import { replyTo } from '../../pipeline/request-reply.js';
 import { ERRORS, isErrorCode, type ErrorCode } from '../../schemas/errors.js';
 import type { EventValue } from '../../schemas/events/index.js';
-import { HEADERS, TOPICS, type TopicKey } from '../../schemas/topics.js';
+import { HEADERS } from '../../schemas/topics.js';
 import type { ScrapeOptions } from '../../schemas/api/scrape-options.js';
 import { redactUrl } from '../../pipeline/net/guard.js';
 import type { HttpFetcher } from './http.js';
@@ -36,11 +37,6 @@ export const DEFAULT_TIMEOUT_MS = 90_000;
 const MIN_TIMEOUT_MS = 1000;
 const MAX_TIMEOUT_MS = 300_000;
 
-/** The topic key whose name is `name` (a replyTo), if any. */
-function topicNamed(name: string): TopicKey | undefined {
-  return (Object.keys(TOPICS) as TopicKey[]).find((k) => TOPICS[k].name === name);
-}
-
 function parseOptions(json: string): ScrapeOptions | null {
   try {
     const value: unknown = JSON.parse(json || '{}');
@@ -50,24 +46,8 @@ function parseOptions(json: string): ScrapeOptions | null {
   }
 }
 
-function reply(event: ScrapeRequested, code: ErrorCode, message: string, log: Logger): Emission[] {
-  const topic = event.replyTo ? topicNamed(event.replyTo) : undefined;
-  if (!event.replyTo || !event.correlationId) return [];
-  if (topic !== 'replies') {
-    log.warn({ replyTo: event.replyTo }, 'replyTo names no replies topic; failure not answered');
-    return [];
-  }
-  const value: EventValue<'Reply'> = {
-    correlationId: event.correlationId,
-    ok: false,
-    data: null,
-    errorCode: code,
-    errorMessage: message,
-    credits: 0,
-    source: 'fetcher',
-  };
-  const emission: Emission<'replies'> = { topic: 'replies', key: event.correlationId, headers: { [HEADERS.requestId]: event.requestId }, value };
-  return [emission as Emission];
+function reply(event: ScrapeRequested, code: ErrorCode, message: string, log: Logger): AnyEmission[] {
+  return replyTo(event, { ok: false, data: null, errorCode: code, errorMessage: message, credits: 0, source: 'fetcher' }, log);
 }
 
 export async function handleScrapeRequested(event: ScrapeRequested, deps: FetcherDeps, signal: AbortSignal, attempt = 1): Promise<Outcome> {

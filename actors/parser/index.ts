@@ -8,24 +8,12 @@ import { createHash } from 'node:crypto';
 import type { ScrapeOptions } from '../../schemas/api/scrape-options.js';
 import type { EventValue } from '../../schemas/events/index.js';
 import { ERRORS, isErrorCode } from '../../schemas/errors.js';
-import { HEADERS, TOPICS } from '../../schemas/topics.js';
-import type { Emission } from '../../pipeline/events.js';
 import type { ActorDefinition, Outcome } from '../../pipeline/pool.js';
+import { replyTo } from '../../pipeline/request-reply.js';
 import type { Runtime } from '../../pipeline/runtime.js';
 import { buildDocument, type ScrapeDocument } from './document/index.js';
 
 type PageFetched = EventValue<'PageFetched'>;
-
-function replyTo(page: PageFetched, value: Omit<EventValue<'Reply'>, 'correlationId'>): Emission[] {
-  if (page.replyTo !== TOPICS.replies.name || !page.correlationId) return [];
-  const emission: Emission<'replies'> = {
-    topic: 'replies',
-    key: page.correlationId,
-    headers: { [HEADERS.requestId]: page.requestId },
-    value: { correlationId: page.correlationId, ...value },
-  };
-  return [emission as Emission];
-}
 
 function optionsOf(json: string): ScrapeOptions {
   try {

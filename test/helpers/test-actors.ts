@@ -25,9 +25,10 @@ import type { ActorSpec } from '../../actors/index.js';
 import type { Emission } from '../../pipeline/events.js';
 import type { ActorDefinition, Outcome } from '../../pipeline/pool.js';
 import { sleep } from '../../pipeline/retry.js';
+import { replyTo } from '../../pipeline/request-reply.js';
 import type { Runtime } from '../../pipeline/runtime.js';
 import type { EventValue } from '../../schemas/events/index.js';
-import { HEADERS, TOPICS, type TopicKey } from '../../schemas/topics.js';
+import { HEADERS } from '../../schemas/topics.js';
 
 /** What the parser answers for a page: the test compares it with `expectedPage`. */
 export interface PageSummary {
@@ -91,11 +92,6 @@ export function expectedPage(url: string): PageSummary {
 export function titleOf(body: Buffer): string {
   const match = /<title>([^<]*)<\/title>/i.exec(body.subarray(0, 8192).toString('utf8'));
   return match ? unescapeHtml(match[1] as string) : '';
-}
-
-/** The topic key whose name is `name` (a replyTo), if any. */
-function topicNamed(name: string): TopicKey | undefined {
-  return (Object.keys(TOPICS) as TopicKey[]).find((k) => TOPICS[k].name === name);
 }
 
 function unexpected(event: string): Outcome {
@@ -175,24 +171,11 @@ export const syntheticParser: ActorSpec = {
         await runtime.store.insert('pages', [
           pagesRow(page, { title: summary.title, document: body.toString('utf8'), contentHash: summary.sha256 }),
         ]);
-        const replies = page.replyTo ? topicNamed(page.replyTo) : undefined;
-        if (!replies || replies !== 'replies' || !page.correlationId) return { kind: 'ack' };
-        const reply: Emission<'replies'> = {
-          topic: 'replies',
-          key: page.correlationId,
-          headers: { [HEADERS.requestId]: page.requestId },
-          value: {
-            correlationId: page.correlationId,
-            ok: true,
-            data: JSON.stringify(summary),
-            errorCode: null,
-            errorMessage: null,
-            credits: 1,
-            source: 'fresh',
-          },
-        };
         ctx.log.info({ bytes: summary.bytes }, 'synthetic page parsed');
-        return { kind: 'ack', emit: [reply as Emission] };
+        return {
+          kind: 'ack',
+          emit: replyTo(page, { ok: true, data: JSON.stringify(summary), errorCode: null, errorMessage: null, credits: 1, source: 'fresh' }),
+        };
       },
     };
   },

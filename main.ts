@@ -19,6 +19,8 @@ import { createFetcherActor } from './actors/fetcher/index.js';
 import { createParserActor } from './actors/parser/index.js';
 import { buildGateway } from './gateway/app.js';
 import type { Handlers } from './gateway/handler.js';
+import { fetchHandler } from './gateway/handlers/fetch.js';
+import { parseHandler } from './gateway/handlers/parse.js';
 import { scrapeHandler } from './gateway/handlers/scrape.js';
 import { ConfigError, loadConfig, redactedConfig, type Config } from './pipeline/config.js';
 import { keyRegistryFor, type KeyRegistry } from './pipeline/keys/index.js';
@@ -33,8 +35,8 @@ export type RoleArg = Role | 'all';
 
 /** This build's actor pools. The renderer, frontier, classifier and notifier land with their issues. */
 export const ACTORS: readonly ActorSpec[] = [
-  { role: 'fetcher', create: (runtime) => createFetcherActor(runtime) },
-  { role: 'parser', serves: ['scrape'], create: (runtime) => createParserActor(runtime) },
+  { role: 'fetcher', serves: ['fetch'], create: (runtime) => createFetcherActor(runtime) },
+  { role: 'parser', serves: ['scrape', 'parse'], create: (runtime) => createParserActor(runtime) },
 ];
 
 export interface ServiceOptions {
@@ -72,6 +74,8 @@ function pipelineHandlers(actors: readonly ActorSpec[], requester: Requester, co
   const served = new Set(actors.flatMap((a) => a.serves ?? []));
   const handlers: Record<string, Handlers[string]> = {};
   if (served.has('scrape')) handlers.scrape = scrapeHandler(requester, config.requestTimeoutMs);
+  if (served.has('fetch')) handlers.fetch = fetchHandler(requester, config.requestTimeoutMs);
+  if (served.has('parse')) handlers.parse = parseHandler(requester, config.requestTimeoutMs);
   return handlers;
 }
 

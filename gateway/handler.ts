@@ -7,9 +7,17 @@ import type { Logger } from '../pipeline/log.js';
 import type { KeyRecord } from '../pipeline/keys/registry.js';
 import type { Operation } from '../schemas/api/operations.js';
 
+/** A file of a multipart operation: `body` is `{[field]: UploadedFilePart}` for its `multipartFiles`. */
+export interface UploadedFilePart {
+  readonly filename: string;
+  /** The part's declared Content-Type. */
+  readonly mimetype: string;
+  readonly data: Buffer;
+}
+
 export interface HandlerContext {
   readonly op: Operation;
-  /** Validated body with defaults filled in. */
+  /** Validated body with defaults filled in; for a multipart operation, its files by field name. */
   readonly body: unknown;
   readonly query: Record<string, unknown>;
   readonly params: Record<string, string>;
@@ -28,10 +36,23 @@ export interface HandlerResult {
    * the envelope is then built around it without serializing it again. Give `data` or this.
    */
   readonly dataJson?: string;
+  /**
+   * For `rawResponse` operations (GET /v1/fetch): the 200 body is these bytes with this
+   * content type and these extra headers, instead of the envelope; the cost travels in the
+   * `x-credits-*` headers (schemas/api/operations.ts RAW_RESPONSE_HEADERS).
+   */
+  readonly raw?: RawBody;
   /** Credits to charge; defaults to 0. */
   readonly credits?: number;
   /** For page results: where the page came from. */
   readonly source?: 'fresh' | 'cache' | 'index';
+}
+
+export interface RawBody {
+  readonly body: Buffer;
+  /** Sent as the Content-Type; `application/octet-stream` when empty. */
+  readonly contentType: string;
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 export interface OperationHandler {

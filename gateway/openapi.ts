@@ -5,7 +5,7 @@
 import type { TSchema } from '@sinclair/typebox';
 import { ERRORS } from '../schemas/errors.js';
 import { ErrorEnvelope, SuccessEnvelope, ValidationErrorBody } from '../schemas/api/common.js';
-import { OPERATIONS, PATH_PARAMS, pathParamNames, type Operation } from '../schemas/api/operations.js';
+import { OPERATIONS, PATH_PARAMS, RAW_RESPONSE_HEADERS, pathParamNames, type Operation } from '../schemas/api/operations.js';
 
 export const API_VERSION = '0.1.0';
 
@@ -82,7 +82,11 @@ function operationObject(op: Operation): Json {
         }
       : undefined;
   const ok = op.rawResponse
-    ? { description: 'The fetched content, with the upstream content type.', content: { '*/*': {} } }
+    ? {
+        description: 'The fetched content, with the upstream content type.',
+        headers: Object.fromEntries(Object.values(RAW_RESPONSE_HEADERS).map((h) => [h.name, { description: h.description, schema: { ...h.schema } }])),
+        content: { '*/*': {} },
+      }
     : { description: 'Success', content: { 'application/json': { schema: { $ref: '#/components/schemas/Success' } } } };
   return {
     operationId: op.id,

@@ -2,18 +2,20 @@
  * One route per operation of schemas/api/operations.ts. For each request, in this order:
  * key (401) → rate limit (429) → body parsing (400/413/415) → validation of path, query and
  * body (422) → not built yet (501) → credit reservation (402) → the handler → settlement and
- * the success envelope with `cost`. A handler that throws releases its reservation: a failed
- * request is never charged.
+ * the success envelope with `cost` (or, for a `rawResponse` operation, the handler's bytes with
+ * the cost in headers). A handler that throws releases its reservation: a failed request is
+ * never charged.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import multipart from '@fastify/multipart';
 import type { ValidateFunction } from 'ajv';
 import { Type, type TSchema } from '@sinclair/typebox';
 import { AppError } from '../pipeline/errors.js';
 import type { KeyRecord, KeyRegistry } from '../pipeline/keys/registry.js';
 import type { Logger } from '../pipeline/log.js';
-import { OPERATIONS, PATH_PARAMS, pathParamNames, routerPath, type Operation } from '../schemas/api/operations.js';
+import { OPERATIONS, PATH_PARAMS, RAW_RESPONSE_HEADERS, pathParamNames, routerPath, type Operation } from '../schemas/api/operations.js';
 import type { Credits } from './credits.js';
-import type { HandlerContext, HandlerResult, Handlers } from './handler.js';
+import type { HandlerContext, HandlerResult, Handlers, RawBody, UploadedFilePart } from './handler.js';
 import type { RateLimiter } from './rate-limit.js';
 import { compile, toDetails, type Part, type ValidationDetail } from './validation.js';
 
@@ -28,6 +30,8 @@ export interface RouteDeps {
   credits: Credits;
   limiter: RateLimiter;
   handlers: Handlers;
+  /** Largest file an upload operation accepts. */
+  uploadLimitBytes: number;
 }
 
 interface Validators {
@@ -65,11 +69,11 @@ async function authenticate(request: FastifyRequest, deps: RouteDeps): Promise<K
 }
 
 /** Reads the multipart body of an upload operation: each named file field is required. */
-async function readUploads(op: Operation, request: FastifyRequest, details: ValidationDetail[]) {
+async function readUploads(op: Operation, request: FastifyRequest, details: ValidationDetail[]): Promise<Record<string, UploadedFilePart>> {
   if (!request.isMultipart()) {
     throw new AppError('unsupported_media_type', 'this operation takes multipart/form-data');
   }
-  const files: Record<string, { filename: string; mimetype: string; data: Buffer }> = {};
+  const files: Record<string, UploadedFilePart> = {};
   try {
     for await (const part of request.parts()) {
       if (part.type === 'file' && op.multipartFiles?.includes(part.fieldname) && !files[part.fieldname]) {
@@ -95,6 +99,8 @@ function route(app: FastifyInstance, op: Operation, deps: RouteDeps): void {
   app.route({
     method: op.method,
     url: routerPath(op.path),
+    // A HEAD twin would do (and charge for) the work of a priced GET such as /v1/fetch.
+    exposeHeadRoute: op.pricing === 'free',
     onRequest: op.auth
       ? async (request) => {
           const key = await authenticate(request, deps);
@@ -112,7 +118,6 @@ function route(app: FastifyInstance, op: Operation, deps: RouteDeps): void {
       if (op.multipartFiles) {
         body = await readUploads(op, request, details);
       } else if (op.body) {
-        if (request.isMultipart()) throw new AppError('unsupported_media_type', 'this operation takes application/json');
         check(validators.body, 'body', body, details);
       }
       // Answered directly rather than thrown: the 422 is the common failure, and the
@@ -150,6 +155,7 @@ function route(app: FastifyInstance, op: Operation, deps: RouteDeps): void {
       if (settled.charged < wanted) {
         request.log.warn({ op: op.id, wanted, charged: settled.charged }, 'cost above the reservation; charged the reservation');
       }
+      if (result.raw) return sendRaw(reply, result.raw, settled);
       const cost = { credits: settled.charged, remaining: settled.remaining, ...(result.source ? { source: result.source } : {}) };
       return reply.type('application/json; charset=utf-8').send(envelope(result, cost));
     },
@@ -168,6 +174,24 @@ function envelope(result: HandlerResult, cost: Record<string, unknown>): string 
   return JSON.stringify({ success: true, data: { ...result.data, cost } });
 }
 
+/**
+ * A `rawResponse` success: the bytes with their own content type, the cost in headers. The
+ * content is someone else's: `nosniff` keeps a browser to the declared type, and the
+ * `sandbox` policy keeps fetched HTML or SVG from running script with this origin's rights.
+ */
+function sendRaw(reply: FastifyReply, raw: RawBody, settled: { charged: number; remaining: number | null }): FastifyReply {
+  return reply
+    .headers({
+      ...raw.headers,
+      [RAW_RESPONSE_HEADERS.creditsCharged.name]: String(settled.charged),
+      [RAW_RESPONSE_HEADERS.creditsRemaining.name]: settled.remaining === null ? 'unlimited' : String(settled.remaining),
+      'x-content-type-options': 'nosniff',
+      'content-security-policy': 'sandbox',
+    })
+    .type(raw.contentType || 'application/octet-stream')
+    .send(raw.body);
+}
+
 /** Aborted when the connection closes before the response was written. */
 function abortSignalOf(reply: FastifyReply): AbortSignal {
   const controller = new AbortController();
@@ -179,5 +203,13 @@ function abortSignalOf(reply: FastifyReply): AbortSignal {
 
 export function registerOperations(app: FastifyInstance, deps: RouteDeps): void {
   app.decorateRequest('apiKey', null);
-  for (const op of OPERATIONS) route(app, op, deps);
+  for (const op of OPERATIONS) if (!op.multipartFiles) route(app, op, deps);
+  // @fastify/multipart hooks every request of the scope it is registered in (a 'close'
+  // listener on each response, an onResponse cleanup), which is most of a small request's
+  // overhead: it lives in a scope holding only the upload operations. Elsewhere a multipart
+  // body has no parser and is a 415.
+  void app.register(async (uploads) => {
+    await uploads.register(multipart, { limits: { fileSize: deps.uploadLimitBytes, files: 5, fields: 20, parts: 25 } });
+    for (const op of OPERATIONS) if (op.multipartFiles) route(uploads, op, deps);
+  });
 }

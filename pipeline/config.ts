@@ -7,7 +7,15 @@
  * README.md's "Configuration" table is checked against this one by test/pipeline/readme.test.ts.
  */
 
-type SettingType = 'integer' | 'boolean' | 'string' | 'enum' | 'credits';
+/**
+ * `urls`: comma-separated http(s) URLs (a proxy pool), read as a frozen array.
+ * `countryUrls`: `cc=url|url,cc=url`: two-letter country codes, each with `|`-separated
+ * http(s) URLs, read as a frozen object keyed by the upper-case code.
+ * Values of both may carry credentials (`http://user:pass@host:port`): error messages never
+ * quote them, and `redactedConfig` shows them with the user info masked. A `,` `|` or `=` in
+ * a password is written percent-encoded (`%2C`, `%7C`, `%3D`).
+ */
+type SettingType = 'integer' | 'boolean' | 'string' | 'enum' | 'credits' | 'urls' | 'countryUrls';
 
 interface SettingSpec {
   readonly env: string;
@@ -104,6 +112,42 @@ export const SETTINGS = {
     default: 50 * 1024 * 1024,
     min: 1024,
     description: 'Largest file accepted by POST /v1/parse; larger uploads get 413 `payload_too_large`.',
+  },
+  fetchMaxBytes: {
+    env: 'FETCH_MAX_BYTES',
+    type: 'integer',
+    default: 15 * 1024 * 1024,
+    min: 1024,
+    // The body of GET /v1/fetch travels back to the gateway base64-encoded in one event (64 MiB at most).
+    max: 32 * 1024 * 1024,
+    description:
+      'Largest body one fetch reads (scrape and GET /v1/fetch), after decompression; a larger page is refused with `content_too_large`. At most 33554432.',
+  },
+  proxyDatacenterUrls: {
+    env: 'PROXY_DATACENTER_URLS',
+    type: 'urls',
+    default: null,
+    description:
+      'Datacenter proxy pool: comma-separated `http://` or `https://` proxy URLs (`http://user:pass@host:port`), used in turn. Serves `proxy: "datacenter"` and, when set, `auto`. Unset: such requests get `proxy_unavailable`.',
+  },
+  proxyResidentialUrls: {
+    env: 'PROXY_RESIDENTIAL_URLS',
+    type: 'urls',
+    default: null,
+    description: 'Residential proxy pool, same syntax as PROXY_DATACENTER_URLS; serves `proxy: "residential"`.',
+  },
+  proxyMobileUrls: {
+    env: 'PROXY_MOBILE_URLS',
+    type: 'urls',
+    default: null,
+    description: 'Mobile proxy pool, same syntax as PROXY_DATACENTER_URLS; serves `proxy: "mobile"`.',
+  },
+  proxyCountryUrls: {
+    env: 'PROXY_COUNTRY_URLS',
+    type: 'countryUrls',
+    default: null,
+    description:
+      'Geo-targeted residential pools: `us=http://a:1|http://b:2,de=http://c:3` (two-letter country, `=`, `|`-separated proxy URLs; entries separated by `,`). A request whose `location.country` (fetch: `country`) has a pool goes through it for `residential` and `auto`.',
   },
   bus: {
     env: 'BUS',
@@ -224,9 +268,13 @@ type ValueOf<S extends SettingSpec> = S['type'] extends 'integer'
     ? boolean
     : S['type'] extends 'credits'
       ? number | 'unlimited'
-      : S['default'] extends null
-        ? string | null
-        : string;
+      : S['type'] extends 'urls'
+        ? readonly string[] | null
+        : S['type'] extends 'countryUrls'
+          ? Readonly<Record<string, readonly string[]>> | null
+          : S['default'] extends null
+            ? string | null
+            : string;
 
 export type Config = { readonly [K in keyof Settings]: ValueOf<Settings[K]> };
 
@@ -238,7 +286,69 @@ export class ConfigError extends Error {
   }
 }
 
-function parseValue(spec: SettingSpec, raw: string): string | number | boolean {
+/** `scheme://host:port`: what a message may say about a proxy URL (no user info, path or query). */
+function shownUrl(url: URL): string {
+  return `${url.protocol}//${url.host}`;
+}
+
+/** A URL as safe to print: the user info, when there is one, replaced by `***`. */
+export function maskUrl(raw: string): string {
+  try {
+    const url = new URL(raw);
+    if (!url.username && !url.password) return url.href;
+    url.username = '***';
+    url.password = '';
+    return url.href;
+  } catch {
+    return '***';
+  }
+}
+
+/** One proxy URL: http or https with a host. Messages never quote the value (it may hold a password). */
+function proxyUrl(env: string, raw: string, where: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(env, `${where} is not a URL`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new ConfigError(env, `${where} (${url.protocol}//…) must be an http:// or https:// proxy URL`);
+  }
+  if (!url.hostname) throw new ConfigError(env, `${where} has no host`);
+  if ((url.pathname !== '/' && url.pathname !== '') || url.search || url.hash) {
+    throw new ConfigError(env, `${where} (${shownUrl(url)}) must be scheme://[user:pass@]host:port with no path or query`);
+  }
+  return raw;
+}
+
+function urlList(env: string, raw: string, separator: string, where: string): readonly string[] {
+  const items = raw.split(separator).map((item) => item.trim());
+  return Object.freeze(
+    items.map((item, i) => {
+      const at = `${where}URL ${i + 1}`;
+      if (!item) throw new ConfigError(env, `${at} is empty`);
+      return proxyUrl(env, item, at);
+    }),
+  );
+}
+
+function countryUrls(env: string, raw: string): Readonly<Record<string, readonly string[]>> {
+  const out: Record<string, readonly string[]> = {};
+  raw.split(',').forEach((entry, i) => {
+    const eq = entry.indexOf('=');
+    const country = (eq < 0 ? entry : entry.slice(0, eq)).trim();
+    if (eq < 0 || !/^[A-Za-z]{2}$/.test(country)) {
+      throw new ConfigError(env, `entry ${i + 1} must be a two-letter country code, "=", then proxy URLs separated by "|" (e.g. us=http://host:8000)`);
+    }
+    const code = country.toUpperCase();
+    if (out[code]) throw new ConfigError(env, `country ${code} is given twice`);
+    out[code] = urlList(env, entry.slice(eq + 1), '|', `${code}: `);
+  });
+  return Object.freeze(out);
+}
+
+function parseValue(spec: SettingSpec, raw: string): string | number | boolean | object {
   switch (spec.type) {
     case 'integer': {
       if (!/^-?\d+$/.test(raw.trim())) throw new ConfigError(spec.env, `expected a whole number, got "${raw}"`);
@@ -264,6 +374,10 @@ function parseValue(spec: SettingSpec, raw: string): string | number | boolean {
       if (!/^\d+$/.test(raw.trim())) throw new ConfigError(spec.env, `expected a whole number or "unlimited", got "${raw}"`);
       return Number(raw);
     }
+    case 'urls':
+      return urlList(spec.env, raw, ',', '');
+    case 'countryUrls':
+      return countryUrls(spec.env, raw);
     case 'string':
       return raw;
   }
@@ -283,11 +397,16 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
   return Object.freeze(out) as Config;
 }
 
-/** The config with secrets masked, safe to log. */
+/** The config with secrets masked, safe to log: secret settings as `***`, proxy URLs without their user info. */
 export function redactedConfig(config: Config): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [name, spec] of Object.entries(SETTINGS) as [keyof Config, SettingSpec][]) {
-    out[name] = spec.secret && config[name] !== null ? '***' : config[name];
+    const value = config[name];
+    if (spec.secret && value !== null) out[name] = '***';
+    else if (spec.type === 'urls' && Array.isArray(value)) out[name] = value.map(maskUrl);
+    else if (spec.type === 'countryUrls' && value !== null && typeof value === 'object') {
+      out[name] = Object.fromEntries(Object.entries(value as Record<string, readonly string[]>).map(([cc, urls]) => [cc, urls.map(maskUrl)]));
+    } else out[name] = value;
   }
   return out;
 }

@@ -49,12 +49,23 @@ export const ERRORS = {
   payload_too_large: {
     status: 413,
     retriable: false,
-    description: 'The request body is larger than the configured limit.',
+    description: 'The request body is larger than the configured limit (BODY_LIMIT_BYTES for JSON; UPLOAD_LIMIT_BYTES for the file sent to POST /v1/parse).',
   },
   unsupported_media_type: {
     status: 415,
     retriable: false,
     description: 'The Content-Type is not one this operation accepts.',
+  },
+  unsupported_file_type: {
+    status: 415,
+    retriable: false,
+    description:
+      'The file sent to POST /v1/parse is not a type it reads: PDF, DOCX, HTML, markdown, plain text, JSON or XML (told by its declared type, else its extension, else its first bytes).',
+  },
+  file_unreadable: {
+    status: 400,
+    retriable: false,
+    description: 'The file sent to POST /v1/parse is of a type it reads but could not be read (a damaged or encrypted PDF or DOCX).',
   },
   validation_failed: {
     status: 422,

@@ -17,7 +17,10 @@
  * with any HTTP status, 5xx included, is a fetched page, not a failure.
  */
 import { AppError } from '../../pipeline/errors.js';
-import { isErrorCode } from '../../schemas/errors.js';
+import type { Logger } from '../../pipeline/log.js';
+import { redactUrl } from '../../pipeline/net/guard.js';
+import type { Outcome } from '../../pipeline/pool.js';
+import { ERRORS, isErrorCode, type ErrorCode } from '../../schemas/errors.js';
 
 const TRANSIENT = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED', 'EAI_AGAIN', 'ERR_STREAM_PREMATURE_CLOSE']);
 const DNS = new Set(['ENOTFOUND', 'EAI_AGAIN', 'ENODATA', 'EAI_FAIL', 'EAI_NONAME']);
@@ -88,4 +91,38 @@ export function classify(error: unknown, context: FailureContext): AppError {
   const first = links[0];
   const detail = codes(error)[0] ?? (first && typeof first.message === 'string' ? first.message : String(error));
   return new AppError('upstream_error', `${context.url}: the fetch failed (${detail})`, { cause: error });
+}
+
+/** What a fetch attempt that threw needs to decide between another attempt and an answer. */
+export interface AttemptContext {
+  readonly url: string;
+  readonly attempt: number;
+  /** Attempts the pool makes at most; the last one answers. */
+  readonly maxAttempts: number;
+  /** Time one attempt may take, and the request's deadline (epoch ms). */
+  readonly timeoutMs: number;
+  readonly deadlineMs: number;
+  readonly nowMs: number;
+  readonly signal: AbortSignal;
+  readonly log: Logger;
+}
+
+/**
+ * The outcome of a fetch that threw, for the scrape and the fetch handlers alike: the pool
+ * stopping hands the message back; a retriable code (per schemas/errors.ts) asks for another
+ * attempt while one fits before the deadline; anything else is answered through `answer`.
+ */
+export function failedAttempt(error: unknown, ctx: AttemptContext, answer: (code: ErrorCode, message: string) => Outcome): Outcome {
+  if (ctx.signal.aborted) return { kind: 'retry', code: 'service_unavailable', message: 'the fetch was interrupted' };
+  const raw = (error as { code?: unknown })?.code;
+  const code: ErrorCode = typeof raw === 'string' && isErrorCode(raw) ? raw : 'internal_error';
+  const message = error instanceof Error ? error.message : String(error);
+  const another = ctx.attempt < ctx.maxAttempts && ctx.nowMs + ctx.timeoutMs < ctx.deadlineMs;
+  const fields = { url: redactUrl(ctx.url), code, attempt: ctx.attempt };
+  if (ERRORS[code].retriable && another) {
+    ctx.log.warn(fields, `fetch failed, asking for a retry: ${message}`);
+    return { kind: 'retry', code, message };
+  }
+  ctx.log.warn(fields, `fetch failed: ${message}`);
+  return answer(code, message);
 }

@@ -1,8 +1,14 @@
 /**
  * The fetcher's pure handler: one ScrapeRequested in, an Outcome out.
  *
+ * - Served from the page cache (`maxAge` > 0 and a copy within it; actors/fetcher/cache.ts):
+ *   `ack`, emitting PageFetched built from the stored copy (its bytes, content type,
+ *   headers, status and final URL) with `source` cache (0 credits) or index (1 credit); no
+ *   HTTP request is made. A failing cache lookup is logged and the page is fetched fresh.
  * - Fetched (any HTTP status, 404 and 500 included): `ack`, emitting PageFetched to
- *   `pageFetched` (raw bytes, content type, headers, status, final URL, 1 credit).
+ *   `pageFetched` (raw bytes, content type, headers, status, final URL, 1 credit, `source`
+ *   fresh). Every PageFetched carries `requestedAtMs` (the request's createdAtMs), the same
+ *   on every attempt, which the parser files the page copy under.
  * - Failed (url_blocked, dns_failed, content_too_large, …): answered, not retried forever.
  *   A retriable failure (per schemas/errors.ts: fetch_timeout, proxy_failed, upstream_error)
  *   returns `retry` while `attempt < maxAttempts` and a whole new attempt still fits before
@@ -16,12 +22,15 @@ import type { AnyEmission, Emission } from '../../pipeline/events.js';
 import type { Logger } from '../../pipeline/log.js';
 import type { Outcome } from '../../pipeline/pool.js';
 import { replyTo } from '../../pipeline/request-reply.js';
-import { ERRORS, isErrorCode, type ErrorCode } from '../../schemas/errors.js';
+import type { ErrorCode } from '../../schemas/errors.js';
 import type { EventValue } from '../../schemas/events/index.js';
 import { HEADERS } from '../../schemas/topics.js';
 import type { ScrapeOptions } from '../../schemas/api/scrape-options.js';
 import { redactUrl } from '../../pipeline/net/guard.js';
-import type { HttpFetcher } from './http.js';
+import { cachePlan, SOURCE_CREDITS, type CachedCopy } from '../../pipeline/page-cache.js';
+import { lookupCachedCopy, type CacheReader } from './cache.js';
+import { failedAttempt } from './errors.js';
+import type { FetchResult, HttpFetcher } from './http.js';
 
 export type ScrapeRequested = EventValue<'ScrapeRequested'>;
 
@@ -31,6 +40,8 @@ export interface FetcherDeps {
   readonly now?: () => number;
   /** Attempts the pool makes at most (its retry policy's `attempts`); the last one answers. */
   readonly maxAttempts?: number;
+  /** Where cached copies are looked up (`maxAge`); without it every page is fetched fresh. */
+  readonly store?: CacheReader;
 }
 
 export const DEFAULT_TIMEOUT_MS = 90_000;
@@ -50,6 +61,34 @@ function reply(event: ScrapeRequested, code: ErrorCode, message: string, log: Lo
   return replyTo(event, { ok: false, data: null, errorCode: code, errorMessage: message, credits: 0, source: 'fetcher' }, log);
 }
 
+type Page = Pick<FetchResult, 'finalUrl' | 'statusCode' | 'headers' | 'contentType' | 'body' | 'fetchedAtMs'>;
+
+/** The PageFetched emission for a page fetched now or taken from the cache. */
+function pageFetched(event: ScrapeRequested, page: Page, source: 'fresh' | CachedCopy['source']): Emission {
+  const value: EventValue<'PageFetched'> = {
+    requestId: event.requestId,
+    tenant: event.tenant,
+    jobId: event.jobId,
+    url: event.url,
+    finalUrl: page.finalUrl,
+    statusCode: page.statusCode,
+    headers: { ...page.headers },
+    contentType: page.contentType,
+    body: page.body,
+    fetchedAtMs: page.fetchedAtMs,
+    rendered: false,
+    options: event.options,
+    replyTo: event.replyTo,
+    correlationId: event.correlationId,
+    deadlineMs: event.deadlineMs,
+    credits: SOURCE_CREDITS[source],
+    source,
+    requestedAtMs: event.createdAtMs,
+  };
+  const fetched: Emission<'pageFetched'> = { topic: 'pageFetched', key: event.requestId, headers: { [HEADERS.requestId]: event.requestId }, value };
+  return fetched as Emission;
+}
+
 export async function handleScrapeRequested(event: ScrapeRequested, deps: FetcherDeps, signal: AbortSignal, attempt = 1): Promise<Outcome> {
   const now = deps.now ?? Date.now;
   const log = deps.log;
@@ -60,8 +99,20 @@ export async function handleScrapeRequested(event: ScrapeRequested, deps: Fetche
   }
   const options = parseOptions(event.options);
   if (!options) return { kind: 'ack', emit: reply(event, 'bad_request', 'the scrape options are not a JSON object', log) };
+  const plan = cachePlan(event.url, options);
+  if (plan.maxAgeMs > 0 && deps.store) {
+    const copy = await lookupCachedCopy(deps.store, plan, event.tenant, started, log);
+    if (signal.aborted) return { kind: 'retry', code: 'service_unavailable', message: 'the cache lookup was interrupted' };
+    if (copy) {
+      log.info(
+        { url: redactUrl(event.url), source: copy.source, ageMs: started - copy.fetchedAtMs, copyOf: copy.requestId, statusCode: copy.statusCode, bytes: copy.body.length },
+        'page served from the cache',
+      );
+      return { kind: 'ack', emit: [pageFetched(event, copy, copy.source)] };
+    }
+  }
   const wanted = Math.min(MAX_TIMEOUT_MS, Math.max(MIN_TIMEOUT_MS, options.timeout ?? DEFAULT_TIMEOUT_MS));
-  const timeoutMs = Math.max(1, Math.min(wanted, event.deadlineMs - started));
+  const timeoutMs = Math.max(1, Math.min(wanted, event.deadlineMs - now()));
   try {
     const page = await deps.http.fetch({
       url: event.url,
@@ -77,37 +128,9 @@ export async function handleScrapeRequested(event: ScrapeRequested, deps: Fetche
       { url: redactUrl(event.url), statusCode: page.statusCode, bytes: page.body.length, redirects: page.redirects.length, proxyUsed: page.proxyUsed, ms: now() - started },
       'page fetched',
     );
-    const value: EventValue<'PageFetched'> = {
-      requestId: event.requestId,
-      tenant: event.tenant,
-      jobId: event.jobId,
-      url: event.url,
-      finalUrl: page.finalUrl,
-      statusCode: page.statusCode,
-      headers: { ...page.headers },
-      contentType: page.contentType,
-      body: page.body,
-      fetchedAtMs: page.fetchedAtMs,
-      rendered: false,
-      options: event.options,
-      replyTo: event.replyTo,
-      correlationId: event.correlationId,
-      deadlineMs: event.deadlineMs,
-      credits: 1,
-    };
-    const fetched: Emission<'pageFetched'> = { topic: 'pageFetched', key: event.requestId, headers: { [HEADERS.requestId]: event.requestId }, value };
-    return { kind: 'ack', emit: [fetched as Emission] };
+    return { kind: 'ack', emit: [pageFetched(event, page, 'fresh')] };
   } catch (error) {
-    if (signal.aborted) return { kind: 'retry', code: 'service_unavailable', message: 'the fetch was interrupted' };
-    const raw = (error as { code?: unknown })?.code;
-    const code: ErrorCode = typeof raw === 'string' && isErrorCode(raw) ? raw : 'internal_error';
-    const message = error instanceof Error ? error.message : String(error);
-    const another = attempt < (deps.maxAttempts ?? 2) && now() + timeoutMs < event.deadlineMs;
-    if (ERRORS[code].retriable && another) {
-      log.warn({ url: redactUrl(event.url), code, attempt }, `fetch failed, asking for a retry: ${message}`);
-      return { kind: 'retry', code, message };
-    }
-    log.warn({ url: redactUrl(event.url), code, attempt }, `fetch failed: ${message}`);
-    return { kind: 'ack', emit: reply(event, code, message, log) };
+    const context = { url: event.url, attempt, maxAttempts: deps.maxAttempts ?? 2, timeoutMs, deadlineMs: event.deadlineMs, nowMs: now(), signal, log };
+    return failedAttempt(error, context, (code, message) => ({ kind: 'ack', emit: reply(event, code, message, log) }));
   }
 }

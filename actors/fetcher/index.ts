@@ -1,21 +1,26 @@
 /**
  * The fetcher actor: reads ScrapeRequested, fetches the page over HTTP behind the SSRF guard
- * (actors/fetcher/http.ts) and emits PageFetched, or answers the failure (handler.ts).
+ * (actors/fetcher/http.ts) and emits PageFetched, or answers the failure (handler.ts); reads
+ * FetchRequested (GET /v1/fetch) and answers the bytes themselves (fetch-handler.ts).
  *
  * `createFetcherActor(runtime, options)` builds its ActorDefinition for the pool; the
  * composition root registers it as `{role: 'fetcher', create: (rt) => createFetcherActor(rt)}`.
- * Proxy pools and the size cap come in through `options` until config has settings for them.
+ * Proxy pools (PROXY_*_URLS) and the size cap (FETCH_MAX_BYTES) come from the runtime's
+ * config; `options` overrides them (tests).
  */
+import type { Config } from '../../pipeline/config.js';
 import type { ActorDefinition } from '../../pipeline/pool.js';
 import { DEFAULT_POOL_RETRY } from '../../pipeline/pool.js';
 import type { Runtime } from '../../pipeline/runtime.js';
 import { NetGuard } from '../../pipeline/net/guard.js';
 import type { ProxyPools } from '../../pipeline/net/proxies.js';
 import type { EventValue } from '../../schemas/events/index.js';
+import { handleFetchRequested } from './fetch-handler.js';
 import { handleScrapeRequested } from './handler.js';
 import { HttpFetcher } from './http.js';
 
 export { handleScrapeRequested, type FetcherDeps, type ScrapeRequested } from './handler.js';
+export { handleFetchRequested, FETCH_CREDITS, type FetchHandlerDeps, type FetchRequested } from './fetch-handler.js';
 export { HttpFetcher, DEFAULT_MAX_BYTES, type FetchRequest, type FetchResult, type HttpFetcherOptions } from './http.js';
 export { fetchRaw, type RawFetchOptions, type RawFetchResult } from './raw.js';
 
@@ -28,25 +33,47 @@ export interface FetcherActorOptions {
   readonly timeoutMs?: number;
 }
 
+/** The proxy pools configured by PROXY_DATACENTER_URLS, PROXY_RESIDENTIAL_URLS and PROXY_MOBILE_URLS. */
+export function proxyPoolsOf(config: Pick<Config, 'proxyDatacenterUrls' | 'proxyResidentialUrls' | 'proxyMobileUrls'>): ProxyPools {
+  return {
+    datacenter: config.proxyDatacenterUrls ?? [],
+    residential: config.proxyResidentialUrls ?? [],
+    mobile: config.proxyMobileUrls ?? [],
+  };
+}
+
 export function createFetcherActor(runtime: Runtime, options: FetcherActorOptions = {}): ActorDefinition {
-  const guard = new NetGuard({ allowPrivate: runtime.config.fetchAllowPrivate, allowCidrs: options.allowCidrs ?? [] });
-  const http = new HttpFetcher({
-    guard,
-    ...(options.proxies ? { proxies: options.proxies } : {}),
-    ...(options.proxiesByCountry ? { proxiesByCountry: options.proxiesByCountry } : {}),
-    ...(options.maxBytes !== undefined ? { maxBytes: options.maxBytes } : {}),
-  });
-  const log = runtime.log.child({ actor: 'fetcher' });
+  const { config } = runtime;
+  const guard = new NetGuard({ allowPrivate: config.fetchAllowPrivate, allowCidrs: options.allowCidrs ?? [] });
+  const proxies = options.proxies ?? proxyPoolsOf(config);
+  const proxiesByCountry = options.proxiesByCountry ?? config.proxyCountryUrls ?? {};
+  const maxBytes = options.maxBytes ?? config.fetchMaxBytes;
+  const http = new HttpFetcher({ guard, proxies, proxiesByCountry, maxBytes });
+  // How many proxies each pool has, never the URLs: they may carry credentials.
+  runtime.log.child({ actor: 'fetcher' }).info(
+    {
+      maxBytes,
+      proxies: { datacenter: proxies.datacenter?.length ?? 0, residential: proxies.residential?.length ?? 0, mobile: proxies.mobile?.length ?? 0 },
+      proxyCountries: Object.keys(proxiesByCountry),
+    },
+    'fetcher configured',
+  );
   return {
     name: 'fetcher',
     group: 'fetcher',
-    topics: ['scrapeRequested'],
-    concurrency: runtime.config.poolConcurrency,
+    topics: ['scrapeRequested', 'fetchRequested'],
+    concurrency: config.poolConcurrency,
     timeoutMs: options.timeoutMs ?? 310_000,
     async handler(event, ctx) {
-      if (event.event !== 'ScrapeRequested') return { kind: 'dead', code: 'event_undecodable', message: `unexpected ${event.event} event` };
       const deps = { http, log: ctx.log, maxAttempts: DEFAULT_POOL_RETRY.attempts };
-      return handleScrapeRequested(event.value as EventValue<'ScrapeRequested'>, deps, ctx.signal, ctx.attempt);
+      if (event.event === 'ScrapeRequested') {
+        // The store answers the page cache lookups of `maxAge` (actors/fetcher/cache.ts).
+        return handleScrapeRequested(event.value as EventValue<'ScrapeRequested'>, { ...deps, store: runtime.store }, ctx.signal, ctx.attempt);
+      }
+      if (event.event === 'FetchRequested') {
+        return handleFetchRequested(event.value as EventValue<'FetchRequested'>, deps, ctx.signal, ctx.attempt);
+      }
+      return { kind: 'dead', code: 'event_undecodable', message: `unexpected ${event.event} event` };
     },
   };
 }

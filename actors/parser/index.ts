@@ -2,7 +2,16 @@
  * The parser actor: reads PageFetched, builds the scrape document (actors/parser/document),
  * stores the page copy in the `pages` table through the runtime's batch writer, and answers
  * the request's reply topic with the document. A page the parser cannot read (unsupported
- * content, a broken PDF) is answered with its error code; store outages are retried.
+ * content, a broken PDF) is answered with its error code; store outages are retried. It also
+ * reads ParseRequested (POST /v1/parse) and answers the uploaded file's document (parse.ts).
+ *
+ * The page cache (pipeline/page-cache.ts): a freshly fetched page is written with its raw
+ * body, response headers, cache key and shareable flag, so the fetcher can serve it again
+ * to a later request with `maxAge`, read with that request's options. With
+ * `storeInCache: false` no `pages` row is written at all: the caller asked that the
+ * response not be kept, and a row without its body would serve nobody. A page that came
+ * from the cache or the index is not written again (its copy is already there). The Reply's
+ * `source` is the page's (fresh, cache or index), and its credits are the page's.
  */
 import { createHash } from 'node:crypto';
 import type { ScrapeOptions } from '../../schemas/api/scrape-options.js';
@@ -11,7 +20,11 @@ import { ERRORS, isErrorCode } from '../../schemas/errors.js';
 import type { ActorDefinition, Outcome } from '../../pipeline/pool.js';
 import { replyTo } from '../../pipeline/request-reply.js';
 import type { Runtime } from '../../pipeline/runtime.js';
+import { cacheColumns, cachePlan, isPageSource } from '../../pipeline/page-cache.js';
 import { buildDocument, type ScrapeDocument } from './document/index.js';
+import { handleParseRequested, type ParseRequested } from './parse.js';
+
+export { handleParseRequested, PARSE_CREDITS, type ParseRequested } from './parse.js';
 
 type PageFetched = EventValue<'PageFetched'>;
 
@@ -24,12 +37,20 @@ function optionsOf(json: string): ScrapeOptions {
   }
 }
 
-/** The `pages` row of a fetched page (infra/clickhouse/0001_init.sql). */
+/**
+ * The `pages` row of a fetched page (infra/clickhouse/0001_init.sql, 0002_page_cache.sql),
+ * filed under its normalized URL and cache key. `fetched_at` is the time the request was
+ * made (`requestedAtMs`), the same on every attempt: a page fetched again after a crash
+ * gives the same sort key (url_hash, tenant, fetched_at, request_id) and collapses into one
+ * row instead of adding a second. It is at most one request's duration before the response
+ * arrived, so a copy looks slightly older to `maxAge`, never younger. Pages written as v1
+ * (no requestedAtMs) fall back to their fetchedAtMs.
+ */
 export function pagesRow(page: PageFetched, parsed: { title: string; document: string; contentHash: string }): Record<string, unknown> {
+  const plan = cachePlan(page.url, optionsOf(page.options));
   return {
     tenant: page.tenant,
-    url: page.url,
-    fetched_at: page.fetchedAtMs,
+    fetched_at: page.requestedAtMs > 0 ? page.requestedAtMs : page.fetchedAtMs,
     request_id: page.requestId,
     job_id: page.jobId ?? '',
     status_code: page.statusCode,
@@ -38,10 +59,13 @@ export function pagesRow(page: PageFetched, parsed: { title: string; document: s
     title: parsed.title,
     document: parsed.document,
     content_hash: parsed.contentHash,
+    ...cacheColumns(plan, page),
   };
 }
 
 export async function handlePageFetched(page: PageFetched, runtime: Pick<Runtime, 'writer'>): Promise<Outcome> {
+  const options = optionsOf(page.options);
+  const source = isPageSource(page.source) ? page.source : 'fresh';
   let document: ScrapeDocument;
   try {
     document = await buildDocument(
@@ -53,7 +77,7 @@ export async function handlePageFetched(page: PageFetched, runtime: Pick<Runtime
         statusCode: page.statusCode,
         headers: page.headers,
       },
-      optionsOf(page.options),
+      options,
     );
   } catch (error) {
     const code = (error as { code?: unknown }).code;
@@ -63,27 +87,30 @@ export async function handlePageFetched(page: PageFetched, runtime: Pick<Runtime
     return { kind: 'ack', emit: replyTo(page, { ok: false, data: null, errorCode: known, errorMessage: message, credits: 0, source: null }) };
   }
   const json = JSON.stringify(document);
-  // A store failure throws store_unavailable (retriable): the pool tries the page again.
-  await runtime.writer.write('pages', [
-    pagesRow(page, {
-      title: typeof document.metadata.title === 'string' ? document.metadata.title : '',
-      document: json,
-      contentHash: createHash('sha256').update(page.body).digest('hex'),
-    }),
-  ]);
-  return { kind: 'ack', emit: replyTo(page, { ok: true, data: json, errorCode: null, errorMessage: null, credits: page.credits, source: 'fresh' }) };
+  if (source === 'fresh' && options.storeInCache !== false) {
+    // A store failure throws store_unavailable (retriable): the pool tries the page again.
+    await runtime.writer.write('pages', [
+      pagesRow(page, {
+        title: typeof document.metadata.title === 'string' ? document.metadata.title : '',
+        document: json,
+        contentHash: createHash('sha256').update(page.body).digest('hex'),
+      }),
+    ]);
+  }
+  return { kind: 'ack', emit: replyTo(page, { ok: true, data: json, errorCode: null, errorMessage: null, credits: page.credits, source }) };
 }
 
 export function createParserActor(runtime: Runtime): ActorDefinition {
   return {
     name: 'parser',
     group: 'parser',
-    topics: ['pageFetched'],
+    topics: ['pageFetched', 'parseRequested'],
     concurrency: runtime.config.poolConcurrency,
     timeoutMs: 120_000,
-    async handler(event) {
-      if (event.event !== 'PageFetched') return { kind: 'dead', code: 'event_undecodable', message: `unexpected ${event.event} event` };
-      return handlePageFetched(event.value as PageFetched, runtime);
+    async handler(event, ctx) {
+      if (event.event === 'PageFetched') return handlePageFetched(event.value as PageFetched, runtime);
+      if (event.event === 'ParseRequested') return handleParseRequested(event.value as ParseRequested, { log: ctx.log });
+      return { kind: 'dead', code: 'event_undecodable', message: `unexpected ${event.event} event` };
     },
   };
 }

@@ -1,26 +1,39 @@
 /**
  * The reads the API's hot paths depend on, written once against the tables of
- * infra/clickhouse/0001_init.sql and checked by the store contract suite on both drivers.
- * Each is tenant-scoped where the data belongs to a key, and each is a primary-key range read.
- * Times bind as JS Dates (`{name:DateTime64(3)}`, see wire.ts).
+ * infra/clickhouse (0001_init.sql, 0002_page_cache.sql) and checked by the store contract
+ * suite on both drivers. Each is tenant-scoped where the data belongs to a key, and each is a
+ * primary-key range read. Times bind as JS Dates (`{name:DateTime64(3)}`, see wire.ts).
  */
 
+/** The columns a cache lookup returns (pipeline/page-cache.ts `CachedRow`). */
+const CACHED_COPY = `tenant, request_id, toUnixTimestamp64Milli(fetched_at) AS fetched_at_ms, status_code,
+  content_type, final_url, response_headers, body_base64`;
+
 /**
- * This tenant's newest copy of a URL fetched at or after `since` (the request's maxAge).
- * Params: url (normalized), tenant, since. `url = …` guards against a cityHash64 collision.
+ * This tenant's newest cached copy of a URL fetched at or after `since` (now − maxAge), for
+ * the same cache key (pipeline/page-cache.ts). Params: url (normalized), tenant, since,
+ * cacheKey. `url = …` guards against a cityHash64 collision. Only copies the server answered
+ * below 400 are served: an error page is often passing, and a lookup that misses fetches it
+ * again. No FINAL: a request's duplicate rows are the same copy, and LIMIT 1 takes one.
  */
-export const LATEST_PAGE_FOR_TENANT = `
-SELECT * FROM pages
+export const CACHED_PAGE_FOR_TENANT = `
+SELECT ${CACHED_COPY} FROM pages
 WHERE url_hash = cityHash64({url:String}) AND url = {url:String}
   AND tenant = {tenant:String} AND fetched_at >= {since:DateTime64(3)}
+  AND cache_key = {cacheKey:String} AND status_code < 400
 ORDER BY fetched_at DESC
 LIMIT 1`;
 
-/** The newest copy of a URL from any tenant (the shared index). Params: url, since. */
-export const LATEST_PAGE_SHARED = `
-SELECT * FROM pages
+/**
+ * The newest shareable copy from any tenant (the shared index), with the same conditions
+ * otherwise. Params: url, since, cacheKey. A copy fetched with caller headers is never
+ * shareable, and its cache key differs from every plain request's anyway.
+ */
+export const CACHED_PAGE_SHARED = `
+SELECT ${CACHED_COPY} FROM pages
 WHERE url_hash = cityHash64({url:String}) AND url = {url:String}
   AND fetched_at >= {since:DateTime64(3)}
+  AND cache_key = {cacheKey:String} AND shareable = 1 AND status_code < 400
 ORDER BY fetched_at DESC
 LIMIT 1`;
 

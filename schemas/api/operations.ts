@@ -34,6 +34,26 @@ export interface Operation {
   readonly rawResponse?: boolean;
 }
 
+/**
+ * Headers of a `rawResponse` operation's 200 answer: its cost, which has no envelope to go
+ * in, and facts about the upstream response. The gateway sets them; the OpenAPI document
+ * declares them.
+ */
+export const RAW_RESPONSE_HEADERS = {
+  creditsCharged: { name: 'x-credits-charged', schema: { type: 'integer' }, description: 'Credits this request was charged.' },
+  creditsRemaining: {
+    name: 'x-credits-remaining',
+    schema: { type: 'string' },
+    description: "The key's balance after the charge: a whole number, or `unlimited`.",
+  },
+  upstreamStatus: {
+    name: 'x-upstream-status',
+    schema: { type: 'integer' },
+    description: 'The HTTP status the URL answered with (after redirects); its bytes are returned whatever it is.',
+  },
+  finalUrl: { name: 'x-final-url', schema: { type: 'string' }, description: 'The URL after redirects.' },
+} as const;
+
 const jobId = Id('Job id returned when the job was started.');
 
 function op(o: Omit<Operation, 'auth' | 'pricing'> & Partial<Pick<Operation, 'auth' | 'pricing'>>): Operation {
@@ -53,8 +73,38 @@ export const OPERATIONS: readonly Operation[] = [
   op({ id: 'batchPages', method: 'GET', path: '/v1/batch/{job_id}/pages', tag: 'Page reading', summary: 'Batch pages, cursor-paged', query: JobPagesQuery, pricing: 'free' }),
   op({ id: 'map', method: 'POST', path: '/v1/map', tag: 'Page reading', summary: 'List URLs of a site without fetching pages', body: MapBody }),
   op({ id: 'extract', method: 'POST', path: '/v1/extract', tag: 'Page reading', summary: 'Extract JSON from up to 100 pages', body: ExtractBody }),
-  op({ id: 'parse', method: 'POST', path: '/v1/parse', tag: 'Page reading', summary: 'Parse an uploaded document', multipartFiles: ['file'] }),
-  op({ id: 'fetch', method: 'GET', path: '/v1/fetch', tag: 'Page reading', summary: 'Fetch bytes', query: FetchQuery, rawResponse: true }),
+  op({
+    id: 'parse',
+    method: 'POST',
+    path: '/v1/parse',
+    tag: 'Page reading',
+    summary: 'Parse an uploaded document',
+    multipartFiles: ['file'],
+    description:
+      'Reads the uploaded `file` into the scrape document shape: `markdown` and `metadata`, as POST /v1/scrape with its default options (main content only). ' +
+      'Accepted: PDF, DOCX, HTML or XHTML, markdown, plain text (also .csv, .tsv, .log), JSON and XML, told by the file part\'s Content-Type, else its extension, else its first bytes; ' +
+      'any other file is 415 `unsupported_file_type`, and a damaged or encrypted file of an accepted type is 400 `file_unreadable`. ' +
+      'The file may be at most the instance\'s UPLOAD_LIMIT_BYTES (default 52428800, 50 MiB); a larger one is 413 `payload_too_large`. ' +
+      '`metadata.sourceURL` and `metadata.url` are `upload://<file name>`; `metadata.numPages` is set for a PDF. Other form fields are ignored. ' +
+      'Costs 1 credit per file; a failed parse costs nothing.',
+  }),
+  op({
+    id: 'fetch',
+    method: 'GET',
+    path: '/v1/fetch',
+    tag: 'Page reading',
+    summary: 'Fetch bytes',
+    query: FetchQuery,
+    rawResponse: true,
+    description:
+      'Fetches `url` and answers its bytes as they are, with the upstream Content-Type, whatever the type (HTML, images, PDF, …); nothing is parsed. ' +
+      'Redirects are followed (at most 10), each hop behind the same guard as POST /v1/scrape: loopback, private, link-local and metadata addresses are 403 `url_blocked`. ' +
+      'The body is read up to the instance\'s FETCH_MAX_BYTES (default 15728640, 15 MiB, after decompression); a larger one is 502 `content_too_large`. ' +
+      'The upstream status does not change ours: a 404 or 500 page is answered 200 with its bytes and its status in `x-upstream-status`, and is charged like any fetched page. ' +
+      '`proxy` picks a configured proxy pool (400 `proxy_unavailable` when the instance has none of that kind); omitted, the service chooses: a pool for `country` when there is one, else the datacenter pool, else a direct connection. ' +
+      '`country` also sets Accept-Language. ' +
+      'Costs 1 credit; a failed fetch costs nothing. A success has no envelope, so its cost is in the `x-credits-charged` and `x-credits-remaining` headers; failures are the JSON error envelope.',
+  }),
   // Search
   op({ id: 'search', method: 'POST', path: '/v1/search', tag: 'Search', summary: 'Web search', body: SearchBody }),
   op({ id: 'serp', method: 'POST', path: '/v1/serp', tag: 'Search', summary: 'SERP search', body: SerpBody }),

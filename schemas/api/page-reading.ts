@@ -111,6 +111,9 @@ export const ExtractBody = withError(
   { type: 'extract_target', msg: 'give schema or template (not both), or at least a prompt' },
 );
 
+/** How long GET /v1/fetch waits for the URL (it takes no `timeout`): the scrape default. */
+export const FETCH_TIMEOUT_MS = 90_000;
+
 export const FetchQuery = Type.Object({
   url: Type.String({ minLength: 8, maxLength: 2048, description: 'The URL whose bytes to fetch.' }),
   proxy: Type.Optional(StringEnum(['datacenter', 'residential', 'mobile'])),

@@ -6,18 +6,42 @@
 // lose precision), bytes → Buffer, ["null", T] → T | null.
 
 /** Every event type, one per folder in schemas/events/. */
-export const EVENT_NAMES = ['JobEvent', 'PageFetched', 'Reply', 'ScrapeRequested', 'TestPing'] as const;
+export const EVENT_NAMES = ['FetchRequested', 'JobEvent', 'PageFetched', 'ParseRequested', 'Reply', 'ScrapeRequested', 'TestPing'] as const;
 
 export type EventName = (typeof EVENT_NAMES)[number];
 
 /** The newest schema version of each event: what is written, and what every version is read as. */
 export const CURRENT_VERSIONS = {
+  FetchRequested: 1,
   JobEvent: 1,
-  PageFetched: 1,
+  PageFetched: 2,
+  ParseRequested: 1,
   Reply: 1,
   ScrapeRequested: 1,
   TestPing: 1,
 } as const satisfies Record<EventName, number>;
+
+/** The bytes of a URL are wanted as they are (GET /v1/fetch): no parsing, any content type. Answered with a Reply whose data holds the status, content type, final URL and the body in base64. wds.events.FetchRequested v1 (schemas/events/FetchRequested/v1.avsc). */
+export interface FetchRequested {
+  /** Id of the API request; in every log line. */
+  requestId: string;
+  /** Id of the API key the work is billed to. */
+  tenant: string;
+  /** The URL to fetch. */
+  url: string;
+  /** Proxy route: datacenter, residential or mobile; null lets the fetcher choose (auto). */
+  proxy: string | null;
+  /** Two-letter country to fetch from (a country proxy pool, Accept-Language); null for none. */
+  country: string | null;
+  /** Topic to send the Reply to. */
+  replyTo: string | null;
+  /** Copied into the Reply so the waiting requester finds it. */
+  correlationId: string | null;
+  /** Epoch milliseconds after which the work is pointless and is dropped. */
+  deadlineMs: number;
+  /** Epoch milliseconds when the event was written. */
+  createdAtMs: number;
+}
 
 /** Something happened to a job: it started, produced a page, progressed, completed, failed or was cancelled. wds.events.JobEvent v1 (schemas/events/JobEvent/v1.avsc). */
 export interface JobEvent {
@@ -35,7 +59,7 @@ export interface JobEvent {
   data: string;
 }
 
-/** A page was fetched (over HTTP or in a browser) and awaits parsing. wds.events.PageFetched v1 (schemas/events/PageFetched/v1.avsc). */
+/** A page was fetched (over HTTP or in a browser) and awaits parsing. wds.events.PageFetched v2 (schemas/events/PageFetched/v2.avsc). */
 export interface PageFetched {
   /** Id of the API request (or job page) this work belongs to. */
   requestId: string;
@@ -67,8 +91,36 @@ export interface PageFetched {
   correlationId: string | null;
   /** Epoch milliseconds after which the work is pointless. */
   deadlineMs: number;
-  /** Credits spent so far on this page (fetch, proxy, render). */
+  /** Credits spent so far on this page (fetch, proxy, render); 0 for the caller's own cached copy, 1 for a copy from the shared index. */
   credits: number;
+  /** Where the body came from: fresh (fetched for this request), cache (this tenant's copy within maxAge) or index (another tenant's shareable copy within maxAge). Only a fresh body is written to the page cache. */
+  source: string;
+  /** Epoch milliseconds when the request was made (ScrapeRequested.createdAtMs): the same for every attempt of one request, so its pages row keeps one sort key when the page is fetched again after a crash. 0 when unknown (written as v1). */
+  requestedAtMs: number;
+}
+
+/** An uploaded file is to be read into a scrape document (POST /v1/parse). Answered with a Reply whose data is the document. wds.events.ParseRequested v1 (schemas/events/ParseRequested/v1.avsc). */
+export interface ParseRequested {
+  /** Id of the API request; in every log line. */
+  requestId: string;
+  /** Id of the API key the work is billed to. */
+  tenant: string;
+  /** The file name the upload gave (may be empty). */
+  filename: string;
+  /** The media type the upload declared for the file (may be empty or application/octet-stream). */
+  contentType: string;
+  /** The file's bytes. */
+  body: Buffer;
+  /** Document options as JSON (the parser's subset of the scrape options: formats, onlyMainContent, includeTags, excludeTags, removeBase64Images); {} for the defaults. */
+  options: string;
+  /** Topic to send the Reply to. */
+  replyTo: string | null;
+  /** Copied into the Reply so the waiting requester finds it. */
+  correlationId: string | null;
+  /** Epoch milliseconds after which the work is pointless and is dropped. */
+  deadlineMs: number;
+  /** Epoch milliseconds when the event was written. */
+  createdAtMs: number;
 }
 
 /** The answer to a synchronous request, sent to the request's replyTo topic. wds.events.Reply v1 (schemas/events/Reply/v1.avsc). */
@@ -85,7 +137,7 @@ export interface Reply {
   errorMessage: string | null;
   /** Credits the work cost. */
   credits: number;
-  /** Which pool answered (e.g. parser), for logs. */
+  /** For a page result, where the page came from: fresh, cache (the caller's own copy within maxAge) or index (the shared index); the gateway returns it as cost.source. For other answers, which pool answered (e.g. fetcher), for logs. */
   source: string | null;
 }
 
@@ -125,8 +177,10 @@ export interface TestPing {
 
 /** Event name → the value of its current version. */
 export interface EventValues {
+  FetchRequested: FetchRequested;
   JobEvent: JobEvent;
   PageFetched: PageFetched;
+  ParseRequested: ParseRequested;
   Reply: Reply;
   ScrapeRequested: ScrapeRequested;
   TestPing: TestPing;

@@ -97,7 +97,7 @@ describe('gateway/errors', () => {
     expectError(await send({ method: 'POST', url: '/v1/parse', headers: json, payload: '{"file": "x"}' }), 'unsupported_media_type');
   });
 
-  it('accepts a multipart upload to POST /v1/parse within UPLOAD_LIMIT_BYTES (then 501)', async () => {
+  it('accepts a multipart upload to POST /v1/parse within UPLOAD_LIMIT_BYTES (then 501: no parser in this gateway)', async () => {
     const { payload, headers } = multipart([{ field: 'file', name: 'a.pdf', size: 500 }]);
     expectError(await send({ method: 'POST', url: '/v1/parse', headers, payload }), 'not_implemented');
   });

@@ -14,7 +14,8 @@
  *   (`site.streams` records how many bytes each stream wrote and whether the client hung up);
  * - `/slow?ms=N` headers at once, body after N ms; `/slow-headers?ms=N` nothing for N ms;
  * - `/gzip`, `/br`, `/deflate` compressed pages; `/pdf`, `/png`, `/no-type`, `/binary-no-type`;
- * - `/flaky?key=K&fail=N` destroys the first N connections for K, then answers.
+ * - `/flaky?key=K&fail=N` destroys the first N connections for K, then answers;
+ * - `/image.png` BINARY_IMAGE: 96 KiB that are not UTF-8 (every byte value), as image/png.
  * Every request is recorded in `site.requests` (path and headers).
  */
 import { once } from 'node:events';
@@ -49,6 +50,20 @@ export const JAPANESE = 'こんにちは世界。日本語のページです。'
 export const LATIN1 = 'Café crème, naïve façade, Ångström, ½ £ ©';
 
 const MIB = 1024 * 1024;
+
+/** A PNG signature followed by every byte value in a fixed pseudo-random order: 96 KiB, not UTF-8. */
+export const BINARY_IMAGE: Buffer = (() => {
+  const bytes = Buffer.alloc(96 * 1024);
+  Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]).copy(bytes);
+  let x = 0x2545f491;
+  for (let i = 8; i < bytes.length; i++) {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    bytes[i] = i % 256 === 0 ? 0xff : x & 0xff;
+  }
+  return bytes;
+})();
 
 function html(body: string, head = ''): string {
   return `<!doctype html><html><head>${head}<title>t</title></head><body><p>${body}</p></body></html>`;
@@ -133,6 +148,7 @@ export async function startFixtureSite(host = '127.0.0.1'): Promise<FixtureSite>
     if (path === '/deflate') return send(res, 200, 'text/html; charset=utf-8', deflateSync(html(CYRILLIC)), { 'content-encoding': 'deflate' });
     if (path === '/pdf') return send(res, 200, 'application/pdf', Buffer.from('%PDF-1.4\n%fixture\n'));
     if (path === '/png') return send(res, 200, 'image/png', Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0, 0, 0]));
+    if (path === '/image.png') return send(res, 200, 'image/png', BINARY_IMAGE);
     if (path === '/no-type') return send(res, 200, null, PAGE);
     if (path === '/binary-no-type') return send(res, 200, null, Buffer.from([0, 1, 2, 3, 0, 5]));
     if (path === '/flaky') {

@@ -143,6 +143,8 @@ export const syntheticFetcher: ActorSpec = {
             correlationId: request.correlationId,
             deadlineMs: request.deadlineMs,
             credits: 0,
+            source: 'fresh',
+            requestedAtMs: request.createdAtMs,
           },
         };
         ctx.log.info({ attempt: ctx.attempt, bytes: body.length }, 'synthetic fetch done');

@@ -165,6 +165,82 @@ describe('pipeline/config', () => {
     }
   });
 
+  describe('proxy pools and the fetch size cap', () => {
+    it('reads comma-separated proxy URLs into a frozen list, trimming spaces', () => {
+      const config = loadConfig({
+        PROXY_DATACENTER_URLS: 'http://user:pa%2Css@10.0.0.1:8000, https://proxy.example:8443',
+        PROXY_RESIDENTIAL_URLS: 'http://r.example:1',
+        PROXY_MOBILE_URLS: 'http://m.example:2',
+      });
+      expect(config.proxyDatacenterUrls).toEqual(['http://user:pa%2Css@10.0.0.1:8000', 'https://proxy.example:8443']);
+      expect(config.proxyResidentialUrls).toEqual(['http://r.example:1']);
+      expect(config.proxyMobileUrls).toEqual(['http://m.example:2']);
+      expect(Object.isFrozen(config.proxyDatacenterUrls)).toBe(true);
+    });
+
+    it('reads PROXY_COUNTRY_URLS as country → URLs, codes upper-cased', () => {
+      const config = loadConfig({ PROXY_COUNTRY_URLS: 'us=http://a.example:1|http://u:p@b.example:2, De=http://c.example:3' });
+      expect(config.proxyCountryUrls).toEqual({ US: ['http://a.example:1', 'http://u:p@b.example:2'], DE: ['http://c.example:3'] });
+      expect(Object.isFrozen(config.proxyCountryUrls)).toBe(true);
+    });
+
+    it('leaves the pools unset by default and caps fetches at 15 MiB', () => {
+      const config = loadConfig({});
+      expect(config).toMatchObject({ proxyDatacenterUrls: null, proxyResidentialUrls: null, proxyMobileUrls: null, proxyCountryUrls: null });
+      expect(config.fetchMaxBytes).toBe(15 * 1024 * 1024);
+      expect(loadConfig({ FETCH_MAX_BYTES: '1024' }).fetchMaxBytes).toBe(1024);
+      expect(loadConfig({ FETCH_MAX_BYTES: String(32 * 1024 * 1024) }).fetchMaxBytes).toBe(32 * 1024 * 1024);
+    });
+
+    it.each([
+      ['PROXY_DATACENTER_URLS', 'socks5://u:hunter2@10.0.0.1:1080'],
+      ['PROXY_DATACENTER_URLS', 'http://u:hunter2@10.0.0.1:8000,'],
+      ['PROXY_RESIDENTIAL_URLS', 'u:hunter2@10.0.0.1:8000'],
+      ['PROXY_MOBILE_URLS', 'http://u:hunter2@10.0.0.1:8000/path?x=1'],
+      ['PROXY_COUNTRY_URLS', 'http://u:hunter2@10.0.0.1:8000'],
+      ['PROXY_COUNTRY_URLS', 'usa=http://u:hunter2@10.0.0.1:8000'],
+      ['PROXY_COUNTRY_URLS', 'us=http://u:hunter2@a:1,US=http://b:2'],
+      ['PROXY_COUNTRY_URLS', 'us=http://u:hunter2@a:1|'],
+      ['PROXY_COUNTRY_URLS', 'de='],
+      ['FETCH_MAX_BYTES', '100'],
+      ['FETCH_MAX_BYTES', String(32 * 1024 * 1024 + 1)],
+    ])('rejects %s=%s naming the variable, never quoting a password', (env, value) => {
+      const error = configError({ [env]: value });
+      expect(error.env).toBe(env);
+      expect(error.message.startsWith(`${env}: `)).toBe(true);
+      expect(error.message).not.toContain('hunter2');
+    });
+
+    it('shows proxy URLs in redactedConfig with their user info masked', () => {
+      const config = loadConfig({
+        PROXY_DATACENTER_URLS: 'http://alice:s3cret-pass@10.0.0.1:8000,http://10.0.0.2:8000',
+        PROXY_COUNTRY_URLS: 'fr=http://bob:other-s3cret@fr.example:9000',
+      });
+      const shown = redactedConfig(config);
+      const text = JSON.stringify(shown);
+      expect(text).not.toContain('s3cret');
+      expect(text).not.toContain('alice');
+      expect(text).not.toContain('bob');
+      expect(shown.proxyDatacenterUrls).toEqual(['http://***@10.0.0.1:8000/', 'http://10.0.0.2:8000/']);
+      expect(shown.proxyCountryUrls).toEqual({ FR: ['http://***@fr.example:9000/'] });
+      expect(shown.proxyMobileUrls).toBeNull();
+    });
+
+    it('main.ts stops with code 78 on a bad proxy setting, naming it and not printing the password', async () => {
+      const dataDir = mkdtempSync(join(tmpdir(), 'wds-config-'));
+      try {
+        const env = { PROXY_COUNTRY_URLS: 'us=ftp://carol:pw-hunter2@a.example:21', DATA_DIR: dataDir, HOST: '127.0.0.1', LOG_LEVEL: 'info' };
+        const res = await runTs('main.ts', [], env);
+        expect(res.code).toBe(78);
+        expect(res.stderr).toContain('PROXY_COUNTRY_URLS');
+        expect(res.stderr + res.stdout).not.toContain('hunter2');
+        expect(res.stdout).not.toContain('listening');
+      } finally {
+        rmSync(dataDir, { recursive: true, force: true });
+      }
+    });
+  });
+
   it('main.ts exits with code 78 and names the variable when a setting is bad', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'wds-config-'));
     try {

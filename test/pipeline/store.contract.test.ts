@@ -7,7 +7,8 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hasCode } from '../../pipeline/errors.js';
 import { BatchWriter, createStore, type Store } from '../../pipeline/store/index.js';
-import { JOB_BY_ID, JOB_PAGES_AFTER, LATEST_PAGE_FOR_TENANT, LATEST_PAGE_SHARED } from '../../pipeline/store/queries.js';
+import { cacheColumns, cachedCopy, cachePlan, type CachedRow } from '../../pipeline/page-cache.js';
+import { CACHED_PAGE_FOR_TENANT, CACHED_PAGE_SHARED, JOB_BY_ID, JOB_PAGES_AFTER } from '../../pipeline/store/queries.js';
 import type { StoreError } from '../../pipeline/store/store-error.js';
 import { runTs } from '../helpers/process.js';
 import { chdbAvailable, quietLog, startClickHouseProcess, tempDir, type ClickHouseProcess, type TempDir } from '../helpers/clickhouse.js';
@@ -90,12 +91,15 @@ function storeContract(
     });
 
     it('migrates once: the second run applies nothing and every table exists', async () => {
-      expect(firstMigration).toEqual(['0001_init']);
+      expect(firstMigration).toEqual(['0001_init', '0002_page_cache']);
       expect(await store.migrate()).toEqual([]);
       const tables = await store.query<{ name: string }>('SELECT name FROM system.tables WHERE database = currentDatabase() ORDER BY name');
       expect(tables.map((t) => t.name)).toEqual(expect.arrayContaining(TABLES));
       const recorded = await store.query('SELECT version, name FROM schema_migrations FINAL');
-      expect(recorded).toEqual([{ version: 1, name: '0001_init' }]);
+      expect(recorded).toEqual(expect.arrayContaining([{ version: 1, name: '0001_init' }, { version: 2, name: '0002_page_cache' }]));
+      expect(recorded).toHaveLength(2);
+      const columns = await store.query<{ name: string }>("SELECT name FROM system.columns WHERE database = currentDatabase() AND table = 'pages'");
+      expect(columns.map((c) => c.name)).toEqual(expect.arrayContaining(['body_base64', 'response_headers', 'cache_key', 'shareable']));
     });
 
     it('inserts rows and reads them back with typed String, UInt64, DateTime64 and Array(String) parameters', async () => {
@@ -169,31 +173,63 @@ function storeContract(
       expect(rows).toEqual([{ n: '1' }]);
     });
 
-    it('finds the latest copy of a URL within maxAge, for the tenant and from the shared index', async () => {
+    it('finds the newest cached copy of a URL within maxAge: the tenant\'s own, then a shareable one from the index', async () => {
       const url = `https://example.com/cached/${randomUUID()}`;
       const now = Date.now();
-      const copy = (tenant: string, agoMs: number) => ({
+      const plain = cachePlan(url, {});
+      const withHeaders = cachePlan(url, { headers: { Cookie: 'session=secret' } });
+      const mobile = cachePlan(url, { mobile: true });
+      // Bytes that are not UTF-8 (NUL, 0xff, a lone continuation byte) must come back unchanged.
+      const body = Buffer.concat([Buffer.from('<title>Ünïcode</title>', 'utf8'), Buffer.from([0x00, 0xff, 0xfe, 0x80])]);
+      const copy = (tenant: string, agoMs: number, plan = plain, statusCode = 200) => ({
         tenant,
-        url,
         fetched_at: now - agoMs,
         request_id: randomUUID(),
         job_id: '',
-        status_code: 200,
-        content_type: 'text/html',
-        final_url: url,
+        status_code: statusCode,
+        content_type: 'text/html; charset=utf-8',
+        final_url: `${url}?final`,
         title: `${tenant} ${agoMs}`,
         document: '{}',
         content_hash: 'h',
+        ...cacheColumns(plan, { body: Buffer.concat([body, Buffer.from(`${tenant} ${agoMs}`)]), headers: { etag: `"${tenant}${agoMs}"` } }),
       });
-      await store.insert('pages', [copy('A', 600_000), copy('A', 60_000), copy('B', 30_000)]);
+      await store.insert('pages', [
+        copy('A', 600_000),
+        copy('A', 60_000),
+        copy('B', 30_000),
+        copy('C', 10_000, withHeaders),
+        copy('D', 5_000, mobile),
+        copy('E', 1_000, plain, 503),
+      ]);
+      // A row written before 0002 (no cache columns) never matches.
+      await store.insert('pages', [{ tenant: 'A', url, fetched_at: now, request_id: randomUUID(), status_code: 200 }]);
       const since = (ms: number) => new Date(now - ms);
-      const mine = await store.query<{ tenant: string; title: string; url_hash: string }>(LATEST_PAGE_FOR_TENANT, { url, tenant: 'A', since: since(300_000) });
-      expect(mine.map((p) => p.title)).toEqual(['A 60000']);
-      expect(mine[0]?.url_hash).toMatch(/^\d+$/);
-      const shared = await store.query<{ title: string }>(LATEST_PAGE_SHARED, { url, since: since(300_000) });
-      expect(shared.map((p) => p.title)).toEqual(['B 30000']);
-      expect(await store.query(LATEST_PAGE_FOR_TENANT, { url, tenant: 'A', since: since(45_000) })).toEqual([]);
-      expect(await store.query(LATEST_PAGE_FOR_TENANT, { url, tenant: 'C', since: since(3_600_000) })).toEqual([]);
+      const lookup = (sql: string, params: Record<string, unknown>) => store.query<CachedRow>(sql, { url, cacheKey: plain.key, ...params });
+
+      const mine = await lookup(CACHED_PAGE_FOR_TENANT, { tenant: 'A', since: since(300_000) });
+      expect(mine).toHaveLength(1);
+      const hit = cachedCopy(mine[0] as CachedRow, 'cache');
+      expect(hit).toEqual({
+        source: 'cache',
+        requestId: expect.any(String),
+        fetchedAtMs: now - 60_000,
+        statusCode: 200,
+        contentType: 'text/html; charset=utf-8',
+        finalUrl: `${url}?final`,
+        headers: { etag: '"A60000"' },
+        body: Buffer.concat([body, Buffer.from('A 60000')]),
+      });
+      // The index: B's plain copy; not C's (fetched with headers), D's (another key) or E's (a 503).
+      const shared = await lookup(CACHED_PAGE_SHARED, { since: since(300_000) });
+      expect(shared.map((r) => r.tenant)).toEqual(['B']);
+      expect(cachedCopy(shared[0] as CachedRow, 'index').body.toString('latin1')).toBe(Buffer.concat([body, Buffer.from('B 30000')]).toString('latin1'));
+      expect(await lookup(CACHED_PAGE_FOR_TENANT, { tenant: 'A', since: since(45_000) })).toEqual([]);
+      expect(await lookup(CACHED_PAGE_FOR_TENANT, { tenant: 'E', since: since(3_600_000) })).toEqual([]);
+      // C finds its own copy only with the same headers; the same URL with mobile is D's.
+      expect((await lookup(CACHED_PAGE_FOR_TENANT, { tenant: 'C', since: since(300_000), cacheKey: withHeaders.key })).map((r) => r.tenant)).toEqual(['C']);
+      expect(await lookup(CACHED_PAGE_SHARED, { since: since(300_000), cacheKey: withHeaders.key })).toEqual([]);
+      expect((await lookup(CACHED_PAGE_SHARED, { since: since(300_000), cacheKey: mobile.key })).map((r) => r.tenant)).toEqual(['D']);
     });
 
     it('reads the latest version of a record updated twice, whatever order the versions landed in', async () => {

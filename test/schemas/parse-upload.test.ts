@@ -1,9 +1,11 @@
 /**
  * POST /v1/parse, the one multipart operation: its `file` field is required (422 at
- * ['body','file'] when absent), and a request with a file passes validation (501 until the
- * parser is served). Bodies are built by hand so every byte on the wire is known.
+ * ['body','file'] when absent), and a request with a file passes validation and reaches the
+ * operation's handler (a stand-in here; the parser's own is tested in test/e2e/fetch-parse).
+ * Bodies are built by hand so every byte on the wire is known.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { OperationHandler, UploadedFilePart } from '../../gateway/handler.js';
 import { bearer, testGateway, type TestGateway } from '../helpers/gateway.js';
 import { expectErrorEnvelope, expectValidationBody } from './reply-shape.js';
 
@@ -34,8 +36,16 @@ const PDF = { name: 'file', filename: 'report.pdf', type: 'application/pdf', con
 describe('schemas/api contract: POST /v1/parse upload', () => {
   let gw: TestGateway;
   let key: string;
+  const received: UploadedFilePart[] = [];
   beforeAll(async () => {
-    gw = await testGateway({ RATE_LIMIT_PER_MINUTE: '0', UPLOAD_LIMIT_BYTES: '1024' });
+    const parse: OperationHandler = {
+      handle: async (ctx) => {
+        const { file } = ctx.body as { file: UploadedFilePart };
+        received.push(file);
+        return { data: { filename: file.filename, bytes: file.data.length } };
+      },
+    };
+    gw = await testGateway({ RATE_LIMIT_PER_MINUTE: '0', UPLOAD_LIMIT_BYTES: '1024' }, { handlers: { parse } });
     key = await gw.key();
   });
   afterAll(() => gw.close());
@@ -55,11 +65,12 @@ describe('schemas/api contract: POST /v1/parse upload', () => {
     expect(body.detail).toEqual([{ loc: ['body', 'file'], msg: expect.any(String), type: 'missing' }]);
   };
 
-  it('a file in the `file` field passes validation (501 until served)', async () => {
+  it('a file in the `file` field passes validation and reaches the handler', async () => {
     const res = await upload(multipart([PDF, { name: 'note', content: 'extra text fields are ignored' }]));
-    expect(res.statusCode, res.body).toBe(501);
-    expectErrorEnvelope(501, res.json());
-    expect(res.json().error.code).toBe('not_implemented');
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json().data).toMatchObject({ filename: 'report.pdf', bytes: Buffer.byteLength(PDF.content) });
+    expect(received.at(-1)).toMatchObject({ filename: 'report.pdf', mimetype: 'application/pdf' });
+    expect(received.at(-1)?.data.equals(Buffer.from(PDF.content))).toBe(true);
   });
 
   it('no file at all is 422 missing at body.file', async () => {

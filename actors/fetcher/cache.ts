@@ -1,0 +1,42 @@
+/**
+ * The fetcher's cache lookup (scrape option `maxAge`; pipeline/page-cache.ts has the key and
+ * the prices). The fetcher owns it because it owns getting a page's bytes: a hit replaces the
+ * HTTP fetch, and the parser reads the stored bytes exactly as it reads fetched ones.
+ *
+ * Order: this tenant's newest copy within the window (source `cache`, free); else, when the
+ * request may use the shared index (it sent no headers of its own), any tenant's newest
+ * shareable copy within the window (source `index`, 1 credit); else null, and the page is
+ * fetched fresh. `maxAge: 0` (the default) never looks.
+ *
+ * A store that fails during the lookup does not fail the scrape: the failure is logged and
+ * the page is fetched fresh (the lookup is an optimization, the fetch is the answer).
+ */
+import type { Logger } from '../../pipeline/log.js';
+import { redactUrl } from '../../pipeline/net/guard.js';
+import { cachedCopy, type CachePlan, type CachedCopy, type CachedRow } from '../../pipeline/page-cache.js';
+import { CACHED_PAGE_FOR_TENANT, CACHED_PAGE_SHARED } from '../../pipeline/store/queries.js';
+import type { Store } from '../../pipeline/store/store.js';
+
+export type CacheReader = Pick<Store, 'query'>;
+
+/** The newest usable copy for this request, or null (fetch fresh). Throws what the store throws. */
+export async function findCachedCopy(store: CacheReader, plan: CachePlan, tenant: string, nowMs: number): Promise<CachedCopy | null> {
+  if (plan.maxAgeMs <= 0) return null;
+  const since = new Date(Math.max(0, nowMs - plan.maxAgeMs));
+  const own = await store.query<CachedRow>(CACHED_PAGE_FOR_TENANT, { url: plan.url, tenant, since, cacheKey: plan.key });
+  if (own[0]) return cachedCopy(own[0], 'cache');
+  if (!plan.shareable) return null;
+  const shared = await store.query<CachedRow>(CACHED_PAGE_SHARED, { url: plan.url, since, cacheKey: plan.key });
+  return shared[0] ? cachedCopy(shared[0], 'index') : null;
+}
+
+/** `findCachedCopy`, with a store failure logged and answered as a miss. */
+export async function lookupCachedCopy(store: CacheReader, plan: CachePlan, tenant: string, nowMs: number, log: Logger): Promise<CachedCopy | null> {
+  try {
+    return await findCachedCopy(store, plan, tenant, nowMs);
+  } catch (error) {
+    const code = (error as { code?: unknown })?.code;
+    log.warn({ url: redactUrl(plan.url), code, err: error }, 'page cache lookup failed; fetching the page fresh');
+    return null;
+  }
+}

@@ -1,0 +1,79 @@
+/**
+ * The fetcher's pure handler for GET /v1/fetch: one FetchRequested in, an Outcome out. The
+ * URL is fetched through the same HttpFetcher as a scrape (SSRF guard, proxies, redirects,
+ * size cap; no content-type policy: any bytes) and answered straight to the request's reply
+ * topic; nothing is parsed or stored.
+ *
+ * - Fetched (any HTTP status, 404 and 500 included): `ack` with a Reply {ok: true, data:
+ *   FetchedBytes (schemas/events/replies.ts), credits: 1, source: 'fresh'}.
+ * - Failed: a retriable code (fetch_timeout, proxy_failed, upstream_error) returns `retry`
+ *   while another attempt fits before the deadline; otherwise the failure is answered with
+ *   its code (url_blocked, dns_failed, content_too_large, proxy_unavailable, …).
+ * - Past its deadline: dropped (nobody waits any more). The pool stopping: `retry`.
+ */
+import type { Logger } from '../../pipeline/log.js';
+import type { Outcome } from '../../pipeline/pool.js';
+import { replyTo } from '../../pipeline/request-reply.js';
+import { redactUrl } from '../../pipeline/net/guard.js';
+import type { ProxyRoute } from '../../pipeline/net/proxies.js';
+import type { ErrorCode } from '../../schemas/errors.js';
+import type { EventValue } from '../../schemas/events/index.js';
+import type { FetchedBytes } from '../../schemas/events/replies.js';
+import { FETCH_TIMEOUT_MS } from '../../schemas/api/page-reading.js';
+import type { HttpFetcher } from './http.js';
+import { failedAttempt } from './errors.js';
+import { fetchRaw } from './raw.js';
+
+export type FetchRequested = EventValue<'FetchRequested'>;
+
+export interface FetchHandlerDeps {
+  readonly http: HttpFetcher;
+  readonly log: Logger;
+  readonly now?: () => number;
+  /** Attempts the pool makes at most (its retry policy's `attempts`); the last one answers. */
+  readonly maxAttempts?: number;
+}
+
+/** What a successful fetch costs. */
+export const FETCH_CREDITS = 1;
+
+const ROUTES: ReadonlySet<string> = new Set<ProxyRoute>(['none', 'datacenter', 'residential', 'mobile', 'auto']);
+
+function answer(event: FetchRequested, code: ErrorCode, message: string, log: Logger): Outcome {
+  return { kind: 'ack', emit: replyTo(event, { ok: false, data: null, errorCode: code, errorMessage: message, credits: 0, source: 'fetcher' }, log) };
+}
+
+export async function handleFetchRequested(event: FetchRequested, deps: FetchHandlerDeps, signal: AbortSignal, attempt = 1): Promise<Outcome> {
+  const now = deps.now ?? Date.now;
+  const log = deps.log.child({ requestId: event.requestId });
+  const started = now();
+  if (started > event.deadlineMs) {
+    log.warn({ url: redactUrl(event.url) }, 'fetch request past its deadline; dropped');
+    return { kind: 'ack' };
+  }
+  const proxy = event.proxy ?? 'auto';
+  if (!ROUTES.has(proxy)) return answer(event, 'bad_request', `unknown proxy route "${proxy}"`, log);
+  const timeoutMs = Math.max(1, Math.min(FETCH_TIMEOUT_MS, event.deadlineMs - started));
+  try {
+    const page = await fetchRaw(deps.http, event.url, {
+      proxy: proxy as ProxyRoute,
+      ...(event.country ? { country: event.country } : {}),
+      timeoutMs,
+      signal,
+    });
+    log.info({ url: redactUrl(event.url), statusCode: page.statusCode, bytes: page.body.length, ms: now() - started }, 'bytes fetched');
+    const data: FetchedBytes = {
+      statusCode: page.statusCode,
+      contentType: page.contentType,
+      finalUrl: page.finalUrl,
+      bodyBase64: page.body.toString('base64'),
+    };
+    return {
+      kind: 'ack',
+      emit: replyTo(event, { ok: true, data: JSON.stringify(data), errorCode: null, errorMessage: null, credits: FETCH_CREDITS, source: 'fresh' }, log),
+    };
+  } catch (error) {
+    const context = { url: event.url, attempt, maxAttempts: deps.maxAttempts ?? 2, timeoutMs, deadlineMs: event.deadlineMs, nowMs: now(), signal, log };
+    return failedAttempt(error, context, (code, message) => answer(event, code, message, log));
+  }
+}

@@ -1,0 +1,48 @@
+/**
+ * POST /v1/parse through the pipeline: the gateway publishes a ParseRequested event with the
+ * uploaded file and awaits the parser's Reply, whose data is the scrape document. The file's
+ * type is judged by the parser (actors/parser/parse.ts), not here: the gateway only moves
+ * bytes. Its size was bounded by UPLOAD_LIMIT_BYTES while the multipart body was read.
+ */
+import { HEADERS } from '../../schemas/topics.js';
+import type { Requester } from '../../pipeline/request-reply.js';
+import type { OperationHandler, UploadedFilePart } from '../handler.js';
+import { replyResult } from './scrape.js';
+
+/** How long the gateway waits for the document: the parser's 120 s per attempt, and queueing. */
+export const PARSE_WAIT_MS = 135_000;
+
+export function parseHandler(requester: Requester, requestTimeoutMs: number): OperationHandler {
+  return {
+    // A parsed file costs 1 credit (actors/parser/parse.ts PARSE_CREDITS).
+    estimate: () => 1,
+    async handle(ctx) {
+      const { file } = ctx.body as { file: UploadedFilePart };
+      const now = Date.now();
+      const timeoutMs = Math.min(requestTimeoutMs, PARSE_WAIT_MS);
+      const reply = await requester.request(
+        (correlationId, replyTo) => ({
+          topic: 'parseRequested',
+          key: ctx.requestId,
+          headers: { [HEADERS.requestId]: ctx.requestId },
+          value: {
+            requestId: ctx.requestId,
+            tenant: ctx.key?.id ?? '',
+            filename: file.filename,
+            contentType: file.mimetype,
+            body: file.data,
+            // POST /v1/parse takes no options: the document options' defaults.
+            options: '{}',
+            replyTo,
+            correlationId,
+            deadlineMs: now + timeoutMs,
+            createdAtMs: now,
+          },
+        }),
+        timeoutMs,
+        ctx.signal,
+      );
+      return replyResult(reply);
+    },
+  };
+}

@@ -1,0 +1,108 @@
+/**
+ * actors/fetcher/fetch-handler.ts without a bus: FetchRequested in, Outcome out, against a
+ * local fixture site. Replies are encoded with the real codec, so they match their schema.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { handleFetchRequested, type FetchHandlerDeps, type FetchRequested } from '../../actors/fetcher/fetch-handler.js';
+import { HttpFetcher } from '../../actors/fetcher/http.js';
+import { createCodec } from '../../pipeline/codec/index.js';
+import type { EventCodec } from '../../pipeline/codec/codec.js';
+import { createLogger } from '../../pipeline/log.js';
+import { NetGuard } from '../../pipeline/net/guard.js';
+import type { Outcome } from '../../pipeline/pool.js';
+import type { EventValue } from '../../schemas/events/index.js';
+import { readFetchedBytes } from '../../schemas/events/replies.js';
+import { TOPICS } from '../../schemas/topics.js';
+import { BINARY_IMAGE, startFixtureSite, type FixtureSite } from '../helpers/fixture-site.js';
+
+function request(url: string, extra: Partial<FetchRequested> = {}): FetchRequested {
+  const now = Date.now();
+  return {
+    requestId: 'req-f1',
+    tenant: 'tenant-1',
+    url,
+    proxy: null,
+    country: null,
+    replyTo: TOPICS.replies.name,
+    correlationId: 'corr-f1',
+    deadlineMs: now + 60_000,
+    createdAtMs: now,
+    ...extra,
+  };
+}
+
+describe('actors/fetcher/fetch-handler', () => {
+  let site: FixtureSite;
+  let deps: FetchHandlerDeps;
+  let codec: EventCodec;
+  const signal = new AbortController().signal;
+
+  beforeAll(async () => {
+    site = await startFixtureSite();
+    codec = await createCodec();
+    deps = { http: new HttpFetcher({ guard: new NetGuard({ allowPrivate: true }), maxBytes: 200 * 1024 }), log: createLogger('silent'), maxAttempts: 3 };
+  });
+  afterAll(async () => {
+    deps.http.close();
+    await site.close();
+  });
+
+  /** The one Reply an ack emits, checked against the Reply schema. */
+  async function replyOf(outcome: Outcome): Promise<EventValue<'Reply'>> {
+    expect(outcome.kind).toBe('ack');
+    const emit = outcome.kind === 'ack' ? [...(outcome.emit ?? [])] : [];
+    expect(emit.map((e) => e.topic)).toEqual(['replies']);
+    const reply = emit[0]?.value as EventValue<'Reply'>;
+    await codec.encode('Reply', reply);
+    expect(emit[0]?.key).toBe('corr-f1');
+    return reply;
+  }
+
+  it('answers the bytes, content type, status and final URL, 1 credit', async () => {
+    const reply = await replyOf(await handleFetchRequested(request(site.url('/image.png')), deps, signal));
+    expect(reply).toMatchObject({ correlationId: 'corr-f1', ok: true, errorCode: null, credits: 1, source: 'fresh' });
+    const fetched = readFetchedBytes(reply.data ?? '');
+    expect(fetched).toMatchObject({ statusCode: 200, contentType: 'image/png', finalUrl: site.url('/image.png') });
+    expect(Buffer.from(fetched?.bodyBase64 ?? '', 'base64').equals(BINARY_IMAGE)).toBe(true);
+  });
+
+  it('answers an upstream 500 as fetched bytes, not a failure', async () => {
+    const reply = await replyOf(await handleFetchRequested(request(site.url('/status/500')), deps, signal));
+    expect(reply.ok).toBe(true);
+    expect(readFetchedBytes(reply.data ?? '')?.statusCode).toBe(500);
+  });
+
+  it('answers failures with their codes and no credits', async () => {
+    const cases: [string, Partial<FetchRequested>, string][] = [
+      [site.url('/big?mb=1'), {}, 'content_too_large'],
+      [site.url('/html'), { proxy: 'mobile' }, 'proxy_unavailable'],
+      [site.url('/html'), { proxy: 'sideways' }, 'bad_request'],
+      ['ftp://example.com/file', {}, 'url_blocked'],
+    ];
+    for (const [url, extra, code] of cases) {
+      const reply = await replyOf(await handleFetchRequested(request(url, extra), deps, signal));
+      expect(reply, code).toMatchObject({ ok: false, data: null, errorCode: code, credits: 0 });
+    }
+  });
+
+  it('bounds the fetch by the deadline: fetch_timeout, answered when no other attempt fits', async () => {
+    const slow = request(site.url('/slow-headers?ms=5000'), { deadlineMs: Date.now() + 300 });
+    const started = Date.now();
+    const reply = await replyOf(await handleFetchRequested(slow, deps, signal, 1));
+    expect(reply).toMatchObject({ ok: false, errorCode: 'fetch_timeout', credits: 0 });
+    expect(Date.now() - started).toBeLessThan(3000);
+  });
+
+  it('asks the pool to retry a retriable failure while attempts remain, and answers on the last', async () => {
+    // As the gateway sends it: the 90 s fetch and some slack before the deadline.
+    const deadlineMs = Date.now() + 105_000;
+    const flaky = (attempt: number) => handleFetchRequested(request(site.url(`/flaky?key=fh-${attempt}&fail=10`), { deadlineMs }), deps, signal, attempt);
+    expect(await flaky(1)).toMatchObject({ kind: 'retry', code: 'upstream_error' });
+    expect(await replyOf(await flaky(3))).toMatchObject({ ok: false, errorCode: 'upstream_error' });
+  });
+
+  it('drops a request past its deadline without answering', async () => {
+    const outcome = await handleFetchRequested(request(site.url('/html'), { deadlineMs: Date.now() - 1 }), deps, signal);
+    expect(outcome).toEqual({ kind: 'ack' });
+  });
+});

@@ -1,0 +1,163 @@
+/**
+ * The scrape cache end to end (scrape options `maxAge` and `storeInCache`, the response's
+ * `cost`): the production fetcher and parser in embedded mode (chdb), two API keys, and a
+ * local fixture site that counts the requests it gets, so "served from the cache" is proved
+ * by the site not being asked again.
+ *
+ * Key A is API_KEY (unlimited); key B is created in the ledger with 10 credits before start.
+ * Each test uses URLs of its own (a query string the site ignores), so counts do not mix.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startService, type Service } from '../../main.js';
+import { loadConfig } from '../../pipeline/config.js';
+import { openKeyRegistry } from '../../pipeline/keys/index.js';
+import { createLogger } from '../../pipeline/log.js';
+import { startFixtureSite, type FixtureSite } from '../helpers/fixture-site.js';
+
+const KEY_A = 'e2e-cache-key-a-0123456789';
+const HOUR_MS = 3_600_000;
+
+let site: FixtureSite;
+let service: Service;
+let base: string;
+let dataDir: string;
+let keyB: string;
+
+async function scrape(body: Record<string, unknown>, key = KEY_A) {
+  const res = await fetch(`${base}/v1/scrape`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  const json = (await res.json()) as Record<string, any>;
+  expect(res.status, JSON.stringify(json)).toBe(200);
+  return json.data as Record<string, any>;
+}
+
+/** Requests the fixture site got for this path and query. */
+const hits = (path: string) => site.requests.filter((r) => r.path === path).length;
+
+beforeAll(async () => {
+  site = await startFixtureSite();
+  dataDir = mkdtempSync(join(tmpdir(), 'wds-scrape-cache-'));
+  const config = loadConfig({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', API_KEY: KEY_A, FETCH_ALLOW_PRIVATE: 'true' });
+  const keys = await openKeyRegistry(config, createLogger('silent'));
+  keyB = (await keys.create({ name: 'e2e-cache-b', credits: 10 })).key;
+  keys.close();
+  service = await startService({ config, log: createLogger('silent'), role: 'all' });
+  const address = service.app?.server.address();
+  if (!address || typeof address !== 'object') throw new Error('the gateway is not listening');
+  base = `http://127.0.0.1:${address.port}`;
+});
+
+afterAll(async () => {
+  await service?.stop();
+  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  await site?.close();
+});
+
+describe('e2e/scrape-cache (embedded, production actors)', () => {
+  it('fetches fresh, then serves the caller\'s copy free, read with other options, without asking the site again', async () => {
+    const path = '/html?case=own';
+    const url = site.url(path);
+    const first = await scrape({ url, maxAge: HOUR_MS });
+    expect(first.cost).toEqual({ credits: 1, remaining: null, source: 'fresh' });
+    expect(first.markdown).toContain('Hello fixture');
+    expect(hits(path)).toBe(1);
+
+    const again = await scrape({ url, maxAge: HOUR_MS });
+    expect(again.cost).toEqual({ credits: 0, remaining: null, source: 'cache' });
+    expect(again.markdown).toBe(first.markdown);
+    expect(again.metadata).toMatchObject({ title: 'Fixture', statusCode: 200, sourceURL: url });
+
+    // Other reading options are served from the same copy: the raw body is what is cached.
+    const links = await scrape({ url: `${url}#fragment`, maxAge: HOUR_MS, formats: ['links', 'html'] });
+    expect(links.cost.source).toBe('cache');
+    expect(Array.isArray(links.links)).toBe(true);
+    expect(links.html).toContain('Hello fixture');
+    expect(links.markdown).toBeUndefined();
+    expect(hits(path)).toBe(1);
+
+    // Options that change the bytes the site sends are another copy.
+    const mobile = await scrape({ url, maxAge: HOUR_MS, mobile: true });
+    expect(mobile.cost.source).toBe('fresh');
+    expect(hits(path)).toBe(2);
+  });
+
+  it('serves another key the copy from the shared index at 1 credit', async () => {
+    const path = '/html?case=index';
+    const url = site.url(path);
+    expect((await scrape({ url })).cost.source).toBe('fresh');
+    const other = await scrape({ url, maxAge: HOUR_MS }, keyB);
+    expect(other.cost).toEqual({ credits: 1, remaining: 9, source: 'index' });
+    expect(other.markdown).toContain('Hello fixture');
+    expect(hits(path)).toBe(1);
+    // A window shorter than the copy's age is a miss: fresh, and B's own copy from then on.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect((await scrape({ url, maxAge: 10 }, keyB)).cost).toEqual({ credits: 1, remaining: 8, source: 'fresh' });
+    expect(hits(path)).toBe(2);
+    expect((await scrape({ url, maxAge: HOUR_MS }, keyB)).cost).toEqual({ credits: 0, remaining: 8, source: 'cache' });
+    expect(hits(path)).toBe(2);
+  });
+
+  it('always fetches with maxAge 0 (the default)', async () => {
+    const path = '/html?case=zero';
+    const url = site.url(path);
+    await scrape({ url });
+    for (const body of [{ url, maxAge: 0 }, { url }]) {
+      expect((await scrape(body)).cost).toEqual({ credits: 1, remaining: null, source: 'fresh' });
+    }
+    expect(hits(path)).toBe(3);
+  });
+
+  it('keeps nothing for storeInCache: false, so a later maxAge request fetches fresh', async () => {
+    const path = '/html?case=nostore';
+    const url = site.url(path);
+    expect((await scrape({ url, storeInCache: false })).cost.source).toBe('fresh');
+    expect((await scrape({ url, maxAge: HOUR_MS })).cost.source).toBe('fresh');
+    expect(hits(path)).toBe(2);
+    // That second response was kept (storeInCache defaults to true).
+    expect((await scrape({ url, maxAge: HOUR_MS })).cost.source).toBe('cache');
+    expect(hits(path)).toBe(2);
+  });
+
+  it('never shares a copy fetched with the caller\'s own headers', async () => {
+    const path = '/echo?case=headers';
+    const url = site.url(path);
+    const secret = { 'X-Secret': 'only-for-key-a' };
+    const mine = await scrape({ url, maxAge: HOUR_MS, headers: secret });
+    expect(mine.cost.source).toBe('fresh');
+    expect(JSON.stringify(mine)).toContain('only-for-key-a');
+    expect(hits(path)).toBe(1);
+
+    // The same key with the same headers is served its own copy.
+    const again = await scrape({ url, maxAge: HOUR_MS, headers: secret });
+    expect(again.cost).toEqual({ credits: 0, remaining: null, source: 'cache' });
+    expect(hits(path)).toBe(1);
+
+    // Another key never sees it: the site is asked again, without the header.
+    const other = await scrape({ url, maxAge: HOUR_MS }, keyB);
+    expect(other.cost.source).toBe('fresh');
+    expect(JSON.stringify(other)).not.toContain('only-for-key-a');
+    expect(hits(path)).toBe(2);
+    expect(site.requests.filter((r) => r.path === path).map((r) => r.headers['x-secret'])).toEqual(['only-for-key-a', undefined]);
+
+    // Nor does the same key without the headers: it gets B's plain copy from the index.
+    const plain = await scrape({ url, maxAge: HOUR_MS });
+    expect(plain.cost).toEqual({ credits: 1, remaining: null, source: 'index' });
+    expect(JSON.stringify(plain)).not.toContain('only-for-key-a');
+    expect(hits(path)).toBe(2);
+  });
+
+  it('does not serve an error page from the cache', async () => {
+    const path = '/status/503?case=error';
+    const url = site.url(path);
+    expect((await scrape({ url, maxAge: HOUR_MS })).metadata.statusCode).toBe(503);
+    const again = await scrape({ url, maxAge: HOUR_MS });
+    expect(again.cost.source).toBe('fresh');
+    expect(hits(path)).toBe(2);
+  });
+});

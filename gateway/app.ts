@@ -5,7 +5,6 @@
  */
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import multipart from '@fastify/multipart';
 import type { Config } from '../pipeline/config.js';
 import type { Logger } from '../pipeline/log.js';
 import type { KeyRegistry } from '../pipeline/keys/registry.js';
@@ -61,7 +60,6 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
       done(null, value);
     });
   });
-  await app.register(multipart, { limits: { fileSize: config.uploadLimitBytes, files: 5, fields: 20, parts: 25 } });
 
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
@@ -82,6 +80,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     credits: new Credits(deps.keys),
     limiter: new RateLimiter(deps.state, config.rateLimitPerMinute, config.rateLimitBurst),
     handlers,
+    uploadLimitBytes: config.uploadLimitBytes,
   });
 
   const openapi = buildOpenApi();

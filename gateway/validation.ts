@@ -213,9 +213,12 @@ function prune(errors: ErrorObject[]): ErrorObject[] {
 
 /** The 422 details of Ajv's errors for `root`, the value that was validated. */
 export function toDetails(errors: ErrorObject[] | null | undefined, part: Part, root: unknown): ValidationDetail[] {
+  if (!errors?.length) return [];
+  // The common 422 is one plain error: no union branches to prune, nothing to deduplicate.
+  if (errors.length === 1 && errors[0]!.keyword !== 'anyOf' && errors[0]!.keyword !== 'oneOf') return [translate(errors[0]!, part, root)];
   const seen = new Set<string>();
   const out: ValidationDetail[] = [];
-  for (const e of prune(errors ?? [])) {
+  for (const e of prune(errors)) {
     const d = translate(e, part, root);
     const key = JSON.stringify(d);
     if (seen.has(key)) continue;

@@ -26,6 +26,7 @@ import { spawnTs, type Spawned } from './process.js';
 import { dropNamespace, TEST_REDIS_URL, testNamespace } from './redis.js';
 
 export const SERVICE_MAIN = 'test/helpers/service-main.ts';
+export const PRODUCTION_MAIN = 'main.ts';
 
 /** Start-up of one service process on this 2-core machine: tsx, chdb's engine, a group join. */
 const START_TIMEOUT_MS = 60_000;
@@ -69,6 +70,11 @@ export interface ClusterOptions {
   env?: Record<string, string>;
   /** Use this ClickHouse process instead of starting one (it is not stopped by `stop()`). */
   clickhouse?: ClickHouseProcess;
+  /**
+   * The entry point each service process runs: SERVICE_MAIN (default: main.ts with the test
+   * actors) or PRODUCTION_MAIN (main.ts itself, the real fetcher and parser).
+   */
+  main?: string;
 }
 
 export interface Cluster {
@@ -168,7 +174,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
     processes,
     config: (extra = {}) => loadConfig({ ...env, ...extra }),
     async service(role, extra = {}) {
-      const proc = spawnTs(SERVICE_MAIN, ['--role', role], { ...env, ...extra });
+      const proc = spawnTs(options.main ?? SERVICE_MAIN, ['--role', role], { ...env, ...extra });
       const gateway = role === 'gateway' || role === 'all';
       const service: ServiceProcess = Object.assign(proc, {
         role,

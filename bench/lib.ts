@@ -35,12 +35,16 @@ export interface Ready {
   [extra: string]: unknown;
 }
 
-export interface ServerChild {
+export interface Child {
+  readonly ready: Record<string, unknown>;
+  /** Asks the child for a message answered with one reply (e.g. its CPU time); 10 s unless told. */
+  ask(message: Record<string, unknown>, timeoutMs?: number): Promise<Record<string, unknown>>;
+  stop(): Promise<void>;
+}
+
+export interface ServerChild extends Child {
   readonly url: string;
   readonly ready: Ready;
-  /** Asks the child for a message answered with one reply (e.g. its CPU time). */
-  ask(message: Record<string, unknown>): Promise<Record<string, unknown>>;
-  stop(): Promise<void>;
 }
 
 function nextMessage(child: ChildProcess, timeoutMs: number): Promise<Record<string, unknown>> {
@@ -62,21 +66,19 @@ function nextMessage(child: ChildProcess, timeoutMs: number): Promise<Record<str
 
 /**
  * Starts `script` (TypeScript, run through tsx) in a child process with an IPC channel. The
- * child's stdout (its log lines) goes to /dev/null; it reports `{port, ...}` once listening.
+ * child's stdout (its log lines) goes to /dev/null; its first message says it is ready.
  */
-export async function startServer(script: string, env: Record<string, string> = {}): Promise<ServerChild> {
+export async function startChild(script: string, env: Record<string, string> = {}): Promise<Child> {
   const child = fork(script, [], {
     execArgv: ['--import', 'tsx'],
     env: { ...process.env, ...env },
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
-  const ready = (await nextMessage(child, 30000)) as unknown as Ready;
-  if (typeof ready.port !== 'number') throw new Error(`child ${script} sent ${JSON.stringify(ready)}`);
+  const ready = await nextMessage(child, 60000);
   return {
-    url: `http://127.0.0.1:${ready.port}`,
     ready,
-    async ask(message) {
-      const answer = nextMessage(child, 10000);
+    async ask(message, timeoutMs = 10000) {
+      const answer = nextMessage(child, timeoutMs);
       child.send(message);
       return answer;
     },
@@ -87,6 +89,17 @@ export async function startServer(script: string, env: Record<string, string> = 
       await exited;
     },
   };
+}
+
+/** `startChild` for a server: it reports `{port, ...}` once listening. */
+export async function startServer(script: string, env: Record<string, string> = {}): Promise<ServerChild> {
+  const child = await startChild(script, env);
+  const ready = child.ready as Ready;
+  if (typeof ready.port !== 'number') {
+    await child.stop();
+    throw new Error(`child ${script} sent ${JSON.stringify(ready)}`);
+  }
+  return { ...child, url: `http://127.0.0.1:${ready.port}`, ready };
 }
 
 export interface Target {

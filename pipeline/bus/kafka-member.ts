@@ -15,6 +15,7 @@
  * - `consume()` resolves after the member joined and its first fetch ran, so its starting
  *   offsets (committed, or earliest/latest for a new group) are fixed by then.
  */
+import { setMaxListeners } from 'node:events';
 import kafkajs, { type Consumer, type EachMessagePayload, type IHeaders, type Kafka } from 'kafkajs';
 import { AppError } from '../errors.js';
 import type { Logger } from '../log.js';
@@ -74,6 +75,8 @@ export async function joinGroup(kafka: Kafka, options: ConsumeOptions, settings:
   // Read through a function: the handlers below see changes made while they awaited.
   const current = () => state;
   const abandoned = new AbortController();
+  // Every delivery in flight listens on it until it settles: more than 10 is normal.
+  setMaxListeners(0, abandoned.signal);
   const running = new Set<Promise<DeliveryOutcome>>();
   const commits = new OffsetCommits((offsets) => consumer.commitOffsets(offsets), log);
   let markReady: () => void = () => {};

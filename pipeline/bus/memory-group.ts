@@ -13,6 +13,7 @@
  *   handlers and commits what they finish; `abort()` drops the member at once and ignores
  *   whatever its handlers later do, so their messages go to the new owner.
  */
+import { setMaxListeners } from 'node:events';
 import type { Logger } from '../log.js';
 import type { BusMessage, ConsumeOptions } from './bus.js';
 import { deliver, type DeliveryOutcome } from './deliver.js';
@@ -42,7 +43,10 @@ export class Member {
   readonly abandoned = new AbortController();
   private idleWaiters: (() => void)[] = [];
 
-  constructor(readonly options: ConsumeOptions) {}
+  constructor(readonly options: ConsumeOptions) {
+    // Every delivery in flight listens on it until it settles: more than 10 is normal.
+    setMaxListeners(0, this.abandoned.signal);
+  }
 
   whenIdle(): Promise<void> {
     if (this.inFlight === 0) return Promise.resolve();

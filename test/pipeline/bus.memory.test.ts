@@ -190,4 +190,37 @@ describe('pipeline/bus/memory', () => {
       code: 'bus_unavailable',
     });
   });
+
+  it('runs 16 handlers at once without a MaxListenersExceededWarning', async () => {
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(w.name);
+    process.on('warning', onWarning);
+    const bus = new MemoryBus({ log: quiet() });
+    try {
+      await bus.ensureTopics([{ name: 't', partitions: 32 }]);
+      let running = 0;
+      let peak = 0;
+      let done = 0;
+      const sub = await bus.consume({
+        group: 'g',
+        topics: ['t'],
+        concurrency: 16,
+        handler: async () => {
+          peak = Math.max(peak, ++running);
+          await sleep(20);
+          running -= 1;
+          done += 1;
+        },
+      });
+      await bus.publish('t', Array.from({ length: 64 }, (_, i) => ({ key: `k${i}`, value: Buffer.from('x') })));
+      await until('64 messages handled', () => done === 64);
+      await sub.stop();
+      await sleep(0);
+      expect(peak).toBeGreaterThan(10);
+      expect(warnings).not.toContain('MaxListenersExceededWarning');
+    } finally {
+      process.off('warning', onWarning);
+      await bus.close();
+    }
+  });
 });

@@ -9,7 +9,8 @@
  *   5. the root: main content (`onlyMainContent`, with `includeTags` kept even outside it),
  *      or only the `includeTags` matches (onlyMainContent false — Firecrawl's behaviour),
  *      or the whole `<body>`;
- *   6. the root cleaned (comments, absolute URLs, base64 images) → `html` → `markdown`.
+ *   6. the root cleaned (comments, absolute URLs, base64 images) → `html`, and `markdown`
+ *      converted from the same tree (formats/turndown-tree.ts), not from the serialized html.
  * When main content yields no markdown at all the whole body is used instead (Firecrawl
  * does the same fallback).
  */
@@ -18,7 +19,7 @@ import type { Element } from 'domhandler';
 import { extractMainContent } from '../main-content/index.js';
 import { finishRoot, includedOnly, removeExcluded, removeNonContent } from '../formats/clean.js';
 import { pageLinks, pageMedia } from '../formats/links.js';
-import { htmlToMarkdown } from '../formats/markdown.js';
+import { elementToMarkdown } from '../formats/markdown.js';
 import { pageMetadata } from '../formats/metadata.js';
 import { baseOf } from '../formats/urls.js';
 import type { ResolvedOptions } from './options.js';
@@ -60,13 +61,16 @@ function render(html: string, base: string, options: ResolvedOptions, mainConten
   return renderLoaded($, base, options, mainContent);
 }
 
+/** The root's `html` (when asked for) and `markdown` (when asked for; else ''). */
 function renderLoaded($: CheerioAPI, base: string, options: ResolvedOptions, mainContent: boolean): { html: string; markdown: string } {
   const root = contentRoot($, options, mainContent);
   const el = root[0];
   if (!el) return { html: '', markdown: '' };
   finishRoot($, el, { base, removeBase64Images: options.removeBase64Images });
-  const out = $.html(el);
-  return { html: out, markdown: options.formats.has('markdown') ? htmlToMarkdown(out) : '' };
+  let out: string | undefined;
+  const html = () => (out ??= $.html(el));
+  const markdown = options.formats.has('markdown') ? elementToMarkdown(el, html) : '';
+  return { html: options.formats.has('html') ? html() : '', markdown };
 }
 
 /** Builds the requested formats of an HTML page. */

@@ -17,8 +17,13 @@
 import type { Cheerio, CheerioAPI } from 'cheerio';
 import type { AnyNode, Element } from 'domhandler';
 import { absolute, isDataUri, largestSrcset } from './urls.js';
+import { findOutermost } from './walk.js';
 
-const NON_CONTENT = 'script, style, noscript, template, link, meta, object, embed[type^="application/x-shockwave"]';
+/** Never readable: `script, style, noscript, template, link, meta, object, embed[type^="application/x-shockwave" i]`. */
+const NON_CONTENT = new Set(['script', 'style', 'noscript', 'template', 'link', 'meta', 'object']);
+const FLASH = 'application/x-shockwave';
+const isNonContent = (el: Element): boolean =>
+  NON_CONTENT.has(el.name) || (el.name === 'embed' && (el.attribs['type'] ?? '').slice(0, FLASH.length).toLowerCase() === FLASH);
 
 /** Removes every element matching one of `selectors`; an invalid selector matches nothing. */
 export function removeExcluded($: CheerioAPI, selectors: readonly string[]): void {
@@ -31,9 +36,10 @@ export function removeExcluded($: CheerioAPI, selectors: readonly string[]): voi
   }
 }
 
-/** Removes scripts, styles and other never-readable elements from the whole page. */
+/** Removes scripts, styles and other never-readable elements from the whole page (one walk, no selector). */
 export function removeNonContent($: CheerioAPI): void {
-  $(NON_CONTENT).remove();
+  const root = $.root()[0];
+  if (root) $(findOutermost(root, isNonContent)).remove();
 }
 
 /**

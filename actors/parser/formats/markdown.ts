@@ -6,10 +6,13 @@
  * blank line in a row outside code blocks.
  *
  * The service is built once and reused: turndown keeps no per-call state for inline links.
+ * A parsed page is converted from its tree (`elementToMarkdown`), not re-parsed from HTML.
  */
+import type { Element } from 'domhandler';
 import TurndownService from 'turndown';
 import type { DomNode } from './dom-node.js';
 import { tableRules } from './tables.js';
+import { turndownTree } from './turndown-tree.js';
 
 const LANGUAGE = /(?:^|\s)(?:language|lang|highlight-source|highlight)-([\w+#.-]+)/i;
 
@@ -152,8 +155,22 @@ export function tidyMarkdown(markdown: string): string {
   return out.join('\n').trim();
 }
 
+type TurndownInput = Parameters<TurndownService['turndown']>[0];
+
 /** Markdown of an HTML fragment or document. */
 export function htmlToMarkdown(html: string): string {
   shared ??= createService();
   return tidyMarkdown(shared.turndown(html));
+}
+
+/**
+ * Markdown of a parsed element, the same as `htmlToMarkdown` of its serialization: turndown
+ * reads a copy of the tree (turndown-tree.ts) instead of parsing the HTML again. Where
+ * reparsing could change the tree, the serialization (`html()`) is converted instead.
+ */
+export function elementToMarkdown(el: Element, html: () => string): string {
+  const tree = turndownTree(el);
+  if (!tree) return htmlToMarkdown(html());
+  shared ??= createService();
+  return tidyMarkdown(shared.turndown(tree as unknown as TurndownInput));
 }

@@ -78,8 +78,11 @@ function favicon(scope: Cheerio<AnyNode>, base: string): string | undefined {
  */
 export function pageMetadata($: CheerioAPI, base: string, headers: Readonly<Record<string, string>> = {}): PageMetadata {
   // The head holds these tags; a page without one (or with tags misplaced into the body
-  // by the parser) is searched whole. One scope keeps this to a few small queries.
-  const head = $('head');
+  // by the parser) is searched whole. One scope keeps this to a few small queries. The
+  // parser gives a document exactly one <html> and one <head>, its children: they are
+  // reached directly, not searched for through the page.
+  const html = $.root().children('html');
+  const head = html.children('head');
   const scope: Cheerio<AnyNode> = head.length && head.children().length ? head : $.root();
   const meta = metaValues($, scope);
   const out: PageMetadata = {};
@@ -93,7 +96,7 @@ export function pageMetadata($: CheerioAPI, base: string, headers: Readonly<Reco
   const alternates = meta.get('og:locale:alternate');
   if (alternates) out.ogLocaleAlternate = alternates;
   const language =
-    clean($('html').attr('lang')) ??
+    clean(html.attr('lang')) ??
     clean(scope.find('meta[http-equiv="content-language" i]').attr('content')) ??
     clean(headers['content-language']?.split(',')[0]);
   if (language) out.language = language;

@@ -4,10 +4,13 @@
  * when the page has one, else the final URL after redirects — as browsers do.
  */
 import type { CheerioAPI } from 'cheerio';
+import { findFirst } from './walk.js';
 
-/** The base URL of a loaded page. */
+/** The base URL of a loaded page: its first `<base href>` (anywhere, as browsers read it). */
 export function baseOf($: CheerioAPI, finalUrl: string): string {
-  const href = $('base[href]').first().attr('href')?.trim();
+  const root = $.root()[0];
+  const base = root ? findFirst(root, (el) => el.name === 'base' && el.attribs['href'] !== undefined) : undefined;
+  const href = base?.attribs['href']?.trim();
   if (href) {
     const resolved = absolute(href, finalUrl);
     if (resolved && /^https?:/i.test(resolved)) return resolved;

@@ -5,36 +5,81 @@
  * ("Related articles", "Comments", "Teilen:", …) together with what follows them, and
  * short furniture lines (datelines, bylines, photo credits, "read also: <link>").
  */
-import { type AnyNode, type Element, childElements, contains, detach, isElement, linkDensity, measure, tagOf } from './dom.js';
-import { BOILERPLATE_HEADINGS, DATE_LINE, HEADING_TAGS, META_LINE, READ_ALSO_PREFIX } from './patterns.js';
+import { type AnyNode, type Element, type TextStats, childElements, contains, detach, isElement, linkDensity, measure, tagOf } from './dom.js';
+import { BLOCK_TAGS, BOILERPLATE_HEADINGS, DATE_LINE, HEADING_TAGS, META_LINE, READ_ALSO_PREFIX } from './patterns.js';
 import { classWeight } from './score.js';
 import { textOf } from './text.js';
 
+/** A block whose removed link blocks leave at least this much prose is judged on what is left. */
+const LEFT_PARAGRAPH = 100;
 const CONDITIONAL_TAGS = new Set(['div', 'section', 'ul', 'ol', 'dl', 'table', 'form', 'aside', 'header', 'span', 'figure']);
 const HEADING_LIKE = new Set(['h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'p', 'div', 'li', 'dt', 'section']);
 
-/** Removes link-dense and boilerplate-classed blocks under `root` (bottom-up), in place. */
+/**
+ * Removes link-dense and boilerplate-classed blocks under `root` (bottom-up), in place. A
+ * block is judged on all its text, the links of removed children included (a box that held
+ * a link list and its heading is still a link box), unless what is left of it once its
+ * link blocks are gone is a real paragraph and its class/id does not say boilerplate: then
+ * it is judged on what is left, so a few "download" links beside a paragraph do not take
+ * the paragraph with them. An inline `<span>` is judged only when it is a whole line.
+ */
 export function removeLinkBlocks(root: Element, protect?: Element): void {
   const stats = measure(root);
-  const visit = (el: Element) => {
-    for (const c of childElements(el)) visit(c);
-    if (el === root || !CONDITIONAL_TAGS.has(tagOf(el)) || !el.parent || (protect && contains(el, protect))) return;
-    const s = stats.get(el);
-    if (!s) return;
+  const visit = (el: Element): TextStats | undefined => {
+    let gone: TextStats | undefined;
+    for (const c of childElements(el)) {
+      const g = visit(c);
+      if (g) gone = gone ? addStats(gone, g) : { ...g };
+    }
+    if (el === root || !CONDITIONAL_TAGS.has(tagOf(el)) || !el.parent || (protect && contains(el, protect))) return gone;
+    // An inline span is judged only as a whole line: inside a sentence or a link it is text.
+    if (tagOf(el) === 'span' && !holdsBlock(el) && !wholeLine(el, stats)) return gone;
+    const all = stats.get(el);
+    if (!all) return gone;
+    const weight = classWeight(el);
+    const left = gone ? { text: all.text - gone.text, link: all.link - gone.link, commas: all.commas } : all;
+    const s = weight >= 0 && left.text - left.link >= LEFT_PARAGRAPH ? left : all;
     const ld = linkDensity(s);
     const prose = s.text - s.link;
-    const weight = classWeight(el);
     const list = tagOf(el) === 'ul' || tagOf(el) === 'ol';
-    if ((ld > 0.5 && prose < 300) || (list && ld > 0.6) || (weight < 0 && (ld > 0.25 || prose < 200))) detach(el);
+    if ((ld > 0.5 && prose < 300) || (list && ld > 0.6) || (weight < 0 && (ld > 0.25 || prose < 200))) {
+      detach(el);
+      return all;
+    }
+    return gone;
   };
   visit(root);
 }
+
+const holdsBlock = (el: Element): boolean => childElements(el).some((c) => BLOCK_TAGS.has(tagOf(c)) || holdsBlock(c));
+
+/** Whether an inline element carries (nearly) all the text of the block it sits in. */
+function wholeLine(el: Element, stats: Map<Element, TextStats>): boolean {
+  let block: Element | null = null;
+  for (let p = el.parent; isElement(p); p = p.parent) {
+    if (tagOf(p) === 'a') return false;
+    if (BLOCK_TAGS.has(tagOf(p))) {
+      block = p;
+      break;
+    }
+  }
+  const own = stats.get(el)?.text ?? 0;
+  const all = block ? stats.get(block)?.text ?? 0 : 0;
+  return own >= 0.8 * all;
+}
+
+const addStats = (a: TextStats, b: TextStats): TextStats => {
+  a.text += b.text;
+  a.link += b.link;
+  a.commas += b.commas;
+  return a;
+};
 
 /** Whether `el` is a short block whose whole text reads as a boilerplate heading. */
 function isBoilerplateHeading(el: Element): boolean {
   if (!HEADING_LIKE.has(tagOf(el))) return false;
   const text = textOf(el);
-  return text.length > 0 && text.length <= 60 && BOILERPLATE_HEADINGS.test(text.replace(/[:.!…›»]+$/, '').trim());
+  return text.length > 0 && text.length <= 60 && BOILERPLATE_HEADINGS.test(text.replace(/[:.!?…›»]+$/, '').trim());
 }
 
 /**
@@ -71,8 +116,11 @@ export function removeBoilerplateSections(root: Element, protect?: Element): voi
     ) {
       target = target.parent;
     }
-    // A section that ends the article takes what follows it; one near the top does not.
-    if ((HEADING_TAGS.has(tagOf(heading)) || target !== heading) && proseAfter(target, root, prose) < 0.5 * prose(root)) {
+    // A section that ends the article takes what follows it; one near the top does not. A
+    // heading written as a plain block ("<p><strong>Read more?</strong></p>") must sit
+    // closer to the end.
+    const headed = HEADING_TAGS.has(tagOf(heading)) || target !== heading;
+    if (proseAfter(target, root, prose) < (headed ? 0.5 : 0.2) * prose(root)) {
       for (let n: AnyNode | null = target.next; n && !(protect && contains(n, protect)); ) {
         const next: AnyNode | null = n.next;
         detach(n);

@@ -1,13 +1,15 @@
 /**
  * Widening a root that holds only part of the article. Pages split their content over
  * sibling blocks (the lead outside the body container, recipe parts, article sections), so
- * the root climbs to an ancestor while what the ancestor adds has few links and no more
- * prose than the root already holds. What the climb brings in is then trimmed harder than
- * the core: only real paragraphs, content lists/tables and the headings that introduce them
- * stay; short lines (bylines, dates, photo credits, labels) go.
+ * the root climbs to an ancestor while what the ancestor adds has few links and not much
+ * more prose than the root already holds. What the climb brings in is then trimmed harder
+ * than the core: only real paragraphs, whole sentences (a lead or standfirst above the body
+ * container), content lists/tables and the headings that introduce them stay; short lines
+ * (bylines, dates, photo credits, labels) go.
  */
 import { type AnyNode, type Element, type TextStats, contains, detach, isElement, linkDensity, tagOf } from './dom.js';
-import { BLOCK_TAGS, HEADING_TAGS } from './patterns.js';
+import { BLOCK_TAGS, DATE_LINE, HEADING_TAGS, META_LINE } from './patterns.js';
+import { textOf } from './text.js';
 
 const proseOf = (s: TextStats | undefined): number => (s ? s.text - s.link : 0);
 
@@ -20,7 +22,7 @@ const LIST_TAGS = new Set(['ul', 'ol', 'dl', 'table']);
  * more of the same content: link density at most `maxLinkDensity` (or under 50 link
  * characters in all) and at most `maxGrowth` times the core's prose.
  */
-export function expandRoot(core: Element, stats: Map<Element, TextStats>, maxLinkDensity = 0.2, maxGrowth = 2): Element {
+export function expandRoot(core: Element, stats: Map<Element, TextStats>, maxLinkDensity = 0.2, maxGrowth = 3): Element {
   const cs = stats.get(core);
   if (!cs) return core;
   let r = core;
@@ -36,6 +38,21 @@ export function expandRoot(core: Element, stats: Map<Element, TextStats>, maxLin
     r = p;
   }
   return r;
+}
+
+/**
+ * A block shorter than a paragraph is still kept from the climb when it is one whole
+ * sentence of at least this many characters and seven words (a lead, a standfirst).
+ * Scripts written without spaces never qualify: for them the paragraph length rules.
+ */
+const MIN_SENTENCE = 50;
+const SENTENCE_END = /[.!?…]["'“”»«’)]?$/;
+
+/** Whether a short block reads as a sentence of prose rather than a byline, date or label. */
+function isSentence(el: Element, s: TextStats | undefined): boolean {
+  if (!s || s.text < MIN_SENTENCE || s.link > 0) return false;
+  const text = textOf(el);
+  return SENTENCE_END.test(text) && text.split(' ').length >= 7 && !META_LINE.test(text) && !DATE_LINE.test(text);
 }
 
 const hasBlock = (el: Element): boolean =>
@@ -63,7 +80,7 @@ export function trimAroundCore(root: Element, core: Element, stats: Map<Element,
       } else if (BLOCK_TAGS.has(tag) && hasBlock(c)) {
         walk(c);
       } else if (BLOCK_TAGS.has(tag) || hasBlock(c)) {
-        const long = (s?.text ?? 0) >= MIN_PARAGRAPH;
+        const long = (s?.text ?? 0) >= MIN_PARAGRAPH || (tag !== 'h1' && isSentence(c, s));
         const heading = HEADING_TAGS.has(tag) && tag !== 'h1' && !long;
         units.push({ el: c, keep: !heading && long && linkDensity(s) < 0.3, heading });
       }

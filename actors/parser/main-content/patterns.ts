@@ -38,10 +38,10 @@ export const HEADING_TAGS = new Set(['h1', 'h2', 'h3', 'h4', 'h5', 'h6']);
  * it carries little prose or mostly links (a `section--ads` full of prose is content).
  */
 export const FURNITURE_CLASS =
-  /(?:^|[\s_-])(?:comments?|comment-?(?:list|area|form|respond|section|s?wrap(?:per)?|thread)|commentlist|respond|disqus|cookies?|cookie-?(?:banner|notice|consent|bar)|consent|gdpr|cmp|newsletter|share|sharing|shares|social|sociable|socials|social-?(?:media|links|icons|bar)|share-?(?:bar|buttons|links|tools|box)|sharedaddy|related|relateds|related-?(?:posts|articles|content|stories|links)|relatedposts|jp-relatedposts|outbrain|taboola|breadcrumbs?|skip-?link|sidebar|side-?bar|widget-?area|popup|modal|dialog|lightbox|overlay|login|navigation|navbar|nav|menu|mainmenu|submenu|footer|colophon|reply|masthead|topbar|top-?nav|site-?header|header-?nav)(?=$|[\s_-])/;
+  /(?:^|[\s_-])(?:comments?|comment-?(?:list|area|form|respond|section|s?wrap(?:per)?|thread)|commentlist|respond|disqus|cookies?|cookie-?(?:banner|notice|consent|bar)|consent|gdpr|cmp|newsletter|share|sharing|shares|social|sociable|socials|social-?(?:media|links|icons|bar)|share-?(?:bar|buttons|links|tools|box)|sharedaddy|related|relateds|related-?(?:posts|articles|content|stories|links)|relatedposts|jp-relatedposts|outbrain|taboola|breadcrumbs?|skip-?link|sidebar|side-?bar|widget-?area|popup|modal|dialog|lightbox|overlay|login|navigation|navbar|nav|menu|mainmenu|submenu|footer|colophon|reply|masthead|topbar|top-?nav|site-?header|header-?nav|author-?(?:bio|box|info|description|card|section|profile|details|about|container)|about-?(?:the-?)?author|entry-author-info)(?=$|[\s_-])/;
 
 export const BOILERPLATE_CLASS =
-  /(?:^|[\s_-])(?:advert(?:isement)?s?|ad-?(?:slot|unit|container|wrapper|banner|box)|ads|adsbygoogle|sponsor(?:ed)?|promo|paywall|subscribe|subscription|signup|author-?(?:bio|box|info)|about-?(?:the-?)?author|post-?(?:tags|meta|nav(?:igation)?)|entry-?(?:meta|footer|tags|utility)|article-?(?:tags|meta|footer)|tag-?(?:list|cloud|links)|tags|pagination|pager|prev-?next|print(?:-?(?:link|button))?|search(?:-?(?:form|box))?|rating|byline|dateline|kicker|tagline|caption|img-?caption|image-?caption|wp-caption-text|legend|credits?|image-?source|photo-?credit|copyright|bildunterschrift|bildnachweis|secondary|cta|recent|recommend(?:ed|ations?)?|read-?more|more-?(?:articles|stories|news)|widget|toolbar)(?=$|[\s_-])/;
+  /(?:^|[\s_-])(?:advert(?:isement)?s?|ad-?(?:slot|unit|container|wrapper|banner|box)|ads|adsbygoogle|sponsor(?:ed)?|promo|paywall|subscribe|subscription|signup|post-?(?:tags|meta(?:data)?|nav(?:igation)?)|entry-?(?:meta|footer|tags|utility)|article-?(?:tags|meta|footer)|tag-?(?:list|cloud|links)|tags|pagination|pager|prev-?next|print(?:-?(?:link|button))?|search(?:-?(?:form|box))?|rating|byline|dateline|kicker|tagline|caption|img-?caption|image-?caption|image-?(?:subtitle|description|desc)|imagedescription|wp-caption-text|legend|credits?|image-?source|photo-?credit|copyright|disclosure|captcha|bildunterschrift|bildnachweis|secondary|cta|recent|recommend(?:ed|ations?)?|read-?more|more-?(?:articles|stories|news)|widget|toolbar)(?=$|[\s_-])/;
 
 /** Either kind of negative class/id hint. */
 export const STRONG_NEGATIVE = new RegExp(`${FURNITURE_CLASS.source}|${BOILERPLATE_CLASS.source}`);
@@ -81,13 +81,15 @@ export const BOILERPLATE_HEADINGS = new RegExp(
       // English
       'related(?: (?:posts?|articles?|stories|content|news|topics|reading))?', 'you (?:may|might) also (?:like|enjoy|be interested in)',
       'more (?:from|on|in|about|stories|articles|news)\\b.*', 'read (?:more|next|also)\\b.*', 'recommended(?: for you)?', 'most (?:popular|read|viewed)',
-      'popular (?:posts|articles)', 'recent (?:posts|articles|comments)', 'latest (?:posts|news|articles)', 'trending(?: now)?', '(?:leave|post) a (?:reply|comment)',
+      'popular (?:posts|articles)', 'recent (?:posts|articles|comments)', 'latest (?:posts|news|articles)', 'trending(?: now)?', '(?:leave|post) a (?:reply|comment)', 'join the (?:conversation|discussion)', 'no comments(?: yet)?', 'comments? (?:are )?closed',
+      'was (?:this|the) (?:article|page|post|information) (?:helpful|useful)', 'did you (?:find|like) this (?:article|page|post)(?: helpful| useful)?', '(?:next|previous) (?:post|article|story)',
       '\\d* ?(?:comments?|responses?|replies)(?: \\(\\d+\\))?', 'share(?: this(?: (?:post|article|story))?| on)?:?', 'follow us.*', 'tags?:?', 'categories:?',
-      'about the author', 'newsletter', 'sign up.*', 'subscribe.*', 'advertisement', 'sponsored(?: content)?', 'see also',
+      'about the author', '.{0,30}newsletter.{0,30}', 'sign up.*', 'subscribe.*', 'advertisement', 'sponsored(?: content)?', 'see also',
       // German
       'ähnliche (?:beiträge|artikel|themen)', 'verwandte (?:beiträge|artikel|themen)', 'mehr (?:zum thema|aus|zu|von|artikel)\\b.*', 'weitere (?:artikel|beiträge|themen|nachrichten|informationen|meldungen)\\b.*',
-      'das könnte (?:sie|dich) auch interessieren', 'auch interessant', 'lesen sie auch', 'lies auch', 'auch lesen', 'empfehlungen?', 'meistgelesen(?:e)?(?: artikel)?', 'meist gelesen',
-      'neueste (?:beiträge|artikel|kommentare)', 'aktuelle (?:beiträge|artikel|nachrichten)', 'top-?themen', '(?:schreibe|hinterlasse) einen kommentar', 'kommentar(?:e|ieren| verfassen| schreiben)?(?: \\(\\d+\\))?',
+      '.{0,25}könnte (?:sie|dich|ihnen|dir) (?:auch )?(?:interessieren|gefallen)', 'auch interessant', 'lesen sie auch\\b.*', 'lies auch', 'auch lesen', 'empfehlungen?', 'meistgelesen(?:e)?(?: artikel)?', 'meist gelesen',
+      'neueste (?:beiträge|artikel|kommentare)', 'aktuelle (?:beiträge|artikel|nachrichten)', 'top-?themen', '(?:schreibe|hinterlasse|verfasse)(?: jetzt)? (?:einen|deinen|ihren) kommentar', 'kommentar(?:e|ieren)?(?: (?:verfassen|schreiben|anzeigen|hinzufügen))?(?: \\(\\d+\\))?', 'kommentieren',
+      '(?:war|ist) (?:der|dieser|die|diese) (?:artikel|beitrag|seite|informationen?) (?:hilfreich|nützlich)', '(?:möchten sie )?(?:den|diesen) (?:artikel|beitrag) teilen', 'entdecke(?:n sie)? (?:weitere|mehr)\\b.*', '(?:vorschau auf den )?nächsten? (?:artikel|beitrag)', 'vorherige[nrm]? (?:artikel|beitrag)',
       'teilen(?: sie (?:dies|diesen artikel))?(?: mit)?:?', 'beitrag teilen', 'artikel teilen', 'folgen sie uns.*', 'folge uns.*', 'schlagw(?:o|ö)rter:?', 'schlagworte:?', 'kategorien:?',
       'über den autor', 'zum autor', 'newsletter abonnieren', 'abonniere unseren newsletter', 'anzeige', 'werbung', 'zurück zur übersicht', 'nach oben', 'drucken',
       // French, Spanish, Italian, Polish, Dutch
@@ -96,9 +98,9 @@ export const BOILERPLATE_HEADINGS = new RegExp(
       'articoli correlati', 'potrebbe interessarti', 'commenti', 'lascia un commento', 'condividi',
       'zobacz (?:też|także|również)', 'czytaj (?:też|także|również)', 'dowiedz się więcej', 'komentarze', 'udostępnij', 'gerelateerde artikelen', 'lees ook', 'reacties', 'delen',
       'temas relacionados', 'contexto de la noticia', 'valora esta noticia', 'video recomendado', 'te recomendamos', 'más noticias',
-      'verwandte themen(?:bereiche)?', 'mehr themen', 'schon gelesen', 'noch mehr infos.*', 'lust auf mehr', 'keine kommentare', 'diese seite teilen', 'news teilen',
+      'verwandte themen(?:bereiche)?', 'mehr themen', 'schon gelesen', 'noch mehr infos.*', 'lust auf mehr', 'keine kommentare\\b.*', 'diese seite teilen', 'news teilen',
       'zum newsletter anmelden', 'jetzt registrieren', 'kontakt', 'weiterführende (?:informationen|links)', 'weitere informationen', 'weitere links', 'links zum thema',
-      'mehr zum thema', 'zum thema', 'dazu passend', 'passend dazu', 'das könnte dich auch interessieren', 'das könnte ihnen auch gefallen',
+      'mehr zum thema', 'zum thema', 'dazu passend', 'passend dazu',
     ].join('|') +
     ')$',
   'i',

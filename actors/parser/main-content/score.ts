@@ -1,10 +1,12 @@
 /**
  * Readability-style candidate scoring. Every run of prose (a `<p>`, `<pre>`, `<td>`, a
- * block holding only inline content, or the loose inline text of a mixed block) of at least
- * 25 characters earns points for its length and commas; the points flow to its container
- * (in full), the container's parent (half) and further ancestors (a third per level), each
- * seeded with a tag and class/id prior. A candidate's final score is discounted by its link
- * density. The best candidate is usually the article's container.
+ * block holding only inline content, or the loose inline text of a mixed block; a blank
+ * line, `<br><br>`, ends a run) of at least 25 characters earns points for its length and
+ * commas; the points flow to its container (in full), the container's parent (half) and
+ * further ancestors (a third per level), each seeded with a tag and class/id prior. Class/id
+ * words the page uses for layout (on blocks holding most of its prose) carry no prior. A
+ * candidate's final score is discounted by its link density. The best candidate is usually
+ * the article's container.
  */
 import { type AnyNode, type Element, type ParentNode, type TextStats, hintOf, isElement, linkDensity, tagOf, visibleLength } from './dom.js';
 import { BLOCK_TAGS, POSITIVE, STRONG_NEGATIVE, WEAK_NEGATIVE } from './patterns.js';
@@ -13,15 +15,60 @@ const PARAGRAPH_TAGS = new Set(['p', 'pre', 'td', 'blockquote', 'dd', 'li', 'h2'
 const MIN_PARAGRAPH = 25;
 const MAX_LEVELS = 5;
 
-/** +25 for article-like class/id words, -25 for boilerplate ones (both may apply). */
-export function classWeight(el: Element): number {
+const STRONG_WORDS = new RegExp(STRONG_NEGATIVE.source, 'g');
+const WEAK_WORDS = new RegExp(WEAK_NEGATIVE.source, 'g');
+
+/** The boilerplate words (by `re`, a global copy of a class/id pattern) in a hint. */
+const wordsOf = (hint: string, re: RegExp): string[] => [...hint.matchAll(re)].map((m) => m[0].replace(/^[\s_-]/, ''));
+
+/**
+ * +25 for article-like class/id words, -25 for boilerplate ones (both may apply). Words in
+ * `layout` (see `layoutWords`) do not count as boilerplate.
+ */
+export function classWeight(el: Element, layout?: ReadonlySet<string>): number {
   const hint = hintOf(el);
   if (!hint) return 0;
+  const says = (re: RegExp, global: RegExp) =>
+    layout?.size ? re.test(hint) && wordsOf(hint, global).some((w) => !layout.has(w)) : re.test(hint);
   let w = 0;
-  if (STRONG_NEGATIVE.test(hint)) w -= 25;
-  else if (WEAK_NEGATIVE.test(hint)) w -= 10;
+  if (says(STRONG_NEGATIVE, STRONG_WORDS)) w -= 25;
+  else if (says(WEAK_NEGATIVE, WEAK_WORDS)) w -= 10;
   if (POSITIVE.test(hint)) w += 25;
   return w;
+}
+
+/** Words that say what a block is (comments, related links, ads), not where it sits: never layout. */
+const KIND_WORD = /^(?:comment|commentlist|disqus|respond|reply|related|relateds|relatedposts|share|shares|sharing|sharedaddy|social|newsletter|cookie|consent|gdpr|cmp|advert|ads|ad-|sponsor|promo|paywall|subscri|signup|outbrain|taboola)/;
+
+/**
+ * Boilerplate class/id words that this page uses for layout: the elements carrying one hold
+ * more than half of the page's prose (page builders put `widget` on every block, themes wrap
+ * the article in `content-sidebar-wrap`). Such a word says nothing about a block.
+ */
+export function layoutWords(root: Element, stats: Map<Element, TextStats>): Set<string> {
+  const prose = (el: Element) => {
+    const s = stats.get(el);
+    return s ? s.text - s.link : 0;
+  };
+  const total = prose(root);
+  const cover = new Map<string, number>();
+  const walk = (el: Element, active: ReadonlySet<string>) => {
+    const hint = hintOf(el);
+    let next = active;
+    if (hint && (STRONG_NEGATIVE.test(hint) || WEAK_NEGATIVE.test(hint))) {
+      const words = [...wordsOf(hint, STRONG_WORDS), ...wordsOf(hint, WEAK_WORDS)].filter((w) => !active.has(w));
+      if (words.length) {
+        const p = prose(el);
+        for (const w of new Set(words)) cover.set(w, (cover.get(w) ?? 0) + p);
+        next = new Set([...active, ...words]);
+      }
+    }
+    for (const c of el.children) if (isElement(c) && c.type === 'tag') walk(c, next);
+  };
+  walk(root, new Set());
+  const out = new Set<string>();
+  if (total > 0) for (const [w, p] of cover) if (p > 0.5 * total && !KIND_WORD.test(w)) out.add(w);
+  return out;
 }
 
 function tagPrior(tag: string): number {
@@ -39,26 +86,54 @@ function tagPrior(tag: string): number {
   }
 }
 
-const hasBlockChild = (el: Element) => el.children.some((c) => isElement(c) && BLOCK_TAGS.has(tagOf(c)));
+/** Whether an element holds block children (a `<br>` only breaks a line). */
+const hasBlockChild = (el: Element) => el.children.some((c) => isElement(c) && tagOf(c) !== 'br' && BLOCK_TAGS.has(tagOf(c)));
 
-/** Visible length, commas and link length of an element's direct inline content. */
-function looseInline(el: Element, stats: Map<Element, TextStats>): TextStats {
-  const s: TextStats = { text: 0, link: 0, commas: 0 };
+/**
+ * The runs of prose among an element's direct children: inline content (text and inline
+ * elements) up to a block child or a blank line (two `<br>`s with nothing but white space
+ * between them), each with its visible length, commas and link length. A `<div>` written as
+ * text with `<br><br>` between paragraphs thus counts as several paragraphs, as a reader
+ * sees it.
+ */
+function inlineRuns(el: Element, stats: Map<Element, TextStats>): TextStats[] {
+  const runs: TextStats[] = [];
+  let s: TextStats = { text: 0, link: 0, commas: 0 };
+  let brs = 0;
+  const end = () => {
+    if (s.text) runs.push(s);
+    s = { text: 0, link: 0, commas: 0 };
+    brs = 0;
+  };
   for (const c of el.children as AnyNode[]) {
     if (c.type === 'text') {
       const data = (c as unknown as { data: string }).data;
-      s.text += visibleLength(data);
-      s.commas += data.match(/[,，、،]/g)?.length ?? 0;
-    } else if (isElement(c) && !BLOCK_TAGS.has(tagOf(c))) {
-      const cs = stats.get(c);
-      if (cs) {
-        s.text += cs.text;
-        s.link += cs.link;
-        s.commas += cs.commas;
+      const n = visibleLength(data);
+      if (n && data.trim()) {
+        s.text += n;
+        s.commas += data.match(/[,，、،]/g)?.length ?? 0;
+        brs = 0;
+      }
+    } else if (isElement(c)) {
+      const tag = tagOf(c);
+      if (tag === 'br') {
+        brs += 1;
+        if (brs >= 2) end();
+      } else if (BLOCK_TAGS.has(tag)) {
+        end();
+      } else {
+        const cs = stats.get(c);
+        if (cs) {
+          s.text += cs.text;
+          s.link += cs.link;
+          s.commas += cs.commas;
+        }
+        brs = 0;
       }
     }
   }
-  return s;
+  end();
+  return runs;
 }
 
 export interface Scores {
@@ -69,11 +144,12 @@ export interface Scores {
 }
 
 /** Scores the candidates under `root` given text measures of its elements. */
-export function scoreCandidates(root: ParentNode, stats: Map<Element, TextStats>): Scores {
+export function scoreCandidates(root: Element, stats: Map<Element, TextStats>): Scores {
+  const layout = layoutWords(root, stats);
   const raw = new Map<Element, number>();
   const add = (el: Element, points: number) => {
     let s = raw.get(el);
-    if (s === undefined) s = tagPrior(tagOf(el)) + classWeight(el);
+    if (s === undefined) s = tagPrior(tagOf(el)) + classWeight(el, layout);
     raw.set(el, s + points);
   };
   const stack: Element[] = [];
@@ -81,19 +157,19 @@ export function scoreCandidates(root: ParentNode, stats: Map<Element, TextStats>
   while (stack.length) {
     const el = stack.pop() as Element;
     const tag = tagOf(el);
-    const blocks = hasBlockChild(el);
-    let unit: TextStats | undefined;
+    let units: TextStats[] = [];
     let target: ParentNode | null = null;
-    if (blocks) {
-      unit = looseInline(el, stats);
+    if (hasBlockChild(el)) {
+      units = inlineRuns(el, stats);
       target = el;
       for (const c of el.children) if (isElement(c)) stack.push(c);
     } else if (PARAGRAPH_TAGS.has(tag) || BLOCK_TAGS.has(tag)) {
-      unit = stats.get(el);
+      units = inlineRuns(el, stats);
       target = el.parent;
     }
-    if (unit && unit.text >= MIN_PARAGRAPH) {
-      const ld = unit.text ? unit.link / unit.text : 0;
+    for (const unit of units) {
+      if (unit.text < MIN_PARAGRAPH) continue;
+      const ld = unit.link / unit.text;
       const points = (1 + unit.commas + Math.min(Math.floor(unit.text / 100), 3)) * (1 - ld);
       let level = 0;
       for (let n: ParentNode | null = target; n && isElement(n) && level < MAX_LEVELS; n = n.parent, level += 1) {

@@ -1,0 +1,126 @@
+/**
+ * One small page per rule of the main-content extraction that is easy to get wrong: what
+ * each rule keeps and what it removes. The end-to-end picture is main-content.test.ts; the
+ * corpus score is main-content.corpus.test.ts.
+ */
+import { load } from 'cheerio';
+import { describe, expect, it } from 'vitest';
+import { extractMainContent, mainText } from '../../actors/parser/main-content/index.js';
+
+const PROSE = [
+  'The committee met on Tuesday to discuss the new harbour plan, which has been debated for years, and agreed on a budget.',
+  'Residents said the plan, first proposed in 2019, would reduce flooding, improve the ferry service, and bring new jobs to town.',
+  'Engineers expect construction to begin next spring, weather permitting, with the first phase finished within eighteen months.',
+  'The mayor thanked volunteers, local businesses, and the regional council for their support during the long consultation.',
+];
+const paragraphs = PROSE.map((p) => `<p>${p}</p>`).join('\n');
+
+function extract(html: string): string {
+  return mainText(extractMainContent(load(html)));
+}
+
+describe('actors/parser/main-content rules', () => {
+  it('scores text split by <br><br> as several paragraphs, so it beats a sidebar of short <p>s', () => {
+    const lines = [
+      'The region lies in the north of the country, along the middle course of the river, and is about one hundred kilometres long',
+      'It is divided into three sub-zones, which differ in climate and soil, and each of them gives its wines a character of its own',
+      'The rules of the appellation allow four red and three white grape varieties, and the growers, old and young, follow them closely',
+      'For the quality levels of the wines, the following minimum ageing times apply, and they are checked every year by the council',
+      'Red wines of the middle level rest for two years, one of them in oak, before they may be sold under the name of the region',
+      'The highest level asks for five years of ageing, two of them in the barrel, and only the best vintages are declared at all',
+      'White wines follow the same steps, with shorter times in the barrel, and most of them are drunk young, cool and fresh',
+      'Visitors find the cellars open on weekdays, and tastings, tours and small dinners can be booked through the village office',
+    ];
+    const sidebar = ['Shop one, Main Street 18', 'Shop two, Harbour Road 3', 'Open Monday to Friday, 12 to 19', 'Saturdays, 10 to 15', 'Call us during opening hours'];
+    const html = `<html><body><div class="row">
+      <div class="col-9"><div class="description">${lines.join('.<br>\n<br>\n')}.</div></div>
+      <div class="col-3"><div class="panel"><div class="panel-body">${sidebar.map((s) => `<p>${s}</p>`).join('')}</div></div></div>
+    </div></body></html>`;
+    const text = extract(html);
+    for (const line of lines) expect(text).toContain(line);
+    expect(text).not.toContain('Main Street 18');
+  });
+
+  it('ignores a boilerplate class word the page uses on every block (page builders)', () => {
+    const teaser = [
+      'Follow us on our channel for more stories like this one every day',
+      'Or get them by mail every week for free straight to your inbox',
+      'Support our newsroom with a small gift once or every single month',
+      'Tell your friends about us at work and at home wherever you are',
+      'Send us your tips and photos and questions because we read them all',
+    ].map((line) => `<p>${line}</p>`).join('');
+    const html = `<html><body><div class="builder-section">
+      <div class="builder-widget builder-widget-post-content"><div class="builder-widget-container">${paragraphs}${paragraphs}</div></div>
+      <div class="builder-widget"><div class="builder-widget-container"><div class="builder-text-editor">${teaser}</div></div></div>
+    </div></body></html>`;
+    const text = extract(html);
+    for (const p of PROSE) expect(text).toContain(p);
+    expect(text).not.toContain('Follow us on our channel');
+  });
+
+  it('removes author boxes, post metadata and disclosure notes, even with a long bio', () => {
+    const bio =
+      'Jane Doe has written about city planning, harbours and public transport for twenty years, first for a regional paper, then for ' +
+      'a national magazine, and she now runs a newsletter of her own. She lives by the sea with two cats, a boat and far too many books.';
+    const html = `<html><body><article class="post"><h1>Harbour plan approved</h1>${paragraphs}
+      <p class="postmetadata">This entry was posted on Tuesday and is filed under Local news.</p>
+      <section class="editorial-disclosure"><p>This post contains references to products from our partners.</p></section>
+      <div id="author-description"><p>${bio}</p></div>
+    </article></body></html>`;
+    const text = extract(html);
+    for (const p of PROSE) expect(text).toContain(p);
+    for (const junk of ['Jane Doe', 'This entry was posted', 'references to products']) expect(text).not.toContain(junk);
+  });
+
+  it('keeps a paragraph whose block also holds link-only "download" lines', () => {
+    const short = 'Because there are so many of them, and many only stand in a few states, we kept to the largest ones here.';
+    const download = '<figure><div class="figure-link"><a href="/chart.jpg">Download the chart in full resolution</a></div></figure>';
+    const html = `<html><body><main><article>
+      <header><h1>How many parties?</h1>${paragraphs}</header>
+      <div class="container"><section class="body"><p><em>${short}</em></p>${download}${download}${download}</section></div>
+    </article></main></body></html>`;
+    const text = extract(html);
+    expect(text).toContain(short);
+    expect(text).not.toContain('Download the chart');
+  });
+
+  it('keeps a link inside a sentence, however it is wrapped', () => {
+    const html = `<html><body><article>${paragraphs}
+      <p>The site will soon be in charge of labelling <a href="/fake"><span>fake news</span></a> alongside two other fact checkers, the company said.</p>
+    </article></body></html>`;
+    expect(extract(html)).toContain('labelling fake news alongside two other fact checkers');
+  });
+
+  it('drops a boilerplate line written as a plain paragraph near the end, with what follows it', () => {
+    const html = `<html><body><article>${paragraphs}
+      <p><strong>Schon gelesen?</strong></p>
+      <blockquote><p><a href="/other">Air force trains its pilots abroad from next year</a></p></blockquote>
+      <p>Like us on Facebook</p>
+    </article></body></html>`;
+    const text = extract(html);
+    expect(text).toContain(PROSE[3]);
+    for (const junk of ['Schon gelesen', 'Air force trains', 'Like us']) expect(text).not.toContain(junk);
+  });
+
+  it('knows more boilerplate headings: comment prompts, "was this helpful?", newsletter teasers', () => {
+    for (const heading of ['Hinterlasse jetzt einen Kommentar', 'Was this article helpful?', 'Mit unserem Newsletter bleiben Sie informiert', 'Das Thema könnte dich auch interessieren:']) {
+      const html = `<html><body><article>${paragraphs}<h3>${heading}</h3><p>Yes, it was. No, it was not. Tell us more.</p></article></body></html>`;
+      const text = extract(html);
+      expect(text, heading).toContain(PROSE[3]);
+      expect(text, heading).not.toContain(heading);
+      expect(text, heading).not.toContain('Tell us more');
+    }
+  });
+
+  it('keeps a one-sentence lead above the body container but not the byline next to it', () => {
+    const lead = 'Banks and investors around the world still finance projects that harm the climate.';
+    const html = `<html><body><div class="page"><div class="article">
+      <div class="intro"><h1>Drill until it gets hot</h1><div class="summary">${lead}</div><div class="byline">By Jane Doe</div><div class="date">19 October 2019</div></div>
+      <div class="article-body">${paragraphs}</div>
+    </div></div><div class="footer-links"><a href="/a">About</a> <a href="/b">Jobs</a></div></body></html>`;
+    const text = extract(html);
+    expect(text).toContain(lead);
+    for (const p of PROSE) expect(text).toContain(p);
+    expect(text).not.toContain('By Jane Doe');
+  });
+});

@@ -6,6 +6,7 @@
  * errors, defaults filled in). Query strings and path parameters arrive as text, so numbers
  * and booleans there are coerced before the same checks.
  */
+import { createHash } from 'node:crypto';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsPlugin from 'ajv-formats';
 import type { TSchema } from '@sinclair/typebox';
@@ -48,6 +49,8 @@ function makeAjv(coerce: boolean): Ajv {
     strictTypes: false,
     strictRequired: false,
     allowUnionTypes: true,
+    // Split schemas (see `split`) stay separate functions.
+    inlineRefs: false,
   });
   addFormats(ajv);
   ajv.addKeyword({ keyword: 'x-error', schemaType: 'object' });
@@ -58,7 +61,47 @@ const ajvStrict = makeAjv(false);
 const ajvCoercing = makeAjv(true);
 
 export function compile(part: Part, schema: TSchema): ValidateFunction {
-  return (part === 'body' ? ajvStrict : ajvCoercing).compile(schema);
+  const ajv = part === 'body' ? ajvStrict : ajvCoercing;
+  return ajv.compile(split(ajv, schema, false) as TSchema);
+}
+
+/** JSON size above which a property's schema is compiled as a function of its own. */
+const SPLIT_ABOVE_CHARS = 1500;
+
+/**
+ * Ajv compiles a schema into one function, and the large bodies (scrape options with
+ * actions and formats, repeated inside crawl, batch, extract…) make functions of over 100 KB
+ * that V8 never optimizes: they stay in its baseline tiers, several times slower. Large
+ * property and item schemas are therefore registered as schemas of their own (by content
+ * hash, so operations share them) and referenced, which Ajv compiles as separate, small
+ * functions (`inlineRefs: false`). A property's `default` stays beside its `$ref`, where
+ * Ajv's useDefaults reads it. Nothing inside an anyOf/oneOf branch is split: `prune` below
+ * recognizes a branch's errors by their schema path under the combinator's.
+ */
+function split(ajv: Ajv, schema: unknown, inUnion: boolean): unknown {
+  if (!schema || typeof schema !== 'object' || Array.isArray(schema)) return schema;
+  const node = schema as Record<string, unknown>;
+  const out: Record<string, unknown> = { ...node };
+  const child = (sub: unknown) => (inUnion ? split(ajv, sub, true) : hoist(ajv, split(ajv, sub, false)));
+  if (node.properties && typeof node.properties === 'object') {
+    out.properties = Object.fromEntries(Object.entries(node.properties).map(([name, sub]) => [name, child(sub)]));
+  }
+  if (node.items && typeof node.items === 'object' && !Array.isArray(node.items)) out.items = child(node.items);
+  for (const combinator of ['anyOf', 'oneOf', 'allOf']) {
+    const branches = node[combinator];
+    if (Array.isArray(branches)) out[combinator] = branches.map((b) => split(ajv, b, true));
+  }
+  return out;
+}
+
+function hoist(ajv: Ajv, schema: unknown): unknown {
+  if (!schema || typeof schema !== 'object') return schema;
+  const { default: fallback, ...rest } = schema as Record<string, unknown>;
+  const text = JSON.stringify(rest);
+  if (text.length < SPLIT_ABOVE_CHARS) return schema;
+  const id = `wds:schema:${createHash('sha256').update(text).digest('hex').slice(0, 24)}`;
+  if (!ajv.getSchema(id)) ajv.addSchema({ ...rest, $id: id });
+  return { $ref: id, ...(fallback !== undefined ? { default: fallback } : {}) };
 }
 
 /**

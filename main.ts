@@ -16,10 +16,14 @@ import { parseArgs } from 'node:util';
 import type { FastifyInstance } from 'fastify';
 import type { ActorSpec } from './actors/index.js';
 import { createFetcherActor } from './actors/fetcher/index.js';
+import { createFrontierActor } from './actors/frontier/index.js';
 import { createParserActor } from './actors/parser/index.js';
+import { createRendererActor } from './actors/renderer/index.js';
 import { buildGateway } from './gateway/app.js';
 import type { Handlers } from './gateway/handler.js';
 import { fetchHandler } from './gateway/handlers/fetch.js';
+import { jobHandlers } from './gateway/handlers/jobs.js';
+import { mapHandler } from './gateway/handlers/map.js';
 import { parseHandler } from './gateway/handlers/parse.js';
 import { scrapeHandler } from './gateway/handlers/scrape.js';
 import { ConfigError, loadConfig, redactedConfig, type Config } from './pipeline/config.js';
@@ -27,15 +31,23 @@ import { keyRegistryFor, type KeyRegistry } from './pipeline/keys/index.js';
 import { createLogger, type Logger } from './pipeline/log.js';
 import { ActorPool } from './pipeline/pool.js';
 import { Requester } from './pipeline/request-reply.js';
-import { createRuntime } from './pipeline/runtime.js';
+import { createRuntime, type Runtime } from './pipeline/runtime.js';
 import { serviceVersion } from './pipeline/version.js';
 import { ROLES, type Role } from './schemas/topics.js';
 
 export type RoleArg = Role | 'all';
 
-/** This build's actor pools. The renderer, frontier, classifier and notifier land with their issues. */
+/**
+ * This build's actor pools. The classifier and notifier land with their issues; the frontier
+ * serves map and schedules crawl and batch jobs (`jobs`, served with the parser's `scrape`:
+ * the fetcher and parser read the jobs' pages). The renderer serves `render`: with it the
+ * gateway sends browser scrapes (waitFor, actions, screenshot, network) to `renderRequested`;
+ * without it, it answers them 501.
+ */
 export const ACTORS: readonly ActorSpec[] = [
+  { role: 'frontier', serves: ['map', 'jobs'], create: (runtime) => createFrontierActor(runtime) },
   { role: 'fetcher', serves: ['fetch'], create: (runtime) => createFetcherActor(runtime) },
+  { role: 'renderer', serves: ['render'], create: (runtime) => createRendererActor(runtime) },
   { role: 'parser', serves: ['scrape', 'parse'], create: (runtime) => createParserActor(runtime) },
 ];
 
@@ -70,12 +82,15 @@ async function prepareKeys(config: Config, keys: KeyRegistry, log: Logger): Prom
 }
 
 /** Gateway handlers for the operations this build's actors complete. */
-function pipelineHandlers(actors: readonly ActorSpec[], requester: Requester, config: Config): Handlers {
+function pipelineHandlers(actors: readonly ActorSpec[], requester: Requester, config: Config, runtime: Runtime): Handlers {
   const served = new Set(actors.flatMap((a) => a.serves ?? []));
   const handlers: Record<string, Handlers[string]> = {};
-  if (served.has('scrape')) handlers.scrape = scrapeHandler(requester, config.requestTimeoutMs);
+  if (served.has('scrape')) handlers.scrape = scrapeHandler(requester, config.requestTimeoutMs, { render: served.has('render') });
   if (served.has('fetch')) handlers.fetch = fetchHandler(requester, config.requestTimeoutMs);
   if (served.has('parse')) handlers.parse = parseHandler(requester, config.requestTimeoutMs);
+  if (served.has('map')) handlers.map = mapHandler(requester, config.requestTimeoutMs);
+  // Crawl and batch jobs: the frontier schedules them, the fetcher and parser read their pages.
+  if (served.has('jobs') && served.has('scrape')) Object.assign(handlers, jobHandlers(runtime, config.jobRetentionHours * 3_600_000));
   return handlers;
 }
 
@@ -114,7 +129,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
         keys,
         state: runtime.state,
         version: serviceVersion(),
-        handlers: pipelineHandlers(actors, requester, config),
+        handlers: pipelineHandlers(actors, requester, config, runtime),
       });
       await app.listen({ port: config.port, host: config.host });
     }

@@ -251,6 +251,15 @@ export const SETTINGS = {
     description:
       'How long the gateway waits for a worker to answer a synchronous request before answering 504 `upstream_timeout` (the largest scrape `timeout` is 300000).',
   },
+  jobRetentionHours: {
+    env: 'JOB_RETENTION_HOURS',
+    type: 'integer',
+    default: 24,
+    min: 1,
+    max: 8760,
+    description:
+      "How long a crawl or batch job is answered after it starts (its `expiresAt`): status, pages and errors; its coordination state expires with it. Later it is a 404 `not_found`; its rows stay in the store.",
+  },
   poolConcurrency: {
     env: 'POOL_CONCURRENCY',
     type: 'integer',
@@ -258,6 +267,20 @@ export const SETTINGS = {
     min: 1,
     max: 1000,
     description: 'Events each actor pool process handles at once (backpressure bound).',
+  },
+  renderConcurrency: {
+    env: 'RENDER_CONCURRENCY',
+    type: 'integer',
+    default: 4,
+    min: 1,
+    max: 64,
+    description: 'Pages each renderer process keeps open at once in its one warm Chromium (each in its own browser context); further renders wait.',
+  },
+  renderChromiumPath: {
+    env: 'RENDER_CHROMIUM_PATH',
+    type: 'string',
+    default: '/usr/bin/chromium',
+    description: 'The Chromium executable the renderer launches (Debian: `apt-get install chromium`). No browser is downloaded.',
   },
 } as const satisfies Record<string, SettingSpec>;
 

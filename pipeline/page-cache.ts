@@ -16,7 +16,9 @@
  *   that only change how the bytes are read (formats, onlyMainContent, tags…) are not part
  *   of it: the cache keeps the raw body, and the parser reads it again with the options of
  *   the request it serves. `proxy` and `timeout` change how the bytes are fetched, not which.
- *   Browser rendering (waitFor, actions) is not served yet; when it is, it joins the key.
+ *   A rendered page (pipeline/rendering.ts) adds its `waitFor`, `actions` and `blockAssets`
+ *   to the key, so its DOM never answers a plain fetch nor a render with other actions;
+ *   a page fetched over HTTP has no such part and keeps the key it always had.
  * - `shareable`: a request that sends its own headers (cookies, authorization) may see a
  *   page meant for that caller only. Its copy is never shared: the shared index reads only
  *   shareable copies, and the headers are part of the key (as a hash; their values are not
@@ -28,6 +30,7 @@
 import { createHash } from 'node:crypto';
 import type { ScrapeOptions } from '../schemas/api/scrape-options.js';
 import { languagesFor } from './net/locale.js';
+import { renderVariant } from './rendering.js';
 
 export type PageSource = 'fresh' | 'cache' | 'index';
 
@@ -77,6 +80,7 @@ function callerHeaders(headers: Readonly<Record<string, string>> | undefined): [
 export function cachePlan(url: string, options: ScrapeOptions): CachePlan {
   const headers = callerHeaders(options.headers);
   const location = options.location ?? null;
+  const render = renderVariant(options);
   const variant = {
     v: KEY_VERSION,
     mobile: options.mobile ?? false,
@@ -84,6 +88,7 @@ export function cachePlan(url: string, options: ScrapeOptions): CachePlan {
     languages: location ? languagesFor(location) : null,
     pdf: (options.parsers ?? []).includes('pdf'),
     headers,
+    ...(render ? { render } : {}),
   };
   const maxAge = options.maxAge ?? 0;
   return {

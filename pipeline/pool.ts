@@ -62,6 +62,8 @@ export interface ActorDefinition {
   /** Time allowed for one attempt. */
   readonly timeoutMs: number;
   readonly handler: ActorHandler;
+  /** Releases what the actor holds (a browser, sockets); called once the pool has stopped. */
+  readonly close?: () => Promise<void>;
 }
 
 export interface PoolRetry {
@@ -122,6 +124,7 @@ export class ActorPool {
     this.stopping.abort(new Error('pool stopping'));
     await this.subscription?.stop();
     this.subscription = null;
+    await this.def.close?.().catch((error: unknown) => this.log.warn({ err: error }, 'the actor did not release everything it held'));
   }
 
   /**

@@ -178,6 +178,22 @@ export const ERRORS = {
     retriable: true,
     description: 'The page was not fetched within the request\'s `timeout`.',
   },
+  action_failed: {
+    status: 400,
+    retriable: false,
+    description:
+      'An action of the scrape\'s `actions` could not run on the page (its element never appeared, its script threw, its key is unknown); the message names the action\'s index and type, e.g. `action 2 (click)`.',
+  },
+  render_failed: {
+    status: 502,
+    retriable: true,
+    description: 'The browser could not render the page: it crashed (the render is retried once on a fresh browser) or could not be started.',
+  },
+  robots_disallowed: {
+    status: 403,
+    retriable: false,
+    description: "The site's robots.txt disallows the URL and the crawl was asked to honour it (`respectRobots`); listed by GET /v1/crawl/{job_id}/errors, never fetched.",
+  },
 } as const satisfies Record<string, ErrorSpec>;
 
 export type ErrorCode = keyof typeof ERRORS;

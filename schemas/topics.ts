@@ -28,6 +28,15 @@ export const TOPICS = {
     consumers: ['fetcher'],
     description: 'A page to read: URL, scrape options, who to answer.',
   },
+  renderRequested: {
+    name: 'wds.render.requested',
+    event: 'ScrapeRequested',
+    partitions: 12,
+    key: 'requestId for a single scrape; jobId for job pages',
+    producers: ['gateway', 'frontier'],
+    consumers: ['renderer'],
+    description: 'A page to read in a browser (waitFor, actions, the screenshot or network format): the same event as scrapeRequested, routed here by its producer with pipeline/rendering.ts needsBrowser.',
+  },
   pageFetched: {
     name: 'wds.page.fetched',
     event: 'PageFetched',
@@ -55,14 +64,24 @@ export const TOPICS = {
     consumers: ['parser'],
     description: 'POST /v1/parse: an uploaded file (bytes, name, declared type) to read into a document; the parser answers the reply topic.',
   },
+  mapRequested: {
+    name: 'wds.map.requested',
+    event: 'MapRequested',
+    partitions: 12,
+    key: 'requestId',
+    producers: ['gateway'],
+    consumers: ['frontier'],
+    description: 'POST /v1/map: a site whose URLs the frontier discovers from robots.txt, sitemaps and a shallow link walk; the frontier answers the reply topic.',
+  },
   jobEvents: {
     name: 'wds.job.events',
     event: 'JobEvent',
     partitions: 12,
     key: 'jobId',
-    producers: ['frontier', 'parser'],
+    producers: ['gateway', 'frontier', 'fetcher', 'parser'],
     consumers: ['frontier', 'notifier'],
-    description: 'Job lifecycle and progress: started, page, completed, failed, cancelled.',
+    description:
+      'Job lifecycle and progress: started and cancelled (gateway); page (parser) and pageFailed (fetcher, parser) for each page, which the frontier counts; completed and failed (frontier).',
   },
   replies: {
     name: 'wds.replies',

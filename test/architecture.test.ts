@@ -134,6 +134,7 @@ const CONFINED_PACKAGES: readonly { pattern: RegExp; home: string }[] = [
   { pattern: /^kafkajs$/, home: 'pipeline/bus' },
   { pattern: /^chdb$/, home: 'pipeline/store' },
   { pattern: /^@clickhouse\/client(-web)?$/, home: 'pipeline/store' },
+  { pattern: /^playwright(-core)?$/, home: 'actors/renderer' },
 ];
 
 /** Every way the graph breaks habit 1, one line per offence, naming the file. */

@@ -15,13 +15,18 @@
  *   the request's deadline; otherwise the handler acks with a Reply {ok:false, errorCode,
  *   errorMessage} to the request's `replyTo` (when there is one). Network hiccups were
  *   already retried inside the fetch (actors/fetcher/http.ts).
- * - Past its deadline: dropped (`ack`, nothing emitted): nobody waits for it any more.
+ * - Past its deadline: dropped (`ack`, nothing emitted): nobody waits for it any more; a job
+ *   page is reported failed (`fetch_timeout`) to the frontier instead.
+ * - A job page (`jobId` set, no `replyTo`): every failure above is a JobEvent `pageFailed`
+ *   (pipeline/jobs/pages.ts) instead of a Reply.
  * - The pool stopping (signal aborted): `retry`, so the pool hands the message back.
  */
+import { parseJsonObject } from '../../pipeline/json.js';
 import type { AnyEmission, Emission } from '../../pipeline/events.js';
 import type { Logger } from '../../pipeline/log.js';
 import type { Outcome } from '../../pipeline/pool.js';
 import { replyTo } from '../../pipeline/request-reply.js';
+import { jobPageFailed } from '../../pipeline/jobs/pages.js';
 import type { ErrorCode } from '../../schemas/errors.js';
 import type { EventValue } from '../../schemas/events/index.js';
 import { HEADERS } from '../../schemas/topics.js';
@@ -48,17 +53,13 @@ export const DEFAULT_TIMEOUT_MS = 90_000;
 const MIN_TIMEOUT_MS = 1000;
 const MAX_TIMEOUT_MS = 300_000;
 
-function parseOptions(json: string): ScrapeOptions | null {
-  try {
-    const value: unknown = JSON.parse(json || '{}');
-    return value && typeof value === 'object' && !Array.isArray(value) ? (value as ScrapeOptions) : null;
-  } catch {
-    return null;
-  }
-}
 
+/** The failure answered to the waiting caller, or, for a job page, reported to the frontier. */
 function reply(event: ScrapeRequested, code: ErrorCode, message: string, log: Logger): AnyEmission[] {
-  return replyTo(event, { ok: false, data: null, errorCode: code, errorMessage: message, credits: 0, source: 'fetcher' }, log);
+  return [
+    ...replyTo(event, { ok: false, data: null, errorCode: code, errorMessage: message, credits: 0, source: 'fetcher' }, log),
+    ...jobPageFailed(event, code, message),
+  ];
 }
 
 type Page = Pick<FetchResult, 'finalUrl' | 'statusCode' | 'headers' | 'contentType' | 'body' | 'fetchedAtMs'>;
@@ -84,6 +85,7 @@ function pageFetched(event: ScrapeRequested, page: Page, source: 'fresh' | Cache
     credits: SOURCE_CREDITS[source],
     source,
     requestedAtMs: event.createdAtMs,
+    extras: '{}',
   };
   const fetched: Emission<'pageFetched'> = { topic: 'pageFetched', key: event.requestId, headers: { [HEADERS.requestId]: event.requestId }, value };
   return fetched as Emission;
@@ -95,9 +97,11 @@ export async function handleScrapeRequested(event: ScrapeRequested, deps: Fetche
   const started = now();
   if (started > event.deadlineMs) {
     log.warn({ url: redactUrl(event.url) }, 'request past its deadline; dropped');
-    return { kind: 'ack' };
+    // Nobody waits for a synchronous scrape any more; a job still counts its page, as failed.
+    const failed = jobPageFailed(event, 'fetch_timeout', 'the page waited past its deadline before it could be fetched');
+    return failed.length ? { kind: 'ack', emit: failed } : { kind: 'ack' };
   }
-  const options = parseOptions(event.options);
+  const options = parseJsonObject<ScrapeOptions>(event.options);
   if (!options) return { kind: 'ack', emit: reply(event, 'bad_request', 'the scrape options are not a JSON object', log) };
   const plan = cachePlan(event.url, options);
   if (plan.maxAgeMs > 0 && deps.store) {

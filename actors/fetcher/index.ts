@@ -8,12 +8,11 @@
  * Proxy pools (PROXY_*_URLS) and the size cap (FETCH_MAX_BYTES) come from the runtime's
  * config; `options` overrides them (tests).
  */
-import type { Config } from '../../pipeline/config.js';
 import type { ActorDefinition } from '../../pipeline/pool.js';
 import { DEFAULT_POOL_RETRY } from '../../pipeline/pool.js';
 import type { Runtime } from '../../pipeline/runtime.js';
 import { NetGuard } from '../../pipeline/net/guard.js';
-import type { ProxyPools } from '../../pipeline/net/proxies.js';
+import { proxyPoolsOf, type ProxyPools } from '../../pipeline/net/proxies.js';
 import type { EventValue } from '../../schemas/events/index.js';
 import { handleFetchRequested } from './fetch-handler.js';
 import { handleScrapeRequested } from './handler.js';
@@ -33,14 +32,8 @@ export interface FetcherActorOptions {
   readonly timeoutMs?: number;
 }
 
-/** The proxy pools configured by PROXY_DATACENTER_URLS, PROXY_RESIDENTIAL_URLS and PROXY_MOBILE_URLS. */
-export function proxyPoolsOf(config: Pick<Config, 'proxyDatacenterUrls' | 'proxyResidentialUrls' | 'proxyMobileUrls'>): ProxyPools {
-  return {
-    datacenter: config.proxyDatacenterUrls ?? [],
-    residential: config.proxyResidentialUrls ?? [],
-    mobile: config.proxyMobileUrls ?? [],
-  };
-}
+/** The proxy pools of the config (shared with the frontier; pipeline/net/proxies.ts). */
+export { proxyPoolsOf };
 
 export function createFetcherActor(runtime: Runtime, options: FetcherActorOptions = {}): ActorDefinition {
   const { config } = runtime;

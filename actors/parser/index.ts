@@ -4,6 +4,8 @@
  * the request's reply topic with the document. A page the parser cannot read (unsupported
  * content, a broken PDF) is answered with its error code; store outages are retried. It also
  * reads ParseRequested (POST /v1/parse) and answers the uploaded file's document (parse.ts).
+ * A page of a crawl or batch job (a `jobId`, no reply topic) is also stored in `job_pages`
+ * and reported to the frontier as a JobEvent `page` (or `pageFailed`): job-page.ts.
  *
  * The page cache (pipeline/page-cache.ts): a freshly fetched page is written with its raw
  * body, response headers, cache key and shareable flag, so the fetcher can serve it again
@@ -18,24 +20,19 @@ import type { ScrapeOptions } from '../../schemas/api/scrape-options.js';
 import type { EventValue } from '../../schemas/events/index.js';
 import { ERRORS, isErrorCode } from '../../schemas/errors.js';
 import type { ActorDefinition, Outcome } from '../../pipeline/pool.js';
+import { parseJsonObject } from '../../pipeline/json.js';
 import { replyTo } from '../../pipeline/request-reply.js';
 import type { Runtime } from '../../pipeline/runtime.js';
 import { cacheColumns, cachePlan, isPageSource } from '../../pipeline/page-cache.js';
 import { buildDocument, type ScrapeDocument } from './document/index.js';
 import { handleParseRequested, type ParseRequested } from './parse.js';
+import { storeJobPage } from './job-page.js';
+import { jobPageFailed } from '../../pipeline/jobs/pages.js';
 
 export { handleParseRequested, PARSE_CREDITS, type ParseRequested } from './parse.js';
 
 type PageFetched = EventValue<'PageFetched'>;
 
-function optionsOf(json: string): ScrapeOptions {
-  try {
-    const value: unknown = JSON.parse(json || '{}');
-    return value && typeof value === 'object' && !Array.isArray(value) ? (value as ScrapeOptions) : {};
-  } catch {
-    return {};
-  }
-}
 
 /**
  * The `pages` row of a fetched page (infra/clickhouse/0001_init.sql, 0002_page_cache.sql),
@@ -47,7 +44,7 @@ function optionsOf(json: string): ScrapeOptions {
  * (no requestedAtMs) fall back to their fetchedAtMs.
  */
 export function pagesRow(page: PageFetched, parsed: { title: string; document: string; contentHash: string }): Record<string, unknown> {
-  const plan = cachePlan(page.url, optionsOf(page.options));
+  const plan = cachePlan(page.url, parseJsonObject<ScrapeOptions>(page.options) ?? {});
   return {
     tenant: page.tenant,
     fetched_at: page.requestedAtMs > 0 ? page.requestedAtMs : page.fetchedAtMs,
@@ -64,7 +61,7 @@ export function pagesRow(page: PageFetched, parsed: { title: string; document: s
 }
 
 export async function handlePageFetched(page: PageFetched, runtime: Pick<Runtime, 'writer'>): Promise<Outcome> {
-  const options = optionsOf(page.options);
+  const options = parseJsonObject<ScrapeOptions>(page.options) ?? {};
   const source = isPageSource(page.source) ? page.source : 'fresh';
   let document: ScrapeDocument;
   try {
@@ -84,7 +81,8 @@ export async function handlePageFetched(page: PageFetched, runtime: Pick<Runtime
     const known = typeof code === 'string' && isErrorCode(code) ? code : 'internal_error';
     if (ERRORS[known].retriable) return { kind: 'retry', code: known, message: (error as Error).message };
     const message = error instanceof Error ? error.message : String(error);
-    return { kind: 'ack', emit: replyTo(page, { ok: false, data: null, errorCode: known, errorMessage: message, credits: 0, source: null }) };
+    const failed = replyTo(page, { ok: false, data: null, errorCode: known, errorMessage: message, credits: 0, source: null });
+    return { kind: 'ack', emit: [...failed, ...jobPageFailed(page, known, message, page.statusCode)] };
   }
   const json = JSON.stringify(document);
   if (source === 'fresh' && options.storeInCache !== false) {
@@ -97,7 +95,27 @@ export async function handlePageFetched(page: PageFetched, runtime: Pick<Runtime
       }),
     ]);
   }
-  return { kind: 'ack', emit: replyTo(page, { ok: true, data: json, errorCode: null, errorMessage: null, credits: page.credits, source }) };
+  const extras = extrasOf(page.extras);
+  const data = extras ? JSON.stringify({ ...document, ...extras }) : json;
+  // A page of a crawl or batch job (job-page.ts): stored in job_pages, reported to the frontier.
+  const title = typeof document.metadata.title === 'string' ? document.metadata.title : '';
+  const job = await storeJobPage(page, title, data, runtime.writer);
+  return { kind: 'ack', emit: [...replyTo(page, { ok: true, data, errorCode: null, errorMessage: null, credits: page.credits, source }), ...job] };
+}
+
+/**
+ * What a browser render returned besides the DOM (PageFetched v3 `extras`: `screenshot`,
+ * `actions`, `network`, `captcha`), merged into the answered document; the stored copy keeps
+ * the document alone. Null when there is nothing (every page fetched over HTTP).
+ */
+function extrasOf(json: string): Record<string, unknown> | null {
+  if (!json || json === '{}') return null;
+  try {
+    const value: unknown = JSON.parse(json);
+    return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
 }
 
 export function createParserActor(runtime: Runtime): ActorDefinition {

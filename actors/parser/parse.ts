@@ -11,6 +11,7 @@
  *   same bytes again fails the same way, and the caller should not wait for the retries.
  * - Past its deadline: dropped (nobody waits any more).
  */
+import { parseJsonObject } from '../../pipeline/json.js';
 import type { Logger } from '../../pipeline/log.js';
 import type { Outcome } from '../../pipeline/pool.js';
 import { replyTo } from '../../pipeline/request-reply.js';
@@ -25,14 +26,6 @@ export const PARSE_CREDITS = 1;
 
 const SUPPORTED = 'PDF, DOCX, HTML, markdown, plain text, JSON or XML';
 
-function optionsOf(json: string): DocumentOptions | null {
-  try {
-    const value: unknown = JSON.parse(json || '{}');
-    return value && typeof value === 'object' && !Array.isArray(value) ? (value as DocumentOptions) : null;
-  } catch {
-    return null;
-  }
-}
 
 function answer(event: ParseRequested, code: ErrorCode, message: string, log: Logger): Outcome {
   return { kind: 'ack', emit: replyTo(event, { ok: false, data: null, errorCode: code, errorMessage: message, credits: 0, source: 'parser' }, log) };
@@ -46,7 +39,7 @@ export async function handleParseRequested(event: ParseRequested, deps: { readon
     log.warn({ bytes: event.body.length }, 'parse request past its deadline; dropped');
     return { kind: 'ack' };
   }
-  const options = optionsOf(event.options);
+  const options = parseJsonObject<DocumentOptions>(event.options);
   if (!options) return answer(event, 'bad_request', 'the parse options are not a JSON object', log);
   const file: UploadedFile = { filename: event.filename, mimetype: event.contentType, data: event.body };
   const kind = uploadKind(file);

@@ -8,12 +8,11 @@
 import { FETCH_TIMEOUT_MS, type FetchQuery } from '../../schemas/api/page-reading.js';
 import { RAW_RESPONSE_HEADERS } from '../../schemas/api/operations.js';
 import { readFetchedBytes } from '../../schemas/events/replies.js';
-import { HEADERS } from '../../schemas/topics.js';
 import type { Static } from '@sinclair/typebox';
 import { AppError } from '../../pipeline/errors.js';
 import type { Requester } from '../../pipeline/request-reply.js';
 import type { OperationHandler } from '../handler.js';
-import { PIPELINE_SLACK_MS, replyResult } from './scrape.js';
+import { askPipeline, PIPELINE_SLACK_MS, replyResult } from './ask.js';
 
 export function fetchHandler(requester: Requester, requestTimeoutMs: number): OperationHandler {
   return {
@@ -21,28 +20,9 @@ export function fetchHandler(requester: Requester, requestTimeoutMs: number): Op
     estimate: () => 1,
     async handle(ctx) {
       const query = ctx.query as Static<typeof FetchQuery>;
-      const now = Date.now();
       const timeoutMs = Math.min(requestTimeoutMs, FETCH_TIMEOUT_MS + PIPELINE_SLACK_MS);
-      const reply = await requester.request(
-        (correlationId, replyTo) => ({
-          topic: 'fetchRequested',
-          key: ctx.requestId,
-          headers: { [HEADERS.requestId]: ctx.requestId },
-          value: {
-            requestId: ctx.requestId,
-            tenant: ctx.key?.id ?? '',
-            url: query.url,
-            proxy: query.proxy ?? null,
-            country: query.country ?? null,
-            replyTo,
-            correlationId,
-            deadlineMs: now + timeoutMs,
-            createdAtMs: now,
-          },
-        }),
-        timeoutMs,
-        ctx.signal,
-      );
+      const fields = { url: query.url, proxy: query.proxy ?? null, country: query.country ?? null };
+      const reply = await askPipeline(requester, ctx, 'fetchRequested', fields, timeoutMs);
       // A failure reply throws its code (and nothing is charged).
       if (!reply.ok) return replyResult(reply);
       const fetched = reply.data === null ? null : readFetchedBytes(reply.data);

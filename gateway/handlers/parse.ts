@@ -4,10 +4,9 @@
  * type is judged by the parser (actors/parser/parse.ts), not here: the gateway only moves
  * bytes. Its size was bounded by UPLOAD_LIMIT_BYTES while the multipart body was read.
  */
-import { HEADERS } from '../../schemas/topics.js';
 import type { Requester } from '../../pipeline/request-reply.js';
 import type { OperationHandler, UploadedFilePart } from '../handler.js';
-import { replyResult } from './scrape.js';
+import { askPipeline, replyResult } from './ask.js';
 
 /** How long the gateway waits for the document: the parser's 120 s per attempt, and queueing. */
 export const PARSE_WAIT_MS = 135_000;
@@ -18,30 +17,10 @@ export function parseHandler(requester: Requester, requestTimeoutMs: number): Op
     estimate: () => 1,
     async handle(ctx) {
       const { file } = ctx.body as { file: UploadedFilePart };
-      const now = Date.now();
       const timeoutMs = Math.min(requestTimeoutMs, PARSE_WAIT_MS);
-      const reply = await requester.request(
-        (correlationId, replyTo) => ({
-          topic: 'parseRequested',
-          key: ctx.requestId,
-          headers: { [HEADERS.requestId]: ctx.requestId },
-          value: {
-            requestId: ctx.requestId,
-            tenant: ctx.key?.id ?? '',
-            filename: file.filename,
-            contentType: file.mimetype,
-            body: file.data,
-            // POST /v1/parse takes no options: the document options' defaults.
-            options: '{}',
-            replyTo,
-            correlationId,
-            deadlineMs: now + timeoutMs,
-            createdAtMs: now,
-          },
-        }),
-        timeoutMs,
-        ctx.signal,
-      );
+      // POST /v1/parse takes no options: the document options' defaults.
+      const fields = { filename: file.filename, contentType: file.mimetype, body: file.data, options: '{}' };
+      const reply = await askPipeline(requester, ctx, 'parseRequested', fields, timeoutMs);
       return replyResult(reply);
     },
   };

@@ -2,78 +2,66 @@
  * POST /v1/scrape through the pipeline: the gateway publishes a ScrapeRequested event and
  * awaits the Reply of the actor that finishes the page. The reply carries the document, the
  * credits to charge and where the page came from (fresh, cache, index).
+ *
+ * The gateway picks the path (pipeline/rendering.ts `needsBrowser`): a scrape with
+ * `waitFor > 0`, `actions`, or the `screenshot` or `network` format goes to `renderRequested`
+ * (the renderer pool, Chromium) and reserves a browser page's credits; every other scrape goes
+ * to `scrapeRequested` (the fetcher, plain HTTP). A build without a renderer answers 501 for
+ * the browser options.
  */
 import type { ScrapeBody } from '../../schemas/api/page-reading.js';
-import { isErrorCode } from '../../schemas/errors.js';
-import { HEADERS } from '../../schemas/topics.js';
 import { AppError } from '../../pipeline/errors.js';
-import type { ReplyValue, Requester } from '../../pipeline/request-reply.js';
-import type { HandlerResult, OperationHandler } from '../handler.js';
+import { BROWSER_FORMATS, BROWSER_PAGE_CREDITS, needsBrowser } from '../../pipeline/rendering.js';
+import { SOURCE_CREDITS } from '../../pipeline/page-cache.js';
+import type { Requester } from '../../pipeline/request-reply.js';
+import type { OperationHandler } from '../handler.js';
+import { askPipeline, PIPELINE_SLACK_MS, replyResult } from './ask.js';
 
-/** Time the pipeline may take beyond the page's own `timeout` (queueing, parsing). */
-export const PIPELINE_SLACK_MS = 15_000;
-
-export function replyResult(reply: ReplyValue): HandlerResult {
-  if (!reply.ok) {
-    const code = reply.errorCode && isErrorCode(reply.errorCode) ? reply.errorCode : 'upstream_error';
-    throw new AppError(code, reply.errorMessage ?? 'the worker reported a failure');
-  }
-  const data = reply.data ? (JSON.parse(reply.data) as Record<string, unknown>) : {};
-  const source = reply.source === 'fresh' || reply.source === 'cache' || reply.source === 'index' ? reply.source : undefined;
-  return { data, credits: reply.credits, ...(source ? { source } : {}) };
-}
 
 /**
  * Formats the page-reading actors produce today (the parser's PARSER_FORMATS; a test keeps
- * the two lists equal). `json`, `summary`, `screenshot`, `network` and `changeTracking` need
- * the extraction, rendering and change-tracking actors.
+ * the two lists equal). `screenshot` and `network` come from the renderer (BROWSER_FORMATS)
+ * when the build has one; `json`, `summary` and `changeTracking` need the extraction and
+ * change-tracking actors.
  */
 export const SERVED_FORMATS: readonly string[] = ['markdown', 'html', 'rawHtml', 'links', 'media'];
 
+export interface ScrapeRouting {
+  /** The build has a renderer pool: browser scrapes go to `renderRequested`. */
+  readonly render: boolean;
+}
+
 /** What of a valid scrape this build cannot do yet: 501 before anything is fetched or charged. */
-export function unservedScrapeOptions(options: Omit<ScrapeBody, 'url'>): string[] {
+export function unservedScrapeOptions(options: Omit<ScrapeBody, 'url'>, routing: ScrapeRouting = { render: false }): string[] {
   const unserved: string[] = [];
   for (const format of options.formats ?? []) {
     const name = typeof format === 'string' ? format : format.type;
-    if (!SERVED_FORMATS.includes(name)) unserved.push(`the "${name}" format`);
+    if (SERVED_FORMATS.includes(name) || (routing.render && BROWSER_FORMATS.includes(name))) continue;
+    unserved.push(`the "${name}" format`);
   }
-  if ((options.waitFor ?? 0) > 0) unserved.push('waitFor (rendering in a browser)');
-  if ((options.actions ?? []).length > 0) unserved.push('actions (rendering in a browser)');
+  if (!routing.render && (options.waitFor ?? 0) > 0) unserved.push('waitFor (rendering in a browser)');
+  if (!routing.render && (options.actions ?? []).length > 0) unserved.push('actions (rendering in a browser)');
   return [...new Set(unserved)];
 }
 
-export function scrapeHandler(requester: Requester, requestTimeoutMs: number): OperationHandler {
+/** Most credits a scrape can cost: a browser page when rendered, else a fetched page. */
+export function scrapeEstimate(options: Omit<ScrapeBody, 'url'>): number {
+  return needsBrowser(options) ? BROWSER_PAGE_CREDITS : SOURCE_CREDITS.fresh;
+}
+
+export function scrapeHandler(requester: Requester, requestTimeoutMs: number, routing: ScrapeRouting = { render: false }): OperationHandler {
   return {
-    estimate: () => 1,
+    estimate: (ctx) => scrapeEstimate(ctx.body as ScrapeBody),
     async handle(ctx) {
       const { url, ...options } = ctx.body as ScrapeBody;
-      const unserved = unservedScrapeOptions(options);
+      const unserved = unservedScrapeOptions(options, routing);
       if (unserved.length) {
         throw new AppError('not_implemented', `this instance does not serve ${unserved.join(', ')} yet`);
       }
-      const now = Date.now();
       const pageTimeout = options.timeout ?? 90_000;
       const timeoutMs = Math.min(requestTimeoutMs, pageTimeout + PIPELINE_SLACK_MS);
-      const reply = await requester.request(
-        (correlationId, replyTo) => ({
-          topic: 'scrapeRequested',
-          key: ctx.requestId,
-          headers: { [HEADERS.requestId]: ctx.requestId },
-          value: {
-            requestId: ctx.requestId,
-            tenant: ctx.key?.id ?? '',
-            jobId: null,
-            url,
-            options: JSON.stringify(options),
-            replyTo,
-            correlationId,
-            deadlineMs: now + timeoutMs,
-            createdAtMs: now,
-          },
-        }),
-        timeoutMs,
-        ctx.signal,
-      );
+      const topic = needsBrowser(options) ? 'renderRequested' : 'scrapeRequested';
+      const reply = await askPipeline(requester, ctx, topic, { jobId: null, url, options: JSON.stringify(options) }, timeoutMs);
       return replyResult(reply);
     },
   };

@@ -39,6 +39,7 @@ export const SAMPLE_EVENTS: { readonly [N in EventName]: EventValue<N> } = {
     credits: 5,
     source: 'index',
     requestedAtMs: AT_MS - 1_000,
+    extras: JSON.stringify({ screenshot: 'data:image/png;base64,iVBORw0KGgo=', actions: { screenshots: [], scrapes: [{ url: 'https://example.com/en/docs/intro', html: '<p>hi</p>' }], javascriptReturns: [{ type: 'number', value: 42 }] } }),
   },
   Reply: {
     correlationId: '3b241101-e2bb-4255-8caf-4136c566a962',
@@ -78,6 +79,16 @@ export const SAMPLE_EVENTS: { readonly [N in EventName]: EventValue<N> } = {
     replyTo: 'wds.replies',
     correlationId: '5e8f0c1d-7a2b-4d3e-9f6a-0b1c2d3e4f50',
     deadlineMs: AT_MS + 135_000,
+    createdAtMs: AT_MS,
+  },
+  MapRequested: {
+    requestId: 'req_01JD8Y7M4PSV',
+    tenant: 'key_7f3a',
+    url: 'https://example.com/docs/',
+    options: JSON.stringify({ search: 'Ünïcode docs', limit: 5000, includeSubdomains: true, ignoreSitemap: false }),
+    replyTo: 'wds.replies',
+    correlationId: '7d1e4b2a-8c3f-4e5d-b6a7-9f0e1d2c3b4a',
+    deadlineMs: AT_MS + 40_000,
     createdAtMs: AT_MS,
   },
   TestPing: {

@@ -25,6 +25,19 @@ export interface ProxyPools {
   readonly mobile?: readonly string[];
 }
 
+/** The proxy pools configured by PROXY_DATACENTER_URLS, PROXY_RESIDENTIAL_URLS and PROXY_MOBILE_URLS. */
+export function proxyPoolsOf(config: {
+  readonly proxyDatacenterUrls?: readonly string[] | null;
+  readonly proxyResidentialUrls?: readonly string[] | null;
+  readonly proxyMobileUrls?: readonly string[] | null;
+}): ProxyPools {
+  return {
+    datacenter: config.proxyDatacenterUrls ?? [],
+    residential: config.proxyResidentialUrls ?? [],
+    mobile: config.proxyMobileUrls ?? [],
+  };
+}
+
 export interface ProxyChoice {
   /** The proxy URL (with its credentials) or null for a direct connection. */
   readonly proxyUrl: string | null;

@@ -54,3 +54,26 @@ export const JOB_BY_ID = `
 SELECT * FROM jobs FINAL
 WHERE tenant = {tenant:String} AND id = {id:String}
 LIMIT 1`;
+
+/**
+ * One page of a job's pages after the cursor `after` and at most `upTo` (the job's settled
+ * watermark: every seq at or below it is stored or failed, so a running job's listing never
+ * steps over a page still being written). Params: tenant, jobId, after, upTo, limit.
+ */
+export const JOB_PAGES_SETTLED = `
+SELECT seq, url, status_code, content_type, final_url, title, document, content_hash, created_at
+FROM job_pages FINAL
+WHERE tenant = {tenant:String} AND job_id = {jobId:String} AND seq > {after:UInt64} AND seq <= {upTo:UInt64}
+ORDER BY seq
+LIMIT {limit:UInt32}`;
+
+/**
+ * A job's failed URLs (robots-blocked ones included), oldest first, at most `limit`.
+ * Params: tenant, jobId, limit.
+ */
+export const JOB_ERRORS = `
+SELECT id, toUnixTimestamp64Milli(at) AS at_ms, url, code, message, status_code
+FROM job_errors FINAL
+WHERE tenant = {tenant:String} AND job_id = {jobId:String}
+ORDER BY at, id
+LIMIT {limit:UInt32}`;

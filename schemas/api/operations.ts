@@ -71,7 +71,21 @@ export const OPERATIONS: readonly Operation[] = [
   op({ id: 'batchStart', method: 'POST', path: '/v1/batch/scrape', tag: 'Page reading', summary: 'Start a batch scrape job', body: BatchScrapeBody }),
   op({ id: 'batchStatus', method: 'GET', path: '/v1/batch/{job_id}', tag: 'Page reading', summary: 'Batch status', pricing: 'free' }),
   op({ id: 'batchPages', method: 'GET', path: '/v1/batch/{job_id}/pages', tag: 'Page reading', summary: 'Batch pages, cursor-paged', query: JobPagesQuery, pricing: 'free' }),
-  op({ id: 'map', method: 'POST', path: '/v1/map', tag: 'Page reading', summary: 'List URLs of a site without fetching pages', body: MapBody }),
+  op({
+    id: 'map',
+    method: 'POST',
+    path: '/v1/map',
+    tag: 'Page reading',
+    summary: 'List URLs of a site without fetching pages',
+    body: MapBody,
+    description:
+      'Lists the URLs of the site at `url` without fetching every page: the `Sitemap:` lines of its robots.txt and /sitemap.xml (sitemap indexes followed, gzipped sitemaps read, RSS and Atom feeds too) unless `ignoreSitemap`, the links of the page at `url`, and a shallow walk of a few more pages (robots.txt `Disallow` rules honoured) within about 10 seconds. ' +
+      'The answer is `data.links`, an array of `{url, title?, description?}` objects: `title` comes from the page\'s `<title>` when it was read, else from the text of a link to it or its sitemap entry (`news:title`, feed item title); `description` from a page that was read. ' +
+      'The page at `url` comes first, then the URLs in the order they were found. URLs are deduplicated: the fragment, a trailing slash, the default port, the case of the host, `www.` and tracking parameters (`utm_*`, `gclid`, `fbclid`, …) do not make a new URL, and tracking parameters are removed. ' +
+      'Only URLs of the same site are listed (the host of `url` after redirects, with or without `www.`); `includeSubdomains` adds its subdomains. `search` keeps only URLs whose address or title contains the text, case-insensitive, those matching in the address first. At most `limit` URLs. ' +
+      'A site with no sitemap and no links answers with `url` alone. A `url` the service may not reach is 403 `url_blocked`; one that cannot be fetched answers with its fetch error (`dns_failed`, `connection_refused`, `fetch_timeout`, …). ' +
+      'Costs 1 credit per call, whatever it finds; a failed map costs nothing.',
+  }),
   op({ id: 'extract', method: 'POST', path: '/v1/extract', tag: 'Page reading', summary: 'Extract JSON from up to 100 pages', body: ExtractBody }),
   op({
     id: 'parse',

@@ -68,13 +68,26 @@ export const BatchScrapeBody = Closed({
   webhook: Type.Optional(Webhook),
 });
 
-export const MapBody = Closed({
-  url: HttpUrl('Absolute http or https URL of the site.'),
-  search: Type.Optional(Nullable(Type.String({ maxLength: 500 }), { description: 'Only URLs whose address or page title contains this text, case-insensitive.' })),
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 30000, default: 5000 })),
-  includeSubdomains: Type.Optional(Type.Boolean({ default: false })),
-  ignoreSitemap: Type.Optional(Type.Boolean({ default: false })),
-});
+export const MapBody = Closed(
+  {
+    url: HttpUrl('Absolute http or https URL of the site.'),
+    search: Type.Optional(Nullable(Type.String({ maxLength: 500 }), { description: 'Only URLs whose address or page title contains this text, case-insensitive.' })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 30000, default: 5000, description: 'Most URLs listed.' })),
+    includeSubdomains: Type.Optional(Type.Boolean({ default: false, description: 'Also list URLs of subdomains of the site (`www.` is always the same site).' })),
+    ignoreSitemap: Type.Optional(Type.Boolean({ default: false, description: 'Follow links only, without reading robots.txt `Sitemap:` lines or the sitemaps.' })),
+  },
+  { description: 'Map a site: list its URLs without fetching every page.' },
+);
+export type MapBody = Static<typeof MapBody>;
+
+/** What one POST /v1/map costs, whatever it finds (the spec's flat charge); a failed map costs nothing. */
+export const MAP_CREDITS = 1;
+
+/**
+ * How long a map looks for URLs (it takes no `timeout`): robots.txt, the sitemaps and the
+ * link walk stop when it runs out, and the URLs found so far are the answer.
+ */
+export const MAP_TIME_BUDGET_MS = 10_000;
 
 export const MODEL_PROVIDERS = ['openai', 'anthropic'] as const;
 

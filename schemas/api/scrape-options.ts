@@ -64,7 +64,10 @@ const ChangeTrackingFormat = Closed(
 
 const ScreenshotFormat = Closed(
   { type: Type.Literal('screenshot'), ...screenshotFields },
-  { description: 'Screenshot with options (Firecrawl v1 shape). The string form `screenshot` is this object with its defaults.' },
+  {
+    description:
+      'Screenshot with options (Firecrawl v1 shape). The string form `screenshot` is this object with its defaults. Returned as `data.screenshot`, a base64 data URL (`data:image/png;base64,…`, or `data:image/jpeg;base64,…` when `quality` is given) that is complete on its own: nothing to fetch later, nothing that expires. Renders the page in a browser.',
+  },
 );
 
 export const FormatItem = Type.Union(
@@ -106,7 +109,10 @@ export const Action = TaggedUnion(
       direction: Type.Optional(StringEnum(['up', 'down'], { default: 'down' })),
       selector: Type.Optional(selector('Scroll this element instead of the page.')),
     }),
-    Closed({ type: Type.Literal('screenshot'), ...screenshotFields }),
+    Closed(
+      { type: Type.Literal('screenshot'), ...screenshotFields },
+      { description: 'Take a screenshot now; returned in `data.actions.screenshots` as a base64 data URL (PNG, or JPEG with `quality`).' },
+    ),
     Closed({ type: Type.Literal('executeJavascript'), script: Type.String({ minLength: 1, maxLength: 100000, description: 'Script run in the page; its return value is returned.' }) }),
     Closed({ type: Type.Literal('scrape') }, { description: 'Capture the page HTML at this point.' }),
     Closed(

@@ -6,7 +6,7 @@
 // lose precision), bytes → Buffer, ["null", T] → T | null.
 
 /** Every event type, one per folder in schemas/events/. */
-export const EVENT_NAMES = ['FetchRequested', 'JobEvent', 'PageFetched', 'ParseRequested', 'Reply', 'ScrapeRequested', 'TestPing'] as const;
+export const EVENT_NAMES = ['FetchRequested', 'JobEvent', 'MapRequested', 'PageFetched', 'ParseRequested', 'Reply', 'ScrapeRequested', 'TestPing'] as const;
 
 export type EventName = (typeof EVENT_NAMES)[number];
 
@@ -14,7 +14,8 @@ export type EventName = (typeof EVENT_NAMES)[number];
 export const CURRENT_VERSIONS = {
   FetchRequested: 1,
   JobEvent: 1,
-  PageFetched: 2,
+  MapRequested: 1,
+  PageFetched: 3,
   ParseRequested: 1,
   Reply: 1,
   ScrapeRequested: 1,
@@ -59,7 +60,27 @@ export interface JobEvent {
   data: string;
 }
 
-/** A page was fetched (over HTTP or in a browser) and awaits parsing. wds.events.PageFetched v2 (schemas/events/PageFetched/v2.avsc). */
+/** A site's URLs are wanted without fetching every page (POST /v1/map): the frontier reads robots.txt, the sitemaps and a few pages' links, and answers with a Reply whose data is {links: [{url, title?, description?}]}. wds.events.MapRequested v1 (schemas/events/MapRequested/v1.avsc). */
+export interface MapRequested {
+  /** Id of the API request; in every log line. */
+  requestId: string;
+  /** Id of the API key the work is billed to. */
+  tenant: string;
+  /** The site to map: the URL the caller gave. */
+  url: string;
+  /** The map options as JSON: search, limit, includeSubdomains, ignoreSitemap (schemas/api/page-reading.ts MapBody, defaults filled in). */
+  options: string;
+  /** Topic to send the Reply to. */
+  replyTo: string | null;
+  /** Copied into the Reply so the waiting requester finds it. */
+  correlationId: string | null;
+  /** Epoch milliseconds after which the work is pointless and is dropped; the discovery answers before it with what it found. */
+  deadlineMs: number;
+  /** Epoch milliseconds when the event was written. */
+  createdAtMs: number;
+}
+
+/** A page was fetched (over HTTP or in a browser) and awaits parsing. wds.events.PageFetched v3 (schemas/events/PageFetched/v3.avsc). */
 export interface PageFetched {
   /** Id of the API request (or job page) this work belongs to. */
   requestId: string;
@@ -97,6 +118,8 @@ export interface PageFetched {
   source: string;
   /** Epoch milliseconds when the request was made (ScrapeRequested.createdAtMs): the same for every attempt of one request, so its pages row keeps one sort key when the page is fetched again after a crash. 0 when unknown (written as v1). */
   requestedAtMs: number;
+  /** What a browser render produced besides the DOM, as a JSON object merged into the document by the parser: `screenshot` (data URL), `actions` ({screenshots, scrapes, javascriptReturns}), `network` (the page's requests), `captcha` (the automatic checkbox click and its evidence). "{}" for a page fetched over HTTP or written as v1/v2. */
+  extras: string;
 }
 
 /** An uploaded file is to be read into a scrape document (POST /v1/parse). Answered with a Reply whose data is the document. wds.events.ParseRequested v1 (schemas/events/ParseRequested/v1.avsc). */
@@ -179,6 +202,7 @@ export interface TestPing {
 export interface EventValues {
   FetchRequested: FetchRequested;
   JobEvent: JobEvent;
+  MapRequested: MapRequested;
   PageFetched: PageFetched;
   ParseRequested: ParseRequested;
   Reply: Reply;

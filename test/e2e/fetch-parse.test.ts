@@ -5,50 +5,22 @@
  * caps, the SSRF guard, proxy pools from PROXY_*_URLS (with credentials that never reach the
  * log), error codes, and what is charged.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import iconv from 'iconv-lite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startService, type Service } from '../../main.js';
-import { loadConfig } from '../../pipeline/config.js';
-import { FileKeyRegistry } from '../../pipeline/keys/ledger-file.js';
 import { createLogger, type Logger } from '../../pipeline/log.js';
+import { meteredKey as metered, startEmbedded, type Embedded } from '../helpers/embedded.js';
 import { minimalDocx, minimalPdf } from '../fixtures/documents/generate.js';
 import { BINARY_IMAGE, CYRILLIC, startFixtureSite, startForwardProxy, type FixtureSite, type ForwardProxy } from '../helpers/fixture-site.js';
 
 const API_KEY = 'e2e-fetch-parse-key-0123456789';
 
-interface Running {
-  service: Service;
-  base: string;
-  dataDir: string;
-}
+type Running = Embedded;
 
-async function start(env: Record<string, string>, log: Logger = createLogger('silent')): Promise<Running> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'wds-fetch-parse-'));
-  const config = loadConfig({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', API_KEY, ...env });
-  const service = await startService({ config, log, role: 'all' });
-  const address = service.app?.server.address();
-  if (!address || typeof address !== 'object') throw new Error('the gateway is not listening');
-  return { service, base: `http://127.0.0.1:${address.port}`, dataDir };
-}
-
-async function stop(running: Running | undefined): Promise<void> {
-  await running?.service.stop();
-  if (running) rmSync(running.dataDir, { recursive: true, force: true });
-}
-
+const start = (env: Record<string, string>, log?: Logger): Promise<Running> => startEmbedded({ apiKey: API_KEY, env, ...(log ? { log } : {}) });
+const stop = (running: Running | undefined): Promise<void> => running?.stop() ?? Promise.resolve();
 /** A key with a finite balance, made in the ledger the running service reads. */
-async function meteredKey(dataDir: string, credits: number): Promise<string> {
-  const keys = new FileKeyRegistry(dataDir);
-  try {
-    return (await keys.create({ name: 'metered', credits })).key;
-  } finally {
-    keys.close();
-  }
-}
+const meteredKey = async (dataDir: string, credits: number): Promise<string> => (await metered(dataDir, credits)).key;
 
 async function getFetch(base: string, query: Record<string, string>, key = API_KEY) {
   const res = await fetch(`${base}/v1/fetch?${new URLSearchParams(query)}`, { headers: { authorization: `Bearer ${key}` } });

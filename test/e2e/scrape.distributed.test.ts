@@ -1,6 +1,7 @@
 /**
  * POST /v1/scrape through the production actors in the distributed shape: `main.ts --role
- * gateway`, two `--role fetcher` and one `--role parser` processes on librdkafka's mock Kafka,
+ * gateway`, two `--role fetcher`, one `--role parser` and one `--role frontier` (POST /v1/map)
+ * processes on librdkafka's mock Kafka,
  * Redis and a ClickHouse server (chdb's HTTP interface in its own process), reading a local
  * fixture site. The embedded counterpart is test/e2e/scrape.test.ts.
  */
@@ -11,6 +12,7 @@ import { PRODUCTION_MAIN, startCluster, type Cluster } from '../helpers/cluster.
 import { engine } from '../helpers/engines.js';
 import { startFixtureSite, type FixtureSite } from '../helpers/fixture-site.js';
 import { hasKafka } from '../helpers/kafka.js';
+import { SITEMAP_PAGES, startMapSite, type MapSite } from '../helpers/map-site.js';
 import { REDIS_INSTALL, redisProbe } from '../helpers/redis.js';
 
 const hasChdb = await chdbAvailable();
@@ -26,8 +28,8 @@ interface Answer {
   body: Record<string, any>;
 }
 
-async function post(base: string, key: string, body: Record<string, unknown>): Promise<Answer> {
-  const res = await fetch(`${base}/v1/scrape`, {
+async function post(base: string, key: string, body: Record<string, unknown>, path = '/v1/scrape'): Promise<Answer> {
+  const res = await fetch(`${base}${path}`, {
     method: 'POST',
     headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
     body: JSON.stringify(body),
@@ -38,28 +40,34 @@ async function post(base: string, key: string, body: Record<string, unknown>): P
 
 describe.skipIf(!hasChdb || !kafkaUp || !redisUp)('e2e/scrape distributed (production actors on Kafka)', () => {
   let site: FixtureSite;
+  let mapSite: MapSite;
   let cluster: Cluster;
   let base: string;
   let store: Store;
 
   beforeAll(async () => {
     site = await startFixtureSite();
+    mapSite = await startMapSite();
     cluster = await startCluster({ main: PRODUCTION_MAIN, env: { FETCH_ALLOW_PRIVATE: 'true' } });
     const [gateway] = await Promise.all([
       cluster.service('gateway'),
       cluster.service('fetcher'),
       cluster.service('fetcher'),
       cluster.service('parser'),
+      cluster.service('frontier'),
     ]);
     base = gateway.url as string;
     store = cluster.store();
     // The first answer absorbs a consumer-group rebalance still pending after start-up.
     const first = await post(base, cluster.apiKey, { url: site.url('/html') });
     if (first.status !== 200) throw new Error(`the warm-up scrape answered ${first.status}: ${JSON.stringify(first.body)}`);
+    const firstMap = await post(base, cluster.apiKey, { url: mapSite.url('/'), limit: 1 }, '/v1/map');
+    if (firstMap.status !== 200) throw new Error(`the warm-up map answered ${firstMap.status}: ${JSON.stringify(firstMap.body)}`);
   }, 150_000);
   afterAll(async () => {
     await cluster?.stop();
     await site?.close();
+    await mapSite?.close();
   }, 60_000);
 
   it('returns the page as markdown with its metadata, charged one fresh credit, and stores it', async () => {
@@ -125,5 +133,16 @@ describe.skipIf(!hasChdb || !kafkaUp || !redisUp)('e2e/scrape distributed (produ
       { ids: [missing.requestId, loop.requestId] },
     );
     expect(charged.map((r) => r.request_id)).toEqual([missing.requestId]);
+  }, TEST_TIMEOUT_MS);
+
+  it('maps a site through the frontier process: every sitemap URL, the walk, one credit', async () => {
+    const answer = await post(base, cluster.apiKey, { url: mapSite.url('/') }, '/v1/map');
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+    const urls = (answer.body.data.links as { url: string }[]).map((l) => l.url);
+    expect(urls[0]).toBe(mapSite.url('/'));
+    for (let n = 1; n <= SITEMAP_PAGES; n++) expect(urls, `/page/${n}`).toContain(mapSite.url(`/page/${n}`));
+    expect(urls).toContain(mapSite.url('/hidden/0/0'));
+    expect(mapSite.requests).not.toContain('/private/area');
+    expect(answer.body.data.cost).toMatchObject({ credits: 1 });
   }, TEST_TIMEOUT_MS);
 });

@@ -3,27 +3,15 @@
  * a local fixture site: the document, its cost, upstream statuses, what this build does not
  * serve yet, and the SSRF guard when private addresses are not allowed.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PARSER_FORMATS } from '../../actors/parser/document/index.js';
 import { SERVED_FORMATS } from '../../gateway/handlers/scrape.js';
-import { startService, type Service } from '../../main.js';
-import { loadConfig } from '../../pipeline/config.js';
-import { createLogger } from '../../pipeline/log.js';
+import { startEmbedded, type Embedded } from '../helpers/embedded.js';
 import { startFixtureSite, type FixtureSite } from '../helpers/fixture-site.js';
 
 const API_KEY = 'e2e-scrape-key-0123456789';
 
-async function start(env: Record<string, string>): Promise<{ service: Service; base: string; dataDir: string }> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'wds-scrape-'));
-  const config = loadConfig({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', API_KEY, ...env });
-  const service = await startService({ config, log: createLogger('silent'), role: 'all' });
-  const address = service.app?.server.address();
-  if (!address || typeof address !== 'object') throw new Error('the gateway is not listening');
-  return { service, base: `http://127.0.0.1:${address.port}`, dataDir };
-}
+const start = (env: Record<string, string>): Promise<Embedded> => startEmbedded({ apiKey: API_KEY, env });
 
 async function scrape(base: string, body: Record<string, unknown>, key = API_KEY) {
   const res = await fetch(`${base}/v1/scrape`, {
@@ -44,14 +32,13 @@ afterAll(async () => {
 
 // chdb admits one data directory per process: the two services run one after the other.
 describe('e2e/scrape (embedded, production actors)', () => {
-  let open: { service: Service; base: string; dataDir: string };
+  let open: Embedded;
 
   beforeAll(async () => {
     open = await start({ FETCH_ALLOW_PRIVATE: 'true' });
   });
   afterAll(async () => {
-    await open?.service.stop();
-    if (open) rmSync(open.dataDir, { recursive: true, force: true });
+    await open?.stop();
   });
 
   it('serves exactly the formats the parser produces', () => {
@@ -85,7 +72,7 @@ describe('e2e/scrape (embedded, production actors)', () => {
 
   it('answers 501 naming what this build does not serve yet, before fetching', async () => {
     const before = site.requests.length;
-    for (const extra of [{ formats: ['screenshot'] }, { formats: [{ type: 'json', prompt: 'x' }] }, { waitFor: 500 }]) {
+    for (const extra of [{ formats: ['summary'] }, { formats: [{ type: 'json', prompt: 'x' }] }, { formats: [{ type: 'changeTracking' }] }]) {
       const { status, body } = await scrape(open.base, { url: site.url('/html'), ...extra });
       expect(status).toBe(501);
       expect(body.error.code).toBe('not_implemented');
@@ -101,13 +88,12 @@ describe('e2e/scrape (embedded, production actors)', () => {
 });
 
 describe('e2e/scrape with private addresses not allowed (the default)', () => {
-  let closed: { service: Service; base: string; dataDir: string };
+  let closed: Embedded;
   beforeAll(async () => {
     closed = await start({});
   });
   afterAll(async () => {
-    await closed?.service.stop();
-    if (closed) rmSync(closed.dataDir, { recursive: true, force: true });
+    await closed?.stop();
   });
 
   it('refuses a loopback URL with 403 url_blocked and never reaches it', async () => {

@@ -145,6 +145,7 @@ export const syntheticFetcher: ActorSpec = {
             credits: 0,
             source: 'fresh',
             requestedAtMs: request.createdAtMs,
+            extras: '{}',
           },
         };
         ctx.log.info({ attempt: ctx.attempt, bytes: body.length }, 'synthetic fetch done');

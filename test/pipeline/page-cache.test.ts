@@ -38,6 +38,23 @@ describe('pipeline/page-cache', () => {
     expect(key({ headers: { Cookie: 'a=1', 'X-A': 'b' } })).toBe(key({ headers: { 'x-a': 'b', cookie: 'a=1' } }));
   });
 
+  it('keys a rendered copy by its render (waitFor, actions, blockAssets); a plain fetch keeps its key', () => {
+    const key = (options: Parameters<typeof cachePlan>[1]) => cachePlan('https://example.com/', options).key;
+    const plain = key({});
+    expect(key({ blockAssets: false, captchaHandling: 'off' })).toBe(plain);
+    const rendered = [
+      key({ waitFor: 500 }),
+      key({ waitFor: 1000 }),
+      key({ actions: [{ type: 'click', selector: '#a' }] }),
+      key({ actions: [{ type: 'click', selector: '#b' }] }),
+      key({ waitFor: 500, blockAssets: false }),
+      key({ formats: ['screenshot'] }),
+    ];
+    expect(new Set([plain, ...rendered]).size).toBe(rendered.length + 1);
+    // How a rendered page is read does not change its copy.
+    expect(key({ formats: ['network'] })).toBe(key({ formats: ['screenshot', 'markdown'] }));
+  });
+
   it('keeps a copy fetched with the caller\'s own headers out of the shared index, and never stores their values', () => {
     expect(cachePlan('https://example.com/', {}).shareable).toBe(true);
     expect(cachePlan('https://example.com/', { headers: {} }).shareable).toBe(true);

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hasCode } from '../../pipeline/errors.js';
 import { BatchWriter, createStore, type Store } from '../../pipeline/store/index.js';
 import { cacheColumns, cachedCopy, cachePlan, type CachedRow } from '../../pipeline/page-cache.js';
-import { CACHED_PAGE_FOR_TENANT, CACHED_PAGE_SHARED, JOB_BY_ID, JOB_PAGES_AFTER } from '../../pipeline/store/queries.js';
+import { CACHED_PAGE_FOR_TENANT, CACHED_PAGE_SHARED, JOB_BY_ID, JOB_ERRORS, JOB_PAGES_AFTER, JOB_PAGES_SETTLED } from '../../pipeline/store/queries.js';
 import type { StoreError } from '../../pipeline/store/store-error.js';
 import { runTs } from '../helpers/process.js';
 import { chdbAvailable, quietLog, startClickHouseProcess, tempDir, type ClickHouseProcess, type TempDir } from '../helpers/clickhouse.js';
@@ -159,6 +159,25 @@ function storeContract(
       expect(seen).toEqual(expected);
       // Another tenant's cursor over the same job id sees nothing.
       expect(await store.query(JOB_PAGES_AFTER, { tenant: 'someone-else', jobId, after: 0, limit: 50 })).toEqual([]);
+    });
+
+    it('reads a job only up to its settled watermark, and its errors once each, oldest first', async () => {
+      const tenant = `t-${randomUUID()}`;
+      const jobId = `job-${randomUUID()}`;
+      // Seq 3 is still being written: pages 4 and 5 landed first.
+      await store.insert('job_pages', [1, 2, 4, 5].map((seq) => pageRow(tenant, jobId, seq, `https://example.com/w/${seq}`)));
+      const upTo2 = await store.query<{ seq: string }>(JOB_PAGES_SETTLED, { tenant, jobId, after: 0, upTo: 2, limit: 50 });
+      expect(upTo2.map((r) => Number(r.seq))).toEqual([1, 2]);
+      const rest = await store.query<{ seq: string }>(JOB_PAGES_SETTLED, { tenant, jobId, after: 2, upTo: Number.MAX_SAFE_INTEGER, limit: 50 });
+      expect(rest.map((r) => Number(r.seq))).toEqual([4, 5]);
+      const error = (id: string, at: number) => ({ tenant, job_id: jobId, id, at, url: `https://example.com/${id}`, code: 'dns_failed', message: 'no host', status_code: 0 });
+      await store.insert('job_errors', [error('b', 2000), error('a', 1000), error('b', 2000)]);
+      const errors = await store.query<{ url: string; at_ms: string | number }>(JOB_ERRORS, { tenant, jobId, limit: 10 });
+      expect(errors.map((e) => [e.url, Number(e.at_ms)])).toEqual([
+        ['https://example.com/a', 1000],
+        ['https://example.com/b', 2000],
+      ]);
+      expect(await store.query(JOB_ERRORS, { tenant: 'someone-else', jobId, limit: 10 })).toEqual([]);
     });
 
     it('reads back a redelivered job page once (FINAL)', async () => {

@@ -10,7 +10,7 @@
  * - anything else (images, audio, video, archives, office files…) is `unsupported_content`,
  *   refused when the response headers arrive, before the body is read.
  *
- * `GET /v1/fetch` (fetchRaw) returns bytes of any type and skips this policy.
+ * `GET /v1/fetch` (fetchRaw) returns bytes of any type and skips this policy (`content: null`).
  */
 export interface ContentPolicy {
   readonly pdf: boolean;

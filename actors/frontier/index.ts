@@ -1,0 +1,79 @@
+/**
+ * The frontier actor: decides what to fetch when. It answers POST /v1/map (reads
+ * MapRequested, discovers the site's URLs from robots.txt, sitemaps and a shallow link walk,
+ * answers the reply topic: map-handler.ts), and it schedules crawl and batch jobs (reads
+ * JobEvent: seeds a job, sends its pages to the fetcher a few at a time, follows a crawl's
+ * links, pays for each page and ends the job: jobs/handler.ts). Its building blocks: robots.txt rules (robots.ts), sitemap reading (sitemaps.ts), URL cleaning, dedupe keys
+ * and site scope (urls.ts), page links with their text (page-links.ts).
+ *
+ * Every request goes through the shared HTTP stack (pipeline/net/http.ts) behind the SSRF
+ * guard (FETCH_ALLOW_PRIVATE), through the configured proxy pools like the fetcher's.
+ * `createFrontierActor(runtime, options)` builds its ActorDefinition for the pool; the
+ * composition root registers it as `{role: 'frontier', serves: ['map'], …}`.
+ */
+import type { ActorDefinition } from '../../pipeline/pool.js';
+import type { Runtime } from '../../pipeline/runtime.js';
+import { HttpFetcher } from '../../pipeline/net/http.js';
+import { NetGuard } from '../../pipeline/net/guard.js';
+import { proxyPoolsOf } from '../../pipeline/net/proxies.js';
+import { MAP_TIME_BUDGET_MS } from '../../schemas/api/page-reading.js';
+import type { EventValue } from '../../schemas/events/index.js';
+import { keyRegistryFor } from '../../pipeline/keys/index.js';
+import { handleJobEvent } from './jobs/handler.js';
+import { siteReader } from './jobs/site.js';
+import { handleMapRequested } from './map-handler.js';
+import type { DiscoveryLimits } from './map.js';
+
+export { handleMapRequested, mapOptionsOf, REPLY_MARGIN_MS, type MapHandlerDeps, type MapRequested } from './map-handler.js';
+export { discoverSite, DEFAULT_DISCOVERY_LIMITS, type Discovery, type DiscoveryLimits, type MapOptions } from './map.js';
+
+export interface FrontierActorOptions {
+  readonly allowCidrs?: readonly string[];
+  /** Overrides MAP_TIME_BUDGET_MS (tests). */
+  readonly mapBudgetMs?: number;
+  readonly limits?: Partial<DiscoveryLimits>;
+}
+
+export function createFrontierActor(runtime: Runtime, options: FrontierActorOptions = {}): ActorDefinition {
+  const { config } = runtime;
+  const guard = new NetGuard({ allowPrivate: config.fetchAllowPrivate, allowCidrs: options.allowCidrs ?? [] });
+  const http = new HttpFetcher({
+    guard,
+    proxies: proxyPoolsOf(config),
+    proxiesByCountry: config.proxyCountryUrls ?? {},
+    maxBytes: config.fetchMaxBytes,
+  });
+  // Job pages are paid for as they complete, through the same key registry the gateway uses.
+  const keys = keyRegistryFor(config, runtime);
+  const site = siteReader(http, runtime.log.child({ actor: 'frontier' }));
+  return {
+    name: 'frontier',
+    group: 'frontier',
+    topics: ['mapRequested', 'jobEvents'],
+    concurrency: config.poolConcurrency,
+    // A map's budget, the seed's fetch and the answer fit in it; so do a job's sitemap seeding
+    // and a `delay` (at most 60 s) before its next page.
+    timeoutMs: Math.max((options.mapBudgetMs ?? MAP_TIME_BUDGET_MS) + 20_000, 180_000),
+    async close() {
+      keys.close();
+    },
+    async handler(event, ctx) {
+      if (event.event === 'JobEvent') {
+        return handleJobEvent(event.value as EventValue<'JobEvent'>, { state: runtime.state, writer: runtime.writer, keys, site, log: ctx.log }, ctx.signal);
+      }
+      if (event.event === 'MapRequested') {
+        return handleMapRequested(
+          event.value as EventValue<'MapRequested'>,
+          {
+            http,
+            log: ctx.log,
+            ...(options.mapBudgetMs !== undefined ? { budgetMs: options.mapBudgetMs } : {}),
+            ...(options.limits ? { limits: options.limits } : {}),
+          },
+          ctx.signal,
+        );
+      }
+      return { kind: 'dead', code: 'event_undecodable', message: `unexpected ${event.event} event` };
+    },
+  };
+}

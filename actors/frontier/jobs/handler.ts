@@ -1,0 +1,202 @@
+/**
+ * The frontier's pure handler for crawl and batch jobs: one JobEvent in, an Outcome out.
+ *
+ * - `started` (the gateway created the job): seeds the queue once (a batch: its URLs, exact
+ *   duplicates once; a crawl: the start page at depth 0 and, unless `ignoreSitemap` or
+ *   `maxDepth` 0, the sitemaps' URLs at depth 1, within scope and `limit`), then schedules.
+ * - `page` (the parser stored a page): settles the page's credits, counts it, and for a
+ *   crawl queues its links in scope one level deeper (up to `maxDepth`), then schedules more.
+ * - `pageFailed` (the fetcher or parser could not read it): releases its credits, records it
+ *   in `job_errors`, counts it, schedules more.
+ * - Any other type (completed, failed, cancelled: for the notifier) is not the frontier's.
+ *
+ * With `respectRobots`, a URL robots.txt disallows is not fetched: it is listed in
+ * `job_errors` with the code `robots_disallowed` and not counted in `total`. A job is
+ * `completed` once every URL it holds is settled; its working state is then dropped.
+ * A redelivered event changes nothing: seeding admits each URL once (the seen set) and a page
+ * is counted and charged once (it leaves the in-flight hash).
+ */
+import { createHash } from 'node:crypto';
+import type { AnyEmission } from '../../../pipeline/events.js';
+import { jobEvent, type PageFailed, type PageStored } from '../../../pipeline/jobs/pages.js';
+import { endJob, jobKey, jobTtlMs, liveJob, snapshotJob, type JobRecord } from '../../../pipeline/jobs/record.js';
+import type { Outcome } from '../../../pipeline/pool.js';
+import type { EventValue } from '../../../schemas/events/index.js';
+import { advanceWatermark, dropWorkingKeys, enqueue, expireWorkingKeys, firstSight, lastRequestKey, peekInFlight, seededKey, takeInFlight } from './queue.js';
+import { JOB_PAGE_CREDITS, pump, type Pace, type ScheduleDeps } from './schedule.js';
+import { batchParamsOf, crawlParamsOf, crawlScope, type Candidate, type CrawlParams } from './scope.js';
+import type { SiteReader } from './site.js';
+
+export type JobEventValue = EventValue<'JobEvent'>;
+
+export interface JobHandlerDeps extends ScheduleDeps {
+  readonly site: SiteReader;
+}
+
+function dataOf<T>(json: string): Partial<T> {
+  try {
+    const v: unknown = JSON.parse(json);
+    return v && typeof v === 'object' ? (v as Partial<T>) : {};
+  } catch {
+    return {};
+  }
+}
+
+function paceOf(job: JobRecord): Pace {
+  if (job.kind === 'batch') {
+    const p = batchParamsOf(job.params);
+    return { maxConcurrency: p.maxConcurrency, delayMs: 0, scrapeOptions: p.scrapeOptions };
+  }
+  const p = crawlParamsOf(job.params);
+  return { maxConcurrency: p.maxConcurrency, delayMs: p.delay, scrapeOptions: p.scrapeOptions };
+}
+
+async function recordError(deps: JobHandlerDeps, job: JobRecord, id: string, e: { url: string; code: string; message: string; statusCode: number }) {
+  await deps.writer.write('job_errors', [
+    { tenant: job.tenant, job_id: job.id, id, at: Date.now(), url: e.url, code: e.code, message: e.message, status_code: e.statusCode },
+  ]);
+}
+
+/** Admits a crawl URL: robots.txt (when asked), then the job's limit. */
+async function admit(deps: JobHandlerDeps, job: JobRecord, params: CrawlParams, c: Candidate, depth: number, signal: AbortSignal) {
+  if (!(await firstSight(deps.state, job.id, c))) return 'seen';
+  if (params.respectRobots) {
+    const policy = await deps.site.robots(new URL(c.url).origin, signal);
+    if (!policy.allows(c.url)) {
+      const id = `robots-${createHash('sha256').update(c.url).digest('hex').slice(0, 24)}`;
+      await recordError(deps, job, id, { url: c.url, code: 'robots_disallowed', message: "the site's robots.txt disallows this URL", statusCode: 0 });
+      return 'blocked';
+    }
+  }
+  return enqueue(deps.state, job.id, c, depth, params.limit);
+}
+
+async function seed(deps: JobHandlerDeps, job: JobRecord, signal: AbortSignal): Promise<void> {
+  if (job.kind === 'batch') {
+    for (const url of batchParamsOf(job.params).urls) {
+      const c = { url, key: url };
+      if (await firstSight(deps.state, job.id, c)) await enqueue(deps.state, job.id, c, 0, Number.MAX_SAFE_INTEGER);
+    }
+    return;
+  }
+  const params = crawlParamsOf(job.params);
+  const scope = crawlScope(params);
+  if (!scope.start) return;
+  await admit(deps, job, params, scope.start, 0, signal);
+  if (params.ignoreSitemap || params.maxDepth < 1) return;
+  let full = false;
+  await deps.site.sitemapUrls(
+    new URL(scope.start.url).origin,
+    async (url) => {
+      const c = scope.candidate(url);
+      if (c && (await admit(deps, job, params, c, 1, signal)) === 'full') full = true;
+      return !full;
+    },
+    signal,
+  );
+}
+
+/**
+ * Ends a job whose every URL is settled; drops its working state once nothing is in flight
+ * (`final`: the job's counters will not change again).
+ */
+async function finish(deps: JobHandlerDeps, id: string): Promise<{ emit: AnyEmission[]; final: boolean }> {
+  const job = await liveJob(deps.state, id);
+  if (!job) return { emit: [], final: false };
+  const out: AnyEmission[] = [];
+  if (job.status === 'scraping' && job.completed + job.failed >= job.total) {
+    if (await endJob(deps, id, 'completed')) {
+      deps.log.info({ jobId: id, completed: job.completed, failed: job.failed }, 'job completed');
+      out.push(jobEvent(job.tenant, id, 'completed', { total: job.total, completed: job.completed, failed: job.failed }));
+    }
+  }
+  const inflight = Number(await deps.state.hget(jobKey(id), 'inflight')) || 0;
+  const ended = (await liveJob(deps.state, id))?.status !== 'scraping';
+  const final = ended && inflight <= 0;
+  if (final) await dropWorkingKeys(deps.state, id);
+  return { emit: out, final };
+}
+
+/** Stored versions of a running job are written at most this often (its live record is in state). */
+export const SNAPSHOT_INTERVAL_MS = 1_000;
+
+/**
+ * Counts a page stored or failed, pays for it and, for a crawl, queues its links. What can be
+ * done twice safely (queueing links: the seen set; the error row: its id) comes first; the
+ * page then leaves the in-flight hash, and only the call that removed it counts and charges
+ * it, so a redelivered or retried event never counts a page twice.
+ */
+async function settle(deps: JobHandlerDeps, job: JobRecord, type: 'page' | 'pageFailed', json: string, signal: AbortSignal): Promise<void> {
+  const data = dataOf<PageStored & PageFailed>(json);
+  const seq = typeof data.seq === 'number' ? data.seq : 0;
+  const page = seq > 0 ? await peekInFlight(deps.state, job.id, seq) : null;
+  if (!page) return;
+  if (type === 'page' && job.kind === 'crawl' && job.status === 'scraping') {
+    const params = crawlParamsOf(job.params);
+    if (page.depth < params.maxDepth) {
+      const scope = crawlScope(params);
+      for (const link of Array.isArray(data.links) ? data.links : []) {
+        const c = typeof link === 'string' ? scope.candidate(link) : null;
+        if (c && (await admit(deps, job, params, c, page.depth + 1, signal)) === 'full') break;
+      }
+    }
+  }
+  if (type === 'pageFailed') {
+    await recordError(deps, job, `page-${seq}`, {
+      url: typeof data.url === 'string' ? data.url : page.url,
+      code: typeof data.code === 'string' ? data.code : 'internal_error',
+      message: typeof data.message === 'string' ? data.message : '',
+      statusCode: typeof data.statusCode === 'number' ? data.statusCode : 0,
+    });
+  }
+  if (!(await takeInFlight(deps.state, job.id, seq))) return;
+  const key = jobKey(job.id);
+  // With a `delay` one page is in flight at a time: the next waits `delay` from now, when this
+  // one is known to be done, so the host sees the requests at least `delay` apart.
+  if (job.kind === 'crawl' && crawlParamsOf(job.params).delay > 0) await deps.state.set(lastRequestKey(job.id), String(Date.now()), jobTtlMs(job));
+  const account = await deps.keys.get(job.tenant);
+  if (type === 'page') {
+    const credits = typeof data.credits === 'number' ? Math.max(0, data.credits) : JOB_PAGE_CREDITS;
+    const charged = account?.unlimited ? credits : Math.min(credits, JOB_PAGE_CREDITS);
+    if (account) await deps.keys.settle(account, JOB_PAGE_CREDITS, charged, { requestId: `${job.id}:${seq}`, op: job.kind === 'crawl' ? 'crawlStart' : 'batchStart' });
+    await deps.state.hincrby(key, 'creditsUsed', charged);
+    await deps.state.hincrby(key, 'completed', 1);
+  } else {
+    if (account) await deps.keys.release(account, JOB_PAGE_CREDITS);
+    await deps.state.hincrby(key, 'failed', 1);
+  }
+  await deps.state.hincrby(key, 'inflight', -1);
+  await advanceWatermark(deps.state, job.id, seq);
+}
+
+export async function handleJobEvent(event: JobEventValue, deps: JobHandlerDeps, signal: AbortSignal): Promise<Outcome> {
+  if (event.type !== 'started' && event.type !== 'page' && event.type !== 'pageFailed') return { kind: 'ack' };
+  const job = await liveJob(deps.state, event.jobId);
+  if (!job || job.tenant !== event.tenant) {
+    deps.log.warn({ jobId: event.jobId, type: event.type }, 'job event for a job state does not hold; ignored');
+    return { kind: 'ack' };
+  }
+  const emit: AnyEmission[] = [];
+  if (event.type === 'started') {
+    // Seeding again after a failed attempt is harmless (the seen set admits a URL once);
+    // the latch only spares a redelivered `started` the work.
+    if (job.status === 'scraping' && (await deps.state.get(seededKey(job.id))) === null) {
+      await seed(deps, job, signal);
+      await deps.state.set(seededKey(job.id), '1', jobTtlMs(job));
+      deps.log.info({ jobId: job.id, kind: job.kind }, 'job seeded');
+    }
+  } else {
+    await settle(deps, job, event.type, event.data, signal);
+  }
+  const current = (await liveJob(deps.state, job.id)) ?? job;
+  emit.push(...(await pump(deps, current, paceOf(current), signal)));
+  // Once seeded and first scheduled, every working key exists: it gets the job's retention.
+  if (event.type === 'started') await expireWorkingKeys(deps.state, job.id, jobTtlMs(job));
+  const finished = await finish(deps, job.id);
+  emit.push(...finished.emit);
+  // The store gets a version when the job starts, ends (endJob), settles its last page, and at
+  // most once a SNAPSHOT_INTERVAL_MS between: a 100,000-page crawl does not write 100,000 versions.
+  const due = event.type === 'started' || finished.final || (await deps.state.setIfAbsent(`job:${job.id}:snapshot`, '1', SNAPSHOT_INTERVAL_MS));
+  if (due) await snapshotJob(deps, job.id);
+  return { kind: 'ack', emit };
+}

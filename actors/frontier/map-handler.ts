@@ -1,0 +1,91 @@
+/**
+ * The frontier's pure handler for POST /v1/map: one MapRequested in, an Outcome out.
+ *
+ * - Discovered (map.ts): `ack` with a Reply {ok: true, data: {links: [{url, title?,
+ *   description?}]}, credits: MAP_CREDITS (the spec's flat charge), source: 'frontier'}.
+ *   A site with no sitemap and no links answers with the seed URL alone.
+ * - The seed page could not be fetched: the failure is answered with its code (`url_blocked`,
+ *   `dns_failed`, `connection_refused`, `fetch_timeout`, …) and costs nothing. The HTTP stack
+ *   already retried network hiccups; a map is not run twice.
+ * - Options that are not valid JSON: `bad_request` (the gateway validated them; this guards
+ *   the event contract).
+ * - Past its deadline: dropped (nobody waits any more). The pool stopping: `retry`.
+ *
+ * The discovery's budget ends MAP_TIME_BUDGET_MS after the handler starts, and never later
+ * than REPLY_MARGIN_MS before the request's deadline, so the answer arrives while the
+ * gateway still waits.
+ */
+import type { Logger } from '../../pipeline/log.js';
+import type { HttpFetcher } from '../../pipeline/net/http.js';
+import { redactUrl } from '../../pipeline/net/guard.js';
+import type { Outcome } from '../../pipeline/pool.js';
+import { replyTo } from '../../pipeline/request-reply.js';
+import { MAP_CREDITS, MAP_TIME_BUDGET_MS } from '../../schemas/api/page-reading.js';
+import { isErrorCode, type ErrorCode } from '../../schemas/errors.js';
+import type { EventValue } from '../../schemas/events/index.js';
+import { discoverSite, type DiscoveryLimits, type MapOptions } from './map.js';
+
+export type MapRequested = EventValue<'MapRequested'>;
+
+/** Time kept between the end of discovery and the request's deadline, for the answer to travel. */
+export const REPLY_MARGIN_MS = 1_000;
+
+export interface MapHandlerDeps {
+  readonly http: HttpFetcher;
+  readonly log: Logger;
+  readonly now?: () => number;
+  /** Overrides the time budget (tests). */
+  readonly budgetMs?: number;
+  readonly limits?: Partial<DiscoveryLimits>;
+}
+
+function answer(event: MapRequested, code: ErrorCode, message: string, log: Logger): Outcome {
+  return { kind: 'ack', emit: replyTo(event, { ok: false, data: null, errorCode: code, errorMessage: message, credits: 0, source: 'frontier' }, log) };
+}
+
+/** The options of the event, with the schema's defaults for what is missing; null when unreadable. */
+export function mapOptionsOf(json: string): MapOptions | null {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(json);
+  } catch {
+    return null;
+  }
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return null;
+  const o = raw as Record<string, unknown>;
+  const limit = typeof o.limit === 'number' && Number.isInteger(o.limit) && o.limit >= 1 ? Math.min(o.limit, 30_000) : 5_000;
+  return {
+    search: typeof o.search === 'string' && o.search.trim() ? o.search : null,
+    limit,
+    includeSubdomains: o.includeSubdomains === true,
+    ignoreSitemap: o.ignoreSitemap === true,
+  };
+}
+
+export async function handleMapRequested(event: MapRequested, deps: MapHandlerDeps, signal: AbortSignal): Promise<Outcome> {
+  const now = deps.now ?? Date.now;
+  const log = deps.log.child({ requestId: event.requestId });
+  const started = now();
+  if (started > event.deadlineMs) {
+    log.warn({ url: redactUrl(event.url) }, 'map request past its deadline; dropped');
+    return { kind: 'ack' };
+  }
+  const options = mapOptionsOf(event.options);
+  if (!options) return answer(event, 'bad_request', 'the map options are not a JSON object', log);
+  const untilMs = Math.min(started + (deps.budgetMs ?? MAP_TIME_BUDGET_MS), event.deadlineMs - REPLY_MARGIN_MS);
+  try {
+    const { links, stats } = await discoverSite(event.url, options, { http: deps.http, log, ...(deps.limits ? { limits: deps.limits } : {}), now }, untilMs, signal);
+    log.info({ url: redactUrl(event.url), links: links.length, ...stats, ms: now() - started }, 'site mapped');
+    return {
+      kind: 'ack',
+      emit: replyTo(event, { ok: true, data: JSON.stringify({ links }), errorCode: null, errorMessage: null, credits: MAP_CREDITS, source: 'frontier' }, log),
+    };
+  } catch (error) {
+    if (signal.aborted) return { kind: 'retry', code: 'service_unavailable', message: 'the map was interrupted' };
+    const raw = (error as { code?: unknown })?.code;
+    const code: ErrorCode = typeof raw === 'string' && isErrorCode(raw) ? raw : 'internal_error';
+    const message = error instanceof Error ? error.message : String(error);
+    log.warn({ url: redactUrl(event.url), code }, `map failed: ${message}`);
+    return answer(event, code, message, log);
+  }
+}

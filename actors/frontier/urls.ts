@@ -1,0 +1,167 @@
+/**
+ * URL identity for the frontier: which URLs are the same page, and which belong to a site.
+ * Map uses it to dedupe what sitemaps and links list; the crawl frontier dedupes its queue
+ * with the same keys (`deduplicateSimilarURLs`).
+ *
+ * - `cleanUrl` is the form a URL is listed in: absolute http(s), no fragment, no user or
+ *   password, lower-case host, no default port (WHATWG URL parsing does those two), tracking
+ *   parameters removed (`utm_*`, `gclid`, `fbclid`, …). Null for anything else.
+ * - `urlKey` is the dedupe key of a cleaned URL: it further ignores the scheme, a leading
+ *   `www.`, a trailing slash and the order of the query parameters.
+ * - `siteOf` / `inSite`: a site is a host name with `www.` taken off; a URL is in the site
+ *   when its host is the site with or without `www.`, or, with `includeSubdomains`, any
+ *   host ending in `.<site>`. The port is not part of a site.
+ */
+
+/** Query parameters that say where a visitor came from, never which page it is. */
+const TRACKING_PARAMS = new Set([
+  'gclid',
+  'gclsrc',
+  'dclid',
+  'gbraid',
+  'wbraid',
+  'fbclid',
+  'msclkid',
+  'yclid',
+  'twclid',
+  'ttclid',
+  'li_fat_id',
+  'igshid',
+  'mc_cid',
+  'mc_eid',
+  '_ga',
+  '_gl',
+  '_hsenc',
+  '_hsmi',
+  'mkt_tok',
+  'oly_anon_id',
+  'oly_enc_id',
+  'vero_id',
+  'rb_clickid',
+  's_cid',
+  'ref_src',
+]);
+
+export function isTrackingParam(name: string): boolean {
+  const lower = name.toLowerCase();
+  return lower.startsWith('utm_') || TRACKING_PARAMS.has(lower);
+}
+
+/** A URL as the frontier holds it: cleaned, with its dedupe key and its host without `www.`. */
+export interface UrlIdentity {
+  readonly url: string;
+  readonly key: string;
+  readonly host: string;
+}
+
+function parse(ref: string, base?: string): URL | null {
+  const trimmed = ref.trim();
+  if (!trimmed || trimmed.startsWith('#')) return null;
+  let url: URL;
+  try {
+    url = base === undefined ? new URL(trimmed) : new URL(trimmed, base);
+  } catch {
+    return null;
+  }
+  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || !url.hostname) return null;
+  url.hash = '';
+  url.username = '';
+  url.password = '';
+  if (url.search) {
+    const params = [...url.searchParams];
+    const kept = params.filter(([name]) => !isTrackingParam(name));
+    if (kept.length !== params.length) url.search = kept.length ? new URLSearchParams(kept).toString() : '';
+  }
+  return url;
+}
+
+function keyOf(url: URL): string {
+  let path = url.pathname;
+  while (path.length > 1 && path.endsWith('/')) path = path.slice(0, -1);
+  let query = '';
+  if (url.search) {
+    const params = [...url.searchParams].sort(([a, av], [b, bv]) => (a === b ? (av < bv ? -1 : av > bv ? 1 : 0) : a < b ? -1 : 1));
+    query = `?${new URLSearchParams(params).toString()}`;
+  }
+  return `${withoutWww(url.hostname)}${url.port ? `:${url.port}` : ''}${path}${query}`;
+}
+
+/** `ref` (absolute, or relative to `base`) cleaned, keyed and scoped in one parse; null when not http(s). */
+export function identify(ref: string, base?: string): UrlIdentity | null {
+  const url = parse(ref, base);
+  return url ? { url: url.href, key: keyOf(url), host: withoutWww(url.hostname) } : null;
+}
+
+/** `ref` (absolute, or relative to `base`) as a listed URL; null when it is not http(s) or does not parse. */
+export function cleanUrl(ref: string, base?: string): string | null {
+  return parse(ref, base)?.href ?? null;
+}
+
+/** A host name without a leading `www.`. */
+export function withoutWww(hostname: string): string {
+  return hostname.startsWith('www.') ? hostname.slice(4) : hostname;
+}
+
+/** The dedupe key of a URL cleaned by `cleanUrl`: no scheme, no `www.`, no trailing slash, sorted query. */
+export function urlKey(cleaned: string): string {
+  return keyOf(new URL(cleaned));
+}
+
+/** The site a URL belongs to: its host name without `www.`. */
+export function siteOf(url: string | URL): string {
+  return withoutWww((typeof url === 'string' ? new URL(url) : url).hostname);
+}
+
+/** Whether a host (without `www.`) belongs to `site` (see the module comment). */
+export function hostInSite(host: string, site: string, includeSubdomains: boolean): boolean {
+  return host === site || (includeSubdomains && host.endsWith(`.${site}`));
+}
+
+/** Whether `url` belongs to `site` (see the module comment). */
+export function inSite(url: string | URL, site: string, includeSubdomains: boolean): boolean {
+  let host: string;
+  try {
+    host = withoutWww((typeof url === 'string' ? new URL(url) : url).hostname);
+  } catch {
+    return false;
+  }
+  return hostInSite(host, site, includeSubdomains);
+}
+
+/**
+ * URLs in first-seen order under their dedupe keys. A later sighting of a URL already held
+ * only upgrades it from http to https, and fills a missing title or description.
+ */
+export class UrlSet<T extends { url: string; title?: string; description?: string }> {
+  private readonly byKey = new Map<string, T>();
+
+  get size(): number {
+    return this.byKey.size;
+  }
+
+  has(url: string): boolean {
+    return this.byKey.has(urlKey(url));
+  }
+
+  /** Adds `entry` (its `url` already cleaned; `key` its urlKey, when known); true when it was new. */
+  add(entry: T, key: string = urlKey(entry.url)): boolean {
+    const held = this.byKey.get(key);
+    if (!held) {
+      this.byKey.set(key, entry);
+      return true;
+    }
+    if (held.url.startsWith('http:') && entry.url.startsWith('https:')) held.url = entry.url;
+    if (!held.title && entry.title) held.title = entry.title;
+    if (!held.description && entry.description) held.description = entry.description;
+    return false;
+  }
+
+  /** The entry held for `url`'s key. */
+  get(url: string): T | undefined {
+    return this.byKey.get(urlKey(url));
+  }
+
+  values(): T[] {
+    return [...this.byKey.values()];
+  }
+}

@@ -1,0 +1,140 @@
+/**
+ * The renderer's pure handler: one ScrapeRequested from `renderRequested` in, an Outcome out.
+ *
+ * - Rendered: `ack`, emitting PageFetched (v3) to `pageFetched` with `rendered: true`, the
+ *   rendered DOM as the body (text/html, UTF-8), the main response's status and headers, the
+ *   URL the page ended on, `extras` (screenshot, action results, network log, captcha: see
+ *   render.ts) and a browser page's credits (pipeline/rendering.ts). The parser reads it as
+ *   any page and merges `extras` into the document.
+ * - Proxies: the scrape option `proxy` picks a configured pool as for the fetcher
+ *   (pipeline/net/proxies.ts; `proxy_unavailable` when the asked pool is not configured); the
+ *   render's context then connects through it, behind the same guard (proxy.ts lanes).
+ * - Failed: the URL refused by the guard (`url_blocked`, checked before a browser is used),
+ *   an action (`action_failed`), the `timeout` (`fetch_timeout`), a browser that crashed twice
+ *   (`render_failed`): answered with the code. A retriable failure asks the pool for another
+ *   attempt while one fits before the deadline; the last attempt answers.
+ * - Past its deadline: dropped. The pool stopping (signal aborted): `retry`.
+ *
+ * A rendered page is always rendered fresh: `maxAge` is not looked up (a cached DOM holds
+ * none of the screenshots or action results the request asks for). The rendered copy is
+ * still written to the page cache by the parser, under a key that includes the render
+ * (pipeline/page-cache.ts).
+ */
+import { parseJsonObject } from '../../pipeline/json.js';
+import type { AnyEmission, Emission } from '../../pipeline/events.js';
+import type { Logger } from '../../pipeline/log.js';
+import { redactUrl, type NetGuard } from '../../pipeline/net/guard.js';
+import type { ProxyChoice, ProxyRouter } from '../../pipeline/net/proxies.js';
+import type { Outcome } from '../../pipeline/pool.js';
+import { BROWSER_PAGE_CREDITS } from '../../pipeline/rendering.js';
+import { replyTo } from '../../pipeline/request-reply.js';
+import type { ScrapeOptions } from '../../schemas/api/scrape-options.js';
+import { ERRORS, isErrorCode, type ErrorCode } from '../../schemas/errors.js';
+import type { EventValue } from '../../schemas/events/index.js';
+import { HEADERS } from '../../schemas/topics.js';
+import type { BrowserPool } from './browser.js';
+import { contextOptions } from './context.js';
+import { renderPage, type RenderResult } from './render.js';
+
+export type ScrapeRequested = EventValue<'ScrapeRequested'>;
+
+export interface RendererDeps {
+  readonly browsers: BrowserPool;
+  readonly guard: NetGuard;
+  /** The proxy pools (scrape option `proxy`); without it every render connects directly. */
+  readonly proxies?: ProxyRouter;
+  readonly log: Logger;
+  readonly now?: () => number;
+  /** Attempts the pool makes at most; the last one answers. */
+  readonly maxAttempts?: number;
+}
+
+export const DEFAULT_TIMEOUT_MS = 90_000;
+
+const DIRECT: ProxyChoice = { proxyUrl: null, proxyUsed: 'none', proxyCountry: null };
+
+
+function failure(event: ScrapeRequested, code: ErrorCode, message: string, log: Logger): AnyEmission[] {
+  return replyTo(event, { ok: false, data: null, errorCode: code, errorMessage: message, credits: 0, source: 'renderer' }, log);
+}
+
+/** Response headers that describe the bytes the server sent, not the serialized DOM the body is. */
+const BODY_HEADERS = ['content-length', 'content-encoding', 'transfer-encoding'];
+const RENDERED_TYPE = 'text/html; charset=utf-8';
+
+function pageFetched(event: ScrapeRequested, page: RenderResult): Emission {
+  const headers = Object.fromEntries(Object.entries(page.headers).filter(([name]) => !BODY_HEADERS.includes(name)));
+  const value: EventValue<'PageFetched'> = {
+    requestId: event.requestId,
+    tenant: event.tenant,
+    jobId: event.jobId,
+    url: event.url,
+    finalUrl: page.finalUrl,
+    statusCode: page.statusCode,
+    // The body is the DOM serialized as UTF-8 HTML, whatever the server's type and charset were.
+    headers: { ...headers, 'content-type': RENDERED_TYPE },
+    contentType: RENDERED_TYPE,
+    body: Buffer.from(page.html, 'utf8'),
+    fetchedAtMs: page.fetchedAtMs,
+    rendered: true,
+    options: event.options,
+    replyTo: event.replyTo,
+    correlationId: event.correlationId,
+    deadlineMs: event.deadlineMs,
+    credits: BROWSER_PAGE_CREDITS,
+    source: 'fresh',
+    requestedAtMs: event.createdAtMs,
+    extras: JSON.stringify(page.extras),
+  };
+  const emission: Emission<'pageFetched'> = { topic: 'pageFetched', key: event.requestId, headers: { [HEADERS.requestId]: event.requestId }, value };
+  return emission as Emission;
+}
+
+export async function handleRenderRequested(event: ScrapeRequested, deps: RendererDeps, signal: AbortSignal, attempt = 1): Promise<Outcome> {
+  const now = deps.now ?? Date.now;
+  const { log } = deps;
+  const started = now();
+  if (started > event.deadlineMs) {
+    log.warn({ url: redactUrl(event.url) }, 'render request past its deadline; dropped');
+    return { kind: 'ack' };
+  }
+  const options = parseJsonObject<ScrapeOptions>(event.options);
+  if (!options) return { kind: 'ack', emit: failure(event, 'bad_request', 'the scrape options are not a JSON object', log) };
+  const wanted = Math.min(300_000, Math.max(1000, options.timeout ?? DEFAULT_TIMEOUT_MS));
+  const timeoutMs = Math.max(1, Math.min(wanted, event.deadlineMs - started));
+  try {
+    await deps.guard.check(event.url);
+    const route = deps.proxies ? deps.proxies.choose(options.proxy ?? 'auto', options.location?.country ?? null) : DIRECT;
+    const browser = await deps.browsers.current();
+    const proxy = await deps.browsers.guardedProxy();
+    // A render through a proxy pool gets a lane of the guarded proxy for its context.
+    const lane = route.proxyUrl ? proxy.openLane(route.proxyUrl) : null;
+    let page: RenderResult;
+    try {
+      page = await deps.browsers.withContext(
+        { ...contextOptions(options, browser.version()), ...(lane ? { proxy: { server: proxy.settings.server, username: lane.username, password: proxy.settings.password } } : {}) },
+        (context) => renderPage(context, { url: event.url, options, timeoutMs, startedAtMs: now(), signal }, { guard: deps.guard, proxy, now }),
+        signal,
+      );
+    } finally {
+      lane?.close();
+    }
+    log.info(
+      { url: redactUrl(event.url), statusCode: page.statusCode, bytes: page.html.length, extras: Object.keys(page.extras), proxyUsed: route.proxyUsed, proxyCountry: route.proxyCountry, ms: now() - started },
+      'page rendered',
+    );
+    return { kind: 'ack', emit: [pageFetched(event, page)] };
+  } catch (error) {
+    if (signal.aborted) return { kind: 'retry', code: 'service_unavailable', message: 'the render was interrupted' };
+    const raw = (error as { code?: unknown })?.code;
+    const code: ErrorCode = typeof raw === 'string' && isErrorCode(raw) ? raw : 'render_failed';
+    const message = error instanceof Error ? error.message.split('\n')[0] ?? '' : String(error);
+    const another = attempt < (deps.maxAttempts ?? 2) && now() + timeoutMs < event.deadlineMs;
+    if (ERRORS[code].retriable && another) {
+      log.warn({ url: redactUrl(event.url), code, attempt }, `render failed, asking for a retry: ${message}`);
+      return { kind: 'retry', code, message };
+    }
+    log.warn({ url: redactUrl(event.url), code, attempt }, `render failed: ${message}`);
+    return { kind: 'ack', emit: failure(event, code, message, log) };
+  }
+}

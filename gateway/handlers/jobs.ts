@@ -1,0 +1,198 @@
+/**
+ * Crawl and batch-scrape jobs at the gateway: start, status, pages, errors, cancel.
+ *
+ * Starting a job creates its record (pipeline/jobs/record.ts: live in state, versioned in the
+ * store's `jobs` table, status `scraping`) and publishes a JobEvent `started`; the frontier
+ * does the rest (actors/frontier/jobs). The answer is `{id, url}`, `url` being the job's
+ * status path. Starting is free but needs a balance of at least one page; each page is
+ * charged as it is stored (the frontier holds a page's credits before fetching it, and a
+ * job whose balance runs out ends `failed`, keeping its pages).
+ *
+ * Status is `{status, total, completed, failed, creditsUsed, expiresAt, error?, data, next}`
+ * with the first page of documents; pages are listed in the order the frontier scheduled
+ * them, `limit` at a time, after the cursor `next` of the previous page. `next` is null once
+ * the job has ended and every page was listed; while it runs, `next` is always given (more
+ * may come). A listing never goes past the job's settled watermark, so it has no gaps and no
+ * duplicates while the job runs. Another key's job, or a job of the other kind, is 404.
+ *
+ * Not served yet (501 before anything is created): webhooks, and scrape options that need a
+ * browser or an actor this build lacks (the same check as POST /v1/scrape without a renderer).
+ */
+import { AppError } from '../../pipeline/errors.js';
+import type { Emission, Events } from '../../pipeline/events.js';
+import { decodeCursor, encodeCursor, jobEvent, jobKindOf, newJobId } from '../../pipeline/jobs/pages.js';
+import { createJob, endJob, readJob, type JobKind, type JobRecord } from '../../pipeline/jobs/record.js';
+import type { State } from '../../pipeline/state/state.js';
+import type { BatchWriter } from '../../pipeline/store/batch-writer.js';
+import { JOB_ERRORS, JOB_PAGES_SETTLED } from '../../pipeline/store/queries.js';
+import type { Store } from '../../pipeline/store/store.js';
+import type { ScrapeOptions } from '../../schemas/api/scrape-options.js';
+import type { HandlerContext, OperationHandler } from '../handler.js';
+import { unservedScrapeOptions } from './scrape.js';
+
+export interface JobGatewayDeps {
+  readonly state: State;
+  readonly store: Pick<Store, 'query'>;
+  readonly writer: Pick<BatchWriter, 'write'>;
+  readonly events: Pick<Events, 'emit'>;
+}
+
+/** Documents in a status answer (the first page of the listing). */
+export const STATUS_PAGE_SIZE = 50;
+/** Errors listed at most. */
+export const ERRORS_LISTED = 10_000;
+
+const PATHS: Record<JobKind, string> = { crawl: '/v1/crawl', batch: '/v1/batch' };
+
+function tenantOf(ctx: HandlerContext): string {
+  return ctx.key?.id ?? '';
+}
+
+async function jobOf(deps: JobGatewayDeps, ctx: HandlerContext, kind: JobKind): Promise<JobRecord> {
+  const id = ctx.params.job_id ?? '';
+  const job = jobKindOf(id) === kind ? await readJob(deps, tenantOf(ctx), id) : null;
+  // A job is answered until `expiresAt` (JOB_RETENTION_HOURS after it started), then it is gone.
+  if (!job || job.kind !== kind || job.expiresAtMs < Date.now()) throw new AppError('not_found', `no ${kind} job ${id} for this key`);
+  return job;
+}
+
+function startHandler(deps: JobGatewayDeps, kind: JobKind, retentionMs: number): OperationHandler {
+  return {
+    // Free to start, but a key that cannot pay for one page is refused before anything runs.
+    estimate: () => 1,
+    async handle(ctx) {
+      const { webhook, ...params } = ctx.body as { webhook?: unknown; scrapeOptions?: ScrapeOptions };
+      if (webhook !== undefined && webhook !== null) {
+        throw new AppError('not_implemented', 'this instance does not deliver job webhooks yet; start the job without `webhook` and poll its status');
+      }
+      const unserved = unservedScrapeOptions(params.scrapeOptions ?? {});
+      if (unserved.length) throw new AppError('not_implemented', `this instance does not serve ${unserved.join(', ')} in ${kind} jobs yet`);
+      const id = newJobId(kind);
+      const tenant = tenantOf(ctx);
+      const nowMs = Date.now();
+      await createJob(deps, { id, tenant, kind, params: JSON.stringify(params), nowMs, retentionMs });
+      await deps.events.emit([jobEvent(tenant, id, 'started', {}, nowMs) as Emission]);
+      ctx.log.info({ jobId: id, kind }, 'job started');
+      return { data: { id, url: `${PATHS[kind]}/${id}` }, credits: 0 };
+    },
+  };
+}
+
+interface PageRow {
+  seq: string | number;
+  document: string;
+}
+
+function documentOf(json: string): Record<string, unknown> {
+  try {
+    const v: unknown = JSON.parse(json);
+    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
+async function listPages(deps: JobGatewayDeps, job: JobRecord, cursor: unknown, limit: number) {
+  const after = decodeCursor(typeof cursor === 'string' ? cursor : null);
+  if (after === null) throw new AppError('bad_request', 'the cursor is not one this API returned; pass the `next` of the previous page');
+  const upTo = Math.min(job.watermark, Number.MAX_SAFE_INTEGER);
+  const rows = upTo > after ? await deps.store.query<PageRow>(JOB_PAGES_SETTLED, { tenant: job.tenant, jobId: job.id, after, upTo, limit }) : [];
+  const last = rows.length ? Number(rows[rows.length - 1]?.seq) : after;
+  const ended = job.status === 'completed' || job.status === 'failed' || job.status === 'cancelled';
+  const done = ended && rows.length < limit && job.watermark >= job.scheduled;
+  return { data: rows.map((r) => documentOf(r.document)), next: done ? null : encodeCursor(last) };
+}
+
+function statusOf(job: JobRecord) {
+  return {
+    id: job.id,
+    status: job.status,
+    total: job.total,
+    completed: job.completed,
+    failed: job.failed,
+    creditsUsed: job.creditsUsed,
+    expiresAt: new Date(job.expiresAtMs).toISOString(),
+    ...(job.error ? { error: job.error } : {}),
+  };
+}
+
+function statusHandler(deps: JobGatewayDeps, kind: JobKind): OperationHandler {
+  return {
+    async handle(ctx) {
+      const job = await jobOf(deps, ctx, kind);
+      return { data: { ...statusOf(job), ...(await listPages(deps, job, null, STATUS_PAGE_SIZE)) } };
+    },
+  };
+}
+
+function pagesHandler(deps: JobGatewayDeps, kind: JobKind): OperationHandler {
+  return {
+    async handle(ctx) {
+      const job = await jobOf(deps, ctx, kind);
+      const limit = typeof ctx.query.limit === 'number' ? ctx.query.limit : 50;
+      return { data: await listPages(deps, job, ctx.query.cursor, limit) };
+    },
+  };
+}
+
+interface ErrorRow {
+  at_ms: string | number;
+  url: string;
+  code: string;
+  message: string;
+  status_code: string | number;
+}
+
+function errorsHandler(deps: JobGatewayDeps): OperationHandler {
+  return {
+    async handle(ctx) {
+      const job = await jobOf(deps, ctx, 'crawl');
+      const rows = await deps.store.query<ErrorRow>(JOB_ERRORS, { tenant: job.tenant, jobId: job.id, limit: ERRORS_LISTED });
+      const errors = rows.map((r) => ({
+        url: r.url,
+        code: r.code,
+        message: r.message,
+        statusCode: Number(r.status_code) || null,
+        at: new Date(Number(r.at_ms)).toISOString(),
+      }));
+      return {
+        data: {
+          errors: errors.filter((e) => e.code !== 'robots_disallowed'),
+          robotsBlocked: errors.filter((e) => e.code === 'robots_disallowed').map((e) => e.url),
+        },
+      };
+    },
+  };
+}
+
+function cancelHandler(deps: JobGatewayDeps): OperationHandler {
+  return {
+    async handle(ctx) {
+      const job = await jobOf(deps, ctx, 'crawl');
+      if (await endJob(deps, job.id, 'cancelled')) {
+        await deps.events.emit([jobEvent(job.tenant, job.id, 'cancelled', {}) as Emission]);
+        ctx.log.info({ jobId: job.id }, 'job cancelled');
+        return { data: { id: job.id, status: 'cancelled' } };
+      }
+      const now = await readJob(deps, job.tenant, job.id);
+      return { data: { id: job.id, status: now?.status ?? job.status } };
+    },
+  };
+}
+
+/**
+ * The gateway handlers of the crawl and batch operations (schemas/api/operations.ts ids);
+ * jobs are answered for `retentionMs` after they start (JOB_RETENTION_HOURS).
+ */
+export function jobHandlers(deps: JobGatewayDeps, retentionMs: number): Record<string, OperationHandler> {
+  return {
+    crawlStart: startHandler(deps, 'crawl', retentionMs),
+    crawlStatus: statusHandler(deps, 'crawl'),
+    crawlPages: pagesHandler(deps, 'crawl'),
+    crawlErrors: errorsHandler(deps),
+    crawlCancel: cancelHandler(deps),
+    batchStart: startHandler(deps, 'batch', retentionMs),
+    batchStatus: statusHandler(deps, 'batch'),
+    batchPages: pagesHandler(deps, 'batch'),
+  };
+}

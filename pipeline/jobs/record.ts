@@ -1,0 +1,237 @@
+/**
+ * Crawl and batch jobs: their live record in coordination state and its snapshots in the
+ * store. The gateway creates a job and cancels it; the frontier (actors/frontier/jobs)
+ * schedules its pages and counts them; both read it through these functions.
+ *
+ * The live record is the state hash `job:<id>` (tenant, kind, status, counters, params); it
+ * is what `GET /v1/crawl/{id}` reads first. Every change is also written to the store's `jobs`
+ * table as a whole new version (ReplacingMergeTree(version), read with FINAL), so a job whose
+ * state has expired or been lost is still answered from the store. Versions come from
+ * `hincrby(version)`, so the newest snapshot wins whichever batch lands first.
+ *
+ * A job ends once: the first of `completed`, `failed` or `cancelled` to take the latch
+ * `job:<id>:end` (setIfAbsent) is its final status; later attempts change nothing.
+ */
+import type { State } from '../state/state.js';
+import type { BatchWriter } from '../store/batch-writer.js';
+import type { Store } from '../store/store.js';
+import { JOB_BY_ID } from '../store/queries.js';
+
+export type JobKind = 'crawl' | 'batch';
+export type JobStatus = 'queued' | 'scraping' | 'completed' | 'failed' | 'cancelled';
+export const TERMINAL_STATUSES: readonly JobStatus[] = ['completed', 'failed', 'cancelled'];
+
+/** The time to live of a job's state keys: until its `expiresAt` (at least a second). */
+export function jobTtlMs(job: Pick<JobRecord, 'expiresAtMs'>, nowMs = Date.now()): number {
+  return Math.max(1000, job.expiresAtMs - nowMs);
+}
+
+export interface JobRecord {
+  readonly id: string;
+  readonly tenant: string;
+  readonly kind: JobKind;
+  readonly status: JobStatus;
+  readonly createdAtMs: number;
+  readonly updatedAtMs: number;
+  readonly expiresAtMs: number;
+  /** URLs the job holds: queued, in flight or settled (never above a crawl's `limit`). */
+  readonly total: number;
+  /** Pages stored. */
+  readonly completed: number;
+  /** URLs that could not be read (listed by the errors endpoint). */
+  readonly failed: number;
+  readonly creditsUsed: number;
+  /** The job's request (without the webhook), as JSON. */
+  readonly params: string;
+  /** Why a failed job stopped; empty otherwise. */
+  readonly error: string;
+  /**
+   * Every page with a seq at or below this is settled (stored or failed): the pages listing
+   * never reads past it, so a cursor cannot step over a page still being written.
+   */
+  readonly watermark: number;
+  /** Pages sent to be fetched so far (the last seq given). */
+  readonly scheduled: number;
+}
+
+export const jobKey = (id: string) => `job:${id}`;
+export const jobEndKey = (id: string) => `job:${id}:end`;
+
+export interface JobStateDeps {
+  readonly state: State;
+  readonly writer: Pick<BatchWriter, 'write'>;
+}
+
+const num = (value: string | undefined) => (value === undefined ? 0 : Number(value) || 0);
+
+function fromHash(id: string, h: Record<string, string>): JobRecord | null {
+  if (!h.tenant) return null;
+  return {
+    id,
+    tenant: h.tenant,
+    kind: h.kind === 'batch' ? 'batch' : 'crawl',
+    status: (h.status as JobStatus) ?? 'scraping',
+    createdAtMs: num(h.createdAtMs),
+    updatedAtMs: num(h.updatedAtMs),
+    expiresAtMs: num(h.expiresAtMs),
+    total: num(h.total),
+    completed: num(h.completed),
+    failed: num(h.failed),
+    creditsUsed: num(h.creditsUsed),
+    params: h.params ?? '{}',
+    error: h.error ?? '',
+    watermark: num(h.watermark),
+    scheduled: num(h.seq),
+  };
+}
+
+function rowOf(job: JobRecord, version: number): Record<string, unknown> {
+  return {
+    tenant: job.tenant,
+    id: job.id,
+    kind: job.kind,
+    status: job.status,
+    version,
+    created_at: job.createdAtMs,
+    updated_at: job.updatedAtMs,
+    total: job.total,
+    completed: job.completed,
+    failed: job.failed,
+    credits_used: job.creditsUsed,
+    params: job.params,
+    error: job.error,
+    expires_at: job.expiresAtMs,
+  };
+}
+
+export interface NewJob {
+  readonly id: string;
+  readonly tenant: string;
+  readonly kind: JobKind;
+  readonly params: string;
+  readonly nowMs: number;
+  /** How long the job is answered (JOB_RETENTION_HOURS). */
+  readonly retentionMs: number;
+}
+
+/** Creates the live record (status `scraping`) and its first stored version. */
+export async function createJob(deps: JobStateDeps, job: NewJob): Promise<JobRecord> {
+  const record: JobRecord = {
+    id: job.id,
+    tenant: job.tenant,
+    kind: job.kind,
+    status: 'scraping',
+    createdAtMs: job.nowMs,
+    updatedAtMs: job.nowMs,
+    expiresAtMs: job.nowMs + job.retentionMs,
+    total: 0,
+    completed: 0,
+    failed: 0,
+    creditsUsed: 0,
+    params: job.params,
+    error: '',
+    watermark: 0,
+    scheduled: 0,
+  };
+  const fields: Record<string, string> = {};
+  for (const [name, value] of Object.entries(record)) if (name !== 'id' && name !== 'scheduled') fields[name] = String(value);
+  await deps.state.hset(jobKey(job.id), { ...fields, version: '1' });
+  await deps.state.expire(jobKey(job.id), job.retentionMs);
+  await deps.writer.write('jobs', [rowOf(record, 1)]);
+  return record;
+}
+
+/** The live record; null when state no longer holds it. */
+export async function liveJob(state: State, id: string): Promise<JobRecord | null> {
+  return fromHash(id, await state.hgetall(jobKey(id)));
+}
+
+interface JobRow {
+  tenant: string;
+  id: string;
+  kind: string;
+  status: string;
+  created_at: string;
+  updated_at: string;
+  expires_at: string;
+  total: string | number;
+  completed: string | number;
+  failed: string | number;
+  credits_used: string | number;
+  params: string;
+  error: string;
+  version: string | number;
+}
+
+const msOf = (text: string) => Date.parse(`${text.replace(' ', 'T')}Z`);
+
+/** Why a job whose live state is gone while it ran ended. */
+export const INTERRUPTED_ERROR =
+  'interrupted: the coordination state of this job was lost while it ran (the service restarted in embedded mode, or Redis lost its data); the pages stored before are kept';
+
+/**
+ * This tenant's job: the live record, else the newest stored version. Another tenant's job
+ * is null, the same as an unknown id. A stored job still `scraping` whose live state is gone
+ * can never move again (its queue and counters were there): it is answered, and with a
+ * writer stored, as `failed` with INTERRUPTED_ERROR, never left `scraping` forever.
+ */
+export async function readJob(
+  deps: { state: State; store: Pick<Store, 'query'>; writer?: Pick<BatchWriter, 'write'> },
+  tenant: string,
+  id: string,
+): Promise<JobRecord | null> {
+  const live = await liveJob(deps.state, id);
+  if (live) return live.tenant === tenant ? live : null;
+  const [row] = await deps.store.query<JobRow>(JOB_BY_ID, { tenant, id });
+  if (!row) return null;
+  const total = Number(row.total);
+  const stored: JobRecord = {
+    id: row.id,
+    tenant: row.tenant,
+    kind: row.kind === 'batch' ? 'batch' : 'crawl',
+    status: row.status as JobStatus,
+    createdAtMs: msOf(row.created_at),
+    updatedAtMs: msOf(row.updated_at),
+    expiresAtMs: msOf(row.expires_at),
+    total,
+    completed: Number(row.completed),
+    failed: Number(row.failed),
+    creditsUsed: Number(row.credits_used),
+    params: row.params,
+    error: row.error,
+    // A stored job is read in full: its writes were all awaited before its last version.
+    watermark: Number.MAX_SAFE_INTEGER,
+    scheduled: total,
+  };
+  if (TERMINAL_STATUSES.includes(stored.status)) return stored;
+  const ended: JobRecord = { ...stored, status: 'failed', error: INTERRUPTED_ERROR, updatedAtMs: Date.now() };
+  await deps.writer?.write('jobs', [rowOf(ended, Number(row.version) + 1)]);
+  return ended;
+}
+
+/** Writes the live record to the store as a new version (after any change). */
+export async function snapshotJob(deps: JobStateDeps, id: string, nowMs = Date.now()): Promise<JobRecord | null> {
+  const key = jobKey(id);
+  await deps.state.hset(key, { updatedAtMs: String(nowMs) });
+  const version = await deps.state.hincrby(key, 'version', 1);
+  const job = await liveJob(deps.state, id);
+  if (job) await deps.writer.write('jobs', [rowOf(job, version)]);
+  return job;
+}
+
+/**
+ * Ends the job with `status` unless it has already ended; true when this call ended it.
+ * The record is then snapshotted.
+ */
+export async function endJob(deps: JobStateDeps, id: string, status: Exclude<JobStatus, 'queued' | 'scraping'>, error = ''): Promise<boolean> {
+  const expiresAtMs = Number(await deps.state.hget(jobKey(id), 'expiresAtMs')) || 0;
+  if (!(await deps.state.setIfAbsent(jobEndKey(id), status, jobTtlMs({ expiresAtMs })))) return false;
+  await deps.state.hset(jobKey(id), { status, error });
+  await snapshotJob(deps, id);
+  return true;
+}
+
+/** Whether the job still schedules pages (it exists and has not ended). */
+export async function jobRunning(state: State, id: string): Promise<boolean> {
+  return (await state.get(jobEndKey(id))) === null && (await state.hget(jobKey(id), 'tenant')) !== null;
+}

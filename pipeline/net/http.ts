@@ -1,0 +1,324 @@
+/**
+ * The service's outbound HTTP stack: got-scraping behind the SSRF guard. The fetcher reads
+ * pages with it; the frontier reads robots.txt, sitemaps and pages to map (an actor never
+ * imports another actor, so the stack lives here, shared).
+ *
+ * - Browser identity: a realistic header set from got-scraping's header generator (desktop,
+ *   or phone when `mobile`), the caller's headers merged except the reserved ones
+ *   (pipeline/net/headers.ts), Accept-Language from `location`. Headers are generated here,
+ *   not by got-scraping's hook, because that hook opens an ALPN probe connection of its own
+ *   that no guard sees. HTTP/1.1 only for the same reason (http2-wrapper connects itself).
+ * - Every connection goes through the guard: direct requests use guarded agents (the
+ *   guard's `lookup`, IP literals checked), each hop's URL is checked before it is requested,
+ *   proxied requests are checked by resolving the target first (the proxy resolves it again
+ *   itself: a proxy is outside this host's network, so rebinding through it reaches nothing
+ *   of ours).
+ * - Redirects are followed here, not by got: at most `maxRedirects` (10) hops, each one
+ *   checked by the guard like the first; a loop or an 11th hop is `too_many_redirects`.
+ *   Credentials the caller sent (Authorization, Cookie) are dropped on a cross-origin hop.
+ * - The body is streamed and counted after decompression (gzip, deflate, br): a declared
+ *   Content-Length above `maxBytes` is refused before reading, a longer stream is aborted
+ *   when it passes `maxBytes` (`content_too_large`). Bytes are kept as received; the text
+ *   decoding (pipeline/net/charset.ts) is offered on the result.
+ * - `timeoutMs` bounds the whole fetch: every hop and retry (`fetch_timeout`).
+ * - Network hiccups (reset, broken pipe, temporary DNS failure) are retried with
+ *   pipeline/retry.ts inside that budget; an HTTP answer of any status is a result.
+ */
+import type http from 'node:http';
+import type https from 'node:https';
+import { gotScraping, TransformHeadersAgent } from 'got-scraping';
+import { AppError } from '../errors.js';
+import { retry, RetriesExhausted } from '../retry.js';
+import { guardedAgents, type GuardedAgents } from './agents.js';
+import { decodeBody, type DecodedText } from './charset.js';
+import { isReadable, isUndeclared, sniffMediaType, type ContentPolicy } from './content.js';
+import { classify, isTransient } from './failures.js';
+import { NetGuard } from './guard.js';
+import { ACCEPT_ENCODING, mergeHeaders } from './headers.js';
+import { acceptLanguage, languagesFor, type Location } from './locale.js';
+import { ProxyRouter, type ProxyPools, type ProxyRoute, type ProxyUsed } from './proxies.js';
+
+export const DEFAULT_MAX_BYTES = 15 * 1024 * 1024;
+export const DEFAULT_MAX_REDIRECTS = 10;
+
+export interface HttpFetcherOptions {
+  readonly guard: NetGuard;
+  readonly proxies?: ProxyPools;
+  /** Country code → proxy URLs of a geo-targeted pool (see pipeline/net/proxies.ts). */
+  readonly proxiesByCountry?: Readonly<Record<string, readonly string[]>>;
+  /** Largest body read, after decompression (default 15 MiB). */
+  readonly maxBytes?: number;
+  readonly maxRedirects?: number;
+  /** Verify TLS certificates (default true). */
+  readonly verifyTls?: boolean;
+  /** Immediate retries of network hiccups (default 3 attempts, 100..1000 ms backoff). */
+  readonly retry?: { readonly attempts: number; readonly baseDelayMs: number; readonly maxDelayMs: number };
+}
+
+export interface FetchRequest {
+  readonly url: string;
+  readonly timeoutMs: number;
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly mobile?: boolean;
+  readonly location?: Location | null;
+  readonly proxy?: ProxyRoute;
+  /** Content policy; null accepts every type (GET /v1/fetch). Default: no PDF. */
+  readonly content?: ContentPolicy | null;
+  /** Overrides the fetcher's maxBytes for this request (only lower). */
+  readonly maxBytes?: number;
+  readonly signal?: AbortSignal;
+}
+
+export interface FetchResult {
+  readonly url: string;
+  readonly finalUrl: string;
+  /** Every URL redirected to, in order (the final one last). */
+  readonly redirects: readonly string[];
+  readonly statusCode: number;
+  /** Response headers, lower-case names, repeated ones joined with ", ". */
+  readonly headers: Readonly<Record<string, string>>;
+  /** The response's Content-Type (or the sniffed media type when it declared none). */
+  readonly contentType: string;
+  /** The body as received, after content decoding (gzip/br/deflate), before charset decoding. */
+  readonly body: Buffer;
+  readonly fetchedAtMs: number;
+  readonly proxyUsed: ProxyUsed;
+  readonly proxyCountry: string | null;
+  /** The body decoded to text (charset from BOM, header, meta; else UTF-8). */
+  text(): DecodedText;
+}
+
+interface Hop {
+  readonly statusCode: number;
+  readonly headers: Record<string, string>;
+  readonly body: Buffer;
+  readonly location: string | null;
+  readonly fetchedAtMs: number;
+}
+
+type HeaderGenerator = { getHeaders(options: Record<string, unknown>): Record<string, string> };
+
+const headerGenerator = (gotScraping.defaults.options.context as { headerGenerator?: HeaderGenerator }).headerGenerator;
+
+const DESKTOP = { devices: ['desktop'], operatingSystems: ['windows', 'macos', 'linux'], browsers: ['chrome', 'firefox', 'edge', 'safari'] };
+const MOBILE = { devices: ['mobile'], operatingSystems: ['android', 'ios'], browsers: ['chrome', 'safari'] };
+
+/** A browser header set (HTTP/1.1 form). */
+export function browserHeaders(mobile: boolean, locales?: readonly string[]): Record<string, string> {
+  if (!headerGenerator) throw new AppError('internal_error', 'got-scraping has no header generator');
+  return headerGenerator.getHeaders({ httpVersion: '1', ...(mobile ? MOBILE : DESKTOP), ...(locales ? { locales: [...locales] } : {}) });
+}
+
+function flatHeaders(headers: http.IncomingHttpHeaders): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined) continue;
+    out[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : String(value);
+  }
+  return out;
+}
+
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+
+export class HttpFetcher {
+  readonly guard: NetGuard;
+  private readonly router: ProxyRouter;
+  private readonly agents: GuardedAgents;
+  private readonly gotAgents: { http: http.Agent; https: https.Agent };
+  private readonly maxBytes: number;
+  private readonly maxRedirects: number;
+  private readonly verifyTls: boolean;
+  private readonly retryPolicy: { attempts: number; baseDelayMs: number; maxDelayMs: number };
+
+  constructor(options: HttpFetcherOptions) {
+    this.guard = options.guard;
+    this.router = new ProxyRouter(options.proxies, options.proxiesByCountry);
+    this.agents = guardedAgents(options.guard);
+    this.gotAgents = {
+      http: new TransformHeadersAgent(this.agents.http) as unknown as http.Agent,
+      https: new TransformHeadersAgent(this.agents.https) as unknown as https.Agent,
+    };
+    this.maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
+    this.maxRedirects = options.maxRedirects ?? DEFAULT_MAX_REDIRECTS;
+    this.verifyTls = options.verifyTls ?? true;
+    this.retryPolicy = { attempts: 3, baseDelayMs: 100, maxDelayMs: 1000, ...options.retry };
+  }
+
+  /** Closes idle keep-alive sockets. */
+  close(): void {
+    this.agents.destroy();
+  }
+
+  async fetch(request: FetchRequest): Promise<FetchResult> {
+    const choice = this.router.choose(request.proxy ?? 'auto', request.location?.country);
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(new Error('fetch timeout')), request.timeoutMs);
+    const signal = request.signal ? AbortSignal.any([deadline.signal, request.signal]) : deadline.signal;
+    const maxBytes = Math.min(request.maxBytes ?? this.maxBytes, this.maxBytes);
+    const location = request.location ?? null;
+    const forced: Record<string, string> = { 'Accept-Encoding': ACCEPT_ENCODING };
+    if (location) forced['Accept-Language'] = acceptLanguage(languagesFor(location));
+    const baseHeaders = mergeHeaders(browserHeaders(request.mobile ?? false), request.headers, forced, location !== null);
+    let current = request.url;
+    try {
+      const first = this.guard.parse(request.url);
+      const origin = first.origin;
+      current = first.href;
+      const seen = new Set<string>([first.href]);
+      const redirects: string[] = [];
+      let url = first;
+      for (;;) {
+        await this.guard.check(url);
+        const headers = url.origin === origin ? baseHeaders : withoutCredentials(baseHeaders);
+        const hop = await this.hopWithRetries(url, headers, choice.proxyUrl, signal, maxBytes, request.content === undefined ? { pdf: false } : request.content);
+        if (hop.location === null) {
+          return this.result(request.url, url, redirects, hop, choice);
+        }
+        let next: URL;
+        try {
+          next = new URL(hop.location, url);
+        } catch {
+          return this.result(request.url, url, redirects, hop, choice);
+        }
+        if (redirects.length >= this.maxRedirects) {
+          throw new AppError('too_many_redirects', `${url.origin}: more than ${this.maxRedirects} redirects`);
+        }
+        if (seen.has(next.href)) throw new AppError('too_many_redirects', `redirect loop: ${next.origin}${next.pathname} was visited before`);
+        seen.add(next.href);
+        redirects.push(next.href);
+        url = this.guard.parse(next);
+        current = url.href;
+      }
+    } catch (error) {
+      if (request.signal?.aborted && !deadline.signal.aborted) throw request.signal.reason;
+      throw classify(error instanceof RetriesExhausted ? error.cause : error, {
+        url: safeOrigin(current),
+        proxyUrl: choice.proxyUrl,
+        timedOut: deadline.signal.aborted,
+        timeoutMs: request.timeoutMs,
+      });
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private result(url: string, final: URL, redirects: string[], hop: Hop, choice: { proxyUsed: ProxyUsed; proxyCountry: string | null }): FetchResult {
+    const contentType = hop.headers['content-type'] ?? '';
+    const body = hop.body;
+    let decoded: DecodedText | undefined;
+    return {
+      url,
+      finalUrl: final.href,
+      redirects,
+      statusCode: hop.statusCode,
+      headers: hop.headers,
+      contentType,
+      body,
+      fetchedAtMs: hop.fetchedAtMs,
+      proxyUsed: choice.proxyUsed,
+      proxyCountry: choice.proxyCountry,
+      text: () => (decoded ??= decodeBody(body, contentType)),
+    };
+  }
+
+  private hopWithRetries(url: URL, headers: Record<string, string>, proxyUrl: string | null, signal: AbortSignal, maxBytes: number, policy: ContentPolicy | null): Promise<Hop> {
+    return retry(() => this.hop(url, headers, proxyUrl, signal, maxBytes, policy), {
+      ...this.retryPolicy,
+      signal,
+      retriable: (error) => !signal.aborted && isTransient(error),
+    }).catch((error: unknown) => {
+      throw error instanceof RetriesExhausted ? error.cause : error;
+    });
+  }
+
+  /** One request, no redirect following: the status, headers and body (or the Location). */
+  private hop(url: URL, headers: Record<string, string>, proxyUrl: string | null, signal: AbortSignal, maxBytes: number, policy: ContentPolicy | null): Promise<Hop> {
+    return new Promise<Hop>((resolve, reject) => {
+      let settled = false;
+      const stream = gotScraping.stream(url.href, {
+        headers,
+        followRedirect: false,
+        http2: false,
+        useHeaderGenerator: false,
+        decompress: true,
+        throwHttpErrors: false,
+        retry: { limit: 0 },
+        timeout: { request: 2 ** 31 - 1 },
+        signal,
+        agent: this.gotAgents,
+        https: { rejectUnauthorized: this.verifyTls },
+        ...(proxyUrl ? { proxyUrl } : {}),
+      });
+      const fail = (error: unknown) => {
+        if (settled) return;
+        settled = true;
+        stream.destroy();
+        reject(error);
+      };
+      const chunks: Buffer[] = [];
+      let total = 0;
+      let response: { statusCode: number; headers: Record<string, string>; at: number } | null = null;
+      stream.once('response', (res: http.IncomingMessage) => {
+        const statusCode = res.statusCode ?? 0;
+        const flat = flatHeaders(res.headers);
+        response = { statusCode, headers: flat, at: Date.now() };
+        if (proxyUrl && statusCode === 407) {
+          return fail(new AppError('proxy_failed', 'the proxy asked for authentication (407)'));
+        }
+        const location = flat['location'];
+        if (REDIRECTS.has(statusCode) && location) {
+          settled = true;
+          stream.destroy();
+          return resolve({ statusCode, headers: flat, body: Buffer.alloc(0), location, fetchedAtMs: response.at });
+        }
+        const declared = Number(flat['content-length']);
+        if (!flat['content-encoding'] && Number.isFinite(declared) && declared > maxBytes) {
+          return fail(new AppError('content_too_large', `${url.origin}: the page declares ${declared} bytes, more than the limit of ${maxBytes}`));
+        }
+        if (policy && !isUndeclared(flat['content-type']) && !isReadable(flat['content-type'], policy)) {
+          return fail(new AppError('unsupported_content', `${url.origin}: content type ${flat['content-type']} is not one the service reads`));
+        }
+      });
+      stream.on('data', (chunk: Buffer) => {
+        if (settled) return;
+        total += chunk.length;
+        if (total > maxBytes) {
+          return fail(new AppError('content_too_large', `${url.origin}: the page is larger than the limit of ${maxBytes} bytes`));
+        }
+        chunks.push(chunk);
+      });
+      stream.once('error', fail);
+      stream.once('end', () => {
+        if (settled) return;
+        settled = true;
+        const res = response;
+        if (!res) return reject(new Error('the response ended before its headers'));
+        const body = Buffer.concat(chunks, total);
+        const headers = { ...res.headers };
+        if (headers['content-length'] !== undefined && Number(headers['content-length']) !== body.length) delete headers['content-length'];
+        if (policy && isUndeclared(headers['content-type'])) {
+          const sniffed = sniffMediaType(body);
+          if (sniffed) headers['content-type'] = sniffed;
+          if (!sniffed || !isReadable(sniffed, policy)) {
+            return reject(new AppError('unsupported_content', `${url.origin}: the body is ${sniffed ?? 'binary'} with no readable content type`));
+          }
+        }
+        resolve({ statusCode: res.statusCode, headers, body, location: null, fetchedAtMs: res.at });
+      });
+    });
+  }
+}
+
+function withoutCredentials(headers: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).filter(([name]) => !['authorization', 'cookie'].includes(name.toLowerCase())));
+}
+
+/** Scheme, host and path of a URL, without userinfo or query: what messages show. */
+function safeOrigin(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.origin}${u.pathname}`;
+  } catch {
+    return '(unparseable URL)';
+  }
+}

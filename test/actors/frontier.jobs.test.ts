@@ -1,0 +1,217 @@
+/**
+ * The frontier's job scheduling without a bus: crawl scope rules, and handleJobEvent over
+ * memory state and Redis (when it answers), a real ledger-file key registry and a recording
+ * writer — bounded pages in
+ * flight, seqs in request ids, out-of-order settling behind the watermark, redelivery,
+ * failures, completion, and a robots.txt that disallows.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { handleJobEvent } from '../../actors/frontier/jobs/handler.js';
+import { pagesKey, seenKey } from '../../actors/frontier/jobs/queue.js';
+import { crawlParamsOf, crawlScope } from '../../actors/frontier/jobs/scope.js';
+import type { SiteReader } from '../../actors/frontier/jobs/site.js';
+import { ALLOW_ALL, robotsFromStatus } from '../../actors/frontier/robots.js';
+import type { AnyEmission } from '../../pipeline/events.js';
+import { decodeCursor, encodeCursor, jobEvent, jobPageSeq, newJobId } from '../../pipeline/jobs/pages.js';
+import { createJob, endJob, liveJob } from '../../pipeline/jobs/record.js';
+import { FileKeyRegistry } from '../../pipeline/keys/ledger-file.js';
+import { createLogger } from '../../pipeline/log.js';
+import { MemoryState } from '../../pipeline/state/memory.js';
+import { RedisState } from '../../pipeline/state/redis.js';
+import type { State } from '../../pipeline/state/state.js';
+import { engine } from '../helpers/engines.js';
+import { dropNamespace, REDIS_INSTALL, redisProbe, TEST_REDIS_URL, testNamespace } from '../helpers/redis.js';
+
+describe('actors/frontier/jobs scope', () => {
+  const scope = (over: Record<string, unknown> = {}) => crawlScope(crawlParamsOf(JSON.stringify({ url: 'https://example.com/docs/', ...over })));
+
+  it('keeps the start path and the site unless asked otherwise', () => {
+    const s = scope();
+    expect(s.start?.url).toBe('https://example.com/docs/');
+    expect(s.candidate('a', 'https://example.com/docs/')?.url).toBe('https://example.com/docs/a');
+    expect(s.candidate('https://www.example.com/docs')).not.toBeNull();
+    expect(s.candidate('https://example.com/blog/x')).toBeNull();
+    expect(s.candidate('https://other.org/docs/a')).toBeNull();
+    expect(s.candidate('https://example.com/docs/logo.png')).toBeNull();
+    expect(s.candidate('mailto:a@example.com', 'https://example.com/')).toBeNull();
+    expect(scope({ allowBackwardLinks: true }).candidate('https://example.com/blog/x')).not.toBeNull();
+    expect(scope({ allowExternalLinks: true }).candidate('https://other.org/anything')).not.toBeNull();
+  });
+
+  it('tests include and exclude on path and query, exclude winning', () => {
+    const s = scope({ includePaths: ['^/docs/(api|guide)', 'lang=en'], excludePaths: ['/internal', 'draft=1'] });
+    expect(s.candidate('https://example.com/docs/api/x')).not.toBeNull();
+    expect(s.candidate('https://example.com/docs/other?lang=en')).not.toBeNull();
+    expect(s.candidate('https://example.com/docs/other')).toBeNull();
+    expect(s.candidate('https://example.com/docs/api/internal')).toBeNull();
+    expect(s.candidate('https://example.com/docs/guide?draft=1')).toBeNull();
+  });
+
+  it('dedupes similar URLs by default, by exact URL when asked, and drops queries when asked', () => {
+    const a = scope().candidate('https://example.com/docs/a/?utm_source=x');
+    const b = scope().candidate('http://www.example.com/docs/a');
+    expect(a?.key).toBe(b?.key);
+    const exact = scope({ deduplicateSimilarURLs: false });
+    expect(exact.candidate('https://example.com/docs/a/')?.key).not.toBe(exact.candidate('https://example.com/docs/a')?.key);
+    const noQuery = scope({ ignoreQueryParameters: true });
+    expect(noQuery.candidate('https://example.com/docs/a?page=2')?.url).toBe('https://example.com/docs/a');
+    expect(noQuery.candidate('https://example.com/docs/a?page=2')?.key).toBe(noQuery.candidate('https://example.com/docs/a?page=3')?.key);
+  });
+
+  it('reads the schema defaults for a crawl whose params miss them', () => {
+    expect(crawlParamsOf('{"url":"https://example.com"}')).toMatchObject({ limit: 100, maxDepth: 3, maxConcurrency: 5, deduplicateSimilarURLs: true, delay: 0 });
+  });
+});
+
+describe('pipeline/jobs pages', () => {
+  it('carries the seq in the request id and round-trips cursors', () => {
+    const id = newJobId('batch');
+    expect(jobPageSeq(`${id}:12`, id)).toBe(12);
+    expect(jobPageSeq('req-1', id)).toBeNull();
+    expect(decodeCursor(encodeCursor(41))).toBe(41);
+    expect(decodeCursor(null)).toBe(0);
+    expect(decodeCursor('garbage')).toBeNull();
+  });
+});
+
+const hasRedis = await engine('redis', () => redisProbe(), REDIS_INSTALL);
+
+interface Engine {
+  open(): Promise<State>;
+  teardown(): Promise<void>;
+}
+
+const memoryEngine = (): Engine => ({ open: async () => new MemoryState({ sweepIntervalMs: 0 }), teardown: async () => undefined });
+
+function redisEngine(): Engine {
+  const namespace = testNamespace();
+  return {
+    async open() {
+      const state = new RedisState({ url: TEST_REDIS_URL, namespace, log: createLogger('silent'), connectTimeoutMs: 2000 });
+      await state.connect();
+      return state;
+    },
+    teardown: async () => void (await dropNamespace(namespace)),
+  };
+}
+
+describe('actors/frontier/jobs handleJobEvent (memory state)', () => jobSuite(memoryEngine));
+describe.skipIf(!hasRedis)('actors/frontier/jobs handleJobEvent (redis state)', () => jobSuite(redisEngine));
+
+function jobSuite(makeEngine: () => Engine): void {
+  let dir: string;
+  let state: State;
+  let stateEngine: Engine;
+  let keys: FileKeyRegistry;
+  let written: { table: string; rows: readonly Record<string, unknown>[] }[];
+  let robots = ALLOW_ALL;
+  const sitemap: string[] = [];
+  const site: SiteReader = {
+    robots: async () => robots,
+    async sitemapUrls(_origin, take) {
+      for (const url of sitemap) if (!(await take(url))) return;
+    },
+  };
+  const signal = new AbortController().signal;
+  const deps = () => ({ state, keys, site, log: createLogger('silent'), writer: { write: async (table: string, rows: readonly Record<string, unknown>[]) => void written.push({ table, rows }) } });
+  const scrapes = (emit: readonly AnyEmission[] | undefined) => (emit ?? []).filter((e) => e.topic === 'scrapeRequested').map((e) => e.value as { requestId: string; url: string });
+  const types = (emit: readonly AnyEmission[] | undefined) => (emit ?? []).filter((e) => e.topic === 'jobEvents').map((e) => (e.value as { type: string }).type);
+
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'wds-frontier-jobs-'));
+    stateEngine = makeEngine();
+    state = await stateEngine.open();
+    keys = new FileKeyRegistry(dir);
+    written = [];
+    robots = ALLOW_ALL;
+    sitemap.length = 0;
+  });
+  afterEach(async () => {
+    keys.close();
+    await state.close();
+    await stateEngine.teardown();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function job(kind: 'crawl' | 'batch', params: object, credits: number | 'unlimited' = 'unlimited') {
+    const { record } = await keys.create({ name: 't', credits });
+    const id = newJobId(kind);
+    await createJob(deps(), { id, tenant: record.id, kind, params: JSON.stringify(params), nowMs: Date.now(), retentionMs: 3_600_000 });
+    return { id, tenant: record.id, key: record };
+  }
+  const event = (tenant: string, id: string, type: string, data: object = {}) => jobEvent(tenant, id, type, data).value as Parameters<typeof handleJobEvent>[0];
+
+  it('keeps maxConcurrency pages in flight, settles out of order behind the watermark, once each, then completes', async () => {
+    const urls = ['a', 'b', 'c', 'd', 'a'].map((p) => `https://example.com/${p}`);
+    const { id, tenant } = await job('batch', { urls, maxConcurrency: 2 });
+    const started = await handleJobEvent(event(tenant, id, 'started'), deps(), signal);
+    expect(started.kind).toBe('ack');
+    const first = scrapes(started.kind === 'ack' ? started.emit : []);
+    expect(first.map((s) => s.requestId)).toEqual([`${id}:1`, `${id}:2`]);
+    expect((await liveJob(state, id))?.total).toBe(4);
+    // A redelivered `started` seeds nothing again.
+    const again = await handleJobEvent(event(tenant, id, 'started'), deps(), signal);
+    expect(scrapes(again.kind === 'ack' ? again.emit : [])).toEqual([]);
+
+    const page = (seq: number) => event(tenant, id, 'page', { seq, url: urls[seq - 1], statusCode: 200, credits: 1, links: [] });
+    const second = await handleJobEvent(page(2), deps(), signal);
+    expect(scrapes(second.kind === 'ack' ? second.emit : []).map((s) => s.requestId)).toEqual([`${id}:3`]);
+    expect((await liveJob(state, id))?.watermark).toBe(0);
+    await handleJobEvent(page(1), deps(), signal);
+    expect((await liveJob(state, id))?.watermark).toBe(2);
+    const redelivered = await handleJobEvent(page(1), deps(), signal);
+    expect(scrapes(redelivered.kind === 'ack' ? redelivered.emit : [])).toEqual([]);
+    expect((await liveJob(state, id))?.completed).toBe(2);
+
+    await handleJobEvent(event(tenant, id, 'pageFailed', { seq: 3, url: urls[2], code: 'dns_failed', message: 'no such host', statusCode: 0 }), deps(), signal);
+    const last = await handleJobEvent(page(4), deps(), signal);
+    expect(types(last.kind === 'ack' ? last.emit : [])).toEqual(['completed']);
+    expect(await liveJob(state, id)).toMatchObject({ status: 'completed', total: 4, completed: 3, failed: 1, creditsUsed: 3, watermark: 4, scheduled: 4 });
+    expect(written.filter((w) => w.table === 'job_errors').flatMap((w) => w.rows)).toMatchObject([{ job_id: id, url: urls[2], code: 'dns_failed' }]);
+    // Its working state is gone; the record stays.
+    expect(await state.scard(seenKey(id))).toBe(0);
+    expect(await state.hgetall(pagesKey(id))).toEqual({});
+    expect(written.filter((w) => w.table === 'jobs').length).toBeGreaterThan(3);
+    // A `started` redelivered after the end admits nothing.
+    const late = await handleJobEvent(event(tenant, id, 'started'), deps(), signal);
+    expect(late).toEqual({ kind: 'ack', emit: [] });
+    expect((await liveJob(state, id))?.total).toBe(4);
+  });
+
+  it('follows links one level deeper up to maxDepth and limit, and lists what robots.txt disallows', async () => {
+    robots = robotsFromStatus(200, 'User-agent: *\nDisallow: /private/\n', 'https://example.com/robots.txt');
+    sitemap.push('https://example.com/s1', 'https://example.com/s2');
+    const { id, tenant } = await job('crawl', { url: 'https://example.com/', maxDepth: 1, limit: 5, respectRobots: true, maxConcurrency: 50 });
+    const started = await handleJobEvent(event(tenant, id, 'started'), deps(), signal);
+    const sent = scrapes(started.kind === 'ack' ? started.emit : []);
+    expect(sent.map((s) => s.url)).toEqual(['https://example.com/', 'https://example.com/s1', 'https://example.com/s2']);
+    const links = ['/x', '/private/p', '/y', '/z', '/w'].map((p) => `https://example.com${p}`);
+    const home = await handleJobEvent(event(tenant, id, 'page', { seq: 1, url: sent[0]?.url, statusCode: 200, credits: 1, links }), deps(), signal);
+    // limit 5: the home page, two sitemap URLs, /x and /y; /private/p is blocked, /z and /w are over the limit.
+    expect(scrapes(home.kind === 'ack' ? home.emit : []).map((s) => s.url)).toEqual(['https://example.com/x', 'https://example.com/y']);
+    expect(written.filter((w) => w.table === 'job_errors').flatMap((w) => w.rows)).toMatchObject([{ url: 'https://example.com/private/p', code: 'robots_disallowed' }]);
+    // Depth 1 pages' links are not followed (maxDepth 1).
+    const deeper = await handleJobEvent(event(tenant, id, 'page', { seq: 2, url: sent[1]?.url, statusCode: 200, credits: 1, links: ['https://example.com/deep'] }), deps(), signal);
+    expect(scrapes(deeper.kind === 'ack' ? deeper.emit : [])).toEqual([]);
+    expect((await liveJob(state, id))?.total).toBe(5);
+  });
+
+  it('schedules nothing once the job is cancelled, and ends failed when the balance runs out', async () => {
+    const cancelled = await job('batch', { urls: ['https://example.com/1', 'https://example.com/2'], maxConcurrency: 1 });
+    const out = await handleJobEvent(event(cancelled.tenant, cancelled.id, 'started'), deps(), signal);
+    expect(scrapes(out.kind === 'ack' ? out.emit : [])).toHaveLength(1);
+    await endJob(deps(), cancelled.id, 'cancelled');
+    const after = await handleJobEvent(event(cancelled.tenant, cancelled.id, 'page', { seq: 1, url: 'https://example.com/1', statusCode: 200, credits: 1, links: [] }), deps(), signal);
+    expect(scrapes(after.kind === 'ack' ? after.emit : [])).toEqual([]);
+    expect(await liveJob(state, cancelled.id)).toMatchObject({ status: 'cancelled', completed: 1 });
+
+    const poor = await job('batch', { urls: ['https://example.com/1', 'https://example.com/2', 'https://example.com/3'], maxConcurrency: 3 }, 2);
+    const started = await handleJobEvent(event(poor.tenant, poor.id, 'started'), deps(), signal);
+    expect(scrapes(started.kind === 'ack' ? started.emit : [])).toHaveLength(2);
+    expect(types(started.kind === 'ack' ? started.emit : [])).toEqual(['failed']);
+    expect((await liveJob(state, poor.id))?.error).toMatch(/insufficient_credits/);
+  });
+}

@@ -1,0 +1,115 @@
+import { describe, expect, it } from 'vitest';
+import { readPage } from '../../actors/frontier/page-links.js';
+import { rankLinks } from '../../actors/frontier/results.js';
+import { cleanUrl, hostInSite, identify, inSite, isTrackingParam, siteOf, UrlSet, urlKey } from '../../actors/frontier/urls.js';
+
+describe('actors/frontier/urls', () => {
+  it('cleans a URL: fragment, credentials, default port, host case and tracking parameters go', () => {
+    expect(cleanUrl('HTTPS://User:Pw@Example.COM:443/a/b?utm_source=x&id=3&fbclid=y&UTM_Medium=z#frag')).toBe('https://example.com/a/b?id=3');
+    expect(cleanUrl('http://example.com:80/?gclid=1')).toBe('http://example.com/');
+    expect(cleanUrl('../c?q=1#x', 'https://example.com/a/b/')).toBe('https://example.com/a/c?q=1');
+    expect(cleanUrl('/x?a=1&b=2', 'https://example.com/')).toBe('https://example.com/x?a=1&b=2');
+    for (const bad of ['mailto:a@example.com', 'javascript:void(0)', '#top', '', 'ftp://example.com/f', 'http://']) {
+      expect(cleanUrl(bad, 'https://example.com/'), bad).toBeNull();
+    }
+    expect(isTrackingParam('utm_campaign')).toBe(true);
+    expect(isTrackingParam('page')).toBe(false);
+  });
+
+  it('keys a URL so that scheme, www., a trailing slash and query order make no new URL', () => {
+    const key = urlKey('https://www.example.com/docs/?b=2&a=1');
+    expect(urlKey('http://example.com/docs?a=1&b=2')).toBe(key);
+    expect(urlKey('https://example.com/docs//?a=1&b=2')).toBe(key);
+    expect(urlKey('https://example.com/docs?a=2&b=1')).not.toBe(key);
+    expect(urlKey('https://example.com/')).toBe(urlKey('https://www.example.com'));
+    expect(urlKey('https://example.com:8443/x')).not.toBe(urlKey('https://example.com/x'));
+    expect(urlKey('https://example.com/Docs')).not.toBe(urlKey('https://example.com/docs'));
+  });
+
+  it('scopes a site: www. is the same site, subdomains only when asked, other hosts never', () => {
+    const site = siteOf('https://www.example.com/start');
+    expect(site).toBe('example.com');
+    expect(inSite('https://example.com/a', site, false)).toBe(true);
+    expect(inSite('http://www.example.com:8080/a', site, false)).toBe(true);
+    expect(inSite('https://blog.example.com/a', site, false)).toBe(false);
+    expect(inSite('https://blog.example.com/a', site, true)).toBe(true);
+    expect(inSite('https://a.b.example.com/a', site, true)).toBe(true);
+    expect(inSite('https://notexample.com/a', site, true)).toBe(false);
+    expect(inSite('https://example.com.evil.net/a', site, true)).toBe(false);
+    expect(inSite('not a url', site, true)).toBe(false);
+  });
+
+  it('identify cleans, keys and scopes in one go, as cleanUrl, urlKey and siteOf do', () => {
+    const ref = 'HTTP://WWW.Example.com:80/a/?utm_source=x&b=2&a=1#f';
+    const id = identify(ref);
+    expect(id).toEqual({ url: cleanUrl(ref), key: urlKey(cleanUrl(ref) as string), host: siteOf(cleanUrl(ref) as string) });
+    expect(id).toEqual({ url: 'http://www.example.com/a/?b=2&a=1', key: 'example.com/a?a=1&b=2', host: 'example.com' });
+    expect(identify('javascript:alert(1)')).toBeNull();
+    expect(hostInSite('docs.example.com', 'example.com', true)).toBe(true);
+    expect(hostInSite('docs.example.com', 'example.com', false)).toBe(false);
+  });
+
+  it('UrlSet keeps the first sighting, upgrading to https and filling a missing title', () => {
+    const set = new UrlSet<{ url: string; title?: string }>();
+    expect(set.add({ url: 'http://example.com/a/' })).toBe(true);
+    expect(set.add({ url: 'https://www.example.com/a', title: 'A' })).toBe(false);
+    expect(set.add({ url: 'https://example.com/b', title: 'B' })).toBe(true);
+    expect(set.add({ url: 'https://example.com/b/', title: 'other' })).toBe(false);
+    expect(set.values()).toEqual([
+      { url: 'https://www.example.com/a', title: 'A' },
+      { url: 'https://example.com/b', title: 'B' },
+    ]);
+    expect(set.has('http://example.com/b')).toBe(true);
+    expect(set.size).toBe(2);
+  });
+});
+
+describe('actors/frontier/page-links', () => {
+  it('reads links with their text against <base href>, cleaned and deduplicated, plus title and description', () => {
+    const html = `<html><head><title> Home  page </title><meta name="Description" content="About us"><base href="/docs/"></head><body>
+      <a href="intro?utm_source=x#top">Intro</a>
+      <a href="intro"><span>Intro again</span></a>
+      <a href="/img" title="Gallery"></a>
+      <a href="/pic"><img src="p.png" alt="A picture"></a>
+      <a href="/empty"></a><a href="/empty">Now with text</a>
+      <a href="mailto:a@b.c">mail</a><a href="#x">top</a>
+      <map><area href="/area" alt="x"></map>
+    </body></html>`;
+    const facts = readPage(html, 'https://example.com/start');
+    expect(facts.title).toBe('Home page');
+    expect(facts.description).toBe('About us');
+    expect(facts.links).toEqual([
+      { url: 'https://example.com/docs/intro', text: 'Intro' },
+      { url: 'https://example.com/img', text: 'Gallery' },
+      { url: 'https://example.com/pic', text: 'A picture' },
+      { url: 'https://example.com/empty', text: 'Now with text' },
+      { url: 'https://example.com/area' },
+    ]);
+  });
+});
+
+describe('actors/frontier/results', () => {
+  const links = [
+    { url: 'https://example.com/' },
+    { url: 'https://example.com/about', title: 'Our Pricing story' },
+    { url: 'https://example.com/pricing' },
+    { url: 'https://example.com/caf%C3%A9' },
+    { url: 'https://example.com/PRICING/plans' },
+  ];
+
+  it('filters on address or title, case-insensitively, address matches first', () => {
+    expect(rankLinks(links, 'pricing', 10).map((l) => l.url)).toEqual([
+      'https://example.com/pricing',
+      'https://example.com/PRICING/plans',
+      'https://example.com/about',
+    ]);
+    expect(rankLinks(links, 'Café', 10).map((l) => l.url)).toEqual(['https://example.com/caf%C3%A9']);
+    expect(rankLinks(links, 'nothing', 10)).toEqual([]);
+  });
+
+  it('without search keeps the order found; limit cuts', () => {
+    expect(rankLinks(links, null, 10)).toEqual(links);
+    expect(rankLinks(links, '  ', 2)).toEqual(links.slice(0, 2));
+    expect(rankLinks(links, 'pricing', 1).map((l) => l.url)).toEqual(['https://example.com/pricing']);
+  });
+});

@@ -1,0 +1,91 @@
+/**
+ * Job pages in the fetcher and the parser, without a bus: a job page (a `jobId`, a request id
+ * `<jobId>:<seq>`, no reply topic) is stored in `job_pages` under its seq and reported as a
+ * JobEvent `page` with its links; a failure is a JobEvent `pageFailed` instead of a Reply.
+ * Emissions are encoded with the real codec, so they match their Avro schemas.
+ */
+import { describe, expect, it } from 'vitest';
+import { handleScrapeRequested } from '../../actors/fetcher/handler.js';
+import { HttpFetcher } from '../../actors/fetcher/http.js';
+import { handlePageFetched } from '../../actors/parser/index.js';
+import { createCodec } from '../../pipeline/codec/index.js';
+import { SAMPLE_EVENTS } from '../../pipeline/codec/samples.js';
+import type { AnyEmission } from '../../pipeline/events.js';
+import { jobPageRequestId, newJobId } from '../../pipeline/jobs/pages.js';
+import { createLogger } from '../../pipeline/log.js';
+import { NetGuard } from '../../pipeline/net/guard.js';
+import type { Outcome } from '../../pipeline/pool.js';
+import type { BatchWriter } from '../../pipeline/store/index.js';
+import type { EventValue } from '../../schemas/events/index.js';
+import { TOPICS } from '../../schemas/topics.js';
+
+const HTML = '<!doctype html><title>Job page</title><body><a href="/next">next</a> <a href="https://other.example/x#f">x</a> <a href="mailto:a@b.c">m</a></body>';
+
+async function emissions(outcome: Outcome): Promise<AnyEmission[]> {
+  expect(outcome.kind).toBe('ack');
+  const emit = outcome.kind === 'ack' ? [...(outcome.emit ?? [])] : [];
+  const codec = await createCodec();
+  for (const e of emit) await codec.encode(TOPICS[e.topic].event as 'JobEvent', e.value as never);
+  return emit;
+}
+
+describe('job pages in the fetcher and the parser', () => {
+  const jobId = newJobId('crawl');
+
+  it('the parser stores a job page under its seq and reports it with its links', async () => {
+    const writes: { table: string; rows: Record<string, unknown>[] }[] = [];
+    const writer = { write: async (table: string, rows: readonly Record<string, unknown>[]) => void writes.push({ table, rows: [...rows] }) } as unknown as BatchWriter;
+    const page: EventValue<'PageFetched'> = {
+      ...SAMPLE_EVENTS.PageFetched,
+      requestId: jobPageRequestId(jobId, 7),
+      tenant: 'tenant-1',
+      jobId,
+      url: 'https://example.com/start',
+      finalUrl: 'https://example.com/start',
+      body: Buffer.from(HTML),
+      contentType: 'text/html',
+      headers: { 'content-type': 'text/html' },
+      statusCode: 200,
+      replyTo: null,
+      correlationId: null,
+      credits: 1,
+      source: 'fresh',
+      options: '{}',
+      extras: '{}',
+    };
+    const emit = await emissions(await handlePageFetched(page, { writer }));
+    const jobRow = writes.find((w) => w.table === 'job_pages')?.rows[0];
+    expect(jobRow).toMatchObject({ tenant: 'tenant-1', job_id: jobId, seq: 7, url: 'https://example.com/start', status_code: 200, title: 'Job page' });
+    expect(JSON.parse(jobRow?.document as string).markdown).toMatch(/next/);
+    expect(emit).toHaveLength(1);
+    expect(emit[0]).toMatchObject({ topic: 'jobEvents', key: jobId, value: { jobId, tenant: 'tenant-1', kind: 'crawl', type: 'page' } });
+    const data = JSON.parse((emit[0]?.value as EventValue<'JobEvent'>).data);
+    expect(data).toEqual({ seq: 7, url: 'https://example.com/start', statusCode: 200, credits: 1, links: ['https://example.com/next', 'https://other.example/x'] });
+  });
+
+  it('the fetcher reports a job page it cannot fetch as pageFailed, not as a Reply', async () => {
+    const http = new HttpFetcher({ guard: new NetGuard({ allowPrivate: true }) });
+    try {
+      const now = Date.now();
+      const event = {
+        requestId: jobPageRequestId(jobId, 3),
+        tenant: 'tenant-1',
+        jobId,
+        url: 'http://127.0.0.1:1/nothing',
+        options: '{"timeout":2000}',
+        replyTo: null,
+        correlationId: null,
+        deadlineMs: now + 10_000,
+        createdAtMs: now,
+      };
+      const emit = await emissions(await handleScrapeRequested(event, { http, log: createLogger('silent'), maxAttempts: 1 }, new AbortController().signal));
+      expect(emit).toHaveLength(1);
+      expect(emit[0]).toMatchObject({ topic: 'jobEvents', value: { type: 'pageFailed', jobId } });
+      expect(JSON.parse((emit[0]?.value as EventValue<'JobEvent'>).data)).toMatchObject({ seq: 3, url: 'http://127.0.0.1:1/nothing', code: 'connection_refused' });
+      const late = await emissions(await handleScrapeRequested({ ...event, deadlineMs: now - 1 }, { http, log: createLogger('silent') }, new AbortController().signal));
+      expect(late.map((e) => [e.topic, (e.value as EventValue<'JobEvent'>).type])).toEqual([['jobEvents', 'pageFailed']]);
+    } finally {
+      http.close();
+    }
+  });
+});

@@ -1,0 +1,366 @@
+/**
+ * Crawl and batch-scrape jobs through the production actors in embedded mode (gateway →
+ * JobEvent → frontier → ScrapeRequested → fetcher → parser → job_pages + JobEvent → frontier),
+ * against the generated local site of test/helpers/map-site.ts: a batch with a failing URL,
+ * cursor paging (also while a crawl runs), crawl scope (maxDepth, limit, include/exclude,
+ * dedupe, robots.txt, delay), cancel, per-page charging and a balance that runs out, another
+ * key's job, the 422/501 answers, a restart mid-crawl (answered failed, pages kept), and the
+ * same jobs with the coordination state in Redis (when a Redis answers at TEST_REDIS_URL).
+ */
+import { once } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startService, type Service } from '../../main.js';
+import { loadConfig } from '../../pipeline/config.js';
+import { createLogger } from '../../pipeline/log.js';
+import { RedisState } from '../../pipeline/state/redis.js';
+import { meteredKey as metered } from '../helpers/embedded.js';
+import { engine } from '../helpers/engines.js';
+import { HIDDEN_PER_SECTION, SECTIONS, startMapSite, type MapSite } from '../helpers/map-site.js';
+import { dropNamespace, REDIS_INSTALL, redisProbe, TEST_REDIS_URL, testNamespace } from '../helpers/redis.js';
+
+const API_KEY = 'e2e-jobs-key-0123456789';
+
+let site: MapSite;
+let slow: MapSite;
+let service: Service;
+let base = '';
+let dataDir = '';
+
+type Body = Record<string, any>;
+
+async function call(method: string, path: string, body?: unknown, key = API_KEY): Promise<{ status: number; body: Body }> {
+  const res = await fetch(`${base}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  return { status: res.status, body: (await res.json()) as Body };
+}
+
+async function start(path: string, body: unknown, key = API_KEY): Promise<string> {
+  const res = await call('POST', path, body, key);
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  expect(typeof res.body.data.id).toBe('string');
+  return res.body.data.id as string;
+}
+
+const ENDED = ['completed', 'failed', 'cancelled'];
+
+async function waitFor(path: string, done: (data: Body) => boolean, key = API_KEY, timeoutMs = 25_000): Promise<Body> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const res = await call('GET', path, undefined, key);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    if (done(res.body.data)) return res.body.data;
+    if (Date.now() > until) throw new Error(`timed out waiting on ${path}: ${JSON.stringify({ ...res.body.data, data: undefined })}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** Every page of a job, `limit` at a time, following `next` until it is null. */
+async function allPages(path: string, limit: number, key = API_KEY): Promise<{ urls: string[]; calls: number }> {
+  const urls: string[] = [];
+  let cursor: string | null = null;
+  let calls = 0;
+  do {
+    const query: string = `limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
+    const res = await call('GET', `${path}/pages?${query}`, undefined, key);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.data.data.length).toBeLessThanOrEqual(limit);
+    for (const doc of res.body.data.data as Body[]) urls.push(doc.metadata.sourceURL as string);
+    cursor = res.body.data.next as string | null;
+    calls++;
+  } while (cursor);
+  return { urls, calls };
+}
+
+/** A key with a finite balance in the running service's ledger. */
+const meteredKey = (credits: number) => metered(dataDir, credits);
+
+const pathOf = (url: string) => new URL(url).pathname;
+
+beforeAll(async () => {
+  site = await startMapSite();
+  // Every page but the home page takes a while: a crawl of it is still running when cancelled.
+  slow = await startMapSite({ delayMs: (path) => (path.startsWith('/page/') ? 150 : 0) });
+  dataDir = mkdtempSync(join(tmpdir(), 'wds-jobs-'));
+  const config = loadConfig({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', API_KEY, FETCH_ALLOW_PRIVATE: 'true' });
+  service = await startService({ config, log: createLogger('silent'), role: 'all' });
+  const address = service.app?.server.address();
+  if (!address || typeof address !== 'object') throw new Error('the gateway is not listening');
+  base = `http://127.0.0.1:${address.port}`;
+});
+
+afterAll(async () => {
+  await service?.stop();
+  await site?.close();
+  await slow?.close();
+  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe('e2e/jobs: batch scrape', () => {
+  it('scrapes every URL, lists the one that failed, pages with cursors and charges per page', async () => {
+    const { key, balance } = await meteredKey(100);
+    const urls = [1, 2, 3, 4, 5].map((n) => site.url(`/page/${n}`));
+    const failing = 'http://127.0.0.1:1/nothing-listens-here';
+    const id = await start('/v1/batch/scrape', { urls: [...urls, failing], maxConcurrency: 3 }, key);
+    expect(id.startsWith('batch_')).toBe(true);
+    const status = await waitFor(`/v1/batch/${id}`, (d) => ENDED.includes(d.status), key);
+    expect(status).toMatchObject({ status: 'completed', total: 6, completed: 5, failed: 1, creditsUsed: 5, next: null });
+    expect(Date.parse(status.expiresAt)).toBeGreaterThan(Date.now());
+    expect((status.data as Body[]).map((d) => d.metadata.sourceURL).sort()).toEqual([...urls].sort());
+    expect((status.data as Body[])[0]?.markdown).toMatch(/Home/);
+
+    const paged = await allPages(`/v1/batch/${id}`, 2, key);
+    expect(paged.urls).toHaveLength(5);
+    expect(new Set(paged.urls).size).toBe(5);
+    expect([...paged.urls].sort()).toEqual([...urls].sort());
+    expect(paged.calls).toBe(3);
+    expect(await balance()).toBe(95);
+
+    // Another key, and the other kind's paths, know nothing of it.
+    expect((await call('GET', `/v1/batch/${id}`)).status).toBe(404);
+    expect((await call('GET', `/v1/batch/${id}/pages`)).status).toBe(404);
+    expect((await call('GET', `/v1/crawl/${id}`, undefined, key)).status).toBe(404);
+    const missing = await call('GET', '/v1/batch/batch_doesnotexist');
+    expect(missing.status).toBe(404);
+    expect(missing.body.error.code).toBe('not_found');
+  });
+
+  it('refuses a cursor it did not hand out, webhooks (not delivered yet) and browser options', async () => {
+    const id = await start('/v1/batch/scrape', { urls: [site.url('/page/7')] });
+    const bad = await call('GET', `/v1/batch/${id}/pages?cursor=nonsense`);
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.code).toBe('bad_request');
+    const hook = await call('POST', '/v1/batch/scrape', { urls: [site.url('/page/7')], webhook: 'http://127.0.0.1:9/hook' });
+    expect(hook.status).toBe(501);
+    expect(hook.body.error.code).toBe('not_implemented');
+    const browser = await call('POST', '/v1/batch/scrape', { urls: [site.url('/page/7')], scrapeOptions: { formats: ['screenshot'] } });
+    expect(browser.status).toBe(501);
+  });
+});
+
+describe('e2e/jobs: crawl', () => {
+  it('follows links to maxDepth within the site, collapsing duplicate URLs', async () => {
+    const id = await start('/v1/crawl', { url: site.url('/'), ignoreSitemap: true, maxDepth: 1 });
+    expect(id.startsWith('crawl_')).toBe(true);
+    const status = await waitFor(`/v1/crawl/${id}`, (d) => ENDED.includes(d.status));
+    // The home page, its 5 sections, /page/1…10 (the utm, fragment, trailing-slash and
+    // upper-case copies collapse) and /private/area; not the subdomain nor the other host.
+    expect(status).toMatchObject({ status: 'completed', total: 17, completed: 17, failed: 0, creditsUsed: 17 });
+    const { urls } = await allPages(`/v1/crawl/${id}`, 200);
+    const expected = ['/', ...Array.from({ length: SECTIONS }, (_, k) => `/section/${k}`), ...Array.from({ length: 10 }, (_, n) => `/page/${n + 1}`), '/private/area'];
+    expect(urls.map(pathOf).sort()).toEqual(expected.sort());
+    expect(urls.every((u) => u.startsWith(site.origin) && !u.includes('utm_'))).toBe(true);
+    expect(urls[0]).toBe(site.url('/'));
+  });
+
+  it('honours robots.txt, includePaths and excludePaths (exclude wins), and lists robots-blocked URLs', async () => {
+    site.requests.length = 0;
+    const id = await start('/v1/crawl', {
+      url: site.url('/'),
+      ignoreSitemap: true,
+      maxDepth: 2,
+      respectRobots: true,
+      includePaths: ['^/(section|hidden|private)/'],
+      excludePaths: ['^/hidden/1/'],
+    });
+    const status = await waitFor(`/v1/crawl/${id}`, (d) => ENDED.includes(d.status));
+    const hidden = (SECTIONS - 1) * HIDDEN_PER_SECTION;
+    expect(status).toMatchObject({ status: 'completed', total: 1 + SECTIONS + hidden, completed: 1 + SECTIONS + hidden });
+    const { urls } = await allPages(`/v1/crawl/${id}`, 7);
+    expect(new Set(urls).size).toBe(urls.length);
+    const paths = urls.map(pathOf);
+    expect(paths.filter((p) => p.startsWith('/hidden/'))).toHaveLength(hidden);
+    expect(paths.some((p) => p.startsWith('/hidden/1/'))).toBe(false);
+    expect(paths.some((p) => p.startsWith('/page/'))).toBe(false);
+    expect(site.requests).not.toContain('/private/area');
+    const errors = await call('GET', `/v1/crawl/${id}/errors`);
+    expect(errors.status).toBe(200);
+    expect(errors.body.data.robotsBlocked).toEqual([site.url('/private/area')]);
+    expect(errors.body.data.errors).toEqual([]);
+  });
+
+  it('seeds from the sitemaps and stops at limit', async () => {
+    const id = await start('/v1/crawl', { url: site.url('/'), limit: 20, maxConcurrency: 10 });
+    const status = await waitFor(`/v1/crawl/${id}`, (d) => ENDED.includes(d.status));
+    expect(status).toMatchObject({ status: 'completed', total: 20, completed: 20 });
+    const { urls } = await allPages(`/v1/crawl/${id}`, 50);
+    expect(urls).toHaveLength(20);
+    // Sitemap URLs come before links found on pages: most of the 20 are /page/N from pages-1.xml.
+    expect(urls.filter((u) => pathOf(u).startsWith('/page/')).length).toBeGreaterThan(10);
+  });
+
+  it('pages a running crawl without duplicates or gaps, and cancel stops it keeping its pages', async () => {
+    const id = await start('/v1/crawl', { url: slow.url('/'), limit: 200, maxConcurrency: 3 });
+    // Read pages while the crawl runs, following the cursor.
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    const until = Date.now() + 20_000;
+    while (seen.length < 8 && Date.now() < until) {
+      const res = await call('GET', `/v1/crawl/${id}/pages?limit=3${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+      expect(res.status).toBe(200);
+      for (const doc of res.body.data.data as Body[]) seen.push(doc.metadata.sourceURL as string);
+      expect(res.body.data.next).not.toBeNull();
+      cursor = res.body.data.next as string;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(seen.length).toBeGreaterThanOrEqual(8);
+    const cancel = await call('DELETE', `/v1/crawl/${id}`);
+    expect(cancel.status).toBe(200);
+    expect(cancel.body.data.status).toBe('cancelled');
+    // In-flight pages land; then nothing more is scheduled or stored.
+    await new Promise((r) => setTimeout(r, 1000));
+    const settled = await waitFor(`/v1/crawl/${id}`, (d) => d.status === 'cancelled' && d.next === null);
+    expect(settled.completed).toBeLessThan(200);
+    const requested = slow.requests.length;
+    await new Promise((r) => setTimeout(r, 600));
+    expect(slow.requests.length).toBe(requested);
+    // The rest of the listing, from where the running read stopped, and the whole listing agree.
+    do {
+      const res = await call('GET', `/v1/crawl/${id}/pages?limit=4${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+      for (const doc of res.body.data.data as Body[]) seen.push(doc.metadata.sourceURL as string);
+      cursor = res.body.data.next as string | null;
+    } while (cursor);
+    const { urls } = await allPages(`/v1/crawl/${id}`, 200);
+    expect(seen).toEqual(urls);
+    expect(new Set(urls).size).toBe(urls.length);
+    expect(urls).toHaveLength(settled.completed);
+    expect((await call('DELETE', `/v1/crawl/${id}`)).body.data.status).toBe('cancelled');
+  });
+
+  it('stops with a clear error when the balance runs out, keeping the pages it paid for', async () => {
+    const { key, balance } = await meteredKey(5);
+    const id = await start('/v1/crawl', { url: site.url('/'), limit: 50, maxConcurrency: 2 }, key);
+    const status = await waitFor(`/v1/crawl/${id}`, (d) => ENDED.includes(d.status) && d.next === null, key);
+    expect(status.status).toBe('failed');
+    expect(status.error).toMatch(/insufficient_credits/);
+    expect(status).toMatchObject({ completed: 5, creditsUsed: 5 });
+    const { urls } = await allPages(`/v1/crawl/${id}`, 200, key);
+    expect(urls).toHaveLength(5);
+    expect(await balance()).toBe(0);
+    // With nothing left, a new job is refused before it starts.
+    const refused = await call('POST', '/v1/crawl', { url: site.url('/') }, key);
+    expect(refused.status).toBe(402);
+  });
+
+  it('waits delay ms between requests to the host', async () => {
+    const times: number[] = [];
+    const server = http.createServer((req, res) => {
+      times.push(Date.now());
+      const n = Number(/^\/p\/(\d+)$/.exec(req.url ?? '')?.[1] ?? 0);
+      res.writeHead(req.url === '/' || n ? 200 : 404, { 'content-type': 'text/html' });
+      res.end(`<html><head><title>P${n}</title></head><body><a href="/p/${n + 1}">next</a></body></html>`);
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    try {
+      const { port } = server.address() as AddressInfo;
+      const id = await start('/v1/crawl', { url: `http://localhost:${port}/`, ignoreSitemap: true, maxDepth: 10, limit: 4, delay: 250, maxConcurrency: 10 });
+      const status = await waitFor(`/v1/crawl/${id}`, (d) => ENDED.includes(d.status));
+      expect(status).toMatchObject({ status: 'completed', completed: 4 });
+      expect(times).toHaveLength(4);
+      for (let i = 1; i < times.length; i++) expect((times[i] as number) - (times[i - 1] as number)).toBeGreaterThanOrEqual(240);
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
+  });
+
+  it('answers 422 for an invalid includePaths regex and 404 for another key', async () => {
+    const bad = await call('POST', '/v1/crawl', { url: site.url('/'), includePaths: ['^/ok', '(['] });
+    expect(bad.status).toBe(422);
+    expect(bad.body.detail[0].loc).toEqual(['body', 'includePaths', 1]);
+    const id = await start('/v1/crawl', { url: site.url('/'), maxDepth: 0 });
+    const status = await waitFor(`/v1/crawl/${id}`, (d) => ENDED.includes(d.status));
+    expect(status).toMatchObject({ status: 'completed', total: 1, completed: 1 });
+    const { key } = await meteredKey(10);
+    for (const path of [`/v1/crawl/${id}`, `/v1/crawl/${id}/pages`, `/v1/crawl/${id}/errors`]) {
+      const res = await call('GET', path, undefined, key);
+      expect(res.status).toBe(404);
+      expect(res.body.error.code).toBe('not_found');
+    }
+    expect((await call('DELETE', `/v1/crawl/${id}`, undefined, key)).status).toBe(404);
+  });
+});
+
+// Last: it restarts the shared service.
+describe('e2e/jobs: restart', () => {
+  it('answers a crawl the restart interrupted as failed with a reason, keeping its pages', async () => {
+    const id = await start('/v1/crawl', { url: slow.url('/'), limit: 200, maxConcurrency: 2 });
+    await waitFor(`/v1/crawl/${id}`, (d) => d.completed >= 3);
+    await service.stop();
+    const config = loadConfig({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', API_KEY, FETCH_ALLOW_PRIVATE: 'true' });
+    service = await startService({ config, log: createLogger('silent'), role: 'all' });
+    const address = service.app?.server.address();
+    if (!address || typeof address !== 'object') throw new Error('the gateway is not listening');
+    base = `http://127.0.0.1:${address.port}`;
+    const status = (await call('GET', `/v1/crawl/${id}`)).body.data as Body;
+    expect(status.status).toBe('failed');
+    expect(status.error).toMatch(/^interrupted/);
+    const { urls } = await allPages(`/v1/crawl/${id}`, 200);
+    expect(urls.length).toBeGreaterThanOrEqual(3);
+    expect(new Set(urls).size).toBe(urls.length);
+    // The answer was stored: it stays failed.
+    expect((await call('GET', `/v1/crawl/${id}`)).body.data.status).toBe('failed');
+  });
+});
+
+const hasRedis = await engine('redis', () => redisProbe(), REDIS_INSTALL);
+
+// After the restart: the shared service is replaced by one whose coordination state is Redis.
+describe.skipIf(!hasRedis)('e2e/jobs: coordination state in Redis', () => {
+  const namespace = testNamespace();
+  afterAll(async () => {
+    await dropNamespace(namespace);
+  });
+
+  it('crawls and batch-scrapes with the frontier state in Redis', async () => {
+    await service.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+    dataDir = mkdtempSync(join(tmpdir(), 'wds-jobs-redis-'));
+    const config = loadConfig({
+      DATA_DIR: dataDir,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'silent',
+      API_KEY,
+      FETCH_ALLOW_PRIVATE: 'true',
+      STATE: 'redis',
+      REDIS_URL: TEST_REDIS_URL,
+      REDIS_NAMESPACE: namespace,
+    });
+    service = await startService({ config, log: createLogger('silent'), role: 'all' });
+    const address = service.app?.server.address();
+    if (!address || typeof address !== 'object') throw new Error('the gateway is not listening');
+    base = `http://127.0.0.1:${address.port}`;
+
+    const crawl = await start('/v1/crawl', { url: site.url('/'), ignoreSitemap: true, maxDepth: 1, maxConcurrency: 4 });
+    const batch = await start('/v1/batch/scrape', { urls: [site.url('/page/1'), site.url('/page/2'), 'http://127.0.0.1:1/down'] });
+    const crawled = await waitFor(`/v1/crawl/${crawl}`, (d) => ENDED.includes(d.status));
+    expect(crawled).toMatchObject({ status: 'completed', total: 17, completed: 17 });
+    const { urls } = await allPages(`/v1/crawl/${crawl}`, 5);
+    expect(new Set(urls).size).toBe(17);
+    const batched = await waitFor(`/v1/batch/${batch}`, (d) => ENDED.includes(d.status));
+    expect(batched).toMatchObject({ status: 'completed', total: 3, completed: 2, failed: 1 });
+    // The frontier's working state is gone from Redis once the jobs ended; the records stay.
+    const redis = new RedisState({ url: TEST_REDIS_URL, namespace, log: createLogger('silent') });
+    await redis.connect();
+    try {
+      for (const id of [crawl, batch]) {
+        expect(await redis.scard(`job:${id}:seen`)).toBe(0);
+        expect(await redis.qlen(`job:${id}:queue`)).toBe(0);
+        expect(await redis.hgetall(`job:${id}:pages`)).toEqual({});
+        expect(await redis.hget(`job:${id}`, 'status')).toBe('completed');
+        expect(await redis.ttl(`job:${id}`)).toBeGreaterThan(0);
+      }
+    } finally {
+      await redis.close();
+    }
+  });
+});

@@ -1,0 +1,85 @@
+/**
+ * The crawl and batch handlers without a pipeline: what starting a job writes and publishes,
+ * and the 404s (another key, the other kind, past `expiresAt`), over memory state, a
+ * recording writer and bus, and a store that answers nothing (a job the state holds is
+ * never read from it).
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { HandlerContext } from '../../gateway/handler.js';
+import { jobHandlers } from '../../gateway/handlers/jobs.js';
+import type { Emission } from '../../pipeline/events.js';
+import { liveJob } from '../../pipeline/jobs/record.js';
+import type { KeyRecord } from '../../pipeline/keys/registry.js';
+import { createLogger } from '../../pipeline/log.js';
+import { MemoryState } from '../../pipeline/state/memory.js';
+import { OPERATIONS } from '../../schemas/api/operations.js';
+
+const key = (id: string): KeyRecord => ({ id, name: id, prefix: id, unlimited: true, revoked: false, balance: null, createdAt: new Date(0).toISOString() });
+
+function ctx(opId: string, over: Partial<HandlerContext> = {}): HandlerContext {
+  const op = OPERATIONS.find((o) => o.id === opId);
+  if (!op) throw new Error(opId);
+  return { op, body: {}, query: {}, params: {}, key: key('key-a'), requestId: 'r1', log: createLogger('silent'), signal: new AbortController().signal, ...over };
+}
+
+describe('gateway/handlers/jobs', () => {
+  let state: MemoryState;
+  let rows: { table: string; rows: readonly Record<string, unknown>[] }[];
+  let emitted: Emission[];
+  const deps = () => ({
+    state,
+    store: { query: async () => [] as never[] },
+    writer: { write: async (table: string, r: readonly Record<string, unknown>[]) => void rows.push({ table, rows: r }) },
+    events: { emit: async (e: readonly Emission[]) => void emitted.push(...e) },
+  });
+
+  beforeEach(() => {
+    state = new MemoryState({ sweepIntervalMs: 0 });
+    rows = [];
+    emitted = [];
+  });
+  afterEach(async () => {
+    await state.close();
+  });
+
+  it('starts a batch: a scraping record, its first stored version and a started event', async () => {
+    const handlers = jobHandlers(deps(), 3_600_000);
+    const result = await handlers.batchStart?.handle(ctx('batchStart', { body: { urls: ['https://example.com/a'], maxConcurrency: 10 } }));
+    const id = result?.data?.id as string;
+    expect(result?.data).toEqual({ id, url: `/v1/batch/${id}` });
+    expect(result?.credits).toBe(0);
+    const job = await liveJob(state, id);
+    expect(job).toMatchObject({ tenant: 'key-a', kind: 'batch', status: 'scraping', total: 0 });
+    expect((job?.expiresAtMs ?? 0) - (job?.createdAtMs ?? 0)).toBe(3_600_000);
+    expect(JSON.parse(job?.params ?? '{}')).toEqual({ urls: ['https://example.com/a'], maxConcurrency: 10 });
+    expect(rows).toMatchObject([{ table: 'jobs', rows: [{ id, status: 'scraping', version: 1 }] }]);
+    expect(emitted).toMatchObject([{ topic: 'jobEvents', key: id, value: { jobId: id, kind: 'batch', type: 'started', tenant: 'key-a' } }]);
+
+    const status = await handlers.batchStatus?.handle(ctx('batchStatus', { params: { job_id: id } }));
+    expect(status?.data).toMatchObject({ id, status: 'scraping', total: 0, completed: 0, creditsUsed: 0, data: [] });
+    expect(typeof status?.data?.next).toBe('string');
+  });
+
+  it('answers 404 for another key, the other kind and a job past expiresAt', async () => {
+    const handlers = jobHandlers(deps(), 1);
+    const started = await handlers.crawlStart?.handle(ctx('crawlStart', { body: { url: 'https://example.com/' } }));
+    const id = started?.data?.id as string;
+    const notFound = { code: 'not_found' };
+    await expect(handlers.crawlStatus?.handle(ctx('crawlStatus', { params: { job_id: id }, key: key('key-b') }))).rejects.toMatchObject(notFound);
+    await expect(handlers.batchStatus?.handle(ctx('batchStatus', { params: { job_id: id } }))).rejects.toMatchObject(notFound);
+    await new Promise((r) => setTimeout(r, 5));
+    await expect(handlers.crawlStatus?.handle(ctx('crawlStatus', { params: { job_id: id } }))).rejects.toMatchObject(notFound);
+  });
+
+  it('refuses webhooks and options it cannot serve in a job, before creating anything', async () => {
+    const handlers = jobHandlers(deps(), 3_600_000);
+    await expect(handlers.crawlStart?.handle(ctx('crawlStart', { body: { url: 'https://example.com/', webhook: 'https://hooks.example.com/x' } }))).rejects.toMatchObject({
+      code: 'not_implemented',
+    });
+    await expect(handlers.batchStart?.handle(ctx('batchStart', { body: { urls: ['https://example.com/'], scrapeOptions: { waitFor: 1000 } } }))).rejects.toMatchObject({
+      code: 'not_implemented',
+    });
+    expect(rows).toEqual([]);
+    expect(emitted).toEqual([]);
+  });
+});

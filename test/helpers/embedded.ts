@@ -1,0 +1,78 @@
+/**
+ * The service in embedded mode inside the test process, as the end-to-end suites run it:
+ * `startService({role: 'all'})` with the production actors, a fresh DATA_DIR, listening on
+ * 127.0.0.1 and a free port. chdb admits one data directory per process, so a file's
+ * services run one after the other.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startService, type Service } from '../../main.js';
+import { loadConfig, type Config } from '../../pipeline/config.js';
+import { FileKeyRegistry } from '../../pipeline/keys/ledger-file.js';
+import { createLogger, type Logger } from '../../pipeline/log.js';
+
+export interface Embedded {
+  readonly service: Service;
+  /** The gateway's base URL. */
+  readonly base: string;
+  readonly dataDir: string;
+  readonly config: Config;
+  /** Stops the service and removes its data directory. */
+  stop(): Promise<void>;
+}
+
+export interface EmbeddedOptions {
+  /** The API_KEY setting (an unlimited key). */
+  readonly apiKey: string;
+  /** Settings on top of DATA_DIR, PORT, HOST, LOG_LEVEL=silent and API_KEY. */
+  readonly env?: Record<string, string>;
+  readonly log?: Logger;
+  /** Runs after the configuration is loaded and before the service starts (e.g. to make keys). */
+  readonly before?: (config: Config) => Promise<void>;
+}
+
+export async function startEmbedded(options: EmbeddedOptions): Promise<Embedded> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'wds-e2e-'));
+  try {
+    const config = loadConfig({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', API_KEY: options.apiKey, ...options.env });
+    await options.before?.(config);
+    const service = await startService({ config, log: options.log ?? createLogger('silent'), role: 'all' });
+    const address = service.app?.server.address();
+    if (!address || typeof address !== 'object') throw new Error('the gateway is not listening');
+    return {
+      service,
+      base: `http://127.0.0.1:${address.port}`,
+      dataDir,
+      config,
+      async stop() {
+        await service.stop();
+        rmSync(dataDir, { recursive: true, force: true });
+      },
+    };
+  } catch (error) {
+    rmSync(dataDir, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+/** A key with a finite balance, made in the ledger the running service reads, and a reader of its balance. */
+export async function meteredKey(dataDir: string, credits: number): Promise<{ key: string; balance: () => Promise<number | null> }> {
+  const keys = new FileKeyRegistry(dataDir);
+  try {
+    const { key, record } = await keys.create({ name: 'metered', credits });
+    return {
+      key,
+      balance: async () => {
+        const reader = new FileKeyRegistry(dataDir);
+        try {
+          return (await reader.list()).find((r) => r.id === record.id)?.balance ?? null;
+        } finally {
+          reader.close();
+        }
+      },
+    };
+  } finally {
+    keys.close();
+  }
+}

@@ -164,6 +164,20 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
   };
   const ch = clickhouse;
   const mock = kafka;
+  // The schema is applied once before the services start, as a deployment's migrate step
+  // would: five processes running the same ALTERs at once against the one chdb-served
+  // ClickHouse can stall a start past its time limit on a loaded machine.
+  try {
+    const migrator = createStore({ kind: 'clickhouse', url: ch.url }, quietLog);
+    try {
+      await migrator.migrate();
+    } finally {
+      await migrator.close();
+    }
+  } catch (error) {
+    await stop();
+    throw error;
+  }
 
   return {
     kafka: mock,

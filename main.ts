@@ -17,6 +17,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ActorSpec } from './actors/index.js';
 import { createFetcherActor } from './actors/fetcher/index.js';
 import { createFrontierActor } from './actors/frontier/index.js';
+import { createNotifierActor } from './actors/notifier/index.js';
 import { createParserActor } from './actors/parser/index.js';
 import { createRendererActor } from './actors/renderer/index.js';
 import { buildGateway } from './gateway/app.js';
@@ -29,6 +30,7 @@ import { scrapeHandler } from './gateway/handlers/scrape.js';
 import { ConfigError, loadConfig, redactedConfig, type Config } from './pipeline/config.js';
 import { keyRegistryFor, type KeyRegistry } from './pipeline/keys/index.js';
 import { createLogger, type Logger } from './pipeline/log.js';
+import { NetGuard } from './pipeline/net/guard.js';
 import { ActorPool } from './pipeline/pool.js';
 import { Requester } from './pipeline/request-reply.js';
 import { createRuntime, type Runtime } from './pipeline/runtime.js';
@@ -38,7 +40,8 @@ import { ROLES, type Role } from './schemas/topics.js';
 export type RoleArg = Role | 'all';
 
 /**
- * This build's actor pools. The classifier and notifier land with their issues; the frontier
+ * This build's actor pools. The classifier lands with its issue; the notifier calls job
+ * webhooks (`webhooks`: without it the gateway answers a job with a webhook 501); the frontier
  * serves map and schedules crawl and batch jobs (`jobs`, served with the parser's `scrape`:
  * the fetcher and parser read the jobs' pages). The renderer serves `render`: with it the
  * gateway sends browser scrapes (waitFor, actions, screenshot, network) to `renderRequested`;
@@ -46,9 +49,11 @@ export type RoleArg = Role | 'all';
  */
 export const ACTORS: readonly ActorSpec[] = [
   { role: 'frontier', serves: ['map', 'jobs'], create: (runtime) => createFrontierActor(runtime) },
-  { role: 'fetcher', serves: ['fetch'], create: (runtime) => createFetcherActor(runtime) },
+  // With a renderer in the build, a challenge met on a plain fetch is rendered (as the gateway routes).
+  { role: 'fetcher', serves: ['fetch'], create: (runtime, build) => createFetcherActor(runtime, { render: build.serves.has('render') }) },
   { role: 'renderer', serves: ['render'], create: (runtime) => createRendererActor(runtime) },
   { role: 'parser', serves: ['scrape', 'parse'], create: (runtime) => createParserActor(runtime) },
+  { role: 'notifier', serves: ['webhooks'], create: (runtime) => createNotifierActor(runtime) },
 ];
 
 export interface ServiceOptions {
@@ -90,7 +95,9 @@ function pipelineHandlers(actors: readonly ActorSpec[], requester: Requester, co
   if (served.has('parse')) handlers.parse = parseHandler(requester, config.requestTimeoutMs);
   if (served.has('map')) handlers.map = mapHandler(requester, config.requestTimeoutMs);
   // Crawl and batch jobs: the frontier schedules them, the fetcher and parser read their pages.
-  if (served.has('jobs') && served.has('scrape')) Object.assign(handlers, jobHandlers(runtime, config.jobRetentionHours * 3_600_000));
+  // With the notifier, jobs take a `webhook`, whose URL the SSRF guard checks when the job starts.
+  const webhooks = served.has('webhooks') ? new NetGuard({ allowPrivate: config.fetchAllowPrivate }) : null;
+  if (served.has('jobs') && served.has('scrape')) Object.assign(handlers, jobHandlers(runtime, config.jobRetentionHours * 3_600_000, { webhooks }));
   return handlers;
 }
 
@@ -112,9 +119,11 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       keys?.close();
       await runtime.close();
     })());
+  // Every role's operations, as the gateway's routing sees them (pipelineHandlers).
+  const build = { serves: new Set(actors.flatMap((a) => a.serves ?? [])) };
   try {
     for (const actor of actors.filter((a) => role === 'all' || a.role === role)) {
-      const pool = new ActorPool(actor.create(runtime), runtime.events, log);
+      const pool = new ActorPool(actor.create(runtime, build), runtime.events, log);
       pools.push(pool);
       await pool.start();
     }

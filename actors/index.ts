@@ -10,8 +10,13 @@ import type { Role } from '../schemas/topics.js';
 import type { ActorDefinition } from '../pipeline/pool.js';
 import type { Runtime } from '../pipeline/runtime.js';
 
+/** What an actor may know of the build it runs in: the operations its actors serve (all roles). */
+export interface ActorBuild {
+  readonly serves: ReadonlySet<string>;
+}
+
 export interface ActorSpec {
   readonly role: Exclude<Role, 'gateway'>;
   readonly serves?: readonly string[];
-  create(runtime: Runtime): ActorDefinition;
+  create(runtime: Runtime, build: ActorBuild): ActorDefinition;
 }

@@ -8,7 +8,8 @@
  * The pages build their text with a script and carry what real pages carry: three images
  * and a web font. The pool runs twice: with the scrape defaults (`blockAssets: true`: the
  * images and the font are not loaded) and with `blockAssets: false` (every byte loaded, as
- * the script does), which shows the pool's own overhead (context, route, proxy).
+ * the script does), which shows the pool's own overhead (context options, the guarded proxy;
+ * no request route is set when there is nothing to block: actors/renderer/policy.ts).
  *
  * Memory is the proportional set size (PSS, so shared pages count once) of this process's
  * Chromium processes, sampled while the pages are open, minus the idle browser, divided by
@@ -213,7 +214,7 @@ async function poolRun(url: (i: number) => string, options: Record<string, unkno
   const render = async (target: string) => {
     const now = Date.now();
     const outcome = await handleRenderRequested(
-      { requestId: 'bench', tenant: 'bench', jobId: null, url: target, options: JSON.stringify(options), replyTo: TOPICS.replies.name, correlationId: 'c', deadlineMs: now + 60_000, createdAtMs: now },
+      { requestId: 'bench', tenant: 'bench', jobId: null, url: target, options: JSON.stringify(options), replyTo: TOPICS.replies.name, correlationId: 'c', deadlineMs: now + 60_000, createdAtMs: now, escalated: false },
       { browsers, guard, log, maxAttempts: 1 },
       signal,
     );

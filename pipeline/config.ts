@@ -282,6 +282,46 @@ export const SETTINGS = {
     default: '/usr/bin/chromium',
     description: 'The Chromium executable the renderer launches (Debian: `apt-get install chromium`). No browser is downloaded.',
   },
+  webhookSecret: {
+    env: 'WEBHOOK_SECRET',
+    type: 'string',
+    default: null,
+    secret: true,
+    description:
+      'Server secret from which each key\'s webhook signing secret is derived (HMAC-SHA256 of the key id). Unset: a random one is generated once into DATA_DIR/webhook-secret. Set it (at least 32 characters) in distributed mode, the same on every notifier and wherever the keys CLI runs.',
+  },
+  webhookAttempts: {
+    env: 'WEBHOOK_ATTEMPTS',
+    type: 'integer',
+    default: 5,
+    min: 1,
+    max: 20,
+    description: 'Attempts per webhook delivery (the first included); timeouts, connection errors, 408, 429 and 5xx are retried, other answers are not.',
+  },
+  webhookRetryBaseMs: {
+    env: 'WEBHOOK_RETRY_BASE_MS',
+    type: 'integer',
+    default: 1000,
+    min: 0,
+    max: 600000,
+    description: 'Backoff before the second attempt of a webhook delivery; it doubles each attempt (1 s, 2 s, 4 s, 8 s), each delay between half and all of it (jitter).',
+  },
+  webhookRetryMaxMs: {
+    env: 'WEBHOOK_RETRY_MAX_MS',
+    type: 'integer',
+    default: 60000,
+    min: 0,
+    max: 600000,
+    description: 'Longest backoff between two attempts of a webhook delivery.',
+  },
+  webhookTimeoutMs: {
+    env: 'WEBHOOK_TIMEOUT_MS',
+    type: 'integer',
+    default: 10000,
+    min: 100,
+    max: 120000,
+    description: 'How long one webhook attempt waits for the receiver to answer before it counts as a timeout (and is retried).',
+  },
 } as const satisfies Record<string, SettingSpec>;
 
 type Settings = typeof SETTINGS;
@@ -416,6 +456,10 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
   const apiKey = out.apiKey as string | null;
   if (apiKey !== null && apiKey.length < 16) {
     throw new ConfigError('API_KEY', 'must be at least 16 characters');
+  }
+  const webhookSecret = out.webhookSecret as string | null;
+  if (webhookSecret !== null && webhookSecret.length < 32) {
+    throw new ConfigError('WEBHOOK_SECRET', 'must be at least 32 characters');
   }
   return Object.freeze(out) as Config;
 }

@@ -33,9 +33,9 @@ export const TOPICS = {
     event: 'ScrapeRequested',
     partitions: 12,
     key: 'requestId for a single scrape; jobId for job pages',
-    producers: ['gateway', 'frontier'],
+    producers: ['gateway', 'frontier', 'fetcher'],
     consumers: ['renderer'],
-    description: 'A page to read in a browser (waitFor, actions, the screenshot or network format): the same event as scrapeRequested, routed here by its producer with pipeline/rendering.ts needsBrowser.',
+    description: 'A page to read in a browser (waitFor, actions, the screenshot or network format): the same event as scrapeRequested, routed here by its producer with pipeline/rendering.ts needsBrowser; or, escalated by the fetcher, a page whose plain fetch met a challenge frame (needsChallengeRender).',
   },
   pageFetched: {
     name: 'wds.page.fetched',

@@ -15,6 +15,12 @@
  *   the request's deadline; otherwise the handler acks with a Reply {ok:false, errorCode,
  *   errorMessage} to the request's `replyTo` (when there is one). Network hiccups were
  *   already retried inside the fetch (actors/fetcher/http.ts).
+ * - Fetched, and the HTML holds a challenge frame (pipeline/rendering.ts `needsChallengeRender`:
+ *   `captchaHandling` auto, not a job page) while the build has a renderer (`render`): `ack`,
+ *   emitting the same request to `renderRequested` with `escalated: true` instead of
+ *   PageFetched; the renderer clicks the challenge and answers, at a fetched page's price.
+ *   Without a renderer the page goes on as fetched. A copy served from the cache is never
+ *   escalated.
  * - Past its deadline: dropped (`ack`, nothing emitted): nobody waits for it any more; a job
  *   page is reported failed (`fetch_timeout`) to the frontier instead.
  * - A job page (`jobId` set, no `replyTo`): every failure above is a JobEvent `pageFailed`
@@ -33,6 +39,7 @@ import { HEADERS } from '../../schemas/topics.js';
 import type { ScrapeOptions } from '../../schemas/api/scrape-options.js';
 import { redactUrl } from '../../pipeline/net/guard.js';
 import { cachePlan, SOURCE_CREDITS, type CachedCopy } from '../../pipeline/page-cache.js';
+import { needsChallengeRender } from '../../pipeline/rendering.js';
 import { lookupCachedCopy, type CacheReader } from './cache.js';
 import { failedAttempt } from './errors.js';
 import type { FetchResult, HttpFetcher } from './http.js';
@@ -47,6 +54,8 @@ export interface FetcherDeps {
   readonly maxAttempts?: number;
   /** Where cached copies are looked up (`maxAge`); without it every page is fetched fresh. */
   readonly store?: CacheReader;
+  /** The build has a renderer: a page holding a challenge is sent to it (`renderRequested`). */
+  readonly render?: boolean;
 }
 
 export const DEFAULT_TIMEOUT_MS = 90_000;
@@ -91,6 +100,13 @@ function pageFetched(event: ScrapeRequested, page: Page, source: 'fresh' | Cache
   return fetched as Emission;
 }
 
+/** The request sent on to the renderer, marked escalated (charged as a fetched page). */
+function escalation(event: ScrapeRequested): Emission {
+  const value: ScrapeRequested = { ...event, escalated: true };
+  const render: Emission<'renderRequested'> = { topic: 'renderRequested', key: event.requestId, headers: { [HEADERS.requestId]: event.requestId }, value };
+  return render as Emission;
+}
+
 export async function handleScrapeRequested(event: ScrapeRequested, deps: FetcherDeps, signal: AbortSignal, attempt = 1): Promise<Outcome> {
   const now = deps.now ?? Date.now;
   const log = deps.log;
@@ -132,6 +148,10 @@ export async function handleScrapeRequested(event: ScrapeRequested, deps: Fetche
       { url: redactUrl(event.url), statusCode: page.statusCode, bytes: page.body.length, redirects: page.redirects.length, proxyUsed: page.proxyUsed, ms: now() - started },
       'page fetched',
     );
+    if (deps.render && needsChallengeRender(event, options, page)) {
+      log.info({ url: redactUrl(event.url), statusCode: page.statusCode }, 'challenge frame on the fetched page; sent to the renderer');
+      return { kind: 'ack', emit: [escalation(event)] };
+    }
     return { kind: 'ack', emit: [pageFetched(event, page, 'fresh')] };
   } catch (error) {
     const context = { url: event.url, attempt, maxAttempts: deps.maxAttempts ?? 2, timeoutMs, deadlineMs: event.deadlineMs, nowMs: now(), signal, log };

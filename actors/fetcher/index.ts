@@ -1,6 +1,7 @@
 /**
  * The fetcher actor: reads ScrapeRequested, fetches the page over HTTP behind the SSRF guard
- * (actors/fetcher/http.ts) and emits PageFetched, or answers the failure (handler.ts); reads
+ * (actors/fetcher/http.ts) and emits PageFetched, or answers the failure (handler.ts), or,
+ * in a build with a renderer (`render`), sends a page holding a challenge to it; reads
  * FetchRequested (GET /v1/fetch) and answers the bytes themselves (fetch-handler.ts).
  *
  * `createFetcherActor(runtime, options)` builds its ActorDefinition for the pool; the
@@ -30,6 +31,11 @@ export interface FetcherActorOptions {
   readonly maxBytes?: number;
   /** Time allowed for one attempt; above the largest scrape `timeout` (300 s). */
   readonly timeoutMs?: number;
+  /**
+   * The build has a renderer (main.ts: an actor serving `render`, as the gateway's routing):
+   * a page whose HTML holds a challenge frame is sent to `renderRequested` (handler.ts).
+   */
+  readonly render?: boolean;
 }
 
 /** The proxy pools of the config (shared with the frontier; pipeline/net/proxies.ts). */
@@ -46,6 +52,7 @@ export function createFetcherActor(runtime: Runtime, options: FetcherActorOption
   runtime.log.child({ actor: 'fetcher' }).info(
     {
       maxBytes,
+      render: options.render ?? false,
       proxies: { datacenter: proxies.datacenter?.length ?? 0, residential: proxies.residential?.length ?? 0, mobile: proxies.mobile?.length ?? 0 },
       proxyCountries: Object.keys(proxiesByCountry),
     },
@@ -61,7 +68,7 @@ export function createFetcherActor(runtime: Runtime, options: FetcherActorOption
       const deps = { http, log: ctx.log, maxAttempts: DEFAULT_POOL_RETRY.attempts };
       if (event.event === 'ScrapeRequested') {
         // The store answers the page cache lookups of `maxAge` (actors/fetcher/cache.ts).
-        return handleScrapeRequested(event.value as EventValue<'ScrapeRequested'>, { ...deps, store: runtime.store }, ctx.signal, ctx.attempt);
+        return handleScrapeRequested(event.value as EventValue<'ScrapeRequested'>, { ...deps, store: runtime.store, render: options.render ?? false }, ctx.signal, ctx.attempt);
       }
       if (event.event === 'FetchRequested') {
         return handleFetchRequested(event.value as EventValue<'FetchRequested'>, deps, ctx.signal, ctx.attempt);

@@ -17,7 +17,7 @@
  * a context per request, bounded pages, relaunch on crash — is this file.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { chromium, type Browser, type BrowserContext, type BrowserContextOptions } from 'playwright-core';
+import type { Browser, BrowserContext, BrowserContextOptions } from 'playwright-core';
 import { AppError } from '../../pipeline/errors.js';
 import type { Logger } from '../../pipeline/log.js';
 import type { NetGuard } from '../../pipeline/net/guard.js';
@@ -106,6 +106,9 @@ export class BrowserPool {
     const proxy = await this.guardedProxy();
     let browser: Browser;
     try {
+      // Loaded on the first launch: every role's process imports this module, and
+      // playwright-core alone takes about a second to load.
+      const { chromium } = await import('playwright-core');
       browser = await chromium.launch({
         executablePath: this.options.executablePath,
         args: [...(this.options.args ?? CHROMIUM_ARGS)],

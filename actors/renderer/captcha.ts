@@ -24,6 +24,9 @@ export interface CaptchaResult {
 const POLL_MS = 200;
 
 export async function autoCaptcha(page: Page, settings: { readonly evidence: boolean; readonly timeoutMs?: number }): Promise<CaptchaResult | null> {
+  // A page without child frames has no challenge frame: known without asking the page (the
+  // locator below would load Playwright's selector engine into every page that has none).
+  if (page.frames().length <= 1) return null;
   const frameElement = page.locator(CAPTCHA_FRAME_SELECTOR).first();
   if ((await frameElement.count()) === 0) return null;
   const checkbox = page.frameLocator(CAPTCHA_FRAME_SELECTOR).first().locator(CAPTCHA_CHECKBOX_SELECTOR).first();

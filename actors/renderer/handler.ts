@@ -4,7 +4,9 @@
  * - Rendered: `ack`, emitting PageFetched (v3) to `pageFetched` with `rendered: true`, the
  *   rendered DOM as the body (text/html, UTF-8), the main response's status and headers, the
  *   URL the page ended on, `extras` (screenshot, action results, network log, captcha: see
- *   render.ts) and a browser page's credits (pipeline/rendering.ts). The parser reads it as
+ *   render.ts) and a browser page's credits (pipeline/rendering.ts `renderCredits`), or a
+ *   fetched page's for a request the fetcher escalated (`escalated`: it met a challenge on the
+ *   plain fetch; the `captchaHandling: auto` click clears it). The parser reads it as
  *   any page and merges `extras` into the document.
  * - Proxies: the scrape option `proxy` picks a configured pool as for the fetcher
  *   (pipeline/net/proxies.ts; `proxy_unavailable` when the asked pool is not configured); the
@@ -26,7 +28,7 @@ import type { Logger } from '../../pipeline/log.js';
 import { redactUrl, type NetGuard } from '../../pipeline/net/guard.js';
 import type { ProxyChoice, ProxyRouter } from '../../pipeline/net/proxies.js';
 import type { Outcome } from '../../pipeline/pool.js';
-import { BROWSER_PAGE_CREDITS } from '../../pipeline/rendering.js';
+import { renderCredits } from '../../pipeline/rendering.js';
 import { replyTo } from '../../pipeline/request-reply.js';
 import type { ScrapeOptions } from '../../schemas/api/scrape-options.js';
 import { ERRORS, isErrorCode, type ErrorCode } from '../../schemas/errors.js';
@@ -81,7 +83,7 @@ function pageFetched(event: ScrapeRequested, page: RenderResult): Emission {
     replyTo: event.replyTo,
     correlationId: event.correlationId,
     deadlineMs: event.deadlineMs,
-    credits: BROWSER_PAGE_CREDITS,
+    credits: renderCredits(event),
     source: 'fresh',
     requestedAtMs: event.createdAtMs,
     extras: JSON.stringify(page.extras),

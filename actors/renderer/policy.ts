@@ -13,6 +13,14 @@
  *   only the context's locale (`de-DE`), not the weighted list the fetcher sends;
  * - data:, blob: and about: are left to the browser; any other scheme (file:, ftp:, …) is
  *   refused, whoever asks for it (a script of the page or of `executeJavascript`).
+ *
+ * With nothing to block or rewrite (`blockAssets: false`, no `location`) no route is set: a
+ * route pauses every request of the page for a round trip to this process, and the guard
+ * needs none of it — every connection already passes the guarded proxy (proxy.ts), which
+ * refuses a main document (`x-wds-proxy-error`, or a refused tunnel by host) as the route
+ * would. Web content cannot load other schemes in Chromium by itself (file: from an http(s)
+ * page is "not allowed to load local resource"); the renderer tests hold that with and
+ * without the route.
  */
 import type { BrowserContext, Page, Request, Route } from 'playwright-core';
 import type { NetGuard } from '../../pipeline/net/guard.js';
@@ -43,6 +51,7 @@ export async function applyPolicy(
   page: () => Page | null,
 ): Promise<PolicyState> {
   const state: PolicyState = { mainRefusal: null };
+  if (!settings.blockAssets && !settings.acceptLanguage) return state;
   const hosts = new Map<string, Promise<(Error & { code?: string }) | null>>();
   const refusalOf = (url: URL) => {
     const key = `${url.protocol}//${url.host}`;

@@ -15,13 +15,20 @@
  * may come). A listing never goes past the job's settled watermark, so it has no gaps and no
  * duplicates while the job runs. Another key's job, or a job of the other kind, is 404.
  *
- * Not served yet (501 before anything is created): webhooks, and scrape options that need a
- * browser or an actor this build lacks (the same check as POST /v1/scrape without a renderer).
+ * A `webhook` (a URL or `{url, headers, metadata, events}`) is kept with the job's live record
+ * (pipeline/jobs/webhook.ts) and delivered by the notifier actor. Its URL passes the SSRF
+ * guard when the job starts (`url_blocked` 403 or `dns_failed` before anything is created,
+ * the notifier checks it again at each delivery). A build without the notifier answers a job
+ * with a webhook 501.
+ *
+ * Not served yet (501 before anything is created): scrape options that need a browser or an
+ * actor this build lacks (the same check as POST /v1/scrape without a renderer).
  */
 import { AppError } from '../../pipeline/errors.js';
 import type { Emission, Events } from '../../pipeline/events.js';
 import { decodeCursor, encodeCursor, jobEvent, jobKindOf, newJobId } from '../../pipeline/jobs/pages.js';
 import { createJob, endJob, readJob, type JobKind, type JobRecord } from '../../pipeline/jobs/record.js';
+import { jobWebhookOf } from '../../pipeline/jobs/webhook.js';
 import type { State } from '../../pipeline/state/state.js';
 import type { BatchWriter } from '../../pipeline/store/batch-writer.js';
 import { JOB_ERRORS, JOB_PAGES_SETTLED } from '../../pipeline/store/queries.js';
@@ -35,6 +42,16 @@ export interface JobGatewayDeps {
   readonly store: Pick<Store, 'query'>;
   readonly writer: Pick<BatchWriter, 'write'>;
   readonly events: Pick<Events, 'emit'>;
+}
+
+/** What the gateway needs to accept job webhooks: the SSRF check of their URL (NetGuard). */
+export interface WebhookAcceptance {
+  check(url: string): Promise<unknown>;
+}
+
+export interface JobHandlerOptions {
+  /** Given when this build delivers webhooks (it has the notifier); else a webhook is a 501. */
+  readonly webhooks?: WebhookAcceptance | null;
 }
 
 /** Documents in a status answer (the first page of the listing). */
@@ -56,23 +73,39 @@ async function jobOf(deps: JobGatewayDeps, ctx: HandlerContext, kind: JobKind): 
   return job;
 }
 
-function startHandler(deps: JobGatewayDeps, kind: JobKind, retentionMs: number): OperationHandler {
+/** The webhook of a start request as stored JSON ('' for none), its URL checked by the guard. */
+async function acceptWebhook(raw: unknown, options: JobHandlerOptions): Promise<string> {
+  if (raw === undefined || raw === null) return '';
+  if (!options.webhooks) {
+    throw new AppError('not_implemented', 'this instance does not deliver job webhooks (it runs no notifier); start the job without `webhook` and poll its status');
+  }
+  const webhook = jobWebhookOf(raw);
+  if (!webhook) throw new AppError('bad_request', '`webhook` must be a URL or an object with `url`');
+  try {
+    await options.webhooks.check(webhook.url);
+  } catch (error) {
+    if (error instanceof AppError) throw new AppError(error.code, `webhook: ${error.message}`, { cause: error });
+    throw error;
+  }
+  return JSON.stringify(webhook);
+}
+
+function startHandler(deps: JobGatewayDeps, kind: JobKind, retentionMs: number, options: JobHandlerOptions): OperationHandler {
   return {
     // Free to start, but a key that cannot pay for one page is refused before anything runs.
     estimate: () => 1,
     async handle(ctx) {
       const { webhook, ...params } = ctx.body as { webhook?: unknown; scrapeOptions?: ScrapeOptions };
-      if (webhook !== undefined && webhook !== null) {
-        throw new AppError('not_implemented', 'this instance does not deliver job webhooks yet; start the job without `webhook` and poll its status');
-      }
       const unserved = unservedScrapeOptions(params.scrapeOptions ?? {});
       if (unserved.length) throw new AppError('not_implemented', `this instance does not serve ${unserved.join(', ')} in ${kind} jobs yet`);
+      const hook = await acceptWebhook(webhook, options);
       const id = newJobId(kind);
       const tenant = tenantOf(ctx);
       const nowMs = Date.now();
-      await createJob(deps, { id, tenant, kind, params: JSON.stringify(params), nowMs, retentionMs });
+      await createJob(deps, { id, tenant, kind, params: JSON.stringify(params), ...(hook ? { webhook: hook } : {}), nowMs, retentionMs });
       await deps.events.emit([jobEvent(tenant, id, 'started', {}, nowMs) as Emission]);
-      ctx.log.info({ jobId: id, kind }, 'job started');
+      // The webhook's URL, headers and metadata are not logged (they may carry credentials).
+      ctx.log.info({ jobId: id, kind, webhook: hook !== '' }, 'job started');
       return { data: { id, url: `${PATHS[kind]}/${id}` }, credits: 0 };
     },
   };
@@ -184,14 +217,14 @@ function cancelHandler(deps: JobGatewayDeps): OperationHandler {
  * The gateway handlers of the crawl and batch operations (schemas/api/operations.ts ids);
  * jobs are answered for `retentionMs` after they start (JOB_RETENTION_HOURS).
  */
-export function jobHandlers(deps: JobGatewayDeps, retentionMs: number): Record<string, OperationHandler> {
+export function jobHandlers(deps: JobGatewayDeps, retentionMs: number, options: JobHandlerOptions = {}): Record<string, OperationHandler> {
   return {
-    crawlStart: startHandler(deps, 'crawl', retentionMs),
+    crawlStart: startHandler(deps, 'crawl', retentionMs, options),
     crawlStatus: statusHandler(deps, 'crawl'),
     crawlPages: pagesHandler(deps, 'crawl'),
     crawlErrors: errorsHandler(deps),
     crawlCancel: cancelHandler(deps),
-    batchStart: startHandler(deps, 'batch', retentionMs),
+    batchStart: startHandler(deps, 'batch', retentionMs, options),
     batchStatus: statusHandler(deps, 'batch'),
     batchPages: pagesHandler(deps, 'batch'),
   };

@@ -7,7 +7,8 @@
  * `waitFor > 0`, `actions`, or the `screenshot` or `network` format goes to `renderRequested`
  * (the renderer pool, Chromium) and reserves a browser page's credits; every other scrape goes
  * to `scrapeRequested` (the fetcher, plain HTTP). A build without a renderer answers 501 for
- * the browser options.
+ * the browser options. (A plain scrape whose fetch meets a challenge frame is sent on to the
+ * renderer by the fetcher, still charged the fetched page reserved here: `escalated`.)
  */
 import type { ScrapeBody } from '../../schemas/api/page-reading.js';
 import { AppError } from '../../pipeline/errors.js';
@@ -61,7 +62,7 @@ export function scrapeHandler(requester: Requester, requestTimeoutMs: number, ro
       const pageTimeout = options.timeout ?? 90_000;
       const timeoutMs = Math.min(requestTimeoutMs, pageTimeout + PIPELINE_SLACK_MS);
       const topic = needsBrowser(options) ? 'renderRequested' : 'scrapeRequested';
-      const reply = await askPipeline(requester, ctx, topic, { jobId: null, url, options: JSON.stringify(options) }, timeoutMs);
+      const reply = await askPipeline(requester, ctx, topic, { jobId: null, url, options: JSON.stringify(options), escalated: false }, timeoutMs);
       return replyResult(reply);
     },
   };

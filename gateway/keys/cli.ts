@@ -7,18 +7,26 @@
  *   list                                         one line per key: id, prefix, name, credits, status
  *   revoke ID|PREFIX
  *   topup ID|PREFIX --credits N
+ *   webhook-secret ID|PREFIX                     the key's webhook signing secret, alone on one line
+ *
+ * The webhook signing secret is derived from the deployment's server secret (WEBHOOK_SECRET,
+ * else DATA_DIR/webhook-secret: pipeline/webhooks/), so it is the same wherever the CLI and
+ * the notifier read the same setting or directory; it is printed, never logged.
  */
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../../pipeline/config.js';
 import { openKeyRegistry } from '../../pipeline/keys/index.js';
 import { createStderrLogger } from '../../pipeline/log.js';
 import type { KeyRecord } from '../../pipeline/keys/registry.js';
+import { serverWebhookSecret } from '../../pipeline/webhooks/secret.js';
+import { keyWebhookSecret } from '../../pipeline/webhooks/signing.js';
 
 const USAGE = `usage: npm run keys -- <command>
   create --name NAME [--credits N|unlimited]   (default credits: 1000)
   list
   revoke ID|PREFIX
-  topup ID|PREFIX --credits N`;
+  topup ID|PREFIX --credits N
+  webhook-secret ID|PREFIX`;
 
 function describe(k: KeyRecord): string {
   const credits = k.unlimited ? 'unlimited' : String(k.balance);
@@ -82,6 +90,13 @@ async function run(argv: string[], out: (line: string) => void, err: (line: stri
         const credits = parseCredits(values.credits, false) as number;
         const before = await registry.topup(target, credits);
         out(`added ${credits} credits: ${describe((await registry.get(before.id)) as KeyRecord)}`);
+        return;
+      }
+      case 'webhook-secret': {
+        if (!target) throw new Error('webhook-secret needs a key id or prefix');
+        const record = await registry.get(target);
+        if (!record) throw new Error(`no key with id or prefix "${target}"`);
+        out(keyWebhookSecret(serverWebhookSecret(config), record.id));
         return;
       }
       default:

@@ -19,6 +19,7 @@ export const SAMPLE_EVENTS: { readonly [N in EventName]: EventValue<N> } = {
     correlationId: '3b241101-e2bb-4255-8caf-4136c566a962',
     deadlineMs: AT_MS + 60_000,
     createdAtMs: AT_MS,
+    escalated: false,
   },
   PageFetched: {
     requestId: 'req_01JD8Y5T3Q2W',

@@ -43,6 +43,11 @@ export interface JobRecord {
   readonly creditsUsed: number;
   /** The job's request (without the webhook), as JSON. */
   readonly params: string;
+  /**
+   * The job's webhook (pipeline/jobs/webhook.ts JobWebhook) as JSON, or empty. Kept in the
+   * live record only, never in the store: its headers may hold the receiver's credentials.
+   */
+  readonly webhook: string;
   /** Why a failed job stopped; empty otherwise. */
   readonly error: string;
   /**
@@ -79,6 +84,7 @@ function fromHash(id: string, h: Record<string, string>): JobRecord | null {
     failed: num(h.failed),
     creditsUsed: num(h.creditsUsed),
     params: h.params ?? '{}',
+    webhook: h.webhook ?? '',
     error: h.error ?? '',
     watermark: num(h.watermark),
     scheduled: num(h.seq),
@@ -109,6 +115,8 @@ export interface NewJob {
   readonly tenant: string;
   readonly kind: JobKind;
   readonly params: string;
+  /** The webhook as JSON (pipeline/jobs/webhook.ts); none when absent. */
+  readonly webhook?: string;
   readonly nowMs: number;
   /** How long the job is answered (JOB_RETENTION_HOURS). */
   readonly retentionMs: number;
@@ -129,6 +137,7 @@ export async function createJob(deps: JobStateDeps, job: NewJob): Promise<JobRec
     failed: 0,
     creditsUsed: 0,
     params: job.params,
+    webhook: job.webhook ?? '',
     error: '',
     watermark: 0,
     scheduled: 0,
@@ -198,6 +207,7 @@ export async function readJob(
     failed: Number(row.failed),
     creditsUsed: Number(row.credits_used),
     params: row.params,
+    webhook: '',
     error: row.error,
     // A stored job is read in full: its writes were all awaited before its last version.
     watermark: Number.MAX_SAFE_INTEGER,

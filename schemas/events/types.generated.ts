@@ -18,7 +18,7 @@ export const CURRENT_VERSIONS = {
   PageFetched: 3,
   ParseRequested: 1,
   Reply: 1,
-  ScrapeRequested: 1,
+  ScrapeRequested: 2,
   TestPing: 1,
 } as const satisfies Record<EventName, number>;
 
@@ -164,7 +164,7 @@ export interface Reply {
   source: string | null;
 }
 
-/** A page is to be fetched and read: one synchronous scrape, or one page of a crawl or batch job. wds.events.ScrapeRequested v1 (schemas/events/ScrapeRequested/v1.avsc). */
+/** A page is to be fetched and read: one synchronous scrape, or one page of a crawl or batch job. wds.events.ScrapeRequested v2 (schemas/events/ScrapeRequested/v2.avsc). */
 export interface ScrapeRequested {
   /** Id of the API request (or job page) this work belongs to; in every log line. */
   requestId: string;
@@ -184,6 +184,8 @@ export interface ScrapeRequested {
   deadlineMs: number;
   /** Epoch milliseconds when the event was written. */
   createdAtMs: number;
+  /** True when the fetcher met a challenge on the plain HTTP fetch and sent the request on to the renderer (renderRequested) to clear it: the render is charged a fetched page's credits, what the caller reserved. False for a request as its producer routed it, and for v1 bytes. */
+  escalated: boolean;
 }
 
 /** A message with no business meaning, for runtime tests and benchmarks of the bus and the codec. wds.events.TestPing v1 (schemas/events/TestPing/v1.avsc). */

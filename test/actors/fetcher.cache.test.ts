@@ -137,6 +137,7 @@ describe('actors/fetcher/handler with the page cache', () => {
       correlationId: 'corr-2',
       deadlineMs: now + 60_000,
       createdAtMs: now - 5,
+      escalated: false,
     };
   }
 

@@ -14,6 +14,7 @@ import type { Outcome } from '../../pipeline/pool.js';
 import type { EventValue } from '../../schemas/events/index.js';
 import { TOPICS } from '../../schemas/topics.js';
 import { PAGE, startFixtureSite, type FixtureSite } from '../helpers/fixture-site.js';
+import { startRenderSite, type RenderSite } from '../helpers/render-site.js';
 
 function request(url: string, options: object = {}, extra: Partial<ScrapeRequested> = {}): ScrapeRequested {
   const now = Date.now();
@@ -27,6 +28,7 @@ function request(url: string, options: object = {}, extra: Partial<ScrapeRequest
     correlationId: 'corr-1',
     deadlineMs: now + 60_000,
     createdAtMs: now,
+    escalated: false,
     ...extra,
   };
 }
@@ -138,5 +140,55 @@ describe('actors/fetcher/handler', () => {
     const [emission] = await emitted(await handleScrapeRequested(request(site.url('/html')), strict, signal));
     expect(replyOf(emission).errorCode).toBe('url_blocked');
     strict.http.close();
+  });
+});
+
+describe('actors/fetcher/handler: a challenge met on a plain fetch', () => {
+  let site: RenderSite;
+  let http: HttpFetcher;
+  let codec: EventCodec;
+  const signal = new AbortController().signal;
+  const log = createLogger('silent');
+
+  beforeAll(async () => {
+    site = await startRenderSite();
+    codec = await createCodec();
+    http = new HttpFetcher({ guard: new NetGuard({ allowPrivate: true }) });
+  });
+  afterAll(async () => {
+    http.close();
+    await site.close();
+  });
+
+  async function emissionsOf(outcome: Outcome): Promise<Emission[]> {
+    expect(outcome.kind).toBe('ack');
+    const emit = outcome.kind === 'ack' ? [...(outcome.emit ?? [])] : [];
+    for (const e of emit) await codec.encode(TOPICS[e.topic].event as 'PageFetched' | 'ScrapeRequested', e.value as never);
+    return emit;
+  }
+
+  it('sends the request on to the renderer, escalated, when the build has one', async () => {
+    const event = request(site.url('/challenge'), { formats: ['markdown'] });
+    const emit = await emissionsOf(await handleScrapeRequested(event, { http, log, render: true }, signal));
+    expect(emit.map((e) => e.topic)).toEqual(['renderRequested']);
+    expect(emit[0]?.key).toBe(event.requestId);
+    expect(emit[0]?.value).toEqual({ ...event, escalated: true });
+  });
+
+  it('emits the fetched page when the build has no renderer, captchaHandling is off, or the page has no challenge', async () => {
+    const noRenderer = await emissionsOf(await handleScrapeRequested(request(site.url('/challenge')), { http, log }, signal));
+    expect(noRenderer.map((e) => e.topic)).toEqual(['pageFetched']);
+    expect(pageOf(noRenderer[0]).body.toString()).toContain('challenge/frame');
+    const off = await emissionsOf(await handleScrapeRequested(request(site.url('/challenge'), { captchaHandling: 'off' }), { http, log, render: true }, signal));
+    expect(off.map((e) => e.topic)).toEqual(['pageFetched']);
+    const plain = await emissionsOf(await handleScrapeRequested(request(site.url('/reveal')), { http, log, render: true }, signal));
+    expect(plain.map((e) => e.topic)).toEqual(['pageFetched']);
+  });
+
+  it('reads a job page as fetched: jobs take no browser options yet', async () => {
+    const event = request(site.url('/challenge'), {}, { jobId: 'job-1', replyTo: null, correlationId: null });
+    const emit = await emissionsOf(await handleScrapeRequested(event, { http, log, render: true }, signal));
+    expect(emit.map((e) => e.topic)).toEqual(['pageFetched']);
+    expect(pageOf(emit[0])).toMatchObject({ jobId: 'job-1', rendered: false, credits: 1 });
   });
 });

@@ -77,6 +77,7 @@ describe('job pages in the fetcher and the parser', () => {
         correlationId: null,
         deadlineMs: now + 10_000,
         createdAtMs: now,
+        escalated: false,
       };
       const emit = await emissions(await handleScrapeRequested(event, { http, log: createLogger('silent'), maxAttempts: 1 }, new AbortController().signal));
       expect(emit).toHaveLength(1);

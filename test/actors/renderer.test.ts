@@ -44,6 +44,7 @@ function request(url: string, options: object = {}): ScrapeRequested {
     correlationId: 'corr-render',
     deadlineMs: now + 60_000,
     createdAtMs: now,
+    escalated: false,
   };
 }
 
@@ -317,6 +318,14 @@ describe.skipIf(!hasChromium)('actors/renderer', () => {
     expect(off.extras.captcha).toBeUndefined();
   });
 
+  it('clears a challenge the fetcher escalated, with no browser options, at a fetched page\'s price', async () => {
+    const emit = await emitted(await handleRenderRequested({ ...request(site.url('/challenge')), escalated: true }, openDeps, signal));
+    const page = emit[0]?.value as unknown as PageFetched;
+    expect(page).toMatchObject({ rendered: true, credits: 1, source: 'fresh' });
+    expect(Buffer.from(page.body).toString('utf8')).toContain('Challenge passed');
+    expect(JSON.parse(page.extras).captcha).toEqual({ clicked: true, solved: true });
+  });
+
   it('runs the captchaCheckbox action: one click, waits for its success selector, evidence screenshots', async () => {
     const { html, extras } = await rendered(site.url('/challenge'), {
       captchaHandling: 'off',
@@ -374,8 +383,12 @@ describe.skipIf(!hasChromium)('actors/renderer', () => {
     expect(site.requests.filter((r) => r.host === 'secret')).toHaveLength(0);
   });
 
-  it('never lets a page or a caller script read local files', async () => {
+  it.each([
+    ['with the request route (blockAssets)', {}],
+    ['without one (blockAssets off: only the guarded proxy)', { blockAssets: false }],
+  ])('never lets a page or a caller script read local files, %s', async (_name, settings) => {
     const { extras } = await rendered(site.url('/form'), {
+      ...settings,
       actions: [
         { type: 'executeJavascript', script: 'return fetch("file:///etc/passwd").then((r) => r.text(), (e) => "refused: " + e.message)' },
         { type: 'executeJavascript', script: 'location.href = "file:///etc/passwd"; 1' },

@@ -132,14 +132,11 @@ describe('e2e/jobs: batch scrape', () => {
     expect(missing.body.error.code).toBe('not_found');
   });
 
-  it('refuses a cursor it did not hand out, webhooks (not delivered yet) and browser options', async () => {
+  it('refuses a cursor it did not hand out and browser options (webhooks: test/e2e/webhooks.test.ts)', async () => {
     const id = await start('/v1/batch/scrape', { urls: [site.url('/page/7')] });
     const bad = await call('GET', `/v1/batch/${id}/pages?cursor=nonsense`);
     expect(bad.status).toBe(400);
     expect(bad.body.error.code).toBe('bad_request');
-    const hook = await call('POST', '/v1/batch/scrape', { urls: [site.url('/page/7')], webhook: 'http://127.0.0.1:9/hook' });
-    expect(hook.status).toBe(501);
-    expect(hook.body.error.code).toBe('not_implemented');
     const browser = await call('POST', '/v1/batch/scrape', { urls: [site.url('/page/7')], scrapeOptions: { formats: ['screenshot'] } });
     expect(browser.status).toBe(501);
   });

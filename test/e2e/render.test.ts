@@ -8,6 +8,7 @@
  */
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ACTORS } from '../../main.js';
 import { openKeyRegistry } from '../../pipeline/keys/index.js';
 import { createLogger } from '../../pipeline/log.js';
 import { BROWSER_PAGE_CREDITS } from '../../pipeline/rendering.js';
@@ -26,10 +27,11 @@ interface Started extends Embedded {
   countedKey: string;
 }
 
-async function start(env: Record<string, string>): Promise<Started> {
+async function start(env: Record<string, string>, actors = ACTORS): Promise<Started> {
   const keys: { poorKey?: string; countedKey?: string } = {};
   const running = await startEmbedded({
     apiKey: API_KEY,
+    actors,
     env: { RENDER_CHROMIUM_PATH: CHROMIUM.path, RENDER_CONCURRENCY: '2', ...env },
     async before(config) {
       const registry = await openKeyRegistry(config, createLogger('silent'));
@@ -102,6 +104,30 @@ describe.skipIf(!hasChromium)('e2e/render (embedded, production actors)', () => 
     expect(status, JSON.stringify(body)).toBe(200);
     expect(body.data.markdown).not.toContain('Added by script after load');
     expect(body.data.cost).toEqual({ credits: 1, remaining: null, source: 'fresh' });
+    // No challenge on it: not sent to the browser (a render would report what it did in data).
+    expect(body.data.captcha).toBeUndefined();
+  });
+
+  it('renders a challenge met on a plain fetch, clears it, and charges a fetched page', async () => {
+    const before = site.paths().length;
+    // The key holds 3 credits, fewer than a browser page: the gateway reserved a fetched page.
+    const { status, body } = await scrape(open.base, { url: site.url('/challenge') }, open.poorKey);
+    expect(status, JSON.stringify(body)).toBe(200);
+    expect(body.data.markdown).toContain('Challenge passed');
+    expect(body.data.captcha).toEqual({ clicked: true, solved: true });
+    expect(body.data.cost).toEqual({ credits: 1, remaining: 2, source: 'fresh' });
+    // Fetched once over HTTP, then loaded in the browser with its frame.
+    expect(site.paths().slice(before).filter((p) => p === '/challenge')).toHaveLength(2);
+    expect(site.paths().slice(before)).toContain('/challenge/frame');
+  });
+
+  it('reads the challenge page as fetched with captchaHandling off', async () => {
+    const before = site.paths().length;
+    const { status, body } = await scrape(open.base, { url: site.url('/challenge'), captchaHandling: 'off' });
+    expect(status, JSON.stringify(body)).toBe(200);
+    expect(body.data.markdown).not.toContain('Challenge passed');
+    expect(body.data.captcha).toBeUndefined();
+    expect(site.paths().slice(before)).toEqual(['/challenge']);
   });
 
   it('answers a failing action with 400 action_failed naming it, and does not charge it', async () => {
@@ -140,5 +166,26 @@ describe.skipIf(!hasChromium)('e2e/render with private addresses not allowed (th
     expect(status).toBe(403);
     expect(body.error.code).toBe('url_blocked');
     expect(site.requests.length).toBe(before);
+  });
+});
+
+describe('e2e/render: a build without a renderer', () => {
+  let plain: Started;
+  beforeAll(async () => {
+    plain = await start({ FETCH_ALLOW_PRIVATE: 'true' }, ACTORS.filter((a) => a.role !== 'renderer'));
+  });
+  afterAll(async () => {
+    await plain?.stop();
+  });
+
+  it('keeps the fetched challenge page as it is', async () => {
+    const before = site.paths().length;
+    const { status, body } = await scrape(plain.base, { url: site.url('/challenge') });
+    expect(status, JSON.stringify(body)).toBe(200);
+    expect(body.data.markdown).toContain('Checking your browser');
+    expect(body.data.markdown).not.toContain('Challenge passed');
+    expect(body.data.captcha).toBeUndefined();
+    expect(body.data.cost).toEqual({ credits: 1, remaining: null, source: 'fresh' });
+    expect(site.paths().slice(before)).toEqual(['/challenge']);
   });
 });

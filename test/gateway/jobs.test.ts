@@ -11,6 +11,7 @@ import type { Emission } from '../../pipeline/events.js';
 import { liveJob } from '../../pipeline/jobs/record.js';
 import type { KeyRecord } from '../../pipeline/keys/registry.js';
 import { createLogger } from '../../pipeline/log.js';
+import { NetGuard } from '../../pipeline/net/guard.js';
 import { MemoryState } from '../../pipeline/state/memory.js';
 import { OPERATIONS } from '../../schemas/api/operations.js';
 
@@ -71,7 +72,35 @@ describe('gateway/handlers/jobs', () => {
     await expect(handlers.crawlStatus?.handle(ctx('crawlStatus', { params: { job_id: id } }))).rejects.toMatchObject(notFound);
   });
 
-  it('refuses webhooks and options it cannot serve in a job, before creating anything', async () => {
+  it('with the notifier, keeps the webhook in the live record only, a bare URL as the object', async () => {
+    // A guard that refuses private addresses, over a resolver that knows two names.
+    const resolve = async (host: string) => [{ address: host === 'hooks.example.com' ? '93.184.216.34' : '10.0.0.7', family: 4 as const }];
+    const handlers = jobHandlers(deps(), 3_600_000, { webhooks: new NetGuard({ allowPrivate: false, resolve }) });
+    const hook = { url: 'https://hooks.example.com/x', headers: { authorization: 'Bearer t0ken' }, metadata: { a: 1 }, events: ['completed'] };
+    const crawl = await handlers.crawlStart?.handle(ctx('crawlStart', { body: { url: 'https://example.com/', limit: 5, webhook: hook } }));
+    const crawlJob = await liveJob(state, crawl?.data?.id as string);
+    expect(JSON.parse(crawlJob?.webhook ?? '')).toEqual(hook);
+    expect(JSON.parse(crawlJob?.params ?? '')).toEqual({ url: 'https://example.com/', limit: 5 });
+    const batch = await handlers.batchStart?.handle(ctx('batchStart', { body: { urls: ['https://example.com/a'], webhook: 'https://hooks.example.com/y' } }));
+    const batchJob = await liveJob(state, batch?.data?.id as string);
+    expect(JSON.parse(batchJob?.webhook ?? '')).toEqual({ url: 'https://hooks.example.com/y', headers: {}, metadata: {}, events: null });
+    // The store's versions never hold it (its headers may be credentials).
+    expect(JSON.stringify(rows)).not.toContain('t0ken');
+    expect(JSON.stringify(rows)).not.toContain('hooks.example.com');
+
+    rows = [];
+    emitted = [];
+    await expect(
+      handlers.crawlStart?.handle(ctx('crawlStart', { body: { url: 'https://example.com/', webhook: { url: 'https://internal.example.com/hook' } } })),
+    ).rejects.toMatchObject({ code: 'url_blocked', message: expect.stringMatching(/^webhook: refused .*10\.0\.0\.7/) });
+    await expect(handlers.batchStart?.handle(ctx('batchStart', { body: { urls: ['https://example.com/'], webhook: 'http://169.254.169.254/' } }))).rejects.toMatchObject({
+      code: 'url_blocked',
+    });
+    expect(rows).toEqual([]);
+    expect(emitted).toEqual([]);
+  });
+
+  it('refuses webhooks (in a build without the notifier) and options it cannot serve in a job, before creating anything', async () => {
     const handlers = jobHandlers(deps(), 3_600_000);
     await expect(handlers.crawlStart?.handle(ctx('crawlStart', { body: { url: 'https://example.com/', webhook: 'https://hooks.example.com/x' } }))).rejects.toMatchObject({
       code: 'not_implemented',

@@ -8,6 +8,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { keyWebhookSecret } from '../../pipeline/webhooks/signing.js';
 import { runTs, startServer, type RunResult, type Server } from '../helpers/process.js';
 
 const KEY_LINE = /^wds_[0-9A-Za-z]{40}$/m;
@@ -152,6 +153,7 @@ describe('gateway/keys/cli', () => {
       ['create without --name', ['create']],
       ['topup with fractional credits', ['topup', 'key_x', '--credits', '1.5']],
       ['revoke of an unknown key', ['revoke', 'key_nope']],
+      ['webhook-secret of an unknown key', ['webhook-secret', 'key_nope']],
       ['an unknown command', ['frobnicate']],
       ['an unknown option', ['list', '--bogus']],
     ])('%s exits non-zero with a message on stderr', async (_name, args) => {
@@ -189,6 +191,31 @@ describe('gateway/keys/cli', () => {
     expect(rows).toHaveLength(1);
     expect(rows[0]?.slice(1, 5)).toEqual([API_KEY.slice(0, 6), '"API_KEY"', 'unlimited', 'active']);
     expect(list.stdout).not.toContain(API_KEY);
+  });
+
+  it('webhook-secret prints the key\'s signing secret, derived from the server secret in DATA_DIR, and the server never logs it', async () => {
+    const otherId = lines((await keys(dataDir, 'list')).stdout)
+      .map((l) => l.split('\t')[0] as string)
+      .find((id) => id.startsWith('key_') && id !== created.id) as string;
+    const [byId, byPrefix, other] = await Promise.all([
+      keys(dataDir, 'webhook-secret', created.id),
+      keys(dataDir, 'webhook-secret', created.key.slice(0, 12)),
+      keys(dataDir, 'webhook-secret', otherId),
+    ]);
+    for (const res of [byId, byPrefix, other]) expect(res.code, res.stderr).toBe(0);
+    const secret = byId.stdout.trim();
+    expect(secret).toMatch(/^whsec_[0-9a-f]{64}$/);
+    expect(byPrefix.stdout.trim()).toBe(secret);
+    // The running server created the server secret at start (its notifier); the CLI derives from it.
+    const serverSecret = readFileSync(join(dataDir, 'webhook-secret'), 'utf8').trim();
+    expect(secret).toBe(keyWebhookSecret(serverSecret, created.id));
+    const otherSecret = other.stdout.trim();
+    expect(otherSecret).toMatch(/^whsec_[0-9a-f]{64}$/);
+    expect(otherSecret).not.toBe(secret);
+    for (const text of [server.stdout(), server.stderr()]) {
+      expect(text).not.toContain(secret);
+      expect(text).not.toContain(serverSecret);
+    }
   });
 
   it('the ledger holds hashes of keys, never a key', () => {

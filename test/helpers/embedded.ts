@@ -7,6 +7,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { ActorSpec } from '../../actors/index.js';
 import { startService, type Service } from '../../main.js';
 import { loadConfig, type Config } from '../../pipeline/config.js';
 import { FileKeyRegistry } from '../../pipeline/keys/ledger-file.js';
@@ -30,6 +31,8 @@ export interface EmbeddedOptions {
   readonly log?: Logger;
   /** Runs after the configuration is loaded and before the service starts (e.g. to make keys). */
   readonly before?: (config: Config) => Promise<void>;
+  /** The build's actors (default: the production list, main.ts ACTORS). */
+  readonly actors?: readonly ActorSpec[];
 }
 
 export async function startEmbedded(options: EmbeddedOptions): Promise<Embedded> {
@@ -37,7 +40,7 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<Embedded>
   try {
     const config = loadConfig({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', API_KEY: options.apiKey, ...options.env });
     await options.before?.(config);
-    const service = await startService({ config, log: options.log ?? createLogger('silent'), role: 'all' });
+    const service = await startService({ config, log: options.log ?? createLogger('silent'), role: 'all', ...(options.actors ? { actors: options.actors } : {}) });
     const address = service.app?.server.address();
     if (!address || typeof address !== 'object') throw new Error('the gateway is not listening');
     return {

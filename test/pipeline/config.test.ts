@@ -120,6 +120,14 @@ describe('pipeline/config', () => {
     expect(loadConfig({ API_KEY: 'x'.repeat(16) }).apiKey).toBe('x'.repeat(16));
   });
 
+  it('refuses a WEBHOOK_SECRET under 32 characters without quoting it, and masks it', () => {
+    expect(configError({ WEBHOOK_SECRET: 'too-short-secret' })).toMatchObject({ env: 'WEBHOOK_SECRET' });
+    expect(configError({ WEBHOOK_SECRET: 'too-short-secret' }).message).not.toContain('too-short-secret');
+    const config = loadConfig({ WEBHOOK_SECRET: 'w'.repeat(32) });
+    expect(config.webhookSecret).toBe('w'.repeat(32));
+    expect(redactedConfig(config).webhookSecret).toBe('***');
+  });
+
   it('reads BOOTSTRAP_KEY_CREDITS as a whole number or unlimited', () => {
     expect(loadConfig({ BOOTSTRAP_KEY_CREDITS: '0' }).bootstrapKeyCredits).toBe(0);
     expect(loadConfig({ BOOTSTRAP_KEY_CREDITS: 'unlimited' }).bootstrapKeyCredits).toBe('unlimited');

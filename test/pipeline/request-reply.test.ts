@@ -52,6 +52,7 @@ function scrape(url: string): (correlationId: string, replyTo: string) => Emissi
       correlationId,
       deadlineMs: Date.now() + 60_000,
       createdAtMs: Date.now(),
+      escalated: false,
     },
   });
 }

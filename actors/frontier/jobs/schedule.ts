@@ -98,6 +98,7 @@ export async function pump(deps: ScheduleDeps, job: JobRecord, pace: Pace, signa
         correlationId: null,
         deadlineMs: at + timeoutMs + JOB_PAGE_SLACK_MS,
         createdAtMs: at,
+        escalated: false,
       },
     });
   }

@@ -41,6 +41,7 @@ import { redactUrl } from '../../pipeline/net/guard.js';
 import { cachePlan, SOURCE_CREDITS, type CachedCopy } from '../../pipeline/page-cache.js';
 import { needsChallengeRender } from '../../pipeline/rendering.js';
 import { lookupCachedCopy, type CacheReader } from './cache.js';
+import { pageFetchedFor } from '../../pipeline/page-fetched.js';
 import { failedAttempt } from './errors.js';
 import type { FetchResult, HttpFetcher } from './http.js';
 
@@ -75,11 +76,7 @@ type Page = Pick<FetchResult, 'finalUrl' | 'statusCode' | 'headers' | 'contentTy
 
 /** The PageFetched emission for a page fetched now or taken from the cache. */
 function pageFetched(event: ScrapeRequested, page: Page, source: 'fresh' | CachedCopy['source']): Emission {
-  const value: EventValue<'PageFetched'> = {
-    requestId: event.requestId,
-    tenant: event.tenant,
-    jobId: event.jobId,
-    url: event.url,
+  return pageFetchedFor(event, {
     finalUrl: page.finalUrl,
     statusCode: page.statusCode,
     headers: { ...page.headers },
@@ -87,17 +84,10 @@ function pageFetched(event: ScrapeRequested, page: Page, source: 'fresh' | Cache
     body: page.body,
     fetchedAtMs: page.fetchedAtMs,
     rendered: false,
-    options: event.options,
-    replyTo: event.replyTo,
-    correlationId: event.correlationId,
-    deadlineMs: event.deadlineMs,
     credits: SOURCE_CREDITS[source],
     source,
-    requestedAtMs: event.createdAtMs,
     extras: '{}',
-  };
-  const fetched: Emission<'pageFetched'> = { topic: 'pageFetched', key: event.requestId, headers: { [HEADERS.requestId]: event.requestId }, value };
-  return fetched as Emission;
+  });
 }
 
 /** The request sent on to the renderer, marked escalated (charged as a fetched page). */

@@ -22,6 +22,7 @@
  * still written to the page cache by the parser, under a key that includes the render
  * (pipeline/page-cache.ts).
  */
+import { pageFetchedFor } from '../../pipeline/page-fetched.js';
 import { parseJsonObject } from '../../pipeline/json.js';
 import type { AnyEmission, Emission } from '../../pipeline/events.js';
 import type { Logger } from '../../pipeline/log.js';
@@ -33,7 +34,6 @@ import { replyTo } from '../../pipeline/request-reply.js';
 import type { ScrapeOptions } from '../../schemas/api/scrape-options.js';
 import { ERRORS, isErrorCode, type ErrorCode } from '../../schemas/errors.js';
 import type { EventValue } from '../../schemas/events/index.js';
-import { HEADERS } from '../../schemas/topics.js';
 import type { BrowserPool } from './browser.js';
 import { contextOptions } from './context.js';
 import { renderPage, type RenderResult } from './render.js';
@@ -66,11 +66,7 @@ const RENDERED_TYPE = 'text/html; charset=utf-8';
 
 function pageFetched(event: ScrapeRequested, page: RenderResult): Emission {
   const headers = Object.fromEntries(Object.entries(page.headers).filter(([name]) => !BODY_HEADERS.includes(name)));
-  const value: EventValue<'PageFetched'> = {
-    requestId: event.requestId,
-    tenant: event.tenant,
-    jobId: event.jobId,
-    url: event.url,
+  return pageFetchedFor(event, {
     finalUrl: page.finalUrl,
     statusCode: page.statusCode,
     // The body is the DOM serialized as UTF-8 HTML, whatever the server's type and charset were.
@@ -79,17 +75,10 @@ function pageFetched(event: ScrapeRequested, page: RenderResult): Emission {
     body: Buffer.from(page.html, 'utf8'),
     fetchedAtMs: page.fetchedAtMs,
     rendered: true,
-    options: event.options,
-    replyTo: event.replyTo,
-    correlationId: event.correlationId,
-    deadlineMs: event.deadlineMs,
     credits: renderCredits(event),
     source: 'fresh',
-    requestedAtMs: event.createdAtMs,
     extras: JSON.stringify(page.extras),
-  };
-  const emission: Emission<'pageFetched'> = { topic: 'pageFetched', key: event.requestId, headers: { [HEADERS.requestId]: event.requestId }, value };
-  return emission as Emission;
+  });
 }
 
 export async function handleRenderRequested(event: ScrapeRequested, deps: RendererDeps, signal: AbortSignal, attempt = 1): Promise<Outcome> {

@@ -17,6 +17,13 @@ function positive(name: string, fallback: number): number {
   return n;
 }
 
+/** A whole-number setting of a benchmark (page counts, concurrency), at least 1. */
+export function positiveInteger(name: string, fallback: number): number {
+  const n = positive(name, fallback);
+  if (!Number.isInteger(n)) throw new Error(`${name} must be a positive integer, got "${process.env[name]}"`);
+  return n;
+}
+
 export const SETTINGS = Object.freeze({
   durationS: positive('BENCH_DURATION_S', 5),
   warmupS: positive('BENCH_WARMUP_S', 1),

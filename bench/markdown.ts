@@ -25,20 +25,13 @@ import TurndownService from 'turndown';
 import { gfm } from 'turndown-plugin-gfm';
 import { buildHtmlDocument, resolveOptions, type ResponseFacts } from '../actors/parser/document/index.js';
 import { corpusDir, readHtml, readabilityPages, trafilaturaPages } from './corpus.js';
-import { emit } from './lib.js';
+import { emit, positiveInteger } from './lib.js';
 
 const TARGET_RATIO = 2;
 
-function count(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n <= 0) throw new Error(`${name} must be a positive integer, got "${raw}"`);
-  return n;
-}
 
-const MAX_PAGES = count('BENCH_MARKDOWN_PAGES', Number.MAX_SAFE_INTEGER);
-const WARMUP_PAGES = count('BENCH_MARKDOWN_WARMUP', 60);
+const MAX_PAGES = positiveInteger('BENCH_MARKDOWN_PAGES', Number.MAX_SAFE_INTEGER);
+const WARMUP_PAGES = positiveInteger('BENCH_MARKDOWN_WARMUP', 60);
 
 interface Page {
   readonly url: string;

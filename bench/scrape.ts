@@ -27,22 +27,15 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { detectCharset } from '../pipeline/net/charset.js';
 import { corpusDir, trafilaturaPages } from './corpus.js';
-import { SETTINGS, emit, startChild, startServer, type Child } from './lib.js';
+import { SETTINGS, emit, positiveInteger, startChild, startServer, type Child } from './lib.js';
 import { drive, type DriveResult } from './servers/drive.js';
 
 const TARGET_RATIO = 0.7;
 
-function count(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n <= 0) throw new Error(`${name} must be a positive integer, got "${raw}"`);
-  return n;
-}
 
-const PAGES = count('BENCH_SCRAPE_PAGES', 300);
-const CONCURRENCY = count('BENCH_SCRAPE_CONCURRENCY', 16);
-const WARMUP = count('BENCH_SCRAPE_WARMUP', 48);
+const PAGES = positiveInteger('BENCH_SCRAPE_PAGES', 300);
+const CONCURRENCY = positiveInteger('BENCH_SCRAPE_CONCURRENCY', 16);
+const WARMUP = positiveInteger('BENCH_SCRAPE_WARMUP', 48);
 const logLevel = process.env.BENCH_LOG_LEVEL || 'info';
 const script = (name: string) => fileURLToPath(new URL(`./servers/${name}.ts`, import.meta.url));
 

@@ -11,19 +11,15 @@
  * address is refused when the job starts.
  */
 import { once } from 'node:events';
-import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ACTORS, startService, type Service } from '../../main.js';
-import { loadConfig, type Config } from '../../pipeline/config.js';
+import { ACTORS } from '../../main.js';
 import { FileKeyRegistry } from '../../pipeline/keys/ledger-file.js';
-import { createLogger } from '../../pipeline/log.js';
 import type { Runtime } from '../../pipeline/runtime.js';
 import { serverWebhookSecret } from '../../pipeline/webhooks/secret.js';
 import { keyWebhookSecret, verifySignature } from '../../pipeline/webhooks/signing.js';
+import { startEmbedded, type Embedded } from '../helpers/embedded.js';
 import { startMapSite, type MapSite } from '../helpers/map-site.js';
 
 const API_KEY = 'e2e-webhooks-key-0123456789';
@@ -40,19 +36,12 @@ interface Delivery {
   readonly status: number;
 }
 
-interface Started {
-  service: Service;
+interface Started extends Embedded {
   runtime: Runtime;
-  base: string;
-  dataDir: string;
-  config: Config;
-  stop(): Promise<void>;
 }
 
 /** The service with the production actors, capturing the runtime to read the store. */
 async function start(env: Record<string, string>): Promise<Started> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'wds-webhooks-'));
-  const config = loadConfig({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', API_KEY, ...env });
   let runtime: Runtime | null = null;
   const actors = ACTORS.map((a) => ({
     ...a,
@@ -61,20 +50,9 @@ async function start(env: Record<string, string>): Promise<Started> {
       return a.create(rt, build);
     },
   }));
-  const service = await startService({ config, log: createLogger('silent'), role: 'all', actors });
-  const address = service.app?.server.address();
-  if (!address || typeof address !== 'object' || !runtime) throw new Error('the gateway is not listening');
-  return {
-    service,
-    runtime,
-    base: `http://127.0.0.1:${address.port}`,
-    dataDir,
-    config,
-    async stop() {
-      await service.stop();
-      rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
+  const running = await startEmbedded({ apiKey: API_KEY, env, actors });
+  if (!runtime) throw new Error('no actor was created');
+  return Object.assign(running, { runtime: runtime as Runtime });
 }
 
 async function call(base: string, method: string, path: string, body?: unknown): Promise<{ status: number; body: Body }> {

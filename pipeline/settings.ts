@@ -257,6 +257,14 @@ export const SETTINGS = {
     description:
       "How long a crawl or batch job is answered after it starts (its `expiresAt`): status, pages and errors; its coordination state expires with it. Later it is a 404 `not_found`; its rows stay in the store.",
   },
+  jobStallMs: {
+    env: 'JOB_STALL_MS',
+    type: 'integer',
+    default: 300000,
+    min: 1000,
+    description:
+      "A running crawl or batch job none of whose pages has settled for this long is looked at by the frontier's watchdog: its pages still in flight after this long are sent to be fetched again (the process holding them died), more pages are scheduled and the job is completed if it is done. Longer than a page's `timeout` avoids fetching a slow page twice.",
+  },
   poolConcurrency: {
     env: 'POOL_CONCURRENCY',
     type: 'integer',

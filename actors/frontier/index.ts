@@ -9,7 +9,9 @@
  * Every request goes through the shared HTTP stack (pipeline/net/http.ts) behind the SSRF
  * guard (FETCH_ALLOW_PRIVATE), through the configured proxy pools like the fetcher's.
  * `createFrontierActor(runtime, options)` builds its ActorDefinition for the pool; the
- * composition root registers it as `{role: 'frontier', serves: ['map'], …}`.
+ * composition root registers it as `{role: 'frontier', serves: ['map'], …}`. Each frontier
+ * process also runs the jobs' stall watchdog (jobs/handler.ts sweepStalledJobs) every
+ * quarter of JOB_STALL_MS (at least 250 ms, at most 30 s), publishing what it sends again.
  */
 import type { ActorDefinition } from '../../pipeline/pool.js';
 import type { Runtime } from '../../pipeline/runtime.js';
@@ -19,7 +21,7 @@ import { proxyPoolsOf } from '../../pipeline/net/proxies.js';
 import { MAP_TIME_BUDGET_MS } from '../../schemas/api/page-reading.js';
 import type { EventValue } from '../../schemas/events/index.js';
 import { keyRegistryFor } from '../../pipeline/keys/index.js';
-import { handleJobEvent } from './jobs/handler.js';
+import { handleJobEvent, sweepStalledJobs, type JobHandlerDeps } from './jobs/handler.js';
 import { siteReader } from './jobs/site.js';
 import { handleMapRequested } from './map-handler.js';
 import type { DiscoveryLimits } from './map.js';
@@ -34,6 +36,9 @@ export interface FrontierActorOptions {
   readonly limits?: Partial<DiscoveryLimits>;
 }
 
+/** How often the stall watchdog looks, for a stall time of `stallMs`. */
+export const watchdogIntervalMs = (stallMs: number) => Math.min(30_000, Math.max(250, Math.floor(stallMs / 4)));
+
 export function createFrontierActor(runtime: Runtime, options: FrontierActorOptions = {}): ActorDefinition {
   const { config } = runtime;
   const guard = new NetGuard({ allowPrivate: config.fetchAllowPrivate, allowCidrs: options.allowCidrs ?? [] });
@@ -45,7 +50,23 @@ export function createFrontierActor(runtime: Runtime, options: FrontierActorOpti
   });
   // Job pages are paid for as they complete, through the same key registry the gateway uses.
   const keys = keyRegistryFor(config, runtime);
-  const site = siteReader(http, runtime.log.child({ actor: 'frontier' }));
+  const log = runtime.log.child({ actor: 'frontier' });
+  const site = siteReader(http, log);
+  const jobDeps = (jobLog: JobHandlerDeps['log']): JobHandlerDeps => ({ state: runtime.state, writer: runtime.writer, keys, site, log: jobLog });
+  const stopping = new AbortController();
+  let sweeping: Promise<void> | null = null;
+  const sweep = async () => {
+    try {
+      const emissions = await sweepStalledJobs(jobDeps(log), config.jobStallMs, stopping.signal);
+      if (emissions.length > 0) await runtime.events.emit(emissions);
+    } catch (error) {
+      log.warn({ err: error }, 'the job watchdog could not finish a sweep; it tries again');
+    }
+  };
+  const watchdog = setInterval(() => {
+    sweeping ??= sweep().finally(() => (sweeping = null));
+  }, watchdogIntervalMs(config.jobStallMs));
+  watchdog.unref();
   return {
     name: 'frontier',
     group: 'frontier',
@@ -55,11 +76,14 @@ export function createFrontierActor(runtime: Runtime, options: FrontierActorOpti
     // and a `delay` (at most 60 s) before its next page.
     timeoutMs: Math.max((options.mapBudgetMs ?? MAP_TIME_BUDGET_MS) + 20_000, 180_000),
     async close() {
+      clearInterval(watchdog);
+      stopping.abort();
+      await sweeping;
       keys.close();
     },
     async handler(event, ctx) {
       if (event.event === 'JobEvent') {
-        return handleJobEvent(event.value as EventValue<'JobEvent'>, { state: runtime.state, writer: runtime.writer, keys, site, log: ctx.log }, ctx.signal);
+        return handleJobEvent(event.value as EventValue<'JobEvent'>, jobDeps(ctx.log), ctx.signal);
       }
       if (event.event === 'MapRequested') {
         return handleMapRequested(

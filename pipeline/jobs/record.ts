@@ -231,14 +231,34 @@ export async function snapshotJob(deps: JobStateDeps, id: string, nowMs = Date.n
 
 /**
  * Ends the job with `status` unless it has already ended; true when this call ended it.
- * The record is then snapshotted.
+ * The record is then snapshotted. The end latch is taken first; a call that finds it taken
+ * while the record still says `scraping` (the process that took it died before writing the
+ * record) writes the latch's status, so a job never reads `scraping` after it ended.
  */
 export async function endJob(deps: JobStateDeps, id: string, status: Exclude<JobStatus, 'queued' | 'scraping'>, error = ''): Promise<boolean> {
   const expiresAtMs = Number(await deps.state.hget(jobKey(id), 'expiresAtMs')) || 0;
-  if (!(await deps.state.setIfAbsent(jobEndKey(id), status, jobTtlMs({ expiresAtMs })))) return false;
+  const ttlMs = jobTtlMs({ expiresAtMs });
+  if (!(await deps.state.setIfAbsent(jobEndKey(id), JSON.stringify({ status, error }), ttlMs))) {
+    await repairEnded(deps, id);
+    return false;
+  }
   await deps.state.hset(jobKey(id), { status, error });
   await snapshotJob(deps, id);
   return true;
+}
+
+async function repairEnded(deps: JobStateDeps, id: string): Promise<void> {
+  if ((await deps.state.hget(jobKey(id), 'status')) !== 'scraping') return;
+  const latch = await deps.state.get(jobEndKey(id));
+  let ended: { status?: unknown; error?: unknown } = {};
+  try {
+    ended = latch ? (JSON.parse(latch) as typeof ended) : {};
+  } catch {
+    ended = { status: latch };
+  }
+  const status = typeof ended.status === 'string' && TERMINAL_STATUSES.includes(ended.status as JobStatus) ? ended.status : 'failed';
+  await deps.state.hset(jobKey(id), { status, error: typeof ended.error === 'string' ? ended.error : '' });
+  await snapshotJob(deps, id);
 }
 
 /** Whether the job still schedules pages (it exists and has not ended). */

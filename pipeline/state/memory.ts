@@ -2,7 +2,7 @@ import { AppError } from '../errors.js';
 import { HeldLock, newLockToken, type LockOps } from './lock.js';
 import { Keyspace } from './memory-keyspace.js';
 import { bucketKey, checkBucket, checkCount, checkInteger, checkScore, checkTtl, lockKey } from './rules.js';
-import type { Lock, State, TokenBucketOptions, TokenBucketResult } from './state.js';
+import type { Admission, Claim, Lock, State, TokenBucketOptions, TokenBucketResult, WorkQueueKeys } from './state.js';
 import { takeFromBucket } from './token-bucket.js';
 
 export interface MemoryStateOptions {
@@ -165,11 +165,7 @@ export class MemoryState implements State {
   async hincrby(key: string, field: string, by: number): Promise<number> {
     const keys = this.open();
     checkInteger('by', by);
-    const current = keys.read(key, 'hash')?.get(field);
-    const next = parseInteger(current) + by;
-    if (!Number.isSafeInteger(next)) throw new Error(NOT_INTEGER);
-    keys.collection(key, 'hash').set(field, String(next));
-    return next;
+    return this.addToCounter(keys, key, field, by);
   }
 
   async hdel(key: string, ...fields: string[]): Promise<number> {
@@ -200,6 +196,57 @@ export class MemoryState implements State {
 
   async qlen(key: string): Promise<number> {
     return this.open().read(key, 'list')?.length ?? 0;
+  }
+
+  // ---- work queues with claims (each method runs without awaiting: one atomic step) -----
+
+  private addToCounter(keys: Keyspace, key: string, field: string, by: number): number {
+    const next = parseInteger(keys.read(key, 'hash')?.get(field)) + by;
+    if (!Number.isSafeInteger(next)) throw new Error(NOT_INTEGER);
+    keys.collection(key, 'hash').set(field, String(next));
+    return next;
+  }
+
+  async queueAdmit(q: WorkQueueKeys, dedupeKey: string, item: string, limit: number): Promise<Admission> {
+    const keys = this.open();
+    checkCount('limit', limit);
+    const seen = keys.collection(q.seen, 'set');
+    if (seen.has(dedupeKey)) return 'seen';
+    seen.add(dedupeKey);
+    if (parseInteger(keys.read(q.counters, 'hash')?.get('total')) >= limit) return 'full';
+    this.addToCounter(keys, q.counters, 'total', 1);
+    keys.collection(q.queue, 'list').push([item]);
+    return 'added';
+  }
+
+  async queueClaim(q: WorkQueueKeys, maxInflight: number, nowMs: number): Promise<Claim | 'busy' | 'empty'> {
+    const keys = this.open();
+    checkCount('maxInflight', maxInflight);
+    if (parseInteger(keys.read(q.counters, 'hash')?.get('inflight')) >= maxInflight) return 'busy';
+    const list = keys.read(q.queue, 'list');
+    if (!list || list.length === 0) return 'empty';
+    const [item] = list.shift(1) as [string];
+    keys.dropIfEmpty(q.queue, list.length);
+    const seq = this.addToCounter(keys, q.counters, 'seq', 1);
+    this.addToCounter(keys, q.counters, 'inflight', 1);
+    keys.collection(q.claims, 'hash').set(String(seq), item);
+    keys.collection(q.claimedAt, 'hash').set(String(seq), String(nowMs));
+    return { seq, item };
+  }
+
+  async queueSettle(q: WorkQueueKeys, seq: number, counts: Readonly<Record<string, number>>): Promise<boolean> {
+    const keys = this.open();
+    for (const by of Object.values(counts)) checkInteger('count', by);
+    const claims = keys.read(q.claims, 'hash');
+    const field = String(seq);
+    if (!claims?.delete(field)) return false;
+    keys.dropIfEmpty(q.claims, claims.size);
+    const at = keys.read(q.claimedAt, 'hash');
+    if (at?.delete(field)) keys.dropIfEmpty(q.claimedAt, at.size);
+    for (const [name, by] of Object.entries(counts)) if (by !== 0) this.addToCounter(keys, q.counters, name, by);
+    this.addToCounter(keys, q.counters, 'inflight', -1);
+    keys.collection(q.settled, 'set').add(field);
+    return true;
   }
 
   // ---- schedules ------------------------------------------------------------------------

@@ -2,8 +2,9 @@ import type { Redis } from 'ioredis';
 
 /**
  * The Lua scripts behind RedisState's operations that one Redis command cannot do
- * atomically. Each takes exactly one key (already namespaced by the caller) and runs
- * atomically on the server. Scripts avoid returning Lua booleans or nil — whose
+ * atomically. Each takes its keys already namespaced by the caller (one, except the work
+ * queue's, which take the six WorkQueueKeys in QUEUE_KEY_ORDER) and runs atomically on the
+ * server. Scripts avoid returning Lua booleans or nil — whose
  * translation differs between RESP2 and RESP3 — and return integers, strings or arrays.
  */
 
@@ -69,7 +70,48 @@ redis.call('PEXPIRE', KEYS[1], string.format('%d', math.ceil((capacity - tokens)
 return {allowed, string.format('%.17g', tokens), retry}
 `;
 
+/** KEYS[1..6] of the work queue scripts: WorkQueueKeys in this order. */
+export const QUEUE_KEY_ORDER = ['seen', 'queue', 'counters', 'claims', 'claimedAt', 'settled'] as const;
+
+/** ARGV: dedupe key, item, limit. Returns 0 seen before, 1 added, 2 seen now but full. */
+const QUEUE_ADMIT = `
+if redis.call('SADD', KEYS[1], ARGV[1]) == 0 then return 0 end
+local total = tonumber(redis.call('HGET', KEYS[3], 'total') or '0')
+if total >= tonumber(ARGV[3]) then return 2 end
+redis.call('HINCRBY', KEYS[3], 'total', 1)
+redis.call('RPUSH', KEYS[2], ARGV[2])
+return 1
+`;
+
+/** ARGV: max in flight, now ms. Returns {0} busy, {1} empty, or {2, seq, item}. */
+const QUEUE_CLAIM = `
+local inflight = tonumber(redis.call('HGET', KEYS[3], 'inflight') or '0')
+if inflight >= tonumber(ARGV[1]) then return {0} end
+local item = redis.call('LPOP', KEYS[2])
+if not item then return {1} end
+local seq = redis.call('HINCRBY', KEYS[3], 'seq', 1)
+redis.call('HINCRBY', KEYS[3], 'inflight', 1)
+redis.call('HSET', KEYS[4], tostring(seq), item)
+redis.call('HSET', KEYS[5], tostring(seq), ARGV[2])
+return {2, seq, item}
+`;
+
+/** ARGV: seq, then counter name and amount pairs. Returns 1 settled now, 0 not held. */
+const QUEUE_SETTLE = `
+if redis.call('HDEL', KEYS[4], ARGV[1]) == 0 then return 0 end
+redis.call('HDEL', KEYS[5], ARGV[1])
+for i = 2, #ARGV, 2 do redis.call('HINCRBY', KEYS[3], ARGV[i], ARGV[i + 1]) end
+redis.call('HINCRBY', KEYS[3], 'inflight', -1)
+redis.call('SADD', KEYS[6], ARGV[1])
+return 1
+`;
+
+type QueueKeyArgs = [string, string, string, string, string, string];
+
 export interface StateScripts {
+  wdsQueueAdmit(...args: [...QueueKeyArgs, string, string, number]): Promise<number>;
+  wdsQueueClaim(...args: [...QueueKeyArgs, number, number]): Promise<[0] | [1] | [2, number, string]>;
+  wdsQueueSettle(...args: [...QueueKeyArgs, ...(string | number)[]]): Promise<number>;
   wdsDecrIfAtLeast(key: string, amount: number): Promise<[number, number]>;
   wdsReleaseLock(key: string, token: string): Promise<number>;
   wdsExtendLock(key: string, token: string, ttlMs: number): Promise<number>;
@@ -83,11 +125,22 @@ const SCRIPTS: Record<keyof StateScripts, string> = {
   wdsExtendLock: EXTEND_LOCK,
   wdsZpopDue: ZPOP_DUE,
   wdsTakeToken: TAKE_TOKEN,
+  wdsQueueAdmit: QUEUE_ADMIT,
+  wdsQueueClaim: QUEUE_CLAIM,
+  wdsQueueSettle: QUEUE_SETTLE,
+};
+
+const KEY_COUNTS: Partial<Record<keyof StateScripts, number>> = {
+  wdsQueueAdmit: QUEUE_KEY_ORDER.length,
+  wdsQueueClaim: QUEUE_KEY_ORDER.length,
+  wdsQueueSettle: QUEUE_KEY_ORDER.length,
 };
 
 /** Defines the scripts on `client` (EVALSHA, falling back to EVAL) and returns them typed. */
 export function defineScripts(client: Redis): StateScripts {
-  for (const [name, lua] of Object.entries(SCRIPTS)) client.defineCommand(name, { lua, numberOfKeys: 1 });
+  for (const [name, lua] of Object.entries(SCRIPTS)) {
+    client.defineCommand(name, { lua, numberOfKeys: KEY_COUNTS[name as keyof StateScripts] ?? 1 });
+  }
   return client as unknown as StateScripts;
 }
 

@@ -1,8 +1,8 @@
 import { HeldLock, newLockToken, type LockOps } from './lock.js';
 import { RedisLink, type RedisLinkOptions } from './redis-link.js';
-import { defineScripts, type StateScripts } from './redis-scripts.js';
+import { defineScripts, QUEUE_KEY_ORDER, type StateScripts } from './redis-scripts.js';
 import { bucketKey, checkBucket, checkCount, checkInteger, checkScore, checkTtl, lockKey } from './rules.js';
-import type { Lock, State, TokenBucketOptions, TokenBucketResult } from './state.js';
+import type { Admission, Claim, Lock, State, TokenBucketOptions, TokenBucketResult, WorkQueueKeys } from './state.js';
 import { BUCKET_SLACK_MS } from './token-bucket.js';
 
 export interface RedisStateOptions extends RedisLinkOptions {
@@ -171,6 +171,32 @@ export class RedisState implements State {
 
   qlen(key: string): Promise<number> {
     return this.link.run(() => this.redis.llen(this.k(key)));
+  }
+
+  // ---- work queues with claims ---------------------------------------------------------
+
+  private queueKeys(q: WorkQueueKeys): [string, string, string, string, string, string] {
+    return QUEUE_KEY_ORDER.map((name) => this.k(q[name])) as [string, string, string, string, string, string];
+  }
+
+  async queueAdmit(q: WorkQueueKeys, dedupeKey: string, item: string, limit: number): Promise<Admission> {
+    checkCount('limit', limit);
+    const done = await this.link.run(() => this.scripts.wdsQueueAdmit(...this.queueKeys(q), dedupeKey, item, limit));
+    return done === 1 ? 'added' : done === 2 ? 'full' : 'seen';
+  }
+
+  async queueClaim(q: WorkQueueKeys, maxInflight: number, nowMs: number): Promise<Claim | 'busy' | 'empty'> {
+    checkCount('maxInflight', maxInflight);
+    const out = await this.link.run(() => this.scripts.wdsQueueClaim(...this.queueKeys(q), maxInflight, nowMs));
+    if (out[0] === 0) return 'busy';
+    if (out[0] === 1) return 'empty';
+    return { seq: Number(out[1]), item: out[2] };
+  }
+
+  async queueSettle(q: WorkQueueKeys, seq: number, counts: Readonly<Record<string, number>>): Promise<boolean> {
+    const pairs: (string | number)[] = [];
+    for (const [name, by] of Object.entries(counts)) if (checkInteger('count', by) !== 0) pairs.push(name, by);
+    return (await this.link.run(() => this.scripts.wdsQueueSettle(...this.queueKeys(q), String(seq), ...pairs))) === 1;
   }
 
   // ---- schedules ------------------------------------------------------------------------

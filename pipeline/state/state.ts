@@ -33,6 +33,36 @@ export interface TokenBucketResult {
   retryAfterMs: number;
 }
 
+/**
+ * The keys of one work queue with claims: a crawl or batch job's frontier
+ * (actors/frontier/jobs/queue.ts). The `queue*` operations below move an item through them in
+ * one atomic step each, so a process killed between two steps leaves no item half-moved:
+ * offered (seen, counted and queued, or not at all), claimed (popped, numbered and held, or
+ * not at all), settled (released, counted and marked, or not at all).
+ */
+export interface WorkQueueKeys {
+  /** Set: the dedupe key of every item ever offered. */
+  readonly seen: string;
+  /** List: items waiting to be claimed, oldest first. */
+  readonly queue: string;
+  /** Hash of counters: `total` (items admitted), `seq` (the last claim number), `inflight` (claims held), and what settling adds. */
+  readonly counters: string;
+  /** Hash: claim number → item, for claims not settled yet. */
+  readonly claims: string;
+  /** Hash: claim number → when it was claimed (ms), for claims not settled yet. */
+  readonly claimedAt: string;
+  /** Set: claim numbers settled (the caller's watermark consumes them). */
+  readonly settled: string;
+}
+
+export type Admission = 'added' | 'seen' | 'full';
+
+export interface Claim {
+  /** The claim number: counters.seq after this claim (1, 2, …). */
+  readonly seq: number;
+  readonly item: string;
+}
+
 export interface State {
   // Plain keys and counters.
   get(key: string): Promise<string | null>;
@@ -76,6 +106,25 @@ export interface State {
   /** Atomically removes and returns up to `limit` members with score <= maxScore, lowest first. */
   zpopDue(key: string, maxScore: number, limit: number): Promise<{ member: string; score: number }[]>;
   zcard(key: string): Promise<number>;
+
+  // Work queues with claims (WorkQueueKeys), each call one atomic step.
+  /**
+   * Marks `dedupeKey` seen; when it had not been and `counters.total` is below `limit`,
+   * adds one to `total` and queues `item`. `seen`: it had been; `full`: seen now, not queued.
+   */
+  queueAdmit(keys: WorkQueueKeys, dedupeKey: string, item: string, limit: number): Promise<Admission>;
+  /**
+   * Takes the queue's head as the next claim number when fewer than `maxInflight` claims are
+   * held: `counters.seq` and `counters.inflight` + 1, the item in `claims`, `nowMs` in
+   * `claimedAt`. `busy`: `maxInflight` are held; `empty`: nothing is queued.
+   */
+  queueClaim(keys: WorkQueueKeys, maxInflight: number, nowMs: number): Promise<Claim | 'busy' | 'empty'>;
+  /**
+   * Settles claim `seq` once: drops it from `claims` and `claimedAt`, adds `counts` to the
+   * counters and -1 to `inflight`, adds `seq` to `settled`. False when it is not held (settled
+   * before, or never claimed): nothing changes.
+   */
+  queueSettle(keys: WorkQueueKeys, seq: number, counts: Readonly<Record<string, number>>): Promise<boolean>;
 
   // Locks and rate limits.
   /** Takes a lock with an expiry; null when someone else holds it. */

@@ -9,14 +9,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { handleJobEvent } from '../../actors/frontier/jobs/handler.js';
-import { pagesKey, seenKey } from '../../actors/frontier/jobs/queue.js';
+import { ACTIVE_JOBS_KEY, handleJobEvent, sweepStalledJobs } from '../../actors/frontier/jobs/handler.js';
+import { pagesKey, seenKey, takeInFlight } from '../../actors/frontier/jobs/queue.js';
 import { crawlParamsOf, crawlScope } from '../../actors/frontier/jobs/scope.js';
 import type { SiteReader } from '../../actors/frontier/jobs/site.js';
 import { ALLOW_ALL, robotsFromStatus } from '../../actors/frontier/robots.js';
 import type { AnyEmission } from '../../pipeline/events.js';
 import { decodeCursor, encodeCursor, jobEvent, jobPageSeq, newJobId } from '../../pipeline/jobs/pages.js';
-import { createJob, endJob, liveJob } from '../../pipeline/jobs/record.js';
+import { createJob, endJob, jobEndKey, liveJob } from '../../pipeline/jobs/record.js';
 import { FileKeyRegistry } from '../../pipeline/keys/ledger-file.js';
 import { createLogger } from '../../pipeline/log.js';
 import { MemoryState } from '../../pipeline/state/memory.js';
@@ -179,6 +179,57 @@ function jobSuite(makeEngine: () => Engine): void {
     const late = await handleJobEvent(event(tenant, id, 'started'), deps(), signal);
     expect(late).toEqual({ kind: 'ack', emit: [] });
     expect((await liveJob(state, id))?.total).toBe(4);
+  });
+
+  it('the stall watchdog sends pages a dead process held again, same seq, and completes the job', async () => {
+    const urls = ['a', 'b', 'c'].map((p) => `https://example.com/${p}`);
+    const { id, tenant } = await job('batch', { urls, maxConcurrency: 2 });
+    // The frontier that handled `started` died before publishing: its two claims were never sent.
+    const lost = await handleJobEvent(event(tenant, id, 'started'), deps(), signal);
+    expect(scrapes(lost.kind === 'ack' ? lost.emit : [])).toHaveLength(2);
+    // Nothing is stalled yet.
+    expect(await sweepStalledJobs(deps(), 60_000, signal)).toEqual([]);
+
+    const later = Date.now() + 120_000;
+    const stalledDeps = { ...deps(), now: () => later };
+    const resent = scrapes(await sweepStalledJobs(stalledDeps, 60_000, signal));
+    expect(resent.map((r) => r.requestId)).toEqual([`${id}:1`, `${id}:2`]);
+    expect(resent.map((r) => r.url)).toEqual(urls.slice(0, 2));
+    // Sent again just now: a second sweep at the same time sends nothing more.
+    expect(await sweepStalledJobs(stalledDeps, 60_000, signal)).toEqual([]);
+
+    // Both copies of page 1 arrive: it is counted once.
+    const page = (seq: number) => event(tenant, id, 'page', { seq, url: urls[seq - 1], statusCode: 200, credits: 1, links: [] });
+    const next = await handleJobEvent(page(1), deps(), signal);
+    expect(scrapes(next.kind === 'ack' ? next.emit : []).map((r) => r.requestId)).toEqual([`${id}:3`]);
+    await handleJobEvent(page(1), deps(), signal);
+    await handleJobEvent(page(2), deps(), signal);
+    const last = await handleJobEvent(page(3), deps(), signal);
+    expect(types(last.kind === 'ack' ? last.emit : [])).toEqual(['completed']);
+    expect(await liveJob(state, id)).toMatchObject({ status: 'completed', total: 3, completed: 3, failed: 0, creditsUsed: 3, watermark: 3 });
+    // An ended job leaves the watchdog's schedule.
+    expect(await sweepStalledJobs({ ...deps(), now: () => later + 600_000 }, 60_000, signal)).toEqual([]);
+    expect(await state.zcard(ACTIVE_JOBS_KEY)).toBe(0);
+  });
+
+  it('the watchdog completes a job whose last page was counted by a process that died before ending it', async () => {
+    const { id, tenant } = await job('batch', { urls: ['https://example.com/only'] });
+    await handleJobEvent(event(tenant, id, 'started'), deps(), signal);
+    // The page is settled (counted) but the process died before it could end the job.
+    expect(await takeInFlight(state, id, 1, { completed: 1, creditsUsed: 1 })).toBe(true);
+    expect((await liveJob(state, id))?.status).toBe('scraping');
+    const out = await sweepStalledJobs({ ...deps(), now: () => Date.now() + 120_000 }, 60_000, signal);
+    expect(types(out)).toEqual(['completed']);
+    expect(await liveJob(state, id)).toMatchObject({ status: 'completed', completed: 1, watermark: 1 });
+  });
+
+  it('a job whose end latch was taken by a process that died before writing the record reads as ended', async () => {
+    const { id, tenant } = await job('batch', { urls: ['https://example.com/only'] });
+    await handleJobEvent(event(tenant, id, 'started'), deps(), signal);
+    await state.set(jobEndKey(id), JSON.stringify({ status: 'cancelled', error: '' }));
+    expect((await liveJob(state, id))?.status).toBe('scraping');
+    expect(await endJob(deps(), id, 'completed')).toBe(false);
+    expect((await liveJob(state, id))?.status).toBe('cancelled');
   });
 
   it('follows links one level deeper up to maxDepth and limit, and lists what robots.txt disallows', async () => {

@@ -317,10 +317,9 @@ describe.skipIf(!hasRedis)('e2e/jobs: coordination state in Redis', () => {
     await dropNamespace(namespace);
   });
 
-  it('crawls and batch-scrapes with the frontier state in Redis', async () => {
+  /** Replaces the shared service with one on Redis state (JOB_STALL_MS 1500: a restart's lost pages are sent again soon). */
+  async function restartOnRedis(): Promise<void> {
     await service.stop();
-    rmSync(dataDir, { recursive: true, force: true });
-    dataDir = mkdtempSync(join(tmpdir(), 'wds-jobs-redis-'));
     const config = loadConfig({
       DATA_DIR: dataDir,
       PORT: '0',
@@ -331,11 +330,19 @@ describe.skipIf(!hasRedis)('e2e/jobs: coordination state in Redis', () => {
       STATE: 'redis',
       REDIS_URL: TEST_REDIS_URL,
       REDIS_NAMESPACE: namespace,
+      JOB_STALL_MS: '1500',
     });
     service = await startService({ config, log: createLogger('silent'), role: 'all' });
     const address = service.app?.server.address();
     if (!address || typeof address !== 'object') throw new Error('the gateway is not listening');
     base = `http://127.0.0.1:${address.port}`;
+  }
+
+  it('crawls and batch-scrapes with the frontier state in Redis', async () => {
+    await service.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+    dataDir = mkdtempSync(join(tmpdir(), 'wds-jobs-redis-'));
+    await restartOnRedis();
 
     const crawl = await start('/v1/crawl', { url: site.url('/'), ignoreSitemap: true, maxDepth: 1, maxConcurrency: 4 });
     const batch = await start('/v1/batch/scrape', { urls: [site.url('/page/1'), site.url('/page/2'), 'http://127.0.0.1:1/down'] });
@@ -359,5 +366,16 @@ describe.skipIf(!hasRedis)('e2e/jobs: coordination state in Redis', () => {
     } finally {
       await redis.close();
     }
+  });
+
+  it('resumes a crawl a restart interrupted: the watchdog sends the pages lost with the process again', async () => {
+    const id = await start('/v1/crawl', { url: slow.url('/'), limit: 30, maxConcurrency: 2, ignoreSitemap: false });
+    await waitFor(`/v1/crawl/${id}`, (d) => d.completed >= 3);
+    await restartOnRedis();
+    const status = await waitFor(`/v1/crawl/${id}`, (d) => ENDED.includes(d.status), API_KEY, 60_000);
+    expect(status).toMatchObject({ status: 'completed', total: 30, completed: 30, failed: 0 });
+    const { urls } = await allPages(`/v1/crawl/${id}`, 200);
+    expect(urls).toHaveLength(30);
+    expect(new Set(urls).size).toBe(30);
   });
 });

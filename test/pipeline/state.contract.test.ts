@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hasCode } from '../../pipeline/errors.js';
 import { MemoryState } from '../../pipeline/state/memory.js';
 import { RedisState } from '../../pipeline/state/redis.js';
-import type { State } from '../../pipeline/state/state.js';
+import type { Claim, State, WorkQueueKeys } from '../../pipeline/state/state.js';
 import { engine } from '../helpers/engines.js';
 import { dropNamespace, REDIS_INSTALL, redisProbe, TEST_REDIS_URL, testNamespace } from '../helpers/redis.js';
 
@@ -319,6 +319,61 @@ function stateContract(name: string, makeSubject: () => Subject): void {
           expect(scores).toEqual([...scores].sort((x, y) => x - y));
         }
         expect(await a.zcard(k)).toBe(0);
+      });
+    });
+
+    describe('work queues with claims', () => {
+      const queueOf = (): WorkQueueKeys => {
+        const id = randomUUID();
+        return { seen: `wq:${id}:seen`, queue: `wq:${id}:queue`, counters: `wq:${id}`, claims: `wq:${id}:claims`, claimedAt: `wq:${id}:at`, settled: `wq:${id}:settled` };
+      };
+
+      it('admits a dedupe key once, up to the limit, counting what it queues', async () => {
+        const q = queueOf();
+        expect(await a.queueAdmit(q, 'k1', 'one', 2)).toBe('added');
+        expect(await b.queueAdmit(q, 'k1', 'one again', 2)).toBe('seen');
+        expect(await a.queueAdmit(q, 'k2', 'two', 2)).toBe('added');
+        expect(await a.queueAdmit(q, 'k3', 'three', 2)).toBe('full');
+        expect(await a.queueAdmit(q, 'k3', 'three', 5)).toBe('seen');
+        expect(await b.hget(q.counters, 'total')).toBe('2');
+        expect(await b.pop(q.queue, 10)).toEqual(['one', 'two']);
+      });
+
+      it('claims in order with numbers, at most maxInflight held, and settles each once', async () => {
+        const q = queueOf();
+        for (const item of ['a', 'b', 'c']) await a.queueAdmit(q, item, item, 10);
+        expect(await a.queueClaim(q, 2, 1000)).toEqual({ seq: 1, item: 'a' });
+        expect(await b.queueClaim(q, 2, 1001)).toEqual({ seq: 2, item: 'b' });
+        expect(await a.queueClaim(q, 2, 1002)).toBe('busy');
+        expect(await a.hgetall(q.claims)).toEqual({ '1': 'a', '2': 'b' });
+        expect(await a.hgetall(q.claimedAt)).toEqual({ '1': '1000', '2': '1001' });
+
+        expect(await a.queueSettle(q, 2, { completed: 1, credits: 5 })).toBe(true);
+        expect(await b.queueSettle(q, 2, { completed: 1, credits: 5 })).toBe(false);
+        expect(await a.queueSettle(q, 9, { completed: 1 })).toBe(false);
+        expect(await a.hgetall(q.claims)).toEqual({ '1': 'a' });
+        expect(await a.hgetall(q.claimedAt)).toEqual({ '1': '1000' });
+        expect(await a.sismember(q.settled, '2')).toBe(true);
+        expect(await a.hgetall(q.counters)).toEqual({ total: '3', seq: '2', inflight: '1', completed: '1', credits: '5' });
+
+        expect(await a.queueClaim(q, 2, 1003)).toEqual({ seq: 3, item: 'c' });
+        expect(await a.queueClaim(q, 5, 1004)).toBe('empty');
+        expect(await a.queueSettle(q, 1, { failed: 1 })).toBe(true);
+        expect(await a.queueSettle(q, 3, {})).toBe(true);
+        expect(await a.hgetall(q.counters)).toMatchObject({ seq: '3', inflight: '0', completed: '1', failed: '1' });
+      });
+
+      it('never hands an item to two concurrent claimers, nor counts a settle twice', async () => {
+        const q = queueOf();
+        for (let i = 0; i < 40; i++) await a.queueAdmit(q, `k${i}`, `item${i}`, 100);
+        const claims = await Promise.all(Array.from({ length: 60 }, (_, i) => (i % 2 ? a : b).queueClaim(q, 100, i)));
+        const taken = claims.filter((c): c is Claim => typeof c === 'object');
+        expect(taken).toHaveLength(40);
+        expect(new Set(taken.map((c) => c.item)).size).toBe(40);
+        expect(new Set(taken.map((c) => c.seq)).size).toBe(40);
+        const settles = await Promise.all(taken.flatMap((c) => [a.queueSettle(q, c.seq, { completed: 1 }), b.queueSettle(q, c.seq, { completed: 1 })]));
+        expect(settles.filter(Boolean)).toHaveLength(40);
+        expect(await a.hgetall(q.counters)).toMatchObject({ total: '40', seq: '40', inflight: '0', completed: '40' });
       });
     });
 

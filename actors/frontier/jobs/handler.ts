@@ -22,8 +22,8 @@ import { jobEvent, type PageFailed, type PageStored } from '../../../pipeline/jo
 import { endJob, jobKey, jobTtlMs, liveJob, snapshotJob, type JobRecord } from '../../../pipeline/jobs/record.js';
 import type { Outcome } from '../../../pipeline/pool.js';
 import type { EventValue } from '../../../schemas/events/index.js';
-import { advanceWatermark, dropWorkingKeys, enqueue, expireWorkingKeys, firstSight, lastRequestKey, peekInFlight, seededKey, takeInFlight } from './queue.js';
-import { JOB_PAGE_CREDITS, pump, type Pace, type ScheduleDeps } from './schedule.js';
+import { advanceWatermark, dropWorkingKeys, enqueue, expireWorkingKeys, lastRequestKey, markSeen, peekInFlight, seededKey, seenBefore, sentAtKey, takeInFlight } from './queue.js';
+import { JOB_PAGE_CREDITS, pageRequest, pump, type Pace, type ScheduleDeps } from './schedule.js';
 import { batchParamsOf, crawlParamsOf, crawlScope, type Candidate, type CrawlParams } from './scope.js';
 import type { SiteReader } from './site.js';
 
@@ -57,14 +57,19 @@ async function recordError(deps: JobHandlerDeps, job: JobRecord, id: string, e: 
   ]);
 }
 
-/** Admits a crawl URL: robots.txt (when asked), then the job's limit. */
+/**
+ * Admits a crawl URL: robots.txt (when asked), then the job's limit. A URL robots.txt
+ * disallows is listed (under an id of its own, so listing it again changes nothing) before it
+ * is marked seen, so a process killed in between lists it when the event comes again.
+ */
 async function admit(deps: JobHandlerDeps, job: JobRecord, params: CrawlParams, c: Candidate, depth: number, signal: AbortSignal) {
-  if (!(await firstSight(deps.state, job.id, c))) return 'seen';
+  if (await seenBefore(deps.state, job.id, c)) return 'seen';
   if (params.respectRobots) {
     const policy = await deps.site.robots(new URL(c.url).origin, signal);
     if (!policy.allows(c.url)) {
       const id = `robots-${createHash('sha256').update(c.url).digest('hex').slice(0, 24)}`;
       await recordError(deps, job, id, { url: c.url, code: 'robots_disallowed', message: "the site's robots.txt disallows this URL", statusCode: 0 });
+      await markSeen(deps.state, job.id, c);
       return 'blocked';
     }
   }
@@ -73,10 +78,7 @@ async function admit(deps: JobHandlerDeps, job: JobRecord, params: CrawlParams, 
 
 async function seed(deps: JobHandlerDeps, job: JobRecord, signal: AbortSignal): Promise<void> {
   if (job.kind === 'batch') {
-    for (const url of batchParamsOf(job.params).urls) {
-      const c = { url, key: url };
-      if (await firstSight(deps.state, job.id, c)) await enqueue(deps.state, job.id, c, 0, Number.MAX_SAFE_INTEGER);
-    }
+    for (const url of batchParamsOf(job.params).urls) await enqueue(deps.state, job.id, { url, key: url }, 0, Number.MAX_SAFE_INTEGER);
     return;
   }
   const params = crawlParamsOf(job.params);
@@ -149,25 +151,29 @@ async function settle(deps: JobHandlerDeps, job: JobRecord, type: 'page' | 'page
       statusCode: typeof data.statusCode === 'number' ? data.statusCode : 0,
     });
   }
-  if (!(await takeInFlight(deps.state, job.id, seq))) return;
-  const key = jobKey(job.id);
+  const account = await deps.keys.get(job.tenant);
+  const credits = typeof data.credits === 'number' ? Math.max(0, data.credits) : JOB_PAGE_CREDITS;
+  const charged = account?.unlimited ? credits : Math.min(credits, JOB_PAGE_CREDITS);
+  const counts: Record<string, number> = type === 'page' ? { completed: 1, creditsUsed: charged } : { failed: 1 };
+  if (!(await takeInFlight(deps.state, job.id, seq, counts))) return;
   // With a `delay` one page is in flight at a time: the next waits `delay` from now, when this
   // one is known to be done, so the host sees the requests at least `delay` apart.
   if (job.kind === 'crawl' && crawlParamsOf(job.params).delay > 0) await deps.state.set(lastRequestKey(job.id), String(Date.now()), jobTtlMs(job));
-  const account = await deps.keys.get(job.tenant);
-  if (type === 'page') {
-    const credits = typeof data.credits === 'number' ? Math.max(0, data.credits) : JOB_PAGE_CREDITS;
-    const charged = account?.unlimited ? credits : Math.min(credits, JOB_PAGE_CREDITS);
-    if (account) await deps.keys.settle(account, JOB_PAGE_CREDITS, charged, { requestId: `${job.id}:${seq}`, op: job.kind === 'crawl' ? 'crawlStart' : 'batchStart' });
-    await deps.state.hincrby(key, 'creditsUsed', charged);
-    await deps.state.hincrby(key, 'completed', 1);
-  } else {
-    if (account) await deps.keys.release(account, JOB_PAGE_CREDITS);
-    await deps.state.hincrby(key, 'failed', 1);
+  // The hold ends after the count: a process killed in between leaves the page's credit spent
+  // (the pump reserved it), never a page counted twice.
+  if (account && type === 'page') {
+    await deps.keys.settle(account, JOB_PAGE_CREDITS, charged, { requestId: `${job.id}:${seq}`, op: job.kind === 'crawl' ? 'crawlStart' : 'batchStart' });
+  } else if (account) {
+    await deps.keys.release(account, JOB_PAGE_CREDITS);
   }
-  await deps.state.hincrby(key, 'inflight', -1);
-  await advanceWatermark(deps.state, job.id, seq);
+  await advanceWatermark(deps.state, job.id);
 }
+
+/**
+ * Running jobs by the time of their last event (ms): the stall watchdog's schedule. Every
+ * event of a running job moves it on; the watchdog takes the jobs past the stall time.
+ */
+export const ACTIVE_JOBS_KEY = 'jobs:active';
 
 export async function handleJobEvent(event: JobEventValue, deps: JobHandlerDeps, signal: AbortSignal): Promise<Outcome> {
   if (event.type !== 'started' && event.type !== 'page' && event.type !== 'pageFailed') return { kind: 'ack' };
@@ -198,5 +204,54 @@ export async function handleJobEvent(event: JobEventValue, deps: JobHandlerDeps,
   // most once a SNAPSHOT_INTERVAL_MS between: a 100,000-page crawl does not write 100,000 versions.
   const due = event.type === 'started' || finished.final || (await deps.state.setIfAbsent(`job:${job.id}:snapshot`, '1', SNAPSHOT_INTERVAL_MS));
   if (due) await snapshotJob(deps, job.id);
+  if (!finished.final) await deps.state.zadd(ACTIVE_JOBS_KEY, (deps.now ?? Date.now)(), job.id);
   return { kind: 'ack', emit };
+}
+
+/**
+ * The stall watchdog, run by every frontier process on a timer (JOB_STALL_MS): each running
+ * job none of whose events has come for `stallMs` is taken from ACTIVE_JOBS_KEY by one
+ * process (zpopDue is atomic) and repaired from what state holds — what a process killed in
+ * the middle of the job's work would otherwise leave stuck:
+ *
+ * - pages in flight sent `stallMs` ago or more are sent again under the same seq (a page whose
+ *   ScrapeRequested was never published, or whose fetcher or parser died, holding it); a
+ *   page that was only slow then arrives twice and is counted once;
+ * - the watermark is moved (a process died holding its lock), more pages are scheduled and
+ *   the job is completed when every URL is settled.
+ *
+ * The job goes back on the schedule first, so a watchdog killed halfway leaves it watched.
+ * An ended job is dropped from the schedule (its working keys too, once nothing is in flight).
+ */
+export async function sweepStalledJobs(deps: JobHandlerDeps, stallMs: number, signal: AbortSignal): Promise<AnyEmission[]> {
+  const now = (deps.now ?? Date.now)();
+  const out: AnyEmission[] = [];
+  for (const { member: id } of await deps.state.zpopDue(ACTIVE_JOBS_KEY, now - stallMs, 100)) {
+    if (signal.aborted) break;
+    const job = await liveJob(deps.state, id);
+    if (!job) continue;
+    if (job.status !== 'scraping') {
+      await finish(deps, id);
+      continue;
+    }
+    await deps.state.zadd(ACTIVE_JOBS_KEY, now, id);
+    const pace = paceOf(job);
+    let resent = 0;
+    for (const [field, at] of Object.entries(await deps.state.hgetall(sentAtKey(id)))) {
+      if (Number(at) > now - stallMs) continue;
+      const seq = Number(field);
+      const page = await peekInFlight(deps.state, id, seq);
+      if (!page) continue;
+      await deps.state.hset(sentAtKey(id), { [field]: String(now) });
+      out.push(pageRequest(job, seq, page, pace, now));
+      resent++;
+    }
+    if (resent > 0) deps.log.warn({ jobId: id, pages: resent, stallMs }, 'job stalled: its pages in flight are sent again');
+    await advanceWatermark(deps.state, id);
+    out.push(...(await pump(deps, job, pace, signal)));
+    const finished = await finish(deps, id);
+    out.push(...finished.emit);
+    if (finished.emit.length > 0 || finished.final) await snapshotJob(deps, id);
+  }
+  return out;
 }

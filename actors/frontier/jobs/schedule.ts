@@ -11,13 +11,13 @@
  */
 import type { AnyEmission } from '../../../pipeline/events.js';
 import { jobEvent, jobPageRequestId } from '../../../pipeline/jobs/pages.js';
-import { endJob, jobKey, jobRunning, jobTtlMs, type JobRecord, type JobStateDeps } from '../../../pipeline/jobs/record.js';
+import { endJob, jobRunning, jobTtlMs, type JobRecord, type JobStateDeps } from '../../../pipeline/jobs/record.js';
 import type { KeyRecord, KeyRegistry } from '../../../pipeline/keys/registry.js';
 import type { Logger } from '../../../pipeline/log.js';
 import { SOURCE_CREDITS } from '../../../pipeline/page-cache.js';
 import { sleep } from '../../../pipeline/retry.js';
 import { HEADERS } from '../../../schemas/topics.js';
-import { lastRequestKey, popQueued, putInFlight } from './queue.js';
+import { advanceWatermark, lastRequestKey, parsePage, takeInFlight, workQueueOf, type QueuedPage } from './queue.js';
 
 /** What one page holds on the key while in flight: a fetched page's price. */
 export const JOB_PAGE_CREDITS = SOURCE_CREDITS.fresh;
@@ -45,62 +45,67 @@ async function outOfCredits(deps: ScheduleDeps, job: JobRecord): Promise<AnyEmis
   return [jobEvent(job.tenant, job.id, 'failed', { error: message })];
 }
 
+/** The ScrapeRequested of a job's page `seq` (the same when it is sent again). */
+export function pageRequest(job: JobRecord, seq: number, page: QueuedPage, pace: Pace, at: number): AnyEmission {
+  const timeoutMs = typeof pace.scrapeOptions.timeout === 'number' ? pace.scrapeOptions.timeout : 90_000;
+  const requestId = jobPageRequestId(job.id, seq);
+  return {
+    topic: 'scrapeRequested',
+    key: job.id,
+    headers: { [HEADERS.requestId]: requestId },
+    value: {
+      requestId,
+      tenant: job.tenant,
+      jobId: job.id,
+      url: page.url,
+      options: JSON.stringify(pace.scrapeOptions),
+      replyTo: null,
+      correlationId: null,
+      deadlineMs: at + timeoutMs + JOB_PAGE_SLACK_MS,
+      createdAtMs: at,
+      escalated: false,
+    },
+  };
+}
+
+/**
+ * Claims queued pages (State.queueClaim: popped, numbered and held in one step) while fewer
+ * than the job's concurrency are in flight, pays for each, and returns their ScrapeRequested.
+ * A page is claimed before it is paid for: a process killed between the two leaves a page in
+ * flight that the stall watchdog sends again (fetched unpaid), never credits held for nothing.
+ */
 export async function pump(deps: ScheduleDeps, job: JobRecord, pace: Pace, signal: AbortSignal): Promise<AnyEmission[]> {
   const { state } = deps;
   const now = deps.now ?? Date.now;
-  const key = jobKey(job.id);
   const max = pace.delayMs > 0 ? 1 : pace.maxConcurrency;
-  const timeoutMs = typeof pace.scrapeOptions.timeout === 'number' ? pace.scrapeOptions.timeout : 90_000;
-  const options = JSON.stringify(pace.scrapeOptions);
+  const queue = workQueueOf(job.id);
   const out: AnyEmission[] = [];
   let account: KeyRecord | null = null;
   while (!signal.aborted && (await jobRunning(state, job.id))) {
-    if ((await state.hincrby(key, 'inflight', 1)) > max) {
-      await state.hincrby(key, 'inflight', -1);
-      break;
-    }
-    const page = await popQueued(state, job.id);
-    if (page === undefined) {
-      await state.hincrby(key, 'inflight', -1);
-      break;
-    }
-    if (page === null) {
-      await state.hincrby(key, 'inflight', -1);
+    const claim = await state.queueClaim(queue, max, now());
+    if (claim === 'busy' || claim === 'empty') break;
+    const page = parsePage(claim.item);
+    if (!page) {
+      // Not written by enqueue(): counted as failed so the job can still end.
+      await takeInFlight(state, job.id, claim.seq, { failed: 1 });
+      await advanceWatermark(state, job.id);
       continue;
     }
     account ??= await deps.keys.get(job.tenant);
     if (!account || account.revoked || !(await deps.keys.reserve(account, JOB_PAGE_CREDITS))) {
-      await state.hincrby(key, 'inflight', -1);
+      // Never sent: out of flight without counting it; the job ends here.
+      await takeInFlight(state, job.id, claim.seq, {});
+      await advanceWatermark(state, job.id);
       out.push(...(await outOfCredits(deps, job)));
       break;
     }
-    const seq = await state.hincrby(key, 'seq', 1);
-    await putInFlight(state, job.id, seq, page);
     if (pace.delayMs > 0) {
       const last = Number(await state.get(lastRequestKey(job.id))) || 0;
       const wait = last + pace.delayMs - now();
       if (wait > 0) await sleep(wait, signal).catch(() => undefined);
       await state.set(lastRequestKey(job.id), String(now()), jobTtlMs(job));
     }
-    const requestId = jobPageRequestId(job.id, seq);
-    const at = now();
-    out.push({
-      topic: 'scrapeRequested',
-      key: job.id,
-      headers: { [HEADERS.requestId]: requestId },
-      value: {
-        requestId,
-        tenant: job.tenant,
-        jobId: job.id,
-        url: page.url,
-        options,
-        replyTo: null,
-        correlationId: null,
-        deadlineMs: at + timeoutMs + JOB_PAGE_SLACK_MS,
-        createdAtMs: at,
-        escalated: false,
-      },
-    });
+    out.push(pageRequest(job, claim.seq, page, pace, now()));
   }
   return out;
 }

@@ -232,6 +232,22 @@ function jobSuite(makeEngine: () => Engine): void {
     expect((await liveJob(state, id))?.status).toBe('cancelled');
   });
 
+  it("honours robots.txt's Crawl-delay with respectRobots: one page in flight at a time", async () => {
+    robots = robotsFromStatus(200, 'User-agent: *\nCrawl-delay: 1\n', 'https://example.com/robots.txt');
+    sitemap.push('https://example.com/s1', 'https://example.com/s2');
+    const polite = await job('crawl', { url: 'https://example.com/', respectRobots: true, maxConcurrency: 10 });
+    const sent = await handleJobEvent(event(polite.tenant, polite.id, 'started'), deps(), signal);
+    expect(scrapes(sent.kind === 'ack' ? sent.emit : []).map((s) => s.url)).toEqual(['https://example.com/']);
+    const before = Date.now();
+    const next = await handleJobEvent(event(polite.tenant, polite.id, 'page', { seq: 1, url: 'https://example.com/', statusCode: 200, credits: 1, links: [] }), deps(), signal);
+    expect(scrapes(next.kind === 'ack' ? next.emit : []).map((s) => s.url)).toEqual(['https://example.com/s1']);
+    expect(Date.now() - before).toBeGreaterThanOrEqual(990);
+    // Without respectRobots the crawl delay is not read.
+    const eager = await job('crawl', { url: 'https://example.com/', maxConcurrency: 10 });
+    const all = await handleJobEvent(event(eager.tenant, eager.id, 'started'), deps(), signal);
+    expect(scrapes(all.kind === 'ack' ? all.emit : [])).toHaveLength(3);
+  });
+
   it('follows links one level deeper up to maxDepth and limit, and lists what robots.txt disallows', async () => {
     robots = robotsFromStatus(200, 'User-agent: *\nDisallow: /private/\n', 'https://example.com/robots.txt');
     sitemap.push('https://example.com/s1', 'https://example.com/s2');

@@ -42,13 +42,27 @@ function dataOf<T>(json: string): Partial<T> {
   }
 }
 
-function paceOf(job: JobRecord): Pace {
+/** Longest robots.txt `Crawl-delay` a crawl honours (the API's own `delay` maximum). */
+export const MAX_CRAWL_DELAY_MS = 60_000;
+
+/**
+ * How fast a job's pages go out: its `maxConcurrency`, and for a crawl its `delay` — or, with
+ * `respectRobots`, the start site's robots.txt `Crawl-delay` when that is longer (at most
+ * MAX_CRAWL_DELAY_MS).
+ */
+async function paceOf(deps: JobHandlerDeps, job: JobRecord, signal: AbortSignal): Promise<Pace> {
   if (job.kind === 'batch') {
     const p = batchParamsOf(job.params);
     return { maxConcurrency: p.maxConcurrency, delayMs: 0, scrapeOptions: p.scrapeOptions };
   }
   const p = crawlParamsOf(job.params);
-  return { maxConcurrency: p.maxConcurrency, delayMs: p.delay, scrapeOptions: p.scrapeOptions };
+  let delayMs = p.delay;
+  if (p.respectRobots) {
+    const origin = URL.canParse(p.url) ? new URL(p.url).origin : null;
+    const robotsDelay = origin ? (await deps.site.robots(origin, signal)).crawlDelayMs : null;
+    if (robotsDelay !== null) delayMs = Math.max(delayMs, Math.min(MAX_CRAWL_DELAY_MS, Math.round(robotsDelay)));
+  }
+  return { maxConcurrency: p.maxConcurrency, delayMs, scrapeOptions: p.scrapeOptions };
 }
 
 async function recordError(deps: JobHandlerDeps, job: JobRecord, id: string, e: { url: string; code: string; message: string; statusCode: number }) {
@@ -128,7 +142,7 @@ export const SNAPSHOT_INTERVAL_MS = 1_000;
  * page then leaves the in-flight hash, and only the call that removed it counts and charges
  * it, so a redelivered or retried event never counts a page twice.
  */
-async function settle(deps: JobHandlerDeps, job: JobRecord, type: 'page' | 'pageFailed', json: string, signal: AbortSignal): Promise<void> {
+async function settle(deps: JobHandlerDeps, job: JobRecord, pace: Pace, type: 'page' | 'pageFailed', json: string, signal: AbortSignal): Promise<void> {
   const data = dataOf<PageStored & PageFailed>(json);
   const seq = typeof data.seq === 'number' ? data.seq : 0;
   const page = seq > 0 ? await peekInFlight(deps.state, job.id, seq) : null;
@@ -158,7 +172,7 @@ async function settle(deps: JobHandlerDeps, job: JobRecord, type: 'page' | 'page
   if (!(await takeInFlight(deps.state, job.id, seq, counts))) return;
   // With a `delay` one page is in flight at a time: the next waits `delay` from now, when this
   // one is known to be done, so the host sees the requests at least `delay` apart.
-  if (job.kind === 'crawl' && crawlParamsOf(job.params).delay > 0) await deps.state.set(lastRequestKey(job.id), String(Date.now()), jobTtlMs(job));
+  if (pace.delayMs > 0) await deps.state.set(lastRequestKey(job.id), String(Date.now()), jobTtlMs(job));
   // The hold ends after the count: a process killed in between leaves the page's credit spent
   // (the pump reserved it), never a page counted twice.
   if (account && type === 'page') {
@@ -182,6 +196,7 @@ export async function handleJobEvent(event: JobEventValue, deps: JobHandlerDeps,
     deps.log.warn({ jobId: event.jobId, type: event.type }, 'job event for a job state does not hold; ignored');
     return { kind: 'ack' };
   }
+  const pace = await paceOf(deps, job, signal);
   const emit: AnyEmission[] = [];
   if (event.type === 'started') {
     // Seeding again after a failed attempt is harmless (the seen set admits a URL once);
@@ -192,10 +207,10 @@ export async function handleJobEvent(event: JobEventValue, deps: JobHandlerDeps,
       deps.log.info({ jobId: job.id, kind: job.kind }, 'job seeded');
     }
   } else {
-    await settle(deps, job, event.type, event.data, signal);
+    await settle(deps, job, pace, event.type, event.data, signal);
   }
   const current = (await liveJob(deps.state, job.id)) ?? job;
-  emit.push(...(await pump(deps, current, paceOf(current), signal)));
+  emit.push(...(await pump(deps, current, pace, signal)));
   // Once seeded and first scheduled, every working key exists: it gets the job's retention.
   if (event.type === 'started') await expireWorkingKeys(deps.state, job.id, jobTtlMs(job));
   const finished = await finish(deps, job.id);
@@ -235,7 +250,7 @@ export async function sweepStalledJobs(deps: JobHandlerDeps, stallMs: number, si
       continue;
     }
     await deps.state.zadd(ACTIVE_JOBS_KEY, now, id);
-    const pace = paceOf(job);
+    const pace = await paceOf(deps, job, signal);
     let resent = 0;
     for (const [field, at] of Object.entries(await deps.state.hgetall(sentAtKey(id)))) {
       if (Number(at) > now - stallMs) continue;

@@ -5,7 +5,10 @@
  *
  * - `cleanUrl` is the form a URL is listed in: absolute http(s), no fragment, no user or
  *   password, lower-case host, no default port (WHATWG URL parsing does those two), tracking
- *   parameters removed (`utm_*`, `gclid`, `fbclid`, …). Null for anything else.
+ *   parameters removed (`utm_*`, `gclid`, `fbclid`, …) and session ids removed (the path
+ *   parameter `;jsessionid=…`, query parameters `PHPSESSID`, `jsessionid`, `sessionid`,
+ *   `ASPSESSIONID…`, … and `sid` when its value is a token: `isSessionParam`): both name a
+ *   visit, never a page, and a site hands out new ones on every view. Null for anything else.
  * - `urlKey` is the dedupe key of a cleaned URL: it further ignores the scheme, a leading
  *   `www.`, a trailing slash and the order of the query parameters.
  * - `siteOf` / `inSite`: a site is a host name with `www.` taken off; a URL is in the site
@@ -39,13 +42,41 @@ const TRACKING_PARAMS = new Set([
   'vero_id',
   'rb_clickid',
   's_cid',
+  's_kwcid',
+  'ef_id',
   'ref_src',
+  'srsltid',
+  'gad_source',
+  'gad_campaignid',
+  'epik',
+  'irclickid',
+  '_kx',
 ]);
 
 export function isTrackingParam(name: string): boolean {
   const lower = name.toLowerCase();
   return lower.startsWith('utm_') || TRACKING_PARAMS.has(lower);
 }
+
+/** Query parameters that only ever carry a session id (Java, PHP, ASP, ColdFusion, shop engines). */
+const SESSION_PARAMS = new Set(['jsessionid', 'phpsessid', 'sessionid', 'session_id', 'sessid', 'aspsessionid', 'cfid', 'cftoken', 'oscsid', 'zenid']);
+
+/** A value that looks like a session token: 16 or more letters and digits. */
+const TOKEN = /^[0-9a-z]{16,}$/i;
+
+/**
+ * Whether a query parameter carries a session id: a name that always does (`PHPSESSID`,
+ * `jsessionid`, `ASPSESSIONIDXXXXXXXX`, …), or `sid` with a token for its value (a short
+ * `sid=42` may well be a story or site id, and is kept).
+ */
+export function isSessionParam(name: string, value: string): boolean {
+  const lower = name.toLowerCase();
+  if (SESSION_PARAMS.has(lower) || lower.startsWith('aspsessionid')) return true;
+  return lower === 'sid' && TOKEN.test(value);
+}
+
+/** Session ids as path parameters: `/a;jsessionid=0A1B…`, `/a;sid=…` (up to the next `/` or `;`). */
+const SESSION_PATH = /;(?:jsessionid|phpsessid|sessionid|sid)=[^/;]*/gi;
 
 /** A URL as the frontier holds it: cleaned, with its dedupe key and its host without `www.`. */
 export interface UrlIdentity {
@@ -67,9 +98,10 @@ function parse(ref: string, base?: string): URL | null {
   url.hash = '';
   url.username = '';
   url.password = '';
+  if (url.pathname.includes(';')) url.pathname = url.pathname.replace(SESSION_PATH, '');
   if (url.search) {
     const params = [...url.searchParams];
-    const kept = params.filter(([name]) => !isTrackingParam(name));
+    const kept = params.filter(([name, value]) => !isTrackingParam(name) && !isSessionParam(name, value));
     if (kept.length !== params.length) url.search = kept.length ? new URLSearchParams(kept).toString() : '';
   }
   return url;

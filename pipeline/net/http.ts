@@ -14,7 +14,8 @@
  *   itself: a proxy is outside this host's network, so rebinding through it reaches nothing
  *   of ours).
  * - Redirects are followed here, not by got: at most `maxRedirects` (10) hops, each one
- *   checked by the guard like the first; a loop or an 11th hop is `too_many_redirects`.
+ *   checked by the guard like the first; a loop (a URL asked for before, fragments aside) or
+ *   an 11th hop is `too_many_redirects`.
  *   Credentials the caller sent (Authorization, Cookie) are dropped on a cross-origin hop.
  * - The body is streamed and counted after decompression (gzip, deflate, br): a declared
  *   Content-Length above `maxBytes` is refused before reading, a longer stream is aborted
@@ -164,7 +165,8 @@ export class HttpFetcher {
       const first = this.guard.parse(request.url);
       const origin = first.origin;
       current = first.href;
-      const seen = new Set<string>([first.href]);
+      // A fragment never reaches the server: `/a` → `/a#top` asks for `/a` again, a loop.
+      const seen = new Set<string>([withoutHash(first)]);
       const redirects: string[] = [];
       let url = first;
       for (;;) {
@@ -183,8 +185,8 @@ export class HttpFetcher {
         if (redirects.length >= this.maxRedirects) {
           throw new AppError('too_many_redirects', `${url.origin}: more than ${this.maxRedirects} redirects`);
         }
-        if (seen.has(next.href)) throw new AppError('too_many_redirects', `redirect loop: ${next.origin}${next.pathname} was visited before`);
-        seen.add(next.href);
+        if (seen.has(withoutHash(next))) throw new AppError('too_many_redirects', `redirect loop: ${next.origin}${next.pathname} was visited before`);
+        seen.add(withoutHash(next));
         redirects.push(next.href);
         url = this.guard.parse(next);
         current = url.href;
@@ -307,6 +309,13 @@ export class HttpFetcher {
       });
     });
   }
+}
+
+function withoutHash(url: URL): string {
+  if (!url.href.includes('#')) return url.href;
+  const copy = new URL(url.href);
+  copy.hash = '';
+  return copy.href;
 }
 
 function withoutCredentials(headers: Record<string, string>): Record<string, string> {

@@ -8,6 +8,7 @@ import { fetchRaw } from '../../actors/fetcher/raw.js';
 import { HttpFetcher, type FetchRequest } from '../../actors/fetcher/http.js';
 import { NetGuard, type Resolver } from '../../pipeline/net/guard.js';
 import { CYRILLIC, JAPANESE, LATIN1, PAGE, startFixtureSite, startForwardProxy, type FixtureSite, type ForwardProxy } from '../helpers/fixture-site.js';
+import { startTrapSite } from '../helpers/trap-site.js';
 
 const MIB = 1024 * 1024;
 
@@ -82,6 +83,27 @@ describe('actors/fetcher/http', () => {
 
     it('refuses a loop', async () => {
       expect((await failure(get('/redirect/loop-a'))).code).toBe('too_many_redirects');
+    });
+
+    it('refuses a self-redirect, one to itself with a fragment, and a loop through an absolute URL, asking each URL once', async () => {
+      const traps = await startTrapSite();
+      try {
+        for (const path of ['/loop/self', '/loop/fragment', '/loop/a']) {
+          traps.requests.length = 0;
+          const failed = await failure(fetcher.fetch({ url: traps.url(path), timeoutMs: 5000 }));
+          expect(failed.code, path).toBe('too_many_redirects');
+          expect(failed.message).toMatch(/redirect loop/);
+          expect(traps.requests, path).toEqual(path === '/loop/a' ? ['/loop/a', '/loop/b'] : [path]);
+        }
+        // A redirect to a new URL every time is no loop: it ends at the hop limit.
+        traps.requests.length = 0;
+        const endless = await failure(fetcher.fetch({ url: traps.url('/loop/session'), timeoutMs: 5000 }));
+        expect(endless.code).toBe('too_many_redirects');
+        expect(endless.message).toMatch(/more than 10 redirects/);
+        expect(traps.requests).toHaveLength(11);
+      } finally {
+        await traps.close();
+      }
     });
 
     it('follows 10 hops and refuses the 11th', async () => {

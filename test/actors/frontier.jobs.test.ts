@@ -61,6 +61,22 @@ describe('actors/frontier/jobs scope', () => {
     expect(noQuery.candidate('https://example.com/docs/a?page=2')?.key).toBe(noQuery.candidate('https://example.com/docs/a?page=3')?.key);
   });
 
+  it('takes a page once whatever session id or tracking parameters its links carry', () => {
+    const token = () => Math.random().toString(16).slice(2).padEnd(16, '0') + 'ABCDEF0123456789';
+    for (const s of [scope(), scope({ deduplicateSimilarURLs: false })]) {
+      const variants = [
+        'https://example.com/docs/a?x=1',
+        `https://example.com/docs/a;jsessionid=${token()}?x=1`,
+        `https://example.com/docs/a?PHPSESSID=${token()}&x=1`,
+        `https://example.com/docs/a?x=1&sid=${token()}&utm_source=feed&utm_medium=rss`,
+        `https://example.com/docs/a?fbclid=${token()}&x=1&gclid=${token()}`,
+      ].map((v) => s.candidate(v));
+      expect(variants.map((c) => c?.url)).toEqual(Array(5).fill('https://example.com/docs/a?x=1'));
+      expect(new Set(variants.map((c) => c?.key)).size).toBe(1);
+    }
+    expect(scope({ url: `https://example.com/docs/;jsessionid=${token()}` }).start?.url).toBe('https://example.com/docs/');
+  });
+
   it('reads the schema defaults for a crawl whose params miss them', () => {
     expect(crawlParamsOf('{"url":"https://example.com"}')).toMatchObject({ limit: 100, maxDepth: 3, maxConcurrency: 5, deduplicateSimilarURLs: true, delay: 0 });
   });

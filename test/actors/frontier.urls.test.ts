@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { readPage } from '../../actors/frontier/page-links.js';
 import { rankLinks } from '../../actors/frontier/results.js';
-import { cleanUrl, hostInSite, identify, inSite, isTrackingParam, siteOf, UrlSet, urlKey } from '../../actors/frontier/urls.js';
+import { cleanUrl, hostInSite, identify, inSite, isSessionParam, isTrackingParam, siteOf, UrlSet, urlKey } from '../../actors/frontier/urls.js';
 
 describe('actors/frontier/urls', () => {
   it('cleans a URL: fragment, credentials, default port, host case and tracking parameters go', () => {
@@ -14,6 +14,32 @@ describe('actors/frontier/urls', () => {
     }
     expect(isTrackingParam('utm_campaign')).toBe(true);
     expect(isTrackingParam('page')).toBe(false);
+  });
+
+  it('drops session ids: path parameters, session query parameters, and sid when it is a token', () => {
+    const token = '0123456789ABCDEF0123456789ABCDEF';
+    expect(cleanUrl(`https://example.com/shop/item;jsessionid=${token}?id=7`)).toBe('https://example.com/shop/item?id=7');
+    expect(cleanUrl(`https://example.com/a;JSESSIONID=${token}/b`)).toBe('https://example.com/a/b');
+    expect(cleanUrl(`https://example.com/a;sid=${token}`)).toBe('https://example.com/a');
+    expect(cleanUrl('https://example.com/a;v=2')).toBe('https://example.com/a;v=2');
+    expect(cleanUrl(`https://example.com/p?PHPSESSID=${token}&page=2`)).toBe('https://example.com/p?page=2');
+    expect(cleanUrl(`https://example.com/p?sid=${token.toLowerCase()}&q=x`)).toBe('https://example.com/p?q=x');
+    expect(cleanUrl(`https://example.com/p?ASPSESSIONIDQASDFGHJ=ABCDEFGHIJKLMNOPQRSTUVWX&sessionid=1&session_id=2&CFID=12&CFTOKEN=34&osCsid=${token}&zenid=z`)).toBe('https://example.com/p');
+    // A short or punctuated sid is another kind of id: kept.
+    expect(cleanUrl('https://example.com/story?sid=42')).toBe('https://example.com/story?sid=42');
+    expect(cleanUrl('https://example.com/story?sid=2026-11-22-my-long-story')).toBe('https://example.com/story?sid=2026-11-22-my-long-story');
+    expect(isSessionParam('JSESSIONID', 'x')).toBe(true);
+    expect(isSessionParam('sid', 'abc')).toBe(false);
+    expect(isSessionParam('session', token)).toBe(false);
+    // Every view of the same page under a new session is one URL.
+    const views = [`/a;jsessionid=${token}`, `/a?PHPSESSID=${token.slice(1)}x`, '/a?sid=ffffffffffffffffffffffffffffffff', '/a'];
+    expect(new Set(views.map((v) => urlKey(cleanUrl(v, 'https://example.com/') as string))).size).toBe(1);
+  });
+
+  it('drops the tracking parameters of the big ad and mail platforms', () => {
+    for (const name of ['utm_source', 'UTM_Content', 'fbclid', 'gclid', 'gad_source', 'srsltid', 'msclkid', 'mc_eid', '_hsenc']) {
+      expect(cleanUrl(`https://example.com/a?${name}=x&keep=1`), name).toBe('https://example.com/a?keep=1');
+    }
   });
 
   it('keys a URL so that scheme, www., a trailing slash and query order make no new URL', () => {

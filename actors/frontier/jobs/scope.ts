@@ -6,7 +6,9 @@
  *
  * Crawl scope (`crawlScope`), for every URL but the start page:
  * - http(s) only, cleaned like every frontier URL (urls.ts: no fragment, no credentials,
- *   tracking parameters dropped); with `ignoreQueryParameters` the query is dropped too;
+ *   tracking parameters and session ids dropped — `;jsessionid=…`, `PHPSESSID`, a token
+ *   `sid`, …, so every view of a page that hands out a new session is one URL, with or
+ *   without `deduplicateSimilarURLs`); with `ignoreQueryParameters` the query is dropped too;
  * - the dedupe key is urls.ts `urlKey` (scheme, `www.`, trailing slash and parameter order
  *   ignored) with `deduplicateSimilarURLs` (the default), else the cleaned URL itself;
  * - the start page's site (its host without `www.`) only, unless `allowExternalLinks`;

@@ -18,6 +18,7 @@ import type { State } from './state/state.js';
 import { createState } from './state/index.js';
 import type { Store } from './store/store.js';
 import { BatchWriter, createStore } from './store/index.js';
+import { applyJobRetention } from './store/retention.js';
 
 /** Encoded events above this size travel by reference when the bus is Kafka. */
 export const KAFKA_INLINE_LIMIT_BYTES = 512 * 1024;
@@ -70,6 +71,7 @@ export async function createRuntime(config: Config, log: Logger, role: Role | 'a
     opened.push(() => store.close());
     const applied = await store.migrate();
     if (applied.length) log.info({ migrations: applied }, 'store migrations applied');
+    await applyJobRetention(store, config.jobRetentionHours, log);
     const state =
       config.state === 'redis'
         ? await createState({ kind: 'redis', url: config.redisUrl, namespace: config.redisNamespace, log })

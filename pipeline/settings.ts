@@ -255,7 +255,7 @@ export const SETTINGS = {
     min: 1,
     max: 8760,
     description:
-      "How long a crawl or batch job is answered after it starts (its `expiresAt`): status, pages and errors; its coordination state expires with it. Later it is a 404 `not_found`; its rows stay in the store.",
+      "How long a crawl or batch job is answered after it starts (its `expiresAt`): status, pages and errors; its coordination state expires with it. Later it is a 404 `not_found`, and the store drops its rows (`jobs`, `job_pages`, `job_errors`) at its next merge past that time (a ClickHouse TTL set at start-up).",
   },
   jobStallMs: {
     env: 'JOB_STALL_MS',

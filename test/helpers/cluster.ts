@@ -20,6 +20,7 @@ import { join } from 'node:path';
 import { loadConfig, type Config } from '../../pipeline/config.js';
 import { openKeyRegistry, type KeyRegistry } from '../../pipeline/keys/index.js';
 import { createStore, type Store } from '../../pipeline/store/index.js';
+import { applyJobRetention } from '../../pipeline/store/retention.js';
 import { quietLog, startClickHouseProcess, tempDir, type ClickHouseProcess, type TempDir } from './clickhouse.js';
 import { startMockKafka, type MockKafka } from './kafka.js';
 import { spawnTs, type Spawned } from './process.js';
@@ -171,6 +172,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
     const migrator = createStore({ kind: 'clickhouse', url: ch.url }, quietLog);
     try {
       await migrator.migrate();
+      await applyJobRetention(migrator, loadConfig(env).jobRetentionHours, quietLog);
     } finally {
       await migrator.close();
     }

@@ -12,6 +12,7 @@ import type { State } from '../pipeline/state/state.js';
 import { AppError } from '../pipeline/errors.js';
 import { Credits } from './credits.js';
 import { AccessLog } from './access-log.js';
+import { requestLog } from './request-log.js';
 import { registerDocs } from './docs.js';
 import type { Handlers } from './handler.js';
 import { sourceHandler, templatesHandler } from './handlers/reference.js';
@@ -46,6 +47,9 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     // Ids may be up to 128 characters (schemas/api/common.ts); the router's default is 100.
     routerOptions: { maxParamLength: 256 },
     logController: new AccessLog(),
+    // request.log is bound to the request id, but the pino child is made only when a line
+    // other than the access line is written (gateway/request-log.ts).
+    childLoggerFactory: requestLog,
     // Malformed URLs and the like: answered in the envelope like every other failure.
     frameworkErrors: (error, request, reply) => sendError(error, request, reply),
   });

@@ -13,9 +13,14 @@ export class RateLimiter {
     private readonly burst: number,
   ) {}
 
+  /** False when the limit is 0 per minute: `take` always succeeds. */
+  get enabled(): boolean {
+    return this.perMinute !== 0;
+  }
+
   /** Takes one token for `id` or throws `rate_limited`. A limit of 0 per minute turns it off. */
   async take(id: string): Promise<void> {
-    if (this.perMinute === 0) return;
+    if (!this.enabled) return;
     const result = await this.state.takeToken(`ratelimit:${id}`, {
       capacity: this.burst,
       refillPerSecond: this.perMinute / 60,

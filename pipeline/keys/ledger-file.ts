@@ -23,6 +23,8 @@ type MutableKey = { -readonly [K in keyof StoredKeyFields]: StoredKeyFields[K] }
 
 /** Longest a request may act on a ledger older than the file, whatever the watcher says. */
 const MAX_STALENESS_MS = 250;
+/** Known secrets whose key is remembered (see `bySecret`); past it the memo starts again. */
+const MAX_REMEMBERED_SECRETS = 1024;
 
 export class FileKeyRegistry implements KeyRegistry {
   private readonly fd: number;
@@ -34,6 +36,13 @@ export class FileKeyRegistry implements KeyRegistry {
   private partial = '';
   private readonly byId = new Map<string, MutableKey>();
   private readonly byHash = new Map<string, MutableKey>();
+  /**
+   * The key of each secret that authenticated, so a request's key is a map lookup instead of
+   * a SHA-256 (the largest cost of a request answered without work, such as a 422). It maps to
+   * the live record, which ledger lines update in place, so revocations, top-ups and charges
+   * are seen exactly as before; unknown secrets are never remembered, and the memo is bounded.
+   */
+  private readonly bySecret = new Map<string, MutableKey>();
   /** Credits held by this process's requests in flight, by key id. */
   private readonly held = new Map<string, number>();
 
@@ -161,13 +170,19 @@ export class FileKeyRegistry implements KeyRegistry {
 
   async authenticate(secret: string): Promise<KeyRecord | null> {
     this.freshen();
+    const known = this.bySecret.get(secret);
+    // Still the record the ledger holds for its hash (a re-added key line would replace it).
+    if (known && this.byHash.get(known.hash) === known) return this.view(known);
     const hash = hashKey(secret);
     let key = this.byHash.get(hash);
     if (!key) {
       this.sync(); // a key created a moment ago by another process
       key = this.byHash.get(hash);
     }
-    return key ? this.view(key) : null;
+    if (!key) return null;
+    if (this.bySecret.size >= MAX_REMEMBERED_SECRETS) this.bySecret.clear();
+    this.bySecret.set(secret, key);
+    return this.view(key);
   }
 
   async get(idOrPrefix: string): Promise<KeyRecord | null> {

@@ -1,24 +1,30 @@
 /**
  * Rendered pages per second, p50/p99 latency and memory per concurrent page: the renderer's
- * warm pool (actors/renderer: one Chromium, a fresh context per render, the SSRF guard's
- * route and proxy, PageFetched built) against a plain Playwright script (one browser, a new
- * page per URL, nothing else) on the same local pages, at the same concurrency, in one run.
- * Target (issue 5): the pool renders at least as many pages per second as the script.
+ * warm pool (actors/renderer: one Chromium, a fresh context per render, every connection
+ * through the guarded proxy, the request route when there is something to block,
+ * PageFetched built) against a plain Playwright script (one browser, a new page per URL,
+ * direct connections, nothing else) on the same local pages, at the same concurrency, in one
+ * run. Target (issue 5): the pool renders at least as many pages per second as the script.
  *
  * The pages build their text with a script and carry what real pages carry: three images
  * and a web font. The pool runs twice: with the scrape defaults (`blockAssets: true`: the
  * images and the font are not loaded) and with `blockAssets: false` (every byte loaded, as
- * the script does), which shows the pool's own overhead (context options, the guarded proxy;
- * no request route is set when there is nothing to block: actors/renderer/policy.ts).
+ * the script does), which shows the pool's own overhead (context options, the guarded proxy
+ * and its check that a connection is the browser's; no request route is set when there is
+ * nothing to block: actors/renderer/policy.ts).
  *
  * Memory is the proportional set size (PSS, so shared pages count once) of this process's
  * Chromium processes, sampled while the pages are open, minus the idle browser, divided by
  * the concurrency.
  *
+ * CPU per page (this process and the browsers) depends less on what else the machine runs
+ * than pages/s does; the line carries the load average at the start and the end.
+ *
  * Settings (environment): BENCH_RENDER_PAGES pages per measured run (default 60),
  * BENCH_RENDER_CONCURRENCY (default 4), BENCH_ROUNDS alternating rounds, median kept.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { once } from 'node:events';
@@ -267,6 +273,7 @@ function summary(results: RunResult[]): RunResult {
 if (!existsSync(CHROMIUM_PATH)) {
   emit({ bench: 'render', skipped: `no Chromium at ${CHROMIUM_PATH} (apt-get install -y chromium)` });
 } else {
+  const loadAtStart = Number(loadavg()[0]?.toFixed(1));
   const site = await startSite();
   const pool: RunResult[] = [];
   const poolAllAssets: RunResult[] = [];
@@ -294,5 +301,6 @@ if (!existsSync(CHROMIUM_PATH)) {
     ratio: Number((warm.pagesPerSec / plain.pagesPerSec).toFixed(2)),
     ratioAllAssets: Number((warmAllAssets.pagesPerSec / plain.pagesPerSec).toFixed(2)),
     target: 1.0,
+    loadAverage: [loadAtStart, Number(loadavg()[0]?.toFixed(1))],
   });
 }

@@ -9,7 +9,8 @@
  *   it took down is retried once on a newly launched browser. A second failure, or a launch
  *   that fails, is `render_failed` (retriable: the pool may try again later).
  * - Every connection of the browser goes through the guarded proxy (proxy.ts), started with
- *   the first launch and kept across relaunches.
+ *   the first launch and kept across relaunches; the browser carries the proxy's
+ *   `browserFlag`, by which the proxy knows its connections (peer.ts).
  *
  * It drives playwright-core directly rather than through Crawlee's PlaywrightCrawler: the
  * crawler owns its request queue, retries and autoscaling, which here belong to the actor
@@ -46,14 +47,15 @@ export interface BrowserPoolOptions {
 /**
  * True when the render failed because the browser (or the page's renderer process) died,
  * not because of the page: the browser is disconnected, or the error says the target
- * crashed or closed and the browser disconnects within a moment (its `disconnected` event
- * may come after the failed call returns).
+ * crashed, closed or aborted the navigation and the browser disconnects within a moment (its
+ * `disconnected` event may come after the failed call returns).
  */
 async function wentAway(browser: Browser, error: unknown): Promise<boolean> {
   if (!browser.isConnected()) return true;
   const message = error instanceof Error ? error.message : String(error);
   if (/Target crashed|Page crashed/i.test(message)) return true;
-  if (!/has been closed|has disconnected/i.test(message)) return false;
+  // A navigation cut off by the browser closing fails as ERR_ABORTED, often before `disconnected`.
+  if (!/has been closed|has disconnected|net::ERR_ABORTED/i.test(message)) return false;
   await Promise.race([new Promise<void>((resolve) => browser.once('disconnected', () => resolve())), sleep(2000)]);
   return !browser.isConnected();
 }
@@ -111,8 +113,8 @@ export class BrowserPool {
       const { chromium } = await import('playwright-core');
       browser = await chromium.launch({
         executablePath: this.options.executablePath,
-        args: [...(this.options.args ?? CHROMIUM_ARGS)],
-        proxy: { ...proxy.settings },
+        args: [...(this.options.args ?? CHROMIUM_ARGS), proxy.browserFlag],
+        proxy: { server: proxy.settings.server },
         headless: true,
       });
     } catch (error) {

@@ -18,21 +18,33 @@
  *   and checked every address; the tunnel connects to a checked address. A failure answers
  *   `403`/`502` and its code is remembered per host (`failureFor`): Chromium reports every
  *   failed tunnel as ERR_TUNNEL_CONNECTION_FAILED, and the renderer asks here which it was.
- * - It listens on 127.0.0.1 and requires a random Basic credential made at start, which
- *   only this process's browser is given: it is no open proxy for other local programs.
+ * - It listens on 127.0.0.1 and serves only connections whose client socket is held by the
+ *   Chromium this process launched (peer.ts: /proc names the socket's owner); any other is
+ *   closed unanswered, so it is no open proxy for other local programs. No credential: one
+ *   would make Playwright pause every request of every page in the browser (CDP Fetch) and
+ *   meet a 407 in each new context, ~15% of a simple page's CPU. Chromium is launched with
+ *   `browserFlag`, the switch by which its process is found.
  * - Lanes (`openLane`): a render whose scrape goes through a configured proxy pool gets a
- *   user name of its own for its context; that context's connections are checked the same
- *   way and then go out through the upstream proxy (upstream.ts) instead of directly.
+ *   listener of its own (its own port, the same peer check) for its context, alive as long as
+ *   the render; that context's connections are checked the same way and then go out through
+ *   the upstream proxy (upstream.ts) instead of directly.
+ * - A request to a site that fails on a kept-alive connection the site had just closed (its
+ *   keep-alive timeout passed while the request was on its way: ECONNRESET on a reused
+ *   socket) is sent once more on a new connection (not another kept-alive one: those the
+ *   site closed at the same time are as stale) when it has no body; it was answered
+ *   `upstream_error` under load before.
  */
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import http from 'node:http';
 import https from 'node:https';
 import net, { type AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
+import { AppError } from '../../pipeline/errors.js';
 import type { Logger } from '../../pipeline/log.js';
 import { guardedAgents, type GuardedAgents } from '../../pipeline/net/agents.js';
 import type { NetGuard } from '../../pipeline/net/guard.js';
+import { BrowserSockets } from './peer.js';
 import { forwardOptions, tunnelThrough } from './upstream.js';
 
 /** The response header carrying the error code of a plain-HTTP request the proxy could not forward. */
@@ -52,9 +64,15 @@ const MAX_REFUSALS = 256;
 
 export interface ProxySettings {
   readonly server: string;
-  readonly username: string;
-  readonly password: string;
 }
+
+/** A connection's route: direct (`upstream: null`) or through a lane's upstream proxy. */
+interface Route {
+  readonly upstream: string | null;
+}
+
+/** Methods whose requests Chromium sends without a body: safe to send again on a new connection. */
+const BODILESS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /** `host:port`, `[v6]:port` → its parts; null when it does not parse. */
 export function splitAuthority(authority: string): { host: string; port: number } | null {
@@ -67,37 +85,67 @@ export function splitAuthority(authority: string): { host: string; port: number 
 
 export class GuardedProxy {
   private readonly agents: GuardedAgents;
-  private readonly secret: Buffer;
+  /** New connections only: for a request sent once more (the kept-alive ones may all be stale). */
+  private readonly fresh: GuardedAgents;
   private readonly refusals = new Map<string, string>();
-  /** Lane user name → the upstream proxy URL its connections go through. */
-  private readonly lanes = new Map<string, string>();
-  private readonly sockets = new Set<Duplex>();
+  /** Each listener and the connections it accepted (tunnels included). */
+  private readonly servers = new Map<http.Server, Set<Duplex>>();
+  /** Connections whose client is the browser (peer.ts). */
+  private readonly verified = new WeakSet<Duplex>();
+  /** The switch Chromium is launched with, by which peer.ts finds its processes. */
+  readonly browserFlag: string;
+  private readonly peers: BrowserSockets;
+  /** The proxy's main listener (`settings.server`): the browser's connections go out directly. */
+  settings: ProxySettings = { server: '' };
 
   private constructor(
-    private readonly server: http.Server,
     private readonly guard: NetGuard,
     private readonly log: Logger,
-    readonly settings: ProxySettings,
   ) {
     this.agents = guardedAgents(guard);
-    this.secret = Buffer.from(settings.password);
+    this.fresh = guardedAgents(guard, { keepAlive: false });
+    this.browserFlag = `--wds-guarded-proxy=${randomBytes(12).toString('hex')}`;
+    this.peers = new BrowserSockets(this.browserFlag);
   }
 
+
   static async start(guard: NetGuard, log: Logger): Promise<GuardedProxy> {
+    if (!BrowserSockets.available()) throw new AppError('render_failed', 'the renderer needs /proc (Linux) to keep its guarded proxy to its own browser');
+    const proxy = new GuardedProxy(guard, log);
+    proxy.settings = { server: (await proxy.listen({ upstream: null })).url };
+    return proxy;
+  }
+
+  /** Starts a listener on a free 127.0.0.1 port serving `route`; resolves with it and its URL. */
+  private async listen(route: Route): Promise<{ server: http.Server; url: string }> {
     const server = http.createServer();
+    const sockets = new Set<Duplex>();
+    server.on('connection', (socket: net.Socket) => {
+      // The server's parser is attached but has read nothing yet: a stranger gets no answer.
+      const client = { address: socket.remoteAddress ?? '', port: socket.remotePort ?? 0 };
+      const local = { address: socket.localAddress ?? '', port: socket.localPort ?? 0 };
+      if (!this.peers.holds(client, local)) {
+        this.log.warn({ client: `${client.address}:${client.port}` }, 'a connection to the guarded proxy not from its browser; closed');
+        socket.destroy();
+        return;
+      }
+      this.verified.add(socket);
+      sockets.add(socket);
+      socket.once('close', () => sockets.delete(socket));
+    });
+    server.on('request', (req, res) => this.forward(route, req, res));
+    server.on('connect', (req, socket, head) => this.tunnel(route, req, socket, head));
+    server.on('clientError', (_error, socket) => socket.destroy());
     server.listen(0, '127.0.0.1');
     await once(server, 'listening');
-    const { port } = server.address() as AddressInfo;
-    const settings = { server: `http://127.0.0.1:${port}`, username: 'renderer', password: randomBytes(18).toString('base64url') };
-    const proxy = new GuardedProxy(server, guard, log, settings);
-    server.on('request', (req, res) => proxy.forward(req, res));
-    server.on('connect', (req, socket, head) => proxy.tunnel(req, socket, head));
-    server.on('connection', (socket) => {
-      proxy.sockets.add(socket);
-      socket.once('close', () => proxy.sockets.delete(socket));
-    });
-    server.on('clientError', (_error, socket) => socket.destroy());
-    return proxy;
+    this.servers.set(server, sockets);
+    return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+  }
+
+  private async stop(server: http.Server): Promise<void> {
+    for (const socket of this.servers.get(server) ?? []) socket.destroy();
+    this.servers.delete(server);
+    await new Promise<void>((resolve) => server.close(() => resolve()));
   }
 
   /** Why a connection to this host failed recently (`url_blocked`, `dns_failed`, …), or null. */
@@ -114,36 +162,17 @@ export class GuardedProxy {
   }
 
   /**
-   * A user name for one render's context whose connections go out through `upstreamUrl`
-   * (with the proxy's own password); `close` ends it when the render is over.
+   * A listener of its own for one render's context, whose connections go out through
+   * `upstreamUrl`: its `server` is the context's proxy; `close` ends it (and its
+   * connections) when the render is over.
    */
-  openLane(upstreamUrl: string): { readonly username: string; close(): void } {
-    const username = `lane-${randomBytes(9).toString('base64url')}`;
-    this.lanes.set(username, upstreamUrl);
-    return { username, close: () => void this.lanes.delete(username) };
+  async openLane(upstreamUrl: string): Promise<{ readonly server: string; close(): Promise<void> }> {
+    const { server, url } = await this.listen({ upstream: upstreamUrl });
+    return { server: url, close: () => this.stop(server) };
   }
 
-  /** The caller's route: `{upstream: null}` for direct, a lane's proxy URL, or null when not authorized. */
-  private authorized(req: http.IncomingMessage): { upstream: string | null } | null {
-    const header = req.headers['proxy-authorization'] ?? '';
-    if (!header.startsWith('Basic ')) return null;
-    const decoded = Buffer.from(header.slice(6), 'base64').toString('utf8');
-    const colon = decoded.indexOf(':');
-    if (colon < 0) return null;
-    const given = Buffer.from(decoded.slice(colon + 1));
-    if (given.length !== this.secret.length || !timingSafeEqual(given, this.secret)) return null;
-    const user = decoded.slice(0, colon);
-    if (user === this.settings.username) return { upstream: null };
-    const upstream = this.lanes.get(user);
-    return upstream ? { upstream } : null;
-  }
-
-  private forward(req: http.IncomingMessage, res: http.ServerResponse): void {
-    const route = this.authorized(req);
-    if (!route) {
-      res.writeHead(407, { 'proxy-authenticate': 'Basic realm="renderer"' }).end();
-      return;
-    }
+  private forward(route: Route, req: http.IncomingMessage, res: http.ServerResponse): void {
+    if (!this.verified.has(req.socket)) return void req.socket.destroy();
     let target: URL;
     try {
       target = new URL(req.url ?? '');
@@ -175,6 +204,7 @@ export class GuardedProxy {
     if (res.headersSent || res.destroyed) return void res.destroy();
     const code = viaProxy ? 'proxy_failed' : codeOf(error);
     this.remember(target.hostname, code);
+    this.log.debug({ host: target.hostname, code, cause: error.code ?? error.message }, 'proxied request failed');
     res.writeHead(code === 'url_blocked' ? 403 : 502, { [PROXY_ERROR_HEADER]: code, 'content-type': 'text/plain' }).end(code);
   }
 
@@ -186,24 +216,38 @@ export class GuardedProxy {
     options: http.RequestOptions & { protocol?: string },
     answered: (answer: http.IncomingMessage) => void,
     direct?: URL,
+    again = false,
   ): void {
     const upstream = direct ? http.request(direct, options, answered) : (options.protocol === 'https:' ? https : http).request(options, answered);
     // The browser hanging up (a render closed mid-request) ends the upstream request too.
-    req.on('error', () => upstream.destroy());
-    res.on('close', () => {
+    const onGone = () => upstream.destroy();
+    req.once('error', onGone);
+    const onClose = () => {
       if (!res.writableFinished) upstream.destroy();
+    };
+    res.once('close', onClose);
+    const bodiless = BODILESS.has(req.method ?? 'GET') && !req.headers['content-length'] && !req.headers['transfer-encoding'];
+    upstream.on('error', (error: NodeJS.ErrnoException) => {
+      // A kept-alive connection the site closed just as it was reused: once more on a new one.
+      if (!again && bodiless && upstream.reusedSocket && !res.headersSent && !res.destroyed && (error.code === 'ECONNRESET' || error.code === 'EPIPE')) {
+        req.off('error', onGone);
+        res.off('close', onClose);
+        // Not through the kept-alive pool: its other idle connections were likely closed too.
+        return this.send(req, res, target, { ...options, agent: this.fresh.http }, answered, direct, true);
+      }
+      this.refuse(res, target, error, !direct);
     });
-    upstream.on('error', (error: NodeJS.ErrnoException) => this.refuse(res, target, error, !direct));
-    req.pipe(upstream);
+    if (bodiless) {
+      req.resume();
+      upstream.end();
+    } else {
+      req.pipe(upstream);
+    }
   }
 
-  private tunnel(req: http.IncomingMessage, socket: Duplex, head: Buffer): void {
+  private tunnel(route: Route, req: http.IncomingMessage, socket: Duplex, head: Buffer): void {
     socket.on('error', () => socket.destroy());
-    const route = this.authorized(req);
-    if (!route) {
-      socket.end('HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm="renderer"\r\nContent-Length: 0\r\n\r\n');
-      return;
-    }
+    if (!this.verified.has(socket)) return void socket.destroy();
     const authority = splitAuthority(req.url ?? '');
     if (!authority) {
       socket.end('HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n');
@@ -239,8 +283,8 @@ export class GuardedProxy {
   }
 
   async close(): Promise<void> {
-    for (const socket of this.sockets) socket.destroy();
     this.agents.destroy();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+    this.fresh.destroy();
+    await Promise.all([...this.servers.keys()].map((server) => this.stop(server)));
   }
 }

@@ -11,6 +11,7 @@ import type { Duplex } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BrowserPool } from '../../actors/renderer/browser.js';
 import { handleRenderRequested, type RendererDeps, type ScrapeRequested } from '../../actors/renderer/handler.js';
+import { findSocket, procAddress } from '../../actors/renderer/peer.js';
 import { splitAuthority } from '../../actors/renderer/proxy.js';
 import { tunnelThrough } from '../../actors/renderer/upstream.js';
 import { createCodec } from '../../pipeline/codec/index.js';
@@ -64,6 +65,25 @@ describe('actors/renderer: splitAuthority', () => {
     expect(splitAuthority('example.com')).toBeNull();
     expect(splitAuthority('example.com:0')).toBeNull();
     expect(splitAuthority('example.com:70000')).toBeNull();
+  });
+});
+
+describe('actors/renderer: peer (who holds a loopback connection)', () => {
+  it('finds the open socket of a 4-tuple in /proc/net/tcp, not a TIME_WAIT one of the same ports', () => {
+    expect(procAddress('127.0.0.1')).toBe('0100007F');
+    expect(procAddress('::ffff:10.1.2.3')).toBe('0302010A');
+    expect(procAddress('::1')).toBeNull();
+    const table = [
+      '  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode',
+      '   0: 0100007F:A411 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 111 1 0000000000000000 100 0 0 10 0',
+      '   1: 0100007F:C350 0100007F:A411 06 00000000:00000000 03:00000F2E 00000000     0        0 0 3 0000000000000000',
+      '   2: 0100007F:C350 0100007F:A411 01 00000000:00000000 00:00000000 00000000  1000        0 4242 1 0000000000000000 20 4 30 10 -1',
+      '   3: 0100007F:A411 0100007F:C350 01 00000000:00000000 00:00000000 00000000     0        0 777 1 0000000000000000 20 4 30 10 -1',
+    ].join('\n');
+    const client = { address: '127.0.0.1', port: 0xc350 };
+    const server = { address: '127.0.0.1', port: 0xa411 };
+    expect(findSocket(table, client, server)).toEqual({ uid: 1000, inode: 4242 });
+    expect(findSocket(table, { ...client, port: 0xc351 }, server)).toBeNull();
   });
 });
 
@@ -430,6 +450,68 @@ describe.skipIf(!hasChromium)('actors/renderer', () => {
       expect(site.requests.filter((r) => r.host === 'secret' && r.path.includes('via-proxy'))).toHaveLength(0);
     } finally {
       await upstream.close();
+    }
+  });
+
+  it('sends a request once more when the site closed the kept-alive connection it reused (not upstream_error)', async () => {
+    // Each connection serves one request; a second one on it is cut off, as a site whose
+    // keep-alive timeout passed just as the proxy reused the connection (heavy load).
+    let resets = 0;
+    // Three images, so that the proxy may keep several connections to the site.
+    const body = '<!doctype html><title>t</title><p id="kept">kept alive</p><img src="/a.png"><img src="/b.png"><img src="/c.png">';
+    const server = net.createServer((socket) => {
+      let requests = 0;
+      let head = '';
+      socket.on('error', () => undefined);
+      socket.on('data', (chunk: Buffer) => {
+        head += chunk.toString('latin1');
+        while (head.includes('\r\n\r\n')) {
+          head = head.slice(head.indexOf('\r\n\r\n') + 4);
+          if (++requests > 1) {
+            resets++;
+            return void socket.destroy();
+          }
+          socket.write(`HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: ${body.length}\r\nKeep-Alive: timeout=60\r\n\r\n${body}`);
+        }
+      });
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const origin = `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`;
+    try {
+      for (const path of ['/one', '/two', '/three']) expect((await rendered(`${origin}${path}`, { waitFor: 1, blockAssets: false })).html).toContain('kept alive');
+      expect(resets).toBeGreaterThan(0);
+    } finally {
+      server.close();
+    }
+  });
+
+  it('serves only its own browser: another local program gets no answer from the guarded proxy or a lane', async () => {
+    await rendered(site.url('/js'), { waitFor: 1 });
+    const proxy = await open.guardedProxy();
+    const lane = await proxy.openLane('http://127.0.0.1:9');
+    /** What a connection from this process (not the browser) gets back for `request`. */
+    const answer = async (server: string, request: string) => {
+      const socket = net.connect(Number(new URL(server).port), '127.0.0.1');
+      socket.on('error', () => undefined);
+      await once(socket, 'connect');
+      socket.write(request);
+      const chunks: Buffer[] = [];
+      socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+      await once(socket, 'close');
+      return Buffer.concat(chunks).toString('latin1');
+    };
+    const seen = site.requests.length;
+    try {
+      for (const server of [proxy.settings.server, lane.server]) {
+        expect(await answer(server, `GET ${site.url('/js')} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`)).toBe('');
+        expect(await answer(server, `CONNECT ${new URL(site.origin).host} HTTP/1.1\r\nHost: x\r\n\r\n`)).toBe('');
+      }
+      expect(site.requests.length).toBe(seen);
+      // The browser itself still renders through it.
+      await rendered(site.url('/js'), { waitFor: 1 });
+    } finally {
+      await lane.close();
     }
   });
 

@@ -97,7 +97,7 @@ function pipelineHandlers(actors: readonly ActorSpec[], requester: Requester, co
   // Crawl and batch jobs: the frontier schedules them, the fetcher and parser read their pages.
   // With the notifier, jobs take a `webhook`, whose URL the SSRF guard checks when the job starts.
   const webhooks = served.has('webhooks') ? new NetGuard({ allowPrivate: config.fetchAllowPrivate }) : null;
-  if (served.has('jobs') && served.has('scrape')) Object.assign(handlers, jobHandlers(runtime, config.jobRetentionHours * 3_600_000, { webhooks }));
+  if (served.has('jobs') && served.has('scrape')) Object.assign(handlers, jobHandlers(runtime, config.jobRetentionHours * 3_600_000, { webhooks, render: served.has('render') }));
   return handlers;
 }
 

@@ -31,6 +31,7 @@ import type { ProxyChoice, ProxyRouter } from '../../pipeline/net/proxies.js';
 import type { Outcome } from '../../pipeline/pool.js';
 import { renderCredits } from '../../pipeline/rendering.js';
 import { replyTo } from '../../pipeline/request-reply.js';
+import { jobPageFailed } from '../../pipeline/jobs/pages.js';
 import type { ScrapeOptions } from '../../schemas/api/scrape-options.js';
 import { ERRORS, isErrorCode, type ErrorCode } from '../../schemas/errors.js';
 import type { EventValue } from '../../schemas/events/index.js';
@@ -56,8 +57,9 @@ export const DEFAULT_TIMEOUT_MS = 90_000;
 const DIRECT: ProxyChoice = { proxyUrl: null, proxyUsed: 'none', proxyCountry: null };
 
 
+/** The failed answer: to the waiting request, or for a crawl or batch page, to its job. */
 function failure(event: ScrapeRequested, code: ErrorCode, message: string, log: Logger): AnyEmission[] {
-  return replyTo(event, { ok: false, data: null, errorCode: code, errorMessage: message, credits: 0, source: 'renderer' }, log);
+  return [...replyTo(event, { ok: false, data: null, errorCode: code, errorMessage: message, credits: 0, source: 'renderer' }, log), ...jobPageFailed(event, code, message)];
 }
 
 /** Response headers that describe the bytes the server sent, not the serialized DOM the body is. */
@@ -87,7 +89,9 @@ export async function handleRenderRequested(event: ScrapeRequested, deps: Render
   const started = now();
   if (started > event.deadlineMs) {
     log.warn({ url: redactUrl(event.url) }, 'render request past its deadline; dropped');
-    return { kind: 'ack' };
+    // Nobody waits for a synchronous scrape any more; a job still counts its page, as failed.
+    const failed = jobPageFailed(event, 'fetch_timeout', 'the page waited past its deadline before it could be rendered');
+    return failed.length ? { kind: 'ack', emit: failed } : { kind: 'ack' };
   }
   const options = parseJsonObject<ScrapeOptions>(event.options);
   if (!options) return { kind: 'ack', emit: failure(event, 'bad_request', 'the scrape options are not a JSON object', log) };
@@ -99,16 +103,16 @@ export async function handleRenderRequested(event: ScrapeRequested, deps: Render
     const browser = await deps.browsers.current();
     const proxy = await deps.browsers.guardedProxy();
     // A render through a proxy pool gets a lane of the guarded proxy for its context.
-    const lane = route.proxyUrl ? proxy.openLane(route.proxyUrl) : null;
+    const lane = route.proxyUrl ? await proxy.openLane(route.proxyUrl) : null;
     let page: RenderResult;
     try {
       page = await deps.browsers.withContext(
-        { ...contextOptions(options, browser.version()), ...(lane ? { proxy: { server: proxy.settings.server, username: lane.username, password: proxy.settings.password } } : {}) },
+        { ...contextOptions(options, browser.version()), ...(lane ? { proxy: { server: lane.server } } : {}) },
         (context) => renderPage(context, { url: event.url, options, timeoutMs, startedAtMs: now(), signal }, { guard: deps.guard, proxy, now }),
         signal,
       );
     } finally {
-      lane?.close();
+      await lane?.close();
     }
     log.info(
       { url: redactUrl(event.url), statusCode: page.statusCode, bytes: page.html.length, extras: Object.keys(page.extras), proxyUsed: route.proxyUsed, proxyCountry: route.proxyCountry, ms: now() - started },

@@ -21,8 +21,9 @@
  * the notifier checks it again at each delivery). A build without the notifier answers a job
  * with a webhook 501.
  *
- * Not served yet (501 before anything is created): scrape options that need a browser or an
- * actor this build lacks (the same check as POST /v1/scrape without a renderer).
+ * Scrape options that need a browser (`waitFor`, `actions`, `screenshot`, `network`) send the
+ * job's pages to the renderer, each charged as a browser page; a build without a renderer
+ * answers them 501 before anything is created (the same check as POST /v1/scrape).
  */
 import { AppError } from '../../pipeline/errors.js';
 import type { Emission, Events } from '../../pipeline/events.js';
@@ -35,7 +36,7 @@ import { JOB_ERRORS, JOB_PAGES_SETTLED } from '../../pipeline/store/queries.js';
 import type { Store } from '../../pipeline/store/store.js';
 import type { ScrapeOptions } from '../../schemas/api/scrape-options.js';
 import type { HandlerContext, OperationHandler } from '../handler.js';
-import { unservedScrapeOptions } from './scrape.js';
+import { scrapeEstimate, unservedScrapeOptions } from './scrape.js';
 
 export interface JobGatewayDeps {
   readonly state: State;
@@ -52,6 +53,8 @@ export interface WebhookAcceptance {
 export interface JobHandlerOptions {
   /** Given when this build delivers webhooks (it has the notifier); else a webhook is a 501. */
   readonly webhooks?: WebhookAcceptance | null;
+  /** The build has a renderer: pages of a job whose scrape options need a browser are rendered; else they are a 501. */
+  readonly render?: boolean;
 }
 
 /** Documents in a status answer (the first page of the listing). */
@@ -92,11 +95,12 @@ async function acceptWebhook(raw: unknown, options: JobHandlerOptions): Promise<
 
 function startHandler(deps: JobGatewayDeps, kind: JobKind, retentionMs: number, options: JobHandlerOptions): OperationHandler {
   return {
-    // Free to start, but a key that cannot pay for one page is refused before anything runs.
-    estimate: () => 1,
+    // Free to start, but a key that cannot pay for one page (a browser page when the options
+    // need a browser) is refused before anything runs.
+    estimate: (ctx) => scrapeEstimate((ctx.body as { scrapeOptions?: ScrapeOptions }).scrapeOptions ?? {}),
     async handle(ctx) {
       const { webhook, ...params } = ctx.body as { webhook?: unknown; scrapeOptions?: ScrapeOptions };
-      const unserved = unservedScrapeOptions(params.scrapeOptions ?? {});
+      const unserved = unservedScrapeOptions(params.scrapeOptions ?? {}, { render: options.render ?? false });
       if (unserved.length) throw new AppError('not_implemented', `this instance does not serve ${unserved.join(', ')} in ${kind} jobs yet`);
       const hook = await acceptWebhook(webhook, options);
       const id = newJobId(kind);

@@ -207,15 +207,22 @@ export class MemoryState implements State {
     return next;
   }
 
-  async queueAdmit(q: WorkQueueKeys, dedupeKey: string, item: string, limit: number): Promise<Admission> {
+  async queueAdmit(q: WorkQueueKeys, dedupeKey: string, item: string, limit: number, rank: number): Promise<Admission> {
     const keys = this.open();
     checkCount('limit', limit);
+    checkInteger('rank', rank);
     const seen = keys.collection(q.seen, 'set');
-    if (seen.has(dedupeKey)) return 'seen';
+    if (seen.has(dedupeKey)) {
+      const ranks = keys.read(q.ranks, 'hash');
+      const held = ranks?.get(dedupeKey);
+      if (ranks && held !== undefined && rank < Number(held)) ranks.set(dedupeKey, String(rank));
+      return 'seen';
+    }
     seen.add(dedupeKey);
     if (parseInteger(keys.read(q.counters, 'hash')?.get('total')) >= limit) return 'full';
     this.addToCounter(keys, q.counters, 'total', 1);
     keys.collection(q.queue, 'list').push([item]);
+    keys.collection(q.ranks, 'hash').set(dedupeKey, String(rank));
     return 'added';
   }
 

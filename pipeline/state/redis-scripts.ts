@@ -71,15 +71,21 @@ return {allowed, string.format('%.17g', tokens), retry}
 `;
 
 /** KEYS[1..6] of the work queue scripts: WorkQueueKeys in this order. */
-export const QUEUE_KEY_ORDER = ['seen', 'queue', 'counters', 'claims', 'claimedAt', 'settled'] as const;
+export const QUEUE_KEY_ORDER = ['seen', 'queue', 'counters', 'claims', 'claimedAt', 'settled', 'ranks'] as const;
 
-/** ARGV: dedupe key, item, limit. Returns 0 seen before, 1 added, 2 seen now but full. */
+/** ARGV: dedupe key, item, limit, rank. Returns 0 seen before, 1 added, 2 seen now but full. */
 const QUEUE_ADMIT = `
-if redis.call('SADD', KEYS[1], ARGV[1]) == 0 then return 0 end
+local rank = tonumber(ARGV[4])
+if redis.call('SADD', KEYS[1], ARGV[1]) == 0 then
+  local held = tonumber(redis.call('HGET', KEYS[7], ARGV[1]))
+  if held ~= nil and rank < held then redis.call('HSET', KEYS[7], ARGV[1], ARGV[4]) end
+  return 0
+end
 local total = tonumber(redis.call('HGET', KEYS[3], 'total') or '0')
 if total >= tonumber(ARGV[3]) then return 2 end
 redis.call('HINCRBY', KEYS[3], 'total', 1)
 redis.call('RPUSH', KEYS[2], ARGV[2])
+redis.call('HSET', KEYS[7], ARGV[1], ARGV[4])
 return 1
 `;
 
@@ -106,10 +112,10 @@ redis.call('SADD', KEYS[6], ARGV[1])
 return 1
 `;
 
-type QueueKeyArgs = [string, string, string, string, string, string];
+type QueueKeyArgs = [string, string, string, string, string, string, string];
 
 export interface StateScripts {
-  wdsQueueAdmit(...args: [...QueueKeyArgs, string, string, number]): Promise<number>;
+  wdsQueueAdmit(...args: [...QueueKeyArgs, string, string, number, number]): Promise<number>;
   wdsQueueClaim(...args: [...QueueKeyArgs, number, number]): Promise<[0] | [1] | [2, number, string]>;
   wdsQueueSettle(...args: [...QueueKeyArgs, ...(string | number)[]]): Promise<number>;
   wdsDecrIfAtLeast(key: string, amount: number): Promise<[number, number]>;

@@ -175,13 +175,14 @@ export class RedisState implements State {
 
   // ---- work queues with claims ---------------------------------------------------------
 
-  private queueKeys(q: WorkQueueKeys): [string, string, string, string, string, string] {
-    return QUEUE_KEY_ORDER.map((name) => this.k(q[name])) as [string, string, string, string, string, string];
+  private queueKeys(q: WorkQueueKeys): [string, string, string, string, string, string, string] {
+    return QUEUE_KEY_ORDER.map((name) => this.k(q[name])) as [string, string, string, string, string, string, string];
   }
 
-  async queueAdmit(q: WorkQueueKeys, dedupeKey: string, item: string, limit: number): Promise<Admission> {
+  async queueAdmit(q: WorkQueueKeys, dedupeKey: string, item: string, limit: number, rank: number): Promise<Admission> {
     checkCount('limit', limit);
-    const done = await this.link.run(() => this.scripts.wdsQueueAdmit(...this.queueKeys(q), dedupeKey, item, limit));
+    checkInteger('rank', rank);
+    const done = await this.link.run(() => this.scripts.wdsQueueAdmit(...this.queueKeys(q), dedupeKey, item, limit, rank));
     return done === 1 ? 'added' : done === 2 ? 'full' : 'seen';
   }
 

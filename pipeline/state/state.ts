@@ -53,6 +53,8 @@ export interface WorkQueueKeys {
   readonly claimedAt: string;
   /** Set: claim numbers settled (the caller's watermark consumes them). */
   readonly settled: string;
+  /** Hash: dedupe key → the smallest rank it was offered with (a crawl's link depth). */
+  readonly ranks: string;
 }
 
 export type Admission = 'added' | 'seen' | 'full';
@@ -110,9 +112,10 @@ export interface State {
   // Work queues with claims (WorkQueueKeys), each call one atomic step.
   /**
    * Marks `dedupeKey` seen; when it had not been and `counters.total` is below `limit`,
-   * adds one to `total` and queues `item`. `seen`: it had been; `full`: seen now, not queued.
+   * adds one to `total`, queues `item` and records `rank` in `ranks`. `seen`: it had been (its
+   * rank is lowered to `rank` if that is smaller); `full`: seen now, not queued.
    */
-  queueAdmit(keys: WorkQueueKeys, dedupeKey: string, item: string, limit: number): Promise<Admission>;
+  queueAdmit(keys: WorkQueueKeys, dedupeKey: string, item: string, limit: number, rank: number): Promise<Admission>;
   /**
    * Takes the queue's head as the next claim number when fewer than `maxInflight` claims are
    * held: `counters.seq` and `counters.inflight` + 1, the item in `claims`, `nowMs` in

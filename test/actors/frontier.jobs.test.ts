@@ -264,6 +264,22 @@ function jobSuite(makeEngine: () => Engine): void {
     expect(scrapes(all.kind === 'ack' ? all.emit : [])).toHaveLength(3);
   });
 
+  it('follows a page by the shortest path found to it, even when a longer one was found first', async () => {
+    sitemap.push('https://example.com/a');
+    const { id, tenant } = await job('crawl', { url: 'https://example.com/', maxDepth: 2, maxConcurrency: 10 });
+    const started = await handleJobEvent(event(tenant, id, 'started'), deps(), signal);
+    expect(scrapes(started.kind === 'ack' ? started.emit : []).map((s) => s.url)).toEqual(['https://example.com/', 'https://example.com/a']);
+    const page = (seq: number, url: string, links: string[]) => event(tenant, id, 'page', { seq, url, statusCode: 200, credits: 1, links });
+    // /a (depth 1) settles first: /x is found at depth 2.
+    const fromA = await handleJobEvent(page(2, 'https://example.com/a', ['https://example.com/x']), deps(), signal);
+    expect(scrapes(fromA.kind === 'ack' ? fromA.emit : []).map((s) => s.requestId)).toEqual([`${id}:3`]);
+    // The home page (depth 0) links /x too: /x is at depth 1 after all.
+    await handleJobEvent(page(1, 'https://example.com/', ['https://example.com/x']), deps(), signal);
+    // So /x's links are followed (depth 2 = maxDepth), not dropped as one level too deep.
+    const fromX = await handleJobEvent(page(3, 'https://example.com/x', ['https://example.com/y']), deps(), signal);
+    expect(scrapes(fromX.kind === 'ack' ? fromX.emit : []).map((s) => s.url)).toEqual(['https://example.com/y']);
+  });
+
   it('follows links one level deeper up to maxDepth and limit, and lists what robots.txt disallows', async () => {
     robots = robotsFromStatus(200, 'User-agent: *\nDisallow: /private/\n', 'https://example.com/robots.txt');
     sitemap.push('https://example.com/s1', 'https://example.com/s2');

@@ -4,7 +4,7 @@
  * against the generated local site of test/helpers/map-site.ts: a batch with a failing URL,
  * cursor paging (also while a crawl runs), crawl scope (maxDepth, limit, include/exclude,
  * dedupe, robots.txt, delay), cancel, per-page charging and a balance that runs out, another
- * key's job, the 422/501 answers, a restart mid-crawl (answered failed, pages kept), and the
+ * key's job, the 422 answers, a restart mid-crawl (answered failed, pages kept), and the
  * same jobs with the coordination state in Redis (when a Redis answers at TEST_REDIS_URL).
  */
 import { once } from 'node:events';
@@ -132,13 +132,11 @@ describe('e2e/jobs: batch scrape', () => {
     expect(missing.body.error.code).toBe('not_found');
   });
 
-  it('refuses a cursor it did not hand out and browser options (webhooks: test/e2e/webhooks.test.ts)', async () => {
+  it('refuses a cursor it did not hand out (browser pages: test/e2e/jobs-render.test.ts; webhooks: test/e2e/webhooks.test.ts)', async () => {
     const id = await start('/v1/batch/scrape', { urls: [site.url('/page/7')] });
     const bad = await call('GET', `/v1/batch/${id}/pages?cursor=nonsense`);
     expect(bad.status).toBe(400);
     expect(bad.body.error.code).toBe('bad_request');
-    const browser = await call('POST', '/v1/batch/scrape', { urls: [site.url('/page/7')], scrapeOptions: { formats: ['screenshot'] } });
-    expect(browser.status).toBe(501);
   });
 });
 

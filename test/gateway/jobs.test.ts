@@ -9,6 +9,7 @@ import type { HandlerContext } from '../../gateway/handler.js';
 import { jobHandlers } from '../../gateway/handlers/jobs.js';
 import type { Emission } from '../../pipeline/events.js';
 import { liveJob } from '../../pipeline/jobs/record.js';
+import { BROWSER_PAGE_CREDITS } from '../../pipeline/rendering.js';
 import type { KeyRecord } from '../../pipeline/keys/registry.js';
 import { createLogger } from '../../pipeline/log.js';
 import { NetGuard } from '../../pipeline/net/guard.js';
@@ -110,5 +111,15 @@ describe('gateway/handlers/jobs', () => {
     });
     expect(rows).toEqual([]);
     expect(emitted).toEqual([]);
+  });
+
+  it('takes browser options in a build with a renderer, asking a browser page of balance to start', async () => {
+    const handlers = jobHandlers(deps(), 3_600_000, { render: true });
+    const body = { urls: ['https://example.com/'], scrapeOptions: { formats: ['markdown', 'screenshot'] } };
+    expect(handlers.batchStart?.estimate?.(ctx('batchStart', { body }))).toBe(BROWSER_PAGE_CREDITS);
+    expect(handlers.batchStart?.estimate?.(ctx('batchStart', { body: { urls: ['https://example.com/'] } }))).toBe(1);
+    const started = await handlers.batchStart?.handle(ctx('batchStart', { body }));
+    expect(started?.data).toMatchObject({ id: expect.stringMatching(/^batch_/) });
+    expect(emitted).toHaveLength(1);
   });
 });

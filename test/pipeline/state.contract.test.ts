@@ -325,23 +325,25 @@ function stateContract(name: string, makeSubject: () => Subject): void {
     describe('work queues with claims', () => {
       const queueOf = (): WorkQueueKeys => {
         const id = randomUUID();
-        return { seen: `wq:${id}:seen`, queue: `wq:${id}:queue`, counters: `wq:${id}`, claims: `wq:${id}:claims`, claimedAt: `wq:${id}:at`, settled: `wq:${id}:settled` };
+        return { seen: `wq:${id}:seen`, queue: `wq:${id}:queue`, counters: `wq:${id}`, claims: `wq:${id}:claims`, claimedAt: `wq:${id}:at`, settled: `wq:${id}:settled`, ranks: `wq:${id}:ranks` };
       };
 
-      it('admits a dedupe key once, up to the limit, counting what it queues', async () => {
+      it('admits a dedupe key once, up to the limit, counting what it queues and keeping its smallest rank', async () => {
         const q = queueOf();
-        expect(await a.queueAdmit(q, 'k1', 'one', 2)).toBe('added');
-        expect(await b.queueAdmit(q, 'k1', 'one again', 2)).toBe('seen');
-        expect(await a.queueAdmit(q, 'k2', 'two', 2)).toBe('added');
-        expect(await a.queueAdmit(q, 'k3', 'three', 2)).toBe('full');
-        expect(await a.queueAdmit(q, 'k3', 'three', 5)).toBe('seen');
+        expect(await a.queueAdmit(q, 'k1', 'one', 2, 3)).toBe('added');
+        expect(await b.queueAdmit(q, 'k1', 'one again', 2, 5)).toBe('seen');
+        expect(await a.queueAdmit(q, 'k2', 'two', 2, 2)).toBe('added');
+        expect(await b.queueAdmit(q, 'k1', 'one closer', 2, 1)).toBe('seen');
+        expect(await a.queueAdmit(q, 'k3', 'three', 2, 0)).toBe('full');
+        expect(await a.queueAdmit(q, 'k3', 'three', 5, 0)).toBe('seen');
         expect(await b.hget(q.counters, 'total')).toBe('2');
         expect(await b.pop(q.queue, 10)).toEqual(['one', 'two']);
+        expect(await a.hgetall(q.ranks)).toEqual({ k1: '1', k2: '2' });
       });
 
       it('claims in order with numbers, at most maxInflight held, and settles each once', async () => {
         const q = queueOf();
-        for (const item of ['a', 'b', 'c']) await a.queueAdmit(q, item, item, 10);
+        for (const item of ['a', 'b', 'c']) await a.queueAdmit(q, item, item, 10, 0);
         expect(await a.queueClaim(q, 2, 1000)).toEqual({ seq: 1, item: 'a' });
         expect(await b.queueClaim(q, 2, 1001)).toEqual({ seq: 2, item: 'b' });
         expect(await a.queueClaim(q, 2, 1002)).toBe('busy');
@@ -365,7 +367,7 @@ function stateContract(name: string, makeSubject: () => Subject): void {
 
       it('never hands an item to two concurrent claimers, nor counts a settle twice', async () => {
         const q = queueOf();
-        for (let i = 0; i < 40; i++) await a.queueAdmit(q, `k${i}`, `item${i}`, 100);
+        for (let i = 0; i < 40; i++) await a.queueAdmit(q, `k${i}`, `item${i}`, 100, 0);
         const claims = await Promise.all(Array.from({ length: 60 }, (_, i) => (i % 2 ? a : b).queueClaim(q, 100, i)));
         const taken = claims.filter((c): c is Claim => typeof c === 'object');
         expect(taken).toHaveLength(40);

@@ -22,8 +22,8 @@ import { jobEvent, type PageFailed, type PageStored } from '../../../pipeline/jo
 import { endJob, jobKey, jobTtlMs, liveJob, snapshotJob, type JobRecord } from '../../../pipeline/jobs/record.js';
 import type { Outcome } from '../../../pipeline/pool.js';
 import type { EventValue } from '../../../schemas/events/index.js';
-import { advanceWatermark, dropWorkingKeys, enqueue, expireWorkingKeys, lastRequestKey, markSeen, peekInFlight, seededKey, seenBefore, sentAtKey, takeInFlight } from './queue.js';
-import { JOB_PAGE_CREDITS, pageRequest, pump, type Pace, type ScheduleDeps } from './schedule.js';
+import { advanceWatermark, depthOf, dropWorkingKeys, enqueue, expireWorkingKeys, lastRequestKey, markSeen, peekInFlight, seededKey, seenBefore, sentAtKey, takeInFlight } from './queue.js';
+import { jobPageCredits, pageRequest, pump, type Pace, type ScheduleDeps } from './schedule.js';
 import { batchParamsOf, crawlParamsOf, crawlScope, type Candidate, type CrawlParams } from './scope.js';
 import type { SiteReader } from './site.js';
 
@@ -72,15 +72,17 @@ async function recordError(deps: JobHandlerDeps, job: JobRecord, id: string, e: 
 }
 
 /**
- * Admits a crawl URL: robots.txt (when asked), then the job's limit. A URL robots.txt
- * disallows is listed (under an id of its own, so listing it again changes nothing) before it
- * is marked seen, so a process killed in between lists it when the event comes again.
+ * Admits a crawl URL: robots.txt (when asked; its policy is cached per origin), then the job's
+ * limit. A URL seen before is offered again all the same, to record a shorter path to it (its
+ * depth). A URL robots.txt disallows is listed (under an id of its own, so listing it again
+ * changes nothing) before it is marked seen, so a process killed in between lists it when the
+ * event comes again.
  */
 async function admit(deps: JobHandlerDeps, job: JobRecord, params: CrawlParams, c: Candidate, depth: number, signal: AbortSignal) {
-  if (await seenBefore(deps.state, job.id, c)) return 'seen';
   if (params.respectRobots) {
     const policy = await deps.site.robots(new URL(c.url).origin, signal);
     if (!policy.allows(c.url)) {
+      if (await seenBefore(deps.state, job.id, c)) return 'seen';
       const id = `robots-${createHash('sha256').update(c.url).digest('hex').slice(0, 24)}`;
       await recordError(deps, job, id, { url: c.url, code: 'robots_disallowed', message: "the site's robots.txt disallows this URL", statusCode: 0 });
       await markSeen(deps.state, job.id, c);
@@ -149,11 +151,12 @@ async function settle(deps: JobHandlerDeps, job: JobRecord, pace: Pace, type: 'p
   if (!page) return;
   if (type === 'page' && job.kind === 'crawl' && job.status === 'scraping') {
     const params = crawlParamsOf(job.params);
-    if (page.depth < params.maxDepth) {
+    const depth = await depthOf(deps.state, job.id, page);
+    if (depth < params.maxDepth) {
       const scope = crawlScope(params);
       for (const link of Array.isArray(data.links) ? data.links : []) {
         const c = typeof link === 'string' ? scope.candidate(link) : null;
-        if (c && (await admit(deps, job, params, c, page.depth + 1, signal)) === 'full') break;
+        if (c && (await admit(deps, job, params, c, depth + 1, signal)) === 'full') break;
       }
     }
   }
@@ -166,8 +169,9 @@ async function settle(deps: JobHandlerDeps, job: JobRecord, pace: Pace, type: 'p
     });
   }
   const account = await deps.keys.get(job.tenant);
-  const credits = typeof data.credits === 'number' ? Math.max(0, data.credits) : JOB_PAGE_CREDITS;
-  const charged = account?.unlimited ? credits : Math.min(credits, JOB_PAGE_CREDITS);
+  const held = jobPageCredits(pace.scrapeOptions);
+  const credits = typeof data.credits === 'number' ? Math.max(0, data.credits) : held;
+  const charged = account?.unlimited ? credits : Math.min(credits, held);
   const counts: Record<string, number> = type === 'page' ? { completed: 1, creditsUsed: charged } : { failed: 1 };
   if (!(await takeInFlight(deps.state, job.id, seq, counts))) return;
   // With a `delay` one page is in flight at a time: the next waits `delay` from now, when this
@@ -176,9 +180,9 @@ async function settle(deps: JobHandlerDeps, job: JobRecord, pace: Pace, type: 'p
   // The hold ends after the count: a process killed in between leaves the page's credit spent
   // (the pump reserved it), never a page counted twice.
   if (account && type === 'page') {
-    await deps.keys.settle(account, JOB_PAGE_CREDITS, charged, { requestId: `${job.id}:${seq}`, op: job.kind === 'crawl' ? 'crawlStart' : 'batchStart' });
+    await deps.keys.settle(account, held, charged, { requestId: `${job.id}:${seq}`, op: job.kind === 'crawl' ? 'crawlStart' : 'batchStart' });
   } else if (account) {
-    await deps.keys.release(account, JOB_PAGE_CREDITS);
+    await deps.keys.release(account, held);
   }
   await advanceWatermark(deps.state, job.id);
 }

@@ -9,7 +9,10 @@
  * - `job:<id>:pages`   hash seq → `{url, depth}` of pages in flight (deleted when settled,
  *                      which makes settling idempotent under redelivery);
  * - `job:<id>:sentAt`  hash seq → when the page was sent (ms), for the stall watchdog;
- * - `job:<id>:settled` seqs settled above the watermark (see `advanceWatermark`).
+ * - `job:<id>:settled` seqs settled above the watermark (see `advanceWatermark`);
+ * - `job:<id>:depths`  hash dedupe key → the smallest link depth the URL was found at: with
+ *                      many pages in flight a URL may first be found through a longer path,
+ *                      and a page follows its links by its smallest depth (`depthOf`).
  *
  * A URL is offered, a page claimed and a page settled in one atomic state step each
  * (State.queueAdmit, queueClaim, queueSettle), so a frontier process killed at any point
@@ -26,16 +29,19 @@ export const queueKey = (id: string) => `job:${id}:queue`;
 export const pagesKey = (id: string) => `job:${id}:pages`;
 export const sentAtKey = (id: string) => `job:${id}:sentAt`;
 export const settledKey = (id: string) => `job:${id}:settled`;
+export const depthsKey = (id: string) => `job:${id}:depths`;
 export const seededKey = (id: string) => `job:${id}:seeded`;
 export const lastRequestKey = (id: string) => `job:${id}:last`;
 
 export function workQueueOf(id: string): WorkQueueKeys {
-  return { seen: seenKey(id), queue: queueKey(id), counters: jobKey(id), claims: pagesKey(id), claimedAt: sentAtKey(id), settled: settledKey(id) };
+  return { seen: seenKey(id), queue: queueKey(id), counters: jobKey(id), claims: pagesKey(id), claimedAt: sentAtKey(id), settled: settledKey(id), ranks: depthsKey(id) };
 }
 
 export interface QueuedPage {
   readonly url: string;
   readonly depth: number;
+  /** Its dedupe key (absent in items queued before keys were kept). */
+  readonly key?: string;
 }
 
 export type { Admission };
@@ -52,25 +58,26 @@ export async function markSeen(state: State, jobId: string, candidate: Candidate
 
 /** Offers a URL: seen once, counted into `total` and queued unless the job holds `limit` already. */
 export function enqueue(state: State, jobId: string, candidate: Candidate, depth: number, limit: number): Promise<Admission> {
-  const item: QueuedPage = { url: candidate.url, depth };
-  return state.queueAdmit(workQueueOf(jobId), candidate.key, JSON.stringify(item), limit);
+  const item: QueuedPage = { url: candidate.url, depth, key: candidate.key };
+  return state.queueAdmit(workQueueOf(jobId), candidate.key, JSON.stringify(item), limit, depth);
 }
 
 /** Gives the job's working keys the job's retention, so an abandoned job's state expires. */
 export async function expireWorkingKeys(state: State, jobId: string, ttlMs: number): Promise<void> {
-  for (const key of [seenKey(jobId), queueKey(jobId), pagesKey(jobId), sentAtKey(jobId), settledKey(jobId)]) await state.expire(key, ttlMs);
+  for (const key of [seenKey(jobId), queueKey(jobId), pagesKey(jobId), sentAtKey(jobId), settledKey(jobId), depthsKey(jobId)]) await state.expire(key, ttlMs);
 }
 
 /** Drops the working keys of an ended job once nothing of it is in flight (the seeded latch expires with the job). */
 export async function dropWorkingKeys(state: State, jobId: string): Promise<void> {
-  await state.del(seenKey(jobId), queueKey(jobId), pagesKey(jobId), sentAtKey(jobId), lastRequestKey(jobId));
+  await state.del(seenKey(jobId), queueKey(jobId), pagesKey(jobId), sentAtKey(jobId), depthsKey(jobId), lastRequestKey(jobId));
 }
 
 export function parsePage(json: string | null): QueuedPage | null {
   if (!json) return null;
   try {
     const v = JSON.parse(json) as Partial<QueuedPage>;
-    return typeof v.url === 'string' && typeof v.depth === 'number' ? { url: v.url, depth: v.depth } : null;
+    if (typeof v.url !== 'string' || typeof v.depth !== 'number') return null;
+    return typeof v.key === 'string' ? { url: v.url, depth: v.depth, key: v.key } : { url: v.url, depth: v.depth };
   } catch {
     return null;
   }
@@ -80,6 +87,13 @@ export function parsePage(json: string | null): QueuedPage | null {
 export async function peekInFlight(state: State, jobId: string, seq: number): Promise<QueuedPage | null> {
   const json = await state.hget(pagesKey(jobId), String(seq));
   return json === null ? null : (parsePage(json) ?? { url: '', depth: Number.MAX_SAFE_INTEGER });
+}
+
+/** A page's smallest known link depth: found again through a shorter path, it is that one. */
+export async function depthOf(state: State, jobId: string, page: QueuedPage): Promise<number> {
+  if (page.key === undefined || page.depth === 0) return page.depth;
+  const least = Number(await state.hget(depthsKey(jobId), page.key));
+  return Number.isSafeInteger(least) ? Math.min(least, page.depth) : page.depth;
 }
 
 /**

@@ -15,12 +15,23 @@ import { endJob, jobRunning, jobTtlMs, type JobRecord, type JobStateDeps } from 
 import type { KeyRecord, KeyRegistry } from '../../../pipeline/keys/registry.js';
 import type { Logger } from '../../../pipeline/log.js';
 import { SOURCE_CREDITS } from '../../../pipeline/page-cache.js';
+import { BROWSER_PAGE_CREDITS, needsBrowser } from '../../../pipeline/rendering.js';
+import type { ScrapeOptions } from '../../../schemas/api/scrape-options.js';
 import { sleep } from '../../../pipeline/retry.js';
 import { HEADERS } from '../../../schemas/topics.js';
 import { advanceWatermark, lastRequestKey, parsePage, takeInFlight, workQueueOf, type QueuedPage } from './queue.js';
 
 /** What one page holds on the key while in flight: a fetched page's price. */
 export const JOB_PAGE_CREDITS = SOURCE_CREDITS.fresh;
+
+/**
+ * What a job's page holds on the key while in flight, and costs at most: a browser page
+ * (pipeline/rendering.ts BROWSER_PAGE_CREDITS) when the job's scrape options need a browser
+ * (`waitFor`, `actions`, `screenshot`, `network`), else a fetched page.
+ */
+export function jobPageCredits(scrapeOptions: Record<string, unknown>): number {
+  return needsBrowser(scrapeOptions as ScrapeOptions) ? BROWSER_PAGE_CREDITS : JOB_PAGE_CREDITS;
+}
 
 /** Time a job page may wait in the fetcher's topic beyond its own `timeout`. */
 export const JOB_PAGE_SLACK_MS = 5 * 60_000;
@@ -50,7 +61,8 @@ export function pageRequest(job: JobRecord, seq: number, page: QueuedPage, pace:
   const timeoutMs = typeof pace.scrapeOptions.timeout === 'number' ? pace.scrapeOptions.timeout : 90_000;
   const requestId = jobPageRequestId(job.id, seq);
   return {
-    topic: 'scrapeRequested',
+    // A page whose options need a browser goes to the renderer, the rest to the fetcher.
+    topic: needsBrowser(pace.scrapeOptions as ScrapeOptions) ? 'renderRequested' : 'scrapeRequested',
     key: job.id,
     headers: { [HEADERS.requestId]: requestId },
     value: {
@@ -92,7 +104,7 @@ export async function pump(deps: ScheduleDeps, job: JobRecord, pace: Pace, signa
       continue;
     }
     account ??= await deps.keys.get(job.tenant);
-    if (!account || account.revoked || !(await deps.keys.reserve(account, JOB_PAGE_CREDITS))) {
+    if (!account || account.revoked || !(await deps.keys.reserve(account, jobPageCredits(pace.scrapeOptions)))) {
       // Never sent: out of flight without counting it; the job ends here.
       await takeInFlight(state, job.id, claim.seq, {});
       await advanceWatermark(state, job.id);

@@ -27,6 +27,7 @@ import { JSDOM, VirtualConsole } from 'jsdom';
 import { fork } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { loadHtml } from '../actors/parser/formats/load-html.js';
 import { extractMainContent, mainText, plainText } from '../actors/parser/main-content/index.js';
 import {
   type Counts, addCounts, corpusDir, isHeldOut, ngramF1, readHtml, readabilityPages, scorePage, summarize,
@@ -41,9 +42,9 @@ const PUBLISHED = { 'trafilatura 2.2.0': 0.924, 'readability-lxml 0.8.4.1': 0.82
 const BASELINE_CHUNK = 100;
 const CHILD_FLAG = 'MAIN_CONTENT_BENCH_BASELINE_CHILD';
 
-/** Our main text: parse with cheerio, extract, plain text. */
+/** Our main text: parse as the parser does (formats/load-html.ts), extract, plain text. */
 function ours(html: string): string {
-  return mainText(extractMainContent(load(html)));
+  return mainText(extractMainContent(loadHtml(html)));
 }
 
 /** Readability.js's article text (null when it finds none). */

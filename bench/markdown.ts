@@ -3,7 +3,7 @@
  * same decoded pages, in this process, in this run.
  *
  *   ours      `buildHtmlDocument` with formats ['markdown'] — what POST /v1/scrape runs on
- *             a fetched HTML page once its bytes are decoded: cheerio load, metadata,
+ *             a fetched HTML page once its bytes are decoded: htmlparser2 load, metadata,
  *             excludeTags, cleaning, main content (or the whole body), absolute URLs,
  *             markdown — once with onlyMainContent true (the API default), once false
  *   baseline  `new TurndownService()` with turndown-plugin-gfm, `turndown(html)` on the

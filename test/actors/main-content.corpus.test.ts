@@ -1,10 +1,11 @@
 /**
  * Quality regression on a fixed sample of the trafilatura-eval corpus (every 16th page, 62
- * pages), scored as the corpus's SOURCE.md describes. The full measurement, beside
+ * pages), loaded as the parser loads pages (formats/load-html.ts) and scored as the corpus's
+ * SOURCE.md describes. The full measurement, beside
  * Readability.js, is bench/main-content.ts.
  */
-import { load } from 'cheerio';
 import { describe, expect, it } from 'vitest';
+import { loadHtml } from '../../actors/parser/formats/load-html.js';
 import { extractMainContent, mainText } from '../../actors/parser/main-content/index.js';
 import { addCounts, corpusDir, readHtml, scorePage, summarize, trafilaturaPages, zeroCounts } from '../../bench/corpus.js';
 
@@ -20,7 +21,7 @@ describe.skipIf(!pages)(`actors/parser/main-content corpus sample (needs ${corpu
     for (const page of sample) {
       let text: string | null = null;
       try {
-        text = mainText(extractMainContent(load(readHtml(page.path))));
+        text = mainText(extractMainContent(loadHtml(readHtml(page.path))));
       } catch {
         text = null;
       }

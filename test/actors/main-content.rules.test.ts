@@ -5,7 +5,9 @@
  */
 import { load } from 'cheerio';
 import { describe, expect, it } from 'vitest';
+import type { Element } from 'domhandler';
 import { extractMainContent, mainText } from '../../actors/parser/main-content/index.js';
+import { ARTICLE_SELECTORS, articleRanks } from '../../actors/parser/main-content/patterns.js';
 
 const PROSE = [
   'The committee met on Tuesday to discuss the new harbour plan, which has been debated for years, and agreed on a budget.',
@@ -122,5 +124,17 @@ describe('actors/parser/main-content rules', () => {
     expect(text).toContain(lead);
     for (const p of PROSE) expect(text).toContain(p);
     expect(text).not.toContain('By Jane Doe');
+  });
+
+  it('matches article containers in one walk exactly as ARTICLE_SELECTORS select them', () => {
+    const $ = load(
+      '<body role="main"><div itemprop="articleBody"></div><div itemprop="ArticleBody"></div><span class="post-content"></span>' +
+        '<section class="x  entry-content\ty"></section><div class="Entry-content"></div><article class="story-body"></article>' +
+        '<main></main><div role="main"></div><div role="Main"></div><div class="post-contents"></div></body>',
+    );
+    for (const el of $('*').toArray() as Element[]) {
+      const expected = ARTICLE_SELECTORS.reduce((bits, selector, i) => bits | ($(el).is(selector) ? 1 << i : 0), 0);
+      expect(articleRanks(el.name, el.attribs), $.html(el)).toBe(expected);
+    }
   });
 });

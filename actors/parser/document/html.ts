@@ -2,7 +2,8 @@
  * An HTML page → scrape document. Synchronous and pure: the hot path, run on every page.
  *
  * Order (each step reads what the previous left):
- *   1. load once with cheerio; metadata from the untouched page;
+ *   1. load once (htmlparser2, shaped as an HTML5 parser shapes a document: formats/load-html.ts);
+ *      metadata from the untouched page;
  *   2. `excludeTags` removed;
  *   3. links and media from the whole page (see formats/links.ts for why not main content);
  *   4. scripts, styles and other never-readable elements removed;
@@ -14,11 +15,12 @@
  * When main content yields no markdown at all the whole body is used instead (Firecrawl
  * does the same fallback).
  */
-import { load, type Cheerio, type CheerioAPI } from 'cheerio';
+import type { Cheerio, CheerioAPI } from 'cheerio';
 import type { Element } from 'domhandler';
 import { extractMainContent } from '../main-content/index.js';
 import { finishRoot, includedOnly, removeExcluded, removeNonContent } from '../formats/clean.js';
 import { pageLinks, pageMedia } from '../formats/links.js';
+import { bodyOf, loadHtml } from '../formats/load-html.js';
 import { elementToMarkdown } from '../formats/markdown.js';
 import { pageMetadata } from '../formats/metadata.js';
 import { baseOf } from '../formats/urls.js';
@@ -50,12 +52,12 @@ export function responseMetadata(facts: ResponseFacts): Pick<DocumentMetadata, '
 function contentRoot($: CheerioAPI, options: ResolvedOptions, mainContent: boolean): Cheerio<Element> {
   if (mainContent) return extractMainContent($, { includeTags: options.includeTags });
   if (options.includeTags.length) return includedOnly($, options.includeTags);
-  const body = $('body');
-  return body.length ? body : ($.root().children().first() as Cheerio<Element>);
+  const body = bodyOf($);
+  return body ? $(body) : ($.root().children().first() as Cheerio<Element>);
 }
 
 function render(html: string, base: string, options: ResolvedOptions, mainContent: boolean): { html: string; markdown: string } {
-  const $ = load(html);
+  const $ = loadHtml(html);
   removeExcluded($, options.excludeTags);
   removeNonContent($);
   return renderLoaded($, base, options, mainContent);
@@ -76,7 +78,7 @@ function renderLoaded($: CheerioAPI, base: string, options: ResolvedOptions, mai
 /** Builds the requested formats of an HTML page. */
 export function buildHtmlDocument(html: string, facts: ResponseFacts, options: ResolvedOptions, mode: HtmlMode = {}): ScrapeDocument {
   const wants = options.formats;
-  const $ = load(html);
+  const $ = loadHtml(html);
   const base = baseOf($, facts.finalUrl);
   const metadata: DocumentMetadata = { ...pageMetadata($, base, facts.headers), ...mode.metadata, ...responseMetadata(facts) };
   removeExcluded($, options.excludeTags);

@@ -114,13 +114,17 @@ export interface FinishOptions {
 
 /** The after-cleaning walk over the returned root (see the file comment). */
 export function finishRoot($: CheerioAPI, root: Element, options: FinishOptions): void {
-  const visit = (node: AnyNode): void => {
-    if (node.type === 'comment') {
-      $(node).remove();
-      return;
+  // Pages repeat their links and image hosts: each distinct reference is resolved once.
+  const resolved = new Map<string, string | null>();
+  const resolve = (value: string): string | null => {
+    let out = resolved.get(value);
+    if (out === undefined) {
+      out = NOT_RESOLVED.test(value) ? null : absolute(value, options.base);
+      resolved.set(value, out);
     }
-    if (node.type !== 'tag' && node.type !== 'script' && node.type !== 'style') return;
-    const el = node as Element;
+    return out;
+  };
+  const visit = (el: Element): void => {
     if (el.name === 'img') {
       const real = realImageSource(el);
       if (real) el.attribs['src'] = real;
@@ -131,11 +135,14 @@ export function finishRoot($: CheerioAPI, root: Element, options: FinishOptions)
         return;
       }
     }
-    for (const attr of URL_ATTRS[el.name] ?? []) {
-      const value = el.attribs[attr];
-      if (value === undefined || isDataUri(value) || /^\s*(javascript|mailto|tel):/i.test(value)) continue;
-      const resolved = absolute(value, options.base);
-      if (resolved) el.attribs[attr] = resolved;
+    const attrs = URL_ATTRS[el.name];
+    if (attrs) {
+      for (const attr of attrs) {
+        const value = el.attribs[attr];
+        if (value === undefined || isDataUri(value)) continue;
+        const url = resolve(value);
+        if (url) el.attribs[attr] = url;
+      }
     }
     const srcset = el.attribs['srcset'];
     if (srcset !== undefined) el.attribs['srcset'] = absoluteSrcset(srcset, options.base, options.removeBase64Images);
@@ -143,7 +150,29 @@ export function finishRoot($: CheerioAPI, root: Element, options: FinishOptions)
     if (options.removeBase64Images && style && /data:/i.test(style)) {
       el.attribs['style'] = style.replace(/url\(\s*["']?\s*data:[^)]*\)/gi, 'none');
     }
-    for (const child of [...el.children]) visit(child);
+    // Backwards, so that removing a child (a comment, an inline image) skips nothing.
+    const children = el.children;
+    for (let i = children.length - 1; i >= 0; i -= 1) {
+      const child = children[i] as AnyNode;
+      if (child.type === 'comment') removeNode(child);
+      else if (child.type === 'tag' || child.type === 'script' || child.type === 'style') visit(child as Element);
+    }
   };
-  visit(root);
+  if (root.type === 'tag' || root.type === 'script' || root.type === 'style') visit(root);
+}
+
+/** References left as written: scripts, mail and phone links. */
+const NOT_RESOLVED = /^\s*(javascript|mailto|tel):/i;
+
+/** Removes a node from its parent's children, keeping the sibling links right. */
+function removeNode(node: AnyNode): void {
+  const parent = node.parent;
+  if (!parent) return;
+  const i = parent.children.indexOf(node as never);
+  if (i >= 0) parent.children.splice(i, 1);
+  if (node.prev) node.prev.next = node.next;
+  if (node.next) node.next.prev = node.prev;
+  node.parent = null;
+  node.prev = null;
+  node.next = null;
 }

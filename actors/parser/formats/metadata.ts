@@ -8,8 +8,8 @@
  *
  * Open Graph tags are matched on `property` or `name` (sites use both); so are Twitter tags.
  */
-import type { Cheerio, CheerioAPI } from 'cheerio';
-import type { AnyNode } from 'domhandler';
+import type { CheerioAPI } from 'cheerio';
+import type { AnyNode, Element } from 'domhandler';
 import type { DocumentMetadata } from '../document/types.js';
 import { absolute } from './urls.js';
 
@@ -48,28 +48,66 @@ const clean = (value: string | undefined): string | undefined => {
   return text ? text : undefined;
 };
 
+/** The `<meta>`, `<link>` and first `<title>` elements under a scope, in document order. */
+interface HeadTags {
+  readonly metas: Element[];
+  readonly links: Element[];
+  title: Element | undefined;
+}
+
+/** One walk over the scope's descendants (the scope itself excluded, as `find` does). */
+function headTags(scope: AnyNode): HeadTags {
+  const out: HeadTags = { metas: [], links: [], title: undefined };
+  const walk = (node: AnyNode) => {
+    const children = (node as { children?: AnyNode[] }).children;
+    if (!children) return;
+    for (const c of children) {
+      if (c.type !== 'tag' && c.type !== 'script' && c.type !== 'style') continue;
+      const el = c as Element;
+      if (el.name === 'meta') out.metas.push(el);
+      else if (el.name === 'link') out.links.push(el);
+      else if (el.name === 'title') out.title ??= el;
+      walk(el);
+    }
+  };
+  walk(scope);
+  return out;
+}
+
 /** All `<meta>` contents keyed by lower-cased name/property; the first value of a key wins. */
-function metaValues($: CheerioAPI, scope: Cheerio<AnyNode>): Map<string, string[]> {
+function metaValues(metas: readonly Element[]): Map<string, string[]> {
   const values = new Map<string, string[]>();
-  scope.find('meta[content]').each((_, el) => {
+  for (const el of metas) {
+    if (el.attribs['content'] === undefined) continue;
     const key = (el.attribs['property'] ?? el.attribs['name'] ?? el.attribs['itemprop'] ?? '').trim().toLowerCase();
     const content = clean(el.attribs['content']);
-    if (!key || !content) return;
+    if (!key || !content) continue;
     const list = values.get(key);
     if (list) list.push(content);
     else values.set(key, [content]);
-  });
+  }
   return values;
 }
 
-function favicon(scope: Cheerio<AnyNode>, base: string): string | undefined {
-  const links = scope.find('link[rel][href]').toArray();
-  const rels = (el: (typeof links)[number]) => (el.attribs['rel'] ?? '').toLowerCase().split(/\s+/);
+const relsOf = (el: Element): string[] => (el.attribs['rel'] ?? '').toLowerCase().split(/[ \t\n\f\r]+/);
+
+function favicon(links: readonly Element[], base: string): string | undefined {
+  const candidates = links.filter((el) => el.attribs['rel'] !== undefined && el.attribs['href'] !== undefined);
   const pick =
-    links.find((el) => rels(el).includes('icon')) ??
-    links.find((el) => rels(el).some((r) => r.endsWith('icon')));
+    candidates.find((el) => relsOf(el).includes('icon')) ??
+    candidates.find((el) => relsOf(el).some((r) => r.endsWith('icon')));
   const href = pick?.attribs['href'];
   return href ? (absolute(href, base) ?? undefined) : undefined;
+}
+
+/** Text of an element (all its text descendants), as cheerio's `.text()` reads it. */
+function textOf(node: AnyNode): string {
+  if (node.type === 'text') return (node as unknown as { data: string }).data;
+  const children = (node as { children?: AnyNode[] }).children;
+  if (!children || node.type === 'comment') return '';
+  let text = '';
+  for (const c of children) text += textOf(c);
+  return text;
 }
 
 /**
@@ -78,15 +116,15 @@ function favicon(scope: Cheerio<AnyNode>, base: string): string | undefined {
  */
 export function pageMetadata($: CheerioAPI, base: string, headers: Readonly<Record<string, string>> = {}): PageMetadata {
   // The head holds these tags; a page without one (or with tags misplaced into the body
-  // by the parser) is searched whole. One scope keeps this to a few small queries. The
-  // parser gives a document exactly one <html> and one <head>, its children: they are
-  // reached directly, not searched for through the page.
+  // by the parser) is searched whole, in one walk. The loader gives a document exactly
+  // one <html> and one <head>, its children: they are reached directly, not searched for.
   const html = $.root().children('html');
   const head = html.children('head');
-  const scope: Cheerio<AnyNode> = head.length && head.children().length ? head : $.root();
-  const meta = metaValues($, scope);
+  const scope: AnyNode | undefined = head.length && head.children().length ? head[0] : $.root()[0];
+  const tags = scope ? headTags(scope) : { metas: [], links: [], title: undefined };
+  const meta = metaValues(tags.metas);
   const out: PageMetadata = {};
-  const title = clean(scope.find('title').first().text());
+  const title = tags.title ? clean(textOf(tags.title)) : undefined;
   if (title) out.title = title;
   for (const [key, field] of META_FIELDS) {
     const value = meta.get(key)?.[0];
@@ -95,15 +133,16 @@ export function pageMetadata($: CheerioAPI, base: string, headers: Readonly<Reco
   if (!out.title && out.ogTitle) out.title = out.ogTitle;
   const alternates = meta.get('og:locale:alternate');
   if (alternates) out.ogLocaleAlternate = alternates;
+  const httpLanguage = tags.metas.find((el) => el.attribs['http-equiv']?.toLowerCase() === 'content-language');
   const language =
     clean(html.attr('lang')) ??
-    clean(scope.find('meta[http-equiv="content-language" i]').attr('content')) ??
+    clean(httpLanguage?.attribs['content']) ??
     clean(headers['content-language']?.split(',')[0]);
   if (language) out.language = language;
-  const canonical = scope.find('link[rel~="canonical" i][href]').first().attr('href');
+  const canonical = tags.links.find((el) => el.attribs['href'] !== undefined && relsOf(el).includes('canonical'))?.attribs['href'];
   const canonicalUrl = canonical ? absolute(canonical, base) : null;
   if (canonicalUrl) out.canonical = canonicalUrl;
-  const icon = favicon(scope, base);
+  const icon = favicon(tags.links, base);
   if (icon) out.favicon = icon;
   for (const field of URL_FIELDS) {
     const value = out[field];

@@ -135,14 +135,7 @@ class TreeElement extends TreeNode {
     if (!this.html) return NO_MATCH;
     if (!this.names) {
       const names = new Set<string>();
-      const walk = (el: TreeElement) => {
-        for (let c = el.firstChild; c; c = c.nextSibling) {
-          if (!(c instanceof TreeElement)) continue;
-          if (c.html) names.add(c.nodeName);
-          walk(c);
-        }
-      };
-      walk(this);
+      collectNames(this, names);
       this.names = names;
     }
     return this.names.has(name) ? ONE_MATCH : NO_MATCH;
@@ -180,6 +173,15 @@ class TreeElement extends TreeNode {
       el.text = null;
       el.names = null;
     }
+  }
+}
+
+/** The HTML element names under `el`, into `names`. */
+function collectNames(el: TreeElement, names: Set<string>): void {
+  for (let c = el.firstChild; c; c = c.nextSibling) {
+    if (!(c instanceof TreeElement)) continue;
+    if (c.html) names.add(c.nodeName);
+    collectNames(c, names);
   }
 }
 
@@ -228,30 +230,33 @@ function attributesOf(el: Element, html: boolean): Readonly<Record<string, strin
 
 const isElement = (node: AnyNode): node is Element => node.type === 'tag' || node.type === 'script' || node.type === 'style';
 
+/** Appends pending text to `into` (none inside table structure but white space). */
+function flushText(into: TreeElement, text: string, structure: boolean): void {
+  if (!text) return;
+  if (structure && !ASCII_WHITESPACE.test(text)) throw new Unsafe('text inside table structure');
+  into.append(new TreeText(text.includes('\r') ? newlines(text) : text));
+}
+
 /** Copies `from`'s children into `into`; `open` counts the NO_NESTING elements around. */
 function copyChildren(from: Element, into: TreeElement, open: Record<string, number>): void {
   const structure = into.html && TABLE_STRUCTURE.has(into.nodeName);
   let text = '';
-  const flush = () => {
-    if (!text) return;
-    if (structure && !ASCII_WHITESPACE.test(text)) throw new Unsafe('text inside table structure');
-    into.append(new TreeText(text.includes('\r') ? newlines(text) : text));
-    text = '';
-  };
   for (const child of from.children) {
     if (child.type === 'text') {
       text += child.data;
     } else if (child.type === 'comment') {
-      flush();
+      flushText(into, text, structure);
+      text = '';
       into.append(new TreeComment());
     } else if (isElement(child)) {
-      flush();
+      flushText(into, text, structure);
+      text = '';
       into.append(copyElement(child, into, open));
     } else {
       throw new Unsafe(`a ${child.type} node`);
     }
   }
-  flush();
+  flushText(into, text, structure);
   const first = into.firstChild;
   if (into.html && FIRST_NEWLINE_DROPPED.has(into.nodeName) && first instanceof TreeText && first.data.startsWith('\n')) {
     if (first.data.length === 1) into.removeChild(first);

@@ -42,12 +42,56 @@ export function childElements(node: ParentNode): Element[] {
   return out;
 }
 
+/** A node `detach` removed, and where it was. */
+interface Removal {
+  readonly node: AnyNode;
+  readonly parent: ParentNode;
+  readonly index: number;
+}
+
+/** The removals of the running `undoable` call (extraction is synchronous: one at a time). */
+let journal: Removal[] | null = null;
+
+/**
+ * Runs `fn`, noting every `detach` it makes, and returns its result with a function that
+ * puts the removed nodes back where they were (an extraction pass that removed too much is
+ * redone on the same tree, with no copy of the page made beforehand).
+ */
+export function undoable<T>(fn: () => T): { result: T; undo: () => void } {
+  const outer = journal;
+  const removals: Removal[] = [];
+  journal = removals;
+  try {
+    return { result: fn(), undo: () => restore(removals) };
+  } finally {
+    journal = outer;
+  }
+}
+
+function restore(removals: Removal[]): void {
+  for (let k = removals.length - 1; k >= 0; k -= 1) {
+    const { node, parent, index } = removals[k] as Removal;
+    const children = parent.children as AnyNode[];
+    children.splice(index, 0, node);
+    const prev = children[index - 1] ?? null;
+    const next = children[index + 1] ?? null;
+    node.parent = parent;
+    node.prev = prev as never;
+    node.next = next as never;
+    if (prev) prev.next = node as never;
+    if (next) next.prev = node as never;
+  }
+  removals.length = 0;
+}
+
 /** Removes a node from its parent (no-op when detached). */
 export function detach(node: AnyNode): void {
   const parent = node.parent;
   if (!parent) return;
   const i = parent.children.indexOf(node as never);
-  if (i >= 0) parent.children.splice(i, 1);
+  if (i < 0) return;
+  parent.children.splice(i, 1);
+  journal?.push({ node, parent, index: i });
   if (node.prev) node.prev.next = node.next;
   if (node.next) node.next.prev = node.prev;
   node.parent = null;

@@ -23,12 +23,13 @@
  * Decoding raw bytes to a string (charset from BOM, header, markup) is decode.ts.
  */
 import type { Cheerio, CheerioAPI } from 'cheerio';
-import { type Element, type TextStats, contains, isElement, measure } from './dom.js';
+import { type Element, type ParentNode, type TextStats, contains, isElement, measure, undoable } from './dom.js';
 import { removeBoilerplateSections, removeLinkBlocks, removeMetaLines } from './clean.js';
 import { type FurnitureLevel, removeFurniture, removeNonContent } from './prune.js';
 import { type Choice, apply, proseOf, scoredCandidate, semanticCandidate } from './select.js';
 import { expandRoot, trimAroundCore } from './expand.js';
 import { plainText } from './text.js';
+import { bodyOf } from '../formats/load-html.js';
 
 export { plainText } from './text.js';
 
@@ -73,16 +74,16 @@ export function extractMainContent($: CheerioAPI, options: MainContentOptions = 
   const docRoot = $.root()[0];
   if (!docRoot) return $('body');
   removeNonContent(docRoot);
-  const body = $('body')[0] ?? ($('html')[0] as Element | undefined);
+  const body = bodyOf($) ?? ($('html')[0] as Element | undefined);
   if (!body) return $('body');
-  const original = $(body).clone();
-  let root = extractFrom($, body, 'full');
+  let pass = undoable(() => extractFrom($, body, 'full'));
   for (const level of RETRY_LEVELS) {
-    if (proseOf(measure(root).get(root)) >= MIN_ROOT_PROSE) break;
+    if (proseOf(measure(pass.result).get(pass.result)) >= MIN_ROOT_PROSE) break;
     // Too little survived: start again from the unpruned body, removing less.
-    $(body).empty().append(original.clone().contents());
-    root = extractFrom($, body, level);
+    pass.undo();
+    pass = undoable(() => extractFrom($, body, level));
   }
+  const root = pass.result;
   return $(withIncludes($, root, includes));
 }
 
@@ -94,7 +95,7 @@ function extractFrom($: CheerioAPI, body: Element, level: FurnitureLevel): Eleme
   removeFurniture(body, level);
   const stats = measure(body);
   const total = proseOf(stats.get(body));
-  const choice = choose(semanticCandidate($, stats, total), scoredCandidate(body, stats), stats);
+  const choice = choose(semanticCandidate($.root()[0] as ParentNode, stats, total), scoredCandidate(body, stats), stats);
   const core = choice ? apply(choice) : body;
   clean(core);
   const widened = measure(body);

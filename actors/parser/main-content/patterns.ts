@@ -54,22 +54,51 @@ export const WEAK_NEGATIVE =
 export const POSITIVE =
   /(?:^|[\s_-])(?:article|articlebody|article-?(?:body|content|text)|body|content|entry|entry-?content|hentry|main|page|post|post-?(?:body|content|text|entry)|text|blog|story|story-?body|prose|markdown|rich-?text|instapaper_body|single|detail)(?=$|[\s_-])/;
 
+/** Class names of the usual article-body containers (on an article, div, section or main). */
+const ARTICLE_BODY_CLASSES: readonly string[] = [
+  'post-content', 'post_content', 'post-body', 'post-entry', 'postentry', 'post-text', 'post_text', 'postcontent',
+  'entry-content', 'entry_content', 'entry-body', 'article-content', 'article__content', 'article-body',
+  'article__body', 'articlebody', 'article_body', 'article-text', 'article__text', 'articletext', 'story-body',
+  'story-content', 'storycontent', 'blog-content', 'blog-post-content', 'single-content', 'content-body',
+  'body-text', 'text-content', 'news-content', 'news-text', 'rich-text', 'richtext', 'field--name-body',
+];
+
 /**
  * Selectors of the usual article-body containers, best first (trafilatura's BODY_XPATH
  * idea, written as CSS). The first one holding enough prose is a strong candidate.
+ * select.ts matches them in one walk (`articleRank`); this list is their definition.
  */
 export const ARTICLE_SELECTORS: readonly string[] = [
   '[itemprop="articleBody"], [itemprop="articlebody"]',
-  [
-    'post-content', 'post_content', 'post-body', 'post-entry', 'postentry', 'post-text', 'post_text', 'postcontent',
-    'entry-content', 'entry_content', 'entry-body', 'article-content', 'article__content', 'article-body',
-    'article__body', 'articlebody', 'article_body', 'article-text', 'article__text', 'articletext', 'story-body',
-    'story-content', 'storycontent', 'blog-content', 'blog-post-content', 'single-content', 'content-body',
-    'body-text', 'text-content', 'news-content', 'news-text', 'rich-text', 'richtext', 'field--name-body',
-  ].map((c) => `article.${c}, div.${c}, section.${c}, main.${c}`).join(', '),
+  ARTICLE_BODY_CLASSES.map((c) => `article.${c}, div.${c}, section.${c}, main.${c}`).join(', '),
   'article',
   '[role="main"], main',
 ];
+
+const ARTICLE_BODY_CLASS_SET: ReadonlySet<string> = new Set(ARTICLE_BODY_CLASSES);
+const ARTICLE_BODY_TAGS: ReadonlySet<string> = new Set(['article', 'div', 'section', 'main']);
+
+/**
+ * Every `ARTICLE_SELECTORS` entry an element (lower-case tag name `tag`, attributes
+ * `attribs`) matches, as a bit set (bit i: selector i), without the selector engine.
+ */
+export function articleRanks(tag: string, attribs: Readonly<Record<string, string>>): number {
+  let bits = 0;
+  const itemprop = attribs['itemprop'];
+  if (itemprop === 'articleBody' || itemprop === 'articlebody') bits |= 1;
+  const cls = attribs['class'];
+  if (cls && ARTICLE_BODY_TAGS.has(tag)) {
+    for (const c of cls.split(/[ \t\n\f\r]+/)) {
+      if (ARTICLE_BODY_CLASS_SET.has(c)) {
+        bits |= 2;
+        break;
+      }
+    }
+  }
+  if (tag === 'article') bits |= 4;
+  if (tag === 'main' || attribs['role'] === 'main') bits |= 8;
+  return bits;
+}
 
 /**
  * Short texts that head (or are) boilerplate blocks: related links, comments, sharing,

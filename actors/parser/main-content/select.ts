@@ -6,9 +6,8 @@
  * The semantic choice wins when it holds a fair share of the scored choice's prose or
  * contains it; when both are poor, the whole body is the answer.
  */
-import type { CheerioAPI } from 'cheerio';
-import { type Element, type TextStats, childElements, contains, detach, hintOf, isElement, linkDensity, tagOf } from './dom.js';
-import { ARTICLE_SELECTORS } from './patterns.js';
+import { type Element, type ParentNode, type TextStats, childElements, contains, detach, hintOf, isElement, linkDensity, tagOf } from './dom.js';
+import { ARTICLE_SELECTORS, articleRanks } from './patterns.js';
 import { scoreCandidates } from './score.js';
 
 /** Non-link characters: the prose an element carries. */
@@ -23,15 +22,31 @@ const MIN_ARTICLE_PROSE = 250;
  * half the prose of the largest wins (an endless-scroll page lists the page's own article
  * first; teasers are smaller).
  */
-export function semanticCandidate($: CheerioAPI, stats: Map<Element, TextStats>, total: number): Element | null {
+export function semanticCandidate(root: ParentNode, stats: Map<Element, TextStats>, total: number): Element | null {
   const min = Math.min(MIN_ARTICLE_PROSE, 0.3 * total);
-  for (const selector of ARTICLE_SELECTORS) {
-    const matches = ($(selector).toArray() as Element[]).filter((el) => linkDensity(stats.get(el)) < 0.5);
+  const bySelector = articleContainers(root);
+  for (const found of bySelector) {
+    const matches = found.filter((el) => linkDensity(stats.get(el)) < 0.5);
     const largest = Math.max(0, ...matches.map((el) => proseOf(stats.get(el))));
     if (largest < min) continue;
     return matches.find((el) => proseOf(stats.get(el)) >= Math.max(min, 0.5 * largest)) ?? null;
   }
   return null;
+}
+
+/** The elements under `root` matching each of `ARTICLE_SELECTORS`, in document order: one walk, no selector engine. */
+function articleContainers(root: ParentNode): Element[][] {
+  const out: Element[][] = ARTICLE_SELECTORS.map(() => []);
+  const walk = (node: ParentNode) => {
+    for (const c of node.children) {
+      if (!isElement(c)) continue;
+      const bits = articleRanks(c.name, c.attribs);
+      if (bits) for (let i = 0; i < out.length; i += 1) if (bits & (1 << i)) (out[i] as Element[]).push(c);
+      walk(c);
+    }
+  };
+  walk(root);
+  return out;
 }
 
 /** The lowest element containing all of `els`. */

@@ -1,0 +1,42 @@
+/**
+ * actors/parser/formats/load-html: pages parsed by htmlparser2 get the document shape an
+ * HTML5 parser gives them (html > head + body, table parts in place, an unclosed link
+ * closed by the next one), which metadata, main content and markdown rely on.
+ */
+import { load } from 'cheerio';
+import { describe, expect, it } from 'vitest';
+import { bodyOf, loadHtml } from '../../actors/parser/formats/load-html.js';
+
+const shaped = (html: string): string => loadHtml(html).html();
+
+describe('actors/parser/formats/load-html', () => {
+  it.each([
+    ['a fragment gets html, head and body', '<p>x', '<html><head></head><body><p>x</p></body></html>'],
+    [
+      'an unclosed head ends at the first body content; what follows </html> joins the body',
+      '<html><head><title>T</title><meta name="a" content="b"><div>in head</div></head><body><p>b</p></body></html><p>after</p>',
+      '<html><head><title>T</title><meta name="a" content="b"></head><body><div>in head</div><p>b</p><p>after</p></body></html>',
+    ],
+    ['rows written in the table get a tbody', '<table><tr><td>a<td>b</tr><tr><td>c</table>', '<html><head></head><body><table><tbody><tr><td>a</td><td>b</td></tr><tr><td>c</td></tr></tbody></table></body></html>'],
+    ['cells in a table get a row; a cell outside any table is ignored', '<table><td>x</td></table><div><td>stray</td></div>', '<html><head></head><body><table><tbody><tr><td>x</td></tr></tbody></table><div>stray</div></body></html>'],
+    ['cols get a colgroup', '<table><col><col><tr><th>h</th></tr></table>', '<html><head></head><body><table><colgroup><col><col></colgroup><tbody><tr><th>h</th></tr></tbody></table></body></html>'],
+    ['a link opening inside an unclosed link closes it', '<p><a href=1>x<b>y<a href=2>z</a>w</b>v</a>q</p>', '<html><head></head><body><p><a href="1">x<b>y</b></a><b><a href="2">z</a>w</b>vq</p></body></html>'],
+    ['processing instructions in the page are dropped; void and empty attributes serialize as HTML', '<div><?xml:namespace prefix=o?><br><input checked></div>', '<html><head></head><body><div><br><input checked=""></div></body></html>'],
+    ['a second body or a nested html tag adds no element', '<html><body>a<div><html><body>b</body></html></div></body><body>c</body></html>', '<html><head></head><body>a<div>b</div>c</body></html>'],
+  ])('%s', (_name, html, expected) => {
+    expect(shaped(html)).toBe(expected);
+  });
+
+  it('gives the same document as parse5 for well-formed pages (the doctype is kept as written)', () => {
+    const html = '<!doctype html><html lang="en"><head><title>T &amp; U</title></head><body><h1>A</h1><p>x&nbsp;<a href="/u?a=1&amp;b=2">y</a></p><table><thead><tr><th>h</th></tr></thead><tbody><tr><td>1</td></tr></tbody></table></body></html>';
+    const ours = loadHtml(html);
+    const parse5 = load(html);
+    expect(ours.html(ours('html'))).toBe(parse5.html(parse5('html')));
+  });
+
+  it('finds the body through html', () => {
+    const $ = loadHtml('<title>t</title><p>x</p>');
+    expect(bodyOf($)?.name).toBe('body');
+    expect($(bodyOf($)).text()).toBe('x');
+  });
+});

@@ -64,6 +64,8 @@ export async function handlePageFetched(page: PageFetched, runtime: Pick<Runtime
   const options = parseJsonObject<ScrapeOptions>(page.options) ?? {};
   const source = isPageSource(page.source) ? page.source : 'fresh';
   let document: ScrapeDocument;
+  // A crawl follows the page's links: read from the parse the document is built from.
+  let links: string[] = [];
   try {
     document = await buildDocument(
       {
@@ -75,6 +77,7 @@ export async function handlePageFetched(page: PageFetched, runtime: Pick<Runtime
         headers: page.headers,
       },
       options,
+      page.jobId ? { pageLinks: (found) => (links = found) } : {},
     );
   } catch (error) {
     const code = (error as { code?: unknown }).code;
@@ -99,7 +102,7 @@ export async function handlePageFetched(page: PageFetched, runtime: Pick<Runtime
   const data = extras ? JSON.stringify({ ...document, ...extras }) : json;
   // A page of a crawl or batch job (job-page.ts): stored in job_pages, reported to the frontier.
   const title = typeof document.metadata.title === 'string' ? document.metadata.title : '';
-  const job = await storeJobPage(page, title, data, runtime.writer);
+  const job = await storeJobPage(page, title, data, links, runtime.writer);
   return { kind: 'ack', emit: [...replyTo(page, { ok: true, data, errorCode: null, errorMessage: null, credits: page.credits, source }), ...job] };
 }
 

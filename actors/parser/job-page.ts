@@ -3,32 +3,22 @@
  * document in `job_pages` under the seq the frontier gave it (carried in the request id,
  * pipeline/jobs/pages.ts), then tells the frontier with a JobEvent `page` carrying the page's
  * credits and its links (for an HTML page: every `<a href>`/`<area href>`, absolute, the
- * whole page's, as the `links` format reads them), which a crawl follows. The row is written
+ * whole page's, as the `links` format reads them, taken from the parse the document was built
+ * from: buildDocument's `pageLinks` hook), which a crawl follows. The row is written
  * before the event, so a page the frontier counts is always readable; a redelivered event
  * writes the same row again (it collapses on (tenant, job_id, url_hash)) and the frontier
  * settles a page once.
  */
 import { createHash } from 'node:crypto';
-import { load } from 'cheerio';
 import type { AnyEmission } from '../../pipeline/events.js';
 import { jobPageSeq, jobPageStored } from '../../pipeline/jobs/pages.js';
-import { mediaType } from '../../pipeline/net/content.js';
 import type { BatchWriter } from '../../pipeline/store/batch-writer.js';
 import type { EventValue } from '../../schemas/events/index.js';
-import { pageLinks } from './formats/links.js';
-import { baseOf } from './formats/urls.js';
 
 type PageFetched = EventValue<'PageFetched'>;
 
-function linksOf(page: PageFetched): string[] {
-  const type = mediaType(page.contentType);
-  if (type !== 'text/html' && type !== 'application/xhtml+xml') return [];
-  const $ = load(Buffer.from(page.body).toString('utf8'));
-  return pageLinks($, baseOf($, page.finalUrl || page.url));
-}
-
 /** Stores a job page and returns its `page` event; nothing for a page of no job. */
-export async function storeJobPage(page: PageFetched, title: string, documentJson: string, writer: Pick<BatchWriter, 'write'>): Promise<AnyEmission[]> {
+export async function storeJobPage(page: PageFetched, title: string, documentJson: string, links: readonly string[], writer: Pick<BatchWriter, 'write'>): Promise<AnyEmission[]> {
   if (!page.jobId) return [];
   const seq = jobPageSeq(page.requestId, page.jobId);
   if (seq === null) return [];
@@ -47,5 +37,5 @@ export async function storeJobPage(page: PageFetched, title: string, documentJso
       created_at: Date.now(),
     },
   ]);
-  return jobPageStored(page, { statusCode: page.statusCode, credits: page.credits, links: linksOf(page) });
+  return jobPageStored(page, { statusCode: page.statusCode, credits: page.credits, links });
 }

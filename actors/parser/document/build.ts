@@ -24,6 +24,7 @@ export async function buildOfKind(
   bytes: Buffer,
   facts: ResponseFacts,
   options: ResolvedOptions,
+  hooks: DocumentHooks = {},
 ): Promise<ScrapeDocument> {
   switch (kind) {
     case 'pdf':
@@ -31,7 +32,7 @@ export async function buildOfKind(
     case 'docx':
       return buildDocxDocument(bytes, facts, options);
     case 'html':
-      return buildHtmlDocument(decodeBody(bytes, facts.contentType).text, facts, options);
+      return buildHtmlDocument(decodeBody(bytes, facts.contentType).text, facts, options, hooks.pageLinks ? { pageLinks: hooks.pageLinks } : {});
     default:
       return buildTextDocument(decodeBody(bytes, facts.contentType).text, kind, facts, options);
   }
@@ -44,8 +45,14 @@ function unsupported(what: string): AppError {
   );
 }
 
+/** What a caller learns of a page while its document is built. */
+export interface DocumentHooks {
+  /** An HTML page's links, whatever the formats (HtmlMode.pageLinks); not called for other kinds. */
+  readonly pageLinks?: (links: string[]) => void;
+}
+
 /** A fetched page → its scrape document. Throws AppError `unsupported_content`. */
-export async function buildDocument(input: DocumentInput, options: DocumentOptions = {}): Promise<ScrapeDocument> {
+export async function buildDocument(input: DocumentInput, options: DocumentOptions = {}, hooks: DocumentHooks = {}): Promise<ScrapeDocument> {
   const resolved = resolveOptions(options);
   const declared = mediaTypeOf(input.contentType);
   const kind = isUndeclared(input.contentType) ? sniffKind(input.bytes) : kindOfMediaType(input.contentType);
@@ -60,7 +67,7 @@ export async function buildDocument(input: DocumentInput, options: DocumentOptio
     contentType: input.contentType || MEDIA_TYPE_OF[kind],
     headers: input.headers,
   };
-  return buildOfKind(kind, input.bytes, facts, resolved);
+  return buildOfKind(kind, input.bytes, facts, resolved, hooks);
 }
 
 /** An uploaded file, as the multipart handler gives it. */

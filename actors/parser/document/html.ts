@@ -43,6 +43,11 @@ export interface HtmlMode {
   readonly wholeDocument?: boolean;
   /** Extra metadata (numPages, a title from the file's properties) laid over the page's. */
   readonly metadata?: Partial<DocumentMetadata>;
+  /**
+   * Called with the whole page's links (as the `links` format reads them, before
+   * `excludeTags`), whatever the formats: a crawl follows them (actors/parser/job-page.ts).
+   */
+  readonly pageLinks?: (links: string[]) => void;
 }
 
 export function responseMetadata(facts: ResponseFacts): Pick<DocumentMetadata, 'statusCode' | 'contentType' | 'sourceURL' | 'url'> {
@@ -81,6 +86,7 @@ export function buildHtmlDocument(html: string, facts: ResponseFacts, options: R
   const $ = loadHtml(html);
   const base = baseOf($, facts.finalUrl);
   const metadata: DocumentMetadata = { ...pageMetadata($, base, facts.headers), ...mode.metadata, ...responseMetadata(facts) };
+  mode.pageLinks?.(pageLinks($, base));
   removeExcluded($, options.excludeTags);
   const links = wants.has('links') ? pageLinks($, base) : undefined;
   const media = wants.has('media') ? pageMedia($, base) : undefined;

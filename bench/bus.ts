@@ -50,7 +50,7 @@ import { KAFKA_INLINE_LIMIT_BYTES } from '../pipeline/runtime.js';
 import { ChdbStore } from '../pipeline/store/chdb.js';
 import { BatchWriter } from '../pipeline/store/batch-writer.js';
 import { KCAT, startMockKafka, type MockKafka } from '../test/helpers/kafka.js';
-import { emit } from './lib.js';
+import { emit, median } from './lib.js';
 
 function positiveInt(name: string, fallback: number): number {
   const raw = process.env[name];
@@ -78,11 +78,6 @@ const SETTINGS = Object.freeze({
 
 const log = createLogger(process.env.BENCH_LOG_LEVEL || 'error', { write: (line: string) => void process.stderr.write(line) });
 const round3 = (n: number) => Math.round(n * 1000) / 1000;
-const median = (values: number[]) => {
-  const s = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(s.length / 2);
-  return s.length % 2 ? (s[mid] as number) : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
-};
 const percentile = (sorted: Float64Array, p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
 
 // ---- measuring one run ----------------------------------------------------------------

@@ -44,7 +44,7 @@
  */
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { SETTINGS, emit, positiveInteger, startChild, startServer, type Child, type ServerChild } from './lib.js';
+import { SETTINGS, cpuMs, emit, median, positiveInteger, startChild, startServer, type Child, type ServerChild } from './lib.js';
 
 const TARGET_RATIO = 1.0;
 const TARGET_RSS_RATIO = 1.0;
@@ -60,17 +60,6 @@ const script = (name: string) => fileURLToPath(new URL(`./servers/${name}.ts`, i
 
 const round1 = (n: number) => Math.round(n * 10) / 10;
 const round3 = (n: number) => Math.round(n * 1000) / 1000;
-
-function median(values: readonly number[]): number {
-  const s = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(s.length / 2);
-  return s.length % 2 ? (s[mid] as number) : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
-}
-
-async function cpuMs(child: Child): Promise<number> {
-  const { user, system } = (await child.ask({ type: 'cpu' })) as { user: number; system: number };
-  return (user + system) / 1000;
-}
 
 const rssMb = async (child: Child) => round1(Number((await child.ask({ type: 'memory' })).maxRssKb) / 1024);
 

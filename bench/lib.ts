@@ -174,10 +174,16 @@ export async function measure(server: ServerChild, target: Target): Promise<Meas
 
 const round3 = (n: number) => Math.round(n * 1000) / 1000;
 
-function median(values: number[]): number {
+export function median(values: readonly number[]): number {
   const s = [...values].sort((a, b) => a - b);
   const mid = Math.floor(s.length / 2);
   return s.length % 2 ? (s[mid] as number) : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
+}
+
+/** A child's CPU time so far (user + system), in ms: it answers `{type: 'cpu'}` with process.cpuUsage(). */
+export async function cpuMs(child: Child): Promise<number> {
+  const { user, system } = (await child.ask({ type: 'cpu' })) as { user: number; system: number };
+  return (user + system) / 1000;
 }
 
 export interface Comparison {

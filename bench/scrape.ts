@@ -27,7 +27,7 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { detectCharset } from '../pipeline/net/charset.js';
 import { corpusDir, trafilaturaPages } from './corpus.js';
-import { SETTINGS, emit, positiveInteger, startChild, startServer, type Child } from './lib.js';
+import { SETTINGS, cpuMs, emit, median, positiveInteger, startChild, startServer, type Child } from './lib.js';
 import { drive, type DriveResult } from './servers/drive.js';
 
 const TARGET_RATIO = 0.7;
@@ -79,17 +79,6 @@ const round3 = (n: number) => Math.round(n * 1000) / 1000;
 function percentile(sorted: readonly number[], p: number): number {
   if (!sorted.length) return 0;
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] as number;
-}
-
-function median(values: readonly number[]): number {
-  const s = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(s.length / 2);
-  return s.length % 2 ? (s[mid] as number) : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
-}
-
-async function cpuMs(child: Child): Promise<number> {
-  const { user, system } = (await child.ask({ type: 'cpu' })) as { user: number; system: number };
-  return (user + system) / 1000;
 }
 
 function side(result: DriveResult, cpu: number): Side {

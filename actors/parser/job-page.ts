@@ -37,5 +37,6 @@ export async function storeJobPage(page: PageFetched, title: string, documentJso
       created_at: Date.now(),
     },
   ]);
-  return jobPageStored(page, { statusCode: page.statusCode, credits: page.credits, links });
+  const redirected = page.finalUrl && page.finalUrl !== page.url ? { finalUrl: page.finalUrl } : {};
+  return jobPageStored(page, { statusCode: page.statusCode, credits: page.credits, links, ...redirected });
 }

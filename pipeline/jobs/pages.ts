@@ -4,8 +4,8 @@
  * carry the number to the `job_pages` row without a field of their own, and a redelivered
  * event keeps it. Each page ends in one JobEvent for the frontier:
  *
- * - `page`: stored (`data`: {seq, url, statusCode, credits, links}); `links` are the page's
- *   links (absolute, http(s)), which a crawl follows;
+ * - `page`: stored (`data`: {seq, url, statusCode, credits, links, finalUrl?}); `links` are the
+ *   page's links (absolute, http(s)), which a crawl follows; `finalUrl` where its redirects ended;
  * - `pageFailed`: not read (`data`: {seq, url, code, message, statusCode}).
  *
  * Job ids carry their kind (`crawl_…`, `batch_…`), so every JobEvent names it.
@@ -39,6 +39,8 @@ export interface PageStored {
   readonly statusCode: number;
   readonly credits: number;
   readonly links: readonly string[];
+  /** Where the page's redirects ended, when that is not `url`: a crawl does not fetch it again. */
+  readonly finalUrl?: string;
 }
 
 export interface PageFailed {

@@ -280,6 +280,15 @@ function jobSuite(makeEngine: () => Engine): void {
     expect(scrapes(fromX.kind === 'ack' ? fromX.emit : []).map((s) => s.url)).toEqual(['https://example.com/y']);
   });
 
+  it('does not fetch again the URL a page redirected to', async () => {
+    const { id, tenant } = await job('crawl', { url: 'https://example.com/', maxConcurrency: 10 });
+    await handleJobEvent(event(tenant, id, 'started'), deps(), signal);
+    const links = ['https://example.com/home', 'https://example.com/home/', 'https://example.com/other'];
+    const out = await handleJobEvent(event(tenant, id, 'page', { seq: 1, url: 'https://example.com/', finalUrl: 'https://example.com/home', statusCode: 200, credits: 1, links }), deps(), signal);
+    expect(scrapes(out.kind === 'ack' ? out.emit : []).map((s) => s.url)).toEqual(['https://example.com/other']);
+    expect((await liveJob(state, id))?.total).toBe(2);
+  });
+
   it('follows links one level deeper up to maxDepth and limit, and lists what robots.txt disallows', async () => {
     robots = robotsFromStatus(200, 'User-agent: *\nDisallow: /private/\n', 'https://example.com/robots.txt');
     sitemap.push('https://example.com/s1', 'https://example.com/s2');

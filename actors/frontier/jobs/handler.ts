@@ -151,9 +151,12 @@ async function settle(deps: JobHandlerDeps, job: JobRecord, pace: Pace, type: 'p
   if (!page) return;
   if (type === 'page' && job.kind === 'crawl' && job.status === 'scraping') {
     const params = crawlParamsOf(job.params);
+    const scope = crawlScope(params);
+    // The page's redirects ended elsewhere: that URL is this page, not one to fetch again.
+    const landed = typeof data.finalUrl === 'string' ? scope.candidate(data.finalUrl) : null;
+    if (landed) await markSeen(deps.state, job.id, landed);
     const depth = await depthOf(deps.state, job.id, page);
     if (depth < params.maxDepth) {
-      const scope = crawlScope(params);
       for (const link of Array.isArray(data.links) ? data.links : []) {
         const c = typeof link === 'string' ? scope.candidate(link) : null;
         if (c && (await admit(deps, job, params, c, depth + 1, signal)) === 'full') break;

@@ -8,6 +8,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ERRORS, type ErrorCode } from '../schemas/errors.js';
 import { AppError } from '../pipeline/errors.js';
+import type { Logger } from '../pipeline/log.js';
 import type { ValidationDetail } from './validation.js';
 
 export class ValidationFailed extends Error {
@@ -42,14 +43,15 @@ export function errorBody(code: ErrorCode, message: string, requestId: string) {
   return { success: false as const, error: { code, message, retriable: ERRORS[code].retriable, requestId } };
 }
 
-export function sendError(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  // Framework errors (a malformed URL) are answered before the onRequest hook ran.
+/** Answers `error`; `log` is the service's logger, whose child for this request gets any line. */
+export function sendError(error: unknown, request: FastifyRequest, reply: FastifyReply, log: Logger): FastifyReply {
+  // Framework errors (a malformed URL) are answered without the onSend hook that sets it.
   reply.header('x-request-id', request.id);
   if (error instanceof ValidationFailed) {
     return reply.code(422).send({ detail: error.detail });
   }
   if (error instanceof AppError) {
-    if (error.status >= 500 && error.code !== 'not_implemented') request.log.warn({ code: error.code, err: error }, error.message);
+    if (error.status >= 500 && error.code !== 'not_implemented') log.child({ reqId: request.id }).warn({ code: error.code, err: error }, error.message);
     return reply.code(error.status).headers(error.headers).send(errorBody(error.code, error.message, request.id));
   }
   const e = (error ?? {}) as { code?: unknown; statusCode?: unknown; message?: unknown };
@@ -58,6 +60,6 @@ export function sendError(error: unknown, request: FastifyRequest, reply: Fastif
     const message = typeof e.message === 'string' && e.message ? e.message : ERRORS[code].description;
     return reply.code(ERRORS[code].status).send(errorBody(code, message, request.id));
   }
-  request.log.error({ err: error }, 'unhandled error');
+  log.child({ reqId: request.id }).error({ err: error }, 'unhandled error');
   return reply.code(500).send(errorBody('internal_error', 'internal error; the request id is in the log', request.id));
 }

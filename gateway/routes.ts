@@ -12,11 +12,12 @@ import type { ValidateFunction } from 'ajv';
 import { Type, type TSchema } from '@sinclair/typebox';
 import { AppError } from '../pipeline/errors.js';
 import type { KeyRecord, KeyRegistry } from '../pipeline/keys/registry.js';
+import type { Logger } from '../pipeline/log.js';
 import { OPERATIONS, PATH_PARAMS, RAW_RESPONSE_HEADERS, pathParamNames, routerPath, type Operation } from '../schemas/api/operations.js';
 import type { Credits } from './credits.js';
-import type { HandlerContext, HandlerResult, Handlers, RawBody, UploadedFilePart } from './handler.js';
+import type { HandlerContext, HandlerResult, Handlers, OperationHandler, RawBody, UploadedFilePart } from './handler.js';
+import type { AccessLog } from './access-log.js';
 import type { RateLimiter } from './rate-limit.js';
-import { pinoLoggerOf } from './request-log.js';
 import { compile, toDetails, type Part, type ValidationDetail } from './validation.js';
 
 declare module 'fastify' {
@@ -32,6 +33,10 @@ export interface RouteDeps {
   handlers: Handlers;
   /** Largest file an upload operation accepts. */
   uploadLimitBytes: number;
+  /** Where each answer's line goes; these routes write it themselves (no onSend hook). */
+  accessLog: AccessLog;
+  /** The service's logger: a request's lines go to its child bound to the request id. */
+  log: Logger;
 }
 
 interface Validators {
@@ -60,24 +65,30 @@ const BEARER = /^Bearer\s+(\S+)\s*$/i;
 
 /**
  * The onRequest hook of an operation that needs a key: the key (401), then the rate limit
- * (429). Written with callbacks rather than as an async function: the awaits of an async
- * hook, its helper and the limiter cost a small request (a 422) more than the key lookup.
+ * (429). Written with callbacks rather than as an async function, and a key this process has
+ * seen is taken without waiting (`known`): the awaits of an async hook, its helper and the
+ * limiter cost a small request (a 422) more than the key lookup.
  */
 function authorize(request: FastifyRequest, deps: RouteDeps, done: (error?: Error) => void): void {
   const header = request.headers.authorization;
   if (!header) return done(new AppError('missing_api_key', 'send the key as `Authorization: Bearer <key>`'));
   const match = BEARER.exec(header);
   if (!match) return done(new AppError('missing_api_key', 'the Authorization header must be `Bearer <key>`'));
-  deps.keys.authenticate(match[1] as string).then((key) => {
-    if (!key || key.revoked) return done(new AppError('invalid_api_key', 'the key is unknown or has been revoked'));
-    if (!deps.limiter.enabled) {
-      request.apiKey = key;
-      return done();
-    }
-    deps.limiter.take(key.id).then(() => {
-      request.apiKey = key;
-      done();
-    }, done);
+  const secret = match[1] as string;
+  const known = deps.keys.known?.(secret);
+  if (known) return admit(request, known, deps, done);
+  deps.keys.authenticate(secret).then((key) => admit(request, key, deps, done), done);
+}
+
+function admit(request: FastifyRequest, key: KeyRecord | null, deps: RouteDeps, done: (error?: Error) => void): void {
+  if (!key || key.revoked) return done(new AppError('invalid_api_key', 'the key is unknown or has been revoked'));
+  if (!deps.limiter.enabled) {
+    request.apiKey = key;
+    return done();
+  }
+  deps.limiter.take(key.id).then(() => {
+    request.apiKey = key;
+    done();
   }, done);
 }
 
@@ -115,60 +126,100 @@ function route(app: FastifyInstance, op: Operation, deps: RouteDeps): void {
     // A HEAD twin would do (and charge for) the work of a priced GET such as /v1/fetch.
     exposeHeadRoute: op.pricing === 'free',
     onRequest: op.auth ? (request, _reply, done) => authorize(request, deps, done) : undefined,
-    handler: async (request: FastifyRequest, reply: FastifyReply) => {
+    // Not an async function: a request that fails validation (the common failure) is answered
+    // at once, without the promise and the ticks of an async handler.
+    handler: (request: FastifyRequest, reply: FastifyReply) => {
+      if (op.multipartFiles) return uploaded(op, request, reply, validators, handler, deps);
       const details: ValidationDetail[] = [];
       const params = request.params as Record<string, string>;
       const query = request.query as Record<string, unknown>;
       check(validators.path, 'path', params, details);
       check(validators.query, 'query', query, details);
-      let body: unknown = request.body;
-      if (op.multipartFiles) {
-        body = await readUploads(op, request, details);
-      } else if (op.body) {
-        check(validators.body, 'body', body, details);
+      if (op.body) check(validators.body, 'body', request.body, details);
+      if (details.length) {
+        answer(request, reply.code(422), { detail: details }, deps);
+        return undefined;
       }
-      // Answered directly rather than thrown: the 422 is the common failure, and the
-      // framework's error path costs more than the validation itself.
-      if (details.length) return reply.code(422).send({ detail: details });
-      if (!handler) {
-        throw new AppError('not_implemented', `${op.method} ${op.path} is not served by this instance yet`);
-      }
-      let signal: AbortSignal | undefined;
-      const ctx: HandlerContext = {
-        op,
-        body,
-        query,
-        params,
-        key: request.apiKey,
-        requestId: request.id,
-        get log() {
-          return pinoLoggerOf(request.log);
-        },
-        get signal() {
-          signal ??= abortSignalOf(reply);
-          return signal;
-        },
-      };
-      const reservation = ctx.key ? await deps.credits.reserve(ctx.key, handler.estimate?.(ctx) ?? 0) : null;
-      let result: HandlerResult;
-      try {
-        result = await handler.handle(ctx);
-      } catch (error) {
-        if (reservation) await deps.credits.release(reservation);
-        throw error;
-      }
-      const wanted = op.pricing === 'free' ? 0 : (result.credits ?? 0);
-      const settled = reservation
-        ? await deps.credits.settle(reservation, wanted, { requestId: request.id, op: op.id })
-        : { charged: 0, remaining: null };
-      if (settled.charged < wanted) {
-        request.log.warn({ op: op.id, wanted, charged: settled.charged }, 'cost above the reservation; charged the reservation');
-      }
-      if (result.raw) return sendRaw(reply, result.raw, settled);
-      const cost = { credits: settled.charged, remaining: settled.remaining, ...(result.source ? { source: result.source } : {}) };
-      return reply.type('application/json; charset=utf-8').send(envelope(result, cost));
+      return serve(op, request, reply, { body: request.body, query, params }, handler, deps);
     },
   });
+}
+
+/** An upload operation: its multipart files are read before the path and query are checked. */
+async function uploaded(
+  op: Operation,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  validators: Validators,
+  handler: OperationHandler | undefined,
+  deps: RouteDeps,
+): Promise<FastifyReply> {
+  const details: ValidationDetail[] = [];
+  const params = request.params as Record<string, string>;
+  const query = request.query as Record<string, unknown>;
+  check(validators.path, 'path', params, details);
+  check(validators.query, 'query', query, details);
+  const body = await readUploads(op, request, details);
+  if (details.length) return answer(request, reply.code(422), { detail: details }, deps);
+  return serve(op, request, reply, { body, query, params }, handler, deps);
+}
+
+/** A valid request: not built yet (501), credits reserved (402), the handler, settlement, the envelope. */
+async function serve(
+  op: Operation,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  input: { body: unknown; query: Record<string, unknown>; params: Record<string, string> },
+  handler: OperationHandler | undefined,
+  deps: RouteDeps,
+): Promise<FastifyReply> {
+  if (!handler) {
+    throw new AppError('not_implemented', `${op.method} ${op.path} is not served by this instance yet`);
+  }
+  let signal: AbortSignal | undefined;
+  let log: Logger | undefined;
+  const ctx: HandlerContext = {
+    op,
+    ...input,
+    key: request.apiKey,
+    requestId: request.id,
+    get log() {
+      log ??= deps.log.child({ reqId: request.id });
+      return log;
+    },
+    get signal() {
+      signal ??= abortSignalOf(reply);
+      return signal;
+    },
+  };
+  const reservation = ctx.key ? await deps.credits.reserve(ctx.key, handler.estimate?.(ctx) ?? 0) : null;
+  let result: HandlerResult;
+  try {
+    result = await handler.handle(ctx);
+  } catch (error) {
+    if (reservation) await deps.credits.release(reservation);
+    throw error;
+  }
+  const wanted = op.pricing === 'free' ? 0 : (result.credits ?? 0);
+  const settled = reservation
+    ? await deps.credits.settle(reservation, wanted, { requestId: request.id, op: op.id })
+    : { charged: 0, remaining: null };
+  if (settled.charged < wanted) {
+    ctx.log.warn({ op: op.id, wanted, charged: settled.charged }, 'cost above the reservation; charged the reservation');
+  }
+  if (result.raw) return answer(request, withRawHeaders(reply, result.raw, settled), result.raw.body, deps);
+  const cost = { credits: settled.charged, remaining: settled.remaining, ...(result.source ? { source: result.source } : {}) };
+  return answer(request, reply.type('application/json; charset=utf-8'), envelope(result, cost), deps);
+}
+
+/**
+ * Sends an answer with its request id, then writes its access line. Failures thrown from
+ * here on are answered by the error handler (gateway/app.ts), which does the same.
+ */
+function answer(request: FastifyRequest, reply: FastifyReply, payload: unknown, deps: RouteDeps): FastifyReply {
+  reply.header('x-request-id', request.id).send(payload);
+  deps.accessLog.write(request, reply);
+  return reply;
 }
 
 /**
@@ -188,7 +239,7 @@ function envelope(result: HandlerResult, cost: Record<string, unknown>): string 
  * content is someone else's: `nosniff` keeps a browser to the declared type, and the
  * `sandbox` policy keeps fetched HTML or SVG from running script with this origin's rights.
  */
-function sendRaw(reply: FastifyReply, raw: RawBody, settled: { charged: number; remaining: number | null }): FastifyReply {
+function withRawHeaders(reply: FastifyReply, raw: RawBody, settled: { charged: number; remaining: number | null }): FastifyReply {
   return reply
     .headers({
       ...raw.headers,
@@ -197,8 +248,7 @@ function sendRaw(reply: FastifyReply, raw: RawBody, settled: { charged: number; 
       'x-content-type-options': 'nosniff',
       'content-security-policy': 'sandbox',
     })
-    .type(raw.contentType || 'application/octet-stream')
-    .send(raw.body);
+    .type(raw.contentType || 'application/octet-stream');
 }
 
 /** Aborted when the connection closes before the response was written. */

@@ -168,11 +168,16 @@ export class FileKeyRegistry implements KeyRegistry {
     return this.view(existing);
   }
 
-  async authenticate(secret: string): Promise<KeyRecord | null> {
+  known(secret: string): KeyRecord | undefined {
     this.freshen();
     const known = this.bySecret.get(secret);
     // Still the record the ledger holds for its hash (a re-added key line would replace it).
-    if (known && this.byHash.get(known.hash) === known) return this.view(known);
+    return known && this.byHash.get(known.hash) === known ? this.view(known) : undefined;
+  }
+
+  async authenticate(secret: string): Promise<KeyRecord | null> {
+    const known = this.known(secret);
+    if (known) return known;
     const hash = hashKey(secret);
     let key = this.byHash.get(hash);
     if (!key) {

@@ -32,6 +32,12 @@ export interface KeyRegistry {
   ensure(secret: string, name: string): Promise<KeyRecord>;
   /** The key for a presented secret, revoked or not; null when unknown. */
   authenticate(secret: string): Promise<KeyRecord | null>;
+  /**
+   * The key for a secret this process has authenticated before, answered without waiting;
+   * undefined when it has to be looked up with `authenticate`. Registries that keep no such
+   * memo leave it out.
+   */
+  known?(secret: string): KeyRecord | undefined;
   get(idOrPrefix: string): Promise<KeyRecord | null>;
   list(): Promise<KeyRecord[]>;
   revoke(idOrPrefix: string): Promise<KeyRecord>;

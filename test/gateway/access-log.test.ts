@@ -1,7 +1,6 @@
 /**
- * gateway/access-log.ts and gateway/request-log.ts: one access line per request, bound to the
- * request id. The line is written through the parent logger while no per-request child
- * exists; it must be the same line a child would write, field for field and in order.
+ * gateway/access-log.ts: one access line per request, bound to the request id. The access log writes its line itself; it must be the line pino's per-request
+ * child would write, byte for byte apart from the clock.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,7 +8,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { buildGateway } from '../../gateway/app.js';
-import { RequestLog, pinoLoggerOf } from '../../gateway/request-log.js';
+import type { FastifyReply, FastifyRequest, InjectOptions } from 'fastify';
+import { AccessLog } from '../../gateway/access-log.js';
+import type { HandlerContext } from '../../gateway/handler.js';
 import { loadConfig } from '../../pipeline/config.js';
 import { FileKeyRegistry } from '../../pipeline/keys/ledger-file.js';
 import { createLogger } from '../../pipeline/log.js';
@@ -52,28 +53,76 @@ describe('gateway/access-log', () => {
     expect(lines[0]).not.toContain(key);
   });
 
-  it('writes through the parent the same bytes as the per-request child', () => {
-    const out: string[] = [];
-    const parent = createLogger('info', { write: (line: string) => void out.push(line) }).child({ role: 'api' });
-    const fields = { method: 'GET', path: '/v1/templates', status: 200, ms: 0.4 };
-    const lazy = new RequestLog(parent, { reqId: 'r-1' });
-    lazy.withoutChild()?.info({ reqId: 'r-1', ...fields }, 'request');
-    parent.child({ reqId: 'r-1' }).info(fields, 'request');
-    expect(out).toHaveLength(2);
-    expect(withoutTime(out[0] as string)).toBe(withoutTime(out[1] as string));
+  it('writes exactly one line, with the request id, for every kind of answer', async () => {
+    const auth = { authorization: `Bearer ${key}` };
+    const cases: { request: InjectOptions & { url: string }; status: number }[] = [
+      { request: { method: 'GET', url: '/v1/templates', headers: auth }, status: 200 },
+      { request: { method: 'GET', url: '/v1/templates' }, status: 401 },
+      { request: { method: 'POST', url: '/v1/crawl', headers: { ...auth, 'content-type': 'application/json' }, payload: '{' }, status: 400 },
+      { request: { method: 'GET', url: '/v1/no-such-thing' }, status: 404 },
+      { request: { method: 'GET', url: '/v1/crawl/%E0%A4%A', headers: auth }, status: 400 },
+      { request: { method: 'GET', url: '/healthz' }, status: 200 },
+      { request: { method: 'GET', url: '/v1/openapi.json' }, status: 200 },
+      { request: { method: 'GET', url: '/docs/assets/nothing-here.js' }, status: 404 },
+    ];
+    for (const c of cases) {
+      lines.length = 0;
+      const res = await app.inject(c.request);
+      expect(res.statusCode, `${c.request.url}: ${res.body}`).toBe(c.status);
+      expect(lines, String(c.request.url)).toHaveLength(1);
+      const line = JSON.parse(lines[0] as string) as Record<string, unknown>;
+      expect(line).toMatchObject({ msg: 'request', status: c.status, method: c.request.method });
+      expect(line.reqId).toBe(res.headers['x-request-id']);
+    }
   });
 
-  it('makes the child on the first other line, and handlers get it', () => {
+  it('writes the bytes pino writes for the per-request child', () => {
     const out: string[] = [];
-    const parent = createLogger('info', { write: (line: string) => void out.push(line) });
-    const lazy = new RequestLog(parent, { reqId: 'r-2' });
-    lazy.debug('below the level');
-    expect(lazy.withoutChild()).toBe(parent);
-    lazy.warn({ code: 'x' }, 'a warning');
-    expect(lazy.withoutChild()).toBeUndefined();
-    expect(JSON.parse(out[0] as string)).toMatchObject({ reqId: 'r-2', code: 'x', msg: 'a warning' });
-    pinoLoggerOf(lazy).info('from a handler');
-    expect(JSON.parse(out[1] as string)).toMatchObject({ reqId: 'r-2', msg: 'from a handler' });
-    expect(out).toHaveLength(2);
+    const parent = createLogger('info', { write: (line: string) => void out.push(line) }).child({ role: 'api' });
+    const cases = [
+      { id: 'r-1', method: 'GET', url: '/v1/templates?x=1', status: 200 },
+      { id: 'r-"2"', method: 'POST', url: '/v1/crawl/ünï\\"code"', status: 422 },
+    ];
+    for (const c of cases) {
+      const request = { id: c.id, method: c.method, url: c.url, raw: {} } as unknown as FastifyRequest;
+      new AccessLog(parent).write(request, { statusCode: c.status } as FastifyReply);
+      const line = JSON.parse(out.at(-1) as string) as { ms: number };
+      parent.child({ reqId: c.id }).info({ method: c.method, path: c.url.split('?')[0], status: c.status, ms: line.ms }, 'request');
+      expect(withoutTime(out.at(-2) as string)).toBe(withoutTime(out.at(-1) as string));
+    }
+    expect(out).toHaveLength(4);
+  });
+
+  it('writes nothing when info is off', () => {
+    const out: string[] = [];
+    const quiet = createLogger('warn', { write: (line: string) => void out.push(line) });
+    const request = { id: 'r-3', method: 'GET', url: '/', raw: {} } as unknown as FastifyRequest;
+    new AccessLog(quiet).write(request, { statusCode: 200 } as FastifyReply);
+    expect(out).toHaveLength(0);
+  });
+
+  it("binds a handler's lines and an unhandled error's line to the request id", async () => {
+    const out: string[] = [];
+    const log = createLogger('info', { write: (line: string) => void out.push(line) });
+    const handlers = {
+      source: { handle: async (ctx: HandlerContext) => (ctx.log.info({ step: 1 }, 'from a handler'), { data: { ok: true } }) },
+      templates: { handle: async () => Promise.reject(new Error('boom')) },
+    };
+    const own = await buildGateway({ config: loadConfig({ DATA_DIR: dataDir }), log, keys, state: new MemoryState(), version: 'test', handlers });
+    try {
+      const ok = await own.inject({ method: 'GET', url: '/v1/source', headers: { 'x-request-id': 'h-1' } });
+      expect(ok.statusCode).toBe(200);
+      const failed = await own.inject({ method: 'GET', url: '/v1/templates', headers: { authorization: `Bearer ${key}`, 'x-request-id': 'h-2' } });
+      expect(failed.statusCode).toBe(500);
+      const lines = out.map((l) => JSON.parse(l) as Record<string, unknown>);
+      expect(lines.find((l) => l.msg === 'from a handler')).toMatchObject({ reqId: 'h-1', step: 1 });
+      expect(lines.find((l) => l.msg === 'unhandled error')).toMatchObject({ reqId: 'h-2', level: 50 });
+      expect(lines.filter((l) => l.msg === 'request').map((l) => [l.reqId, l.status])).toEqual([
+        ['h-1', 200],
+        ['h-2', 500],
+      ]);
+    } finally {
+      await own.close();
+    }
   });
 });

@@ -37,12 +37,14 @@ function queryParameters(op: Operation): Json[] {
 }
 
 function errorResponses(op: Operation): Json {
-  const statuses = new Set<number>([422, 500]);
+  // Any request can be malformed (400: a broken URL, bad JSON), fail inside (500), meet an
+  // engine that is down or a server shutting down (503), or an upstream that failed (502/504).
+  const statuses = new Set<number>([400, 422, 500, 501, 502, 503, 504]);
   if (op.auth) [401, 429].forEach((s) => statuses.add(s));
-  if (op.pricing === 'metered') statuses.add(402);
+  // Metered operations reach the outside world: a blocked address or robots.txt is a 403.
+  if (op.pricing === 'metered') [402, 403].forEach((s) => statuses.add(s));
   if (op.path.includes('{')) statuses.add(404);
-  if (op.body || op.multipartFiles) [400, 413, 415].forEach((s) => statuses.add(s));
-  [501, 502, 504].forEach((s) => statuses.add(s));
+  if (op.body || op.multipartFiles) [413, 415].forEach((s) => statuses.add(s));
   const out: Json = {};
   for (const status of [...statuses].sort()) {
     if (status === 422) {

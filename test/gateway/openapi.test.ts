@@ -67,6 +67,7 @@ interface OperationObject {
   parameters?: Parameter[];
   security?: unknown[];
   requestBody?: { content: Record<string, { schema?: unknown }> };
+  responses: Record<string, { description: string }>;
 }
 
 type Document = {
@@ -139,6 +140,24 @@ describe('gateway/openapi', () => {
       if (JSON.stringify(op.security) === '[]') wrong.push(`${name}: security is [] but the operation needs a key`);
     }
     expect(wrong).toEqual([]);
+  });
+
+  it('lists every error status an operation can answer', () => {
+    const missing: string[] = [];
+    for (const op of OPERATIONS) {
+      const responses = ops.get(`${op.method} ${op.path}`)?.responses ?? {};
+      // Any request: a broken URL (400), a failure inside (500), an engine down or a shutdown (503).
+      const expected = ['400', '422', '500', '503'];
+      if (op.auth) expected.push('401', '429');
+      // Metered operations fetch from the outside world: blocked addresses and robots.txt are 403.
+      if (op.pricing === 'metered') expected.push('402', '403');
+      if (op.path.includes('{')) expected.push('404');
+      for (const status of expected) if (!responses[status]) missing.push(`${op.method} ${op.path}: ${status}`);
+    }
+    expect(missing).toEqual([]);
+    const blocked = ops.get('POST /v1/scrape')?.responses['403']?.description ?? '';
+    expect(blocked).toContain('`url_blocked`');
+    expect(blocked).toContain('`robots_disallowed`');
   });
 
   it('describes each JSON body with the very schema the gateway validates with', () => {

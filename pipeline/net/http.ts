@@ -182,9 +182,21 @@ export class HttpFetcher {
 
   async fetch(request: FetchRequest): Promise<FetchResult> {
     const choice = this.router.choose(request.proxy ?? 'auto', request.location?.country);
+    // One controller per fetch, aborted by the timeout or by the caller's signal (forwarded, the
+    // listener removed when the fetch ends). Not AbortSignal.any: Node 20 keeps a composite
+    // signal that has an abort listener (got adds one per request and never removes it on a
+    // response that ends normally) in a process-wide set for good, with the whole request.
     const deadline = new AbortController();
-    const timer = setTimeout(() => deadline.abort(new Error('fetch timeout')), request.timeoutMs);
-    const signal = request.signal ? AbortSignal.any([deadline.signal, request.signal]) : deadline.signal;
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      deadline.abort(new Error('fetch timeout'));
+    }, request.timeoutMs);
+    const caller = request.signal;
+    const onCallerAbort = () => deadline.abort(caller?.reason);
+    if (caller?.aborted) onCallerAbort();
+    else caller?.addEventListener('abort', onCallerAbort, { once: true });
+    const signal = deadline.signal;
     const maxBytes = Math.min(request.maxBytes ?? this.maxBytes, this.maxBytes);
     const location = request.location ?? null;
     const forced: Record<string, string> = { 'Accept-Encoding': ACCEPT_ENCODING };
@@ -222,15 +234,16 @@ export class HttpFetcher {
         current = url.href;
       }
     } catch (error) {
-      if (request.signal?.aborted && !deadline.signal.aborted) throw request.signal.reason;
+      if (caller?.aborted && !timedOut) throw caller.reason;
       throw classify(error instanceof RetriesExhausted ? error.cause : error, {
         url: safeOrigin(current),
         proxyUrl: choice.proxyUrl,
-        timedOut: deadline.signal.aborted,
+        timedOut,
         timeoutMs: request.timeoutMs,
       });
     } finally {
       clearTimeout(timer);
+      caller?.removeEventListener('abort', onCallerAbort);
     }
   }
 

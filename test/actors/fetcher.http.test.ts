@@ -3,6 +3,8 @@
  * 127.0.0.1: `allowPrivate: true` reaches them, except in the SSRF suite, which allow-lists
  * 127.0.0.1 alone and checks that redirects and rebinding into other addresses are refused.
  */
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fetchRaw } from '../../actors/fetcher/raw.js';
 import { HttpFetcher, type FetchRequest } from '../../actors/fetcher/http.js';
@@ -163,6 +165,25 @@ describe('actors/fetcher/http', () => {
       const { code } = await failure(get('/slow?ms=5000', { timeoutMs: 1000 }));
       expect(code).toBe('fetch_timeout');
       expect(Date.now() - started).toBeLessThan(2500);
+    });
+
+    it("keeps nothing of a finished fetch made with a caller's signal, and the signal still stops one", async () => {
+      // Node 20 kept every AbortSignal.any composite that got had put a listener on, with its
+      // request and body (~45 KB per crawled page). The fetch now forwards the caller's
+      // signal to its own controller and lets go of it when done.
+      setFlagsFromString('--expose-gc');
+      const gc = runInNewContext('gc') as () => void;
+      const caller = new AbortController();
+      gc();
+      const before = process.memoryUsage().heapUsed + process.memoryUsage().arrayBuffers;
+      for (let i = 0; i < 120; i++) expect((await get('/big?mb=1', { signal: caller.signal })).body.length).toBe(MIB);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      gc();
+      const grown = process.memoryUsage().heapUsed + process.memoryUsage().arrayBuffers - before;
+      expect(grown).toBeLessThan(40 * MIB); // 120 MiB of bodies went through; the leak kept them all (~250 MB)
+      const started = get('/slow?ms=5000', { signal: caller.signal });
+      setTimeout(() => caller.abort(new Error('caller gone')), 100);
+      expect((await failure(started)).message).toBe('caller gone');
     });
 
     it('slow headers past the timeout are fetch_timeout', async () => {

@@ -167,6 +167,10 @@ function jobSuite(makeEngine: () => Engine): void {
     expect(started.kind).toBe('ack');
     const first = scrapes(started.kind === 'ack' ? started.emit : []);
     expect(first.map((s) => s.requestId)).toEqual([`${id}:1`, `${id}:2`]);
+    // Each page is keyed by its request id, so a job's pages spread over the partitions and
+    // are fetched side by side (one key's messages are handed out one at a time).
+    const sent = started.kind === 'ack' ? (started.emit ?? []).filter((e) => e.topic === 'scrapeRequested') : [];
+    expect(sent.map((e) => e.key)).toEqual([`${id}:1`, `${id}:2`]);
     expect((await liveJob(state, id))?.total).toBe(4);
     // A redelivered `started` seeds nothing again.
     const again = await handleJobEvent(event(tenant, id, 'started'), deps(), signal);

@@ -63,7 +63,11 @@ export function pageRequest(job: JobRecord, seq: number, page: QueuedPage, pace:
   return {
     // A page whose options need a browser goes to the renderer, the rest to the fetcher.
     topic: needsBrowser(pace.scrapeOptions as ScrapeOptions) ? 'renderRequested' : 'scrapeRequested',
-    key: job.id,
+    // Keyed by the page, not the job: a partition hands out one message at a time per group,
+    // so a job keyed on one partition was fetched one page at a time whatever its
+    // maxConcurrency. Its pages need no order among themselves; how many are in flight is
+    // the job's maxConcurrency, which the frontier enforces before it sends a page.
+    key: requestId,
     headers: { [HEADERS.requestId]: requestId },
     value: {
       requestId,

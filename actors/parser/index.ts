@@ -88,21 +88,19 @@ export async function handlePageFetched(page: PageFetched, runtime: Pick<Runtime
     return { kind: 'ack', emit: [...failed, ...jobPageFailed(page, known, message, page.statusCode)] };
   }
   const json = JSON.stringify(document);
-  if (source === 'fresh' && options.storeInCache !== false) {
-    // A store failure throws store_unavailable (retriable): the pool tries the page again.
-    await runtime.writer.write('pages', [
-      pagesRow(page, {
-        title: typeof document.metadata.title === 'string' ? document.metadata.title : '',
-        document: json,
-        contentHash: createHash('sha256').update(page.body).digest('hex'),
-      }),
-    ]);
-  }
+  const title = typeof document.metadata.title === 'string' ? document.metadata.title : '';
+  // The page copy and, for a job's page, its job_pages row are written at once (two tables,
+  // two batches: neither waits for the other's); the event is acked after both landed. A store
+  // failure throws store_unavailable (retriable): the pool tries the page again, and a row
+  // that landed before collapses with its second copy.
+  const copied =
+    source === 'fresh' && options.storeInCache !== false
+      ? runtime.writer.write('pages', [pagesRow(page, { title, document: json, contentHash: createHash('sha256').update(page.body).digest('hex') })])
+      : Promise.resolve();
   const extras = extrasOf(page.extras);
   const data = extras ? JSON.stringify({ ...document, ...extras }) : json;
   // A page of a crawl or batch job (job-page.ts): stored in job_pages, reported to the frontier.
-  const title = typeof document.metadata.title === 'string' ? document.metadata.title : '';
-  const job = await storeJobPage(page, title, data, links, runtime.writer);
+  const [, job] = await Promise.all([copied, storeJobPage(page, title, data, links, runtime.writer)]);
   return { kind: 'ack', emit: [...replyTo(page, { ok: true, data, errorCode: null, errorMessage: null, credits: page.credits, source }), ...job] };
 }
 

@@ -63,6 +63,45 @@ describe('job pages in the fetcher and the parser', () => {
     expect(data).toEqual({ seq: 7, url: 'https://example.com/start', statusCode: 200, credits: 1, links: ['https://example.com/next', 'https://other.example/x'] });
   });
 
+  it('the parser writes the page copy and the job_pages row at once, and answers after both landed', async () => {
+    const started: string[] = [];
+    const landed: Record<string, () => void> = {};
+    const writer = {
+      write: (table: string) => {
+        started.push(table);
+        return new Promise<void>((resolve) => (landed[table] = resolve));
+      },
+    } as unknown as BatchWriter;
+    const page: EventValue<'PageFetched'> = {
+      ...SAMPLE_EVENTS.PageFetched,
+      requestId: jobPageRequestId(jobId, 8),
+      tenant: 'tenant-1',
+      jobId,
+      url: 'https://example.com/start',
+      finalUrl: 'https://example.com/start',
+      body: Buffer.from(HTML),
+      contentType: 'text/html',
+      headers: { 'content-type': 'text/html' },
+      statusCode: 200,
+      replyTo: null,
+      correlationId: null,
+      credits: 1,
+      source: 'fresh',
+      options: '{}',
+      extras: '{}',
+    };
+    let settled = false;
+    const outcome = handlePageFetched(page, { writer }).finally(() => (settled = true));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(started.sort()).toEqual(['job_pages', 'pages']);
+    landed.pages?.();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(settled).toBe(false);
+    landed.job_pages?.();
+    const emit = await emissions(await outcome);
+    expect(emit.map((e) => [e.topic, (e.value as EventValue<'JobEvent'>).type])).toEqual([['jobEvents', 'page']]);
+  });
+
   it('the fetcher reports a job page it cannot fetch as pageFailed, not as a Reply', async () => {
     const http = new HttpFetcher({ guard: new NetGuard({ allowPrivate: true }) });
     try {

@@ -1,17 +1,24 @@
 /**
  * Rendered pages per second, p50/p99 latency and memory per concurrent page: the renderer's
  * warm pool (actors/renderer: one Chromium, a fresh context per render, every connection
- * through the guarded proxy, the request route when there is something to block,
- * PageFetched built) against a plain Playwright script (one browser, a new page per URL,
- * direct connections, nothing else) on the same local pages, at the same concurrency, in one
- * run. Target (issue 5): the pool renders at least as many pages per second as the script.
+ * through the guarded proxy, images and fonts blocked by the page's CDP session with no
+ * request route (actors/renderer/policy.ts), PageFetched built) against a plain Playwright
+ * script (one browser, a new page per URL, direct connections, nothing else) on the same
+ * local pages, at the same concurrency, in one run. Target (issue 5): the pool renders at
+ * least as many pages per second as the script.
+ *
+ * Both browsers are Debian's Chromium launched with the same flags, the renderer's
+ * CHROMIUM_ARGS (actors/renderer/flags.ts: what a container needs, and the browser UI
+ * features switched off), so launch flags are no difference between them. The script's
+ * `browser.newPage()` opens a new context for each page too (Playwright closes it with the
+ * page): both pay for a context per page.
  *
  * The pages build their text with a script and carry what real pages carry: three images
  * and a web font. The pool runs twice: with the scrape defaults (`blockAssets: true`: the
  * images and the font are not loaded) and with `blockAssets: false` (every byte loaded, as
  * the script does), which shows the pool's own overhead (context options, the guarded proxy
- * and its check that a connection is the browser's; no request route is set when there is
- * nothing to block: actors/renderer/policy.ts).
+ * and its check that a connection is the browser's; no request route and no blocking).
+ * The script loads every byte in both comparisons.
  *
  * Memory is the proportional set size (PSS, so shared pages count once) of this process's
  * Chromium processes, sampled while the pages are open, minus the idle browser, divided by

@@ -8,6 +8,8 @@
  * - A browser that dies (crash, killed, OOM) is noticed by its `disconnected` event; a render
  *   it took down is retried once on a newly launched browser. A second failure, or a launch
  *   that fails, is `render_failed` (retriable: the pool may try again later).
+ * - The browser is launched with CHROMIUM_ARGS (flags.ts: the flags a container needs, and
+ *   browser UI features switched off that would cost processes on every context's window).
  * - Every connection of the browser goes through the guarded proxy (proxy.ts), started with
  *   the first launch and kept across relaunches; the browser carries the proxy's
  *   `browserFlag`, by which the proxy knows its connections (peer.ts).
@@ -22,19 +24,10 @@ import type { Browser, BrowserContext, BrowserContextOptions } from 'playwright-
 import { AppError } from '../../pipeline/errors.js';
 import type { Logger } from '../../pipeline/log.js';
 import type { NetGuard } from '../../pipeline/net/guard.js';
+import { CHROMIUM_ARGS } from './flags.js';
 import { GuardedProxy } from './proxy.js';
 
-/** Flags Debian's Chromium needs in a container (see the design brief). */
-export const CHROMIUM_ARGS: readonly string[] = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-dev-shm-usage',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-  '--disable-quic',
-];
+export { CHROMIUM_ARGS } from './flags.js';
 
 export interface BrowserPoolOptions {
   readonly executablePath: string;

@@ -9,7 +9,8 @@ import http from 'node:http';
 import net from 'node:net';
 import type { Duplex } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BrowserPool } from '../../actors/renderer/browser.js';
+import { BrowserPool, CHROMIUM_ARGS } from '../../actors/renderer/browser.js';
+import { RENDERER_DISABLED_FEATURES } from '../../actors/renderer/flags.js';
 import { handleRenderRequested, type RendererDeps, type ScrapeRequested } from '../../actors/renderer/handler.js';
 import { findSocket, procAddress } from '../../actors/renderer/peer.js';
 import { splitAuthority } from '../../actors/renderer/proxy.js';
@@ -195,6 +196,45 @@ describe.skipIf(!hasChromium)('actors/renderer', () => {
     return reply;
   }
 
+  it("launches Chromium with Playwright's disabled features kept and the address bar's WebUI popups off: a new context's window loads no browser UI page", async () => {
+    type Browser = Awaited<ReturnType<BrowserPool['current']>>;
+    // What the browser really has off, as Chromium reports it (the last --disable-features wins).
+    const disabledIn = async (browser: Browser): Promise<string[]> => {
+      const page = await browser.newPage();
+      try {
+        await page.goto('chrome://version/?show-variations-cmd');
+        const text = await page.evaluate(() => document.body.innerText);
+        return /--disable-features="([^"]*)"/.exec(text)?.[1]?.split(',') ?? [];
+      } finally {
+        await page.close();
+      }
+    };
+    const browserUiPages = async (browser: Browser): Promise<string[]> => {
+      const cdp = await browser.newBrowserCDPSession();
+      const context = await browser.newContext();
+      try {
+        await context.newPage();
+        const { targetInfos } = await cdp.send('Target.getTargets');
+        return targetInfos.filter((t) => t.type === 'browser_ui').map((t) => t.url);
+      } finally {
+        await context.close();
+        await cdp.detach();
+      }
+    };
+    // Playwright's own flags only: the same container flags without the renderer's --disable-features.
+    const plain = new BrowserPool({ executablePath: CHROMIUM.path, concurrency: 1, guard: new NetGuard({ allowPrivate: true }), log, args: CHROMIUM_ARGS.filter((a) => !a.startsWith('--disable-features=')) });
+    try {
+      const playwrights = await disabledIn(await plain.current());
+      expect(playwrights).toContain('HttpsUpgrades');
+      expect(await browserUiPages(await plain.current())).toContain('chrome://omnibox-popup.top-chrome/');
+      const ours = await disabledIn(await open.current());
+      expect(ours).toEqual(expect.arrayContaining([...playwrights, ...RENDERER_DISABLED_FEATURES]));
+      expect(await browserUiPages(await open.current())).toEqual([]);
+    } finally {
+      await plain.close();
+    }
+  });
+
   it('waits for content a script adds after load (waitFor) and emits it as a rendered page', async () => {
     const { page, html } = await rendered(site.url('/js'), { waitFor: 1000 });
     expect(html).toContain('Added by script after load');
@@ -290,9 +330,12 @@ describe.skipIf(!hasChromium)('actors/renderer', () => {
     expect(asked).toContain('/images');
     expect(asked).not.toContain('/pixel.png');
     expect(asked).not.toContain('/font.woff2');
+    // The browser's own request for the page's icon is an image too.
+    expect(asked).not.toContain('/favicon.ico');
     const withAssets = site.paths().length;
-    await rendered(site.url('/images'), { blockAssets: false });
+    await rendered(site.url('/images'), { blockAssets: false, waitFor: 300 });
     expect(site.paths().slice(withAssets)).toContain('/pixel.png');
+    expect(site.paths().slice(withAssets)).toContain('/favicon.ico');
   });
 
   it('returns the network format: each request with method, type, status, size and timing', async () => {

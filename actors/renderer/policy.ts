@@ -1,6 +1,6 @@
 /**
- * The request policy of a render's context (`context.route('**\/*', …)`), asked before each
- * request the page makes:
+ * The request policy of a render's context (`context.route('**\/*', …)`, set when a header is
+ * rewritten: see below), asked before each request the page makes:
  *
  * - `blockAssets` (default true): images, fonts and media are aborted — they change neither
  *   the DOM nor the text, and they are most of a page's bytes;
@@ -14,13 +14,21 @@
  * - data:, blob: and about: are left to the browser; any other scheme (file:, ftp:, …) is
  *   refused, whoever asks for it (a script of the page or of `executeJavascript`).
  *
- * With nothing to block or rewrite (`blockAssets: false`, no `location`) no route is set: a
- * route pauses every request of the page for a round trip to this process, and the guard
- * needs none of it — every connection already passes the guarded proxy (proxy.ts), which
- * refuses a main document (`x-wds-proxy-error`, or a refused tunnel by host) as the route
- * would. Web content cannot load other schemes in Chromium by itself (file: from an http(s)
- * page is "not allowed to load local resource"); the renderer tests hold that with and
- * without the route.
+ * The route is set only when there is a header to rewrite (`location`). A route pauses every
+ * request of the page for a round trip to this process (and Playwright turns the browser's
+ * cache off under it), and the guard needs none of it — every connection already passes the
+ * guarded proxy (proxy.ts), which refuses a main document (`x-wds-proxy-error`, or a refused
+ * tunnel by host) as the route would. Web content cannot load other schemes in Chromium by
+ * itself (file: from an http(s) page is "not allowed to load local resource"); the renderer
+ * tests hold that with and without the route.
+ *
+ * `blockAssets` without `location` is done in the browser instead (`attach`, before the page
+ * navigates): the page's CDP session pauses only requests of the asset types
+ * (`Fetch.enable` with resource-type patterns) and fails them as blocked by the client, so
+ * the document, scripts and data requests go out unpaused. It covers the render's page from
+ * its first request; a page it opens (a popup) from when Playwright reports it (what the popup
+ * asked for before that goes out), and a cross-site iframe in a process of its own (a CDP
+ * target of its own) loads its assets: blocking assets saves work, it guards nothing.
  */
 import type { BrowserContext, Page, Request, Route } from 'playwright-core';
 import type { NetGuard } from '../../pipeline/net/guard.js';
@@ -33,6 +41,28 @@ const INLINE_SCHEMES: ReadonlySet<string> = new Set(['data:', 'blob:', 'about:']
 export interface PolicyState {
   /** Why the main document was refused, when it was. */
   mainRefusal: Error | null;
+  /** Sets the policy up on the render's page, before it navigates. */
+  attach(page: Page): Promise<void>;
+}
+
+/**
+ * The requests `blockAssets` pauses in the browser (CDP Fetch patterns): BLOCKED_ASSET_TYPES
+ * by their CDP resource type, and the browser's own request for the page's default icon
+ * (type `Other`; a page's own fetch of it is of type `Fetch`), an image nothing reads.
+ */
+const BLOCKED_ASSET_PATTERNS = [
+  ...(['Image', 'Font', 'Media'] as const).map((resourceType) => ({ urlPattern: '*', resourceType, requestStage: 'Request' as const })),
+  { urlPattern: '*/favicon.ico', resourceType: 'Other' as const, requestStage: 'Request' as const },
+];
+
+/** Blocks the asset types in `page` without a route: only those requests are paused, and failed. */
+async function blockAssetsIn(context: BrowserContext, page: Page): Promise<void> {
+  const session = await context.newCDPSession(page);
+  session.on('Fetch.requestPaused', (event) => {
+    // The page may be closing: nobody waits for the answer.
+    session.send('Fetch.failRequest', { requestId: event.requestId, errorReason: 'BlockedByClient' }).catch(() => undefined);
+  });
+  await session.send('Fetch.enable', { patterns: BLOCKED_ASSET_PATTERNS });
 }
 
 function isMainDocument(request: Request, page: () => Page | null): boolean {
@@ -50,8 +80,17 @@ export async function applyPolicy(
   settings: { readonly guard: NetGuard; readonly blockAssets: boolean; readonly acceptLanguage?: string | null },
   page: () => Page | null,
 ): Promise<PolicyState> {
-  const state: PolicyState = { mainRefusal: null };
-  if (!settings.blockAssets && !settings.acceptLanguage) return state;
+  const state: PolicyState = { mainRefusal: null, attach: async () => undefined };
+  if (!settings.acceptLanguage) {
+    if (settings.blockAssets) {
+      state.attach = (main) => blockAssetsIn(context, main);
+      // Pages the render's page opens (popups: they have an opener) get it too, from when they are seen.
+      context.on('page', (opened) => {
+        void opened.opener().then((from) => (from ? blockAssetsIn(context, opened) : undefined)).catch(() => undefined);
+      });
+    }
+    return state;
+  }
   const hosts = new Map<string, Promise<(Error & { code?: string }) | null>>();
   const refusalOf = (url: URL) => {
     const key = `${url.protocol}//${url.host}`;

@@ -124,6 +124,7 @@ async function steps(context: BrowserContext, request: RenderRequest, deps: Rend
   const acceptLanguage = options.location ? acceptLanguageFor(options.location) : null;
   const policy = await applyPolicy(context, { guard: deps.guard, blockAssets: options.blockAssets ?? true, acceptLanguage }, () => page);
   page = await context.newPage();
+  await policy.attach(page);
   page.setDefaultTimeout(request.timeoutMs);
   page.setDefaultNavigationTimeout(request.timeoutMs);
   const network = wantsNetwork(options) ? recordNetwork(page) : null;

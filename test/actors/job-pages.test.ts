@@ -29,30 +29,35 @@ async function emissions(outcome: Outcome): Promise<AnyEmission[]> {
   return emit;
 }
 
+/** A fetched page of job `jobId` under `seq`, fresh, as the fetcher sends it to the parser. */
+function fetchedJobPage(jobId: string, seq: number): EventValue<'PageFetched'> {
+  return {
+    ...SAMPLE_EVENTS.PageFetched,
+    requestId: jobPageRequestId(jobId, seq),
+    tenant: 'tenant-1',
+    jobId,
+    url: 'https://example.com/start',
+    finalUrl: 'https://example.com/start',
+    body: Buffer.from(HTML),
+    contentType: 'text/html',
+    headers: { 'content-type': 'text/html' },
+    statusCode: 200,
+    replyTo: null,
+    correlationId: null,
+    credits: 1,
+    source: 'fresh',
+    options: '{}',
+    extras: '{}',
+  };
+}
+
 describe('job pages in the fetcher and the parser', () => {
   const jobId = newJobId('crawl');
 
   it('the parser stores a job page under its seq and reports it with its links', async () => {
     const writes: { table: string; rows: Record<string, unknown>[] }[] = [];
     const writer = { write: async (table: string, rows: readonly Record<string, unknown>[]) => void writes.push({ table, rows: [...rows] }) } as unknown as BatchWriter;
-    const page: EventValue<'PageFetched'> = {
-      ...SAMPLE_EVENTS.PageFetched,
-      requestId: jobPageRequestId(jobId, 7),
-      tenant: 'tenant-1',
-      jobId,
-      url: 'https://example.com/start',
-      finalUrl: 'https://example.com/start',
-      body: Buffer.from(HTML),
-      contentType: 'text/html',
-      headers: { 'content-type': 'text/html' },
-      statusCode: 200,
-      replyTo: null,
-      correlationId: null,
-      credits: 1,
-      source: 'fresh',
-      options: '{}',
-      extras: '{}',
-    };
+    const page = fetchedJobPage(jobId, 7);
     const emit = await emissions(await handlePageFetched(page, { writer }));
     const jobRow = writes.find((w) => w.table === 'job_pages')?.rows[0];
     expect(jobRow).toMatchObject({ tenant: 'tenant-1', job_id: jobId, seq: 7, url: 'https://example.com/start', status_code: 200, title: 'Job page' });
@@ -72,24 +77,7 @@ describe('job pages in the fetcher and the parser', () => {
         return new Promise<void>((resolve) => (landed[table] = resolve));
       },
     } as unknown as BatchWriter;
-    const page: EventValue<'PageFetched'> = {
-      ...SAMPLE_EVENTS.PageFetched,
-      requestId: jobPageRequestId(jobId, 8),
-      tenant: 'tenant-1',
-      jobId,
-      url: 'https://example.com/start',
-      finalUrl: 'https://example.com/start',
-      body: Buffer.from(HTML),
-      contentType: 'text/html',
-      headers: { 'content-type': 'text/html' },
-      statusCode: 200,
-      replyTo: null,
-      correlationId: null,
-      credits: 1,
-      source: 'fresh',
-      options: '{}',
-      extras: '{}',
-    };
+    const page = fetchedJobPage(jobId, 8);
     let settled = false;
     const outcome = handlePageFetched(page, { writer }).finally(() => (settled = true));
     await new Promise((resolve) => setTimeout(resolve, 20));

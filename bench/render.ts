@@ -28,7 +28,8 @@
  * than pages/s does; the line carries the load average at the start and the end.
  *
  * Settings (environment): BENCH_RENDER_PAGES pages per measured run (default 60),
- * BENCH_RENDER_CONCURRENCY (default 4), BENCH_ROUNDS alternating rounds, median kept.
+ * BENCH_RENDER_CONCURRENCY (default 4), BENCH_ROUNDS rounds (script, pool and pool with every
+ * asset, their order rotated each round), median kept.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -286,10 +287,15 @@ if (!existsSync(CHROMIUM_PATH)) {
   const poolAllAssets: RunResult[] = [];
   const script: RunResult[] = [];
   try {
+    // The three runs rotate their order each round, so load that builds up during a run does
+    // not always fall on the same side.
+    const runs = [
+      async () => script.push(await scriptRun(site.url)),
+      async () => pool.push(await poolRun(site.url, {})),
+      async () => poolAllAssets.push(await poolRun(site.url, { blockAssets: false })),
+    ];
     for (let round = 0; round < SETTINGS.rounds; round++) {
-      script.push(await scriptRun(site.url));
-      pool.push(await poolRun(site.url, {}));
-      poolAllAssets.push(await poolRun(site.url, { blockAssets: false }));
+      for (let k = 0; k < runs.length; k++) await (runs[(round + k) % runs.length] as () => Promise<number>)();
     }
   } finally {
     await site.close();

@@ -4,7 +4,7 @@
  * handler. It never fetches a page itself.
  */
 import { randomBytes } from 'node:crypto';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Config } from '../pipeline/config.js';
 import type { Logger } from '../pipeline/log.js';
 import type { KeyRegistry } from '../pipeline/keys/registry.js';
@@ -17,7 +17,7 @@ import type { Handlers } from './handler.js';
 import { sourceHandler, templatesHandler } from './handlers/reference.js';
 import { buildOpenApi } from './openapi.js';
 import { RateLimiter } from './rate-limit.js';
-import { errorBody, sendError } from './replies.js';
+import { noRoute, sendError } from './replies.js';
 import { registerOperations } from './routes.js';
 
 export interface GatewayDeps {
@@ -47,6 +47,12 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
   const { config } = deps;
   const newRequestId = requestIds();
   const accessLog = new AccessLog(deps.log);
+  // Every error answer at the root (the error and not-found handlers, framework errors) gets
+  // its request id from sendError and its access line here.
+  const answerError = (error: unknown, request: FastifyRequest, reply: FastifyReply) => {
+    sendError(error, request, reply, deps.log);
+    accessLog.write(request, reply);
+  };
   const app = Fastify({
     // Fastify gets no logger: with one it hangs listeners on every response for its own
     // access log and builds a child logger per request, most of a small request's overhead.
@@ -63,12 +69,8 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     return503OnClosing: true,
     // Ids may be up to 128 characters (schemas/api/common.ts); the router's default is 100.
     routerOptions: { maxParamLength: 256 },
-    // Malformed URLs and the like: answered in the envelope like every other failure (and
-    // without the onSend hook, so the access line is written here).
-    frameworkErrors: (error, request, reply) => {
-      sendError(error, request, reply, deps.log);
-      accessLog.write(request, reply);
-    },
+    // Malformed URLs and the like: answered in the envelope like every other failure.
+    frameworkErrors: answerError,
   });
 
   // JSON is the only body type besides multipart uploads; an empty body is "no body".
@@ -85,17 +87,8 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
   // Every answer carries its request id and gets its access line. The operations write both
   // themselves (gateway/routes.ts) and so do the error and not-found handlers: an onSend hook
   // on every request costs a small one (a 422) measurably. The few other routes have the hook.
-  app.setErrorHandler((error, request, reply) => {
-    sendError(error, request, reply, deps.log);
-    accessLog.write(request, reply);
-  });
-  app.setNotFoundHandler((request, reply) => {
-    reply
-      .header('x-request-id', request.id)
-      .code(404)
-      .send(errorBody('not_found', `no route ${request.method} ${request.url.split('?')[0]}`, request.id));
-    accessLog.write(request, reply);
-  });
+  app.setErrorHandler(answerError);
+  app.setNotFoundHandler((request, reply) => answerError(noRoute(request), request, reply));
 
   const handlers: Handlers = {
     templates: templatesHandler(),

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { AppError } from '../pipeline/errors.js';
+import { noRoute } from './replies.js';
 
 const ASSETS: Record<string, string> = {
   'swagger-ui.css': 'text/css; charset=utf-8',
@@ -47,7 +47,7 @@ export function registerDocs(app: FastifyInstance): void {
   app.get('/docs', async (_req, reply) => reply.type('text/html; charset=utf-8').send(PAGE));
   app.get('/docs/assets/:name', async (req, reply) => {
     const file = files.get((req.params as { name: string }).name);
-    if (!file) throw new AppError('not_found', `no route ${req.method} ${req.url.split('?')[0]}`);
+    if (!file) throw noRoute(req);
     return reply.type(file.type).header('cache-control', 'public, max-age=86400').send(file.body);
   });
 }

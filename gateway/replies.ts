@@ -43,9 +43,14 @@ export function errorBody(code: ErrorCode, message: string, requestId: string) {
   return { success: false as const, error: { code, message, retriable: ERRORS[code].retriable, requestId } };
 }
 
+/** The 404 of a path no route serves. */
+export function noRoute(request: FastifyRequest): AppError {
+  return new AppError('not_found', `no route ${request.method} ${request.url.split('?')[0]}`);
+}
+
 /** Answers `error`; `log` is the service's logger, whose child for this request gets any line. */
 export function sendError(error: unknown, request: FastifyRequest, reply: FastifyReply, log: Logger): FastifyReply {
-  // Framework errors (a malformed URL) are answered without the onSend hook that sets it.
+  // Errors are answered outside the operations' own answer path (gateway/routes.ts `answer`).
   reply.header('x-request-id', request.id);
   if (error instanceof ValidationFailed) {
     return reply.code(422).send({ detail: error.detail });

@@ -61,6 +61,15 @@ function check(validate: ValidateFunction | undefined, part: Part, value: unknow
   if (validate && !validate(value)) out.push(...toDetails(validate.errors, part, value));
 }
 
+/** The request's path parameters and query, each checked against its schema into `details`. */
+function pathAndQuery(request: FastifyRequest, validators: Validators, details: ValidationDetail[]) {
+  const params = request.params as Record<string, string>;
+  const query = request.query as Record<string, unknown>;
+  check(validators.path, 'path', params, details);
+  check(validators.query, 'query', query, details);
+  return { params, query };
+}
+
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 
 /**
@@ -131,10 +140,7 @@ function route(app: FastifyInstance, op: Operation, deps: RouteDeps): void {
     handler: (request: FastifyRequest, reply: FastifyReply) => {
       if (op.multipartFiles) return uploaded(op, request, reply, validators, handler, deps);
       const details: ValidationDetail[] = [];
-      const params = request.params as Record<string, string>;
-      const query = request.query as Record<string, unknown>;
-      check(validators.path, 'path', params, details);
-      check(validators.query, 'query', query, details);
+      const { params, query } = pathAndQuery(request, validators, details);
       if (op.body) check(validators.body, 'body', request.body, details);
       if (details.length) {
         answer(request, reply.code(422), { detail: details }, deps);
@@ -155,10 +161,7 @@ async function uploaded(
   deps: RouteDeps,
 ): Promise<FastifyReply> {
   const details: ValidationDetail[] = [];
-  const params = request.params as Record<string, string>;
-  const query = request.query as Record<string, unknown>;
-  check(validators.path, 'path', params, details);
-  check(validators.query, 'query', query, details);
+  const { params, query } = pathAndQuery(request, validators, details);
   const body = await readUploads(op, request, details);
   if (details.length) return answer(request, reply.code(422), { detail: details }, deps);
   return serve(op, request, reply, { body, query, params }, handler, deps);

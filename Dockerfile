@@ -17,7 +17,7 @@ WORKDIR /app
 ENV NODE_ENV=production DATA_DIR=/data PORT=3002
 # The renderer drives Debian's Chromium (RENDER_CHROMIUM_PATH); no browser is downloaded.
 RUN apt-get update \
-  && apt-get install -y --no-install-recommends chromium fonts-liberation \
+  && apt-get install -y --no-install-recommends chromium chromium-headless-shell fonts-liberation \
   && rm -rf /var/lib/apt/lists/*
 COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules ./node_modules

@@ -2,23 +2,33 @@
  * Rendered pages per second, p50/p99 latency and memory per concurrent page: the renderer's
  * warm pool (actors/renderer: one Chromium, a fresh context per render, every connection
  * through the guarded proxy, images and fonts blocked by the page's CDP session with no
- * request route (actors/renderer/policy.ts), PageFetched built) against a plain Playwright
- * script (one browser, a new page per URL, direct connections, nothing else) on the same
- * local pages, at the same concurrency, in one run. Target (issue 5): the pool renders at
- * least as many pages per second as the script.
+ * request route (actors/renderer/policy.ts), the DOM read in an isolated world without
+ * Playwright's injected script (actors/renderer/dom.ts), PageFetched built) against a plain
+ * Playwright script (one browser, a new page per URL, `page.goto` then `page.content()`,
+ * direct connections, nothing else) on the same local pages, at the same concurrency, in
+ * one run. Target (issue 5): the pool renders at least as many pages per second as the
+ * script (`ratio`).
  *
- * Both browsers are Debian's Chromium launched with the same flags, the renderer's
- * CHROMIUM_ARGS (actors/renderer/flags.ts: what a container needs, and the browser UI
- * features switched off), so launch flags are no difference between them. The script's
- * `browser.newPage()` opens a new context for each page too (Playwright closes it with the
- * page): both pay for a context per page.
+ * Four runs, all on the same Chromium executable (BENCH_RENDER_CHROMIUM, default the
+ * renderer's own default: Debian's headless shell when installed, else its full browser):
+ * - `script`: the plain script, what a user writes: `chromium.launch({ executablePath })`
+ *   with Playwright's defaults and no argument of ours (as root Playwright already passes
+ *   --no-sandbox, so it starts as is). The issue's `ratio` is against this run. A plain
+ *   script with a downloaded browser would get Playwright's headless shell too.
+ * - `scriptSameFlags`: the same script launched with the renderer's CHROMIUM_ARGS
+ *   (actors/renderer/flags.ts: what a container needs, and browser UI features switched off
+ *   that cost the full browser processes on every new window). Launch flags are then no
+ *   difference between the two sides, so `ratioSameFlags` isolates the pool's own cost.
+ * - `pool`: the renderer with the scrape defaults (`blockAssets: true`: the images and the
+ *   font are not loaded).
+ * - `poolAllAssets`: the renderer with `blockAssets: false` (every byte loaded, as the
+ *   scripts do), which shows the pool's own overhead (context options, the guarded proxy and
+ *   its check that a connection is the browser's; no request route and no blocking).
+ * Both scripts load every byte. A script's `browser.newPage()` opens a new context for each
+ * page too (Playwright closes it with the page): both sides pay for a context per page.
  *
  * The pages build their text with a script and carry what real pages carry: three images
- * and a web font. The pool runs twice: with the scrape defaults (`blockAssets: true`: the
- * images and the font are not loaded) and with `blockAssets: false` (every byte loaded, as
- * the script does), which shows the pool's own overhead (context options, the guarded proxy
- * and its check that a connection is the browser's; no request route and no blocking).
- * The script loads every byte in both comparisons.
+ * and a web font.
  *
  * Memory is the proportional set size (PSS, so shared pages count once) of this process's
  * Chromium processes, sampled while the pages are open, minus the idle browser, divided by
@@ -28,8 +38,9 @@
  * than pages/s does; the line carries the load average at the start and the end.
  *
  * Settings (environment): BENCH_RENDER_PAGES pages per measured run (default 60),
- * BENCH_RENDER_CONCURRENCY (default 4), BENCH_ROUNDS rounds (script, pool and pool with every
- * asset, their order rotated each round), median kept.
+ * BENCH_RENDER_CONCURRENCY (default 4), BENCH_RENDER_CHROMIUM the executable,
+ * BENCH_ROUNDS rounds (the four runs, their order rotated each round, so load that builds up
+ * during a round does not always fall on the same run), median kept.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -38,13 +49,13 @@ import type { AddressInfo } from 'node:net';
 import { once } from 'node:events';
 import { crc32, deflateSync } from 'node:zlib';
 import { chromium, type Browser } from 'playwright-core';
-import { BrowserPool, CHROMIUM_ARGS, handleRenderRequested } from '../actors/renderer/index.js';
+import { BrowserPool, CHROMIUM_ARGS, defaultChromiumPath, handleRenderRequested } from '../actors/renderer/index.js';
 import { createLogger } from '../pipeline/log.js';
 import { NetGuard } from '../pipeline/net/guard.js';
 import { TOPICS } from '../schemas/topics.js';
 import { emit, SETTINGS } from './lib.js';
 
-const CHROMIUM_PATH = '/usr/bin/chromium';
+const CHROMIUM_PATH = process.env.BENCH_RENDER_CHROMIUM || defaultChromiumPath();
 const PAGES = Number(process.env.BENCH_RENDER_PAGES ?? 60);
 const CONCURRENCY = Number(process.env.BENCH_RENDER_CONCURRENCY ?? 4);
 
@@ -243,8 +254,9 @@ async function poolRun(url: (i: number) => string, options: Record<string, unkno
   }
 }
 
-async function scriptRun(url: (i: number) => string): Promise<RunResult> {
-  const browser: Browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: [...CHROMIUM_ARGS] });
+/** The plain script: Playwright's defaults (`args` undefined), or launched with `args`. */
+async function scriptRun(url: (i: number) => string, args?: readonly string[]): Promise<RunResult> {
+  const browser: Browser = await chromium.launch(args ? { executablePath: CHROMIUM_PATH, args: [...args] } : { executablePath: CHROMIUM_PATH });
   const render = async (target: string) => {
     const p = await browser.newPage();
     try {
@@ -279,19 +291,19 @@ function summary(results: RunResult[]): RunResult {
 }
 
 if (!existsSync(CHROMIUM_PATH)) {
-  emit({ bench: 'render', skipped: `no Chromium at ${CHROMIUM_PATH} (apt-get install -y chromium)` });
+  emit({ bench: 'render', skipped: `no Chromium at ${CHROMIUM_PATH} (apt-get install -y chromium-headless-shell or chromium)` });
 } else {
   const loadAtStart = Number(loadavg()[0]?.toFixed(1));
   const site = await startSite();
   const pool: RunResult[] = [];
   const poolAllAssets: RunResult[] = [];
   const script: RunResult[] = [];
+  const scriptSameFlags: RunResult[] = [];
   try {
-    // The three runs rotate their order each round, so load that builds up during a run does
-    // not always fall on the same side.
     const runs = [
       async () => script.push(await scriptRun(site.url)),
       async () => pool.push(await poolRun(site.url, {})),
+      async () => scriptSameFlags.push(await scriptRun(site.url, CHROMIUM_ARGS)),
       async () => poolAllAssets.push(await poolRun(site.url, { blockAssets: false })),
     ];
     for (let round = 0; round < SETTINGS.rounds; round++) {
@@ -303,16 +315,22 @@ if (!existsSync(CHROMIUM_PATH)) {
   const warm = summary(pool);
   const warmAllAssets = summary(poolAllAssets);
   const plain = summary(script);
+  const tuned = summary(scriptSameFlags);
+  const ratio = (a: RunResult, b: RunResult) => Number((a.pagesPerSec / b.pagesPerSec).toFixed(2));
   emit({
     bench: 'render',
+    chromium: CHROMIUM_PATH,
     pages: PAGES,
     concurrency: CONCURRENCY,
     rounds: SETTINGS.rounds,
     pool: warm,
     poolAllAssets: warmAllAssets,
     script: plain,
-    ratio: Number((warm.pagesPerSec / plain.pagesPerSec).toFixed(2)),
-    ratioAllAssets: Number((warmAllAssets.pagesPerSec / plain.pagesPerSec).toFixed(2)),
+    scriptSameFlags: tuned,
+    ratio: ratio(warm, plain),
+    ratioAllAssets: ratio(warmAllAssets, plain),
+    ratioSameFlags: ratio(warm, tuned),
+    ratioAllAssetsSameFlags: ratio(warmAllAssets, tuned),
     target: 1.0,
     loadAverage: [loadAtStart, Number(loadavg()[0]?.toFixed(1))],
   });

@@ -273,6 +273,15 @@ export const SETTINGS = {
     max: 1000,
     description: 'Events each actor pool process handles at once (backpressure bound).',
   },
+  heapGrowthPercent: {
+    env: 'HEAP_GROWTH_PERCENT',
+    type: 'integer',
+    default: 50,
+    min: 0,
+    max: 300,
+    description:
+      'How far the JavaScript heap may grow past what survived the last full garbage collection before the next one, in percent. V8 alone lets it grow up to 4x on a machine with much memory; a crawl keeps ~55 MB live and grew to ~200 MB. 50: the heap stays near 1.5x its live size for a little more collection work. 0: V8 decides.',
+  },
   renderConcurrency: {
     env: 'RENDER_CONCURRENCY',
     type: 'integer',
@@ -284,8 +293,9 @@ export const SETTINGS = {
   renderChromiumPath: {
     env: 'RENDER_CHROMIUM_PATH',
     type: 'string',
-    default: '/usr/bin/chromium',
-    description: 'The Chromium executable the renderer launches (Debian: `apt-get install chromium`). No browser is downloaded.',
+    default: null,
+    description:
+      'The Chromium executable the renderer launches. Unset: `/usr/bin/chromium-headless-shell` when it exists (Debian: `apt-get install chromium-headless-shell`; the same Chromium without the browser UI, about half the CPU per render), else `/usr/bin/chromium` (`apt-get install chromium`). No browser is downloaded.',
   },
   webhookSecret: {
     env: 'WEBHOOK_SECRET',

@@ -15,9 +15,11 @@ import { NetGuard } from '../../pipeline/net/guard.js';
 import { proxyPoolsOf, ProxyRouter } from '../../pipeline/net/proxies.js';
 import type { EventValue } from '../../schemas/events/index.js';
 import { BrowserPool } from './browser.js';
+import { defaultChromiumPath } from './flags.js';
 import { handleRenderRequested } from './handler.js';
 
 export { BrowserPool, CHROMIUM_ARGS, type BrowserPoolOptions } from './browser.js';
+export { CHROMIUM_EXECUTABLES, defaultChromiumPath } from './flags.js';
 export { handleRenderRequested, type RendererDeps, type ScrapeRequested } from './handler.js';
 export { renderPage, type RenderExtras, type RenderRequest, type RenderResult } from './render.js';
 export { contextOptions, MOBILE_VIEWPORT, DESKTOP_VIEWPORT } from './context.js';
@@ -36,13 +38,14 @@ export function createRendererActor(runtime: Runtime, options: RendererActorOpti
   const { config } = runtime;
   const log = runtime.log.child({ actor: 'renderer' });
   const guard = new NetGuard({ allowPrivate: config.fetchAllowPrivate, allowCidrs: options.allowCidrs ?? [] });
-  const browsers = new BrowserPool({ executablePath: config.renderChromiumPath, concurrency: config.renderConcurrency, guard, log });
+  const chromium = config.renderChromiumPath ?? defaultChromiumPath();
+  const browsers = new BrowserPool({ executablePath: chromium, concurrency: config.renderConcurrency, guard, log });
   const pools = proxyPoolsOf(config);
   const proxies = new ProxyRouter(pools, config.proxyCountryUrls ?? {});
   // How many proxies each pool has, never the URLs: they may carry credentials.
   log.info(
     {
-      chromium: config.renderChromiumPath,
+      chromium,
       concurrency: config.renderConcurrency,
       proxies: { datacenter: pools.datacenter?.length ?? 0, residential: pools.residential?.length ?? 0, mobile: pools.mobile?.length ?? 0 },
     },

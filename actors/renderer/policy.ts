@@ -30,7 +30,7 @@
  * asked for before that goes out), and a cross-site iframe in a process of its own (a CDP
  * target of its own) loads its assets: blocking assets saves work, it guards nothing.
  */
-import type { BrowserContext, Page, Request, Route } from 'playwright-core';
+import type { BrowserContext, CDPSession, Page, Request, Route } from 'playwright-core';
 import type { NetGuard } from '../../pipeline/net/guard.js';
 
 export const BLOCKED_ASSET_TYPES: ReadonlySet<string> = new Set(['image', 'font', 'media']);
@@ -41,8 +41,8 @@ const INLINE_SCHEMES: ReadonlySet<string> = new Set(['data:', 'blob:', 'about:']
 export interface PolicyState {
   /** Why the main document was refused, when it was. */
   mainRefusal: Error | null;
-  /** Sets the policy up on the render's page, before it navigates. */
-  attach(page: Page): Promise<void>;
+  /** Sets the policy up on the render's page, before it navigates; the page's CDP session when it opened one. */
+  attach(page: Page): Promise<CDPSession | null>;
 }
 
 /**
@@ -56,13 +56,14 @@ const BLOCKED_ASSET_PATTERNS = [
 ];
 
 /** Blocks the asset types in `page` without a route: only those requests are paused, and failed. */
-async function blockAssetsIn(context: BrowserContext, page: Page): Promise<void> {
+async function blockAssetsIn(context: BrowserContext, page: Page): Promise<CDPSession> {
   const session = await context.newCDPSession(page);
   session.on('Fetch.requestPaused', (event) => {
     // The page may be closing: nobody waits for the answer.
     session.send('Fetch.failRequest', { requestId: event.requestId, errorReason: 'BlockedByClient' }).catch(() => undefined);
   });
   await session.send('Fetch.enable', { patterns: BLOCKED_ASSET_PATTERNS });
+  return session;
 }
 
 function isMainDocument(request: Request, page: () => Page | null): boolean {
@@ -80,7 +81,7 @@ export async function applyPolicy(
   settings: { readonly guard: NetGuard; readonly blockAssets: boolean; readonly acceptLanguage?: string | null },
   page: () => Page | null,
 ): Promise<PolicyState> {
-  const state: PolicyState = { mainRefusal: null, attach: async () => undefined };
+  const state: PolicyState = { mainRefusal: null, attach: async () => null };
   if (!settings.acceptLanguage) {
     if (settings.blockAssets) {
       state.attach = (main) => blockAssetsIn(context, main);

@@ -9,7 +9,8 @@
  * 4. with `captchaHandling: auto` (the default) and no `captchaCheckbox` action, a challenge
  *    checkbox frame on the page is clicked once and its success waited for (captcha.ts);
  * 5. the `actions` run in order (actions.ts);
- * 6. the `screenshot` format is taken; the DOM is read (`page.content()`).
+ * 6. the `screenshot` format is taken; the DOM is read (dom.ts: as `page.content()` reads it,
+ *    without loading Playwright's injected script into the page).
  *
  * `timeoutMs` bounds all of it: when it passes the context is closed, whatever step was
  * running stops, and the render is `fetch_timeout`. The signal (the pool stopping) closes it
@@ -23,6 +24,7 @@ import { redactUrl } from '../../pipeline/net/guard.js';
 import type { ScrapeOptions } from '../../schemas/api/scrape-options.js';
 import { runActions, type ActionResults } from './actions.js';
 import { autoCaptcha, type CaptchaResult } from './captcha.js';
+import { readDom } from './dom.js';
 import { recordNetwork, type NetworkEntry } from './network.js';
 import { applyPolicy } from './policy.js';
 import { PROXY_ERROR_HEADER, type GuardedProxy } from './proxy.js';
@@ -123,8 +125,9 @@ async function steps(context: BrowserContext, request: RenderRequest, deps: Rend
   let page: Page | null = null;
   const acceptLanguage = options.location ? acceptLanguageFor(options.location) : null;
   const policy = await applyPolicy(context, { guard: deps.guard, blockAssets: options.blockAssets ?? true, acceptLanguage }, () => page);
-  page = await context.newPage();
-  await policy.attach(page);
+  const main = await context.newPage();
+  page = main;
+  const session = await policy.attach(page);
   page.setDefaultTimeout(request.timeoutMs);
   page.setDefaultNavigationTimeout(request.timeoutMs);
   const network = wantsNetwork(options) ? recordNetwork(page) : null;
@@ -140,7 +143,7 @@ async function steps(context: BrowserContext, request: RenderRequest, deps: Rend
   if (actions.length > 0) extras.actions = await runActions(page, actions, request.startedAtMs + request.timeoutMs, deps.now);
   const shot = screenshotFormat(options);
   if (shot) extras.screenshot = await screenshot(page, shot);
-  const html = await page.content();
+  const html = await readDom(page, async () => session ?? context.newCDPSession(main));
   if (network) extras.network = await network.entries();
   const headers: Record<string, string> = {};
   for (const { name, value } of await response.headersArray()) {

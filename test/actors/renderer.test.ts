@@ -1,6 +1,7 @@
 /**
  * actors/renderer without a bus: ScrapeRequested in, Outcome out, rendered by Debian's
- * Chromium against a local site (test/helpers/render-site.ts). Emissions are encoded with the
+ * Chromium (the renderer's default executable: the headless shell when installed, else the
+ * full browser) against a local site (test/helpers/render-site.ts). Emissions are encoded with the
  * real codec, so they match their Avro schemas (PageFetched v3 with `extras`).
  */
 import { existsSync } from 'node:fs';
@@ -10,7 +11,8 @@ import net from 'node:net';
 import type { Duplex } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BrowserPool, CHROMIUM_ARGS } from '../../actors/renderer/browser.js';
-import { RENDERER_DISABLED_FEATURES } from '../../actors/renderer/flags.js';
+import { readDom } from '../../actors/renderer/dom.js';
+import { CHROMIUM_EXECUTABLES, defaultChromiumPath, RENDERER_DISABLED_FEATURES } from '../../actors/renderer/flags.js';
 import { handleRenderRequested, type RendererDeps, type ScrapeRequested } from '../../actors/renderer/handler.js';
 import { findSocket, procAddress } from '../../actors/renderer/peer.js';
 import { splitAuthority } from '../../actors/renderer/proxy.js';
@@ -29,7 +31,9 @@ import { CHROMIUM, engine } from '../helpers/engines.js';
 import { startRenderSite, type RenderSite } from '../helpers/render-site.js';
 import { startForwardProxy } from '../helpers/fixture-site.js';
 
-const hasChromium = await engine('chromium', () => existsSync(CHROMIUM.path), CHROMIUM.install);
+/** The executable the renderer launches by default (flags.ts), which the suite renders with. */
+const CHROMIUM_PATH = defaultChromiumPath();
+const hasChromium = await engine('chromium', () => existsSync(CHROMIUM_PATH), CHROMIUM.install);
 
 type PageFetched = EventValue<'PageFetched'>;
 type Reply = EventValue<'Reply'>;
@@ -162,8 +166,8 @@ describe.skipIf(!hasChromium)('actors/renderer', () => {
     const openGuard = new NetGuard({ allowPrivate: true });
     // Private addresses refused, except the site itself on 127.0.0.1: 127.0.0.2 stands for an internal service.
     const strictGuard = new NetGuard({ allowPrivate: false, allowCidrs: ['127.0.0.1/32'] });
-    open = new BrowserPool({ executablePath: CHROMIUM.path, concurrency: 2, guard: openGuard, log });
-    guarded = new BrowserPool({ executablePath: CHROMIUM.path, concurrency: 1, guard: strictGuard, log });
+    open = new BrowserPool({ executablePath: CHROMIUM_PATH, concurrency: 2, guard: openGuard, log });
+    guarded = new BrowserPool({ executablePath: CHROMIUM_PATH, concurrency: 1, guard: strictGuard, log });
     openDeps = { browsers: open, guard: openGuard, log, maxAttempts: 1 };
     guardedDeps = { browsers: guarded, guard: strictGuard, log, maxAttempts: 1 };
   });
@@ -196,9 +200,27 @@ describe.skipIf(!hasChromium)('actors/renderer', () => {
     return reply;
   }
 
+  it('launches the headless shell by default when it is installed, else the full browser', () => {
+    expect(CHROMIUM_EXECUTABLES).toEqual(['/usr/bin/chromium-headless-shell', '/usr/bin/chromium']);
+    expect(defaultChromiumPath((path) => path === '/usr/bin/chromium' || path === '/usr/bin/chromium-headless-shell')).toBe('/usr/bin/chromium-headless-shell');
+    expect(defaultChromiumPath((path) => path === '/usr/bin/chromium')).toBe('/usr/bin/chromium');
+    expect(defaultChromiumPath(() => false)).toBe('/usr/bin/chromium');
+  });
+
   it("launches Chromium with Playwright's disabled features kept and the address bar's WebUI popups off: a new context's window loads no browser UI page", async () => {
     type Browser = Awaited<ReturnType<BrowserPool['current']>>;
-    // What the browser really has off, as Chromium reports it (the last --disable-features wins).
+    // The `--disable-features` lists of the command line the browser really has: Playwright's, then ours.
+    const disableFeatures = async (browser: Browser): Promise<string[][]> => {
+      const cdp = await browser.newBrowserCDPSession();
+      try {
+        const { commandLine } = await cdp.send('SystemInfo.getInfo');
+        return [...commandLine.matchAll(/--disable-features=(\S+)/g)].map((m) => (m[1] ?? '').split(','));
+      } finally {
+        await cdp.detach();
+      }
+    };
+    // What the full browser really has off, as Chromium reports it (the last --disable-features wins).
+    // The headless shell has no chrome:// pages.
     const disabledIn = async (browser: Browser): Promise<string[]> => {
       const page = await browser.newPage();
       try {
@@ -221,18 +243,47 @@ describe.skipIf(!hasChromium)('actors/renderer', () => {
         await cdp.detach();
       }
     };
-    // Playwright's own flags only: the same container flags without the renderer's --disable-features.
-    const plain = new BrowserPool({ executablePath: CHROMIUM.path, concurrency: 1, guard: new NetGuard({ allowPrivate: true }), log, args: CHROMIUM_ARGS.filter((a) => !a.startsWith('--disable-features=')) });
-    try {
-      const playwrights = await disabledIn(await plain.current());
-      expect(playwrights).toContain('HttpsUpgrades');
-      expect(await browserUiPages(await plain.current())).toContain('chrome://omnibox-popup.top-chrome/');
-      const ours = await disabledIn(await open.current());
-      expect(ours).toEqual(expect.arrayContaining([...playwrights, ...RENDERER_DISABLED_FEATURES]));
-      expect(await browserUiPages(await open.current())).toEqual([]);
-    } finally {
-      await plain.close();
+    const [playwrights, ours, ...more] = await disableFeatures(await open.current());
+    expect(more).toEqual([]);
+    expect(playwrights).toContain('HttpsUpgrades');
+    expect(ours).toEqual(expect.arrayContaining([...(playwrights ?? []), ...RENDERER_DISABLED_FEATURES]));
+    expect(await browserUiPages(await open.current())).toEqual([]);
+    // Each installed build: with Playwright's own flags only (the same container flags without
+    // the renderer's --disable-features), the full browser loads the popups and the headless
+    // shell none; with ours, neither.
+    const pool = (executablePath: string, args: readonly string[]) => new BrowserPool({ executablePath, concurrency: 1, guard: new NetGuard({ allowPrivate: true }), log, args });
+    for (const executable of CHROMIUM_EXECUTABLES.filter((path) => existsSync(path))) {
+      const plain = pool(executable, CHROMIUM_ARGS.filter((a) => !a.startsWith('--disable-features=')));
+      const tuned = pool(executable, CHROMIUM_ARGS);
+      try {
+        const full = executable === '/usr/bin/chromium';
+        expect(await browserUiPages(await plain.current()), executable).toEqual(full ? expect.arrayContaining(['chrome://omnibox-popup.top-chrome/']) : []);
+        expect(await browserUiPages(await tuned.current()), executable).toEqual([]);
+        if (full) expect(await disabledIn(await tuned.current())).toEqual(expect.arrayContaining([...(await disabledIn(await plain.current())), ...RENDERER_DISABLED_FEATURES]));
+      } finally {
+        await plain.close();
+        await tuned.close();
+      }
     }
+  });
+
+  it("reads the DOM as page.content() does, in a world of its own the page's scripts cannot change, and falls back to page.content()", async () => {
+    const plain = '<!DOCTYPE html><html lang="en"><head><title>t</title></head><body><p id="a">one &amp; two</p><script>document.body.append("added")</script></body></html>';
+    const tampering = '<!doctype html><html><body><p>real</p><script>Object.defineProperty(Element.prototype, "outerHTML", { get: () => "fake" }); XMLSerializer.prototype.serializeToString = () => "fake";</script></body></html>';
+    await open.withContext({}, async (context) => {
+      const page = await context.newPage();
+      await page.goto(`data:text/html,${encodeURIComponent(plain)}`);
+      const html = await readDom(page, () => context.newCDPSession(page));
+      expect(html).toContain('<!DOCTYPE html><html lang="en">');
+      expect(html).toContain('</p><script>document.body.append("added")</script>added</body>');
+      expect(html).toBe(await page.content());
+      await page.goto(`data:text/html,${encodeURIComponent(tampering)}`);
+      expect(await page.evaluate(() => document.documentElement.outerHTML)).toBe('fake');
+      expect(await readDom(page, () => context.newCDPSession(page))).toMatch(/^<!DOCTYPE html><html><head><\/head><body><p>real<\/p>/);
+      // No session: read by page.content().
+      await page.goto(`data:text/html,${encodeURIComponent(plain)}`);
+      expect(await readDom(page, () => Promise.reject(new Error('no session')))).toBe(await page.content());
+    }, signal);
   });
 
   it('waits for content a script adds after load (waitFor) and emits it as a rendered page', async () => {
@@ -335,7 +386,8 @@ describe.skipIf(!hasChromium)('actors/renderer', () => {
     const withAssets = site.paths().length;
     await rendered(site.url('/images'), { blockAssets: false, waitFor: 300 });
     expect(site.paths().slice(withAssets)).toContain('/pixel.png');
-    expect(site.paths().slice(withAssets)).toContain('/favicon.ico');
+    // Only the full browser asks for the icon (for its tab); the headless shell never does.
+    if (CHROMIUM_PATH === '/usr/bin/chromium') expect(site.paths().slice(withAssets)).toContain('/favicon.ico');
   });
 
   it('returns the network format: each request with method, type, status, size and timing', async () => {

@@ -13,6 +13,7 @@
  */
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
+import { setFlagsFromString } from 'node:v8';
 import type { FastifyInstance } from 'fastify';
 import type { ActorSpec } from './actors/index.js';
 import { createFetcherActor } from './actors/fetcher/index.js';
@@ -104,6 +105,9 @@ function pipelineHandlers(actors: readonly ActorSpec[], requester: Requester, co
 export async function startService(options: ServiceOptions): Promise<Service> {
   const { config, log, role } = options;
   const actors = options.actors ?? ACTORS;
+  // V8 reads this flag each time it sets the next full collection's limit, so it applies to
+  // a heap that is already running (HEAP_GROWTH_PERCENT in the settings table says why).
+  if (config.heapGrowthPercent > 0) setFlagsFromString(`--heap-growing-percent=${config.heapGrowthPercent}`);
   const runtime = await createRuntime(config, log, role);
   const pools: ActorPool[] = [];
   let app: FastifyInstance | null = null;

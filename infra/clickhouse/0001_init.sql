@@ -49,7 +49,9 @@ CREATE TABLE IF NOT EXISTS pages
     content_hash String
 )
 ENGINE = ReplacingMergeTree
-ORDER BY (url_hash, tenant, fetched_at, request_id);
+ORDER BY (url_hash, tenant, fetched_at, request_id)
+-- 1 MiB granules: what a merge reads of each part at a time (see 0003_merge_memory).
+SETTINGS index_granularity_bytes = 1048576;
 
 -- The pages of a crawl or batch job. `seq` is the page's number in its job, assigned by the
 -- producer before the write (a redelivered event carries the same seq). A page stored twice
@@ -77,7 +79,9 @@ CREATE TABLE IF NOT EXISTS job_pages
     seq_rank     UInt64 MATERIALIZED 18446744073709551615 - seq
 )
 ENGINE = ReplacingMergeTree(seq_rank)
-ORDER BY (tenant, job_id, url_hash);
+ORDER BY (tenant, job_id, url_hash)
+-- 1 MiB granules (see 0003_merge_memory).
+SETTINGS index_granularity_bytes = 1048576;
 
 -- Crawl, batch, extract and leads jobs (versioned; read with FINAL).
 CREATE TABLE IF NOT EXISTS jobs

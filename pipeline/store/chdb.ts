@@ -18,10 +18,14 @@
 import { mkdirSync } from 'node:fs';
 import { drainPending, Session } from 'chdb';
 import type { Logger } from '../log.js';
+import { releaseCleanPages } from './code-pages.js';
 import { migrate } from './migrate.js';
 import { StoreError, storeError } from './store-error.js';
 import type { Params, Store } from './store.js';
 import { bindable, checkTable, jsonEachRow, parseJsonEachRow, SESSION_SETTINGS } from './wire.js';
+
+/** The engine's shared library (node_modules/@chdb/lib-<platform>/). */
+const ENGINE_LIBRARY = 'libchdb.so';
 
 export interface ChdbStoreOptions {
   /** The engine's own directory (created when missing). */
@@ -68,8 +72,15 @@ export class ChdbStore implements Store {
     }
   }
 
-  migrate(): Promise<string[]> {
-    return migrate(this, this.log);
+  /**
+   * Applies the migrations, then gives back the engine library's start-up pages
+   * (code-pages.ts): start-up is over once the tables exist.
+   */
+  async migrate(): Promise<string[]> {
+    const applied = await migrate(this, this.log);
+    const released = releaseCleanPages(ENGINE_LIBRARY);
+    this.log.debug({ releasedKb: released.kb, mappings: released.mappings, skipped: released.skipped }, 'chdb start-up pages released');
+    return applied;
   }
 
   async insert(table: string, rows: readonly Record<string, unknown>[]): Promise<void> {

@@ -91,15 +91,28 @@ function storeContract(
     });
 
     it('migrates once: the second run applies nothing and every table exists', async () => {
-      expect(firstMigration).toEqual(['0001_init', '0002_page_cache']);
+      expect(firstMigration).toEqual(['0001_init', '0002_page_cache', '0003_merge_memory']);
       expect(await store.migrate()).toEqual([]);
       const tables = await store.query<{ name: string }>('SELECT name FROM system.tables WHERE database = currentDatabase() ORDER BY name');
       expect(tables.map((t) => t.name)).toEqual(expect.arrayContaining(TABLES));
       const recorded = await store.query('SELECT version, name FROM schema_migrations FINAL');
-      expect(recorded).toEqual(expect.arrayContaining([{ version: 1, name: '0001_init' }, { version: 2, name: '0002_page_cache' }]));
-      expect(recorded).toHaveLength(2);
+      expect(recorded).toEqual(
+        expect.arrayContaining([
+          { version: 1, name: '0001_init' },
+          { version: 2, name: '0002_page_cache' },
+          { version: 3, name: '0003_merge_memory' },
+        ]),
+      );
+      expect(recorded).toHaveLength(3);
       const columns = await store.query<{ name: string }>("SELECT name FROM system.columns WHERE database = currentDatabase() AND table = 'pages'");
       expect(columns.map((c) => c.name)).toEqual(expect.arrayContaining(['body_base64', 'response_headers', 'cache_key', 'shareable']));
+      // 0003_merge_memory: what a merge of the large-row tables may hold.
+      for (const table of ['pages', 'job_pages']) {
+        const [ddl] = await store.query<{ statement: string }>(`SHOW CREATE TABLE ${table}`);
+        for (const setting of ['index_granularity_bytes = 1048576', 'merge_max_block_size_bytes = 1048576', 'min_bytes_for_wide_part = 134217728']) {
+          expect(ddl?.statement, `${table}: ${setting}`).toContain(setting);
+        }
+      }
     });
 
     it('inserts rows and reads them back with typed String, UInt64, DateTime64 and Array(String) parameters', async () => {

@@ -10,6 +10,15 @@
  * BENCH_LOG_LEVEL, default `info`, the service default; log lines go to /dev/null) with rate
  * limiting off, since one key at full speed would otherwise get 429 after 100 requests.
  * Prints one JSON line per scenario and a summary line; the issue's target is ratio >= 0.8.
+ *
+ * Statistics: each round measures both servers back to back, the gateway first in even
+ * rounds and the baseline first in odd ones, and `ratio` (and `cpu_ratio`) is the median of
+ * the rounds' own ratios (`round_ratios`). On this shared machine the other load moves both
+ * servers' requests/s by up to 2x between rounds, and a ratio of medians taken apart pairs
+ * a round of one server with a different round of the other; a ratio per round compares two
+ * measurements taken under the same load, and the alternating order gives neither server
+ * the other's warm-up or the quieter second slot. The rps, p99 and CPU figures are still
+ * each server's medians. Both servers are treated the same way.
  */
 import { fileURLToPath } from 'node:url';
 import { SETTINGS, compare, emit, startServer, type ServerChild, type Target } from './lib.js';

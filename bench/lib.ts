@@ -191,15 +191,21 @@ export interface Comparison {
   p99_ms: number;
   baseline_rps: number;
   baseline_p99_ms: number;
-  /** Requests/s of the subject over the baseline's. */
+  /** Median of the rounds' requests/s of the subject over the baseline's. */
   ratio: number;
+  round_ratios: number[];
   cpu_us_per_req: number;
   baseline_cpu_us_per_req: number;
-  /** Baseline's server CPU per request over the subject's: less swayed than `ratio` by other load on the machine. */
+  /** Median of the rounds' baseline server CPU per request over the subject's: less swayed than `ratio` by other load. */
   cpu_ratio: number;
+  round_cpu_ratios: number[];
 }
 
-/** Measures subject and baseline in alternating rounds; medians of each. */
+/**
+ * Measures subject and baseline back to back in each round, the subject first in even rounds
+ * and the baseline first in odd ones; ratios per round (two measurements under the same
+ * load), then their medians. rps, p99 and CPU are each side's medians.
+ */
 export async function compare(
   subject: { server: ServerChild; target: Target },
   baseline: { server: ServerChild; target: Target },
@@ -207,21 +213,26 @@ export async function compare(
   const s: Measurement[] = [];
   const b: Measurement[] = [];
   for (let round = 0; round < SETTINGS.rounds; round += 1) {
-    s.push(await measure(subject.server, subject.target));
-    b.push(await measure(baseline.server, baseline.target));
+    if (round % 2 === 0) {
+      s.push(await measure(subject.server, subject.target));
+      b.push(await measure(baseline.server, baseline.target));
+    } else {
+      b.push(await measure(baseline.server, baseline.target));
+      s.push(await measure(subject.server, subject.target));
+    }
   }
-  const cpu = median(s.map((m) => m.cpu_us_per_req));
-  const baselineCpu = median(b.map((m) => m.cpu_us_per_req));
-  const rps = median(s.map((m) => m.rps));
-  const baselineRps = median(b.map((m) => m.rps));
+  const roundRatios = s.map((m, i) => round3(m.rps / (b[i] as Measurement).rps));
+  const roundCpuRatios = s.map((m, i) => round3((b[i] as Measurement).cpu_us_per_req / m.cpu_us_per_req));
   return {
-    rps,
+    rps: median(s.map((m) => m.rps)),
     p99_ms: median(s.map((m) => m.p99_ms)),
-    baseline_rps: baselineRps,
+    baseline_rps: median(b.map((m) => m.rps)),
     baseline_p99_ms: median(b.map((m) => m.p99_ms)),
-    ratio: round3(rps / baselineRps),
-    cpu_us_per_req: cpu,
-    baseline_cpu_us_per_req: baselineCpu,
-    cpu_ratio: round3(baselineCpu / cpu),
+    ratio: round3(median(roundRatios)),
+    round_ratios: roundRatios,
+    cpu_us_per_req: median(s.map((m) => m.cpu_us_per_req)),
+    baseline_cpu_us_per_req: median(b.map((m) => m.cpu_us_per_req)),
+    cpu_ratio: round3(median(roundCpuRatios)),
+    round_cpu_ratios: roundCpuRatios,
   };
 }

@@ -36,11 +36,14 @@ const REQUEST_ID = /^[\w.:-]{1,128}$/;
 /**
  * Request ids: 16 random characters drawn once per process, then a counter. Unique across
  * processes and restarts (96 random bits), and a fraction of the cost of a UUID per request.
+ * Joined rather than concatenated: a join is one flat string, where `+` makes V8 a rope that
+ * Node's header check (a regular expression on the `x-request-id` value) flattens through
+ * the runtime, the slow path, on every response.
  */
 function requestIds(): () => string {
   const prefix = randomBytes(12).toString('base64url');
   let next = 0;
-  return () => `${prefix}-${(next++).toString(36)}`;
+  return () => [prefix, (next++).toString(36)].join('-');
 }
 
 export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> {

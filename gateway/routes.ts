@@ -18,6 +18,7 @@ import type { Credits } from './credits.js';
 import type { HandlerContext, HandlerResult, Handlers, OperationHandler, RawBody, UploadedFilePart } from './handler.js';
 import type { AccessLog } from './access-log.js';
 import type { RateLimiter } from './rate-limit.js';
+import { JSON_TYPE, sendValidationFailed } from './replies.js';
 import { compile, toDetails, type Part, type ValidationDetail } from './validation.js';
 
 declare module 'fastify' {
@@ -58,7 +59,7 @@ function compileValidators(op: Operation): Validators {
 }
 
 function check(validate: ValidateFunction | undefined, part: Part, value: unknown, out: ValidationDetail[]): void {
-  if (validate && !validate(value)) out.push(...toDetails(validate.errors, part, value));
+  if (validate && !validate(value)) for (const detail of toDetails(validate.errors, part, value)) out.push(detail);
 }
 
 /** The request's path parameters and query, each checked against its schema into `details`. */
@@ -73,6 +74,21 @@ function pathAndQuery(request: FastifyRequest, validators: Validators, details: 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 
 /**
+ * The secret of each Authorization header that named a key this process knows, so a known
+ * key's header is one map lookup instead of a regular expression match and a substring; the
+ * secret kept is the string first handed to the registry, which its own memo holds, so its
+ * lookup matches by identity rather than comparing characters. Only headers whose key was
+ * found are kept, and at most MAX_REMEMBERED_HEADERS of them.
+ */
+const secretsByHeader = new Map<string, string>();
+const MAX_REMEMBERED_HEADERS = 1024;
+
+function remember(header: string, secret: string): void {
+  if (secretsByHeader.size >= MAX_REMEMBERED_HEADERS) secretsByHeader.clear();
+  secretsByHeader.set(header, secret);
+}
+
+/**
  * The onRequest hook of an operation that needs a key: the key (401), then the rate limit
  * (429). Written with callbacks rather than as an async function, and a key this process has
  * seen is taken without waiting (`known`): the awaits of an async hook, its helper and the
@@ -81,12 +97,24 @@ const BEARER = /^Bearer\s+(\S+)\s*$/i;
 function authorize(request: FastifyRequest, deps: RouteDeps, done: (error?: Error) => void): void {
   const header = request.headers.authorization;
   if (!header) return done(new AppError('missing_api_key', 'send the key as `Authorization: Bearer <key>`'));
-  const match = BEARER.exec(header);
-  if (!match) return done(new AppError('missing_api_key', 'the Authorization header must be `Bearer <key>`'));
-  const secret = match[1] as string;
+  const remembered = secretsByHeader.get(header);
+  let secret = remembered;
+  if (secret === undefined) {
+    const match = BEARER.exec(header);
+    if (!match) return done(new AppError('missing_api_key', 'the Authorization header must be `Bearer <key>`'));
+    secret = match[1] as string;
+  }
   const known = deps.keys.known?.(secret);
-  if (known) return admit(request, known, deps, done);
-  deps.keys.authenticate(secret).then((key) => admit(request, key, deps, done), done);
+  if (known) {
+    if (remembered === undefined) remember(header, secret);
+    return admit(request, known, deps, done);
+  }
+  const presented = secret;
+  deps.keys.authenticate(presented).then((key) => {
+    // This very string is the registry's memo key now: handed back, it matches by identity.
+    if (key) remember(header, presented);
+    admit(request, key, deps, done);
+  }, done);
 }
 
 function admit(request: FastifyRequest, key: KeyRecord | null, deps: RouteDeps, done: (error?: Error) => void): void {
@@ -143,7 +171,7 @@ function route(app: FastifyInstance, op: Operation, deps: RouteDeps): void {
       const { params, query } = pathAndQuery(request, validators, details);
       if (op.body) check(validators.body, 'body', request.body, details);
       if (details.length) {
-        answer(request, reply.code(422), { detail: details }, deps);
+        rejected(request, reply, details, deps);
         return undefined;
       }
       return serve(op, request, reply, { body: request.body, query, params }, handler, deps);
@@ -163,7 +191,7 @@ async function uploaded(
   const details: ValidationDetail[] = [];
   const { params, query } = pathAndQuery(request, validators, details);
   const body = await readUploads(op, request, details);
-  if (details.length) return answer(request, reply.code(422), { detail: details }, deps);
+  if (details.length) return rejected(request, reply, details, deps);
   return serve(op, request, reply, { body, query, params }, handler, deps);
 }
 
@@ -212,7 +240,7 @@ async function serve(
   }
   if (result.raw) return answer(request, withRawHeaders(reply, result.raw, settled), result.raw.body, deps);
   const cost = { credits: settled.charged, remaining: settled.remaining, ...(result.source ? { source: result.source } : {}) };
-  return answer(request, reply.type('application/json; charset=utf-8'), envelope(result, cost), deps);
+  return answer(request, reply.type(JSON_TYPE), envelope(result, cost), deps);
 }
 
 /**
@@ -221,6 +249,13 @@ async function serve(
  */
 function answer(request: FastifyRequest, reply: FastifyReply, payload: unknown, deps: RouteDeps): FastifyReply {
   reply.header('x-request-id', request.id).send(payload);
+  deps.accessLog.write(request, reply);
+  return reply;
+}
+
+/** A 422: the details as JSON text (gateway/replies.ts), then the access line. */
+function rejected(request: FastifyRequest, reply: FastifyReply, details: ValidationDetail[], deps: RouteDeps): FastifyReply {
+  sendValidationFailed(request, reply, details);
   deps.accessLog.write(request, reply);
   return reply;
 }

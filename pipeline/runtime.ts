@@ -86,6 +86,7 @@ export async function createRuntime(config: Config, log: Logger, role: Role | 'a
             connectTimeoutMs: config.kafkaConnectTimeoutMs,
             sessionTimeoutMs: config.kafkaSessionTimeoutMs,
             heartbeatIntervalMs: Math.max(500, Math.floor(config.kafkaSessionTimeoutMs / 10)),
+            leaderSyncDelayMs: config.kafkaLeaderSyncDelayMs,
             log,
           })
         : await createBus({ kind: 'memory', log });

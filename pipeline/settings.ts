@@ -182,6 +182,15 @@ export const SETTINGS = {
     description:
       'A pool process that stops heartbeating for this long (it died) loses its partitions to the other members of its group; lower means faster takeover and more rebalances on a busy machine.',
   },
+  kafkaLeaderSyncDelayMs: {
+    env: 'KAFKA_LEADER_SYNC_DELAY_MS',
+    type: 'integer',
+    default: 0,
+    min: 0,
+    max: 10000,
+    description:
+      "How long a consumer group's leader waits before sending the group's partition assignment after a rebalance. Apache Kafka and Redpanda need 0. librdkafka's mock cluster (the tests' broker) rejects a follower whose assignment request arrives after the leader's, which costs another rebalance; the tests set 500 so followers go first.",
+  },
   schemaRegistryUrl: {
     env: 'SCHEMA_REGISTRY_URL',
     type: 'string',

@@ -16,7 +16,7 @@
  *   offsets (committed, or earliest/latest for a new group) are fixed by then.
  */
 import { setMaxListeners } from 'node:events';
-import kafkajs, { type Consumer, type EachMessagePayload, type IHeaders, type Kafka } from 'kafkajs';
+import kafkajs, { type Consumer, type EachMessagePayload, type IHeaders, type Kafka, type PartitionAssigner } from 'kafkajs';
 import { AppError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { backoffDelay } from '../retry.js';
@@ -24,7 +24,7 @@ import type { BusMessage, ConsumeOptions, Headers, Subscription } from './bus.js
 import { deliver, type DeliveryOutcome } from './deliver.js';
 import { OffsetCommits } from './kafka-commits.js';
 
-const { KafkaJSError } = kafkajs;
+const { KafkaJSError, PartitionAssigners } = kafkajs;
 
 export interface MemberSettings {
   sessionTimeoutMs: number;
@@ -38,6 +38,33 @@ export interface MemberSettings {
   maxRedeliveryDelayMs: number;
   /** How long `consume()` waits for the first join before failing with `bus_unavailable`. */
   readyTimeoutMs: number;
+  /** How long a group's leader waits before it sends the assignment (see `leaderWaits`). */
+  leaderSyncDelayMs: number;
+}
+
+/**
+ * kafkajs's round-robin assigner, whose leader waits `delayMs` before answering. A group's
+ * members all get their JoinGroup answer at once; the leader then refreshes metadata, assigns
+ * and sends SyncGroup while each follower sends its SyncGroup at once. Apache Kafka takes the
+ * two in either order. librdkafka's mock cluster (the tests' broker) answers a follower's
+ * SyncGroup that arrives after the leader's with INVALID_REQUEST, which kafkajs treats as
+ * fatal: the member restarts and the group rebalances again (a session timeout each time).
+ * A leader that waits lets the followers go first. Same name and version as the round-robin
+ * assigner, so members with and without the wait share a group.
+ */
+export function leaderWaits(delayMs: number, inner: PartitionAssigner = PartitionAssigners.roundRobin): PartitionAssigner {
+  return (config) => {
+    const assigner = inner(config);
+    return {
+      name: assigner.name,
+      version: assigner.version,
+      protocol: (subscription) => assigner.protocol(subscription),
+      async assign(group) {
+        await new Promise<void>((resolve) => setTimeout(resolve, delayMs));
+        return assigner.assign(group);
+      },
+    };
+  };
 }
 
 function headersOf(headers: IHeaders | undefined): Headers {
@@ -70,6 +97,7 @@ export async function joinGroup(kafka: Kafka, options: ConsumeOptions, settings:
     maxBytesPerPartition: settings.maxMessageBytes,
     maxBytes: settings.maxMessageBytes * 2,
     allowAutoTopicCreation: true,
+    ...(settings.leaderSyncDelayMs > 0 ? { partitionAssigners: [leaderWaits(settings.leaderSyncDelayMs)] } : {}),
   });
   let state: 'running' | 'stopping' | 'aborted' | 'stopped' = 'running';
   // Read through a function: the handlers below see changes made while they awaited.

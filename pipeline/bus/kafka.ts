@@ -58,6 +58,8 @@ export interface KafkaBusOptions {
   maxRedeliveryDelayMs?: number;
   /** How long `consume()` waits for the member's first assignment (default 90000). */
   readyTimeoutMs?: number;
+  /** How long a group's leader waits before sending its assignment (default 0; kafka-member.ts `leaderWaits`). */
+  leaderSyncDelayMs?: number;
 }
 
 export class KafkaBus implements Bus {
@@ -119,6 +121,7 @@ export class KafkaBus implements Bus {
       redeliveryDelayMs: options.redeliveryDelayMs ?? 200,
       maxRedeliveryDelayMs: options.maxRedeliveryDelayMs ?? 10_000,
       readyTimeoutMs: options.readyTimeoutMs ?? 90_000,
+      leaderSyncDelayMs: options.leaderSyncDelayMs ?? 0,
     };
     log.info({ brokers: options.brokers }, 'kafka bus connected');
     return new KafkaBus(kafka, producer, admin, members, options.compressAboveBytes ?? 64 * 1024, log);

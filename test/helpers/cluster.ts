@@ -159,6 +159,11 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
     DATA_DIR: dataDir.path,
     HOST: '127.0.0.1',
     PORT: '0',
+    // The mock broker rejects a follower that syncs after its leader (a rebalance lost each
+    // time; see KAFKA_LEADER_SYNC_DELAY_MS), and every rebalance of the mock stalls a session
+    // timeout less 1 s: 10 s instead of the default 30 keeps one lost race well inside a test.
+    KAFKA_LEADER_SYNC_DELAY_MS: '500',
+    KAFKA_SESSION_TIMEOUT_MS: '10000',
     // TEST_CLUSTER_LOG_LEVEL=debug adds kafkajs's group joins and the bus's own lines.
     LOG_LEVEL: process.env.TEST_CLUSTER_LOG_LEVEL || 'info',
     ...options.env,

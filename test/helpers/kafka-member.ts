@@ -20,6 +20,7 @@ const bus = await KafkaBus.connect({
   sessionTimeoutMs: Number(session),
   heartbeatIntervalMs: 500,
   maxWaitTimeMs: 250,
+  leaderSyncDelayMs: 300,
 });
 await bus.consume({
   group,

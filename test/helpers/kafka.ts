@@ -103,5 +103,6 @@ export function connectTestKafkaBus(cluster: MockKafka, clientId: string, log: L
     maxWaitTimeMs: 100,
     redeliveryDelayMs: 20,
     maxRedeliveryDelayMs: 200,
+    leaderSyncDelayMs: 300,
   });
 }

@@ -329,6 +329,7 @@ describe.skipIf(!kafkaUp)('pipeline/bus (kafka, mock cluster)', () => {
       maxWaitTimeMs: 250,
       redeliveryDelayMs: 20,
       maxRedeliveryDelayMs: 200,
+      leaderSyncDelayMs: 300,
     });
     return { bus, partitions: 4, logs, limitMs: 30_000, close: () => bus.close() };
   }, { concurrent: true });

@@ -7,9 +7,11 @@
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import kafkajs from 'kafkajs';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Subscription } from '../../pipeline/bus/bus.js';
 import { KafkaBus } from '../../pipeline/bus/kafka.js';
+import { leaderWaits } from '../../pipeline/bus/kafka-member.js';
 import { partitionOf } from '../../pipeline/bus/murmur2.js';
 import { hasCode } from '../../pipeline/errors.js';
 import { createLogger } from '../../pipeline/log.js';
@@ -65,6 +67,40 @@ describe('pipeline/bus/kafka (broker unreachable)', () => {
   }, 20_000);
 });
 
+describe('pipeline/bus/kafka-member leaderWaits', () => {
+  const config = { cluster: {} as never, groupId: 'g', logger: {} as never };
+  const inner = kafkajs.PartitionAssigners.roundRobin(config);
+  const members = [
+    { memberId: 'a', memberMetadata: Buffer.alloc(0) },
+    { memberId: 'b', memberMetadata: Buffer.alloc(0) },
+  ];
+
+  it("keeps the round-robin assigner's name, version and protocol, so it shares a group with it", () => {
+    const waiting = leaderWaits(500)(config);
+    expect(waiting.name).toBe(inner.name);
+    expect(waiting.version).toBe(inner.version);
+    expect(waiting.protocol({ topics: ['t'] })).toEqual(inner.protocol({ topics: ['t'] }));
+  });
+
+  it('answers with the inner assignment only once its delay has passed', async () => {
+    vi.useFakeTimers();
+    try {
+      const assigned: unknown[] = [];
+      const fake = () => ({ ...inner, assign: async () => [{ memberId: 'a', memberAssignment: Buffer.from('x') }] });
+      const pending = leaderWaits(500, fake)(config)
+        .assign({ members, topics: ['t'] })
+        .then((a) => assigned.push(a));
+      await vi.advanceTimersByTimeAsync(499);
+      expect(assigned).toEqual([]);
+      await vi.advanceTimersByTimeAsync(1);
+      await pending;
+      expect(assigned).toEqual([[{ memberId: 'a', memberAssignment: Buffer.from('x') }]]);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+});
+
 const kafkaUp = await hasKafka();
 
 describe.skipIf(!kafkaUp)('pipeline/bus/kafka (mock cluster)', () => {
@@ -83,6 +119,7 @@ describe.skipIf(!kafkaUp)('pipeline/bus/kafka (mock cluster)', () => {
       sessionTimeoutMs: 6000,
       heartbeatIntervalMs: 500,
       maxWaitTimeMs: 250,
+      leaderSyncDelayMs: 300,
     });
   });
   afterAll(async () => {
@@ -166,6 +203,37 @@ describe.skipIf(!kafkaUp)('pipeline/bus/kafka (mock cluster)', () => {
       await sub?.stop();
     }
   }, 90_000);
+
+  it('brings three members joining one group at once up with every partition owned and no consumer crash', async () => {
+    const topic = `join-${randomUUID().slice(0, 8)}`;
+    const group = `g-${topic}`;
+    await bus.ensureTopics([{ name: topic, partitions: 4 }]);
+    const seen = new Map<number, number>(); // id → partition
+    const from = lines.length;
+    const subs = await Promise.all(
+      [0, 1, 2].map(() =>
+        bus.consume({
+          group,
+          topics: [topic],
+          concurrency: 2,
+          handler: async (m) => void seen.set((JSON.parse(m.value.toString('utf8')) as { id: number }).id, m.partition),
+        }),
+      ),
+    );
+    try {
+      const total = 40;
+      await bus.publish(
+        topic,
+        Array.from({ length: total }, (_, id) => ({ key: `k${id}`, value: Buffer.from(JSON.stringify({ id })) })),
+      );
+      await until('every message handled', () => seen.size === total, 45_000);
+      expect(new Set(seen.values()).size).toBe(4);
+      const crashes = lines.slice(from).filter((l) => /kafka consumer crashed/.test(l));
+      expect(crashes).toEqual([]);
+    } finally {
+      await Promise.all(subs.map((sub) => sub.stop()));
+    }
+  }, 120_000);
 
   it("has routed kafkajs's own log lines into pino, its INFO chatter at debug", () => {
     const fromKafkajs = lines.map((l) => JSON.parse(l) as { level: number; kafkajs?: string }).filter((l) => l.kafkajs);

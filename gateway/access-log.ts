@@ -51,16 +51,22 @@ const epochTime = pino.stdTimeFunctions.epochTime;
 export class AccessLog {
   private readonly internals: PinoInternals;
   private readonly info: number;
-  /** pino's default clock text (`,"time":<ms>`) for the last millisecond seen, made once per millisecond. */
-  private clockMs = -1;
-  private clockText = '';
+  /** The line's start for the last millisecond seen, made once per millisecond (see `head`). */
+  private headMs = -1;
+  private headBindings = '';
+  private headText = '';
 
   constructor(private readonly log: Logger) {
     this.internals = log as unknown as PinoInternals;
     this.info = log.levels.values.info as number;
   }
 
-  /** The onSend hook's work: the line for this response, unless `info` is off. */
+  /**
+   * The line for this response, unless `info` is off. The request id and the method are
+   * written without escaping: ids are checked against gateway/app.ts REQUEST_ID or made
+   * there from base64url and base-36 digits, and Node's parser accepts only known methods,
+   * so neither holds a character JSON escapes. The path is escaped.
+   */
   write(request: FastifyRequest, reply: FastifyReply): void {
     if (!this.log.isLevelEnabled('info')) return;
     const url = request.url;
@@ -74,23 +80,25 @@ export class AccessLog {
       return;
     }
     stream.write(
-      `{"level":${this.info}${this.time(own[pino.symbols.timeSym])}${own[pino.symbols.chindingsSym]},"reqId":${jsonString(String(request.id))},` +
-        `"method":${jsonString(request.method)},"path":${jsonString(path)},"status":${reply.statusCode},"ms":${elapsedMsText(request)},"msg":"request"}\n`,
+      `${this.head(own[pino.symbols.timeSym], own[pino.symbols.chindingsSym])}${request.id}","method":"${request.method}","path":${jsonString(path)},` +
+        `"status":${reply.statusCode},"ms":${elapsedMsText(request)},"msg":"request"}\n`,
     );
   }
 
   /**
-   * The logger's clock text. pino's default writes `Date.now()`, a number too large for V8's
-   * small integers, and formatting it was most of the line's cost; it is formatted once per
-   * millisecond (several requests) instead, the same text. Any other clock is called as is.
+   * The line up to the request id's value: level, the logger's clock and bindings, `"reqId":"`.
+   * pino's default clock writes `Date.now()`, a number too large for V8's small integers, and
+   * formatting it was most of the line's cost: the head is made once per millisecond (several
+   * requests) instead, the same text. Any other clock is called for every line.
    */
-  private time(clock: () => string): string {
-    if (clock !== epochTime) return clock();
+  private head(clock: () => string, bindings: string): string {
+    if (clock !== epochTime) return `{"level":${this.info}${clock()}${bindings},"reqId":"`;
     const now = Date.now();
-    if (now !== this.clockMs) {
-      this.clockMs = now;
-      this.clockText = `,"time":${now}`;
+    if (now !== this.headMs || bindings !== this.headBindings) {
+      this.headMs = now;
+      this.headBindings = bindings;
+      this.headText = `{"level":${this.info},"time":${now}${bindings},"reqId":"`;
     }
-    return this.clockText;
+    return this.headText;
   }
 }

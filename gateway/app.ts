@@ -31,6 +31,7 @@ export interface GatewayDeps {
   handlers?: Handlers;
 }
 
+/** A caller's `x-request-id` kept as the request id; gateway/access-log.ts writes ids unescaped on this account. */
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
 /**

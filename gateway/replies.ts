@@ -9,7 +9,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ERRORS, type ErrorCode } from '../schemas/errors.js';
 import { AppError } from '../pipeline/errors.js';
 import type { Logger } from '../pipeline/log.js';
-import { jsonObject } from './json.js';
+import { jsonString, locJson } from './json.js';
 import type { ValidationDetail } from './validation.js';
 
 export class ValidationFailed extends Error {
@@ -43,10 +43,16 @@ function frameworkCode(error: { code?: unknown; statusCode?: unknown }): ErrorCo
 /** The content type of every JSON answer. */
 export const JSON_TYPE = 'application/json; charset=utf-8';
 
-/** The 422 body `{detail: [...]}` as JSON text, the bytes JSON.stringify writes. */
+/**
+ * The 422 body `{detail: [...]}` as JSON text, the bytes JSON.stringify writes: each detail
+ * has exactly `loc`, `msg` and `type`, in that order (gateway/validation.ts makes them so).
+ */
 export function validationBody(details: readonly ValidationDetail[]): string {
   let text = '{"detail":[';
-  for (let i = 0; i < details.length; i += 1) text += `${i ? ',' : ''}${jsonObject(details[i] as unknown as Record<string, unknown>)}`;
+  for (let i = 0; i < details.length; i += 1) {
+    const d = details[i] as ValidationDetail;
+    text += `${i ? ',' : ''}{"loc":${locJson(d.loc)},"msg":${jsonString(d.msg)},"type":${jsonString(d.type)}}`;
+  }
   return `${text}]}`;
 }
 

@@ -197,9 +197,9 @@ function translate(e: ErrorObject, part: Part, root: unknown): ValidationDetail 
     case 'const':
       return { loc, msg: `must be ${JSON.stringify(p.allowedValue)}`, type: 'literal_error' };
     case 'pattern':
-      return custom ? { loc, ...custom } : { loc, msg: `must match the pattern ${p.pattern}`, type: 'string_pattern_mismatch' };
+      return custom ? { loc, msg: custom.msg, type: custom.type } : { loc, msg: `must match the pattern ${p.pattern}`, type: 'string_pattern_mismatch' };
     case 'format':
-      return custom ? { loc, ...custom } : { loc, msg: `must be a valid ${p.format}`, type: `${String(p.format).replace(/-/g, '_')}_invalid` };
+      return custom ? { loc, msg: custom.msg, type: custom.type } : { loc, msg: `must be a valid ${p.format}`, type: `${String(p.format).replace(/-/g, '_')}_invalid` };
     case 'propertyNames':
       return { loc: [...loc, String(p.propertyName)], msg: 'invalid field name', type: 'key_invalid' };
     case 'discriminator':
@@ -210,7 +210,7 @@ function translate(e: ErrorObject, part: Part, root: unknown): ValidationDetail 
         type: 'union_tag_invalid',
       };
     default:
-      if (custom) return { loc, ...custom };
+      if (custom) return { loc, msg: custom.msg, type: custom.type };
       return { loc, msg: e.message ?? 'invalid value', type: e.keyword };
   }
 }

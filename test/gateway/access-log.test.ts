@@ -81,7 +81,8 @@ describe('gateway/access-log', () => {
     const parent = createLogger('info', { write: (line: string) => void out.push(line) }).child({ role: 'api' });
     const cases = [
       { id: 'r-1', method: 'GET', url: '/v1/templates?x=1', status: 200 },
-      { id: 'r-"2"', method: 'POST', url: '/v1/crawl/ünï\\"code"', status: 422 },
+      // Ids hold only what gateway/app.ts REQUEST_ID accepts; the path is escaped.
+      { id: 'r-2.b:c_D', method: 'POST', url: '/v1/crawl/ünï\\"code"', status: 422 },
     ];
     for (const c of cases) {
       const request = { id: c.id, method: c.method, url: c.url, raw: {} } as unknown as FastifyRequest;

@@ -174,6 +174,7 @@ describe('gateway/errors', () => {
     ['with spaces', 'has spaces in it'],
     ['too long', 'a'.repeat(129)],
     ['with a slash', 'a/b'],
+    ['with quotes and a backslash (the access line writes ids unescaped)', 'a"b\\c'],
   ])('replaces a client x-request-id %s with its own', async (_name, given) => {
     const res = await send({ method: 'GET', url: '/v1/nowhere', headers: { 'x-request-id': given } });
     expect(res.headers['x-request-id']).not.toBe(given);

@@ -11,9 +11,12 @@
  * limiting off, since one key at full speed would otherwise get 429 after 100 requests.
  * Prints one JSON line per scenario and a summary line; the issue's target is ratio >= 0.8.
  *
- * Statistics: each round measures both servers back to back, the gateway first in even
- * rounds and the baseline first in odd ones, and `ratio` (and `cpu_ratio`) is the median of
- * the rounds' own ratios (`round_ratios`). On this shared machine the other load moves both
+ * Statistics: BENCH_PROCESSES (default 3) processes of each server, in pairs; each round
+ * measures each pair back to back, the gateway first in one round and the baseline first in
+ * the next, and `ratio` (and `cpu_ratio`) is the median of every round's and pair's own ratio
+ * (`round_ratios`). One gateway process can run 10-20% faster or slower than another of the
+ * same build for its whole life, and so can a bare one: with one pair, a run measured the
+ * processes it drew (0.66-0.87 on one build, quiet machine). On this shared machine the other load moves both
  * servers' requests/s by up to 2x between rounds, and a ratio of medians taken apart pairs
  * a round of one server with a different round of the other; a ratio per round compares two
  * measurements taken under the same load, and the alternating order gives neither server
@@ -65,21 +68,35 @@ async function responseOf(t: Target): Promise<{ body: unknown; bytes: number }> 
 async function main(): Promise<void> {
   const children: ServerChild[] = [];
   try {
-    const gateway = await startServer(script('gateway'), { LOG_LEVEL: logLevel, RATE_LIMIT_PER_MINUTE: '0' });
-    children.push(gateway);
-    const key = String(gateway.ready.key);
-    const [templates, crawl] = SCENARIOS.map((s) => target(gateway.url, key, s)) as [Target, Target];
+    const gateways: ServerChild[] = [];
+    for (let i = 0; i < SETTINGS.processes; i += 1) {
+      const gateway = await startServer(script('gateway'), { LOG_LEVEL: logLevel, RATE_LIMIT_PER_MINUTE: '0' });
+      children.push(gateway);
+      gateways.push(gateway);
+    }
+    const first = gateways[0] as ServerChild;
+    const [templates, crawl] = SCENARIOS.map((s) => target(first.url, String(first.ready.key), s)) as [Target, Target];
     const bodies = { templates: await responseOf(templates), crawl422: await responseOf(crawl) };
-    const bare = await startServer(script('bare'), {
-      BENCH_BARE_RESPONSES: JSON.stringify({ templates: bodies.templates.body, crawl422: bodies.crawl422.body }),
-    });
-    children.push(bare);
+    const bares: ServerChild[] = [];
+    for (let i = 0; i < SETTINGS.processes; i += 1) {
+      const bare = await startServer(script('bare'), {
+        BENCH_BARE_RESPONSES: JSON.stringify({ templates: bodies.templates.body, crawl422: bodies.crawl422.body }),
+      });
+      children.push(bare);
+      bares.push(bare);
+    }
 
     const ratios: number[] = [];
     for (const scenario of SCENARIOS) {
       const result = await compare(
-        { server: gateway, target: target(gateway.url, key, scenario) },
-        { server: bare, target: target(bare.url, key, scenario) },
+        gateways.map((gateway, i) => {
+          const key = String(gateway.ready.key);
+          const bare = bares[i] as ServerChild;
+          return {
+            subject: { server: gateway, target: target(gateway.url, key, scenario) },
+            baseline: { server: bare, target: target(bare.url, key, scenario) },
+          };
+        }),
       );
       ratios.push(result.ratio);
       emit({

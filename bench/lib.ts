@@ -4,7 +4,8 @@
  *
  * Settings (environment): BENCH_DURATION_S seconds per measured run (default 5),
  * BENCH_WARMUP_S seconds of discarded warm-up before each (default 1), BENCH_CONNECTIONS
- * (default 10), BENCH_ROUNDS alternating gateway/baseline rounds, median kept (default 1).
+ * (default 10), BENCH_ROUNDS alternating gateway/baseline rounds, median kept (default 1),
+ * BENCH_PROCESSES server processes per side where a benchmark compares servers (default 3).
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import autocannon from 'autocannon';
@@ -29,6 +30,7 @@ export const SETTINGS = Object.freeze({
   warmupS: positive('BENCH_WARMUP_S', 1),
   connections: positive('BENCH_CONNECTIONS', 10),
   rounds: positive('BENCH_ROUNDS', 1),
+  processes: positive('BENCH_PROCESSES', 3),
 });
 
 /** Writes one JSON line to stdout: the only output a benchmark makes there. */
@@ -201,24 +203,33 @@ export interface Comparison {
   round_cpu_ratios: number[];
 }
 
+/** One server of each side, each with the request it is measured on. */
+export interface Pair {
+  subject: { server: ServerChild; target: Target };
+  baseline: { server: ServerChild; target: Target };
+}
+
 /**
- * Measures subject and baseline back to back in each round, the subject first in even rounds
- * and the baseline first in odd ones; ratios per round (two measurements under the same
- * load), then their medians. rps, p99 and CPU are each side's medians.
+ * Measures subject and baseline back to back in each round, for each pair of server
+ * processes: the subject first in one round and the baseline first in the next (alternating
+ * by pair too); ratios per round and pair (two measurements under the same load), then their
+ * medians. rps, p99 and CPU are each side's medians over every measurement. Several pairs of
+ * processes: one process of the same build can settle a few percent to 20% faster or slower
+ * than another for its whole life (the JIT's choices, where its memory landed), so a single
+ * pair measures which processes it drew as much as the code.
  */
-export async function compare(
-  subject: { server: ServerChild; target: Target },
-  baseline: { server: ServerChild; target: Target },
-): Promise<Comparison> {
+export async function compare(pairs: readonly Pair[]): Promise<Comparison & { processes: number }> {
   const s: Measurement[] = [];
   const b: Measurement[] = [];
   for (let round = 0; round < SETTINGS.rounds; round += 1) {
-    if (round % 2 === 0) {
-      s.push(await measure(subject.server, subject.target));
-      b.push(await measure(baseline.server, baseline.target));
-    } else {
-      b.push(await measure(baseline.server, baseline.target));
-      s.push(await measure(subject.server, subject.target));
+    for (const [i, pair] of pairs.entries()) {
+      if ((round + i) % 2 === 0) {
+        s.push(await measure(pair.subject.server, pair.subject.target));
+        b.push(await measure(pair.baseline.server, pair.baseline.target));
+      } else {
+        b.push(await measure(pair.baseline.server, pair.baseline.target));
+        s.push(await measure(pair.subject.server, pair.subject.target));
+      }
     }
   }
   const roundRatios = s.map((m, i) => round3(m.rps / (b[i] as Measurement).rps));
@@ -234,5 +245,6 @@ export async function compare(
     baseline_cpu_us_per_req: median(b.map((m) => m.cpu_us_per_req)),
     cpu_ratio: round3(median(roundCpuRatios)),
     round_cpu_ratios: roundCpuRatios,
+    processes: pairs.length,
   };
 }

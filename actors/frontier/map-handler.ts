@@ -2,8 +2,10 @@
  * The frontier's pure handler for POST /v1/map: one MapRequested in, an Outcome out.
  *
  * - Discovered (map.ts): `ack` with a Reply {ok: true, data: {links: [{url, title?,
- *   description?}]}, credits: MAP_CREDITS (the spec's flat charge), source: 'frontier'}.
- *   A site with no sitemap and no links answers with the seed URL alone.
+ *   description?}], warning?}, credits: MAP_CREDITS (the spec's flat charge), source:
+ *   'frontier'}. A site with no sitemap and no links answers with the seed URL alone.
+ *   `warning` (Firecrawl's field name) says the time budget ended the discovery before
+ *   `limit` URLs were found: the list is what was found by then, and the site may have more.
  * - The seed page could not be fetched: the failure is answered with its code (`url_blocked`,
  *   `dns_failed`, `connection_refused`, `fetch_timeout`, …) and costs nothing. The HTTP stack
  *   already retried network hiccups; a map is not run twice.
@@ -23,7 +25,7 @@ import { replyTo } from '../../pipeline/request-reply.js';
 import { MAP_CREDITS, MAP_TIME_BUDGET_MS } from '../../schemas/api/page-reading.js';
 import { isErrorCode, type ErrorCode } from '../../schemas/errors.js';
 import type { EventValue } from '../../schemas/events/index.js';
-import { discoverSite, type DiscoveryLimits, type MapOptions } from './map.js';
+import { discoverSite, type DiscoveryLimits, type DiscoveryStats, type MapOptions } from './map.js';
 
 export type MapRequested = EventValue<'MapRequested'>;
 
@@ -62,6 +64,16 @@ export function mapOptionsOf(json: string): MapOptions | null {
   };
 }
 
+/** What a map answer cut short by its time budget says about itself. */
+export function budgetWarning(budgetMs: number, stats: DiscoveryStats): string {
+  const seconds = Math.round(budgetMs / 100) / 10;
+  return (
+    `The map stopped at its ${seconds} s time budget with ${stats.found} URLs found ` +
+    `(${stats.sitemapsRead} sitemaps read, ${stats.pagesWalked} pages walked); the site may have more. ` +
+    'A crawl job lists a whole site without this limit.'
+  );
+}
+
 export async function handleMapRequested(event: MapRequested, deps: MapHandlerDeps, signal: AbortSignal): Promise<Outcome> {
   const now = deps.now ?? Date.now;
   const log = deps.log.child({ requestId: event.requestId });
@@ -76,9 +88,11 @@ export async function handleMapRequested(event: MapRequested, deps: MapHandlerDe
   try {
     const { links, stats } = await discoverSite(event.url, options, { http: deps.http, log, ...(deps.limits ? { limits: deps.limits } : {}), now }, untilMs, signal);
     log.info({ url: redactUrl(event.url), links: links.length, ...stats, ms: now() - started }, 'site mapped');
+    const cut = stats.outOfTime && links.length < options.limit;
+    const data = cut ? { links, warning: budgetWarning(untilMs - started, stats) } : { links };
     return {
       kind: 'ack',
-      emit: replyTo(event, { ok: true, data: JSON.stringify({ links }), errorCode: null, errorMessage: null, credits: MAP_CREDITS, source: 'frontier' }, log),
+      emit: replyTo(event, { ok: true, data: JSON.stringify(data), errorCode: null, errorMessage: null, credits: MAP_CREDITS, source: 'frontier' }, log),
     };
   } catch (error) {
     if (signal.aborted) return { kind: 'retry', code: 'service_unavailable', message: 'the map was interrupted' };

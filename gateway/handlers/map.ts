@@ -1,6 +1,7 @@
 /**
  * POST /v1/map through the pipeline: the gateway publishes a MapRequested event and awaits
- * the frontier's Reply, whose data is `{links: [{url, title?, description?}]}`. A map is one
+ * the frontier's Reply, whose data is `{links: [{url, title?, description?}]}` and, when the
+ * time budget cut the discovery short, `warning` (actors/frontier/map-handler.ts). A map is one
  * flat charge (MAP_CREDITS, the spec's charging rule 5), reserved before and charged after;
  * a failed map is not charged.
  */

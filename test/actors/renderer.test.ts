@@ -461,10 +461,9 @@ describe.skipIf(!hasChromium)('actors/renderer', () => {
   });
 
   it('bounds the whole render by timeout (fetch_timeout)', async () => {
-    const started = Date.now();
+    // /hang never answers: without the bound the render would outlive the test.
     const reply = await failed(site.url('/hang'), { timeout: 1500 });
     expect(reply.errorCode).toBe('fetch_timeout');
-    expect(Date.now() - started).toBeLessThan(6000);
   });
 
   it('answers a server that refuses the connection with connection_refused, over HTTP and HTTPS', async () => {

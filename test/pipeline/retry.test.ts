@@ -128,14 +128,13 @@ describe('pipeline/retry', () => {
     it('stops when the signal is aborted during a backoff: rejects with the reason, no further attempt', async () => {
       const controller = new AbortController();
       const { calls, work } = flaky(Number.POSITIVE_INFINITY, 'never');
-      const began = Date.now();
       const pending = retry(work, { attempts: 10, baseDelayMs: 60_000, maxDelayMs: 60_000, random: () => 1, signal: controller.signal });
       await new Promise((resolve) => setTimeout(resolve, 20));
       const reason = new Error('shutting down');
       controller.abort(reason);
       await expect(pending).rejects.toBe(reason);
+      // Rejected by the abort within the test's time limit, not after the 60 s backoff.
       expect(calls).toEqual([1]);
-      expect(Date.now() - began).toBeLessThan(30_000); // did not sit out the 60 s backoff
     });
 
     it('does not retry once the signal is aborted: RetriesExhausted with the failure as cause', async () => {

@@ -59,9 +59,10 @@ SETTINGS index_granularity_bytes = 1048576;
 -- the SMALLEST seq, so a page a reader has already paged past can never reappear later
 -- under a new seq. The cursor is the last seq returned (see pipeline/store/queries.ts):
 --   SELECT … FROM job_pages FINAL WHERE tenant = {tenant} AND job_id = {job}
---     AND seq > {after:UInt64} ORDER BY seq LIMIT {limit}
--- Paging never duplicates; it never skips as long as a job's rows land in seq order (one
--- writer per job, which the batch writer's in-order flushes preserve).
+--     AND seq > {after:UInt64} AND seq <= {upTo:UInt64} ORDER BY seq LIMIT {limit}
+-- Paging never duplicates, and never skips: rows land out of seq order (several parser
+-- processes write one job's pages), so a running job is read only up to its watermark
+-- `upTo`, the seq at or below which every page is stored or failed (the frontier keeps it).
 CREATE TABLE IF NOT EXISTS job_pages
 (
     tenant       String,

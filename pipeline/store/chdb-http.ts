@@ -40,6 +40,7 @@ import { compress, decompress, HttpFailure, pickEncoding, readBody } from './chd
 import { clickhouseError, execute, summaryHeader, type Execution } from './chdb-http-exec.js';
 import { readRequest, type ChRequest } from './chdb-http-request.js';
 import { outputFormat } from './chdb-http-sql.js';
+import { ENGINE_LIBRARY, releaseCleanPages, type Released } from './code-pages.js';
 import { storeError } from './store-error.js';
 
 export interface ChdbHttpOptions {
@@ -61,6 +62,8 @@ export interface ChdbHttpServer {
   /** `http://host:port` */
   readonly url: string;
   readonly port: number;
+  /** What the engine library's start-up gave back once the engine was up (code-pages.ts). */
+  readonly released: Released;
   /** Stops accepting, finishes what is running, releases the engine. Idempotent. */
   close(): Promise<void>;
 }
@@ -154,6 +157,9 @@ export async function startChdbHttp(options: ChdbHttpOptions): Promise<ChdbHttpS
     anchor.close();
     throw storeError('chdb', error);
   }
+  // The engine is up: its library's start-up pages go back, as the embedded store's do.
+  const released = releaseCleanPages(ENGINE_LIBRARY);
+  log.debug({ releasedKb: released.kb, mappings: released.mappings, skipped: released.skipped }, 'chdb start-up pages released');
   const ctx: Context = {
     dataDir: options.dataDir,
     knownSettings,
@@ -188,6 +194,7 @@ export async function startChdbHttp(options: ChdbHttpOptions): Promise<ChdbHttpS
   return {
     url,
     port,
+    released,
     close() {
       closing ??= (async () => {
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));

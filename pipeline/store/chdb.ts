@@ -18,14 +18,13 @@
 import { mkdirSync } from 'node:fs';
 import { drainPending, Session } from 'chdb';
 import type { Logger } from '../log.js';
-import { releaseCleanPages } from './code-pages.js';
+import { ENGINE_LIBRARY, releaseCleanPages } from './code-pages.js';
 import { migrate } from './migrate.js';
 import { StoreError, storeError } from './store-error.js';
 import type { Params, Store } from './store.js';
 import { bindable, checkTable, jsonEachRow, parseJsonEachRow, SESSION_SETTINGS } from './wire.js';
 
 /** The engine's shared library (node_modules/@chdb/lib-<platform>/). */
-const ENGINE_LIBRARY = 'libchdb.so';
 
 export interface ChdbStoreOptions {
   /** The engine's own directory (created when missing). */

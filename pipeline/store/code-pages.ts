@@ -25,6 +25,9 @@ import { createRequire } from 'node:module';
 /** `madvise` advice: the process will not need these pages (linux/mman.h). */
 const MADV_DONTNEED = 4;
 
+/** The chdb engine's shared library, as /proc/self/smaps names it. */
+export const ENGINE_LIBRARY = 'libchdb.so';
+
 export interface Mapping {
   readonly start: bigint;
   readonly end: bigint;

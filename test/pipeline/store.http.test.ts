@@ -76,6 +76,11 @@ describe.skipIf(!hasChdb)('pipeline/store/chdb-http (ClickHouse HTTP served by c
     dir?.remove();
   });
 
+  it.runIf(process.platform === 'linux')("gives back the engine library's start-up pages once it is up, as the embedded store does", () => {
+    expect(server.released.skipped).toBeUndefined();
+    expect(server.released.mappings).toBeGreaterThan(0);
+  });
+
   const post = (search: string, body: string | Buffer, headers: Record<string, string> = {}) =>
     fetch(`${server.url}/?${search}`, { method: 'POST', body: typeof body === 'string' ? body : new Uint8Array(body), headers });
 

@@ -118,6 +118,19 @@ describe('actors/parser/document parseUpload', () => {
     expect(kind('archive.zip', 'application/zip', zip({ 'a.txt': 'a' }))).toBeNull();
   });
 
+  it('reads a file declared as an image, audio or video as a document only when its bytes begin as one', () => {
+    const kind = (filename: string, mimetype: string, data: Buffer | string) =>
+      uploadKind({ filename, mimetype, data: typeof data === 'string' ? Buffer.from(data) : data });
+    // Tiny media with no NUL byte in its first KB: sniffed alone, it would be text.
+    expect(kind('dot.gif', 'image/gif', 'GIF89a\x01\x01')).toBeNull();
+    expect(kind('notes.txt', 'image/png', 'looks like words')).toBeNull();
+    expect(kind('clip', 'audio/mpeg', 'ID3 tag text')).toBeNull();
+    expect(kind('movie.md', 'video/mp4', '# not markdown')).toBeNull();
+    expect(kind('scan.png', 'image/png', PDF)).toBe('pdf');
+    expect(kind('notes', 'image/jpeg', DOCX)).toBe('docx');
+    expect(kind('drawing.svg', 'image/svg+xml', '<svg xmlns="http://www.w3.org/2000/svg"/>')).toBe('xml');
+  });
+
   it('parses an uploaded PDF without the parsers option; sourceURL is upload://<filename>', async () => {
     const doc = await parseUpload({ filename: 'report.pdf', mimetype: 'application/octet-stream', data: PDF });
     expect(doc.markdown).toContain('Revenue grew by (12%) this quarter.');

@@ -77,9 +77,23 @@ export interface UploadedFile {
   readonly data: Buffer;
 }
 
-/** The kind of an upload: its declared type, else its extension, else its first bytes. */
+/** Declared types of media that are not documents; `image/svg+xml` is read as XML before this applies. */
+const MEDIA_NOT_DOCUMENTS = /^(?:image|audio|video|font|model)\//;
+
+/**
+ * The kind of an upload: its declared type, else its extension, else its first bytes. A file
+ * declared as an image, audio, video, font or 3-D model is a document only if its bytes
+ * begin as one (PDF, DOCX): a small image without a NUL byte in its first KB would otherwise
+ * be read as text.
+ */
 export function uploadKind(file: UploadedFile): DocumentKind | null {
-  return (isUndeclared(file.mimetype) ? null : kindOfMediaType(file.mimetype)) ?? kindOfFilename(file.filename) ?? sniffKind(file.data);
+  const declared = isUndeclared(file.mimetype) ? null : kindOfMediaType(file.mimetype);
+  if (declared) return declared;
+  if (MEDIA_NOT_DOCUMENTS.test(mediaTypeOf(file.mimetype))) {
+    const sniffed = sniffKind(file.data);
+    return sniffed === 'pdf' || sniffed === 'docx' ? sniffed : null;
+  }
+  return kindOfFilename(file.filename) ?? sniffKind(file.data);
 }
 
 /**

@@ -146,11 +146,16 @@ export async function discoverSite(seed: string, options: MapOptions, deps: Disc
   const stop = new AbortController();
   // Every fetch in flight listens to it: a few sitemaps and walked pages, the robots.txt.
   setMaxListeners(0, stop.signal);
-  const budget = setTimeout(() => stop.abort(new Error('map time budget spent')), Math.max(0, remaining()));
+  // Set by the budget's own timer (which can fire a millisecond before the clock says the
+  // budget is spent), or when anything else stops discovery once the budget is spent.
+  let outOfTime = false;
+  const budget = setTimeout(() => {
+    outOfTime = true;
+    stop.abort(new Error('map time budget spent'));
+  }, Math.max(0, remaining()));
   const onAbort = () => stop.abort(signal.reason);
   signal.addEventListener('abort', onAbort, { once: true });
-  let outOfTime = false;
-  stop.signal.addEventListener('abort', () => (outOfTime = remaining() <= 0), { once: true });
+  stop.signal.addEventListener('abort', () => (outOfTime ||= remaining() <= 0), { once: true });
 
   const fetchOnce = (url: string, timeoutMs: number, extra: { maxBytes?: number; html?: boolean } = {}): Promise<FetchResult> =>
     http.fetch({

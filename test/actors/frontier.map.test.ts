@@ -189,6 +189,21 @@ describe('actors/frontier map', () => {
     }
   });
 
+  it("says so when the budget's timer fires before its clock reaches the budget's end", async () => {
+    // Timers and Date.now are different clocks: the timer can fire a millisecond early. A
+    // frozen clock makes that certain: only the timer can tell the budget is spent.
+    const slow = await startMapSite({ delayMs: (path) => (path.startsWith('/sitemaps/') ? 5_000 : 0) });
+    try {
+      const frozen = Date.now();
+      const outcome = await handleMapRequested(request(slow.url('/')), { http: open, log, budgetMs: 400, now: () => frozen }, new AbortController().signal);
+      const answer = reply(outcome);
+      expect(answer.ok).toBe(true);
+      expect(answer.warning).toMatch(/^The map stopped at its 0\.4 s time budget/);
+    } finally {
+      await slow.close();
+    }
+  });
+
   it('answers fetch_timeout when the seed page does not answer within the budget', async () => {
     const hanging = await startMapSite({ delayMs: (path) => (path === '/' ? 10_000 : 0) });
     try {

@@ -15,9 +15,10 @@
  * measures each pair back to back, the gateway first in one round and the baseline first in
  * the next, and `ratio` (and `cpu_ratio`) is the median of every round's and pair's own ratio
  * (`round_ratios`). One gateway process can run 10-20% faster or slower than another of the
- * same build for its whole life, and so can a bare one: with one pair, a run measured the
- * processes it drew (0.66-0.87 on one build, quiet machine). On this shared machine the other load moves both
- * servers' requests/s by up to 2x between rounds, and a ratio of medians taken apart pairs
+ * same build for its whole life (bare Fastify's processes varied less: 16.2-17.0 µs per 422):
+ * with one pair, a run measured the processes it drew (0.66-0.87 on one build, quiet
+ * machine). On this shared machine the other load moves both servers' requests/s by up to
+ * 2x between rounds, and a ratio of medians taken apart pairs
  * a round of one server with a different round of the other; a ratio per round compares two
  * measurements taken under the same load, and the alternating order gives neither server
  * the other's warm-up or the quieter second slot. The rps, p99 and CPU figures are still
@@ -65,26 +66,30 @@ async function responseOf(t: Target): Promise<{ body: unknown; bytes: number }> 
   return { body: JSON.parse(text) as unknown, bytes: Buffer.byteLength(text) };
 }
 
+/** `count` processes of one server script, each added to `children` as it starts (stopped at the end). */
+async function startServers(count: number, name: string, env: Record<string, string>, children: ServerChild[]): Promise<ServerChild[]> {
+  const started: ServerChild[] = [];
+  for (let i = 0; i < count; i += 1) {
+    const server = await startServer(script(name), env);
+    children.push(server);
+    started.push(server);
+  }
+  return started;
+}
+
 async function main(): Promise<void> {
   const children: ServerChild[] = [];
   try {
-    const gateways: ServerChild[] = [];
-    for (let i = 0; i < SETTINGS.processes; i += 1) {
-      const gateway = await startServer(script('gateway'), { LOG_LEVEL: logLevel, RATE_LIMIT_PER_MINUTE: '0' });
-      children.push(gateway);
-      gateways.push(gateway);
-    }
+    const gateways = await startServers(SETTINGS.processes, 'gateway', { LOG_LEVEL: logLevel, RATE_LIMIT_PER_MINUTE: '0' }, children);
     const first = gateways[0] as ServerChild;
     const [templates, crawl] = SCENARIOS.map((s) => target(first.url, String(first.ready.key), s)) as [Target, Target];
     const bodies = { templates: await responseOf(templates), crawl422: await responseOf(crawl) };
-    const bares: ServerChild[] = [];
-    for (let i = 0; i < SETTINGS.processes; i += 1) {
-      const bare = await startServer(script('bare'), {
-        BENCH_BARE_RESPONSES: JSON.stringify({ templates: bodies.templates.body, crawl422: bodies.crawl422.body }),
-      });
-      children.push(bare);
-      bares.push(bare);
-    }
+    const bares = await startServers(
+      SETTINGS.processes,
+      'bare',
+      { BENCH_BARE_RESPONSES: JSON.stringify({ templates: bodies.templates.body, crawl422: bodies.crawl422.body }) },
+      children,
+    );
 
     const ratios: number[] = [];
     for (const scenario of SCENARIOS) {

@@ -27,16 +27,10 @@ export function stampArrival(raw: object): void {
   (raw as Stamped)[START] = performance.now();
 }
 
-/** Milliseconds since the request arrived, to a tenth. */
-function elapsedMs(request: FastifyRequest): number {
+/** Tenths of a millisecond since the request arrived (0 when its arrival was not noted). */
+function elapsedTenths(request: FastifyRequest): number {
   const start = (request.raw as Stamped)[START];
-  return start === undefined ? 0 : Math.round((performance.now() - start) * 10) / 10;
-}
-
-/** `elapsedMs` as JSON text, formatted from whole tenths (gateway/json.ts `tenthsJson`). */
-function elapsedMsText(request: FastifyRequest): string {
-  const start = (request.raw as Stamped)[START];
-  return start === undefined ? '0' : tenthsJson(Math.round((performance.now() - start) * 10));
+  return start === undefined ? 0 : Math.round((performance.now() - start) * 10);
 }
 
 /** Fields pino writes from the logger itself: bindings as JSON text, the clock, the stream. */
@@ -76,12 +70,12 @@ export class AccessLog {
     const stream = own[pino.symbols.streamSym] as pino.DestinationStream & { [pino.symbols.needsMetadataGsym]?: boolean };
     if (stream[pino.symbols.needsMetadataGsym]) {
       // A destination that wants the level and object beside the text (pino.multistream).
-      this.log.info({ reqId: request.id, method: request.method, path, status: reply.statusCode, ms: elapsedMs(request) }, 'request');
+      this.log.info({ reqId: request.id, method: request.method, path, status: reply.statusCode, ms: elapsedTenths(request) / 10 }, 'request');
       return;
     }
     stream.write(
       `${this.head(own[pino.symbols.timeSym], own[pino.symbols.chindingsSym])}${request.id}","method":"${request.method}","path":${jsonString(path)},` +
-        `"status":${reply.statusCode},"ms":${elapsedMsText(request)},"msg":"request"}\n`,
+        `"status":${reply.statusCode},"ms":${tenthsJson(elapsedTenths(request))},"msg":"request"}\n`,
     );
   }
 

@@ -40,7 +40,7 @@ import { compress, decompress, HttpFailure, pickEncoding, readBody } from './chd
 import { clickhouseError, execute, summaryHeader, type Execution } from './chdb-http-exec.js';
 import { readRequest, type ChRequest } from './chdb-http-request.js';
 import { outputFormat } from './chdb-http-sql.js';
-import { ENGINE_LIBRARY, releaseCleanPages, type Released } from './code-pages.js';
+import { releaseEngineStartupPages, type Released } from './code-pages.js';
 import { storeError } from './store-error.js';
 
 export interface ChdbHttpOptions {
@@ -157,9 +157,7 @@ export async function startChdbHttp(options: ChdbHttpOptions): Promise<ChdbHttpS
     anchor.close();
     throw storeError('chdb', error);
   }
-  // The engine is up: its library's start-up pages go back, as the embedded store's do.
-  const released = releaseCleanPages(ENGINE_LIBRARY);
-  log.debug({ releasedKb: released.kb, mappings: released.mappings, skipped: released.skipped }, 'chdb start-up pages released');
+  const released = releaseEngineStartupPages(log);
   const ctx: Context = {
     dataDir: options.dataDir,
     knownSettings,

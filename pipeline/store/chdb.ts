@@ -18,13 +18,11 @@
 import { mkdirSync } from 'node:fs';
 import { drainPending, Session } from 'chdb';
 import type { Logger } from '../log.js';
-import { ENGINE_LIBRARY, releaseCleanPages } from './code-pages.js';
+import { releaseEngineStartupPages } from './code-pages.js';
 import { migrate } from './migrate.js';
 import { StoreError, storeError } from './store-error.js';
 import type { Params, Store } from './store.js';
 import { bindable, checkTable, jsonEachRow, parseJsonEachRow, SESSION_SETTINGS } from './wire.js';
-
-/** The engine's shared library (node_modules/@chdb/lib-<platform>/). */
 
 export interface ChdbStoreOptions {
   /** The engine's own directory (created when missing). */
@@ -77,8 +75,7 @@ export class ChdbStore implements Store {
    */
   async migrate(): Promise<string[]> {
     const applied = await migrate(this, this.log);
-    const released = releaseCleanPages(ENGINE_LIBRARY);
-    this.log.debug({ releasedKb: released.kb, mappings: released.mappings, skipped: released.skipped }, 'chdb start-up pages released');
+    releaseEngineStartupPages(this.log);
     return applied;
   }
 

@@ -21,12 +21,13 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import type { Logger } from '../log.js';
 
 /** `madvise` advice: the process will not need these pages (linux/mman.h). */
 const MADV_DONTNEED = 4;
 
-/** The chdb engine's shared library, as /proc/self/smaps names it. */
-export const ENGINE_LIBRARY = 'libchdb.so';
+/** The chdb engine's shared library (node_modules/@chdb/lib-<platform>/), as /proc/self/smaps names it. */
+const ENGINE_LIBRARY = 'libchdb.so';
 
 export interface Mapping {
   readonly start: bigint;
@@ -109,4 +110,11 @@ export function releaseCleanPages(fileName: string): Released {
     count += 1;
   }
   return { kb, mappings: count };
+}
+
+/** Once the engine is up (the embedded store migrated, chdb-http answering): its library's start-up pages go back. */
+export function releaseEngineStartupPages(log: Logger): Released {
+  const released = releaseCleanPages(ENGINE_LIBRARY);
+  log.debug({ releasedKb: released.kb, mappings: released.mappings, skipped: released.skipped }, 'chdb start-up pages released');
+  return released;
 }

@@ -61,7 +61,11 @@ async function scroll(page: Page, direction: 'up' | 'down', selector: string | u
   if (selector) {
     await page.locator(selector).first().evaluate((el, s) => el.scrollBy(0, s * (el.clientHeight || 400)), sign);
   } else {
-    await page.evaluate((s) => window.scrollBy(0, s * window.innerHeight), sign);
+    // Runs in the page, where the window is the global object (the service is built without DOM types).
+    await page.evaluate((s) => {
+      const view = globalThis as unknown as { scrollBy(x: number, y: number): void; innerHeight: number };
+      view.scrollBy(0, s * view.innerHeight);
+    }, sign);
   }
 }
 

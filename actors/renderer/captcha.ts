@@ -50,7 +50,7 @@ export async function autoCaptcha(page: Page, settings: { readonly evidence: boo
       break;
     }
     const checked = await checkbox
-      .evaluate((el) => el.getAttribute('aria-checked') === 'true' || (el as HTMLInputElement).checked === true, undefined, { timeout: POLL_MS })
+      .evaluate((el) => el.getAttribute('aria-checked') === 'true' || (el as unknown as { checked?: unknown }).checked === true, undefined, { timeout: POLL_MS })
       .catch(() => false);
     if (checked) {
       solved = true;

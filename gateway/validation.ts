@@ -11,6 +11,7 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsPlugin from 'ajv-formats';
 import type { TSchema } from '@sinclair/typebox';
 import type { XError } from '../schemas/api/common.js';
+import { isLinearRegex } from '../pipeline/linear-regex.js';
 
 // ajv-formats is CommonJS; its default export arrives wrapped under ESM.
 const addFormats = ((addFormatsPlugin as unknown as { default?: unknown }).default ?? addFormatsPlugin) as (ajv: Ajv) => Ajv;
@@ -53,6 +54,8 @@ function makeAjv(coerce: boolean): Ajv {
     inlineRefs: false,
   });
   addFormats(ajv);
+  // Caller patterns run in RE2 (pipeline/linear-regex.ts): `regex` means a pattern RE2 can run.
+  ajv.addFormat('regex', isLinearRegex);
   ajv.addKeyword({ keyword: 'x-error', schemaType: 'object' });
   return ajv;
 }

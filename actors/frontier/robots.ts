@@ -125,18 +125,45 @@ function encodePattern(pattern: string): string {
 interface CompiledRule {
   readonly allow: boolean;
   readonly length: number;
-  readonly regex: RegExp;
+  /** The pattern cut at each `*`: the first part must start the path, the others follow in order. */
+  readonly parts: readonly string[];
+  /** A final `$`: the last part must end the path. */
+  readonly anchored: boolean;
 }
 
 function compile(rule: RobotsRule): CompiledRule | null {
   if (!rule.pattern) return null;
   const pattern = encodePattern(rule.pattern);
   const anchored = pattern.endsWith('$');
-  const body = (anchored ? pattern.slice(0, -1) : pattern)
-    .split('*')
-    .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
-    .join('.*');
-  return { allow: rule.allow, length: pattern.length, regex: new RegExp(`^${body}${anchored ? '$' : ''}`) };
+  const parts = (anchored ? pattern.slice(0, -1) : pattern).split('*');
+  return { allow: rule.allow, length: pattern.length, parts, anchored };
+}
+
+/**
+ * Whether `rule` matches `target` from its start. A site writes both the rules and the URLs
+ * it links to, so no regular expression is built from them (a backtracking engine takes
+ * exponential time on `/*a*a*a*a*a*b`): with `*` the only wildcard, taking each part at its
+ * first place after the previous one is right (an earlier place never leaves less room for
+ * the parts after it), and the one place an anchored last part can take is the end. Each part
+ * is searched once, from where the previous one ended: linear in the path and the pattern.
+ */
+function matches(rule: CompiledRule, target: string): boolean {
+  const { parts, anchored } = rule;
+  const first = parts[0] ?? '';
+  const last = parts.length - 1;
+  if (last === 0) return anchored ? target === first : target.startsWith(first);
+  if (!target.startsWith(first)) return false;
+  let at = first.length;
+  for (let i = 1; i < last; i++) {
+    const part = parts[i] ?? '';
+    if (!part) continue;
+    const found = target.indexOf(part, at);
+    if (found < 0) return false;
+    at = found + part.length;
+  }
+  const end = parts[last] ?? '';
+  if (anchored) return target.length - end.length >= at && target.endsWith(end);
+  return target.indexOf(end, at) >= 0;
 }
 
 /** The path and query a rule is matched against. */
@@ -160,7 +187,7 @@ function policyOf(rules: readonly RobotsRule[], crawlDelaySeconds: number | null
       const target = matchTarget(url);
       let best: CompiledRule | null = null;
       for (const rule of compiled) {
-        if (!rule.regex.test(target)) continue;
+        if (!matches(rule, target)) continue;
         if (!best || rule.length > best.length || (rule.length === best.length && rule.allow && !best.allow)) best = rule;
       }
       return best ? best.allow : true;

@@ -34,9 +34,9 @@ export const Webhook = Nullable(
   { description: 'Where job events are sent: a URL string or a webhook object.' },
 );
 
-/** Path and query regexes: an invalid one is a 422 `regex_invalid`. */
+/** Path and query regexes, run in RE2 (linear time): one RE2 cannot run is a 422 `regex_invalid`. */
 const PathPatterns = (description: string) =>
-  Type.Array(withError(Type.String({ minLength: 1, maxLength: 1000, format: 'regex' }), { type: 'regex_invalid', msg: 'is not a valid regular expression' }), {
+  Type.Array(withError(Type.String({ minLength: 1, maxLength: 1000, format: 'regex' }), { type: 'regex_invalid', msg: 'is not a regular expression RE2 can run (no lookaround or backreferences)' }), {
     maxItems: 100,
     default: [],
     description,
@@ -47,8 +47,8 @@ export const CrawlBody = Closed({
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100000, default: 100, description: 'Most pages crawled.' })),
   maxDepth: Type.Optional(Type.Integer({ minimum: 0, maximum: 20, default: 3, description: 'Link depth from the start page; 0 is the start page alone.' })),
   maxConcurrency: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, default: 5, description: 'Pages fetched at once.' })),
-  includePaths: Type.Optional(PathPatterns('Only URLs whose path and query match one of these regexes; empty means every path.')),
-  excludePaths: Type.Optional(PathPatterns('Skip URLs whose path and query match any of these regexes; wins over includePaths.')),
+  includePaths: Type.Optional(PathPatterns('Only URLs whose path and query match one of these regexes (RE2 syntax, run in linear time: no lookaround or backreferences); empty means every path.')),
+  excludePaths: Type.Optional(PathPatterns('Skip URLs whose path and query match any of these regexes (RE2 syntax); wins over includePaths.')),
   allowExternalLinks: Type.Optional(Type.Boolean({ default: false })),
   allowBackwardLinks: Type.Optional(Type.Boolean({ default: false })),
   ignoreSitemap: Type.Optional(Type.Boolean({ default: false })),

@@ -15,10 +15,11 @@
  * - on the start page's host, paths under the start page's path only, unless
  *   `allowBackwardLinks` (`/docs` admits `/docs`, `/docs/a`, not `/blog`);
  * - `includePaths` (any matches, when given) and `excludePaths` (none matches; exclude wins)
- *   are tested against the path and query (`/docs/a?x=1`);
+ *   are tested against the path and query (`/docs/a?x=1`), in RE2's linear-time engine;
  * - URLs whose extension says they are not pages (images, archives, scripts: map.ts
  *   `NOT_A_PAGE`) are not crawled.
  */
+import { compileLinearRegex, type LinearRegex } from '../../../pipeline/linear-regex.js';
 import { NOT_A_PAGE } from '../map.js';
 import { identify, inSite, siteOf, urlKey } from '../urls.js';
 
@@ -89,12 +90,13 @@ export interface Candidate {
   readonly key: string;
 }
 
-function compile(patterns: readonly string[]): RegExp[] {
-  const out: RegExp[] = [];
-  // The gateway refused invalid patterns (422); one that still fails here matches nothing.
+/** Caller patterns run in RE2, in time linear in the path (pipeline/linear-regex.ts). */
+function compile(patterns: readonly string[]): LinearRegex[] {
+  const out: LinearRegex[] = [];
+  // The gateway refused patterns RE2 cannot run (422); one that still fails here matches nothing.
   for (const p of patterns) {
     try {
-      out.push(new RegExp(p));
+      out.push(compileLinearRegex(p));
     } catch {
       /* unreachable after validation */
     }

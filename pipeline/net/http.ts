@@ -3,20 +3,27 @@
  * pages with it; the frontier reads robots.txt, sitemaps and pages to map (an actor never
  * imports another actor, so the stack lives here, shared).
  *
- * - Browser identity: a realistic header set from got-scraping's header generator (desktop,
- *   or phone when `mobile`), the caller's headers merged except the reserved ones
- *   (pipeline/net/headers.ts), Accept-Language from `location`. Headers are generated here,
- *   not by got-scraping's hook, because that hook opens an ALPN probe connection of its own
- *   that no guard sees. HTTP/1.1 only for the same reason (http2-wrapper connects itself).
+ * - Browser identity: a realistic header set from header-generator (the generator got-scraping
+ *   uses, built here as it builds its default one; desktop, or phone when `mobile`), the
+ *   caller's headers merged except the reserved ones (pipeline/net/headers.ts),
+ *   Accept-Language from `location`. Headers are generated here, not by got-scraping's hook,
+ *   because that hook opens an ALPN probe connection of its own that no guard sees. HTTP/1.1
+ *   only for the same reason (http2-wrapper connects itself).
  * - Every connection goes through the guard: direct requests use guarded agents (the
  *   guard's `lookup`, IP literals checked), each hop's URL is checked before it is requested,
  *   proxied requests are checked by resolving the target first (the proxy resolves it again
  *   itself: a proxy is outside this host's network, so rebinding through it reaches nothing
  *   of ours).
  * - Redirects are followed here, not by got: at most `maxRedirects` (10) hops, each one
- *   checked by the guard like the first; a loop (a URL asked for before, fragments aside) or
- *   an 11th hop is `too_many_redirects`.
- *   Credentials the caller sent (Authorization, Cookie) are dropped on a cross-origin hop.
+ *   checked by the guard like the first; a loop or an 11th hop is `too_many_redirects`. A
+ *   loop is a URL asked for again (fragments aside) with the same Cookie header as before: a
+ *   redirect back to a visited URL whose cookies changed since (a consent or session gate
+ *   that sets a cookie and redirects to itself) is followed.
+ * - Cookies: one jar per fetch (pipeline/net/cookies.ts, RFC 6265): every hop stores its
+ *   response's Set-Cookie and every request sends the jar's cookies for its URL, after the
+ *   caller's own Cookie header, which goes to the first URL's host only. The caller's
+ *   Authorization is dropped on a cross-origin hop. Cookies are never logged nor put into
+ *   an error message.
  * - The body is streamed and counted after decompression (gzip, deflate, br): a declared
  *   Content-Length above `maxBytes` is refused before reading, a longer stream is aborted
  *   when it passes `maxBytes` (`content_too_large`). Bytes are kept as received; the text
@@ -28,11 +35,13 @@
 import type http from 'node:http';
 import type https from 'node:https';
 import { gotScraping, TransformHeadersAgent } from 'got-scraping';
+import { HeaderGenerator, type HeaderGeneratorOptions } from 'header-generator';
 import { AppError } from '../errors.js';
 import { retry, RetriesExhausted } from '../retry.js';
 import { guardedAgents, type GuardedAgents } from './agents.js';
 import { decodeBody, type DecodedText } from './charset.js';
 import { isReadable, isUndeclared, sniffMediaType, type ContentPolicy } from './content.js';
+import { FetchCookies } from './cookies.js';
 import { classify, isTransient } from './failures.js';
 import { NetGuard } from './guard.js';
 import { ACCEPT_ENCODING, mergeHeaders } from './headers.js';
@@ -94,18 +103,21 @@ interface Hop {
   readonly headers: Record<string, string>;
   readonly body: Buffer;
   readonly location: string | null;
+  /** The response's Set-Cookie headers, one per cookie. */
+  readonly setCookies: readonly string[];
   readonly fetchedAtMs: number;
 }
 
-type HeaderGenerator = { getHeaders(options: Record<string, unknown>): Record<string, string> };
+/**
+ * got-scraping 4.2.1 builds its default generator with no options (`new HeaderGenerator()`)
+ * and passes the HTTP version and its `headerGeneratorOptions` per call; so does this.
+ */
+const headerGenerator = new HeaderGenerator();
 
-const headerGenerator = (gotScraping.defaults.options.context as { headerGenerator?: HeaderGenerator }).headerGenerator;
-
-const DESKTOP = { devices: ['desktop'], operatingSystems: ['windows', 'macos', 'linux'], browsers: ['chrome', 'firefox', 'edge', 'safari'] };
-const MOBILE = { devices: ['mobile'], operatingSystems: ['android', 'ios'], browsers: ['chrome', 'safari'] };
+const DESKTOP: Partial<HeaderGeneratorOptions> = { devices: ['desktop'], operatingSystems: ['windows', 'macos', 'linux'], browsers: ['chrome', 'firefox', 'edge', 'safari'] };
+const MOBILE: Partial<HeaderGeneratorOptions> = { devices: ['mobile'], operatingSystems: ['android', 'ios'], browsers: ['chrome', 'safari'] };
 
 function generateHeaders(mobile: boolean, locales?: readonly string[]): Record<string, string> {
-  if (!headerGenerator) throw new AppError('internal_error', 'got-scraping has no header generator');
   return headerGenerator.getHeaders({ httpVersion: '1', ...(mobile ? MOBILE : DESKTOP), ...(locales ? { locales: [...locales] } : {}) });
 }
 
@@ -201,20 +213,26 @@ export class HttpFetcher {
     const location = request.location ?? null;
     const forced: Record<string, string> = { 'Accept-Encoding': ACCEPT_ENCODING };
     if (location) forced['Accept-Language'] = acceptLanguage(languagesFor(location));
-    const baseHeaders = mergeHeaders(browserHeaders(request.mobile ?? false), request.headers, forced, location !== null);
+    const { cookie: callerCookie, rest: baseHeaders } = takeCookie(mergeHeaders(browserHeaders(request.mobile ?? false), request.headers, forced, location !== null));
     let current = request.url;
     try {
       const first = this.guard.parse(request.url);
       const origin = first.origin;
       current = first.href;
-      // A fragment never reaches the server: `/a` → `/a#top` asks for `/a` again, a loop.
-      const seen = new Set<string>([withoutHash(first)]);
+      const cookies = new FetchCookies(first, callerCookie);
+      // Each URL asked for (a fragment never reaches the server: `/a` → `/a#top` asks for `/a`
+      // again) → the Cookie headers it was asked with. The same URL with the same cookies is
+      // a loop; with other cookies it may answer otherwise, so it is asked.
+      const visits = new Map<string, Set<string>>();
       const redirects: string[] = [];
       let url = first;
       for (;;) {
         await this.guard.check(url);
-        const headers = url.origin === origin ? baseHeaders : withoutCredentials(baseHeaders);
+        const cookie = cookies.header(url);
+        visited(visits, url, cookie);
+        const headers = withCookie(url.origin === origin ? baseHeaders : withoutAuthorization(baseHeaders), cookie);
         const hop = await this.hopWithRetries(url, headers, choice.proxyUrl, signal, maxBytes, request.content === undefined ? { pdf: false } : request.content);
+        cookies.store(url, hop.setCookies);
         if (hop.location === null) {
           return this.result(request.url, url, redirects, hop, choice);
         }
@@ -227,10 +245,12 @@ export class HttpFetcher {
         if (redirects.length >= this.maxRedirects) {
           throw new AppError('too_many_redirects', `${url.origin}: more than ${this.maxRedirects} redirects`);
         }
-        if (seen.has(withoutHash(next))) throw new AppError('too_many_redirects', `redirect loop: ${next.origin}${next.pathname} was visited before`);
-        seen.add(withoutHash(next));
+        const target = this.guard.parse(next);
+        if (visits.get(withoutHash(target))?.has(cookies.header(target))) {
+          throw new AppError('too_many_redirects', `redirect loop: ${target.origin}${target.pathname} was asked for before with the same cookies`);
+        }
         redirects.push(next.href);
-        url = this.guard.parse(next);
+        url = target;
         current = url.href;
       }
     } catch (error) {
@@ -302,11 +322,11 @@ export class HttpFetcher {
       };
       const chunks: Buffer[] = [];
       let total = 0;
-      let response: { statusCode: number; headers: Record<string, string>; at: number } | null = null;
+      let response: { statusCode: number; headers: Record<string, string>; setCookies: string[]; at: number } | null = null;
       stream.once('response', (res: http.IncomingMessage) => {
         const statusCode = res.statusCode ?? 0;
         const flat = flatHeaders(res.headers);
-        response = { statusCode, headers: flat, at: Date.now() };
+        response = { statusCode, headers: flat, setCookies: setCookiesOf(res), at: Date.now() };
         if (proxyUrl && statusCode === 407) {
           return fail(new AppError('proxy_failed', 'the proxy asked for authentication (407)'));
         }
@@ -314,7 +334,7 @@ export class HttpFetcher {
         if (REDIRECTS.has(statusCode) && location) {
           settled = true;
           stream.destroy();
-          return resolve({ statusCode, headers: flat, body: Buffer.alloc(0), location, fetchedAtMs: response.at });
+          return resolve({ statusCode, headers: flat, body: Buffer.alloc(0), location, setCookies: setCookiesOf(res), fetchedAtMs: response.at });
         }
         const declared = Number(flat['content-length']);
         if (!flat['content-encoding'] && Number.isFinite(declared) && declared > maxBytes) {
@@ -348,7 +368,7 @@ export class HttpFetcher {
             return reject(new AppError('unsupported_content', `${url.origin}: the body is ${sniffed ?? 'binary'} with no readable content type`));
           }
         }
-        resolve({ statusCode: res.statusCode, headers, body, location: null, fetchedAtMs: res.at });
+        resolve({ statusCode: res.statusCode, headers, body, location: null, setCookies: res.setCookies, fetchedAtMs: res.at });
       });
     });
   }
@@ -361,8 +381,36 @@ function withoutHash(url: URL): string {
   return copy.href;
 }
 
-function withoutCredentials(headers: Record<string, string>): Record<string, string> {
-  return Object.fromEntries(Object.entries(headers).filter(([name]) => !['authorization', 'cookie'].includes(name.toLowerCase())));
+/** The URL's Cookie headers asked with so far, `cookie` added. */
+function visited(visits: Map<string, Set<string>>, url: URL, cookie: string): void {
+  const key = withoutHash(url);
+  const cookies = visits.get(key) ?? new Set<string>();
+  cookies.add(cookie);
+  visits.set(key, cookies);
+}
+
+/** The Set-Cookie lines of a response, one per cookie (Node keeps them apart). */
+function setCookiesOf(res: http.IncomingMessage): string[] {
+  return res.headers['set-cookie'] ?? [];
+}
+
+/** The caller's Cookie header (its name in any case) taken out of the headers to send. */
+function takeCookie(headers: Record<string, string>): { cookie: string | undefined; rest: Record<string, string> } {
+  let cookie: string | undefined;
+  const rest: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (name.toLowerCase() === 'cookie') cookie = value;
+    else rest[name] = value;
+  }
+  return { cookie, rest };
+}
+
+function withCookie(headers: Record<string, string>, cookie: string): Record<string, string> {
+  return cookie ? { ...headers, Cookie: cookie } : headers;
+}
+
+function withoutAuthorization(headers: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).filter(([name]) => name.toLowerCase() !== 'authorization'));
 }
 
 /** Scheme, host and path of a URL, without userinfo or query: what messages show. */

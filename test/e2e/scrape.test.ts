@@ -1,7 +1,8 @@
 /**
  * POST /v1/scrape through the production actors (fetcher → parser) in embedded mode, against
- * a local fixture site: the document, its cost, upstream statuses, what this build does not
- * serve yet, and the SSRF guard when private addresses are not allowed.
+ * a local fixture site: the document, its cost, upstream statuses, a consent gate (its cookie
+ * kept across its redirect), what this build does not serve yet, and the SSRF guard when
+ * private addresses are not allowed.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PARSER_FORMATS } from '../../actors/parser/document/index.js';
@@ -62,6 +63,15 @@ describe('e2e/scrape (embedded, production actors)', () => {
     expect(Array.isArray(body.data.links)).toBe(true);
     const cyrillic = await scrape(open.base, { url: site.url('/cp1251') });
     expect(cyrillic.body.data.markdown).toContain('Привет, мир!');
+  });
+
+  it('loads a consent gate: the cookie it sets is sent when it redirects to itself', async () => {
+    const before = site.requests.length;
+    const { status, body } = await scrape(open.base, { url: site.url('/cookie/gate') });
+    expect(status, JSON.stringify(body)).toBe(200);
+    expect(body.data.markdown).toContain('Past the consent gate');
+    expect(body.data.metadata).toMatchObject({ statusCode: 200, url: site.url('/cookie/gate') });
+    expect(site.requests.slice(before).map((r) => r.headers.cookie ?? null)).toEqual([null, 'consent=1']);
   });
 
   it('reads an upstream 404 page as a successful scrape with its status', async () => {

@@ -8,7 +8,15 @@
  * - encodings: `/cp1251` (declared by header), `/sjis` (declared only by `<meta charset>`),
  *   `/latin1` (ISO-8859-1 declared by http-equiv), `/utf8-bom` (UTF-8 BOM, no charset anywhere);
  * - `/redirect/chain` 301 → `/redirect/step2` 302 → `/html`; `/redirect/loop-a` ↔ `loop-b`;
- *   `/redirect/many?n=N` N hops then a page; `/redirect/to?url=U` 302 to U;
+ *   `/redirect/many?n=N` N hops then a page; `/redirect/to?url=U` 302 to U; `/redirect/self`
+ *   302 to itself;
+ * - cookies: `/cookie/gate` a consent gate (without `consent=1` it sets it and redirects to
+ *   itself; with it, GATED_PAGE); `/cookie/chain/a` sets `session` (Path=/) and `narrow`
+ *   (Path=/cookie/chain/a) → `/cookie/chain/b` → `/cookie/chain/c`, GATED_PAGE with the
+ *   session, else 403; `/cookie/always` sets `n=1` and redirects to itself, forever;
+ *   `/cookie/counter` sets `n` one higher than the request's and redirects to itself;
+ *   `/cookie/set?c=C&c=…&to=U` sets each C (a Set-Cookie line) and redirects to U (no `to`:
+ *   a 200 page);
  * - `/status/<code>` a page with that status;
  * - `/big?mb=N` N MiB with Content-Length; `/big-chunked?mb=N` N MiB streamed without one
  *   (`site.streams` records how many bytes each stream wrote and whether the client hung up);
@@ -45,6 +53,8 @@ export interface FixtureSite {
 }
 
 export const PAGE = '<!doctype html><html><head><title>Fixture</title></head><body><h1>Hello fixture</h1></body></html>';
+/** What the cookie gates answer once the cookie is there. */
+export const GATED_PAGE = '<!doctype html><html><head><title>Gated</title></head><body><h1>Past the consent gate</h1><p>The page behind the cookie.</p></body></html>';
 export const CYRILLIC = 'Привет, мир! Съешь же ещё этих мягких французских булок.';
 export const JAPANESE = 'こんにちは世界。日本語のページです。';
 export const LATIN1 = 'Café crème, naïve façade, Ångström, ½ £ ©';
@@ -75,6 +85,17 @@ function send(res: http.ServerResponse, status: number, type: string | null, bod
   if (type !== null) headers['content-type'] = type;
   res.writeHead(status, headers);
   res.end(bytes);
+}
+
+/** The request's cookies by name (the first of a name wins). */
+function requestCookies(req: http.IncomingMessage): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const pair of (req.headers.cookie ?? '').split(';')) {
+    const at = pair.indexOf('=');
+    const name = pair.slice(0, at).trim();
+    if (at > 0 && !out.has(name)) out.set(name, pair.slice(at + 1).trim());
+  }
+  return out;
 }
 
 /** Writes `total` bytes of filler in 64 KiB chunks, respecting backpressure. */
@@ -122,6 +143,28 @@ export async function startFixtureSite(host = '127.0.0.1'): Promise<FixtureSite>
       return left <= 0 ? send(res, 200, 'text/html', PAGE) : send(res, 302, 'text/plain', '', { location: `/redirect/many?n=${left - 1}` });
     }
     if (path === '/redirect/to') return send(res, 302, 'text/plain', '', { location: url.searchParams.get('url') ?? '/' });
+    if (path === '/redirect/self') return send(res, 302, 'text/plain', '', { location: '/redirect/self' });
+    const cookies = requestCookies(req);
+    if (path === '/cookie/gate') {
+      if (cookies.get('consent') === '1') return send(res, 200, 'text/html; charset=utf-8', GATED_PAGE);
+      return send(res, 302, 'text/plain', '', { location: '/cookie/gate', 'set-cookie': 'consent=1; Path=/; Max-Age=3600; SameSite=Lax' });
+    }
+    if (path === '/cookie/chain/a') {
+      return send(res, 302, 'text/plain', '', { location: '/cookie/chain/b', 'set-cookie': ['session=abc123; Path=/; HttpOnly', 'narrow=1; Path=/cookie/chain/a'] });
+    }
+    if (path === '/cookie/chain/b') return send(res, 302, 'text/plain', '', { location: '/cookie/chain/c' });
+    if (path === '/cookie/chain/c') {
+      return cookies.get('session') === 'abc123' ? send(res, 200, 'text/html; charset=utf-8', GATED_PAGE) : send(res, 403, 'text/html', html('no session'));
+    }
+    if (path === '/cookie/always') return send(res, 302, 'text/plain', '', { location: '/cookie/always', 'set-cookie': 'n=1; Path=/' });
+    if (path === '/cookie/counter') {
+      return send(res, 302, 'text/plain', '', { location: '/cookie/counter', 'set-cookie': `n=${Number(cookies.get('n') ?? 0) + 1}; Path=/` });
+    }
+    if (path === '/cookie/set') {
+      const to = url.searchParams.get('to');
+      const extra = { 'set-cookie': url.searchParams.getAll('c'), ...(to ? { location: to } : {}) };
+      return send(res, to ? 302 : 200, 'text/html', to ? '' : PAGE, extra);
+    }
     const status = /^\/status\/(\d{3})$/.exec(path);
     if (status) return send(res, Number(status[1]), 'text/html', html(`status ${status[1]}`));
     if (path === '/big' || path === '/big-chunked') {

@@ -1,9 +1,16 @@
 # The service image: one image for every role. `docker compose` runs it embedded (one
 # process) or, as the distributed roles land, once per role.
-FROM node:20-bookworm-slim AS build
+#
+# Built as the README's quick start builds: `npm install` (the lock file is one `npm ci`
+# refuses: chdb declares platform packages for other systems that npm does not record for
+# this one), then `npm run build` (tsconfig.build.json, what `npm start` runs first). The image
+# then runs the built files: `node dist/main.js` (the `start` script without its build step),
+# and `npm run keys -- …` runs the built key CLI (test/infra/dockerfile.test.ts holds these
+# equal to the README and package.json).
+FROM node:22-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --no-audit --no-fund
+RUN npm install
 COPY tsconfig.json tsconfig.build.json main.ts ./
 COPY schemas ./schemas
 COPY pipeline ./pipeline
@@ -12,7 +19,7 @@ COPY actors ./actors
 COPY infra ./infra
 RUN npm run build && npm prune --omit=dev
 
-FROM node:20-bookworm-slim
+FROM node:22-bookworm-slim
 WORKDIR /app
 ENV NODE_ENV=production DATA_DIR=/data PORT=3002
 # The renderer drives Debian's Chromium (RENDER_CHROMIUM_PATH); no browser is downloaded.

@@ -1,10 +1,11 @@
 /**
  * Subprocesses for tests: run a TypeScript entry point (`main.ts`, the keys CLI) in its own
- * Node process through tsx, collect everything it writes, wait for a line with a bounded
+ * Node process through tsx, or a command line as the README writes it; collect everything it writes, wait for a line with a bounded
  * timeout, and stop it for sure. Every setting of pipeline/config.ts is removed from the
  * inherited environment, so a test sees only the settings it passes.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SETTINGS } from '../../pipeline/config.js';
@@ -41,6 +42,31 @@ export function spawnTs(entry: string, args: string[], env: Record<string, strin
     env: cleanEnv(env),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  return watch(child, entry, false);
+}
+
+/**
+ * Runs `command` as a newcomer types it (`sh -c`, in the repository root) in a process group of
+ * its own, so `stop()` signals every process it started (npm, then node), as a terminal's
+ * Ctrl-C or a service manager does.
+ */
+export function spawnCommand(command: string, env: Record<string, string>): Spawned {
+  const child = spawn('sh', ['-c', command], { cwd: REPO_ROOT, env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  return watch(child, command, true);
+}
+
+function watch(child: ChildProcess, entry: string, group: boolean): Spawned {
+  const signal = (name: NodeJS.Signals) => {
+    if (group && child.pid) {
+      try {
+        process.kill(-child.pid, name);
+      } catch {
+        /* the group is gone */
+      }
+    } else {
+      child.kill(name);
+    }
+  };
   let out = '';
   let err = '';
   const listeners = new Set<() => void>();
@@ -91,8 +117,8 @@ export function spawnTs(entry: string, args: string[], env: Record<string, strin
     },
     async stop(graceMs = 5000) {
       if (exit) return exit;
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+      signal('SIGTERM');
+      const timer = setTimeout(() => signal('SIGKILL'), graceMs);
       try {
         return await exited;
       } finally {
@@ -136,4 +162,23 @@ export async function startServer(env: Record<string, string>, timeoutMs = 20000
     await proc.stop();
     throw error;
   }
+}
+
+/** The processes of process group `pgid` (Linux /proc), each with its command line. */
+export function processGroup(pgid: number): { pid: number; argv: string[] }[] {
+  const out: { pid: number; argv: string[] }[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      // /proc/PID/stat: "pid (comm) state ppid pgrp …"; comm may hold spaces and parentheses.
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(fields[2]) !== pgid) continue;
+      const argv = readFileSync(`/proc/${name}/cmdline`, 'utf8').split('\0').filter(Boolean);
+      out.push({ pid: Number(name), argv });
+    } catch {
+      /* the process ended meanwhile */
+    }
+  }
+  return out;
 }

@@ -42,6 +42,59 @@ describe('infra', () => {
     expect(dockerfile).toContain('CMD ["node", "dist/main.js"]');
   });
 
+  describe('the image is built and run as the README says', () => {
+    const dockerfile = readFileSync(join(REPO_ROOT, 'Dockerfile'), 'utf8');
+    const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
+    const pkg = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { engines: { node: string }; scripts: Record<string, string> };
+    /** Every `RUN` of the Dockerfile, continuation lines joined. */
+    const runs = dockerfile
+      .replace(/\\\n\s*/g, ' ')
+      .split('\n')
+      .filter((line) => line.startsWith('RUN '))
+      .map((line) => line.slice(4).trim());
+    const quickStart = /## Quick start\n+```sh\n(.*?)\s+#/.exec(readme)?.[1] ?? '';
+    const [install, start] = quickStart.split(' && ');
+
+    it('installs with the quick start install command', () => {
+      expect(install).toBe('npm install');
+      expect(runs).toContain(install);
+      expect(runs.filter((r) => /\bnpm ci\b/.test(r))).toEqual([]);
+    });
+
+    it('builds with what the start command builds with, and starts the built files as the start script does', () => {
+      expect(start).toBe('npm start');
+      expect(pkg.scripts.prestart).toBe('npm run build');
+      expect(pkg.scripts.build).toBe('tsc -p tsconfig.build.json');
+      expect(runs.some((r) => r.startsWith('npm run build'))).toBe(true);
+      expect(dockerfile).toContain('COPY tsconfig.json tsconfig.build.json');
+      const cmd = JSON.parse(/^CMD (\[.*\])$/m.exec(dockerfile)?.[1] ?? '[]') as string[];
+      expect(cmd.join(' ')).toBe(pkg.scripts.start);
+    });
+
+    it('runs the README\'s key command from the built files', () => {
+      const dockerKeys = /^docker compose exec api (npm run keys -- .*)$/m.exec(readme)?.[1] ?? '';
+      expect(dockerKeys).toMatch(/^npm run keys -- create /);
+      expect(readme).toContain('npm run keys -- create --name alice');
+      // The keys script runs a file the build writes (gateway/ is in tsconfig.build.json), which
+      // the image copies with package.json; its pre-script builds only where there is none.
+      const built = /^node (dist\/\S+\.js)$/.exec(pkg.scripts.keys)?.[1] ?? '';
+      expect(built).toBe('dist/gateway/keys/cli.js');
+      expect(existsSync(join(REPO_ROOT, built.replace(/^dist\//, '').replace(/\.js$/, '.ts')))).toBe(true);
+      expect(pkg.scripts.prekeys).toBe(`test -f ${built} || npm run build`);
+      expect(dockerfile).toContain('COPY --from=build /app/package.json ./');
+      expect(dockerfile).toContain('COPY --from=build /app/dist ./dist');
+    });
+
+    it('runs on Node 22, as engines, the README and CI do', () => {
+      const froms = [...dockerfile.matchAll(/^FROM (\S+)/gm)].map((m) => m[1]);
+      expect(froms).toEqual(['node:22-bookworm-slim', 'node:22-bookworm-slim']);
+      expect(pkg.engines.node).toBe('>=22.12');
+      expect(readme).toContain('npm install -g --prefix /usr/local node@22');
+      expect(readFileSync(join(REPO_ROOT, '.ci/run'), 'utf8')).toContain('npm install -g --prefix /usr/local --no-audit --no-fund node@22');
+      if (process.env.CI || process.env.REQUIRE_ENGINES === '1') expect(process.versions.node.split('.')[0]).toBe('22');
+    });
+  });
+
   describe.skipIf(!hasCompose)('docker-compose config', () => {
     it('accepts docker-compose.yml', async () => {
       const { stdout } = await run('docker-compose', ['-f', 'docker-compose.yml', 'config', '--services'], { cwd: REPO_ROOT });

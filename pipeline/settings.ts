@@ -306,6 +306,15 @@ export const SETTINGS = {
     description:
       'The Chromium executable the renderer launches. Unset: `/usr/bin/chromium-headless-shell` when it exists (Debian: `apt-get install chromium-headless-shell`; the same Chromium without the browser UI, about half the CPU per render), else `/usr/bin/chromium` (`apt-get install chromium`). No browser is downloaded.',
   },
+  renderRecyclePages: {
+    env: 'RENDER_RECYCLE_PAGES',
+    type: 'integer',
+    default: 500,
+    min: 0,
+    max: 1000000,
+    description:
+      "Renders each renderer process starts on one Chromium before the next render starts on a freshly launched one (what a browser leaks over a long life goes with it). The old browser closes once its renders in flight have finished; while it is still finishing, the new one takes on renders past this count rather than a third browser being launched. 0: never recycled (a crashed browser is still relaunched).",
+  },
   webhookSecret: {
     env: 'WEBHOOK_SECRET',
     type: 'string',

@@ -1,6 +1,6 @@
 /**
  * The renderer's warm browser: one Chromium per process, launched on the first render and
- * kept; each render gets a fresh browser context (its own cookies, storage, cache, service
+ * kept until it has served RENDER_RECYCLE_PAGES renders (below); each render gets a fresh browser context (its own cookies, storage, cache, service
  * workers), closed when the render ends, so nothing of one caller reaches the next.
  *
  * - At most `concurrency` renders hold a page at once (RENDER_CONCURRENCY); the others wait
@@ -8,6 +8,12 @@
  * - A browser that dies (crash, killed, OOM) is noticed by its `disconnected` event; a render
  *   it took down is retried once on a newly launched browser. A second failure, or a launch
  *   that fails, is `render_failed` (retriable: the pool may try again later).
+ * - Recycling (RENDER_RECYCLE_PAGES, `recyclePages`; 0 or unset: never): once `recyclePages`
+ *   renders have started on a browser, the next render starts on a newly launched one and the
+ *   old one is retired: it takes no new render and closes when its last render in flight has
+ *   finished (drains), so recycling fails no render. At most one retired browser is draining:
+ *   while it is, the current browser takes renders past the count and is recycled once the old
+ *   one has closed, so at most two browsers are ever open. Each recycle is one info line.
  * - The browser is launched with CHROMIUM_ARGS (flags.ts: the flags a container needs, and
  *   browser UI features switched off that would cost processes on every context's window).
  * - Every connection of the browser goes through the guarded proxy (proxy.ts), started with
@@ -35,6 +41,8 @@ export interface BrowserPoolOptions {
   readonly guard: NetGuard;
   readonly log: Logger;
   readonly args?: readonly string[];
+  /** Renders started on one browser before the next starts on a new one (RENDER_RECYCLE_PAGES); 0 or unset: never. */
+  readonly recyclePages?: number;
 }
 
 /**
@@ -53,15 +61,35 @@ async function wentAway(browser: Browser, error: unknown): Promise<boolean> {
   return !browser.isConnected();
 }
 
+/** One launched (or launching) browser and the renders it has taken. */
+interface Generation {
+  readonly browser: Promise<Browser>;
+  /** Set once launched. */
+  live: Browser | null;
+  /** Renders started on it (each attempt counts). */
+  started: number;
+  /** Renders running on it now. */
+  inFlight: number;
+  /** Recycled: it takes no new render and closes when `inFlight` reaches 0. */
+  retired: boolean;
+}
+
 export class BrowserPool {
-  private browser: Promise<Browser> | null = null;
-  private live: Browser | null = null;
+  /** The browser new renders start on. */
+  private generation: Generation | null = null;
+  /** A recycled browser still finishing its renders (at most one). */
+  private draining: Generation | null = null;
+  private readonly closing = new Set<Promise<void>>();
+  /** Browsers this pool closed itself: their `disconnected` is no crash. */
+  private readonly closedHere = new WeakSet<Browser>();
   private proxy: Promise<GuardedProxy> | null = null;
   private active = 0;
   private readonly waiting: (() => void)[] = [];
   private closed = false;
-  /** Browsers launched so far (1 + relaunches). */
+  /** Browsers launched so far (1 + relaunches + recycles). */
   launches = 0;
+  /** Browsers retired after `recyclePages` renders so far. */
+  recycles = 0;
 
   constructor(private readonly options: BrowserPoolOptions) {}
 
@@ -77,24 +105,75 @@ export class BrowserPool {
 
   /** The running browser, launching one when there is none (or the last one died). */
   async current(): Promise<Browser> {
+    return this.currentGeneration().browser;
+  }
+
+  private currentGeneration(): Generation {
     if (this.closed) throw new AppError('service_unavailable', 'the renderer is shutting down');
-    if (this.live && !this.live.isConnected()) {
-      this.live = null;
-      this.browser = null;
-    }
-    if (!this.browser) {
-      const launching = this.launch();
-      this.browser = launching;
-      launching.then(
-        (b) => {
-          if (this.browser === launching) this.live = b;
-        },
-        () => {
-          if (this.browser === launching) this.browser = null;
-        },
-      );
-    }
-    return this.browser;
+    const generation = this.generation;
+    if (generation && !(generation.live && !generation.live.isConnected())) return generation;
+    const launching = this.launch();
+    const next: Generation = { browser: launching, live: null, started: 0, inFlight: 0, retired: false };
+    this.generation = next;
+    launching.then(
+      (b) => {
+        next.live = b;
+      },
+      () => {
+        if (this.generation === next) this.generation = null;
+      },
+    );
+    return next;
+  }
+
+  /**
+   * The browser a render starts on, counted against it: the current one, unless it has had
+   * its `recyclePages` renders and no retired browser is still draining; then it is retired
+   * and a new one launched.
+   */
+  private take(): Generation {
+    const limit = this.options.recyclePages ?? 0;
+    const current = this.generation;
+    // A browser still launching may be retired too; a dead one is replaced below instead.
+    if (limit > 0 && current && current.live?.isConnected() !== false && current.started >= limit && !this.draining) this.retire(current);
+    const generation = this.currentGeneration();
+    generation.started++;
+    generation.inFlight++;
+    return generation;
+  }
+
+  private retire(generation: Generation): void {
+    generation.retired = true;
+    this.generation = null;
+    this.draining = generation;
+    this.recycles++;
+    // Counts only: the pages' URLs may carry credentials.
+    this.options.log.info(
+      { pages: generation.started, inFlight: generation.inFlight, recyclePages: this.options.recyclePages, recycles: this.recycles },
+      'browser recycled: the next render starts on a new browser; this one closes when its renders have finished',
+    );
+    if (generation.inFlight === 0) this.closeRetired(generation);
+  }
+
+  /** A render on `generation` has ended: a retired browser closes with its last one. */
+  private finished(generation: Generation): void {
+    generation.inFlight--;
+    if (generation.retired && generation.inFlight === 0) this.closeRetired(generation);
+  }
+
+  private closeRetired(generation: Generation): void {
+    const closing = generation.browser
+      .then((b) => {
+        this.closedHere.add(b);
+        return b.close();
+      })
+      .catch(() => undefined)
+      .finally(() => {
+        if (this.draining === generation) this.draining = null;
+        this.closing.delete(closing);
+        this.options.log.debug({ pages: generation.started }, 'recycled browser closed');
+      });
+    this.closing.add(closing);
   }
 
   private async launch(): Promise<Browser> {
@@ -117,7 +196,7 @@ export class BrowserPool {
     this.launches++;
     this.options.log.info({ version: browser.version(), launches: this.launches }, 'browser launched');
     browser.once('disconnected', () => {
-      if (!this.closed) this.options.log.warn({}, 'browser disconnected; the next render launches a new one');
+      if (!this.closed && !this.closedHere.has(browser)) this.options.log.warn({}, 'browser disconnected; the next render launches a new one');
     });
     return browser;
   }
@@ -158,17 +237,20 @@ export class BrowserPool {
     await this.acquire(signal);
     try {
       for (let attempt = 1; ; attempt++) {
-        const browser = await this.current();
+        const generation = this.take();
+        let browser: Browser | null = null;
         let context: BrowserContext | null = null;
         try {
+          browser = await generation.browser;
           context = await browser.newContext(contextOptions);
           return await work(context, browser);
         } catch (error) {
-          if (signal.aborted || !(await wentAway(browser, error))) throw error;
+          if (!browser || signal.aborted || !(await wentAway(browser, error))) throw error;
           if (attempt >= 2) throw new AppError('render_failed', 'the browser crashed twice while rendering the page', { cause: error });
           this.options.log.warn({ attempt }, 'the browser went away during a render; relaunching and retrying once');
         } finally {
           await context?.close().catch(() => undefined);
+          this.finished(generation);
         }
       }
     } finally {
@@ -178,10 +260,10 @@ export class BrowserPool {
 
   async close(): Promise<void> {
     this.closed = true;
-    const browser = this.browser;
-    this.browser = null;
-    this.live = null;
-    await browser?.then((b) => b.close(), () => undefined).catch(() => undefined);
+    const open = [this.generation, this.draining].filter((g): g is Generation => g !== null);
+    this.generation = null;
+    this.draining = null;
+    await Promise.all([...open.map((g) => g.browser.then((b) => b.close(), () => undefined).catch(() => undefined)), ...this.closing]);
     const proxy = this.proxy;
     this.proxy = null;
     await proxy?.then((p) => p.close(), () => undefined).catch(() => undefined);

@@ -7,7 +7,8 @@
  * `createRendererActor(runtime, options)` builds its ActorDefinition; the composition root
  * registers it as `{role: 'renderer', serves: ['render'], create: (rt) => createRendererActor(rt)}`.
  * Its pool's concurrency is RENDER_CONCURRENCY: the pages one process keeps open at once.
- * The browser is launched on the first render and closed when the pool stops.
+ * The browser is launched on the first render, replaced by a new one after RENDER_RECYCLE_PAGES
+ * renders (browser.ts) and closed when the pool stops.
  */
 import type { ActorDefinition } from '../../pipeline/pool.js';
 import type { Runtime } from '../../pipeline/runtime.js';
@@ -39,7 +40,7 @@ export function createRendererActor(runtime: Runtime, options: RendererActorOpti
   const log = runtime.log.child({ actor: 'renderer' });
   const guard = new NetGuard({ allowPrivate: config.fetchAllowPrivate, allowCidrs: options.allowCidrs ?? [] });
   const chromium = config.renderChromiumPath ?? defaultChromiumPath();
-  const browsers = new BrowserPool({ executablePath: chromium, concurrency: config.renderConcurrency, guard, log });
+  const browsers = new BrowserPool({ executablePath: chromium, concurrency: config.renderConcurrency, recyclePages: config.renderRecyclePages, guard, log });
   const pools = proxyPoolsOf(config);
   const proxies = new ProxyRouter(pools, config.proxyCountryUrls ?? {});
   // How many proxies each pool has, never the URLs: they may carry credentials.
@@ -47,6 +48,7 @@ export function createRendererActor(runtime: Runtime, options: RendererActorOpti
     {
       chromium,
       concurrency: config.renderConcurrency,
+      recyclePages: config.renderRecyclePages,
       proxies: { datacenter: pools.datacenter?.length ?? 0, residential: pools.residential?.length ?? 0, mobile: pools.mobile?.length ?? 0 },
     },
     'renderer configured',

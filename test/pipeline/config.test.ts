@@ -133,6 +133,17 @@ describe('pipeline/config', () => {
     expect(loadConfig({ BOOTSTRAP_KEY_CREDITS: 'unlimited' }).bootstrapKeyCredits).toBe('unlimited');
   });
 
+  it('reads RENDER_RECYCLE_PAGES: 500 by default, 0 for never, a negative, fractional or huge value refused', () => {
+    expect(loadConfig({}).renderRecyclePages).toBe(500);
+    expect(loadConfig({ RENDER_RECYCLE_PAGES: '3' }).renderRecyclePages).toBe(3);
+    expect(loadConfig({ RENDER_RECYCLE_PAGES: '0' }).renderRecyclePages).toBe(0);
+    for (const bad of ['-1', 'often', '2.5', '1000001']) {
+      const error = configError({ RENDER_RECYCLE_PAGES: bad });
+      expect(error.env).toBe('RENDER_RECYCLE_PAGES');
+      expect(error.message.startsWith('RENDER_RECYCLE_PAGES: ')).toBe(true);
+    }
+  });
+
   it('returns a frozen object', () => {
     const config = loadConfig({});
     expect(Object.isFrozen(config)).toBe(true);

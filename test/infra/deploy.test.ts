@@ -77,7 +77,7 @@ describe('infra', () => {
       expect(readme).toContain('npm run keys -- create --name alice');
       // The keys script runs a file the build writes (gateway/ is in tsconfig.build.json), which
       // the image copies with package.json; its pre-script builds only where there is none.
-      const built = /^node (dist\/\S+\.js)$/.exec(pkg.scripts.keys)?.[1] ?? '';
+      const built = /^node (dist\/\S+\.js)$/.exec(pkg.scripts.keys ?? '')?.[1] ?? '';
       expect(built).toBe('dist/gateway/keys/cli.js');
       expect(existsSync(join(REPO_ROOT, built.replace(/^dist\//, '').replace(/\.js$/, '.ts')))).toBe(true);
       expect(pkg.scripts.prekeys).toBe(`test -f ${built} || npm run build`);

@@ -57,8 +57,8 @@ export async function createRuntime(config: Config, log: Logger, role: Role | 'a
   try {
     const store =
       config.store === 'chdb'
-        ? createStore({ kind: 'chdb', dataDir: join(config.dataDir, 'clickhouse') }, log)
-        : createStore(
+        ? await createStore({ kind: 'chdb', dataDir: join(config.dataDir, 'clickhouse') }, log)
+        : await createStore(
             {
               kind: 'clickhouse',
               url: config.clickhouseUrl,

@@ -30,7 +30,7 @@ export function keyRegistryFor(config: Config, engines: { store: Store; state: S
 /** A registry for a short-lived process (the keys command line); `close` releases its engines. */
 export async function openKeyRegistry(config: Config, log: Logger): Promise<KeyRegistry> {
   if (!sharedKeys(config)) return new FileKeyRegistry(config.dataDir);
-  const store = createStore(
+  const store = await createStore(
     { kind: 'clickhouse', url: config.clickhouseUrl, username: config.clickhouseUser, password: config.clickhousePassword, database: config.clickhouseDatabase },
     log,
   );

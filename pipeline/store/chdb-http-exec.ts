@@ -3,7 +3,7 @@
  * it alone — so its SET parameters and settings die with it — and the ClickHouse-shaped
  * pieces of the answer: the X-ClickHouse-Summary header and the error text.
  */
-import { Session } from 'chdb';
+import type { Session } from 'chdb';
 import type { Logger } from '../log.js';
 import type { ChRequest } from './chdb-http-request.js';
 import { BadName, insertTarget, quoteIdentifier, setStatement } from './chdb-http-sql.js';
@@ -19,6 +19,8 @@ export interface Summary {
 
 export interface Execution {
   readonly dataDir: string;
+  /** The chdb package, loaded by startChdbHttp (chdb-http.ts). */
+  readonly chdb: typeof import('chdb');
   /** Setting names the engine knows (system.settings). */
   readonly knownSettings: ReadonlySet<string>;
   readonly log: Logger;
@@ -32,7 +34,7 @@ export interface Execution {
 export async function execute(ctx: Execution, req: ChRequest, readOnly: boolean, format: string): Promise<{ body: Buffer; summary: Summary }> {
   const started = process.hrtime.bigint();
   const elapsed = () => Number(process.hrtime.bigint() - started);
-  const session = new Session(ctx.dataDir);
+  const session: Session = new ctx.chdb.Session(ctx.dataDir);
   try {
     const { sql: set, ignored } = setStatement(req.settings, req.params, ctx.knownSettings);
     if (ignored.length > 0) ctx.log.debug({ ignored }, 'unknown settings ignored');

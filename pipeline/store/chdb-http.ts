@@ -34,7 +34,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
 import { pathToFileURL } from 'node:url';
-import { drainPending, Session } from 'chdb';
+import type { Session } from 'chdb';
 import { createLogger, type Logger } from '../log.js';
 import { compress, decompress, HttpFailure, pickEncoding, readBody } from './chdb-http-body.js';
 import { clickhouseError, execute, summaryHeader, type Execution } from './chdb-http-exec.js';
@@ -137,15 +137,19 @@ async function handle(ctx: Context, request: IncomingMessage, response: ServerRe
   }
 }
 
-/** Opens the engine on `dataDir` and serves it; resolves once listening. */
+/**
+ * Opens the engine on `dataDir` and serves it; resolves once listening. The chdb package (and
+ * its engine library) is loaded here, not when this module is imported.
+ */
 export async function startChdbHttp(options: ChdbHttpOptions): Promise<ChdbHttpServer> {
   const log = options.log ?? createLogger('silent');
+  const chdb = await import('chdb');
   // Held for the server's life: takes the directory's lock now (failing at start when another
   // process has it) and keeps the engine loaded between requests.
   let anchor: Session;
   try {
     mkdirSync(options.dataDir, { recursive: true });
-    anchor = new Session(options.dataDir);
+    anchor = new chdb.Session(options.dataDir);
   } catch (error) {
     throw storeError('chdb', error);
   }
@@ -160,6 +164,7 @@ export async function startChdbHttp(options: ChdbHttpOptions): Promise<ChdbHttpS
   const released = releaseEngineStartupPages(log);
   const ctx: Context = {
     dataDir: options.dataDir,
+    chdb,
     knownSettings,
     log,
     maxBodyBytes: options.maxBodyBytes ?? 256 * 1024 * 1024,
@@ -201,7 +206,7 @@ export async function startChdbHttp(options: ChdbHttpOptions): Promise<ChdbHttpS
         await closed;
         clearTimeout(force);
         anchor.close();
-        await drainPending();
+        await chdb.drainPending();
       })();
       return closing;
     },

@@ -1,6 +1,8 @@
 /**
  * The embedded driver: the ClickHouse engine in this process (chdb), its data in one
- * directory on disk (main.ts passes DATA_DIR/clickhouse).
+ * directory on disk (main.ts passes DATA_DIR/clickhouse). Importing this module loads the
+ * engine (~150 MB resident): the service reaches it only through createStore (index.ts),
+ * which imports it when a chdb store is asked for.
  *
  * Contract, beyond store.ts:
  * - The directory is locked by the process that opens it: a second process gets

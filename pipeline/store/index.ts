@@ -3,10 +3,15 @@
  * `dataDir`, which main.ts sets to DATA_DIR/clickhouse) or `clickhouse` (a server over HTTP).
  * Construction does not run migrations; call `await store.migrate()` at start-up. A chdb
  * store opens its directory here, so a locked directory fails now with store_unavailable.
+ *
+ * The chdb driver (chdb.ts, and with it the `chdb` package and its 540 MB engine library,
+ * ~150 MB resident once loaded) is imported only when a chdb store is created: a process on a
+ * ClickHouse server (STORE=clickhouse, every distributed role) never loads the engine.
+ * Nothing else may import chdb.ts statically outside the store's own tests and benchmarks.
  */
 import type { Logger } from '../log.js';
-import { ChdbStore } from './chdb.js';
 import { ClickHouseStore } from './clickhouse.js';
+import { storeError } from './store-error.js';
 import type { Store } from './store.js';
 
 export type { Params, Store } from './store.js';
@@ -17,11 +22,19 @@ export type StoreOptions =
   | { kind: 'chdb'; dataDir: string }
   | { kind: 'clickhouse'; url: string; username?: string; password?: string; database?: string };
 
-export function createStore(options: StoreOptions, log: Logger): Store {
+export async function createStore(options: StoreOptions, log: Logger): Promise<Store> {
   const child = log.child({ store: options.kind });
   switch (options.kind) {
-    case 'chdb':
-      return new ChdbStore({ dataDir: options.dataDir }, child);
+    case 'chdb': {
+      let driver: typeof import('./chdb.js');
+      try {
+        driver = await import('./chdb.js');
+      } catch (error) {
+        // chdb not installed, or its engine library not loadable on this platform.
+        throw storeError('chdb', error);
+      }
+      return new driver.ChdbStore({ dataDir: options.dataDir }, child);
+    }
     case 'clickhouse':
       return new ClickHouseStore(options, child);
   }

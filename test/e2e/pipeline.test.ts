@@ -70,7 +70,7 @@ async function embedded(): Promise<Deployment> {
   const config = loadConfig({ DATA_DIR: dir.path, LOG_LEVEL: 'info', HOST: '127.0.0.1', PORT: '0', API_KEY: apiKey });
   const service = await startService({ config, log, role: 'all', actors: TEST_ACTORS });
   // chdb binds one data directory per process: the service's, opened a second time.
-  const store = createStore({ kind: 'chdb', dataDir: join(dir.path, 'clickhouse') }, quietLog);
+  const store = await createStore({ kind: 'chdb', dataDir: join(dir.path, 'clickhouse') }, quietLog);
   const keys = await openKeyRegistry(config, quietLog);
   const { port } = service.app?.server.address() as AddressInfo;
   return {

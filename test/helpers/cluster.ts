@@ -19,7 +19,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadConfig, type Config } from '../../pipeline/config.js';
 import { openKeyRegistry, type KeyRegistry } from '../../pipeline/keys/index.js';
-import { createStore, type Store } from '../../pipeline/store/index.js';
+import { ClickHouseStore } from '../../pipeline/store/clickhouse.js';
+import type { Store } from '../../pipeline/store/index.js';
 import { applyJobRetention } from '../../pipeline/store/retention.js';
 import { quietLog, startClickHouseProcess, tempDir, type ClickHouseProcess, type TempDir } from './clickhouse.js';
 import { startMockKafka, type MockKafka } from './kafka.js';
@@ -174,7 +175,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
   // would: five processes running the same ALTERs at once against the one chdb-served
   // ClickHouse can stall a start past its time limit on a loaded machine.
   try {
-    const migrator = createStore({ kind: 'clickhouse', url: ch.url }, quietLog);
+    const migrator = new ClickHouseStore({ url: ch.url }, quietLog);
     try {
       await migrator.migrate();
       await applyJobRetention(migrator, loadConfig(env).jobRetentionHours, quietLog);
@@ -212,7 +213,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
       return service;
     },
     store() {
-      const store = createStore({ kind: 'clickhouse', url: ch.url }, quietLog);
+      const store = new ClickHouseStore({ url: ch.url }, quietLog);
       stores.push(store);
       return store;
     },

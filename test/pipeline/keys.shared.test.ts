@@ -170,7 +170,7 @@ registryContract('file ledger, the reference', true, async () => {
 
 registryContract('store: chdb in this process + memory state', hasChdb, async () => {
   const dir = tempDir('wds-keys-chdb');
-  const store = createStore({ kind: 'chdb', dataDir: dir.path }, quietLog);
+  const store = await createStore({ kind: 'chdb', dataDir: dir.path }, quietLog);
   await store.migrate();
   const state = new MemoryState();
   return {
@@ -200,7 +200,7 @@ afterAll(async () => {
 
 registryContract('store: ClickHouse HTTP served by chdb + Redis', hasChdb && redisUp, async () => {
   const proc = await clickhouseProcess();
-  const store: Store = createStore({ kind: 'clickhouse', url: proc.url }, quietLog);
+  const store: Store = await createStore({ kind: 'clickhouse', url: proc.url }, quietLog);
   await store.migrate();
   const namespace = testNamespace();
   const state = new RedisState({ url: TEST_REDIS_URL, namespace, log: quietLog });

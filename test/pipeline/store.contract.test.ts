@@ -345,7 +345,7 @@ storeContract(
   'pipeline/store chdb driver (chdb in-process)',
   async () => {
     chdbDir = tempDir('store-chdb');
-    const store = createStore({ kind: 'chdb', dataDir: chdbDir.path }, quietLog);
+    const store = await createStore({ kind: 'chdb', dataDir: chdbDir.path }, quietLog);
     return { store, cleanup: async () => chdbDir?.remove() };
   },
   () => {
@@ -366,7 +366,7 @@ storeContract('pipeline/store clickhouse driver (ClickHouse HTTP served by chdb)
     dir.remove();
     throw error;
   }
-  const store = createStore({ kind: 'clickhouse', url: server.url }, quietLog);
+  const store = await createStore({ kind: 'clickhouse', url: server.url }, quietLog);
   return {
     store,
     cleanup: async () => {

@@ -65,7 +65,7 @@ describe.skipIf(!hasChdb)('pipeline/store/chdb-http (ClickHouse HTTP served by c
   beforeAll(async () => {
     dir = tempDir('chdb-http');
     // One process binds one chdb directory: the store and the server share it.
-    embedded = createStore({ kind: 'chdb', dataDir: dir.path }, quietLog);
+    embedded = await createStore({ kind: 'chdb', dataDir: dir.path }, quietLog);
     await embedded.migrate();
     server = await startChdbHttp({ dataDir: dir.path, port: 0, log: quietLog });
   });
@@ -159,7 +159,7 @@ describe.skipIf(!hasChdb)('pipeline/store/chdb-http (ClickHouse HTTP served by c
   });
 
   it('serves the rows the embedded store writes to the clickhouse driver, and back', async () => {
-    const remote = createStore({ kind: 'clickhouse', url: server.url }, quietLog);
+    const remote = await createStore({ kind: 'clickhouse', url: server.url }, quietLog);
     try {
       await embedded.insert('jobs', [{ tenant: 't', id: 'from-chdb', kind: 'crawl', status: 'queued', version: 1 }]);
       await remote.insert('jobs', [{ tenant: 't', id: 'from-http', kind: 'crawl', status: 'queued', version: 1 }]);
@@ -174,8 +174,8 @@ describe.skipIf(!hasChdb)('pipeline/store/chdb-http (ClickHouse HTTP served by c
 
   it('requires the configured credentials', async () => {
     const guarded = await startChdbHttp({ dataDir: dir.path, port: 0, username: 'reader', password: 's3cret', log: quietLog });
-    const good = createStore({ kind: 'clickhouse', url: guarded.url, username: 'reader', password: 's3cret' }, quietLog);
-    const bad = createStore({ kind: 'clickhouse', url: guarded.url, username: 'reader', password: 'wrong' }, quietLog);
+    const good = await createStore({ kind: 'clickhouse', url: guarded.url, username: 'reader', password: 's3cret' }, quietLog);
+    const bad = await createStore({ kind: 'clickhouse', url: guarded.url, username: 'reader', password: 'wrong' }, quietLog);
     try {
       expect(await good.query('SELECT 1 AS x')).toEqual([{ x: 1 }]);
       const error = (await bad.query('SELECT 1').catch((e: unknown) => e)) as StoreError;

@@ -17,7 +17,7 @@ describe.skipIf(!hasChdb)('pipeline/store retention (chdb)', () => {
 
   beforeAll(async () => {
     dir = tempDir('wds-retention');
-    store = createStore({ kind: 'chdb', dataDir: dir.path }, quietLog);
+    store = await createStore({ kind: 'chdb', dataDir: dir.path }, quietLog);
     await store.migrate();
   });
   afterAll(async () => {

@@ -6,7 +6,7 @@
  *   node dist/main.js --role fetcher   one actor pool (frontier, fetcher, renderer, parser,
  *                                      classifier, notifier); start any number of each
  *
- * Configuration comes from the environment (pipeline/config.ts); BUS, STORE and STATE choose
+ * Configuration comes from the environment (pipeline/runtime/config.ts); BUS, STORE and STATE choose
  * the engines. `startService` is exported so tests start the same composition in-process, and
  * `run` (this command line) so another entry point runs it with other actors
  * (test/helpers/service-main.ts runs it with the test actors, in child processes).
@@ -28,14 +28,14 @@ import { jobHandlers } from './gateway/handlers/jobs.js';
 import { mapHandler } from './gateway/handlers/map.js';
 import { parseHandler } from './gateway/handlers/parse.js';
 import { scrapeHandler } from './gateway/handlers/scrape.js';
-import { ConfigError, loadConfig, redactedConfig, type Config } from './pipeline/config.js';
+import { ConfigError, loadConfig, redactedConfig, type Config } from './pipeline/runtime/config.js';
 import { keyRegistryFor, type KeyRegistry } from './pipeline/keys/index.js';
-import { createLogger, type Logger } from './pipeline/log.js';
-import { NetGuard } from './pipeline/net/guard.js';
-import { ActorPool } from './pipeline/pool.js';
-import { Requester } from './pipeline/request-reply.js';
-import { createRuntime, type Runtime } from './pipeline/runtime.js';
-import { serviceVersion } from './pipeline/version.js';
+import { createLogger, type Logger } from './pipeline/runtime/log.js';
+import { NetGuard } from './pipeline/runtime/net/guard.js';
+import { ActorPool } from './pipeline/runtime/pool.js';
+import { Requester } from './pipeline/runtime/request-reply.js';
+import { createRuntime, type Runtime } from './pipeline/runtime/runtime.js';
+import { serviceVersion } from './pipeline/runtime/version.js';
 import { ROLES, type Role } from './schemas/topics.js';
 
 export type RoleArg = Role | 'all';

@@ -7,8 +7,8 @@
  * `not_implemented` otherwise.
  */
 import type { Role } from '../schemas/topics.js';
-import type { ActorDefinition } from '../pipeline/pool.js';
-import type { Runtime } from '../pipeline/runtime.js';
+import type { ActorDefinition } from '../pipeline/runtime/pool.js';
+import type { Runtime } from '../pipeline/runtime/runtime.js';
 
 /** What an actor may know of the build it runs in: the operations its actors serve (all roles). */
 export interface ActorBuild {

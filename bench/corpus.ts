@@ -11,7 +11,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { decodeBody } from '../pipeline/net/charset.js';
+import { decodeBody } from '../pipeline/runtime/net/charset.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 

@@ -50,8 +50,8 @@ import { once } from 'node:events';
 import { crc32, deflateSync } from 'node:zlib';
 import { chromium, type Browser } from 'playwright-core';
 import { BrowserPool, CHROMIUM_ARGS, defaultChromiumPath, handleRenderRequested } from '../actors/renderer/index.js';
-import { createLogger } from '../pipeline/log.js';
-import { NetGuard } from '../pipeline/net/guard.js';
+import { createLogger } from '../pipeline/runtime/log.js';
+import { NetGuard } from '../pipeline/runtime/net/guard.js';
 import { TOPICS } from '../schemas/topics.js';
 import { emit, SETTINGS } from './lib.js';
 

@@ -25,7 +25,7 @@ import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { detectCharset } from '../pipeline/net/charset.js';
+import { detectCharset } from '../pipeline/runtime/net/charset.js';
 import { corpusDir, trafilaturaPages } from './corpus.js';
 import { SETTINGS, cpuMs, emit, median, positiveInteger, startChild, startServer, type Child } from './lib.js';
 import { drive, type DriveResult } from './servers/drive.js';

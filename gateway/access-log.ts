@@ -15,7 +15,7 @@
 import { performance } from 'node:perf_hooks';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { pino } from 'pino';
-import type { Logger } from '../pipeline/log.js';
+import type { Logger } from '../pipeline/runtime/log.js';
 import { jsonString, tenthsJson } from './json.js';
 
 const START = Symbol('requestStart');

@@ -5,12 +5,12 @@
  */
 import { randomBytes } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import type { Config } from '../pipeline/config.js';
-import type { Logger } from '../pipeline/log.js';
+import type { Config } from '../pipeline/runtime/config.js';
+import type { Logger } from '../pipeline/runtime/log.js';
 import type { KeyRegistry } from '../pipeline/keys/registry.js';
-import type { State } from '../pipeline/state/state.js';
-import { AppError } from '../pipeline/errors.js';
-import { Credits } from './credits.js';
+import type { State } from '../pipeline/runtime/state/state.js';
+import { AppError } from '../pipeline/runtime/errors.js';
+import { Credits } from '../pipeline/keys/credits.js';
 import { AccessLog, stampArrival } from './access-log.js';
 import { registerDocs } from './docs.js';
 import type { Handlers } from './handler.js';

@@ -3,7 +3,7 @@
  * rate limiting, validation, credit reservation and the envelope; a handler does only its
  * operation's work.
  */
-import type { Logger } from '../pipeline/log.js';
+import type { Logger } from '../pipeline/runtime/log.js';
 import type { KeyRecord } from '../pipeline/keys/registry.js';
 import type { Operation } from '../schemas/api/operations.js';
 

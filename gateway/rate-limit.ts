@@ -3,8 +3,8 @@
  * process: `burst` requests at once, refilled at `perMinute`. An exhausted key gets 429
  * `rate_limited` with `Retry-After` in whole seconds.
  */
-import { AppError } from '../pipeline/errors.js';
-import type { State } from '../pipeline/state/state.js';
+import { AppError } from '../pipeline/runtime/errors.js';
+import type { State } from '../pipeline/runtime/state/state.js';
 
 export class RateLimiter {
   constructor(

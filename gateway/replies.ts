@@ -7,8 +7,8 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ERRORS, type ErrorCode } from '../schemas/errors.js';
-import { AppError } from '../pipeline/errors.js';
-import type { Logger } from '../pipeline/log.js';
+import { AppError } from '../pipeline/runtime/errors.js';
+import type { Logger } from '../pipeline/runtime/log.js';
 import { jsonString, locJson } from './json.js';
 import type { ValidationDetail } from './validation.js';
 

@@ -11,7 +11,7 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsPlugin from 'ajv-formats';
 import type { TSchema } from '@sinclair/typebox';
 import type { XError } from '../schemas/api/common.js';
-import { isLinearRegex } from '../pipeline/linear-regex.js';
+import { isLinearRegex } from '../pipeline/runtime/linear-regex.js';
 
 // ajv-formats is CommonJS; its default export arrives wrapped under ESM.
 const addFormats = ((addFormatsPlugin as unknown as { default?: unknown }).default ?? addFormatsPlugin) as (ajv: Ajv) => Ajv;
@@ -54,7 +54,7 @@ function makeAjv(coerce: boolean): Ajv {
     inlineRefs: false,
   });
   addFormats(ajv);
-  // Caller patterns run in RE2 (pipeline/linear-regex.ts): `regex` means a pattern RE2 can run.
+  // Caller patterns run in RE2 (pipeline/runtime/linear-regex.ts): `regex` means a pattern RE2 can run.
   ajv.addFormat('regex', isLinearRegex);
   ajv.addKeyword({ keyword: 'x-error', schemaType: 'object' });
   return ajv;

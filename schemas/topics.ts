@@ -35,7 +35,7 @@ export const TOPICS = {
     key: "requestId (a job's pages too, as for scrapeRequested)",
     producers: ['gateway', 'frontier', 'fetcher'],
     consumers: ['renderer'],
-    description: 'A page to read in a browser (waitFor, actions, the screenshot or network format): the same event as scrapeRequested, routed here by its producer with pipeline/rendering.ts needsBrowser; or, escalated by the fetcher, a page whose plain fetch met a challenge frame (needsChallengeRender).',
+    description: 'A page to read in a browser (waitFor, actions, the screenshot or network format): the same event as scrapeRequested, routed here by its producer with pipeline/pages/rendering.ts needsBrowser; or, escalated by the fetcher, a page whose plain fetch met a challenge frame (needsChallengeRender).',
   },
   pageFetched: {
     name: 'wds.page.fetched',

@@ -1,6 +1,9 @@
 /**
  * The layering of style habit 1, checked on the source: schemas ← pipeline ← actors/gateway,
- * no circular imports (madge), engine clients confined to their adapters, no console.
+ * with pipeline/ split in two (docs/architecture.md): pipeline/runtime/ knows no product rule,
+ * and the product rules (pages, jobs, keys, webhooks) build on it; infra/ holds the tools,
+ * which nothing in the service imports. No circular imports (madge), engine clients confined
+ * to their adapters, no console.
  *
  * Imports are read with the TypeScript parser (static, type-only, re-exports, dynamic
  * `import()` and `require()`), so a comment or a string never counts as an import.
@@ -14,7 +17,10 @@ import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const LAYERS = ['schemas', 'pipeline', 'actors', 'gateway'] as const;
+const LAYERS = ['schemas', 'pipeline', 'actors', 'gateway', 'infra'] as const;
+
+/** pipeline/'s product half: rules the gateway and the actors share (docs/architecture.md). */
+const PRODUCT = ['pipeline/pages', 'pipeline/jobs', 'pipeline/keys', 'pipeline/webhooks'] as const;
 
 interface SourceFacts {
   /** Repository files it imports, relative to the root with `/`. */
@@ -130,11 +136,12 @@ function actorOf(file: string): string | null {
   return (file.split('/')[1] as string).replace(/\.ts$/, '');
 }
 
-const CONFINED_PACKAGES: readonly { pattern: RegExp; home: string }[] = [
-  { pattern: /^kafkajs$/, home: 'pipeline/bus' },
-  { pattern: /^chdb$/, home: 'pipeline/store' },
-  { pattern: /^@clickhouse\/client(-web)?$/, home: 'pipeline/store' },
-  { pattern: /^playwright(-core)?$/, home: 'actors/renderer' },
+const CONFINED_PACKAGES: readonly { pattern: RegExp; homes: readonly string[] }[] = [
+  { pattern: /^kafkajs$/, homes: ['pipeline/runtime/bus'] },
+  // infra/chdb-http serves an embedded store over ClickHouse's HTTP interface (a tool).
+  { pattern: /^chdb$/, homes: ['pipeline/runtime/store', 'infra/chdb-http'] },
+  { pattern: /^@clickhouse\/client(-web)?$/, homes: ['pipeline/runtime/store'] },
+  { pattern: /^playwright(-core)?$/, homes: ['actors/renderer'] },
 ];
 
 /** Every way the graph breaks habit 1, one line per offence, naming the file. */
@@ -151,14 +158,18 @@ function violations(graph: Graph): string[] {
       if (under(file, 'pipeline') && ['gateway', 'actors'].some((d) => under(target, d))) {
         out.push(`${edge}: pipeline/ imports neither gateway/ nor actors/`);
       }
+      if (under(file, 'pipeline/runtime') && PRODUCT.some((d) => under(target, d))) {
+        out.push(`${edge}: pipeline/runtime/ knows no product rule`);
+      }
+      if (!under(file, 'infra') && under(target, 'infra')) out.push(`${edge}: infra/ holds tools, which the service never imports`);
       const actor = actorOf(file);
       if (actor !== null && under(target, 'gateway')) out.push(`${edge}: an actor never imports the gateway`);
       const other = actorOf(target);
       if (actor !== null && other !== null && other !== actor) out.push(`${edge}: an actor never imports another actor`);
     }
     for (const pkg of facts.packages) {
-      for (const { pattern, home } of CONFINED_PACKAGES) {
-        if (pattern.test(pkg) && !under(file, home)) out.push(`${file} imports ${pkg}: only ${home}/ may`);
+      for (const { pattern, homes } of CONFINED_PACKAGES) {
+        if (pattern.test(pkg) && !homes.some((home) => under(file, home))) out.push(`${file} imports ${pkg}: only ${homes.map((h) => `${h}/`).join(' and ')} may`);
       }
     }
     if (['gateway', 'pipeline', 'actors'].some((d) => under(file, d))) {
@@ -238,21 +249,26 @@ describe('architecture', () => {
   it('names each kind of violation with its file', () => {
     const facts = (f: Partial<SourceFacts>): SourceFacts => ({ local: [], unresolved: [], packages: [], consoleLines: [], ...f });
     const bad: Graph = new Map([
-      ['schemas/x.ts', facts({ local: ['pipeline/log.ts'] })],
-      ['pipeline/y.ts', facts({ local: ['gateway/app.ts', 'actors/fetcher/index.ts'], packages: ['kafkajs'] })],
-      ['pipeline/bus/kafka.ts', facts({ packages: ['kafkajs', '@clickhouse/client'] })],
-      ['pipeline/store/chdb.ts', facts({ packages: ['chdb', '@clickhouse/client'] })],
+      ['schemas/x.ts', facts({ local: ['pipeline/runtime/log.ts'] })],
+      ['pipeline/y.ts', facts({ local: ['gateway/app.ts', 'actors/fetcher/index.ts'], packages: ['kafkajs', 'chdb'] })],
+      ['pipeline/runtime/bus/kafka.ts', facts({ packages: ['kafkajs', '@clickhouse/client'] })],
+      ['pipeline/runtime/store/chdb.ts', facts({ packages: ['chdb', '@clickhouse/client'] })],
+      ['pipeline/runtime/pool.ts', facts({ local: ['pipeline/jobs/record.ts'] })],
+      ['pipeline/jobs/record.ts', facts({ local: ['pipeline/runtime/store/store.ts', 'infra/cli/keys.ts'] })],
       ['actors/fetcher/index.ts', facts({ local: ['actors/parser/index.ts', 'actors/fetcher/fetch.ts', 'gateway/replies.ts'] })],
       ['gateway/z.ts', facts({ local: ['main.ts'], unresolved: ['./gone.js'], consoleLines: [7] })],
       ['main.ts', facts({ consoleLines: [3] })],
     ]);
     expect(violations(bad).sort()).toEqual(
       [
-        'schemas/x.ts imports pipeline/log.ts: schemas/ holds pure contracts and imports no other layer',
+        'schemas/x.ts imports pipeline/runtime/log.ts: schemas/ holds pure contracts and imports no other layer',
         'pipeline/y.ts imports gateway/app.ts: pipeline/ imports neither gateway/ nor actors/',
         'pipeline/y.ts imports actors/fetcher/index.ts: pipeline/ imports neither gateway/ nor actors/',
-        'pipeline/y.ts imports kafkajs: only pipeline/bus/ may',
-        'pipeline/bus/kafka.ts imports @clickhouse/client: only pipeline/store/ may',
+        'pipeline/y.ts imports kafkajs: only pipeline/runtime/bus/ may',
+        'pipeline/runtime/bus/kafka.ts imports @clickhouse/client: only pipeline/runtime/store/ may',
+        'pipeline/y.ts imports chdb: only pipeline/runtime/store/ and infra/chdb-http/ may',
+        'pipeline/runtime/pool.ts imports pipeline/jobs/record.ts: pipeline/runtime/ knows no product rule',
+        'pipeline/jobs/record.ts imports infra/cli/keys.ts: infra/ holds tools, which the service never imports',
         'actors/fetcher/index.ts imports actors/parser/index.ts: an actor never imports another actor',
         'actors/fetcher/index.ts imports gateway/replies.ts: an actor never imports the gateway',
         'gateway/z.ts imports main.ts: nothing imports the composition root',

@@ -1,5 +1,5 @@
 /**
- * The fetcher's cache lookup (scrape option `maxAge`; pipeline/page-cache.ts has the key and
+ * The fetcher's cache lookup (scrape option `maxAge`; pipeline/pages/cache.ts has the key and
  * the prices). The fetcher owns it because it owns getting a page's bytes: a hit replaces the
  * HTTP fetch, and the parser reads the stored bytes exactly as it reads fetched ones.
  *
@@ -11,11 +11,11 @@
  * A store that fails during the lookup does not fail the scrape: the failure is logged and
  * the page is fetched fresh (the lookup is an optimization, the fetch is the answer).
  */
-import type { Logger } from '../../pipeline/log.js';
-import { redactUrl } from '../../pipeline/net/guard.js';
-import { cachedCopy, type CachePlan, type CachedCopy, type CachedRow } from '../../pipeline/page-cache.js';
-import { CACHED_PAGE_FOR_TENANT, CACHED_PAGE_SHARED } from '../../pipeline/store/queries.js';
-import type { Store } from '../../pipeline/store/store.js';
+import type { Logger } from '../../pipeline/runtime/log.js';
+import { redactUrl } from '../../pipeline/runtime/net/guard.js';
+import { cachedCopy, type CachePlan, type CachedCopy, type CachedRow } from '../../pipeline/pages/cache.js';
+import { CACHED_PAGE_FOR_TENANT, CACHED_PAGE_SHARED } from '../../pipeline/runtime/store/queries.js';
+import type { Store } from '../../pipeline/runtime/store/store.js';
 
 export type CacheReader = Pick<Store, 'query'>;
 

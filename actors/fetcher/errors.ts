@@ -1,14 +1,14 @@
 /**
  * The fetcher's decision after a fetch that threw: another attempt or an answer. The failure
- * itself was classified by the HTTP stack (pipeline/net/failures.ts: Node and got error codes
+ * itself was classified by the HTTP stack (pipeline/runtime/net/failures.ts: Node and got error codes
  * → the service's codes), re-exported here.
  */
-import type { Logger } from '../../pipeline/log.js';
-import { redactUrl } from '../../pipeline/net/guard.js';
-import type { Outcome } from '../../pipeline/pool.js';
+import type { Logger } from '../../pipeline/runtime/log.js';
+import { redactUrl } from '../../pipeline/runtime/net/guard.js';
+import type { Outcome } from '../../pipeline/runtime/pool.js';
 import { ERRORS, isErrorCode, type ErrorCode } from '../../schemas/errors.js';
 
-export { classify, isTransient, type FailureContext } from '../../pipeline/net/failures.js';
+export { classify, isTransient, type FailureContext } from '../../pipeline/runtime/net/failures.js';
 
 /** What a fetch attempt that threw needs to decide between another attempt and an answer. */
 export interface AttemptContext {

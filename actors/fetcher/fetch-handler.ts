@@ -11,11 +11,11 @@
  *   its code (url_blocked, dns_failed, content_too_large, proxy_unavailable, …).
  * - Past its deadline: dropped (nobody waits any more). The pool stopping: `retry`.
  */
-import type { Logger } from '../../pipeline/log.js';
-import type { Outcome } from '../../pipeline/pool.js';
-import { replyTo } from '../../pipeline/request-reply.js';
-import { redactUrl } from '../../pipeline/net/guard.js';
-import type { ProxyRoute } from '../../pipeline/net/proxies.js';
+import type { Logger } from '../../pipeline/runtime/log.js';
+import type { Outcome } from '../../pipeline/runtime/pool.js';
+import { replyTo } from '../../pipeline/runtime/request-reply.js';
+import { redactUrl } from '../../pipeline/runtime/net/guard.js';
+import type { ProxyRoute } from '../../pipeline/runtime/net/proxies.js';
 import type { ErrorCode } from '../../schemas/errors.js';
 import type { EventValue } from '../../schemas/events/index.js';
 import type { FetchedBytes } from '../../schemas/events/replies.js';

@@ -15,7 +15,7 @@
  *   the request's deadline; otherwise the handler acks with a Reply {ok:false, errorCode,
  *   errorMessage} to the request's `replyTo` (when there is one). Network hiccups were
  *   already retried inside the fetch (actors/fetcher/http.ts).
- * - Fetched, and the HTML holds a challenge frame (pipeline/rendering.ts `needsChallengeRender`:
+ * - Fetched, and the HTML holds a challenge frame (pipeline/pages/rendering.ts `needsChallengeRender`:
  *   `captchaHandling` auto, not a job page) while the build has a renderer (`render`): `ack`,
  *   emitting the same request to `renderRequested` with `escalated: true` instead of
  *   PageFetched; the renderer clicks the challenge and answers, at a fetched page's price.
@@ -27,21 +27,21 @@
  *   (pipeline/jobs/pages.ts) instead of a Reply.
  * - The pool stopping (signal aborted): `retry`, so the pool hands the message back.
  */
-import { parseJsonObject } from '../../pipeline/json.js';
-import type { AnyEmission, Emission } from '../../pipeline/events.js';
-import type { Logger } from '../../pipeline/log.js';
-import type { Outcome } from '../../pipeline/pool.js';
-import { replyTo } from '../../pipeline/request-reply.js';
+import { parseJsonObject } from '../../pipeline/runtime/json.js';
+import type { AnyEmission, Emission } from '../../pipeline/runtime/events.js';
+import type { Logger } from '../../pipeline/runtime/log.js';
+import type { Outcome } from '../../pipeline/runtime/pool.js';
+import { replyTo } from '../../pipeline/runtime/request-reply.js';
 import { jobPageFailed } from '../../pipeline/jobs/pages.js';
 import type { ErrorCode } from '../../schemas/errors.js';
 import type { EventValue } from '../../schemas/events/index.js';
 import { HEADERS } from '../../schemas/topics.js';
 import type { ScrapeOptions } from '../../schemas/api/scrape-options.js';
-import { redactUrl } from '../../pipeline/net/guard.js';
-import { cachePlan, SOURCE_CREDITS, type CachedCopy } from '../../pipeline/page-cache.js';
-import { needsChallengeRender } from '../../pipeline/rendering.js';
+import { redactUrl } from '../../pipeline/runtime/net/guard.js';
+import { cachePlan, SOURCE_CREDITS, type CachedCopy } from '../../pipeline/pages/cache.js';
+import { needsChallengeRender } from '../../pipeline/pages/rendering.js';
 import { lookupCachedCopy, type CacheReader } from './cache.js';
-import { pageFetchedFor } from '../../pipeline/page-fetched.js';
+import { pageFetchedFor } from '../../pipeline/pages/fetched.js';
 import { failedAttempt } from './errors.js';
 import type { FetchResult, HttpFetcher } from './http.js';
 

@@ -9,11 +9,11 @@
  * Proxy pools (PROXY_*_URLS) and the size cap (FETCH_MAX_BYTES) come from the runtime's
  * config; `options` overrides them (tests).
  */
-import type { ActorDefinition } from '../../pipeline/pool.js';
-import { DEFAULT_POOL_RETRY } from '../../pipeline/pool.js';
-import type { Runtime } from '../../pipeline/runtime.js';
-import { NetGuard } from '../../pipeline/net/guard.js';
-import { proxyPoolsOf, type ProxyPools } from '../../pipeline/net/proxies.js';
+import type { ActorDefinition } from '../../pipeline/runtime/pool.js';
+import { DEFAULT_POOL_RETRY } from '../../pipeline/runtime/pool.js';
+import type { Runtime } from '../../pipeline/runtime/runtime.js';
+import { NetGuard } from '../../pipeline/runtime/net/guard.js';
+import { proxyPoolsOf, type ProxyPools } from '../../pipeline/runtime/net/proxies.js';
 import type { EventValue } from '../../schemas/events/index.js';
 import { handleFetchRequested } from './fetch-handler.js';
 import { handleScrapeRequested } from './handler.js';
@@ -38,7 +38,7 @@ export interface FetcherActorOptions {
   readonly render?: boolean;
 }
 
-/** The proxy pools of the config (shared with the frontier; pipeline/net/proxies.ts). */
+/** The proxy pools of the config (shared with the frontier; pipeline/runtime/net/proxies.ts). */
 export { proxyPoolsOf };
 
 export function createFetcherActor(runtime: Runtime, options: FetcherActorOptions = {}): ActorDefinition {

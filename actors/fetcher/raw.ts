@@ -2,7 +2,7 @@
  * The fetch behind `GET /v1/fetch`: the bytes of a URL of any content type, through the same
  * guard, proxies, redirects, size cap and timeout as a scrape. `proxy` omitted is `auto`.
  */
-import type { ProxyRoute } from '../../pipeline/net/proxies.js';
+import type { ProxyRoute } from '../../pipeline/runtime/net/proxies.js';
 import type { HttpFetcher } from './http.js';
 
 export interface RawFetchOptions {

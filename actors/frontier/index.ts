@@ -6,18 +6,18 @@
  * links, pays for each page and ends the job: jobs/handler.ts). Its building blocks: robots.txt rules (robots.ts), sitemap reading (sitemaps.ts), URL cleaning, dedupe keys
  * and site scope (urls.ts), page links with their text (page-links.ts).
  *
- * Every request goes through the shared HTTP stack (pipeline/net/http.ts) behind the SSRF
+ * Every request goes through the shared HTTP stack (pipeline/runtime/net/http.ts) behind the SSRF
  * guard (FETCH_ALLOW_PRIVATE), through the configured proxy pools like the fetcher's.
  * `createFrontierActor(runtime, options)` builds its ActorDefinition for the pool; the
  * composition root registers it as `{role: 'frontier', serves: ['map'], …}`. Each frontier
  * process also runs the jobs' stall watchdog (jobs/handler.ts sweepStalledJobs) every
  * quarter of JOB_STALL_MS (at least 250 ms, at most 30 s), publishing what it sends again.
  */
-import type { ActorDefinition } from '../../pipeline/pool.js';
-import type { Runtime } from '../../pipeline/runtime.js';
-import { HttpFetcher } from '../../pipeline/net/http.js';
-import { NetGuard } from '../../pipeline/net/guard.js';
-import { proxyPoolsOf } from '../../pipeline/net/proxies.js';
+import type { ActorDefinition } from '../../pipeline/runtime/pool.js';
+import type { Runtime } from '../../pipeline/runtime/runtime.js';
+import { HttpFetcher } from '../../pipeline/runtime/net/http.js';
+import { NetGuard } from '../../pipeline/runtime/net/guard.js';
+import { proxyPoolsOf } from '../../pipeline/runtime/net/proxies.js';
 import { MAP_TIME_BUDGET_MS } from '../../schemas/api/page-reading.js';
 import type { EventValue } from '../../schemas/events/index.js';
 import { keyRegistryFor } from '../../pipeline/keys/index.js';

@@ -17,11 +17,11 @@
  * than REPLY_MARGIN_MS before the request's deadline, so the answer arrives while the
  * gateway still waits.
  */
-import type { Logger } from '../../pipeline/log.js';
-import type { HttpFetcher } from '../../pipeline/net/http.js';
-import { redactUrl } from '../../pipeline/net/guard.js';
-import type { Outcome } from '../../pipeline/pool.js';
-import { replyTo } from '../../pipeline/request-reply.js';
+import type { Logger } from '../../pipeline/runtime/log.js';
+import type { HttpFetcher } from '../../pipeline/runtime/net/http.js';
+import { redactUrl } from '../../pipeline/runtime/net/guard.js';
+import type { Outcome } from '../../pipeline/runtime/pool.js';
+import { replyTo } from '../../pipeline/runtime/request-reply.js';
 import { MAP_CREDITS, MAP_TIME_BUDGET_MS } from '../../schemas/api/page-reading.js';
 import { isErrorCode, type ErrorCode } from '../../schemas/errors.js';
 import type { EventValue } from '../../schemas/events/index.js';

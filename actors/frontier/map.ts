@@ -24,9 +24,9 @@
  * (sources in the order above). `search` may match any of them.
  */
 import { setMaxListeners } from 'node:events';
-import type { Logger } from '../../pipeline/log.js';
-import { mediaType } from '../../pipeline/net/content.js';
-import type { FetchResult, HttpFetcher } from '../../pipeline/net/http.js';
+import type { Logger } from '../../pipeline/runtime/log.js';
+import { mediaType } from '../../pipeline/runtime/net/content.js';
+import type { FetchResult, HttpFetcher } from '../../pipeline/runtime/net/http.js';
 import { mapBounded } from './bounded.js';
 import { readPage, type PageFacts } from './page-links.js';
 import { rankLinks, matcher, type MapLink } from './results.js';

@@ -16,7 +16,7 @@
  *   Only http(s) URLs are kept; anything else is skipped.
  */
 import { constants, gunzipSync } from 'node:zlib';
-import { decodeBody } from '../../pipeline/net/charset.js';
+import { decodeBody } from '../../pipeline/runtime/net/charset.js';
 
 /** sitemaps.org's limit for one sitemap file, uncompressed. */
 export const SITEMAP_MAX_BYTES = 50 * 1024 * 1024;

@@ -7,7 +7,7 @@
  *   event and delivery id).
  * - The URL passes the SSRF guard before every attempt (and the agents check the address at
  *   connect time); a refused URL is not retried.
- * - Retried (pipeline/retry.ts, `attempts` in all, backoff doubling from `baseDelayMs`, each
+ * - Retried (pipeline/runtime/retry.ts, `attempts` in all, backoff doubling from `baseDelayMs`, each
  *   delay between half and all of its ceiling): timeouts, connection errors, 408, 429 and 5xx.
  *   A 2xx is delivered; any other answer (3xx, other 4xx) is final.
  * - Every attempt is a `webhook_deliveries` row: tenant, source_id (the job), id (the
@@ -15,11 +15,11 @@
  *   event, url (without user info or query), status_code, ok, error, duration_ms.
  * The secret and the caller's headers are never logged or recorded.
  */
-import { AppError } from '../../pipeline/errors.js';
-import type { GuardedAgents } from '../../pipeline/net/agents.js';
-import { redactUrl, type NetGuard } from '../../pipeline/net/guard.js';
-import { retry, RetriesExhausted } from '../../pipeline/retry.js';
-import type { BatchWriter } from '../../pipeline/store/batch-writer.js';
+import { AppError } from '../../pipeline/runtime/errors.js';
+import type { GuardedAgents } from '../../pipeline/runtime/net/agents.js';
+import { redactUrl, type NetGuard } from '../../pipeline/runtime/net/guard.js';
+import { retry, RetriesExhausted } from '../../pipeline/runtime/retry.js';
+import type { BatchWriter } from '../../pipeline/runtime/store/batch-writer.js';
 import { SIGNATURE_HEADER, signatureHeader } from '../../pipeline/webhooks/signing.js';
 import { postJson, type PostResult } from './post.js';
 

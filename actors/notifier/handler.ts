@@ -22,11 +22,11 @@
 import type { JobKind } from '../../pipeline/jobs/record.js';
 import { liveJob } from '../../pipeline/jobs/record.js';
 import { parseJobWebhook, wantsEvent, webhookEventName, type WebhookEvent } from '../../pipeline/jobs/webhook.js';
-import type { Logger } from '../../pipeline/log.js';
-import type { Outcome } from '../../pipeline/pool.js';
-import type { State } from '../../pipeline/state/state.js';
-import { JOB_PAGES_SETTLED } from '../../pipeline/store/queries.js';
-import type { Store } from '../../pipeline/store/store.js';
+import type { Logger } from '../../pipeline/runtime/log.js';
+import type { Outcome } from '../../pipeline/runtime/pool.js';
+import type { State } from '../../pipeline/runtime/state/state.js';
+import { JOB_PAGES_SETTLED } from '../../pipeline/runtime/store/queries.js';
+import type { Store } from '../../pipeline/runtime/store/store.js';
 import type { EventValue } from '../../schemas/events/index.js';
 import { deliver, type DeliveryDeps } from './deliver.js';
 

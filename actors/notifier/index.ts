@@ -7,10 +7,10 @@
  * The composition root registers it as `{role: 'notifier', serves: ['webhooks'], …}`; the
  * gateway accepts job webhooks only in a build that has it.
  */
-import { guardedAgents } from '../../pipeline/net/agents.js';
-import { NetGuard } from '../../pipeline/net/guard.js';
-import type { ActorDefinition } from '../../pipeline/pool.js';
-import type { Runtime } from '../../pipeline/runtime.js';
+import { guardedAgents } from '../../pipeline/runtime/net/agents.js';
+import { NetGuard } from '../../pipeline/runtime/net/guard.js';
+import type { ActorDefinition } from '../../pipeline/runtime/pool.js';
+import type { Runtime } from '../../pipeline/runtime/runtime.js';
 import { keyWebhookSecret } from '../../pipeline/webhooks/signing.js';
 import { serverWebhookSecret } from '../../pipeline/webhooks/secret.js';
 import type { EventValue } from '../../schemas/events/index.js';

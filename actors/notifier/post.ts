@@ -1,11 +1,11 @@
 /**
- * One webhook attempt: a JSON POST through the guarded agents (pipeline/net/agents.ts), so
+ * One webhook attempt: a JSON POST through the guarded agents (pipeline/runtime/net/agents.ts), so
  * the receiver's address is checked at connect time too. Redirects are not followed (a 3xx
  * is the receiver's answer). The answer's body is drained and dropped; only its status matters.
  */
 import http from 'node:http';
 import https from 'node:https';
-import type { GuardedAgents } from '../../pipeline/net/agents.js';
+import type { GuardedAgents } from '../../pipeline/runtime/net/agents.js';
 
 export interface PostResult {
   /** The HTTP status, or 0 when there was no answer. */

@@ -7,7 +7,7 @@
  * A page of a crawl or batch job (a `jobId`, no reply topic) is also stored in `job_pages`
  * and reported to the frontier as a JobEvent `page` (or `pageFailed`): job-page.ts.
  *
- * The page cache (pipeline/page-cache.ts): a freshly fetched page is written with its raw
+ * The page cache (pipeline/pages/cache.ts): a freshly fetched page is written with its raw
  * body, response headers, cache key and shareable flag, so the fetcher can serve it again
  * to a later request with `maxAge`, read with that request's options. With
  * `storeInCache: false` no `pages` row is written at all: the caller asked that the
@@ -19,11 +19,11 @@ import { createHash } from 'node:crypto';
 import type { ScrapeOptions } from '../../schemas/api/scrape-options.js';
 import type { EventValue } from '../../schemas/events/index.js';
 import { ERRORS, isErrorCode } from '../../schemas/errors.js';
-import type { ActorDefinition, Outcome } from '../../pipeline/pool.js';
-import { parseJsonObject } from '../../pipeline/json.js';
-import { replyTo } from '../../pipeline/request-reply.js';
-import type { Runtime } from '../../pipeline/runtime.js';
-import { cacheColumns, cachePlan, isPageSource } from '../../pipeline/page-cache.js';
+import type { ActorDefinition, Outcome } from '../../pipeline/runtime/pool.js';
+import { parseJsonObject } from '../../pipeline/runtime/json.js';
+import { replyTo } from '../../pipeline/runtime/request-reply.js';
+import type { Runtime } from '../../pipeline/runtime/runtime.js';
+import { cacheColumns, cachePlan, isPageSource } from '../../pipeline/pages/cache.js';
 import { buildDocument, type ScrapeDocument } from './document/index.js';
 import { handleParseRequested, type ParseRequested } from './parse.js';
 import { storeJobPage } from './job-page.js';

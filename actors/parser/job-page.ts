@@ -10,9 +10,9 @@
  * settles a page once.
  */
 import { createHash } from 'node:crypto';
-import type { AnyEmission } from '../../pipeline/events.js';
+import type { AnyEmission } from '../../pipeline/runtime/events.js';
 import { jobPageSeq, jobPageStored } from '../../pipeline/jobs/pages.js';
-import type { BatchWriter } from '../../pipeline/store/batch-writer.js';
+import type { BatchWriter } from '../../pipeline/runtime/store/batch-writer.js';
 import type { EventValue } from '../../schemas/events/index.js';
 
 type PageFetched = EventValue<'PageFetched'>;

@@ -11,10 +11,10 @@
  *   same bytes again fails the same way, and the caller should not wait for the retries.
  * - Past its deadline: dropped (nobody waits any more).
  */
-import { parseJsonObject } from '../../pipeline/json.js';
-import type { Logger } from '../../pipeline/log.js';
-import type { Outcome } from '../../pipeline/pool.js';
-import { replyTo } from '../../pipeline/request-reply.js';
+import { parseJsonObject } from '../../pipeline/runtime/json.js';
+import type { Logger } from '../../pipeline/runtime/log.js';
+import type { Outcome } from '../../pipeline/runtime/pool.js';
+import { replyTo } from '../../pipeline/runtime/request-reply.js';
 import { isErrorCode, type ErrorCode } from '../../schemas/errors.js';
 import type { EventValue } from '../../schemas/events/index.js';
 import { parseUpload, uploadKind, type DocumentOptions, type UploadedFile } from './document/index.js';

@@ -21,7 +21,7 @@
  * is, for the render to report (timeout, crash).
  */
 import type { Page } from 'playwright-core';
-import { AppError } from '../../pipeline/errors.js';
+import { AppError } from '../../pipeline/runtime/errors.js';
 import { CAPTCHA_CHECKBOX_SELECTOR, CAPTCHA_FRAME_SELECTOR, type ScrapeOptions } from '../../schemas/api/scrape-options.js';
 import { screenshot } from './screenshot.js';
 

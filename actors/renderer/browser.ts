@@ -22,14 +22,14 @@
  *
  * It drives playwright-core directly rather than through Crawlee's PlaywrightCrawler: the
  * crawler owns its request queue, retries and autoscaling, which here belong to the actor
- * pool (pipeline/pool.ts) and the frontier; what the renderer needs of it — a warm browser,
+ * pool (pipeline/runtime/pool.ts) and the frontier; what the renderer needs of it — a warm browser,
  * a context per request, bounded pages, relaunch on crash — is this file.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Browser, BrowserContext, BrowserContextOptions } from 'playwright-core';
-import { AppError } from '../../pipeline/errors.js';
-import type { Logger } from '../../pipeline/log.js';
-import type { NetGuard } from '../../pipeline/net/guard.js';
+import { AppError } from '../../pipeline/runtime/errors.js';
+import type { Logger } from '../../pipeline/runtime/log.js';
+import type { NetGuard } from '../../pipeline/runtime/net/guard.js';
 import { CHROMIUM_ARGS } from './flags.js';
 import { GuardedProxy } from './proxy.js';
 

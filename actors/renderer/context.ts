@@ -4,16 +4,16 @@
  * - identity: a desktop Chrome user agent of the running Chromium's version (not
  *   "HeadlessChrome"), or with `mobile` a phone: 390x844 viewport, device scale 3, touch,
  *   `isMobile`, an Android Chrome user agent. The caller cannot change these (`headers`
- *   that name browser identity are dropped, as for the fetcher: pipeline/net/headers.ts);
+ *   that name browser identity are dropped, as for the fetcher: pipeline/runtime/net/headers.ts);
  * - `location`: locale (its first language), time zone (the country's main one) and
- *   Accept-Language (pipeline/net/locale.ts, as the fetcher sends it);
+ *   Accept-Language (pipeline/runtime/net/locale.ts, as the fetcher sends it);
  * - `headers`: sent with every request of the context, except the reserved ones;
  * - service workers are blocked, so every request of the page passes the context's route
  *   (policy.ts) and the guarded proxy, and nothing outlives the context.
  */
 import type { BrowserContextOptions } from 'playwright-core';
-import { isReservedHeader } from '../../pipeline/net/headers.js';
-import { acceptLanguage, languagesFor } from '../../pipeline/net/locale.js';
+import { isReservedHeader } from '../../pipeline/runtime/net/headers.js';
+import { acceptLanguage, languagesFor } from '../../pipeline/runtime/net/locale.js';
 import type { ScrapeOptions } from '../../schemas/api/scrape-options.js';
 
 export const DESKTOP_VIEWPORT = { width: 1280, height: 800 } as const;

@@ -4,12 +4,12 @@
  * - Rendered: `ack`, emitting PageFetched (v3) to `pageFetched` with `rendered: true`, the
  *   rendered DOM as the body (text/html, UTF-8), the main response's status and headers, the
  *   URL the page ended on, `extras` (screenshot, action results, network log, captcha: see
- *   render.ts) and a browser page's credits (pipeline/rendering.ts `renderCredits`), or a
+ *   render.ts) and a browser page's credits (pipeline/pages/rendering.ts `renderCredits`), or a
  *   fetched page's for a request the fetcher escalated (`escalated`: it met a challenge on the
  *   plain fetch; the `captchaHandling: auto` click clears it). The parser reads it as
  *   any page and merges `extras` into the document.
  * - Proxies: the scrape option `proxy` picks a configured pool as for the fetcher
- *   (pipeline/net/proxies.ts; `proxy_unavailable` when the asked pool is not configured); the
+ *   (pipeline/runtime/net/proxies.ts; `proxy_unavailable` when the asked pool is not configured); the
  *   render's context then connects through it, behind the same guard (proxy.ts lanes).
  * - Failed: the URL refused by the guard (`url_blocked`, checked before a browser is used),
  *   an action (`action_failed`), the `timeout` (`fetch_timeout`), a browser that crashed twice
@@ -20,17 +20,17 @@
  * A rendered page is always rendered fresh: `maxAge` is not looked up (a cached DOM holds
  * none of the screenshots or action results the request asks for). The rendered copy is
  * still written to the page cache by the parser, under a key that includes the render
- * (pipeline/page-cache.ts).
+ * (pipeline/pages/cache.ts).
  */
-import { pageFetchedFor } from '../../pipeline/page-fetched.js';
-import { parseJsonObject } from '../../pipeline/json.js';
-import type { AnyEmission, Emission } from '../../pipeline/events.js';
-import type { Logger } from '../../pipeline/log.js';
-import { redactUrl, type NetGuard } from '../../pipeline/net/guard.js';
-import type { ProxyChoice, ProxyRouter } from '../../pipeline/net/proxies.js';
-import type { Outcome } from '../../pipeline/pool.js';
-import { renderCredits } from '../../pipeline/rendering.js';
-import { replyTo } from '../../pipeline/request-reply.js';
+import { pageFetchedFor } from '../../pipeline/pages/fetched.js';
+import { parseJsonObject } from '../../pipeline/runtime/json.js';
+import type { AnyEmission, Emission } from '../../pipeline/runtime/events.js';
+import type { Logger } from '../../pipeline/runtime/log.js';
+import { redactUrl, type NetGuard } from '../../pipeline/runtime/net/guard.js';
+import type { ProxyChoice, ProxyRouter } from '../../pipeline/runtime/net/proxies.js';
+import type { Outcome } from '../../pipeline/runtime/pool.js';
+import { renderCredits } from '../../pipeline/pages/rendering.js';
+import { replyTo } from '../../pipeline/runtime/request-reply.js';
 import { jobPageFailed } from '../../pipeline/jobs/pages.js';
 import type { ScrapeOptions } from '../../schemas/api/scrape-options.js';
 import { ERRORS, isErrorCode, type ErrorCode } from '../../schemas/errors.js';

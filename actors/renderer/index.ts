@@ -10,10 +10,10 @@
  * The browser is launched on the first render, replaced by a new one after RENDER_RECYCLE_PAGES
  * renders (browser.ts) and closed when the pool stops.
  */
-import type { ActorDefinition } from '../../pipeline/pool.js';
-import type { Runtime } from '../../pipeline/runtime.js';
-import { NetGuard } from '../../pipeline/net/guard.js';
-import { proxyPoolsOf, ProxyRouter } from '../../pipeline/net/proxies.js';
+import type { ActorDefinition } from '../../pipeline/runtime/pool.js';
+import type { Runtime } from '../../pipeline/runtime/runtime.js';
+import { NetGuard } from '../../pipeline/runtime/net/guard.js';
+import { proxyPoolsOf, ProxyRouter } from '../../pipeline/runtime/net/proxies.js';
 import type { EventValue } from '../../schemas/events/index.js';
 import { BrowserPool } from './browser.js';
 import { defaultChromiumPath } from './flags.js';

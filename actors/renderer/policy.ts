@@ -4,7 +4,7 @@
  *
  * - `blockAssets` (default true): images, fonts and media are aborted — they change neither
  *   the DOM nor the text, and they are most of a page's bytes;
- * - the SSRF guard: a URL whose host is refused (pipeline/net/guard.ts) is aborted before it
+ * - the SSRF guard: a URL whose host is refused (pipeline/runtime/net/guard.ts) is aborted before it
  *   is sent, with the answer cached per host for the render. A refused main document is
  *   remembered so the render fails with `url_blocked` rather than a network error.
  *   Redirect hops do not pass a route handler (Chromium follows them itself); they meet the
@@ -31,7 +31,7 @@
  * target of its own) loads its assets: blocking assets saves work, it guards nothing.
  */
 import type { BrowserContext, CDPSession, Page, Request, Route } from 'playwright-core';
-import type { NetGuard } from '../../pipeline/net/guard.js';
+import type { NetGuard } from '../../pipeline/runtime/net/guard.js';
 
 export const BLOCKED_ASSET_TYPES: ReadonlySet<string> = new Set(['image', 'font', 'media']);
 

@@ -11,7 +11,7 @@
  * proxy opens itself, to an address the guard checked at connect time.
  *
  * - Plain HTTP: the absolute-form request is forwarded through the guard's agents
- *   (pipeline/net/agents.ts); a target that is refused or cannot be reached answers `403`
+ *   (pipeline/runtime/net/agents.ts); a target that is refused or cannot be reached answers `403`
  *   (refused) or `502` with `x-wds-proxy-error: <code>` (`url_blocked`, `dns_failed`,
  *   `connection_refused`, `upstream_error`), which the renderer reports as that error.
  * - HTTPS and WebSockets: `CONNECT host:port` is answered after the guard resolved the host
@@ -40,10 +40,10 @@ import http from 'node:http';
 import https from 'node:https';
 import net, { type AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { AppError } from '../../pipeline/errors.js';
-import type { Logger } from '../../pipeline/log.js';
-import { guardedAgents, type GuardedAgents } from '../../pipeline/net/agents.js';
-import type { NetGuard } from '../../pipeline/net/guard.js';
+import { AppError } from '../../pipeline/runtime/errors.js';
+import type { Logger } from '../../pipeline/runtime/log.js';
+import { guardedAgents, type GuardedAgents } from '../../pipeline/runtime/net/agents.js';
+import type { NetGuard } from '../../pipeline/runtime/net/guard.js';
 import { BrowserSockets } from './peer.js';
 import { forwardOptions, tunnelThrough } from './upstream.js';
 

@@ -17,10 +17,10 @@
  * the same way.
  */
 import type { BrowserContext, Page, Request, Response } from 'playwright-core';
-import { AppError } from '../../pipeline/errors.js';
-import type { NetGuard } from '../../pipeline/net/guard.js';
-import { acceptLanguage as acceptLanguageOf, languagesFor } from '../../pipeline/net/locale.js';
-import { redactUrl } from '../../pipeline/net/guard.js';
+import { AppError } from '../../pipeline/runtime/errors.js';
+import type { NetGuard } from '../../pipeline/runtime/net/guard.js';
+import { acceptLanguage as acceptLanguageOf, languagesFor } from '../../pipeline/runtime/net/locale.js';
+import { redactUrl } from '../../pipeline/runtime/net/guard.js';
 import type { ScrapeOptions } from '../../schemas/api/scrape-options.js';
 import { runActions, type ActionResults } from './actions.js';
 import { autoCaptcha, type CaptchaResult } from './captcha.js';

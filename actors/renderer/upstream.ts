@@ -1,6 +1,6 @@
 /**
  * Connections the guarded proxy (proxy.ts) makes through an upstream proxy of the configured
- * pools (PROXY_*_URLS; scrape option `proxy`, chosen by pipeline/net/proxies.ts), for a render
+ * pools (PROXY_*_URLS; scrape option `proxy`, chosen by pipeline/runtime/net/proxies.ts), for a render
  * whose context was given that lane:
  *
  * - `tunnelThrough`: opens `CONNECT host:port` on the upstream proxy (http:// or https://
@@ -17,7 +17,7 @@ import type http from 'node:http';
 import net from 'node:net';
 import type { Duplex } from 'node:stream';
 import tls from 'node:tls';
-import { AppError } from '../../pipeline/errors.js';
+import { AppError } from '../../pipeline/runtime/errors.js';
 
 function authorization(proxy: URL): string | null {
   if (!proxy.username && !proxy.password) return null;

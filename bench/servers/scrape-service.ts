@@ -10,8 +10,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startService } from '../../main.js';
-import { loadConfig } from '../../pipeline/config.js';
-import { createLogger } from '../../pipeline/log.js';
+import { loadConfig } from '../../pipeline/runtime/config.js';
+import { createLogger } from '../../pipeline/runtime/log.js';
 import { answerUsage } from './child.js';
 
 const key = 'bench-scrape-key-0123456789';

@@ -1,14 +1,14 @@
 /**
  * A synchronous operation's trip through the pipeline: publish one request event for the API
- * request and await the Reply of the actor that finishes it (pipeline/request-reply.ts), then
+ * request and await the Reply of the actor that finishes it (pipeline/runtime/request-reply.ts), then
  * turn that Reply into the handler's result or its error.
  */
 import type { EventValue } from '../../schemas/events/index.js';
 import { isErrorCode } from '../../schemas/errors.js';
 import { HEADERS, type TopicKey } from '../../schemas/topics.js';
-import { AppError } from '../../pipeline/errors.js';
-import type { TopicEvent } from '../../pipeline/events.js';
-import type { ReplyValue, Requester } from '../../pipeline/request-reply.js';
+import { AppError } from '../../pipeline/runtime/errors.js';
+import type { TopicEvent } from '../../pipeline/runtime/events.js';
+import type { ReplyValue, Requester } from '../../pipeline/runtime/request-reply.js';
 import type { HandlerContext, HandlerResult } from '../handler.js';
 
 /** The fields every request event carries, filled in from the API request. */

@@ -9,8 +9,8 @@ import { FETCH_TIMEOUT_MS, type FetchQuery } from '../../schemas/api/page-readin
 import { RAW_RESPONSE_HEADERS } from '../../schemas/api/operations.js';
 import { readFetchedBytes } from '../../schemas/events/replies.js';
 import type { Static } from '@sinclair/typebox';
-import { AppError } from '../../pipeline/errors.js';
-import type { Requester } from '../../pipeline/request-reply.js';
+import { AppError } from '../../pipeline/runtime/errors.js';
+import type { Requester } from '../../pipeline/runtime/request-reply.js';
 import type { OperationHandler } from '../handler.js';
 import { askPipeline, PIPELINE_SLACK_MS, replyResult } from './ask.js';
 

@@ -25,15 +25,15 @@
  * job's pages to the renderer, each charged as a browser page; a build without a renderer
  * answers them 501 before anything is created (the same check as POST /v1/scrape).
  */
-import { AppError } from '../../pipeline/errors.js';
-import type { Emission, Events } from '../../pipeline/events.js';
+import { AppError } from '../../pipeline/runtime/errors.js';
+import type { Emission, Events } from '../../pipeline/runtime/events.js';
 import { decodeCursor, encodeCursor, jobEvent, jobKindOf, newJobId } from '../../pipeline/jobs/pages.js';
 import { createJob, endJob, readJob, type JobKind, type JobRecord } from '../../pipeline/jobs/record.js';
 import { jobWebhookOf } from '../../pipeline/jobs/webhook.js';
-import type { State } from '../../pipeline/state/state.js';
-import type { BatchWriter } from '../../pipeline/store/batch-writer.js';
-import { JOB_ERRORS, JOB_PAGES_SETTLED } from '../../pipeline/store/queries.js';
-import type { Store } from '../../pipeline/store/store.js';
+import type { State } from '../../pipeline/runtime/state/state.js';
+import type { BatchWriter } from '../../pipeline/runtime/store/batch-writer.js';
+import { JOB_ERRORS, JOB_PAGES_SETTLED } from '../../pipeline/runtime/store/queries.js';
+import type { Store } from '../../pipeline/runtime/store/store.js';
 import type { ScrapeOptions } from '../../schemas/api/scrape-options.js';
 import type { HandlerContext, OperationHandler } from '../handler.js';
 import { scrapeEstimate, unservedScrapeOptions } from './scrape.js';

@@ -6,7 +6,7 @@
  * a failed map is not charged.
  */
 import { MAP_CREDITS, MAP_TIME_BUDGET_MS, type MapBody } from '../../schemas/api/page-reading.js';
-import type { Requester } from '../../pipeline/request-reply.js';
+import type { Requester } from '../../pipeline/runtime/request-reply.js';
 import type { OperationHandler } from '../handler.js';
 import { askPipeline, PIPELINE_SLACK_MS, replyResult } from './ask.js';
 

@@ -4,7 +4,7 @@
  * type is judged by the parser (actors/parser/parse.ts), not here: the gateway only moves
  * bytes. Its size was bounded by UPLOAD_LIMIT_BYTES while the multipart body was read.
  */
-import type { Requester } from '../../pipeline/request-reply.js';
+import type { Requester } from '../../pipeline/runtime/request-reply.js';
 import type { OperationHandler, UploadedFilePart } from '../handler.js';
 import { askPipeline, replyResult } from './ask.js';
 

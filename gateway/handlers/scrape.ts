@@ -3,7 +3,7 @@
  * awaits the Reply of the actor that finishes the page. The reply carries the document, the
  * credits to charge and where the page came from (fresh, cache, index).
  *
- * The gateway picks the path (pipeline/rendering.ts `needsBrowser`): a scrape with
+ * The gateway picks the path (pipeline/pages/rendering.ts `needsBrowser`): a scrape with
  * `waitFor > 0`, `actions`, or the `screenshot` or `network` format goes to `renderRequested`
  * (the renderer pool, Chromium) and reserves a browser page's credits; every other scrape goes
  * to `scrapeRequested` (the fetcher, plain HTTP). A build without a renderer answers 501 for
@@ -11,10 +11,10 @@
  * renderer by the fetcher, still charged the fetched page reserved here: `escalated`.)
  */
 import type { ScrapeBody } from '../../schemas/api/page-reading.js';
-import { AppError } from '../../pipeline/errors.js';
-import { BROWSER_FORMATS, BROWSER_PAGE_CREDITS, needsBrowser } from '../../pipeline/rendering.js';
-import { SOURCE_CREDITS } from '../../pipeline/page-cache.js';
-import type { Requester } from '../../pipeline/request-reply.js';
+import { AppError } from '../../pipeline/runtime/errors.js';
+import { BROWSER_FORMATS, BROWSER_PAGE_CREDITS, needsBrowser } from '../../pipeline/pages/rendering.js';
+import { SOURCE_CREDITS } from '../../pipeline/pages/cache.js';
+import type { Requester } from '../../pipeline/runtime/request-reply.js';
 import type { OperationHandler } from '../handler.js';
 import { askPipeline, PIPELINE_SLACK_MS, replyResult } from './ask.js';
 

@@ -1,4 +1,4 @@
--- 0001_init: the tables behind the API. Applied by pipeline/store/migrate.ts, once, in
+-- 0001_init: the tables behind the API. Applied by pipeline/runtime/store/migrate.ts, once, in
 -- file order; statements end with `;` at the end of a line and are all idempotent.
 --
 -- Conventions
@@ -57,7 +57,7 @@ SETTINGS index_granularity_bytes = 1048576;
 -- producer before the write (a redelivered event carries the same seq). A page stored twice
 -- collapses on (tenant, job_id, url_hash); the version column `seq_rank` keeps the copy with
 -- the SMALLEST seq, so a page a reader has already paged past can never reappear later
--- under a new seq. The cursor is the last seq returned (see pipeline/store/queries.ts):
+-- under a new seq. The cursor is the last seq returned (see pipeline/runtime/store/queries.ts):
 --   SELECT … FROM job_pages FINAL WHERE tenant = {tenant} AND job_id = {job}
 --     AND seq > {after:UInt64} AND seq <= {upTo:UInt64} ORDER BY seq LIMIT {limit}
 -- Paging never duplicates, and never skips: rows land out of seq order (several parser
@@ -253,7 +253,7 @@ CREATE TABLE IF NOT EXISTS webhook_deliveries
 ENGINE = ReplacingMergeTree
 ORDER BY (tenant, source_id, id, attempt);
 
--- Large event payloads passed by reference (pipeline/blobs.ts). Internal, not per tenant:
+-- Large event payloads passed by reference (pipeline/runtime/blobs.ts). Internal, not per tenant:
 -- ids are random. Gone after a day, far longer than any event waits.
 CREATE TABLE IF NOT EXISTS blobs
 (

@@ -1,5 +1,5 @@
 -- 0002_page_cache: what `pages` needs to serve a copy again (scrape options maxAge and
--- storeInCache; pipeline/page-cache.ts). 0001 kept only the built document, which answers
+-- storeInCache; pipeline/pages/cache.ts). 0001 kept only the built document, which answers
 -- only the options it was built with; a cached copy must be read again with the options of
 -- the request it serves, so the row now keeps the raw response.
 --
@@ -11,7 +11,7 @@
 -- * shareable: 1 when the copy may be served to other keys from the shared index; 0 when the
 --   request sent its own headers (cookies, authorization).
 --
--- The lookups (pipeline/store/queries.ts CACHED_PAGE_FOR_TENANT, CACHED_PAGE_SHARED) stay
+-- The lookups (pipeline/runtime/store/queries.ts CACHED_PAGE_FOR_TENANT, CACHED_PAGE_SHARED) stay
 -- range reads of the sort key (url_hash, tenant, fetched_at, request_id); cache_key and
 -- shareable are filters on the few rows of one URL.
 --

@@ -13,7 +13,7 @@
 import { randomUUID } from 'node:crypto';
 import type { EventValue } from '../../schemas/events/index.js';
 import { HEADERS } from '../../schemas/topics.js';
-import type { AnyEmission } from '../events.js';
+import type { AnyEmission } from '../runtime/events.js';
 import type { JobKind } from './record.js';
 
 export const newJobId = (kind: JobKind) => `${kind}_${randomUUID().replace(/-/g, '')}`;

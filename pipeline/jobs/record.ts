@@ -12,10 +12,10 @@
  * A job ends once: the first of `completed`, `failed` or `cancelled` to take the latch
  * `job:<id>:end` (setIfAbsent) is its final status; later attempts change nothing.
  */
-import type { State } from '../state/state.js';
-import type { BatchWriter } from '../store/batch-writer.js';
-import type { Store } from '../store/store.js';
-import { JOB_BY_ID } from '../store/queries.js';
+import type { State } from '../runtime/state/state.js';
+import type { BatchWriter } from '../runtime/store/batch-writer.js';
+import type { Store } from '../runtime/store/store.js';
+import { JOB_BY_ID } from '../runtime/store/queries.js';
 
 export type JobKind = 'crawl' | 'batch';
 export type JobStatus = 'queued' | 'scraping' | 'completed' | 'failed' | 'cancelled';

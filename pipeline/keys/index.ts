@@ -4,12 +4,12 @@
  * Otherwise (embedded) they live in the ledger file under DATA_DIR, which the server and
  * `npm run keys` share even though chdb itself admits one process at a time.
  */
-import type { Config } from '../config.js';
-import type { Logger } from '../log.js';
-import { createState } from '../state/index.js';
-import type { State } from '../state/state.js';
-import { createStore, type BatchWriter } from '../store/index.js';
-import type { Store } from '../store/store.js';
+import type { Config } from '../runtime/config.js';
+import type { Logger } from '../runtime/log.js';
+import { createState } from '../runtime/state/index.js';
+import type { State } from '../runtime/state/state.js';
+import { createStore, type BatchWriter } from '../runtime/store/index.js';
+import type { Store } from '../runtime/store/store.js';
 import { FileKeyRegistry } from './ledger-file.js';
 import type { KeyRegistry } from './registry.js';
 import { StoreKeyRegistry } from './store-registry.js';

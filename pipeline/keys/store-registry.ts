@@ -12,9 +12,9 @@
  * from `api_keys`, the balance as the sum of the ledger.
  */
 import { randomUUID } from 'node:crypto';
-import { sleep } from '../retry.js';
-import type { State } from '../state/state.js';
-import type { Store } from '../store/store.js';
+import { sleep } from '../runtime/retry.js';
+import type { State } from '../runtime/state/state.js';
+import type { Store } from '../runtime/store/store.js';
 import type { KeyRecord, KeyRegistry, NewKeyOptions, StoredKeyFields } from './registry.js';
 import { generateKey, generateKeyId, hashKey, keyPrefix } from './secret.js';
 

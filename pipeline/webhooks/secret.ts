@@ -8,7 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Config } from '../config.js';
+import type { Config } from '../runtime/config.js';
 
 export const SERVER_SECRET_FILE = 'webhook-secret';
 

@@ -1,7 +1,7 @@
 /**
  * The event contracts: one Avro schema per event type and version, in
  * schemas/events/<EventName>/v<N>.avsc, the only definition of each event. README.md here has
- * the evolution rules and the two wire framings; pipeline/codec/ compiles and uses them.
+ * the evolution rules and the two wire framings; pipeline/runtime/codec/ compiles and uses them.
  *
  * `EVENTS` is read from the .avsc files when this module loads (synchronously, from the
  * package root, so it works from dist/ too). The TypeScript types come from

@@ -5,7 +5,7 @@
  * same code works from the source tree and from dist/, which holds no .avsc files.
  *
  * This module only reads and checks the JSON shape; compiling the schemas with avsc (and
- * checking that every old version resolves to the newest) is pipeline/codec's job.
+ * checking that every old version resolves to the newest) is pipeline/runtime/codec's job.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';

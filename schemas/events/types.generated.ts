@@ -1,5 +1,5 @@
 // GENERATED FILE, DO NOT EDIT.
-// Written by `npm run gen:events` (pipeline/codec/gen-events.ts) from the newest
+// Written by `npm run gen:events` (infra/codegen/gen-events.ts) from the newest
 // schemas/events/<EventName>/v<N>.avsc of each event. test/pipeline/codec.contracts.test.ts
 // fails when this file differs from what the generator produces now.
 // Avro long → number (values must stay within ±(2^53 − 2): avsc refuses larger ones rather than

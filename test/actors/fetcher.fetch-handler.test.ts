@@ -5,11 +5,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handleFetchRequested, type FetchHandlerDeps, type FetchRequested } from '../../actors/fetcher/fetch-handler.js';
 import { HttpFetcher } from '../../actors/fetcher/http.js';
-import { createCodec } from '../../pipeline/codec/index.js';
-import type { EventCodec } from '../../pipeline/codec/codec.js';
-import { createLogger } from '../../pipeline/log.js';
-import { NetGuard } from '../../pipeline/net/guard.js';
-import type { Outcome } from '../../pipeline/pool.js';
+import { createCodec } from '../../pipeline/runtime/codec/index.js';
+import type { EventCodec } from '../../pipeline/runtime/codec/codec.js';
+import { createLogger } from '../../pipeline/runtime/log.js';
+import { NetGuard } from '../../pipeline/runtime/net/guard.js';
+import type { Outcome } from '../../pipeline/runtime/pool.js';
 import type { EventValue } from '../../schemas/events/index.js';
 import { readFetchedBytes } from '../../schemas/events/replies.js';
 import { TOPICS } from '../../schemas/topics.js';

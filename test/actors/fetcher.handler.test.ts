@@ -5,12 +5,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handleScrapeRequested, type FetcherDeps, type ScrapeRequested } from '../../actors/fetcher/handler.js';
 import { HttpFetcher } from '../../actors/fetcher/http.js';
-import { createCodec } from '../../pipeline/codec/index.js';
-import type { EventCodec } from '../../pipeline/codec/codec.js';
-import type { Emission } from '../../pipeline/events.js';
-import { createLogger } from '../../pipeline/log.js';
-import { NetGuard } from '../../pipeline/net/guard.js';
-import type { Outcome } from '../../pipeline/pool.js';
+import { createCodec } from '../../pipeline/runtime/codec/index.js';
+import type { EventCodec } from '../../pipeline/runtime/codec/codec.js';
+import type { Emission } from '../../pipeline/runtime/events.js';
+import { createLogger } from '../../pipeline/runtime/log.js';
+import { NetGuard } from '../../pipeline/runtime/net/guard.js';
+import type { Outcome } from '../../pipeline/runtime/pool.js';
 import type { EventValue } from '../../schemas/events/index.js';
 import { TOPICS } from '../../schemas/topics.js';
 import { PAGE, startFixtureSite, type FixtureSite } from '../helpers/fixture-site.js';

@@ -8,7 +8,7 @@ import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fetchRaw } from '../../actors/fetcher/raw.js';
 import { HttpFetcher, type FetchRequest } from '../../actors/fetcher/http.js';
-import { NetGuard, type Resolver } from '../../pipeline/net/guard.js';
+import { NetGuard, type Resolver } from '../../pipeline/runtime/net/guard.js';
 import { CYRILLIC, JAPANESE, LATIN1, PAGE, startFixtureSite, startForwardProxy, type FixtureSite, type ForwardProxy } from '../helpers/fixture-site.js';
 import { startTrapSite } from '../helpers/trap-site.js';
 

@@ -14,14 +14,14 @@ import { pagesKey, seenKey, takeInFlight } from '../../actors/frontier/jobs/queu
 import { crawlParamsOf, crawlScope } from '../../actors/frontier/jobs/scope.js';
 import type { SiteReader } from '../../actors/frontier/jobs/site.js';
 import { ALLOW_ALL, robotsFromStatus } from '../../actors/frontier/robots.js';
-import type { AnyEmission } from '../../pipeline/events.js';
+import type { AnyEmission } from '../../pipeline/runtime/events.js';
 import { decodeCursor, encodeCursor, jobEvent, jobPageSeq, newJobId } from '../../pipeline/jobs/pages.js';
 import { createJob, endJob, jobEndKey, liveJob } from '../../pipeline/jobs/record.js';
 import { FileKeyRegistry } from '../../pipeline/keys/ledger-file.js';
-import { createLogger } from '../../pipeline/log.js';
-import { MemoryState } from '../../pipeline/state/memory.js';
-import { RedisState } from '../../pipeline/state/redis.js';
-import type { State } from '../../pipeline/state/state.js';
+import { createLogger } from '../../pipeline/runtime/log.js';
+import { MemoryState } from '../../pipeline/runtime/state/memory.js';
+import { RedisState } from '../../pipeline/runtime/state/redis.js';
+import type { State } from '../../pipeline/runtime/state/state.js';
 import { engine } from '../helpers/engines.js';
 import { dropNamespace, REDIS_INSTALL, redisProbe, TEST_REDIS_URL, testNamespace } from '../helpers/redis.js';
 

@@ -4,10 +4,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handleMapRequested, mapOptionsOf, type MapRequested } from '../../actors/frontier/index.js';
-import { createLogger } from '../../pipeline/log.js';
-import { NetGuard } from '../../pipeline/net/guard.js';
-import { HttpFetcher } from '../../pipeline/net/http.js';
-import type { Outcome } from '../../pipeline/pool.js';
+import { createLogger } from '../../pipeline/runtime/log.js';
+import { NetGuard } from '../../pipeline/runtime/net/guard.js';
+import { HttpFetcher } from '../../pipeline/runtime/net/http.js';
+import type { Outcome } from '../../pipeline/runtime/pool.js';
 import { MAP_CREDITS } from '../../schemas/api/page-reading.js';
 import type { EventValue } from '../../schemas/events/index.js';
 import { HIDDEN_PER_SECTION, NEWS_PAGE, NEWS_TITLE, SECTIONS, SITEMAP_PAGES, startBareSite, startMapSite, type MapSite } from '../helpers/map-site.js';

@@ -14,10 +14,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handleJobEvent } from '../../actors/notifier/handler.js';
 import { deliver, deliveryBudgetMs, retriableAnswer, webhookBody, type Delivery, type RetryPolicy } from '../../actors/notifier/index.js';
 import { createJob } from '../../pipeline/jobs/record.js';
-import { createLogger } from '../../pipeline/log.js';
-import { MemoryState } from '../../pipeline/state/memory.js';
-import { guardedAgents } from '../../pipeline/net/agents.js';
-import { NetGuard } from '../../pipeline/net/guard.js';
+import { createLogger } from '../../pipeline/runtime/log.js';
+import { MemoryState } from '../../pipeline/runtime/state/memory.js';
+import { guardedAgents } from '../../pipeline/runtime/net/agents.js';
+import { NetGuard } from '../../pipeline/runtime/net/guard.js';
 import { serverWebhookSecret, SERVER_SECRET_FILE } from '../../pipeline/webhooks/secret.js';
 import { keyWebhookSecret, signatureHeader, signatureOf, verifySignature } from '../../pipeline/webhooks/signing.js';
 

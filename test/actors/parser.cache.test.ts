@@ -5,10 +5,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import { handlePageFetched, pagesRow } from '../../actors/parser/index.js';
-import { SAMPLE_EVENTS } from '../../pipeline/codec/samples.js';
-import { cachePlan } from '../../pipeline/page-cache.js';
-import type { Outcome } from '../../pipeline/pool.js';
-import type { BatchWriter } from '../../pipeline/store/index.js';
+import { SAMPLE_EVENTS } from '../../pipeline/runtime/codec/samples.js';
+import { cachePlan } from '../../pipeline/pages/cache.js';
+import type { Outcome } from '../../pipeline/runtime/pool.js';
+import type { BatchWriter } from '../../pipeline/runtime/store/index.js';
 import type { EventValue } from '../../schemas/events/index.js';
 
 type PageFetched = EventValue<'PageFetched'>;

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { buildDocument, parseUpload, uploadKind, type DocumentOptions } from '../../actors/parser/document/index.js';
-import { hasCode } from '../../pipeline/errors.js';
+import { hasCode } from '../../pipeline/runtime/errors.js';
 import { minimalDocx, minimalPdf, zip } from '../fixtures/documents/generate.js';
 
 const URL_ = 'https://example.com/files/doc';

@@ -4,10 +4,10 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { handleParseRequested, type ParseRequested } from '../../actors/parser/parse.js';
-import { createCodec } from '../../pipeline/codec/index.js';
-import type { EventCodec } from '../../pipeline/codec/codec.js';
-import { createLogger } from '../../pipeline/log.js';
-import type { Outcome } from '../../pipeline/pool.js';
+import { createCodec } from '../../pipeline/runtime/codec/index.js';
+import type { EventCodec } from '../../pipeline/runtime/codec/codec.js';
+import { createLogger } from '../../pipeline/runtime/log.js';
+import type { Outcome } from '../../pipeline/runtime/pool.js';
 import type { EventValue } from '../../schemas/events/index.js';
 import { TOPICS } from '../../schemas/topics.js';
 import { minimalPdf, zip } from '../fixtures/documents/generate.js';

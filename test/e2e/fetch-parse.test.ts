@@ -8,7 +8,7 @@
 import { Writable } from 'node:stream';
 import iconv from 'iconv-lite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger, type Logger } from '../../pipeline/log.js';
+import { createLogger, type Logger } from '../../pipeline/runtime/log.js';
 import { meteredKey as metered, startEmbedded, type Embedded } from '../helpers/embedded.js';
 import { minimalDocx, minimalPdf } from '../fixtures/documents/generate.js';
 import { BINARY_IMAGE, CYRILLIC, startFixtureSite, startForwardProxy, type FixtureSite, type ForwardProxy } from '../helpers/fixture-site.js';

@@ -13,7 +13,7 @@
  * (JOB_STALL_MS, short here) under the same seq, so a page stored twice collapses into one row.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Store } from '../../pipeline/store/store.js';
+import type { Store } from '../../pipeline/runtime/store/store.js';
 import { chdbAvailable } from '../helpers/clickhouse.js';
 import { PRODUCTION_MAIN, startCluster, type Cluster, type ServiceProcess } from '../helpers/cluster.js';
 import { engine } from '../helpers/engines.js';

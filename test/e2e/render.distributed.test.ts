@@ -8,7 +8,7 @@
  */
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BROWSER_PAGE_CREDITS } from '../../pipeline/rendering.js';
+import { BROWSER_PAGE_CREDITS } from '../../pipeline/pages/rendering.js';
 import { chdbAvailable } from '../helpers/clickhouse.js';
 import { PRODUCTION_MAIN, startCluster, type Cluster } from '../helpers/cluster.js';
 import { CHROMIUM, engine } from '../helpers/engines.js';

@@ -12,9 +12,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startService, type Service } from '../../main.js';
-import { loadConfig } from '../../pipeline/config.js';
+import { loadConfig } from '../../pipeline/runtime/config.js';
 import { openKeyRegistry } from '../../pipeline/keys/index.js';
-import { createLogger } from '../../pipeline/log.js';
+import { createLogger } from '../../pipeline/runtime/log.js';
 import { startFixtureSite, type FixtureSite } from '../helpers/fixture-site.js';
 
 const KEY_A = 'e2e-cache-key-a-0123456789';

@@ -6,7 +6,7 @@
  * fixture site. The embedded counterpart is test/e2e/scrape.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Store } from '../../pipeline/store/store.js';
+import type { Store } from '../../pipeline/runtime/store/store.js';
 import { chdbAvailable } from '../helpers/clickhouse.js';
 import { PRODUCTION_MAIN, startCluster, type Cluster } from '../helpers/cluster.js';
 import { engine } from '../helpers/engines.js';

@@ -16,7 +16,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACTORS } from '../../main.js';
 import { FileKeyRegistry } from '../../pipeline/keys/ledger-file.js';
-import type { Runtime } from '../../pipeline/runtime.js';
+import type { Runtime } from '../../pipeline/runtime/runtime.js';
 import { serverWebhookSecret } from '../../pipeline/webhooks/secret.js';
 import { keyWebhookSecret, verifySignature } from '../../pipeline/webhooks/signing.js';
 import { startEmbedded, type Embedded } from '../helpers/embedded.js';

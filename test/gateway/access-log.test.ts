@@ -11,10 +11,10 @@ import { buildGateway } from '../../gateway/app.js';
 import type { FastifyReply, FastifyRequest, InjectOptions } from 'fastify';
 import { AccessLog } from '../../gateway/access-log.js';
 import type { HandlerContext } from '../../gateway/handler.js';
-import { loadConfig } from '../../pipeline/config.js';
+import { loadConfig } from '../../pipeline/runtime/config.js';
 import { FileKeyRegistry } from '../../pipeline/keys/ledger-file.js';
-import { createLogger } from '../../pipeline/log.js';
-import { MemoryState } from '../../pipeline/state/memory.js';
+import { createLogger } from '../../pipeline/runtime/log.js';
+import { MemoryState } from '../../pipeline/runtime/state/memory.js';
 
 const withoutTime = (line: string) => line.replace(/"time":\d+,/, '');
 

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { HandlerContext, HandlerResult, OperationHandler } from '../../gateway/handler.js';
-import { AppError } from '../../pipeline/errors.js';
+import { AppError } from '../../pipeline/runtime/errors.js';
 import { bearer, testGateway, type TestGateway } from '../helpers/gateway.js';
 
 interface LedgerLine {
@@ -36,7 +36,7 @@ class Plug implements OperationHandler {
   }
 }
 
-describe('gateway/credits', () => {
+describe('pipeline/keys/credits', () => {
   const scrape = new Plug();
   const freeList: OperationHandler = { handle: async () => ({ data: { monitors: [] } }) };
   let gw: TestGateway;

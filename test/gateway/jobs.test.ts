@@ -7,13 +7,13 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { HandlerContext } from '../../gateway/handler.js';
 import { jobHandlers } from '../../gateway/handlers/jobs.js';
-import type { Emission } from '../../pipeline/events.js';
+import type { Emission } from '../../pipeline/runtime/events.js';
 import { liveJob } from '../../pipeline/jobs/record.js';
-import { BROWSER_PAGE_CREDITS } from '../../pipeline/rendering.js';
+import { BROWSER_PAGE_CREDITS } from '../../pipeline/pages/rendering.js';
 import type { KeyRecord } from '../../pipeline/keys/registry.js';
-import { createLogger } from '../../pipeline/log.js';
-import { NetGuard } from '../../pipeline/net/guard.js';
-import { MemoryState } from '../../pipeline/state/memory.js';
+import { createLogger } from '../../pipeline/runtime/log.js';
+import { NetGuard } from '../../pipeline/runtime/net/guard.js';
+import { MemoryState } from '../../pipeline/runtime/state/memory.js';
 import { OPERATIONS } from '../../schemas/api/operations.js';
 
 const key = (id: string): KeyRecord => ({ id, name: id, prefix: id, unlimited: true, revoked: false, balance: null, createdAt: new Date(0).toISOString() });

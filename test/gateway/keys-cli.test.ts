@@ -15,7 +15,7 @@ const KEY_LINE = /^wds_[0-9A-Za-z]{40}$/m;
 const API_KEY = 'my-own-api-key-12345'; // 20 characters
 
 function keys(dataDir: string, ...args: string[]): Promise<RunResult> {
-  return runTs('gateway/keys/cli.ts', args, { DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
+  return runTs('infra/cli/keys.ts', args, { DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
 }
 
 function lines(text: string): string[] {
@@ -35,7 +35,7 @@ function occurrences(haystack: string, needle: string): number {
   return haystack.split(needle).length - 1;
 }
 
-describe('gateway/keys/cli', () => {
+describe('infra/cli/keys', () => {
   const dirs: string[] = [];
   const tempDir = () => {
     const dir = mkdtempSync(join(tmpdir(), 'wds-keys-'));
@@ -163,7 +163,7 @@ describe('gateway/keys/cli', () => {
       expect(res.stdout).toBe('');
     });
 
-    // BUG (gateway/keys/cli.ts run): with no command the usage is written to stdout (via
+    // BUG (infra/cli/keys.ts run): with no command the usage is written to stdout (via
     // `out`), not stderr, although the exit code is 2. Expected: usage on stderr.
     it('no command at all exits non-zero with the usage on stderr', async () => {
       const res = await keys(emptyDir);
@@ -171,7 +171,7 @@ describe('gateway/keys/cli', () => {
       expect(res.stderr).toContain('usage:');
     });
 
-    // BUG (gateway/keys/cli.ts run): `keys --help` sets exitCode 2 because no command was
+    // BUG (infra/cli/keys.ts run): `keys --help` sets exitCode 2 because no command was
     // given, so asking for help fails. Expected: usage on stdout and exit 0.
     it('--help prints the usage on stdout and exits 0', async () => {
       const res = await keys(emptyDir, '--help');

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RateLimiter } from '../../gateway/rate-limit.js';
-import { MemoryState } from '../../pipeline/state/memory.js';
-import { AppError, hasCode } from '../../pipeline/errors.js';
+import { MemoryState } from '../../pipeline/runtime/state/memory.js';
+import { AppError, hasCode } from '../../pipeline/runtime/errors.js';
 import { bearer, testGateway, type TestGateway } from '../helpers/gateway.js';
 
 async function thrown(fn: () => Promise<void>): Promise<unknown> {

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HandlerContext, HandlerResult, UploadedFilePart } from '../../gateway/handler.js';
 import { buildOpenApi } from '../../gateway/openapi.js';
-import { AppError } from '../../pipeline/errors.js';
+import { AppError } from '../../pipeline/runtime/errors.js';
 import { RAW_RESPONSE_HEADERS } from '../../schemas/api/operations.js';
 import { bearer, testGateway, type TestGateway } from '../helpers/gateway.js';
 

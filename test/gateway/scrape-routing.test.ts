@@ -6,10 +6,10 @@
 import { describe, expect, it } from 'vitest';
 import type { HandlerContext } from '../../gateway/handler.js';
 import { scrapeEstimate, scrapeHandler, unservedScrapeOptions } from '../../gateway/handlers/scrape.js';
-import { AppError } from '../../pipeline/errors.js';
-import { createLogger } from '../../pipeline/log.js';
-import { BROWSER_PAGE_CREDITS, needsBrowser } from '../../pipeline/rendering.js';
-import type { Requester } from '../../pipeline/request-reply.js';
+import { AppError } from '../../pipeline/runtime/errors.js';
+import { createLogger } from '../../pipeline/runtime/log.js';
+import { BROWSER_PAGE_CREDITS, needsBrowser } from '../../pipeline/pages/rendering.js';
+import type { Requester } from '../../pipeline/runtime/request-reply.js';
 import { OPERATIONS } from '../../schemas/api/operations.js';
 
 /** A requester that records the topic of each request and answers an empty document. */

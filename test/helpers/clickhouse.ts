@@ -1,7 +1,7 @@
 /**
  * ClickHouse for tests: whether chdb is installed (through the engine policy of engines.ts),
  * throw-away data directories, and the "ClickHouse server" process — chdb's HTTP interface
- * (pipeline/store/chdb-http.ts) run as its own Node process, which is how the `clickhouse`
+ * (infra/chdb-http/server.ts) run as its own Node process, which is how the `clickhouse`
  * driver gets a real server to talk to here.
  *
  * chdb binds one data directory per process: a test process that opens a ChdbStore must give
@@ -10,7 +10,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createLogger } from '../../pipeline/log.js';
+import { createLogger } from '../../pipeline/runtime/log.js';
 import { engine } from './engines.js';
 import { spawnTs, type Spawned } from './process.js';
 
@@ -46,9 +46,9 @@ export interface ClickHouseProcess extends Spawned {
   readonly url: string;
 }
 
-/** Starts `pipeline/store/chdb-http.ts --data <dataDir> --port 0` and waits until it listens. */
+/** Starts `infra/chdb-http/server.ts --data <dataDir> --port 0` and waits until it listens. */
 export async function startClickHouseProcess(dataDir: string, extraArgs: string[] = [], timeoutMs = 30000): Promise<ClickHouseProcess> {
-  const proc = spawnTs('pipeline/store/chdb-http.ts', ['--data', dataDir, '--port', '0', ...extraArgs], {});
+  const proc = spawnTs('infra/chdb-http/server.ts', ['--data', dataDir, '--port', '0', ...extraArgs], {});
   try {
     const match = await proc.waitFor(/listening on (http:\/\/[\d.:]+)\n/, timeoutMs);
     return Object.assign(proc, { url: match[1] as string });

@@ -17,11 +17,11 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadConfig, type Config } from '../../pipeline/config.js';
+import { loadConfig, type Config } from '../../pipeline/runtime/config.js';
 import { openKeyRegistry, type KeyRegistry } from '../../pipeline/keys/index.js';
-import { ClickHouseStore } from '../../pipeline/store/clickhouse.js';
-import type { Store } from '../../pipeline/store/index.js';
-import { applyJobRetention } from '../../pipeline/store/retention.js';
+import { ClickHouseStore } from '../../pipeline/runtime/store/clickhouse.js';
+import type { Store } from '../../pipeline/runtime/store/index.js';
+import { applyJobRetention } from '../../pipeline/runtime/store/retention.js';
 import { quietLog, startClickHouseProcess, tempDir, type ClickHouseProcess, type TempDir } from './clickhouse.js';
 import { startMockKafka, type MockKafka } from './kafka.js';
 import { spawnTs, type Spawned } from './process.js';

@@ -9,9 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ActorSpec } from '../../actors/index.js';
 import { startService, type Service } from '../../main.js';
-import { loadConfig, type Config } from '../../pipeline/config.js';
+import { loadConfig, type Config } from '../../pipeline/runtime/config.js';
 import { FileKeyRegistry } from '../../pipeline/keys/ledger-file.js';
-import { createLogger, type Logger } from '../../pipeline/log.js';
+import { createLogger, type Logger } from '../../pipeline/runtime/log.js';
 
 export interface Embedded {
   readonly service: Service;

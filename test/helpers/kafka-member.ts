@@ -8,8 +8,8 @@
  * Bus log lines go to stderr.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { KafkaBus } from '../../pipeline/bus/kafka.js';
-import { createLogger } from '../../pipeline/log.js';
+import { KafkaBus } from '../../pipeline/runtime/bus/kafka.js';
+import { createLogger } from '../../pipeline/runtime/log.js';
 
 const [brokers = '', topic = '', group = '', delay = '100', session = '6000'] = process.argv.slice(2);
 const bus = await KafkaBus.connect({

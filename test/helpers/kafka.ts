@@ -22,8 +22,8 @@
  */
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { KafkaBus } from '../../pipeline/bus/kafka.js';
-import type { Logger } from '../../pipeline/log.js';
+import { KafkaBus } from '../../pipeline/runtime/bus/kafka.js';
+import type { Logger } from '../../pipeline/runtime/log.js';
 import { engine } from './engines.js';
 
 export const KCAT = '/usr/bin/kcat';

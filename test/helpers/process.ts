@@ -1,14 +1,14 @@
 /**
  * Subprocesses for tests: run a TypeScript entry point (`main.ts`, the keys CLI) in its own
  * Node process through tsx, or a command line as the README writes it; collect everything it writes, wait for a line with a bounded
- * timeout, and stop it for sure. Every setting of pipeline/config.ts is removed from the
+ * timeout, and stop it for sure. Every setting of pipeline/runtime/config.ts is removed from the
  * inherited environment, so a test sees only the settings it passes.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { SETTINGS } from '../../pipeline/config.js';
+import { SETTINGS } from '../../pipeline/runtime/config.js';
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 

@@ -4,7 +4,7 @@
  * engines.ts, fresh namespaces, and a cleanup that deletes a namespace's keys.
  *
  *   const hasRedis = await engine('redis', redisProbe, REDIS_INSTALL);
- *   describe.skipIf(!hasRedis)('pipeline/state (redis)', () => { ... });
+ *   describe.skipIf(!hasRedis)('pipeline/runtime/state (redis)', () => { ... });
  */
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';

@@ -9,8 +9,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { startService, type RoleArg } from '../../main.js';
-import { loadConfig } from '../../pipeline/config.js';
-import { createLogger } from '../../pipeline/log.js';
+import { loadConfig } from '../../pipeline/runtime/config.js';
+import { createLogger } from '../../pipeline/runtime/log.js';
 
 const config = loadConfig();
 const log = createLogger(config.logLevel);

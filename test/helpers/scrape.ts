@@ -2,7 +2,7 @@
  * Client side of the end-to-end suites: POST /v1/scrape over a real socket, and the reads of
  * what the pipeline left in the store.
  */
-import type { Store } from '../../pipeline/store/store.js';
+import type { Store } from '../../pipeline/runtime/store/store.js';
 
 export interface ScrapeAnswer {
   status: number;

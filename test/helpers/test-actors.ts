@@ -22,11 +22,11 @@
 import { pagesRow } from '../../actors/parser/index.js';
 import { createHash } from 'node:crypto';
 import type { ActorSpec } from '../../actors/index.js';
-import type { Emission } from '../../pipeline/events.js';
-import type { ActorDefinition, Outcome } from '../../pipeline/pool.js';
-import { sleep } from '../../pipeline/retry.js';
-import { replyTo } from '../../pipeline/request-reply.js';
-import type { Runtime } from '../../pipeline/runtime.js';
+import type { Emission } from '../../pipeline/runtime/events.js';
+import type { ActorDefinition, Outcome } from '../../pipeline/runtime/pool.js';
+import { sleep } from '../../pipeline/runtime/retry.js';
+import { replyTo } from '../../pipeline/runtime/request-reply.js';
+import type { Runtime } from '../../pipeline/runtime/runtime.js';
 import type { EventValue } from '../../schemas/events/index.js';
 import { HEADERS } from '../../schemas/topics.js';
 

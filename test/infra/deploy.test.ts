@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { TOPICS_FILE, topicsDocument } from '../../infra/gen-topics.js';
+import { TOPICS_FILE, topicsDocument } from '../../infra/codegen/gen-topics.js';
 import { ROLES } from '../../schemas/topics.js';
 import { engine } from '../helpers/engines.js';
 import { REPO_ROOT } from '../helpers/process.js';
@@ -75,10 +75,10 @@ describe('infra', () => {
       const dockerKeys = /^docker compose exec api (npm run keys -- .*)$/m.exec(readme)?.[1] ?? '';
       expect(dockerKeys).toMatch(/^npm run keys -- create /);
       expect(readme).toContain('npm run keys -- create --name alice');
-      // The keys script runs a file the build writes (gateway/ is in tsconfig.build.json), which
+      // The keys script runs a file the build writes (infra/ is in tsconfig.build.json), which
       // the image copies with package.json; its pre-script builds only where there is none.
       const built = /^node (dist\/\S+\.js)$/.exec(pkg.scripts.keys ?? '')?.[1] ?? '';
-      expect(built).toBe('dist/gateway/keys/cli.js');
+      expect(built).toBe('dist/infra/cli/keys.js');
       expect(existsSync(join(REPO_ROOT, built.replace(/^dist\//, '').replace(/\.js$/, '.ts')))).toBe(true);
       expect(pkg.scripts.prekeys).toBe(`test -f ${built} || npm run build`);
       expect(dockerfile).toContain('COPY --from=build /app/package.json ./');

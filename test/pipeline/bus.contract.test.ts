@@ -1,5 +1,5 @@
 /**
- * The one contract of pipeline/bus/bus.ts, run over both buses: MemoryBus always, KafkaBus
+ * The one contract of pipeline/runtime/bus/bus.ts, run over both buses: MemoryBus always, KafkaBus
  * against librdkafka's mock cluster (test/helpers/kafka.ts) when kcat is installed. Every test
  * uses fresh topic and group names; waits poll with generous limits and nothing asserts how
  * fast a delivery was.
@@ -7,10 +7,10 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest';
-import type { Bus, BusMessage, ConsumeOptions } from '../../pipeline/bus/bus.js';
-import { KafkaBus } from '../../pipeline/bus/kafka.js';
-import { MemoryBus } from '../../pipeline/bus/memory.js';
-import { createLogger } from '../../pipeline/log.js';
+import type { Bus, BusMessage, ConsumeOptions } from '../../pipeline/runtime/bus/bus.js';
+import { KafkaBus } from '../../pipeline/runtime/bus/kafka.js';
+import { MemoryBus } from '../../pipeline/runtime/bus/memory.js';
+import { createLogger } from '../../pipeline/runtime/log.js';
 import { hasKafka, startMockKafka, type MockKafka } from '../helpers/kafka.js';
 
 interface Fixture {
@@ -302,7 +302,7 @@ function busContract(name: string, setup: () => Promise<Fixture>, options: { con
   });
 }
 
-busContract('pipeline/bus (memory)', async () => {
+busContract('pipeline/runtime/bus (memory)', async () => {
   const logs: string[] = [];
   const bus = new MemoryBus({ defaultPartitions: 4, log: captureLog(logs), redeliveryDelayMs: 5, maxRedeliveryDelayMs: 50 });
   return { bus, partitions: 4, logs, limitMs: 10_000, close: () => bus.close() };
@@ -310,7 +310,7 @@ busContract('pipeline/bus (memory)', async () => {
 
 const kafkaUp = await hasKafka();
 
-describe.skipIf(!kafkaUp)('pipeline/bus (kafka, mock cluster)', () => {
+describe.skipIf(!kafkaUp)('pipeline/runtime/bus (kafka, mock cluster)', () => {
   let cluster: MockKafka | undefined;
   afterAll(async () => {
     await cluster?.stop();

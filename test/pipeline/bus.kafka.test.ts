@@ -9,12 +9,12 @@ import { createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import kafkajs from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { Subscription } from '../../pipeline/bus/bus.js';
-import { KafkaBus } from '../../pipeline/bus/kafka.js';
-import { leaderWaits } from '../../pipeline/bus/kafka-member.js';
-import { partitionOf } from '../../pipeline/bus/murmur2.js';
-import { hasCode } from '../../pipeline/errors.js';
-import { createLogger } from '../../pipeline/log.js';
+import type { Subscription } from '../../pipeline/runtime/bus/bus.js';
+import { KafkaBus } from '../../pipeline/runtime/bus/kafka.js';
+import { leaderWaits } from '../../pipeline/runtime/bus/kafka-member.js';
+import { partitionOf } from '../../pipeline/runtime/bus/murmur2.js';
+import { hasCode } from '../../pipeline/runtime/errors.js';
+import { createLogger } from '../../pipeline/runtime/log.js';
 import { hasKafka, startMockKafka, type MockKafka } from '../helpers/kafka.js';
 import { spawnTs, type Spawned } from '../helpers/process.js';
 
@@ -39,7 +39,7 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
-describe('pipeline/bus/kafka (broker unreachable)', () => {
+describe('pipeline/runtime/bus/kafka (broker unreachable)', () => {
   it('logs each retry and rejects with bus_unavailable once connectTimeoutMs has passed', async () => {
     const port = await closedPort();
     const lines: string[] = [];
@@ -67,7 +67,7 @@ describe('pipeline/bus/kafka (broker unreachable)', () => {
   }, 20_000);
 });
 
-describe('pipeline/bus/kafka-member leaderWaits', () => {
+describe('pipeline/runtime/bus/kafka-member leaderWaits', () => {
   const config = { cluster: {} as never, groupId: 'g', logger: {} as never };
   const inner = kafkajs.PartitionAssigners.roundRobin(config);
   const members = [
@@ -103,7 +103,7 @@ describe('pipeline/bus/kafka-member leaderWaits', () => {
 
 const kafkaUp = await hasKafka();
 
-describe.skipIf(!kafkaUp)('pipeline/bus/kafka (mock cluster)', () => {
+describe.skipIf(!kafkaUp)('pipeline/runtime/bus/kafka (mock cluster)', () => {
   let cluster: MockKafka;
   let bus: KafkaBus;
   const lines: string[] = [];

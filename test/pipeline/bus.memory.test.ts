@@ -6,11 +6,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import kafkajs from 'kafkajs';
 import { describe, expect, it } from 'vitest';
-import type { BusMessage, Subscription } from '../../pipeline/bus/bus.js';
-import { MemoryBus } from '../../pipeline/bus/memory.js';
-import { murmur2, partitionOf } from '../../pipeline/bus/murmur2.js';
-import { hasCode } from '../../pipeline/errors.js';
-import { createLogger } from '../../pipeline/log.js';
+import type { BusMessage, Subscription } from '../../pipeline/runtime/bus/bus.js';
+import { MemoryBus } from '../../pipeline/runtime/bus/memory.js';
+import { murmur2, partitionOf } from '../../pipeline/runtime/bus/murmur2.js';
+import { hasCode } from '../../pipeline/runtime/errors.js';
+import { createLogger } from '../../pipeline/runtime/log.js';
 
 const quiet = () => createLogger('silent');
 
@@ -31,7 +31,7 @@ function keysOn(partition: number, partitions: number, count: number): string[] 
   return out;
 }
 
-describe('pipeline/bus/murmur2', () => {
+describe('pipeline/runtime/bus/murmur2', () => {
   it("matches the Java client's Utils.murmur2 test vectors", () => {
     const vectors: [string, number][] = [
       ['21', -973932308],
@@ -57,7 +57,7 @@ describe('pipeline/bus/murmur2', () => {
   });
 });
 
-describe('pipeline/bus/memory', () => {
+describe('pipeline/runtime/bus/memory', () => {
   it('creates a topic on first use with the default partition count; ensureTopics never resizes', async () => {
     const bus = new MemoryBus({ defaultPartitions: 3, log: quiet() });
     await bus.publish('auto', messages('a', ['1']));

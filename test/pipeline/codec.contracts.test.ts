@@ -11,11 +11,11 @@ import type { types } from 'avsc';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CURRENT_VERSIONS, EVENT_NAMES, EVENTS, type EventDefinition } from '../../schemas/events/index.js';
 import { eventSchemasDir, findPackageRoot, loadEventDefinitions } from '../../schemas/events/load.js';
-import { compileEventTypes } from '../../pipeline/codec/event-types.js';
-import { fingerprintHex } from '../../pipeline/codec/fingerprint.js';
-import { FIXTURES_DIR, fixturePaths, readFixture } from '../../pipeline/codec/fixtures.js';
-import { GENERATED_TYPES_PATH, renderEventTypes } from '../../pipeline/codec/generate-types.js';
-import { SingleObjectCodec } from '../../pipeline/codec/single-object.js';
+import { compileEventTypes } from '../../pipeline/runtime/codec/event-types.js';
+import { fingerprintHex } from '../../pipeline/runtime/codec/fingerprint.js';
+import { FIXTURES_DIR, fixturePaths, readFixture } from '../../pipeline/runtime/codec/fixtures.js';
+import { GENERATED_TYPES_PATH, renderEventTypes } from '../../infra/codegen/generate-types.js';
+import { SingleObjectCodec } from '../../pipeline/runtime/codec/single-object.js';
 import { REPO_ROOT } from '../helpers/process.js';
 
 const versions = Object.values(EVENTS).flatMap((e) => e.versions.map((v) => [`${e.name} v${v.version}`, e.name, v.version] as const));
@@ -31,7 +31,7 @@ function asCurrentReaderSees(event: string, written: Record<string, unknown>): R
   );
 }
 
-describe('pipeline/codec contracts', () => {
+describe('pipeline/runtime/codec contracts', () => {
   const temps: string[] = [];
   const temp = () => {
     const dir = mkdtempSync(join(tmpdir(), 'wds-events-'));
@@ -49,7 +49,7 @@ describe('pipeline/codec contracts', () => {
     });
 
     it('`gen:events --check` agrees, through the command itself', () => {
-      const out = execFileSync(process.execPath, ['--import', 'tsx', 'pipeline/codec/gen-events.ts', '--check'], {
+      const out = execFileSync(process.execPath, ['--import', 'tsx', 'infra/codegen/gen-events.ts', '--check'], {
         cwd: REPO_ROOT,
         encoding: 'utf8',
       });

@@ -1,6 +1,6 @@
 import avro from 'avsc';
 import { describe, expect, it } from 'vitest';
-import { canonicalForm, fingerprintBytes, fingerprintHex, rabin64, schemaFingerprint } from '../../pipeline/codec/fingerprint.js';
+import { canonicalForm, fingerprintBytes, fingerprintHex, rabin64, schemaFingerprint } from '../../pipeline/runtime/codec/fingerprint.js';
 
 /**
  * From the Apache Avro repository, share/test/data/schema-tests.txt (Apache-2.0): input
@@ -59,7 +59,7 @@ const VECTORS: readonly [input: string, canonical: string, fingerprint: string][
   ],
 ];
 
-describe('pipeline/codec/fingerprint', () => {
+describe('pipeline/runtime/codec/fingerprint', () => {
   it.each(VECTORS)('%s: canonical form and CRC-64-AVRO match the Avro test vectors', (input, canonical, fingerprint) => {
     const type = avro.Type.forSchema(JSON.parse(input) as avro.schema.AvroSchema);
     expect(canonicalForm(type)).toBe(canonical);

@@ -8,13 +8,13 @@ import { createServer } from 'node:net';
 import avro from 'avsc';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVENTS, type EventDefinition, type EventName, type EventRecordSchema } from '../../schemas/events/index.js';
-import type { EventCodec } from '../../pipeline/codec/codec.js';
-import { ConfluentCodec, subjectOf } from '../../pipeline/codec/confluent.js';
-import { compileEventTypes } from '../../pipeline/codec/event-types.js';
-import { fingerprintBytes } from '../../pipeline/codec/fingerprint.js';
-import { createCodec } from '../../pipeline/codec/index.js';
-import { SAMPLE_EVENTS } from '../../pipeline/codec/samples.js';
-import { SingleObjectCodec } from '../../pipeline/codec/single-object.js';
+import type { EventCodec } from '../../pipeline/runtime/codec/codec.js';
+import { ConfluentCodec, subjectOf } from '../../pipeline/runtime/codec/confluent.js';
+import { compileEventTypes } from '../../pipeline/runtime/codec/event-types.js';
+import { fingerprintBytes } from '../../pipeline/runtime/codec/fingerprint.js';
+import { createCodec } from '../../pipeline/runtime/codec/index.js';
+import { SAMPLE_EVENTS } from '../../pipeline/runtime/codec/samples.js';
+import { SingleObjectCodec } from '../../pipeline/runtime/codec/single-object.js';
 import { startSchemaRegistry, type LocalSchemaRegistry } from '../helpers/schema-registry.js';
 
 const STAND_IN = 'confluent (local stand-in registry, not a real Confluent Schema Registry)';
@@ -48,7 +48,7 @@ async function closedPortUrl(): Promise<string> {
   return `http://127.0.0.1:${port}`;
 }
 
-describe('pipeline/codec', () => {
+describe('pipeline/runtime/codec', () => {
   let registry: LocalSchemaRegistry;
   const codecs: Record<string, EventCodec> = {};
 

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, redactedConfig, SETTINGS } from '../../pipeline/config.js';
+import { ConfigError, loadConfig, redactedConfig, SETTINGS } from '../../pipeline/runtime/config.js';
 import { runTs } from '../helpers/process.js';
 
 function configError(env: Record<string, string>): ConfigError {
@@ -15,7 +15,7 @@ function configError(env: Record<string, string>): ConfigError {
   throw new Error(`loadConfig accepted ${JSON.stringify(env)}`);
 }
 
-describe('pipeline/config', () => {
+describe('pipeline/runtime/config', () => {
   it('has defaults for everything', () => {
     const config = loadConfig({});
     expect(config).toMatchObject({

@@ -1,5 +1,5 @@
 /**
- * pipeline/events.ts and pipeline/blobs.ts: the claim check. With `inlineLimitBytes` at
+ * pipeline/runtime/events.ts and pipeline/runtime/blobs.ts: the claim check. With `inlineLimitBytes` at
  * 512 KiB (the Kafka runtime's setting), an encoded event above it travels by reference —
  * the message on the wire is empty but for its `x-wds-blob` header — and `read()` returns it
  * byte-identical; at or below it, the bytes travel inline. Runs over MemoryBus + MemoryBlobs
@@ -11,15 +11,15 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EventValue } from '../../schemas/events/index.js';
 import { HEADERS, TOPICS } from '../../schemas/topics.js';
-import { MAX_PAYLOAD_BYTES, MemoryBlobs, StoreBlobs, type BlobStore } from '../../pipeline/blobs.js';
-import type { Bus, BusMessage } from '../../pipeline/bus/bus.js';
-import { KafkaBus } from '../../pipeline/bus/kafka.js';
-import { MemoryBus } from '../../pipeline/bus/memory.js';
-import { createCodec, type EventCodec } from '../../pipeline/codec/index.js';
-import { hasCode } from '../../pipeline/errors.js';
-import { Events, type Emission } from '../../pipeline/events.js';
-import { createLogger } from '../../pipeline/log.js';
-import { ChdbStore } from '../../pipeline/store/chdb.js';
+import { MAX_PAYLOAD_BYTES, MemoryBlobs, StoreBlobs, type BlobStore } from '../../pipeline/runtime/blobs.js';
+import type { Bus, BusMessage } from '../../pipeline/runtime/bus/bus.js';
+import { KafkaBus } from '../../pipeline/runtime/bus/kafka.js';
+import { MemoryBus } from '../../pipeline/runtime/bus/memory.js';
+import { createCodec, type EventCodec } from '../../pipeline/runtime/codec/index.js';
+import { hasCode } from '../../pipeline/runtime/errors.js';
+import { Events, type Emission } from '../../pipeline/runtime/events.js';
+import { createLogger } from '../../pipeline/runtime/log.js';
+import { ChdbStore } from '../../pipeline/runtime/store/chdb.js';
 import { chdbAvailable, tempDir, type TempDir } from '../helpers/clickhouse.js';
 import { hasKafka, startMockKafka, type MockKafka } from '../helpers/kafka.js';
 
@@ -60,7 +60,7 @@ async function until(what: string, check: () => boolean, limitMs: number): Promi
   }
 }
 
-describe('pipeline/events (no bus traffic)', () => {
+describe('pipeline/runtime/events (no bus traffic)', () => {
   let codec: EventCodec;
   const bus = new MemoryBus({ log });
   beforeAll(async () => {
@@ -201,14 +201,14 @@ function claimCheckSuite(name: string, setup: () => Promise<Fixture>, options: {
   });
 }
 
-claimCheckSuite('pipeline/events (claim check: memory bus + MemoryBlobs)', async () => {
+claimCheckSuite('pipeline/runtime/events (claim check: memory bus + MemoryBlobs)', async () => {
   const bus = new MemoryBus({ log });
   return withWireCollector(bus, new MemoryBlobs(), 10_000, () => bus.close());
 });
 
 const [kafkaUp, chdbUp] = [await hasKafka(), await chdbAvailable()];
 
-describe.skipIf(!kafkaUp || !chdbUp)('pipeline/events (claim check: kafka mock cluster + StoreBlobs on chdb)', () => {
+describe.skipIf(!kafkaUp || !chdbUp)('pipeline/runtime/events (claim check: kafka mock cluster + StoreBlobs on chdb)', () => {
   let cluster: MockKafka | undefined;
   let dir: TempDir | undefined;
   let store: ChdbStore | undefined;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { parseJsonObject } from '../../pipeline/json.js';
+import { parseJsonObject } from '../../pipeline/runtime/json.js';
 
-describe('pipeline/json parseJsonObject', () => {
+describe('pipeline/runtime/json parseJsonObject', () => {
   it('reads an object, and an empty string as {}', () => {
     expect(parseJsonObject('{"formats":["markdown"],"mobile":true}')).toEqual({ formats: ['markdown'], mobile: true });
     expect(parseJsonObject('')).toEqual({});

@@ -1,5 +1,5 @@
 /**
- * pipeline/log.ts's standard-output logger holds lines and writes them in batches: a line
+ * pipeline/runtime/log.ts's standard-output logger holds lines and writes them in batches: a line
  * still goes out within the flush interval when nothing else is logged, and what is pending
  * when the process exits (process.exit included) is written, so a fatal line is never lost.
  */
@@ -17,10 +17,10 @@ function runNode(script: string): { stdout: string; status: number | null } {
 
 const lines = (stdout: string) => stdout.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
 
-describe('pipeline/log standard output', () => {
+describe('pipeline/runtime/log standard output', () => {
   it('writes pending lines when the process exits, also through process.exit', () => {
     const { stdout, status } = runNode(`
-      import { createLogger } from './pipeline/log.ts';
+      import { createLogger } from './pipeline/runtime/log.ts';
       const log = createLogger('info');
       for (let i = 0; i < 3; i++) log.info({ i }, 'line');
       log.fatal({ code: 'x' }, 'could not start');
@@ -32,7 +32,7 @@ describe('pipeline/log standard output', () => {
 
   it('writes a lone line within the flush interval while the process keeps running', () => {
     const { stdout, status } = runNode(`
-      import { createLogger } from './pipeline/log.ts';
+      import { createLogger } from './pipeline/runtime/log.ts';
       const log = createLogger('info');
       log.info('lone line');
       // Standard output is a pipe read by the parent only at the end: record what was
@@ -49,7 +49,7 @@ describe('pipeline/log standard output', () => {
 
   it('shares one destination between loggers, so lines keep their order', () => {
     const { stdout } = runNode(`
-      import { createLogger } from './pipeline/log.ts';
+      import { createLogger } from './pipeline/runtime/log.ts';
       const a = createLogger('info');
       const b = createLogger('info');
       for (let i = 0; i < 50; i++) (i % 2 ? b : a).info({ i }, 'n');

@@ -1,8 +1,8 @@
 import iconv from 'iconv-lite';
 import { describe, expect, it } from 'vitest';
-import { charsetFromContentType, charsetFromMarkup, decodeBody, detectCharset, normalizeCharset } from '../../pipeline/net/charset.js';
+import { charsetFromContentType, charsetFromMarkup, decodeBody, detectCharset, normalizeCharset } from '../../pipeline/runtime/net/charset.js';
 
-describe('pipeline/net/charset', () => {
+describe('pipeline/runtime/net/charset', () => {
   it('reads the charset parameter of a Content-Type', () => {
     expect(charsetFromContentType('text/html; charset=windows-1251')).toBe('windows-1251');
     expect(charsetFromContentType('text/html;charset="UTF-8"')).toBe('UTF-8');

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { FetchCookies } from '../../pipeline/net/cookies.js';
+import { FetchCookies } from '../../pipeline/runtime/net/cookies.js';
 
 const u = (href: string) => new URL(href);
 
-describe('pipeline/net/cookies', () => {
+describe('pipeline/runtime/net/cookies', () => {
   it("scopes the caller's Cookie as a host-only cookie of the first URL: same host name, any path or port", () => {
     const cookies = new FetchCookies(u('http://shop.example.com/a'), 'pref=dark');
     expect(cookies.header(u('http://shop.example.com/other/path'))).toBe('pref=dark');

@@ -1,8 +1,8 @@
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { refusedRange } from '../../pipeline/net/addresses.js';
-import { guardedAgents } from '../../pipeline/net/agents.js';
-import { NetGuard, redactUrl, type ResolvedAddress, type Resolver } from '../../pipeline/net/guard.js';
+import { refusedRange } from '../../pipeline/runtime/net/addresses.js';
+import { guardedAgents } from '../../pipeline/runtime/net/agents.js';
+import { NetGuard, redactUrl, type ResolvedAddress, type Resolver } from '../../pipeline/runtime/net/guard.js';
 import { startFixtureSite, type FixtureSite } from '../helpers/fixture-site.js';
 
 const v4 = (address: string): ResolvedAddress => ({ address, family: 4 });
@@ -103,7 +103,7 @@ const ALLOWED = [
   'http://public.test./',
 ];
 
-describe('pipeline/net/guard', () => {
+describe('pipeline/runtime/net/guard', () => {
   describe('refuses non-public targets', () => {
     it.each(REFUSED)('%s: %s', async (_why, url) => {
       expect(await verdict(guard, url)).toBe('url_blocked');

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { isReservedHeader, mergeHeaders } from '../../pipeline/net/headers.js';
-import { acceptLanguage, languagesFor } from '../../pipeline/net/locale.js';
-import { ProxyRouter } from '../../pipeline/net/proxies.js';
+import { isReservedHeader, mergeHeaders } from '../../pipeline/runtime/net/headers.js';
+import { acceptLanguage, languagesFor } from '../../pipeline/runtime/net/locale.js';
+import { ProxyRouter } from '../../pipeline/runtime/net/proxies.js';
 
-describe('pipeline/net/headers', () => {
+describe('pipeline/runtime/net/headers', () => {
   it('reserves browser identity and transport headers', () => {
     for (const name of ['User-Agent', 'sec-ch-ua', 'Sec-CH-UA-Platform', 'Sec-Fetch-Mode', 'Accept-Encoding', 'Host', 'Connection', 'Proxy-Authorization']) {
       expect(isReservedHeader(name, false), name).toBe(true);
@@ -24,7 +24,7 @@ describe('pipeline/net/headers', () => {
   });
 });
 
-describe('pipeline/net/locale', () => {
+describe('pipeline/runtime/net/locale', () => {
   it('maps countries to languages; languages given win', () => {
     expect(languagesFor({ country: 'de' })).toEqual(['de-DE', 'de']);
     expect(languagesFor({ country: 'JP', languages: ['en'] })).toEqual(['en']);
@@ -33,7 +33,7 @@ describe('pipeline/net/locale', () => {
   });
 });
 
-describe('pipeline/net/proxies', () => {
+describe('pipeline/runtime/net/proxies', () => {
   const router = new ProxyRouter({ datacenter: ['http://dc1', 'http://dc2'], mobile: ['http://m1'] }, { de: ['http://de1'] });
 
   it('routes by the proxy option, in turn within a pool', () => {

@@ -1,11 +1,11 @@
 /**
- * pipeline/page-cache.ts: which copy a request may be served (URL, cache key, shareable),
+ * pipeline/pages/cache.ts: which copy a request may be served (URL, cache key, shareable),
  * how long it may be, whether the response is kept, and the row columns' round trip.
  */
 import { describe, expect, it } from 'vitest';
-import { cacheColumns, cachedCopy, cachePlan, isPageSource, normalizeUrl, SOURCE_CREDITS, type CachedRow } from '../../pipeline/page-cache.js';
+import { cacheColumns, cachedCopy, cachePlan, isPageSource, normalizeUrl, SOURCE_CREDITS, type CachedRow } from '../../pipeline/pages/cache.js';
 
-describe('pipeline/page-cache', () => {
+describe('pipeline/pages/cache', () => {
   it('files a copy under the normalized URL: host case, default port, empty path and fragment do not matter', () => {
     expect(normalizeUrl('HTTPS://Example.COM:443#top')).toBe('https://example.com/');
     expect(normalizeUrl('https://example.com/a/../b?x=1&y=2#frag')).toBe('https://example.com/b?x=1&y=2');

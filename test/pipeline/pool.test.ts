@@ -1,5 +1,5 @@
 /**
- * pipeline/pool.ts over both buses, with the real codec and Events: outcomes (ack with
+ * pipeline/runtime/pool.ts over both buses, with the real codec and Events: outcomes (ack with
  * emissions, retry, dead), thrown errors, per-attempt timeouts, undecodable and poison events
  * (which must not block their partition), dead-letter headers, and stop().
  *
@@ -14,14 +14,14 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest';
 import type { EventValue } from '../../schemas/events/index.js';
 import { HEADERS, TOPICS } from '../../schemas/topics.js';
-import { MemoryBlobs } from '../../pipeline/blobs.js';
-import type { Bus, BusMessage } from '../../pipeline/bus/bus.js';
-import { MemoryBus } from '../../pipeline/bus/memory.js';
-import { createCodec, type DecodedEvent } from '../../pipeline/codec/index.js';
-import { AppError } from '../../pipeline/errors.js';
-import { Events, type Emission } from '../../pipeline/events.js';
-import { createLogger } from '../../pipeline/log.js';
-import { ActorPool, type ActorContext, type Outcome, type PoolRetry } from '../../pipeline/pool.js';
+import { MemoryBlobs } from '../../pipeline/runtime/blobs.js';
+import type { Bus, BusMessage } from '../../pipeline/runtime/bus/bus.js';
+import { MemoryBus } from '../../pipeline/runtime/bus/memory.js';
+import { createCodec, type DecodedEvent } from '../../pipeline/runtime/codec/index.js';
+import { AppError } from '../../pipeline/runtime/errors.js';
+import { Events, type Emission } from '../../pipeline/runtime/events.js';
+import { createLogger } from '../../pipeline/runtime/log.js';
+import { ActorPool, type ActorContext, type Outcome, type PoolRetry } from '../../pipeline/runtime/pool.js';
 import { connectTestKafkaBus, hasKafka, startMockKafka, type MockKafka } from '../helpers/kafka.js';
 
 type TestPing = EventValue<'TestPing'>;
@@ -404,14 +404,14 @@ function poolSuite(name: string, setup: () => Promise<Rig>, options: { concurren
   });
 }
 
-poolSuite('pipeline/pool (memory bus)', async () => {
+poolSuite('pipeline/runtime/pool (memory bus)', async () => {
   const bus = new MemoryBus({ log, redeliveryDelayMs: 5, maxRedeliveryDelayMs: 50 });
   return rig(bus, 10_000, () => bus.close());
 });
 
 const kafkaUp = await hasKafka();
 
-describe.skipIf(!kafkaUp)('pipeline/pool (kafka, mock cluster)', () => {
+describe.skipIf(!kafkaUp)('pipeline/runtime/pool (kafka, mock cluster)', () => {
   let cluster: MockKafka | undefined;
   afterAll(async () => {
     await cluster?.stop();

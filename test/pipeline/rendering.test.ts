@@ -1,16 +1,16 @@
 /**
- * pipeline/rendering.ts: which fetched pages hold a challenge the renderer would click
+ * pipeline/pages/rendering.ts: which fetched pages hold a challenge the renderer would click
  * (`challengeFrameIn`, `needsChallengeRender`) and what an escalated render costs.
  */
 import { describe, expect, it } from 'vitest';
-import { SOURCE_CREDITS } from '../../pipeline/page-cache.js';
-import { BROWSER_PAGE_CREDITS, challengeFrameIn, FETCHED_PAGE_CREDITS, needsChallengeRender, renderCredits } from '../../pipeline/rendering.js';
+import { SOURCE_CREDITS } from '../../pipeline/pages/cache.js';
+import { BROWSER_PAGE_CREDITS, challengeFrameIn, FETCHED_PAGE_CREDITS, needsChallengeRender, renderCredits } from '../../pipeline/pages/rendering.js';
 
 const HTML = 'text/html; charset=utf-8';
 const body = (html: string) => Buffer.from(html, 'utf8');
 const CHALLENGE = '<!doctype html><html><body><main><h1>Checking your browser</h1><iframe src="/challenge/frame" title="challenge"></iframe></main></body></html>';
 
-describe('pipeline/rendering', () => {
+describe('pipeline/pages/rendering', () => {
   it('finds a challenge frame by its src or, case-insensitively, its title', () => {
     expect(challengeFrameIn(HTML, body(CHALLENGE))).toBe(true);
     expect(challengeFrameIn(HTML, body('<p>x</p><IFRAME src="https://cdn.example/widget" title="Security CHALLENGE"></IFRAME>'))).toBe(true);

@@ -1,5 +1,5 @@
 /**
- * pipeline/request-reply.ts over both buses: a Requester (a "gateway") publishes
+ * pipeline/runtime/request-reply.ts over both buses: a Requester (a "gateway") publishes
  * ScrapeRequested events and a test responder (an ActorPool on scrapeRequested) answers each
  * with a Reply carrying the same correlation id. Covers replies reaching only their own
  * requester, timeouts, client aborts, stop(), and failures while the request is published.
@@ -11,15 +11,15 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest';
 import { TOPICS } from '../../schemas/topics.js';
 import type { EventValue } from '../../schemas/events/index.js';
-import { MemoryBlobs } from '../../pipeline/blobs.js';
-import type { Bus, OutgoingMessage } from '../../pipeline/bus/bus.js';
-import { MemoryBus } from '../../pipeline/bus/memory.js';
-import { createCodec, type EventCodec } from '../../pipeline/codec/index.js';
-import { AppError, hasCode } from '../../pipeline/errors.js';
-import { Events, type Emission } from '../../pipeline/events.js';
-import { createLogger } from '../../pipeline/log.js';
-import { ActorPool, type Outcome } from '../../pipeline/pool.js';
-import { Requester } from '../../pipeline/request-reply.js';
+import { MemoryBlobs } from '../../pipeline/runtime/blobs.js';
+import type { Bus, OutgoingMessage } from '../../pipeline/runtime/bus/bus.js';
+import { MemoryBus } from '../../pipeline/runtime/bus/memory.js';
+import { createCodec, type EventCodec } from '../../pipeline/runtime/codec/index.js';
+import { AppError, hasCode } from '../../pipeline/runtime/errors.js';
+import { Events, type Emission } from '../../pipeline/runtime/events.js';
+import { createLogger } from '../../pipeline/runtime/log.js';
+import { ActorPool, type Outcome } from '../../pipeline/runtime/pool.js';
+import { Requester } from '../../pipeline/runtime/request-reply.js';
 import { connectTestKafkaBus, hasKafka, startMockKafka, type MockKafka } from '../helpers/kafka.js';
 
 const log = createLogger(process.env.TEST_LOG_LEVEL ?? 'silent');
@@ -268,14 +268,14 @@ async function until(check: () => boolean, limitMs: number): Promise<void> {
   }
 }
 
-requestReplySuite('pipeline/request-reply (memory bus)', async () => {
+requestReplySuite('pipeline/runtime/request-reply (memory bus)', async () => {
   const bus = new MemoryBus({ log, redeliveryDelayMs: 5, maxRedeliveryDelayMs: 50 });
   return rig(bus, 10_000, () => bus.close());
 });
 
 const kafkaUp = await hasKafka();
 
-describe.skipIf(!kafkaUp)('pipeline/request-reply (kafka, mock cluster)', () => {
+describe.skipIf(!kafkaUp)('pipeline/runtime/request-reply (kafka, mock cluster)', () => {
   let cluster: MockKafka | undefined;
   afterAll(async () => {
     await cluster?.stop();

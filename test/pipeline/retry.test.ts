@@ -1,11 +1,11 @@
 /**
- * pipeline/retry.ts: backoff bounds and jitter, RetriesExhausted with the last failure as its
+ * pipeline/runtime/retry.ts: backoff bounds and jitter, RetriesExhausted with the last failure as its
  * cause, non-retriable failures rethrown at once, the abort signal, and injected fast sleeps.
  * No test here waits on a real timer longer than a few milliseconds.
  */
 import { describe, expect, it } from 'vitest';
-import { AppError } from '../../pipeline/errors.js';
-import { backoffDelay, retry, RetriesExhausted, sleep } from '../../pipeline/retry.js';
+import { AppError } from '../../pipeline/runtime/errors.js';
+import { backoffDelay, retry, RetriesExhausted, sleep } from '../../pipeline/runtime/retry.js';
 
 /** A sleep that records the delays asked for and returns at once. */
 function fakeSleep() {
@@ -28,7 +28,7 @@ function flaky<T>(failures: number, value: T, make: (n: number) => unknown = (n)
   return { calls, work };
 }
 
-describe('pipeline/retry', () => {
+describe('pipeline/runtime/retry', () => {
   describe('backoffDelay', () => {
     it('doubles the ceiling each attempt, capped at maxDelayMs (random = 1 hits the ceiling)', () => {
       const options = { baseDelayMs: 100, maxDelayMs: 1000, random: () => 1 };

@@ -1,5 +1,5 @@
 /**
- * The one contract of pipeline/state/state.ts, run over both implementations: MemoryState
+ * The one contract of pipeline/runtime/state/state.ts, run over both implementations: MemoryState
  * always, RedisState when the Redis of test/helpers/redis.ts answers (engine policy of
  * test/helpers/engines.ts). Timing tests use short TTLs and poll a little past them; they
  * never assert how fast anything was.
@@ -8,10 +8,10 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hasCode } from '../../pipeline/errors.js';
-import { MemoryState } from '../../pipeline/state/memory.js';
-import { RedisState } from '../../pipeline/state/redis.js';
-import type { Claim, State, WorkQueueKeys } from '../../pipeline/state/state.js';
+import { hasCode } from '../../pipeline/runtime/errors.js';
+import { MemoryState } from '../../pipeline/runtime/state/memory.js';
+import { RedisState } from '../../pipeline/runtime/state/redis.js';
+import type { Claim, State, WorkQueueKeys } from '../../pipeline/runtime/state/state.js';
 import { engine } from '../helpers/engines.js';
 import { dropNamespace, REDIS_INSTALL, redisProbe, TEST_REDIS_URL, testNamespace } from '../helpers/redis.js';
 
@@ -488,7 +488,7 @@ function stateContract(name: string, makeSubject: () => Subject): void {
   });
 }
 
-stateContract('pipeline/state (memory)', () => {
+stateContract('pipeline/runtime/state (memory)', () => {
   const shared = new MemoryState();
   return {
     open: async () => shared,
@@ -500,7 +500,7 @@ stateContract('pipeline/state (memory)', () => {
 const hasRedis = await engine('redis', () => redisProbe(), REDIS_INSTALL);
 
 describe.skipIf(!hasRedis)('redis', () => {
-  stateContract('pipeline/state (redis)', () => {
+  stateContract('pipeline/runtime/state (redis)', () => {
     const namespace = testNamespace();
     const log = pino({ level: 'silent' });
     const opened: State[] = [];

@@ -4,8 +4,8 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { MemoryState } from '../../pipeline/state/memory.js';
-import { createState } from '../../pipeline/state/index.js';
+import { MemoryState } from '../../pipeline/runtime/state/memory.js';
+import { createState } from '../../pipeline/runtime/state/index.js';
 
 function clocked(start = 1_000_000): { state: MemoryState; advance(ms: number): void } {
   let now = start;
@@ -13,7 +13,7 @@ function clocked(start = 1_000_000): { state: MemoryState; advance(ms: number): 
   return { state, advance: (ms) => void (now += ms) };
 }
 
-describe('pipeline/state/memory', () => {
+describe('pipeline/runtime/state/memory', () => {
   it('expires a key exactly when its TTL has passed on the injected clock', async () => {
     const { state, advance } = clocked();
     await state.set('k', 'v', 100);

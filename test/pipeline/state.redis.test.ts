@@ -8,10 +8,10 @@ import { once } from 'node:events';
 import { createServer, connect as tcpConnect, type AddressInfo, type Server, type Socket } from 'node:net';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hasCode } from '../../pipeline/errors.js';
-import { createLogger } from '../../pipeline/log.js';
-import { createState } from '../../pipeline/state/index.js';
-import { RedisState } from '../../pipeline/state/redis.js';
+import { hasCode } from '../../pipeline/runtime/errors.js';
+import { createLogger } from '../../pipeline/runtime/log.js';
+import { createState } from '../../pipeline/runtime/state/index.js';
+import { RedisState } from '../../pipeline/runtime/state/redis.js';
 import { engine } from '../helpers/engines.js';
 import { countNamespace, dropNamespace, REDIS_INSTALL, redisProbe, TEST_REDIS_URL, testNamespace } from '../helpers/redis.js';
 
@@ -48,7 +48,7 @@ async function rejection(promise: Promise<unknown>): Promise<unknown> {
   throw new Error('expected a rejection');
 }
 
-describe('pipeline/state/redis (Redis down)', () => {
+describe('pipeline/runtime/state/redis (Redis down)', () => {
   it('rejects connect() with state_unavailable after the bounded wait, logging why', async () => {
     const port = await closedPort();
     const { log, lines } = capturedLog();
@@ -127,7 +127,7 @@ class CuttableProxy {
 
 const hasRedis = await engine('redis', () => redisProbe(), REDIS_INSTALL);
 
-describe.skipIf(!hasRedis)('pipeline/state/redis (Redis up)', () => {
+describe.skipIf(!hasRedis)('pipeline/runtime/state/redis (Redis up)', () => {
   const namespace = testNamespace();
   const other = testNamespace();
   const { log, lines } = capturedLog();

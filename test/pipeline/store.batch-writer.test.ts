@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { hasCode } from '../../pipeline/errors.js';
-import { BatchWriter } from '../../pipeline/store/batch-writer.js';
-import { StoreError } from '../../pipeline/store/store-error.js';
+import { hasCode } from '../../pipeline/runtime/errors.js';
+import { BatchWriter } from '../../pipeline/runtime/store/batch-writer.js';
+import { StoreError } from '../../pipeline/runtime/store/store-error.js';
 import { quietLog } from '../helpers/clickhouse.js';
 
 type Row = Record<string, unknown>;
@@ -31,7 +31,7 @@ function track(promise: Promise<void>) {
 
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 
-describe('pipeline/store/batch-writer', () => {
+describe('pipeline/runtime/store/batch-writer', () => {
   afterEach(() => {
     vi.useRealTimers();
   });

@@ -2,9 +2,9 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { cleanMappingsOf, parseSmaps, releaseCleanPages } from '../../pipeline/store/code-pages.js';
-import { ChdbStore } from '../../pipeline/store/chdb.js';
-import { createLogger } from '../../pipeline/log.js';
+import { cleanMappingsOf, parseSmaps, releaseCleanPages } from '../../pipeline/runtime/store/code-pages.js';
+import { ChdbStore } from '../../pipeline/runtime/store/chdb.js';
+import { createLogger } from '../../pipeline/runtime/log.js';
 
 const SMAPS = `7f0000000000-7f0000100000 r--p 00000000 fe:00 11 /x/libchdb.so
 Rss:                1024 kB

@@ -5,11 +5,11 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hasCode } from '../../pipeline/errors.js';
-import { BatchWriter, createStore, type Store } from '../../pipeline/store/index.js';
-import { cacheColumns, cachedCopy, cachePlan, type CachedRow } from '../../pipeline/page-cache.js';
-import { CACHED_PAGE_FOR_TENANT, CACHED_PAGE_SHARED, JOB_BY_ID, JOB_ERRORS, JOB_PAGES_AFTER, JOB_PAGES_SETTLED } from '../../pipeline/store/queries.js';
-import type { StoreError } from '../../pipeline/store/store-error.js';
+import { hasCode } from '../../pipeline/runtime/errors.js';
+import { BatchWriter, createStore, type Store } from '../../pipeline/runtime/store/index.js';
+import { cacheColumns, cachedCopy, cachePlan, type CachedRow } from '../../pipeline/pages/cache.js';
+import { CACHED_PAGE_FOR_TENANT, CACHED_PAGE_SHARED, JOB_BY_ID, JOB_ERRORS, JOB_PAGES_AFTER, JOB_PAGES_SETTLED } from '../../pipeline/runtime/store/queries.js';
+import type { StoreError } from '../../pipeline/runtime/store/store-error.js';
 import { runTs } from '../helpers/process.js';
 import { chdbAvailable, quietLog, startClickHouseProcess, tempDir, type ClickHouseProcess, type TempDir } from '../helpers/clickhouse.js';
 
@@ -342,7 +342,7 @@ function storeContract(
 
 let chdbDir: TempDir | null = null;
 storeContract(
-  'pipeline/store chdb driver (chdb in-process)',
+  'pipeline/runtime/store chdb driver (chdb in-process)',
   async () => {
     chdbDir = tempDir('store-chdb');
     const store = await createStore({ kind: 'chdb', dataDir: chdbDir.path }, quietLog);
@@ -350,14 +350,14 @@ storeContract(
   },
   () => {
     it('holds its data directory: a second process cannot open it', async () => {
-      const second = await runTs('pipeline/store/chdb-http.ts', ['--data', chdbDir?.path ?? '', '--port', '0'], {}, 30000);
+      const second = await runTs('infra/chdb-http/server.ts', ['--data', chdbDir?.path ?? '', '--port', '0'], {}, 30000);
       expect(second.code).toBe(1);
       expect(second.stderr).toMatch(/Cannot lock file .*status/);
     });
   },
 );
 
-storeContract('pipeline/store clickhouse driver (ClickHouse HTTP served by chdb)', async () => {
+storeContract('pipeline/runtime/store clickhouse driver (ClickHouse HTTP served by chdb)', async () => {
   const dir = tempDir('store-chdb-http');
   let server: ClickHouseProcess;
   try {

@@ -1,21 +1,21 @@
 /**
- * chdb's ClickHouse HTTP interface (pipeline/store/chdb-http.ts), in this process: the
+ * chdb's ClickHouse HTTP interface (infra/chdb-http/server.ts), in this process: the
  * protocol details @clickhouse/client relies on, checked with plain HTTP requests, plus the
  * embedded shape — a ChdbStore and the HTTP interface sharing one data directory.
  */
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hasCode } from '../../pipeline/errors.js';
-import { startChdbHttp, type ChdbHttpServer } from '../../pipeline/store/chdb-http.js';
-import { multipartFields, readRequest } from '../../pipeline/store/chdb-http-request.js';
-import { insertTarget, outputFormat, setStatement, sqlString } from '../../pipeline/store/chdb-http-sql.js';
-import { createStore, type Store } from '../../pipeline/store/index.js';
-import type { StoreError } from '../../pipeline/store/store-error.js';
+import { hasCode } from '../../pipeline/runtime/errors.js';
+import { startChdbHttp, type ChdbHttpServer } from '../../infra/chdb-http/server.js';
+import { multipartFields, readRequest } from '../../infra/chdb-http/request.js';
+import { insertTarget, outputFormat, setStatement, sqlString } from '../../infra/chdb-http/sql.js';
+import { createStore, type Store } from '../../pipeline/runtime/store/index.js';
+import type { StoreError } from '../../pipeline/runtime/store/store-error.js';
 import { chdbAvailable, quietLog, tempDir, type TempDir } from '../helpers/clickhouse.js';
 
 const hasChdb = await chdbAvailable();
 
-describe('pipeline/store/chdb-http request reading (no engine)', () => {
+describe('infra/chdb-http/server request reading (no engine)', () => {
   it('quotes SQL string literals so any text survives', () => {
     expect(sqlString("a'b\\c\0d\ne")).toBe("'a\\'b\\\\c\\0d\ne'");
   });
@@ -57,7 +57,7 @@ describe('pipeline/store/chdb-http request reading (no engine)', () => {
   });
 });
 
-describe.skipIf(!hasChdb)('pipeline/store/chdb-http (ClickHouse HTTP served by chdb, in-process)', () => {
+describe.skipIf(!hasChdb)('infra/chdb-http/server (ClickHouse HTTP served by chdb, in-process)', () => {
   let dir: TempDir;
   let server: ChdbHttpServer;
   let embedded: Store;

@@ -1,5 +1,5 @@
 /**
- * pipeline/store loads chdb only for a chdb store: the engine library (libchdb.so, ~150 MB
+ * pipeline/runtime/store loads chdb only for a chdb store: the engine library (libchdb.so, ~150 MB
  * resident once loaded) is imported by createStore when STORE=chdb, never by a process on a
  * ClickHouse server (STORE=clickhouse, every distributed role) — whatever else that process
  * imports. Checked on the processes' own memory maps (/proc/<pid>/maps), against chdb's
@@ -19,7 +19,7 @@ function mapsLibchdb(pid: number): boolean {
   return readFileSync(`/proc/${pid}/maps`, 'utf8').includes('libchdb');
 }
 
-describe.skipIf(!hasChdb || !hasProc)('pipeline/store: chdb is loaded only by a chdb store', () => {
+describe.skipIf(!hasChdb || !hasProc)('pipeline/runtime/store: chdb is loaded only by a chdb store', () => {
   let dir: TempDir;
   let clickhouse: ClickHouseProcess;
 

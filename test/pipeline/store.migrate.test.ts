@@ -6,11 +6,11 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { hasCode } from '../../pipeline/errors.js';
-import { migrate, type MigrationRunner } from '../../pipeline/store/migrate.js';
-import { migrationsDir, readMigrations, splitStatements } from '../../pipeline/store/migration-files.js';
-import { storeError } from '../../pipeline/store/store-error.js';
-import { bindable, jsonEachRow, parseJsonEachRow } from '../../pipeline/store/wire.js';
+import { hasCode } from '../../pipeline/runtime/errors.js';
+import { migrate, type MigrationRunner } from '../../pipeline/runtime/store/migrate.js';
+import { migrationsDir, readMigrations, splitStatements } from '../../pipeline/runtime/store/migration-files.js';
+import { storeError } from '../../pipeline/runtime/store/store-error.js';
+import { bindable, jsonEachRow, parseJsonEachRow } from '../../pipeline/runtime/store/wire.js';
 import { quietLog, tempDir, type TempDir } from '../helpers/clickhouse.js';
 import { REPO_ROOT } from '../helpers/process.js';
 
@@ -33,7 +33,7 @@ function recordingRunner() {
   return { runner, statements, recorded };
 }
 
-describe('pipeline/store/migrate', () => {
+describe('pipeline/runtime/store/migrate', () => {
   let dir: TempDir | null = null;
   afterEach(() => {
     dir?.remove();
@@ -92,7 +92,7 @@ describe('pipeline/store/migrate', () => {
   });
 });
 
-describe('pipeline/store wire encoding', () => {
+describe('pipeline/runtime/store wire encoding', () => {
   it('writes JSONEachRow with bigint as decimal text and Dates as ISO text', () => {
     const body = jsonEachRow([{ n: 18446744073709551615n, at: new Date(0) }, { s: 'a\nb' }]);
     expect(body).toBe('{"n":"18446744073709551615","at":"1970-01-01T00:00:00.000Z"}\n{"s":"a\\nb"}\n');

@@ -1,17 +1,17 @@
 /**
- * Job retention in the store (pipeline/store/retention.ts) on chdb: the TTLs JOB_RETENTION_HOURS
+ * Job retention in the store (pipeline/runtime/store/retention.ts) on chdb: the TTLs JOB_RETENTION_HOURS
  * sets on `jobs`, `job_pages` and `job_errors`, set once, changed when the setting changes, and
  * rows past them gone after a merge while newer rows stay.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createStore, type Store } from '../../pipeline/store/index.js';
-import { applyJobRetention } from '../../pipeline/store/retention.js';
+import { createStore, type Store } from '../../pipeline/runtime/store/index.js';
+import { applyJobRetention } from '../../pipeline/runtime/store/retention.js';
 import { chdbAvailable, quietLog, tempDir, type TempDir } from '../helpers/clickhouse.js';
 
 const hasChdb = await chdbAvailable();
 const HOUR_MS = 3_600_000;
 
-describe.skipIf(!hasChdb)('pipeline/store retention (chdb)', () => {
+describe.skipIf(!hasChdb)('pipeline/runtime/store retention (chdb)', () => {
   let dir: TempDir;
   let store: Store;
 

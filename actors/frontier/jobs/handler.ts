@@ -17,10 +17,10 @@
  * is counted and charged once (it leaves the in-flight hash).
  */
 import { createHash } from 'node:crypto';
-import type { AnyEmission } from '../../../pipeline/events.js';
+import type { AnyEmission } from '../../../pipeline/runtime/events.js';
 import { jobEvent, type PageFailed, type PageStored } from '../../../pipeline/jobs/pages.js';
 import { endJob, jobKey, jobTtlMs, liveJob, snapshotJob, type JobRecord } from '../../../pipeline/jobs/record.js';
-import type { Outcome } from '../../../pipeline/pool.js';
+import type { Outcome } from '../../../pipeline/runtime/pool.js';
 import type { EventValue } from '../../../schemas/events/index.js';
 import { advanceWatermark, depthOf, dropWorkingKeys, enqueue, expireWorkingKeys, lastRequestKey, markSeen, peekInFlight, seededKey, seenBefore, sentAtKey, takeInFlight } from './queue.js';
 import { jobPageCredits, pageRequest, pump, type Pace, type ScheduleDeps } from './schedule.js';

@@ -1,5 +1,5 @@
 /**
- * A job's frontier in coordination state (pipeline/state), so a 100,000-page crawl grows
+ * A job's frontier in coordination state (pipeline/runtime/state), so a 100,000-page crawl grows
  * Redis (or the embedded state), never a frontier process. Its WorkQueueKeys:
  *
  * - `job:<id>:seen`    set of dedupe keys of every URL the job has looked at;
@@ -19,9 +19,9 @@
  * leaves every URL either untouched or wholly moved, and any number of frontier handlers may
  * work on one job at once.
  */
-import { sleep } from '../../../pipeline/retry.js';
+import { sleep } from '../../../pipeline/runtime/retry.js';
 import { jobKey } from '../../../pipeline/jobs/record.js';
-import type { Admission, State, WorkQueueKeys } from '../../../pipeline/state/state.js';
+import type { Admission, State, WorkQueueKeys } from '../../../pipeline/runtime/state/state.js';
 import type { Candidate } from './scope.js';
 
 export const seenKey = (id: string) => `job:${id}:seen`;

@@ -9,15 +9,15 @@
  * it fails. When the balance cannot hold another page the job ends `failed` with an
  * `insufficient_credits` error; the pages in flight still land and are kept.
  */
-import type { AnyEmission } from '../../../pipeline/events.js';
+import type { AnyEmission } from '../../../pipeline/runtime/events.js';
 import { jobEvent, jobPageRequestId } from '../../../pipeline/jobs/pages.js';
 import { endJob, jobRunning, jobTtlMs, type JobRecord, type JobStateDeps } from '../../../pipeline/jobs/record.js';
 import type { KeyRecord, KeyRegistry } from '../../../pipeline/keys/registry.js';
-import type { Logger } from '../../../pipeline/log.js';
-import { SOURCE_CREDITS } from '../../../pipeline/page-cache.js';
-import { BROWSER_PAGE_CREDITS, needsBrowser } from '../../../pipeline/rendering.js';
+import type { Logger } from '../../../pipeline/runtime/log.js';
+import { SOURCE_CREDITS } from '../../../pipeline/pages/cache.js';
+import { BROWSER_PAGE_CREDITS, needsBrowser } from '../../../pipeline/pages/rendering.js';
 import type { ScrapeOptions } from '../../../schemas/api/scrape-options.js';
-import { sleep } from '../../../pipeline/retry.js';
+import { sleep } from '../../../pipeline/runtime/retry.js';
 import { HEADERS } from '../../../schemas/topics.js';
 import { advanceWatermark, lastRequestKey, parsePage, takeInFlight, workQueueOf, type QueuedPage } from './queue.js';
 
@@ -26,7 +26,7 @@ export const JOB_PAGE_CREDITS = SOURCE_CREDITS.fresh;
 
 /**
  * What a job's page holds on the key while in flight, and costs at most: a browser page
- * (pipeline/rendering.ts BROWSER_PAGE_CREDITS) when the job's scrape options need a browser
+ * (pipeline/pages/rendering.ts BROWSER_PAGE_CREDITS) when the job's scrape options need a browser
  * (`waitFor`, `actions`, `screenshot`, `network`), else a fetched page.
  */
 export function jobPageCredits(scrapeOptions: Record<string, unknown>): number {

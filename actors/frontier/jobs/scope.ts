@@ -19,7 +19,7 @@
  * - URLs whose extension says they are not pages (images, archives, scripts: map.ts
  *   `NOT_A_PAGE`) are not crawled.
  */
-import { compileLinearRegex, type LinearRegex } from '../../../pipeline/linear-regex.js';
+import { compileLinearRegex, type LinearRegex } from '../../../pipeline/runtime/linear-regex.js';
 import { NOT_A_PAGE } from '../map.js';
 import { identify, inSite, siteOf, urlKey } from '../urls.js';
 
@@ -90,7 +90,7 @@ export interface Candidate {
   readonly key: string;
 }
 
-/** Caller patterns run in RE2, in time linear in the path (pipeline/linear-regex.ts). */
+/** Caller patterns run in RE2, in time linear in the path (pipeline/runtime/linear-regex.ts). */
 function compile(patterns: readonly string[]): LinearRegex[] {
   const out: LinearRegex[] = [];
   // The gateway refused patterns RE2 cannot run (422); one that still fails here matches nothing.

@@ -4,8 +4,8 @@
  * crawl seeds from (robots.txt `Sitemap:` lines and `/sitemap.xml`, indexes followed, gzipped
  * ones inflated; sitemaps.ts), through the shared HTTP stack and its SSRF guard.
  */
-import type { Logger } from '../../../pipeline/log.js';
-import type { HttpFetcher } from '../../../pipeline/net/http.js';
+import type { Logger } from '../../../pipeline/runtime/log.js';
+import type { HttpFetcher } from '../../../pipeline/runtime/net/http.js';
 import { DISALLOW_ALL, robotsFromStatus, type RobotsPolicy } from '../robots.js';
 import { parseSitemap, sitemapText, SITEMAP_MAX_BYTES } from '../sitemaps.js';
 

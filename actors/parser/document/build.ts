@@ -8,8 +8,8 @@
  * from the bytes. PDF is read only when `parsers` includes `pdf` (the upload endpoint
  * always allows it). Anything else is `unsupported_content`.
  */
-import { decodeBody } from '../../../pipeline/net/charset.js';
-import { AppError } from '../../../pipeline/errors.js';
+import { decodeBody } from '../../../pipeline/runtime/net/charset.js';
+import { AppError } from '../../../pipeline/runtime/errors.js';
 import { type DocumentKind, MEDIA_TYPE_OF, isUndeclared, kindOfFilename, kindOfMediaType, mediaTypeOf, sniffKind } from './detect.js';
 import { buildDocxDocument } from './docx.js';
 import { buildHtmlDocument, type ResponseFacts } from './html.js';

@@ -11,7 +11,7 @@
  * A file mammoth cannot open (not a zip, no word/document.xml) is `unsupported_content`.
  */
 import { load } from 'cheerio';
-import { AppError } from '../../../pipeline/errors.js';
+import { AppError } from '../../../pipeline/runtime/errors.js';
 import { buildHtmlDocument, type ResponseFacts } from './html.js';
 import type { ResolvedOptions } from './options.js';
 import type { ScrapeDocument } from './types.js';

@@ -8,7 +8,7 @@
  * A file pdf.js cannot open (corrupt, truncated, encrypted) is `unsupported_content` with
  * the reason; never a crash. unpdf is imported on first use: HTML pages never pay for it.
  */
-import { AppError } from '../../../pipeline/errors.js';
+import { AppError } from '../../../pipeline/runtime/errors.js';
 import { linkUrl } from '../formats/urls.js';
 import { orderFields, responseMetadata, type ResponseFacts } from './html.js';
 import type { ResolvedOptions } from './options.js';

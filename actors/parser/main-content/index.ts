@@ -20,7 +20,7 @@
  *   5. fallbacks  — a root with little prose gives way to the cleaned body; a page left
  *                   with too little is redone from the unpruned body with less pruning.
  *
- * Decoding raw bytes to a string (charset from BOM, header, markup) is pipeline/net/charset.ts.
+ * Decoding raw bytes to a string (charset from BOM, header, markup) is pipeline/runtime/net/charset.ts.
  */
 import type { Cheerio, CheerioAPI } from 'cheerio';
 import { type Element, type ParentNode, type TextStats, contains, isElement, measure, undoable } from './dom.js';

@@ -1,0 +1,54 @@
+/**
+ * `npm run gen:events`: writes schemas/events/types.generated.ts from the newest version of
+ * every event schema.
+ *
+ *   npm run gen:events                 regenerate the types
+ *   npm run gen:events -- --check      exit 1 (and change nothing) when the file is stale
+ *   npm run gen:events -- --fixtures   also write the wire fixture of each event's newest
+ *                                      version (test/fixtures/events/), where none exists;
+ *                                      existing fixtures are never rewritten
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { findPackageRoot, loadEventDefinitions, eventSchemasDir } from '../../schemas/events/load.js';
+import { GENERATED_TYPES_PATH, renderEventTypes } from './generate-types.js';
+
+function readOrEmpty(path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return '';
+  }
+}
+
+async function main(argv: string[]): Promise<number> {
+  const { values } = parseArgs({ args: argv, options: { check: { type: 'boolean' }, fixtures: { type: 'boolean' } } });
+  const out = (line: string) => process.stdout.write(`${line}\n`);
+  const root = findPackageRoot();
+  const target = join(root, GENERATED_TYPES_PATH);
+  const rendered = renderEventTypes(loadEventDefinitions(eventSchemasDir(root)));
+  const fresh = readOrEmpty(target) === rendered;
+  if (values.check) {
+    out(fresh ? `${GENERATED_TYPES_PATH} is up to date` : `${GENERATED_TYPES_PATH} is stale: run npm run gen:events`);
+    return fresh ? 0 : 1;
+  }
+  if (!fresh) writeFileSync(target, rendered);
+  out(`${GENERATED_TYPES_PATH}: ${fresh ? 'unchanged' : 'written'}`);
+  if (values.fixtures) {
+    // Loaded only now: the fixtures use the event registry, which checks the generated file.
+    const { writeMissingFixtures } = await import('../../pipeline/runtime/codec/fixtures.js');
+    for (const line of writeMissingFixtures(root)) out(line);
+  }
+  return 0;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    process.stderr.write(`gen:events: ${(error as Error).message}\n`);
+    process.exitCode = 1;
+  },
+);

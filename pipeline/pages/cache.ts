@@ -1,0 +1,165 @@
+/**
+ * The page cache (scrape options `maxAge`, `storeInCache`), defined once for the two actors
+ * that use it: the fetcher looks a copy up before fetching (actors/fetcher/cache.ts), the
+ * parser writes the copy it read (actors/parser/index.ts `pagesRow`). The copies are rows of
+ * `pages` (infra/clickhouse/0001_init.sql, 0002_page_cache.sql); the reads are in
+ * pipeline/runtime/store/queries.ts.
+ *
+ * What a copy is found by:
+ * - `url`: the requested URL normalized (WHATWG parsing: scheme and host lower-cased, default
+ *   port and dot segments dropped, an empty path made `/`) without its `#fragment`, which
+ *   never reaches the server. Query parameters keep their order: servers may read it.
+ * - `cache_key`: a hash of the options that change the bytes the server sends: `mobile`
+ *   (the browser identity), `location` (its country routes the proxy; its languages, as
+ *   the fetcher turns them into Accept-Language, pick the language of the page), the `pdf`
+ *   parser (without it the fetcher refuses a PDF) and the caller's own `headers`. Options
+ *   that only change how the bytes are read (formats, onlyMainContent, tags…) are not part
+ *   of it: the cache keeps the raw body, and the parser reads it again with the options of
+ *   the request it serves. `proxy` and `timeout` change how the bytes are fetched, not which.
+ *   A rendered page (pipeline/pages/rendering.ts) adds its `waitFor`, `actions` and `blockAssets`
+ *   to the key, so its DOM never answers a plain fetch nor a render with other actions;
+ *   a page fetched over HTTP has no such part and keeps the key it always had.
+ * - `shareable`: a request that sends its own headers (cookies, authorization) may see a
+ *   page meant for that caller only. Its copy is never shared: the shared index reads only
+ *   shareable copies, and the headers are part of the key (as a hash; their values are not
+ *   stored), so the tenant's own cache serves it only to requests with the same headers.
+ *
+ * Prices (spec, Pricing rule 2): the caller's own copy is free, a copy from the shared index
+ * costs 1 credit, a fresh fetch 1 credit.
+ */
+import { createHash } from 'node:crypto';
+import type { ScrapeOptions } from '../../schemas/api/scrape-options.js';
+import { languagesFor } from '../runtime/net/locale.js';
+import { renderVariant } from './rendering.js';
+
+export type PageSource = 'fresh' | 'cache' | 'index';
+
+export const PAGE_SOURCES: readonly PageSource[] = ['fresh', 'cache', 'index'];
+
+/** Credits a page costs by where it came from (before rendering or proxy surcharges). */
+export const SOURCE_CREDITS: Readonly<Record<PageSource, number>> = { fresh: 1, cache: 0, index: 1 };
+
+/** Bumped when the key's derivation changes, so that old copies stop matching. */
+const KEY_VERSION = 1;
+
+export interface CachePlan {
+  /** The normalized URL: the `url` column of the copy, and what a lookup matches. */
+  readonly url: string;
+  /** Hash of the options that change the bytes (`cache_key`). */
+  readonly key: string;
+  /** False when the caller sent its own headers: the copy stays out of the shared index. */
+  readonly shareable: boolean;
+  /** How old a copy may be, in ms; 0 fetches fresh without looking. */
+  readonly maxAgeMs: number;
+  /** Whether a freshly fetched response is written to the cache (`storeInCache`). */
+  readonly store: boolean;
+}
+
+export function isPageSource(value: unknown): value is PageSource {
+  return typeof value === 'string' && (PAGE_SOURCES as readonly string[]).includes(value);
+}
+
+/** The URL a copy is filed under; a string that does not parse is used as it is. */
+export function normalizeUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    parsed.hash = '';
+    return parsed.href;
+  } catch {
+    return url;
+  }
+}
+
+/** Caller headers as sorted `[lower-case name, value]` pairs; null when there are none. */
+function callerHeaders(headers: Readonly<Record<string, string>> | undefined): [string, string][] | null {
+  const pairs = Object.entries(headers ?? {}).map(([name, value]): [string, string] => [name.toLowerCase(), String(value)]);
+  if (pairs.length === 0) return null;
+  return pairs.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
+export function cachePlan(url: string, options: ScrapeOptions): CachePlan {
+  const headers = callerHeaders(options.headers);
+  const location = options.location ?? null;
+  const render = renderVariant(options);
+  const variant = {
+    v: KEY_VERSION,
+    mobile: options.mobile ?? false,
+    country: location ? location.country.toUpperCase() : null,
+    languages: location ? languagesFor(location) : null,
+    pdf: (options.parsers ?? []).includes('pdf'),
+    headers,
+    ...(render ? { render } : {}),
+  };
+  const maxAge = options.maxAge ?? 0;
+  return {
+    url: normalizeUrl(url),
+    key: createHash('sha256').update(JSON.stringify(variant)).digest('hex').slice(0, 32),
+    shareable: headers === null,
+    maxAgeMs: Number.isFinite(maxAge) && maxAge > 0 ? Math.floor(maxAge) : 0,
+    store: options.storeInCache !== false,
+  };
+}
+
+/**
+ * The cache columns of a `pages` row. The body travels and is stored as base64: JSONEachRow
+ * carries text, and raw bytes that are not UTF-8 would not come back unchanged through both
+ * drivers (an EPHEMERAL column decoding base64 on insert would store the raw bytes, but
+ * ClickHouse ignores EPHEMERAL columns in JSONEachRow inserts).
+ */
+export function cacheColumns(plan: CachePlan, page: { readonly body: Uint8Array; readonly headers: Readonly<Record<string, string>> }): Record<string, unknown> {
+  return {
+    url: plan.url,
+    cache_key: plan.key,
+    shareable: plan.shareable ? 1 : 0,
+    body_base64: Buffer.from(page.body.buffer, page.body.byteOffset, page.body.byteLength).toString('base64'),
+    response_headers: JSON.stringify(page.headers),
+  };
+}
+
+/** A copy as the cache lookups return it (pipeline/runtime/store/queries.ts CACHED_PAGE_*). */
+export interface CachedRow {
+  readonly tenant: string;
+  readonly request_id: string;
+  /** Int64 comes back as a string (wire.ts). */
+  readonly fetched_at_ms: string | number;
+  readonly status_code: number;
+  readonly content_type: string;
+  readonly final_url: string;
+  readonly response_headers: string;
+  readonly body_base64: string;
+}
+
+export interface CachedCopy {
+  readonly source: Exclude<PageSource, 'fresh'>;
+  /** The request that fetched it. */
+  readonly requestId: string;
+  readonly fetchedAtMs: number;
+  readonly statusCode: number;
+  readonly contentType: string;
+  readonly finalUrl: string;
+  readonly headers: Record<string, string>;
+  readonly body: Buffer;
+}
+
+function headersOf(json: string): Record<string, string> {
+  try {
+    const value: unknown = JSON.parse(json || '{}');
+    if (!value || typeof value !== 'object' || Array.isArray(value)) return {};
+    return Object.fromEntries(Object.entries(value).filter((e): e is [string, string] => typeof e[1] === 'string'));
+  } catch {
+    return {};
+  }
+}
+
+export function cachedCopy(row: CachedRow, source: CachedCopy['source']): CachedCopy {
+  return {
+    source,
+    requestId: row.request_id,
+    fetchedAtMs: Number(row.fetched_at_ms),
+    statusCode: Number(row.status_code),
+    contentType: row.content_type,
+    finalUrl: row.final_url,
+    headers: headersOf(row.response_headers),
+    body: Buffer.from(row.body_base64, 'base64'),
+  };
+}

@@ -1,0 +1,424 @@
+/**
+ * The service's outbound HTTP stack: got-scraping behind the SSRF guard. The fetcher reads
+ * pages with it; the frontier reads robots.txt, sitemaps and pages to map (an actor never
+ * imports another actor, so the stack lives here, shared).
+ *
+ * - Browser identity: a realistic header set from header-generator (the generator got-scraping
+ *   uses, built here as it builds its default one; desktop, or phone when `mobile`), the
+ *   caller's headers merged except the reserved ones (pipeline/runtime/net/headers.ts),
+ *   Accept-Language from `location`. Headers are generated here, not by got-scraping's hook,
+ *   because that hook opens an ALPN probe connection of its own that no guard sees. HTTP/1.1
+ *   only for the same reason (http2-wrapper connects itself).
+ * - Every connection goes through the guard: direct requests use guarded agents (the
+ *   guard's `lookup`, IP literals checked), each hop's URL is checked before it is requested,
+ *   proxied requests are checked by resolving the target first (the proxy resolves it again
+ *   itself: a proxy is outside this host's network, so rebinding through it reaches nothing
+ *   of ours).
+ * - Redirects are followed here, not by got: at most `maxRedirects` (10) hops, each one
+ *   checked by the guard like the first; a loop or an 11th hop is `too_many_redirects`. A
+ *   loop is a URL asked for again (fragments aside) with the same Cookie header as before: a
+ *   redirect back to a visited URL whose cookies changed since (a consent or session gate
+ *   that sets a cookie and redirects to itself) is followed.
+ * - Cookies: one jar per fetch (pipeline/runtime/net/cookies.ts, RFC 6265): every hop stores its
+ *   response's Set-Cookie and every request sends the jar's cookies for its URL, after the
+ *   caller's own Cookie header, which goes to the first URL's host only. The caller's
+ *   Authorization is dropped on a cross-origin hop. Cookies are never logged nor put into
+ *   an error message.
+ * - The body is streamed and counted after decompression (gzip, deflate, br): a declared
+ *   Content-Length above `maxBytes` is refused before reading, a longer stream is aborted
+ *   when it passes `maxBytes` (`content_too_large`). Bytes are kept as received; the text
+ *   decoding (pipeline/runtime/net/charset.ts) is offered on the result.
+ * - `timeoutMs` bounds the whole fetch: every hop and retry (`fetch_timeout`).
+ * - Network hiccups (reset, broken pipe, temporary DNS failure) are retried with
+ *   pipeline/runtime/retry.ts inside that budget; an HTTP answer of any status is a result.
+ */
+import type http from 'node:http';
+import type https from 'node:https';
+import { gotScraping, TransformHeadersAgent } from 'got-scraping';
+import { HeaderGenerator, type HeaderGeneratorOptions } from 'header-generator';
+import { AppError } from '../errors.js';
+import { retry, RetriesExhausted } from '../retry.js';
+import { guardedAgents, type GuardedAgents } from './agents.js';
+import { decodeBody, type DecodedText } from './charset.js';
+import { isReadable, isUndeclared, sniffMediaType, type ContentPolicy } from './content.js';
+import { FetchCookies } from './cookies.js';
+import { classify, isTransient } from './failures.js';
+import { NetGuard } from './guard.js';
+import { ACCEPT_ENCODING, mergeHeaders } from './headers.js';
+import { acceptLanguage, languagesFor, type Location } from './locale.js';
+import { ProxyRouter, type ProxyPools, type ProxyRoute, type ProxyUsed } from './proxies.js';
+
+export const DEFAULT_MAX_BYTES = 15 * 1024 * 1024;
+export const DEFAULT_MAX_REDIRECTS = 10;
+
+export interface HttpFetcherOptions {
+  readonly guard: NetGuard;
+  readonly proxies?: ProxyPools;
+  /** Country code → proxy URLs of a geo-targeted pool (see pipeline/runtime/net/proxies.ts). */
+  readonly proxiesByCountry?: Readonly<Record<string, readonly string[]>>;
+  /** Largest body read, after decompression (default 15 MiB). */
+  readonly maxBytes?: number;
+  readonly maxRedirects?: number;
+  /** Verify TLS certificates (default true). */
+  readonly verifyTls?: boolean;
+  /** Immediate retries of network hiccups (default 3 attempts, 100..1000 ms backoff). */
+  readonly retry?: { readonly attempts: number; readonly baseDelayMs: number; readonly maxDelayMs: number };
+}
+
+export interface FetchRequest {
+  readonly url: string;
+  readonly timeoutMs: number;
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly mobile?: boolean;
+  readonly location?: Location | null;
+  readonly proxy?: ProxyRoute;
+  /** Content policy; null accepts every type (GET /v1/fetch). Default: no PDF. */
+  readonly content?: ContentPolicy | null;
+  /** Overrides the fetcher's maxBytes for this request (only lower). */
+  readonly maxBytes?: number;
+  readonly signal?: AbortSignal;
+}
+
+export interface FetchResult {
+  readonly url: string;
+  readonly finalUrl: string;
+  /** Every URL redirected to, in order (the final one last). */
+  readonly redirects: readonly string[];
+  readonly statusCode: number;
+  /** Response headers, lower-case names, repeated ones joined with ", ". */
+  readonly headers: Readonly<Record<string, string>>;
+  /** The response's Content-Type (or the sniffed media type when it declared none). */
+  readonly contentType: string;
+  /** The body as received, after content decoding (gzip/br/deflate), before charset decoding. */
+  readonly body: Buffer;
+  readonly fetchedAtMs: number;
+  readonly proxyUsed: ProxyUsed;
+  readonly proxyCountry: string | null;
+  /** The body decoded to text (charset from BOM, header, meta; else UTF-8). */
+  text(): DecodedText;
+}
+
+interface Hop {
+  readonly statusCode: number;
+  readonly headers: Record<string, string>;
+  readonly body: Buffer;
+  readonly location: string | null;
+  /** The response's Set-Cookie headers, one per cookie. */
+  readonly setCookies: readonly string[];
+  readonly fetchedAtMs: number;
+}
+
+/**
+ * got-scraping 4.2.1 builds its default generator with no options (`new HeaderGenerator()`)
+ * and passes the HTTP version and its `headerGeneratorOptions` per call; so does this.
+ */
+const headerGenerator = new HeaderGenerator();
+
+const DESKTOP: Partial<HeaderGeneratorOptions> = { devices: ['desktop'], operatingSystems: ['windows', 'macos', 'linux'], browsers: ['chrome', 'firefox', 'edge', 'safari'] };
+const MOBILE: Partial<HeaderGeneratorOptions> = { devices: ['mobile'], operatingSystems: ['android', 'ios'], browsers: ['chrome', 'safari'] };
+
+function generateHeaders(mobile: boolean, locales?: readonly string[]): Record<string, string> {
+  return headerGenerator.getHeaders({ httpVersion: '1', ...(mobile ? MOBILE : DESKTOP), ...(locales ? { locales: [...locales] } : {}) });
+}
+
+/** Generated header sets kept per (device, locales); one in REFRESH_EVERY calls replaces one. */
+const HEADER_POOL_SIZE = 32;
+const REFRESH_EVERY = 16;
+/** Locale lists come from requests: past this many kinds, sets are generated per call. */
+const MAX_HEADER_POOLS = 64;
+const headerPools = new Map<string, Record<string, string>[]>();
+
+/**
+ * A browser header set (HTTP/1.1 form): a consistent set (user agent, client hints, accept
+ * headers of one browser) drawn from a pool of generated ones. Generating a set costs ~3 ms
+ * of CPU (the generator's Bayesian network), more than fetching a small page; a pool of 32
+ * sets, one replaced every 16 calls, keeps the variety sites see at a fraction of that.
+ */
+export function browserHeaders(mobile: boolean, locales?: readonly string[]): Record<string, string> {
+  const kind = `${mobile ? 'mobile' : 'desktop'}|${locales?.join(',') ?? ''}`;
+  let pool = headerPools.get(kind);
+  if (!pool) {
+    if (headerPools.size >= MAX_HEADER_POOLS) return generateHeaders(mobile, locales);
+    pool = [];
+    headerPools.set(kind, pool);
+  }
+  if (pool.length < HEADER_POOL_SIZE) {
+    const fresh = generateHeaders(mobile, locales);
+    pool.push(fresh);
+    return { ...fresh };
+  }
+  const at = Math.floor(Math.random() * pool.length);
+  if (Math.random() * REFRESH_EVERY < 1) pool[at] = generateHeaders(mobile, locales);
+  return { ...(pool[at] as Record<string, string>) };
+}
+
+function flatHeaders(headers: http.IncomingHttpHeaders): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined) continue;
+    out[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : String(value);
+  }
+  return out;
+}
+
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+
+export class HttpFetcher {
+  readonly guard: NetGuard;
+  private readonly router: ProxyRouter;
+  private readonly agents: GuardedAgents;
+  private readonly gotAgents: { http: http.Agent; https: https.Agent };
+  private readonly maxBytes: number;
+  private readonly maxRedirects: number;
+  private readonly verifyTls: boolean;
+  private readonly retryPolicy: { attempts: number; baseDelayMs: number; maxDelayMs: number };
+
+  constructor(options: HttpFetcherOptions) {
+    this.guard = options.guard;
+    this.router = new ProxyRouter(options.proxies, options.proxiesByCountry);
+    this.agents = guardedAgents(options.guard);
+    this.gotAgents = {
+      http: new TransformHeadersAgent(this.agents.http) as unknown as http.Agent,
+      https: new TransformHeadersAgent(this.agents.https) as unknown as https.Agent,
+    };
+    this.maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
+    this.maxRedirects = options.maxRedirects ?? DEFAULT_MAX_REDIRECTS;
+    this.verifyTls = options.verifyTls ?? true;
+    this.retryPolicy = { attempts: 3, baseDelayMs: 100, maxDelayMs: 1000, ...options.retry };
+  }
+
+  /** Closes idle keep-alive sockets. */
+  close(): void {
+    this.agents.destroy();
+  }
+
+  async fetch(request: FetchRequest): Promise<FetchResult> {
+    const choice = this.router.choose(request.proxy ?? 'auto', request.location?.country);
+    // One controller per fetch, aborted by the timeout or by the caller's signal (forwarded, the
+    // listener removed when the fetch ends). Not AbortSignal.any: Node 20 keeps a composite
+    // signal that has an abort listener (got adds one per request and never removes it on a
+    // response that ends normally) in a process-wide set for good, with the whole request.
+    const deadline = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      deadline.abort(new Error('fetch timeout'));
+    }, request.timeoutMs);
+    const caller = request.signal;
+    const onCallerAbort = () => deadline.abort(caller?.reason);
+    if (caller?.aborted) onCallerAbort();
+    else caller?.addEventListener('abort', onCallerAbort, { once: true });
+    const signal = deadline.signal;
+    const maxBytes = Math.min(request.maxBytes ?? this.maxBytes, this.maxBytes);
+    const location = request.location ?? null;
+    const forced: Record<string, string> = { 'Accept-Encoding': ACCEPT_ENCODING };
+    if (location) forced['Accept-Language'] = acceptLanguage(languagesFor(location));
+    const { cookie: callerCookie, rest: baseHeaders } = takeCookie(mergeHeaders(browserHeaders(request.mobile ?? false), request.headers, forced, location !== null));
+    let current = request.url;
+    try {
+      const first = this.guard.parse(request.url);
+      const origin = first.origin;
+      current = first.href;
+      const cookies = new FetchCookies(first, callerCookie);
+      // Each URL asked for (a fragment never reaches the server: `/a` → `/a#top` asks for `/a`
+      // again) → the Cookie headers it was asked with. The same URL with the same cookies is
+      // a loop; with other cookies it may answer otherwise, so it is asked.
+      const visits = new Map<string, Set<string>>();
+      const redirects: string[] = [];
+      let url = first;
+      for (;;) {
+        await this.guard.check(url);
+        const cookie = cookies.header(url);
+        visited(visits, url, cookie);
+        const headers = withCookie(url.origin === origin ? baseHeaders : withoutAuthorization(baseHeaders), cookie);
+        const hop = await this.hopWithRetries(url, headers, choice.proxyUrl, signal, maxBytes, request.content === undefined ? { pdf: false } : request.content);
+        cookies.store(url, hop.setCookies);
+        if (hop.location === null) {
+          return this.result(request.url, url, redirects, hop, choice);
+        }
+        let next: URL;
+        try {
+          next = new URL(hop.location, url);
+        } catch {
+          return this.result(request.url, url, redirects, hop, choice);
+        }
+        if (redirects.length >= this.maxRedirects) {
+          throw new AppError('too_many_redirects', `${url.origin}: more than ${this.maxRedirects} redirects`);
+        }
+        const target = this.guard.parse(next);
+        if (visits.get(withoutHash(target))?.has(cookies.header(target))) {
+          throw new AppError('too_many_redirects', `redirect loop: ${target.origin}${target.pathname} was asked for before with the same cookies`);
+        }
+        redirects.push(next.href);
+        url = target;
+        current = url.href;
+      }
+    } catch (error) {
+      if (caller?.aborted && !timedOut) throw caller.reason;
+      throw classify(error instanceof RetriesExhausted ? error.cause : error, {
+        url: safeOrigin(current),
+        proxyUrl: choice.proxyUrl,
+        timedOut,
+        timeoutMs: request.timeoutMs,
+      });
+    } finally {
+      clearTimeout(timer);
+      caller?.removeEventListener('abort', onCallerAbort);
+    }
+  }
+
+  private result(url: string, final: URL, redirects: string[], hop: Hop, choice: { proxyUsed: ProxyUsed; proxyCountry: string | null }): FetchResult {
+    const contentType = hop.headers['content-type'] ?? '';
+    const body = hop.body;
+    let decoded: DecodedText | undefined;
+    return {
+      url,
+      finalUrl: final.href,
+      redirects,
+      statusCode: hop.statusCode,
+      headers: hop.headers,
+      contentType,
+      body,
+      fetchedAtMs: hop.fetchedAtMs,
+      proxyUsed: choice.proxyUsed,
+      proxyCountry: choice.proxyCountry,
+      text: () => (decoded ??= decodeBody(body, contentType)),
+    };
+  }
+
+  private hopWithRetries(url: URL, headers: Record<string, string>, proxyUrl: string | null, signal: AbortSignal, maxBytes: number, policy: ContentPolicy | null): Promise<Hop> {
+    return retry(() => this.hop(url, headers, proxyUrl, signal, maxBytes, policy), {
+      ...this.retryPolicy,
+      signal,
+      retriable: (error) => !signal.aborted && isTransient(error),
+    }).catch((error: unknown) => {
+      throw error instanceof RetriesExhausted ? error.cause : error;
+    });
+  }
+
+  /** One request, no redirect following: the status, headers and body (or the Location). */
+  private hop(url: URL, headers: Record<string, string>, proxyUrl: string | null, signal: AbortSignal, maxBytes: number, policy: ContentPolicy | null): Promise<Hop> {
+    return new Promise<Hop>((resolve, reject) => {
+      let settled = false;
+      const stream = gotScraping.stream(url.href, {
+        headers,
+        followRedirect: false,
+        http2: false,
+        useHeaderGenerator: false,
+        decompress: true,
+        throwHttpErrors: false,
+        retry: { limit: 0 },
+        timeout: { request: 2 ** 31 - 1 },
+        signal,
+        agent: this.gotAgents,
+        https: { rejectUnauthorized: this.verifyTls },
+        ...(proxyUrl ? { proxyUrl } : {}),
+      });
+      const fail = (error: unknown) => {
+        if (settled) return;
+        settled = true;
+        stream.destroy();
+        reject(error);
+      };
+      const chunks: Buffer[] = [];
+      let total = 0;
+      let response: { statusCode: number; headers: Record<string, string>; setCookies: string[]; at: number } | null = null;
+      stream.once('response', (res: http.IncomingMessage) => {
+        const statusCode = res.statusCode ?? 0;
+        const flat = flatHeaders(res.headers);
+        response = { statusCode, headers: flat, setCookies: setCookiesOf(res), at: Date.now() };
+        if (proxyUrl && statusCode === 407) {
+          return fail(new AppError('proxy_failed', 'the proxy asked for authentication (407)'));
+        }
+        const location = flat['location'];
+        if (REDIRECTS.has(statusCode) && location) {
+          settled = true;
+          stream.destroy();
+          return resolve({ statusCode, headers: flat, body: Buffer.alloc(0), location, setCookies: setCookiesOf(res), fetchedAtMs: response.at });
+        }
+        const declared = Number(flat['content-length']);
+        if (!flat['content-encoding'] && Number.isFinite(declared) && declared > maxBytes) {
+          return fail(new AppError('content_too_large', `${url.origin}: the page declares ${declared} bytes, more than the limit of ${maxBytes}`));
+        }
+        if (policy && !isUndeclared(flat['content-type']) && !isReadable(flat['content-type'], policy)) {
+          return fail(new AppError('unsupported_content', `${url.origin}: content type ${flat['content-type']} is not one the service reads`));
+        }
+      });
+      stream.on('data', (chunk: Buffer) => {
+        if (settled) return;
+        total += chunk.length;
+        if (total > maxBytes) {
+          return fail(new AppError('content_too_large', `${url.origin}: the page is larger than the limit of ${maxBytes} bytes`));
+        }
+        chunks.push(chunk);
+      });
+      stream.once('error', fail);
+      stream.once('end', () => {
+        if (settled) return;
+        settled = true;
+        const res = response;
+        if (!res) return reject(new Error('the response ended before its headers'));
+        const body = Buffer.concat(chunks, total);
+        const headers = { ...res.headers };
+        if (headers['content-length'] !== undefined && Number(headers['content-length']) !== body.length) delete headers['content-length'];
+        if (policy && isUndeclared(headers['content-type'])) {
+          const sniffed = sniffMediaType(body);
+          if (sniffed) headers['content-type'] = sniffed;
+          if (!sniffed || !isReadable(sniffed, policy)) {
+            return reject(new AppError('unsupported_content', `${url.origin}: the body is ${sniffed ?? 'binary'} with no readable content type`));
+          }
+        }
+        resolve({ statusCode: res.statusCode, headers, body, location: null, setCookies: res.setCookies, fetchedAtMs: res.at });
+      });
+    });
+  }
+}
+
+function withoutHash(url: URL): string {
+  if (!url.href.includes('#')) return url.href;
+  const copy = new URL(url.href);
+  copy.hash = '';
+  return copy.href;
+}
+
+/** The URL's Cookie headers asked with so far, `cookie` added. */
+function visited(visits: Map<string, Set<string>>, url: URL, cookie: string): void {
+  const key = withoutHash(url);
+  const cookies = visits.get(key) ?? new Set<string>();
+  cookies.add(cookie);
+  visits.set(key, cookies);
+}
+
+/** The Set-Cookie lines of a response, one per cookie (Node keeps them apart). */
+function setCookiesOf(res: http.IncomingMessage): string[] {
+  return res.headers['set-cookie'] ?? [];
+}
+
+/** The caller's Cookie header (its name in any case) taken out of the headers to send. */
+function takeCookie(headers: Record<string, string>): { cookie: string | undefined; rest: Record<string, string> } {
+  let cookie: string | undefined;
+  const rest: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (name.toLowerCase() === 'cookie') cookie = value;
+    else rest[name] = value;
+  }
+  return { cookie, rest };
+}
+
+function withCookie(headers: Record<string, string>, cookie: string): Record<string, string> {
+  return cookie ? { ...headers, Cookie: cookie } : headers;
+}
+
+function withoutAuthorization(headers: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).filter(([name]) => name.toLowerCase() !== 'authorization'));
+}
+
+/** Scheme, host and path of a URL, without userinfo or query: what messages show. */
+function safeOrigin(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.origin}${u.pathname}`;
+  } catch {
+    return '(unparseable URL)';
+  }
+}

@@ -1,0 +1,120 @@
+/**
+ * The runtime a process runs on, built from config: bus, codec, events, store, state and
+ * blob store. Embedded defaults (memory bus, chdb, memory state) and the distributed engines
+ * (Kafka, ClickHouse server, Redis) implement the same interfaces, so everything above this
+ * file is the same code in both modes.
+ */
+import { join } from 'node:path';
+import type { Role } from '../../schemas/topics.js';
+import { MemoryBlobs, StoreBlobs, type BlobStore } from './blobs.js';
+import type { Bus } from './bus/bus.js';
+import { createBus } from './bus/index.js';
+import type { EventCodec } from './codec/codec.js';
+import { createCodec } from './codec/index.js';
+import type { Config } from './config.js';
+import { Events } from './events.js';
+import type { Logger } from './log.js';
+import type { State } from './state/state.js';
+import { createState } from './state/index.js';
+import type { Store } from './store/store.js';
+import { BatchWriter, createStore } from './store/index.js';
+import { applyJobRetention } from './store/retention.js';
+
+/** Encoded events above this size travel by reference when the bus is Kafka. */
+export const KAFKA_INLINE_LIMIT_BYTES = 512 * 1024;
+
+export interface Runtime {
+  readonly config: Config;
+  readonly log: Logger;
+  readonly bus: Bus;
+  readonly codec: EventCodec;
+  readonly events: Events;
+  readonly store: Store;
+  readonly state: State;
+  readonly blobs: BlobStore;
+  /** Batched inserts for rows written often and read later (ledger entries, pages). */
+  readonly writer: BatchWriter;
+  close(): Promise<void>;
+}
+
+/** A batch waits at most this long to fill; a caller awaiting its write waits as long. */
+export const BATCH_MAX_DELAY_MS = 20;
+export const BATCH_MAX_ROWS = 1000;
+
+/** Closes what start-up opened so far, newest first; failures to close are not the story. */
+async function closeAll(opened: readonly (() => Promise<void>)[]): Promise<void> {
+  for (const close of [...opened].reverse()) await close().catch(() => undefined);
+}
+
+/**
+ * Builds the runtime, each engine ready (store migrated, state and bus connected). When a
+ * step fails, what the earlier steps opened is closed before the error is rethrown, so a
+ * failed start leaves no chdb lock, Redis connection or Kafka client behind in the process.
+ */
+export async function createRuntime(config: Config, log: Logger, role: Role | 'all'): Promise<Runtime> {
+  const codec = await createCodec(config.schemaRegistryUrl ? { registryUrl: config.schemaRegistryUrl } : {});
+  const opened: (() => Promise<void>)[] = [];
+  try {
+    const store =
+      config.store === 'chdb'
+        ? await createStore({ kind: 'chdb', dataDir: join(config.dataDir, 'clickhouse') }, log)
+        : await createStore(
+            {
+              kind: 'clickhouse',
+              url: config.clickhouseUrl,
+              username: config.clickhouseUser,
+              password: config.clickhousePassword,
+              database: config.clickhouseDatabase,
+            },
+            log,
+          );
+    opened.push(() => store.close());
+    const applied = await store.migrate();
+    if (applied.length) log.info({ migrations: applied }, 'store migrations applied');
+    await applyJobRetention(store, config.jobRetentionHours, log);
+    const state =
+      config.state === 'redis'
+        ? await createState({ kind: 'redis', url: config.redisUrl, namespace: config.redisNamespace, log })
+        : await createState({ kind: 'memory' });
+    opened.push(() => state.close());
+    const bus =
+      config.bus === 'kafka'
+        ? await createBus({
+            kind: 'kafka',
+            brokers: config.kafkaBrokers.split(',').map((b) => b.trim()).filter(Boolean),
+            clientId: `${config.kafkaClientId}-${role}`,
+            connectTimeoutMs: config.kafkaConnectTimeoutMs,
+            sessionTimeoutMs: config.kafkaSessionTimeoutMs,
+            heartbeatIntervalMs: Math.max(500, Math.floor(config.kafkaSessionTimeoutMs / 10)),
+            leaderSyncDelayMs: config.kafkaLeaderSyncDelayMs,
+            log,
+          })
+        : await createBus({ kind: 'memory', log });
+    opened.push(() => bus.close());
+    const writer = new BatchWriter(store, { maxRows: BATCH_MAX_ROWS, maxDelayMs: BATCH_MAX_DELAY_MS }, log);
+    opened.push(() => writer.close());
+    const blobs: BlobStore = bus.kind === 'kafka' ? new StoreBlobs(store) : new MemoryBlobs();
+    const events = new Events(bus, codec, blobs, bus.kind === 'kafka' ? KAFKA_INLINE_LIMIT_BYTES : Number.POSITIVE_INFINITY);
+    await events.ensureTopics();
+    return {
+      config,
+      log,
+      bus,
+      codec,
+      events,
+      store,
+      state,
+      blobs,
+      writer,
+      async close() {
+        await bus.close();
+        await writer.close();
+        await state.close();
+        await store.close();
+      },
+    };
+  } catch (error) {
+    await closeAll(opened);
+    throw error;
+  }
+}

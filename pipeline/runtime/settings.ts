@@ -1,0 +1,358 @@
+/**
+ * The table of every setting of the service: name, environment variable, type, default and
+ * description. pipeline/runtime/config.ts parses the environment against it; README.md's
+ * "Configuration" table is checked against it by test/pipeline/readme.test.ts.
+ */
+
+/**
+ * `urls`: comma-separated http(s) URLs (a proxy pool), read as a frozen array.
+ * `countryUrls`: `cc=url|url,cc=url`: two-letter country codes, each with `|`-separated
+ * http(s) URLs, read as a frozen object keyed by the upper-case code.
+ * Values of both may carry credentials (`http://user:pass@host:port`): error messages never
+ * quote them, and `redactedConfig` shows them with the user info masked. A `,` `|` or `=` in
+ * a password is written percent-encoded (`%2C`, `%7C`, `%3D`).
+ */
+export type SettingType = 'integer' | 'boolean' | 'string' | 'enum' | 'credits' | 'urls' | 'countryUrls';
+
+export interface SettingSpec {
+  readonly env: string;
+  readonly type: SettingType;
+  readonly default: string | number | boolean | null;
+  readonly description: string;
+  readonly min?: number;
+  readonly max?: number;
+  readonly values?: readonly string[];
+  /** Never printed: the value is replaced by `***` wherever config is shown. */
+  readonly secret?: boolean;
+}
+
+export const SETTINGS = {
+  port: {
+    env: 'PORT',
+    type: 'integer',
+    default: 3002,
+    min: 0,
+    max: 65535,
+    description: 'TCP port the HTTP gateway listens on (0 picks a free port).',
+  },
+  host: {
+    env: 'HOST',
+    type: 'string',
+    default: '0.0.0.0',
+    description: 'Address the HTTP gateway binds to.',
+  },
+  dataDir: {
+    env: 'DATA_DIR',
+    type: 'string',
+    default: './data',
+    description: 'Directory for everything the embedded mode keeps on disk (keys, ledger, store).',
+  },
+  logLevel: {
+    env: 'LOG_LEVEL',
+    type: 'enum',
+    default: 'info',
+    values: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'],
+    description: 'Lowest level of the JSON log lines written to standard output.',
+  },
+  fetchAllowPrivate: {
+    env: 'FETCH_ALLOW_PRIVATE',
+    type: 'boolean',
+    default: false,
+    description:
+      'When true, outbound fetches may reach loopback and private addresses. Off in production; tests and local development turn it on.',
+  },
+  apiKey: {
+    env: 'API_KEY',
+    type: 'string',
+    default: null,
+    secret: true,
+    description:
+      'When set, this key is made to exist at start with unlimited credits (single-user self-hosting, scripts). Minimum 16 characters.',
+  },
+  bootstrapKeyCredits: {
+    env: 'BOOTSTRAP_KEY_CREDITS',
+    type: 'credits',
+    default: 'unlimited',
+    description:
+      'Credits of the key created on first start when no key exists and API_KEY is unset: a whole number or `unlimited`.',
+  },
+  sourceUrl: {
+    env: 'SOURCE_URL',
+    type: 'string',
+    default: 'https://github.com/web-data-service/web-data-service',
+    description: 'Where the source of this running instance is obtained; returned by GET /v1/source (AGPL-3.0 section 13).',
+  },
+  rateLimitPerMinute: {
+    env: 'RATE_LIMIT_PER_MINUTE',
+    type: 'integer',
+    default: 600,
+    min: 0,
+    description: 'Requests per minute each key may make (token bucket refill rate); 0 turns rate limiting off.',
+  },
+  rateLimitBurst: {
+    env: 'RATE_LIMIT_BURST',
+    type: 'integer',
+    default: 100,
+    min: 1,
+    description: 'Requests a key may make at once before the per-minute rate applies (token bucket size).',
+  },
+  bodyLimitBytes: {
+    env: 'BODY_LIMIT_BYTES',
+    type: 'integer',
+    default: 2 * 1024 * 1024,
+    min: 1024,
+    description: 'Largest JSON request body accepted; larger bodies get 413 `payload_too_large`.',
+  },
+  uploadLimitBytes: {
+    env: 'UPLOAD_LIMIT_BYTES',
+    type: 'integer',
+    default: 50 * 1024 * 1024,
+    min: 1024,
+    description: 'Largest file accepted by POST /v1/parse; larger uploads get 413 `payload_too_large`.',
+  },
+  fetchMaxBytes: {
+    env: 'FETCH_MAX_BYTES',
+    type: 'integer',
+    default: 15 * 1024 * 1024,
+    min: 1024,
+    // The body of GET /v1/fetch travels back to the gateway base64-encoded in one event (64 MiB at most).
+    max: 32 * 1024 * 1024,
+    description:
+      'Largest body one fetch reads (scrape and GET /v1/fetch), after decompression; a larger page is refused with `content_too_large`. At most 33554432.',
+  },
+  proxyDatacenterUrls: {
+    env: 'PROXY_DATACENTER_URLS',
+    type: 'urls',
+    default: null,
+    description:
+      'Datacenter proxy pool: comma-separated `http://` or `https://` proxy URLs (`http://user:pass@host:port`), used in turn. Serves `proxy: "datacenter"` and, when set, `auto`. Unset: such requests get `proxy_unavailable`.',
+  },
+  proxyResidentialUrls: {
+    env: 'PROXY_RESIDENTIAL_URLS',
+    type: 'urls',
+    default: null,
+    description: 'Residential proxy pool, same syntax as PROXY_DATACENTER_URLS; serves `proxy: "residential"`.',
+  },
+  proxyMobileUrls: {
+    env: 'PROXY_MOBILE_URLS',
+    type: 'urls',
+    default: null,
+    description: 'Mobile proxy pool, same syntax as PROXY_DATACENTER_URLS; serves `proxy: "mobile"`.',
+  },
+  proxyCountryUrls: {
+    env: 'PROXY_COUNTRY_URLS',
+    type: 'countryUrls',
+    default: null,
+    description:
+      'Geo-targeted residential pools: `us=http://a:1|http://b:2,de=http://c:3` (two-letter country, `=`, `|`-separated proxy URLs; entries separated by `,`). A request whose `location.country` (fetch: `country`) has a pool goes through it for `residential` and `auto`.',
+  },
+  bus: {
+    env: 'BUS',
+    type: 'enum',
+    default: 'memory',
+    values: ['memory', 'kafka'],
+    description: 'Event bus: `memory` (in-process, one process) or `kafka` (KAFKA_BROKERS).',
+  },
+  kafkaBrokers: {
+    env: 'KAFKA_BROKERS',
+    type: 'string',
+    default: 'localhost:9092',
+    description: 'Comma-separated Kafka bootstrap servers, used when BUS=kafka.',
+  },
+  kafkaClientId: {
+    env: 'KAFKA_CLIENT_ID',
+    type: 'string',
+    default: 'web-data-service',
+    description: 'Kafka client id prefix; the role is appended.',
+  },
+  kafkaConnectTimeoutMs: {
+    env: 'KAFKA_CONNECT_TIMEOUT_MS',
+    type: 'integer',
+    default: 30000,
+    min: 0,
+    description:
+      'How long start-up keeps trying to reach a Kafka broker (BUS=kafka), logging each retry, before the process stops with `bus_unavailable`.',
+  },
+  kafkaSessionTimeoutMs: {
+    env: 'KAFKA_SESSION_TIMEOUT_MS',
+    type: 'integer',
+    default: 30000,
+    min: 3000,
+    max: 300000,
+    description:
+      'A pool process that stops heartbeating for this long (it died) loses its partitions to the other members of its group; lower means faster takeover and more rebalances on a busy machine.',
+  },
+  kafkaLeaderSyncDelayMs: {
+    env: 'KAFKA_LEADER_SYNC_DELAY_MS',
+    type: 'integer',
+    default: 0,
+    min: 0,
+    max: 10000,
+    description:
+      "How long a consumer group's leader waits before sending the group's partition assignment after a rebalance. Apache Kafka and Redpanda need 0. librdkafka's mock cluster (the tests' broker) rejects a follower whose assignment request arrives after the leader's, which costs another rebalance; the tests set 500 so followers go first.",
+  },
+  schemaRegistryUrl: {
+    env: 'SCHEMA_REGISTRY_URL',
+    type: 'string',
+    default: null,
+    description:
+      'Confluent Schema Registry URL. When set, events use the Confluent wire format; when unset, Avro single-object encoding.',
+  },
+  store: {
+    env: 'STORE',
+    type: 'enum',
+    default: 'chdb',
+    values: ['chdb', 'clickhouse'],
+    description: 'Store: `chdb` (ClickHouse in-process, data under DATA_DIR) or `clickhouse` (a server at CLICKHOUSE_URL).',
+  },
+  clickhouseUrl: {
+    env: 'CLICKHOUSE_URL',
+    type: 'string',
+    default: 'http://localhost:8123',
+    description: 'ClickHouse HTTP endpoint, used when STORE=clickhouse.',
+  },
+  clickhouseUser: {
+    env: 'CLICKHOUSE_USER',
+    type: 'string',
+    default: 'default',
+    description: 'ClickHouse user.',
+  },
+  clickhousePassword: {
+    env: 'CLICKHOUSE_PASSWORD',
+    type: 'string',
+    default: '',
+    secret: true,
+    description: 'ClickHouse password.',
+  },
+  clickhouseDatabase: {
+    env: 'CLICKHOUSE_DATABASE',
+    type: 'string',
+    default: 'default',
+    description: 'ClickHouse database holding the tables.',
+  },
+  state: {
+    env: 'STATE',
+    type: 'enum',
+    default: 'memory',
+    values: ['memory', 'redis'],
+    description: 'Coordination state: `memory` (one process) or `redis` (REDIS_URL).',
+  },
+  redisUrl: {
+    env: 'REDIS_URL',
+    type: 'string',
+    default: 'redis://127.0.0.1:6379/0',
+    description: 'Redis URL, used when STATE=redis.',
+  },
+  redisNamespace: {
+    env: 'REDIS_NAMESPACE',
+    type: 'string',
+    default: 'wds',
+    description: 'Prefix of every Redis key, so several deployments can share one Redis.',
+  },
+  requestTimeoutMs: {
+    env: 'REQUEST_TIMEOUT_MS',
+    type: 'integer',
+    default: 330000,
+    min: 100,
+    description:
+      'How long the gateway waits for a worker to answer a synchronous request before answering 504 `upstream_timeout` (the largest scrape `timeout` is 300000).',
+  },
+  jobRetentionHours: {
+    env: 'JOB_RETENTION_HOURS',
+    type: 'integer',
+    default: 24,
+    min: 1,
+    max: 8760,
+    description:
+      "How long a crawl or batch job is answered after it starts (its `expiresAt`): status, pages and errors; its coordination state expires with it. Later it is a 404 `not_found`, and the store drops its rows (`jobs`, `job_pages`, `job_errors`) at its next merge past that time (a ClickHouse TTL set at start-up).",
+  },
+  jobStallMs: {
+    env: 'JOB_STALL_MS',
+    type: 'integer',
+    default: 300000,
+    min: 1000,
+    description:
+      "A running crawl or batch job none of whose pages has settled for this long is looked at by the frontier's watchdog: its pages still in flight after this long are sent to be fetched again (the process holding them died), more pages are scheduled and the job is completed if it is done. Longer than a page's `timeout` avoids fetching a slow page twice.",
+  },
+  poolConcurrency: {
+    env: 'POOL_CONCURRENCY',
+    type: 'integer',
+    default: 16,
+    min: 1,
+    max: 1000,
+    description: 'Events each actor pool process handles at once (backpressure bound).',
+  },
+  heapGrowthPercent: {
+    env: 'HEAP_GROWTH_PERCENT',
+    type: 'integer',
+    default: 50,
+    min: 0,
+    max: 300,
+    description:
+      'How far the JavaScript heap may grow past what survived the last full garbage collection before the next one, in percent. V8 alone lets it grow up to 4x on a machine with much memory; a crawl keeps ~55 MB live and grew to ~200 MB. 50: the heap stays near 1.5x its live size for a little more collection work. 0: V8 decides.',
+  },
+  renderConcurrency: {
+    env: 'RENDER_CONCURRENCY',
+    type: 'integer',
+    default: 4,
+    min: 1,
+    max: 64,
+    description: 'Pages each renderer process keeps open at once in its one warm Chromium (each in its own browser context); further renders wait.',
+  },
+  renderChromiumPath: {
+    env: 'RENDER_CHROMIUM_PATH',
+    type: 'string',
+    default: null,
+    description:
+      'The Chromium executable the renderer launches. Unset: `/usr/bin/chromium-headless-shell` when it exists (Debian: `apt-get install chromium-headless-shell`; the same Chromium without the browser UI, about half the CPU per render), else `/usr/bin/chromium` (`apt-get install chromium`). No browser is downloaded.',
+  },
+  renderRecyclePages: {
+    env: 'RENDER_RECYCLE_PAGES',
+    type: 'integer',
+    default: 500,
+    min: 0,
+    max: 1000000,
+    description:
+      "Renders each renderer process starts on one Chromium before the next render starts on a freshly launched one (what a browser leaks over a long life goes with it). The old browser closes once its renders in flight have finished; while it is still finishing, the new one takes on renders past this count rather than a third browser being launched. 0: never recycled (a crashed browser is still relaunched).",
+  },
+  webhookSecret: {
+    env: 'WEBHOOK_SECRET',
+    type: 'string',
+    default: null,
+    secret: true,
+    description:
+      'Server secret from which each key\'s webhook signing secret is derived (HMAC-SHA256 of the key id). Unset: a random one is generated once into DATA_DIR/webhook-secret. Set it (at least 32 characters) in distributed mode, the same on every notifier and wherever the keys CLI runs.',
+  },
+  webhookAttempts: {
+    env: 'WEBHOOK_ATTEMPTS',
+    type: 'integer',
+    default: 5,
+    min: 1,
+    max: 20,
+    description: 'Attempts per webhook delivery (the first included); timeouts, connection errors, 408, 429 and 5xx are retried, other answers are not.',
+  },
+  webhookRetryBaseMs: {
+    env: 'WEBHOOK_RETRY_BASE_MS',
+    type: 'integer',
+    default: 1000,
+    min: 0,
+    max: 600000,
+    description: 'Backoff before the second attempt of a webhook delivery; it doubles each attempt (1 s, 2 s, 4 s, 8 s), each delay between half and all of it (jitter).',
+  },
+  webhookRetryMaxMs: {
+    env: 'WEBHOOK_RETRY_MAX_MS',
+    type: 'integer',
+    default: 60000,
+    min: 0,
+    max: 600000,
+    description: 'Longest backoff between two attempts of a webhook delivery.',
+  },
+  webhookTimeoutMs: {
+    env: 'WEBHOOK_TIMEOUT_MS',
+    type: 'integer',
+    default: 10000,
+    min: 100,
+    max: 120000,
+    description: 'How long one webhook attempt waits for the receiver to answer before it counts as a timeout (and is retried).',
+  },
+} as const satisfies Record<string, SettingSpec>;

@@ -246,6 +246,24 @@ describe('architecture', () => {
     expect(found, `architecture violations:\n${found.join('\n')}`).toEqual([]);
   });
 
+  it('keeps pipeline/ split: the runtime in pipeline/runtime/, product rules and clients in folders of their own', () => {
+    const loose = readdirSync(join(ROOT, 'pipeline'), { withFileTypes: true }).filter((e) => !e.isDirectory());
+    expect(loose.map((e) => e.name), 'files directly in pipeline/').toEqual([]);
+    const folders = readdirSync(join(ROOT, 'pipeline'), { withFileTypes: true }).map((e) => `pipeline/${e.name}`);
+    expect(folders.filter((f) => f !== 'pipeline/runtime' && f !== 'pipeline/clients' && !(PRODUCT as readonly string[]).includes(f))).toEqual([]);
+  });
+
+  it('docs/architecture.md names every folder of pipeline/, actors/ and infra/', () => {
+    const doc = readFileSync(join(ROOT, 'docs/architecture.md'), 'utf8');
+    const folders = ['pipeline', 'actors', 'infra'].flatMap((top) =>
+      readdirSync(join(ROOT, top), { withFileTypes: true })
+        .filter((e) => e.isDirectory())
+        .map((e) => `${top}/${e.name}/`),
+    );
+    expect(folders.length).toBeGreaterThan(10);
+    expect(folders.filter((f) => !doc.includes(f))).toEqual([]);
+  });
+
   it('names each kind of violation with its file', () => {
     const facts = (f: Partial<SourceFacts>): SourceFacts => ({ local: [], unresolved: [], packages: [], consoleLines: [], ...f });
     const bad: Graph = new Map([

@@ -30,6 +30,7 @@ import { parseHandler } from './gateway/handlers/parse.js';
 import { scrapeHandler } from './gateway/handlers/scrape.js';
 import { ConfigError, loadConfig, redactedConfig, type Config } from './pipeline/runtime/config.js';
 import { keyRegistryFor, type KeyRegistry } from './pipeline/keys/index.js';
+import { errorCode } from './pipeline/runtime/errors.js';
 import { createLogger, type Logger } from './pipeline/runtime/log.js';
 import { NetGuard } from './pipeline/runtime/net/guard.js';
 import { ActorPool } from './pipeline/runtime/pool.js';
@@ -196,7 +197,7 @@ export async function run(argv: string[], options: RunOptions = {}): Promise<voi
   try {
     service = await startService({ config, log, role, ...(options.actors ? { actors: options.actors } : {}) });
   } catch (error) {
-    const code = (error as { code?: unknown }).code;
+    const code = errorCode(error);
     log.fatal({ err: error, code }, `could not start${typeof code === 'string' ? ` (${code})` : ''}: ${error instanceof Error ? error.message : String(error)}`);
     process.exit(1);
   }

@@ -118,7 +118,7 @@ export type TopicKey = keyof typeof TOPICS;
 /** Headers the runtime sets on events. */
 export const HEADERS = {
   requestId: 'x-request-id',
-  /** The blob id of a payload that travels by reference (see pipeline/claim-check.ts). */
+  /** The blob id of a payload that travels by reference (see pipeline/runtime/blobs.ts). */
   blobRef: 'x-wds-blob',
   errorCode: 'x-wds-error-code',
   errorMessage: 'x-wds-error-message',

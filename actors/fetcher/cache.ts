@@ -11,6 +11,7 @@
  * A store that fails during the lookup does not fail the scrape: the failure is logged and
  * the page is fetched fresh (the lookup is an optimization, the fetch is the answer).
  */
+import { errorCode } from '../../pipeline/runtime/errors.js';
 import type { Logger } from '../../pipeline/runtime/log.js';
 import { redactUrl } from '../../pipeline/runtime/net/guard.js';
 import { cachedCopy, type CachePlan, type CachedCopy, type CachedRow } from '../../pipeline/pages/cache.js';
@@ -35,8 +36,7 @@ export async function lookupCachedCopy(store: CacheReader, plan: CachePlan, tena
   try {
     return await findCachedCopy(store, plan, tenant, nowMs);
   } catch (error) {
-    const code = (error as { code?: unknown })?.code;
-    log.warn({ url: redactUrl(plan.url), code, err: error }, 'page cache lookup failed; fetching the page fresh');
+    log.warn({ url: redactUrl(plan.url), code: errorCode(error), err: error }, 'page cache lookup failed; fetching the page fresh');
     return null;
   }
 }

@@ -20,7 +20,8 @@ import type { ErrorCode } from '../../schemas/errors.js';
 import type { EventValue } from '../../schemas/events/index.js';
 import type { FetchedBytes } from '../../schemas/events/replies.js';
 import { FETCH_TIMEOUT_MS } from '../../schemas/api/page-reading.js';
-import type { HttpFetcher } from './http.js';
+import { PRICES } from '../../schemas/api/prices.js';
+import type { HttpFetcher } from '../../pipeline/runtime/net/http.js';
 import { failedAttempt } from './errors.js';
 import { fetchRaw } from './raw.js';
 
@@ -33,9 +34,6 @@ export interface FetchHandlerDeps {
   /** Attempts the pool makes at most (its retry policy's `attempts`); the last one answers. */
   readonly maxAttempts?: number;
 }
-
-/** What a successful fetch costs. */
-export const FETCH_CREDITS = 1;
 
 const ROUTES: ReadonlySet<string> = new Set<ProxyRoute>(['none', 'datacenter', 'residential', 'mobile', 'auto']);
 
@@ -70,7 +68,7 @@ export async function handleFetchRequested(event: FetchRequested, deps: FetchHan
     };
     return {
       kind: 'ack',
-      emit: replyTo(event, { ok: true, data: JSON.stringify(data), errorCode: null, errorMessage: null, credits: FETCH_CREDITS, source: 'fresh' }, log),
+      emit: replyTo(event, { ok: true, data: JSON.stringify(data), errorCode: null, errorMessage: null, credits: PRICES.freshPage.credits, source: 'fresh' }, log),
     };
   } catch (error) {
     const context = { url: event.url, attempt, maxAttempts: deps.maxAttempts ?? 2, timeoutMs, deadlineMs: event.deadlineMs, nowMs: now(), signal, log };

@@ -14,7 +14,7 @@
  *   returns `retry` while `attempt < maxAttempts` and a whole new attempt still fits before
  *   the request's deadline; otherwise the handler acks with a Reply {ok:false, errorCode,
  *   errorMessage} to the request's `replyTo` (when there is one). Network hiccups were
- *   already retried inside the fetch (actors/fetcher/http.ts).
+ *   already retried inside the fetch (pipeline/runtime/net/http.ts).
  * - Fetched, and the HTML holds a challenge frame (pipeline/pages/rendering.ts `needsChallengeRender`:
  *   `captchaHandling` auto, not a job page) while the build has a renderer (`render`): `ack`,
  *   emitting the same request to `renderRequested` with `escalated: true` instead of
@@ -38,12 +38,13 @@ import type { EventValue } from '../../schemas/events/index.js';
 import { HEADERS } from '../../schemas/topics.js';
 import type { ScrapeOptions } from '../../schemas/api/scrape-options.js';
 import { redactUrl } from '../../pipeline/runtime/net/guard.js';
-import { cachePlan, SOURCE_CREDITS, type CachedCopy } from '../../pipeline/pages/cache.js';
+import { cachePlan, type CachedCopy } from '../../pipeline/pages/cache.js';
+import { SOURCE_CREDITS } from '../../schemas/api/prices.js';
 import { needsChallengeRender } from '../../pipeline/pages/rendering.js';
 import { lookupCachedCopy, type CacheReader } from './cache.js';
 import { pageFetchedFor } from '../../pipeline/pages/fetched.js';
 import { failedAttempt } from './errors.js';
-import type { FetchResult, HttpFetcher } from './http.js';
+import type { FetchResult, HttpFetcher } from '../../pipeline/runtime/net/http.js';
 
 export type ScrapeRequested = EventValue<'ScrapeRequested'>;
 

@@ -1,6 +1,6 @@
 /**
  * The fetcher actor: reads ScrapeRequested, fetches the page over HTTP behind the SSRF guard
- * (actors/fetcher/http.ts) and emits PageFetched, or answers the failure (handler.ts), or,
+ * (pipeline/runtime/net/http.ts) and emits PageFetched, or answers the failure (handler.ts), or,
  * in a build with a renderer (`render`), sends a page holding a challenge to it; reads
  * FetchRequested (GET /v1/fetch) and answers the bytes themselves (fetch-handler.ts).
  *
@@ -17,11 +17,11 @@ import { proxyPoolsOf, type ProxyPools } from '../../pipeline/runtime/net/proxie
 import type { EventValue } from '../../schemas/events/index.js';
 import { handleFetchRequested } from './fetch-handler.js';
 import { handleScrapeRequested } from './handler.js';
-import { HttpFetcher } from './http.js';
+import { HttpFetcher } from '../../pipeline/runtime/net/http.js';
 
 export { handleScrapeRequested, type FetcherDeps, type ScrapeRequested } from './handler.js';
-export { handleFetchRequested, FETCH_CREDITS, type FetchHandlerDeps, type FetchRequested } from './fetch-handler.js';
-export { HttpFetcher, DEFAULT_MAX_BYTES, type FetchRequest, type FetchResult, type HttpFetcherOptions } from './http.js';
+export { handleFetchRequested, type FetchHandlerDeps, type FetchRequested } from './fetch-handler.js';
+export { HttpFetcher, DEFAULT_MAX_BYTES, type FetchRequest, type FetchResult, type HttpFetcherOptions } from '../../pipeline/runtime/net/http.js';
 export { fetchRaw, type RawFetchOptions, type RawFetchResult } from './raw.js';
 
 export interface FetcherActorOptions {

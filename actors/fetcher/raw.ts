@@ -3,7 +3,7 @@
  * guard, proxies, redirects, size cap and timeout as a scrape. `proxy` omitted is `auto`.
  */
 import type { ProxyRoute } from '../../pipeline/runtime/net/proxies.js';
-import type { HttpFetcher } from './http.js';
+import type { HttpFetcher } from '../../pipeline/runtime/net/http.js';
 
 export interface RawFetchOptions {
   readonly proxy?: Exclude<ProxyRoute, 'none'> | 'none';

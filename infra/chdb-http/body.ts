@@ -5,6 +5,7 @@
 import type { IncomingMessage } from 'node:http';
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
+import { errorCode } from '../../pipeline/runtime/errors.js';
 
 /** A failure with its own HTTP status; its message is already ClickHouse's error text. */
 export class HttpFailure extends Error {
@@ -60,7 +61,7 @@ export async function decompress(body: Buffer, encoding: string | undefined, lim
   try {
     return await inflate[codec](body, { maxOutputLength: limit });
   } catch (error) {
-    if ((error as { code?: unknown }).code === 'ERR_BUFFER_TOO_LARGE') throw tooLarge(limit);
+    if (errorCode(error) === 'ERR_BUFFER_TOO_LARGE') throw tooLarge(limit);
     throw new HttpFailure(400, 1001, 'STD_EXCEPTION', `cannot decompress the ${codec} request body: ${(error as Error).message}`);
   }
 }

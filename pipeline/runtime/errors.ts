@@ -1,4 +1,4 @@
-import { ERRORS, type ErrorCode } from '../../schemas/errors.js';
+import { ERRORS, isErrorCode, type ErrorCode } from '../../schemas/errors.js';
 
 /**
  * An error the service means to report. It carries a stable `code` from the table in
@@ -27,5 +27,21 @@ export class AppError extends Error {
 }
 
 export function hasCode(error: unknown, code: ErrorCode): boolean {
-  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === code;
+  return errorCode(error) === code;
+}
+
+/**
+ * The `code` an error carries, when it is a string: one of ours (schemas/errors.ts), a Node
+ * system error's (`ECONNREFUSED`), a library's. Matching by code works across process
+ * boundaries, where `instanceof` does not.
+ */
+export function errorCode(error: unknown): string | undefined {
+  const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
+  return typeof code === 'string' ? code : undefined;
+}
+
+/** The error's code when it is one of the service's (schemas/errors.ts), else `fallback`. */
+export function serviceCode(error: unknown, fallback: ErrorCode = 'internal_error'): ErrorCode {
+  const code = errorCode(error);
+  return code !== undefined && isErrorCode(code) ? code : fallback;
 }

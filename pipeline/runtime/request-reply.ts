@@ -10,7 +10,7 @@ import { isErrorCode } from '../../schemas/errors.js';
 import { HEADERS, TOPICS, type TopicKey } from '../../schemas/topics.js';
 import type { EventValue } from '../../schemas/events/index.js';
 import type { Subscription } from './bus/bus.js';
-import { AppError } from './errors.js';
+import { AppError, errorCode } from './errors.js';
 import type { AnyEmission, Emission, Events } from './events.js';
 import type { Logger } from './log.js';
 
@@ -108,9 +108,9 @@ export class Requester {
       await this.events.emit([build(correlationId, TOPICS.replies.name) as Emission]);
     } catch (error) {
       // A coded failure of the request itself (too large, not encodable) keeps its code.
-      const code = (error as { code?: unknown })?.code;
+      const code = errorCode(error);
       const failure =
-        typeof code === 'string' && isErrorCode(code) && code !== 'bus_unavailable'
+        code !== undefined && isErrorCode(code) && code !== 'bus_unavailable'
           ? error
           : new AppError('bus_unavailable', `could not publish the request: ${(error as Error).message}`, { cause: error });
       this.pending.get(correlationId)?.reject(failure);

@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findCachedCopy, lookupCachedCopy, type CacheReader } from '../../actors/fetcher/cache.js';
 import { handleScrapeRequested, type FetcherDeps, type ScrapeRequested } from '../../actors/fetcher/handler.js';
-import { HttpFetcher } from '../../actors/fetcher/http.js';
+import { HttpFetcher } from '../../pipeline/runtime/net/http.js';
 import type { EventCodec } from '../../pipeline/runtime/codec/codec.js';
 import { createCodec } from '../../pipeline/runtime/codec/index.js';
 import { AppError } from '../../pipeline/runtime/errors.js';

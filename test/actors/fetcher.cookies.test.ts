@@ -1,12 +1,12 @@
 /**
- * actors/fetcher/http.ts (pipeline/runtime/net/http.ts) and its cookie jar per fetch, against the
+ * pipeline/runtime/net/http.ts and its cookie jar per fetch, against the
  * local fixture site (test/helpers/fixture-site.ts) on 127.0.0.1 with `allowPrivate: true`.
  * Two hosts for the cross-host cases: 127.0.0.1 and `localhost`, which the guard's resolver
  * sends to 127.0.0.1 too (the same server, another host name to the cookies).
  */
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HttpFetcher, type FetchRequest } from '../../actors/fetcher/http.js';
+import { HttpFetcher, type FetchRequest } from '../../pipeline/runtime/net/http.js';
 import { NetGuard } from '../../pipeline/runtime/net/guard.js';
 import { createLogger } from '../../pipeline/runtime/log.js';
 import { GATED_PAGE, startFixtureSite, type FixtureSite } from '../helpers/fixture-site.js';

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handleScrapeRequested, type FetcherDeps, type ScrapeRequested } from '../../actors/fetcher/handler.js';
-import { HttpFetcher } from '../../actors/fetcher/http.js';
+import { HttpFetcher } from '../../pipeline/runtime/net/http.js';
 import { createCodec } from '../../pipeline/runtime/codec/index.js';
 import type { EventCodec } from '../../pipeline/runtime/codec/codec.js';
 import type { Emission } from '../../pipeline/runtime/events.js';

@@ -1,5 +1,5 @@
 /**
- * actors/fetcher/http.ts against local fixture sites (test/helpers/fixture-site.ts) on
+ * pipeline/runtime/net/http.ts (the fetcher's HTTP stack) against local fixture sites (test/helpers/fixture-site.ts) on
  * 127.0.0.1: `allowPrivate: true` reaches them, except in the SSRF suite, which allow-lists
  * 127.0.0.1 alone and checks that redirects and rebinding into other addresses are refused.
  */
@@ -7,7 +7,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fetchRaw } from '../../actors/fetcher/raw.js';
-import { HttpFetcher, type FetchRequest } from '../../actors/fetcher/http.js';
+import { HttpFetcher, type FetchRequest } from '../../pipeline/runtime/net/http.js';
 import { NetGuard, type Resolver } from '../../pipeline/runtime/net/guard.js';
 import { CYRILLIC, JAPANESE, LATIN1, PAGE, startFixtureSite, startForwardProxy, type FixtureSite, type ForwardProxy } from '../helpers/fixture-site.js';
 import { startTrapSite } from '../helpers/trap-site.js';

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { handleScrapeRequested } from '../../actors/fetcher/handler.js';
-import { HttpFetcher } from '../../actors/fetcher/http.js';
+import { HttpFetcher } from '../../pipeline/runtime/net/http.js';
 import { handlePageFetched } from '../../actors/parser/index.js';
 import { createCodec } from '../../pipeline/runtime/codec/index.js';
 import { SAMPLE_EVENTS } from '../../pipeline/runtime/codec/samples.js';

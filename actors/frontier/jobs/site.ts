@@ -4,6 +4,7 @@
  * crawl seeds from (robots.txt `Sitemap:` lines and `/sitemap.xml`, indexes followed, gzipped
  * ones inflated; sitemaps.ts), through the shared HTTP stack and its SSRF guard.
  */
+import { errorCode } from '../../../pipeline/runtime/errors.js';
 import type { Logger } from '../../../pipeline/runtime/log.js';
 import type { HttpFetcher } from '../../../pipeline/runtime/net/http.js';
 import { DISALLOW_ALL, robotsFromStatus, type RobotsPolicy } from '../robots.js';
@@ -32,7 +33,7 @@ export function siteReader(http: HttpFetcher, log: Logger, now: () => number = D
       .fetch({ url, timeoutMs: FETCH_TIMEOUT_MS, proxy: 'auto', content: null, maxBytes: 2 * 1024 * 1024, signal })
       .then((res) => robotsFromStatus(res.statusCode, res.text().text, res.finalUrl))
       .catch((error: unknown) => {
-        log.debug({ url, code: (error as { code?: unknown }).code }, 'robots.txt unreachable: the origin is disallowed');
+        log.debug({ url, code: errorCode(error) }, 'robots.txt unreachable: the origin is disallowed');
         return DISALLOW_ALL;
       });
     if (cache.size >= ROBOTS_ENTRIES) cache.delete(cache.keys().next().value as string);
@@ -56,7 +57,7 @@ export function siteReader(http: HttpFetcher, log: Logger, now: () => number = D
           if (res.statusCode < 200 || res.statusCode >= 300) continue;
           sitemap = parseSitemap(sitemapText(res.body, res.contentType));
         } catch (error) {
-          log.debug({ url, code: (error as { code?: unknown }).code }, 'sitemap not read');
+          log.debug({ url, code: errorCode(error) }, 'sitemap not read');
           continue;
         }
         for (const child of sitemap.sitemaps) if (!visited.has(child)) visited.add(child) && queue.push(child);

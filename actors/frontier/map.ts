@@ -22,17 +22,21 @@
  * links, each in the order found. A title is the page's own `<title>` when the page was
  * read, else the first title found for it: its sitemap title or the text of a link to it
  * (sources in the order above). `search` may match any of them.
+ *
+ * The steps, one file each: the budget (map-budget.ts), the seed (map-seed.ts), the sitemaps
+ * (map-sitemaps.ts) and the walk (map-walk.ts), noting what they find (map-found.ts).
  */
-import { setMaxListeners } from 'node:events';
 import type { Logger } from '../../pipeline/runtime/log.js';
-import { mediaType } from '../../pipeline/runtime/net/content.js';
-import type { FetchResult, HttpFetcher } from '../../pipeline/runtime/net/http.js';
-import { mapBounded } from './bounded.js';
-import { readPage, type PageFacts } from './page-links.js';
-import { rankLinks, matcher, type MapLink } from './results.js';
-import { DISALLOW_ALL, robotsFromStatus, type RobotsPolicy } from './robots.js';
-import { parseSitemap, sitemapText, SITEMAP_MAX_BYTES } from './sitemaps.js';
-import { cleanUrl, hostInSite, identify, inSite, siteOf, UrlSet, urlKey } from './urls.js';
+import type { HttpFetcher } from '../../pipeline/runtime/net/http.js';
+import { fetchWithin, startBudget, type MapBudget } from './map-budget.js';
+import { Findings } from './map-found.js';
+import { noteSeedPage, readSeed, type SeedAnswer } from './map-seed.js';
+import { listedSitemaps, readSitemaps } from './map-sitemaps.js';
+import { walkLinks } from './map-walk.js';
+import { rankLinks, type MapLink } from './results.js';
+import { inSite } from './urls.js';
+
+export { NOT_A_PAGE } from './map-walk.js';
 
 export interface MapOptions {
   readonly search: string | null;
@@ -89,270 +93,37 @@ export interface Discovery {
   readonly stats: DiscoveryStats;
 }
 
-/** Paths whose extension says they are not HTML pages: listed, never walked (nor crawled). */
-export const NOT_A_PAGE = /\.(?:pdf|jpe?g|png|gif|webp|svg|ico|bmp|tiff?|avif|mp[34]|m4a|webm|ogg|wav|avi|mov|zip|gz|tgz|bz2|xz|7z|rar|tar|exe|dmg|msi|apk|iso|css|js|mjs|json|xml|rss|atom|txt|csv|docx?|xlsx?|pptx?|woff2?|ttf|eot)$/i;
-
-function isHtml(contentType: string): boolean {
-  const type = mediaType(contentType);
-  return type === 'text/html' || type === 'application/xhtml+xml';
-}
-
-/** A URL found, with its dedupe key. */
-interface Found {
-  readonly link: MapLink;
-  readonly key: string;
-}
-
-/** Who found a URL: merged in this order. */
-interface Sources {
-  seed: Found[];
-  home: Found[];
-  sitemaps: Found[][];
-  walk: Found[][];
-}
-
-/** URLs found so far, to know when there are enough. */
-class Tally {
-  private readonly seen = new Map<string, { url: string; matched: boolean }>();
-  matches = 0;
-  constructor(private readonly rank: (url: string, titles: readonly string[]) => number) {}
-
-  get size(): number {
-    return this.seen.size;
-  }
-
-  note({ link, key }: Found): void {
-    const held = this.seen.get(key);
-    const titles = link.title ? [link.title] : [];
-    if (!held) {
-      const matched = this.rank(link.url, titles) > 0;
-      this.seen.set(key, { url: link.url, matched });
-      if (matched) this.matches++;
-      return;
-    }
-    if (!held.matched && this.rank(held.url, titles) > 0) {
-      held.matched = true;
-      this.matches++;
-    }
-  }
-}
-
 export async function discoverSite(seed: string, options: MapOptions, deps: DiscoveryDeps, untilMs: number, signal: AbortSignal): Promise<Discovery> {
   const limits = { ...DEFAULT_DISCOVERY_LIMITS, ...deps.limits };
-  const now = deps.now ?? Date.now;
   const { http, log } = deps;
-  const remaining = () => untilMs - now();
-  // Stops the sitemaps and the walk: enough found, the budget spent, or the pool stopping.
-  const stop = new AbortController();
-  // Every fetch in flight listens to it: a few sitemaps and walked pages, the robots.txt.
-  setMaxListeners(0, stop.signal);
-  // Set by the budget's own timer (which can fire a millisecond before the clock says the
-  // budget is spent), or when anything else stops discovery once the budget is spent.
-  let outOfTime = false;
-  const budget = setTimeout(() => {
-    outOfTime = true;
-    stop.abort(new Error('map time budget spent'));
-  }, Math.max(0, remaining()));
-  const onAbort = () => stop.abort(signal.reason);
-  signal.addEventListener('abort', onAbort, { once: true });
-  stop.signal.addEventListener('abort', () => (outOfTime ||= remaining() <= 0), { once: true });
-
-  const fetchOnce = (url: string, timeoutMs: number, extra: { maxBytes?: number; html?: boolean } = {}): Promise<FetchResult> =>
-    http.fetch({
-      url,
-      timeoutMs: Math.max(1, Math.min(timeoutMs, remaining())),
-      proxy: 'auto',
-      // Walked pages: HTML and text only, refused at the headers otherwise; the rest: any bytes.
-      content: extra.html ? { pdf: false } : null,
-      ...(extra.maxBytes !== undefined ? { maxBytes: extra.maxBytes } : {}),
-      signal: stop.signal,
-    });
-
-  const robotsOf = async (origin: string): Promise<RobotsPolicy> => {
-    const url = `${origin}/robots.txt`;
-    try {
-      const res = await fetchOnce(url, remaining(), { maxBytes: 2 * 1024 * 1024 });
-      return robotsFromStatus(res.statusCode, res.text().text, res.finalUrl);
-    } catch (error) {
-      log.debug({ url, code: (error as { code?: unknown }).code }, 'robots.txt unreachable: nothing is walked on that origin');
-      return DISALLOW_ALL;
-    }
-  };
-
+  const budget = startBudget(untilMs, deps.now ?? Date.now, signal);
   try {
-    const seedUrl = new URL(seed);
-    // robots.txt is read also with ignoreSitemap: its rules bound the walk.
-    const seedRobots = robotsOf(seedUrl.origin);
-    // The seed page: its failure is the map's failure; its own timeout is the rest of the budget.
-    const page = await http.fetch({ url: seedUrl.href, timeoutMs: Math.max(1, remaining()), proxy: 'auto', content: null, signal });
-    const finalUrl = new URL(page.finalUrl);
-    const site = siteOf(finalUrl);
-    const keep = (url: string) => inSite(url, site, options.includeSubdomains);
-    const robots = finalUrl.origin === seedUrl.origin ? await seedRobots : await robotsOf(finalUrl.origin);
-    const extraSitemaps = finalUrl.origin === seedUrl.origin ? [] : (await seedRobots).sitemaps;
-
-    const tally = new Tally(matcher(options.search));
-    const enough = () => tally.matches >= options.limit || tally.size >= limits.candidates;
-    const note = (found: Found) => {
-      tally.note(found);
-      if (enough() && !stop.signal.aborted) stop.abort(new Error('enough URLs found'));
-    };
-    /** The links of a page that are in the site, noted. */
-    const inSiteLinks = (facts: PageFacts): Found[] => {
-      const out: Found[] = [];
-      for (const link of facts.links) {
-        if (!keep(link.url)) continue;
-        const found = { link: { url: link.url, ...(link.text ? { title: link.text } : {}) }, key: urlKey(link.url) };
-        out.push(found);
-        note(found);
-      }
-      return out;
-    };
-    const pages = new Map<string, PageFacts>();
-    const sources: Sources = { seed: [], home: [], sitemaps: [], walk: [] };
-
-    const seedFacts = isHtml(page.contentType) ? readPage(page.text().text, page.finalUrl) : { links: [] };
-    const seedClean = cleanUrl(page.finalUrl) ?? seedUrl.href;
-    pages.set(urlKey(seedClean), seedFacts);
-    const seedFound: Found = { link: { url: seedClean, ...(seedFacts.title ? { title: seedFacts.title } : {}) }, key: urlKey(seedClean) };
-    sources.seed.push(seedFound);
-    note(seedFound);
-    sources.home = inSiteLinks(seedFacts);
-
-    let sitemapsRead = 0;
-    const readSitemaps = async () => {
-      if (options.ignoreSitemap) return;
-      const listed = [...robots.sitemaps, ...extraSitemaps, `${finalUrl.origin}/sitemap.xml`];
-      const visited = new Set<string>();
-      let level = listed.filter((u) => !visited.has(u) && visited.add(u));
-      for (let depth = 0; depth < limits.sitemapDepth && level.length && !stop.signal.aborted; depth++) {
-        const room = Math.max(0, limits.sitemapFiles - sitemapsRead);
-        const files = level.slice(0, room);
-        sitemapsRead += files.length;
-        const parsed = await mapBounded(
-          files,
-          limits.sitemapConcurrency,
-          async (url) => {
-            try {
-              const res = await fetchOnce(url, remaining(), { maxBytes: SITEMAP_MAX_BYTES });
-              if (res.statusCode < 200 || res.statusCode >= 300) return null;
-              const sitemap = parseSitemap(sitemapText(res.body, res.contentType));
-              const found: Found[] = [];
-              for (const entry of sitemap.urls) {
-                const id = identify(entry.url);
-                if (!id || !hostInSite(id.host, site, options.includeSubdomains)) continue;
-                const item: Found = { link: { url: id.url, ...(entry.title ? { title: entry.title } : {}) }, key: id.key };
-                found.push(item);
-                note(item);
-              }
-              return { found, children: sitemap.sitemaps };
-            } catch (error) {
-              if (!stop.signal.aborted) log.debug({ url, code: (error as { code?: unknown }).code }, 'sitemap not read');
-              return null;
-            }
-          },
-          stop.signal,
-        );
-        const next: string[] = [];
-        for (const result of parsed) {
-          if (!result) continue;
-          sources.sitemaps.push(result.found);
-          for (const child of result.children) {
-            if (!visited.has(child)) {
-              visited.add(child);
-              next.push(child);
-            }
-          }
-        }
-        level = next;
-      }
-    };
-
-    let pagesWalked = 0;
-    const walk = async () => {
-      const walked = new Set<string>([urlKey(seedClean)]);
-      const walkable = (url: string) => {
-        const u = new URL(url);
-        return u.host === finalUrl.host && !NOT_A_PAGE.test(u.pathname) && !walked.has(urlKey(url)) && robots.allows(u);
-      };
-      let level = seedFacts.links.map((l) => l.url);
-      while (level.length && pagesWalked < limits.walkPages && !stop.signal.aborted) {
-        const batch: string[] = [];
-        for (const url of level) {
-          if (batch.length >= limits.walkPages - pagesWalked) break;
-          if (!walkable(url)) continue;
-          walked.add(urlKey(url));
-          batch.push(url);
-        }
-        pagesWalked += batch.length;
-        const read = await mapBounded(
-          batch,
-          limits.walkConcurrency,
-          async (url) => {
-            try {
-              const res = await fetchOnce(url, limits.pageTimeoutMs, { maxBytes: limits.pageMaxBytes, html: true });
-              if (res.statusCode < 200 || res.statusCode >= 300 || !isHtml(res.contentType)) return null;
-              const facts = readPage(res.text().text, res.finalUrl);
-              pages.set(urlKey(cleanUrl(url) ?? url), facts);
-              const final = cleanUrl(res.finalUrl);
-              if (final) pages.set(urlKey(final), facts);
-              if (final && !keep(final)) return null;
-              return inSiteLinks(facts);
-            } catch (error) {
-              if (!stop.signal.aborted) log.debug({ url, code: (error as { code?: unknown }).code }, 'page not walked');
-              return null;
-            }
-          },
-          stop.signal,
-        );
-        const next: string[] = [];
-        for (const found of read) {
-          if (!found) continue;
-          sources.walk.push(found);
-          for (const item of found) next.push(item.link.url);
-        }
-        level = next;
-      }
-    };
-
-    await Promise.all([readSitemaps(), walk()]);
-    const { links, titles } = merge(sources, pages);
+    const fetch = fetchWithin(http, budget);
+    const start = await readSeed(seed, { http, fetch, remaining: budget.remaining, log }, signal);
+    const findings = findingsFor(start, options, limits, budget);
+    const seedPage = noteSeedPage(start, findings);
+    const [sitemapsRead, pagesWalked] = await Promise.all([
+      options.ignoreSitemap ? 0 : readSitemaps(listedSitemaps(start), { fetch, budget, log, findings, limits, site: start.site, includeSubdomains: options.includeSubdomains }),
+      walkLinks(
+        { host: start.finalUrl.host, robots: start.robots, seedUrl: seedPage.url, links: seedPage.facts.links.map((l) => l.url) },
+        { fetch, budget, log, findings, limits },
+      ),
+    ]);
+    const { links, titles } = findings.merge();
     const answer = rankLinks(links, options.search, options.limit, (link) => titles.get(link) ?? []);
-    return { links: answer, stats: { sitemapsRead, pagesWalked, found: links.length, outOfTime } };
+    return { links: answer, stats: { sitemapsRead, pagesWalked, found: links.length, outOfTime: budget.outOfTime } };
   } finally {
-    // Whatever still runs (robots.txt of a seed that failed, a sitemap) is abandoned.
-    if (!stop.signal.aborted) stop.abort(new Error('map finished'));
-    clearTimeout(budget);
-    signal.removeEventListener('abort', onAbort);
+    budget.end();
   }
 }
 
-/**
- * The sources in their order, deduplicated; a page's own title and description win. Also
- * every title each link is known by (its page's, its sitemap's, link texts), for search.
- */
-function merge(sources: Sources, pages: ReadonlyMap<string, PageFacts>): { links: MapLink[]; titles: Map<MapLink, string[]> } {
-  const set = new UrlSet<MapLink>();
-  const byKey = new Map<string, string[]>();
-  const keys = new Map<MapLink, string>();
-  for (const list of [sources.seed, sources.home, ...sources.sitemaps, ...sources.walk]) {
-    for (const { link, key } of list) {
-      const copy = { ...link };
-      if (set.add(copy, key)) keys.set(copy, key);
-      if (!link.title) continue;
-      const known = byKey.get(key);
-      if (!known) byKey.set(key, [link.title]);
-      else if (!known.includes(link.title)) known.push(link.title);
-    }
-  }
-  const links = set.values();
-  const titles = new Map<MapLink, string[]>();
-  for (const link of links) {
-    const key = keys.get(link) ?? urlKey(link.url);
-    const facts = pages.get(key);
-    if (facts?.title) link.title = facts.title;
-    if (facts?.description) link.description = facts.description;
-    titles.set(link, [...(facts?.title ? [facts.title] : []), ...(byKey.get(key) ?? [])]);
-  }
-  return { links, titles };
+/** What the steps note: URLs in the site; enough of them stops discovery. */
+function findingsFor(start: SeedAnswer, options: MapOptions, limits: DiscoveryLimits, budget: MapBudget): Findings {
+  return new Findings({
+    search: options.search,
+    limit: options.limit,
+    candidates: limits.candidates,
+    keep: (url) => inSite(url, start.site, options.includeSubdomains),
+    onEnough: () => budget.stop(new Error('enough URLs found')),
+  });
 }

@@ -2,7 +2,7 @@
  * The frontier's pure handler for POST /v1/map: one MapRequested in, an Outcome out.
  *
  * - Discovered (map.ts): `ack` with a Reply {ok: true, data: {links: [{url, title?,
- *   description?}], warning?}, credits: MAP_CREDITS (the spec's flat charge), source:
+ *   description?}], warning?}, credits: the map's flat charge (schemas/api/prices.ts), source:
  *   'frontier'}. A site with no sitemap and no links answers with the seed URL alone.
  *   `warning` (Firecrawl's field name) says the time budget ended the discovery before
  *   `limit` URLs were found: the list is what was found by then, and the site may have more.
@@ -22,7 +22,8 @@ import type { HttpFetcher } from '../../pipeline/runtime/net/http.js';
 import { redactUrl } from '../../pipeline/runtime/net/guard.js';
 import type { Outcome } from '../../pipeline/runtime/pool.js';
 import { replyTo } from '../../pipeline/runtime/request-reply.js';
-import { MAP_CREDITS, MAP_TIME_BUDGET_MS } from '../../schemas/api/page-reading.js';
+import { MAP_TIME_BUDGET_MS } from '../../schemas/api/page-reading.js';
+import { PRICES } from '../../schemas/api/prices.js';
 import { isErrorCode, type ErrorCode } from '../../schemas/errors.js';
 import type { EventValue } from '../../schemas/events/index.js';
 import { discoverSite, type DiscoveryLimits, type DiscoveryStats, type MapOptions } from './map.js';
@@ -92,7 +93,7 @@ export async function handleMapRequested(event: MapRequested, deps: MapHandlerDe
     const data = cut ? { links, warning: budgetWarning(untilMs - started, stats) } : { links };
     return {
       kind: 'ack',
-      emit: replyTo(event, { ok: true, data: JSON.stringify(data), errorCode: null, errorMessage: null, credits: MAP_CREDITS, source: 'frontier' }, log),
+      emit: replyTo(event, { ok: true, data: JSON.stringify(data), errorCode: null, errorMessage: null, credits: PRICES.map.credits, source: 'frontier' }, log),
     };
   } catch (error) {
     if (signal.aborted) return { kind: 'retry', code: 'service_unavailable', message: 'the map was interrupted' };

@@ -29,7 +29,7 @@ import { handleParseRequested, type ParseRequested } from './parse.js';
 import { storeJobPage } from './job-page.js';
 import { jobPageFailed } from '../../pipeline/jobs/pages.js';
 
-export { handleParseRequested, PARSE_CREDITS, type ParseRequested } from './parse.js';
+export { handleParseRequested, type ParseRequested } from './parse.js';
 
 type PageFetched = EventValue<'PageFetched'>;
 

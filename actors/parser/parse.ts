@@ -15,14 +15,12 @@ import { parseJsonObject } from '../../pipeline/runtime/json.js';
 import type { Logger } from '../../pipeline/runtime/log.js';
 import type { Outcome } from '../../pipeline/runtime/pool.js';
 import { replyTo } from '../../pipeline/runtime/request-reply.js';
+import { PRICES } from '../../schemas/api/prices.js';
 import { isErrorCode, type ErrorCode } from '../../schemas/errors.js';
 import type { EventValue } from '../../schemas/events/index.js';
 import { parseUpload, uploadKind, type DocumentOptions, type UploadedFile } from './document/index.js';
 
 export type ParseRequested = EventValue<'ParseRequested'>;
-
-/** What parsing one uploaded file costs. */
-export const PARSE_CREDITS = 1;
 
 const SUPPORTED = 'PDF, DOCX, HTML, markdown, plain text, JSON or XML';
 
@@ -59,5 +57,5 @@ export async function handleParseRequested(event: ParseRequested, deps: { readon
     return answer(event, code, code === 'internal_error' ? `the ${kind} file could not be parsed` : message, log);
   }
   log.info({ kind, bytes: file.data.length, ms: now() - started }, 'upload parsed');
-  return { kind: 'ack', emit: replyTo(event, { ok: true, data: json, errorCode: null, errorMessage: null, credits: PARSE_CREDITS, source: 'parser' }, log) };
+  return { kind: 'ack', emit: replyTo(event, { ok: true, data: json, errorCode: null, errorMessage: null, credits: PRICES.parsedFile.credits, source: 'parser' }, log) };
 }

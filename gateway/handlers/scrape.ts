@@ -12,8 +12,8 @@
  */
 import type { ScrapeBody } from '../../schemas/api/page-reading.js';
 import { AppError } from '../../pipeline/runtime/errors.js';
-import { BROWSER_FORMATS, BROWSER_PAGE_CREDITS, needsBrowser } from '../../pipeline/pages/rendering.js';
-import { SOURCE_CREDITS } from '../../pipeline/pages/cache.js';
+import { BROWSER_FORMATS, needsBrowser } from '../../pipeline/pages/rendering.js';
+import { PRICES } from '../../schemas/api/prices.js';
 import type { Requester } from '../../pipeline/runtime/request-reply.js';
 import type { OperationHandler } from '../handler.js';
 import { askPipeline, PIPELINE_SLACK_MS, replyResult } from './ask.js';
@@ -47,7 +47,7 @@ export function unservedScrapeOptions(options: Omit<ScrapeBody, 'url'>, routing:
 
 /** Most credits a scrape can cost: a browser page when rendered, else a fetched page. */
 export function scrapeEstimate(options: Omit<ScrapeBody, 'url'>): number {
-  return needsBrowser(options) ? BROWSER_PAGE_CREDITS : SOURCE_CREDITS.fresh;
+  return needsBrowser(options) ? PRICES.browserPage.credits : PRICES.freshPage.credits;
 }
 
 export function scrapeHandler(requester: Requester, requestTimeoutMs: number, routing: ScrapeRouting = { render: false }): OperationHandler {

@@ -24,8 +24,8 @@
  *   shareable copies, and the headers are part of the key (as a hash; their values are not
  *   stored), so the tenant's own cache serves it only to requests with the same headers.
  *
- * Prices (spec, Pricing rule 2): the caller's own copy is free, a copy from the shared index
- * costs 1 credit, a fresh fetch 1 credit.
+ * Prices (spec, Charging rule 2): the caller's own copy is free, a copy from the shared index
+ * costs 1 credit, a fresh fetch 1 credit (schemas/api/prices.ts SOURCE_CREDITS).
  */
 import { createHash } from 'node:crypto';
 import type { ScrapeOptions } from '../../schemas/api/scrape-options.js';
@@ -35,9 +35,6 @@ import { renderVariant } from './rendering.js';
 export type PageSource = 'fresh' | 'cache' | 'index';
 
 export const PAGE_SOURCES: readonly PageSource[] = ['fresh', 'cache', 'index'];
-
-/** Credits a page costs by where it came from (before rendering or proxy surcharges). */
-export const SOURCE_CREDITS: Readonly<Record<PageSource, number>> = { fresh: 1, cache: 0, index: 1 };
 
 /** Bumped when the key's derivation changes, so that old copies stop matching. */
 const KEY_VERSION = 1;

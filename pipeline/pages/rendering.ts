@@ -12,20 +12,14 @@
  * build, the fetcher sends such a request on to the renderer (`escalated`), which clears the
  * challenge and reads the page. A challenge met on a plain fetch is cleared in the browser at
  * a fetched page's price (`renderCredits`): the caller asked for, and the gateway reserved,
- * a fetched page.
+ * a fetched page. The prices are schemas/api/prices.ts's.
  */
 import { load } from 'cheerio';
+import { PRICES } from '../../schemas/api/prices.js';
 import { CAPTCHA_FRAME_SELECTOR, type ScrapeOptions } from '../../schemas/api/scrape-options.js';
 
 /** Formats only a browser produces. */
 export const BROWSER_FORMATS: readonly string[] = ['screenshot', 'network'];
-
-/**
- * Credits a rendered page costs (spec, Charging rule 3: billed as a browser page). A render
- * holds a Chromium page for seconds where a fetch holds a socket for milliseconds; 5 is the
- * ratio hosted scraping APIs commonly charge for JavaScript rendering.
- */
-export const BROWSER_PAGE_CREDITS = 5;
 
 function formatName(format: NonNullable<ScrapeOptions['formats']>[number]): string {
   return typeof format === 'string' ? format : format.type;
@@ -47,14 +41,11 @@ export function renderVariant(options: ScrapeOptions): Record<string, unknown> |
 }
 
 /**
- * A fetched page's price (pipeline/pages/cache.ts SOURCE_CREDITS.fresh, which imports this
- * module; a test keeps the two equal): what the gateway reserved for a plain scrape.
+ * Credits a render costs: a browser page, or, when the fetcher escalated it, a fresh page's
+ * price (what the gateway reserved for the plain scrape).
  */
-export const FETCHED_PAGE_CREDITS = 1;
-
-/** Credits a render costs: a browser page, or a fetched page's price when the fetcher escalated it. */
 export function renderCredits(event: { readonly escalated: boolean }): number {
-  return event.escalated ? FETCHED_PAGE_CREDITS : BROWSER_PAGE_CREDITS;
+  return event.escalated ? PRICES.freshPage.credits : PRICES.browserPage.credits;
 }
 
 const HTML_TYPE = /^\s*(text\/html|application\/xhtml\+xml)\b/i;

@@ -80,9 +80,6 @@ export const MapBody = Closed(
 );
 export type MapBody = Static<typeof MapBody>;
 
-/** What one POST /v1/map costs, whatever it finds (the spec's flat charge); a failed map costs nothing. */
-export const MAP_CREDITS = 1;
-
 /**
  * How long a map looks for URLs (it takes no `timeout`): robots.txt, the sitemaps and the
  * link walk stop when it runs out, and the URLs found so far are the answer.

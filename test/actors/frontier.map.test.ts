@@ -8,9 +8,11 @@ import { createLogger } from '../../pipeline/runtime/log.js';
 import { NetGuard } from '../../pipeline/runtime/net/guard.js';
 import { HttpFetcher } from '../../pipeline/runtime/net/http.js';
 import type { Outcome } from '../../pipeline/runtime/pool.js';
-import { MAP_CREDITS } from '../../schemas/api/page-reading.js';
+import { PRICES } from '../../schemas/api/prices.js';
 import type { EventValue } from '../../schemas/events/index.js';
 import { HIDDEN_PER_SECTION, NEWS_PAGE, NEWS_TITLE, SECTIONS, SITEMAP_PAGES, startBareSite, startMapSite, type MapSite } from '../helpers/map-site.js';
+
+const MAP_CREDITS = PRICES.map.credits;
 
 const log = createLogger('silent');
 const open = new HttpFetcher({ guard: new NetGuard({ allowPrivate: true }) });

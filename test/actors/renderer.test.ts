@@ -24,12 +24,14 @@ import { createLogger } from '../../pipeline/runtime/log.js';
 import { NetGuard } from '../../pipeline/runtime/net/guard.js';
 import { ProxyRouter } from '../../pipeline/runtime/net/proxies.js';
 import type { Outcome } from '../../pipeline/runtime/pool.js';
-import { BROWSER_PAGE_CREDITS } from '../../pipeline/pages/rendering.js';
+import { PRICES } from '../../schemas/api/prices.js';
 import type { EventValue } from '../../schemas/events/index.js';
 import { TOPICS } from '../../schemas/topics.js';
 import { CHROMIUM, engine } from '../helpers/engines.js';
 import { startRenderSite, type RenderSite } from '../helpers/render-site.js';
 import { startForwardProxy } from '../helpers/fixture-site.js';
+
+const BROWSER_PAGE_CREDITS = PRICES.browserPage.credits;
 
 /** The executable the renderer launches by default (flags.ts), which the suite renders with. */
 const CHROMIUM_PATH = defaultChromiumPath();

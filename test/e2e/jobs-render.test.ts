@@ -1,16 +1,18 @@
 /**
  * Browser pages in crawl and batch jobs, embedded mode: a job whose `scrapeOptions` need a
  * browser (`waitFor`, `actions`, `screenshot`, `network`) sends its pages to the renderer
- * instead of the fetcher, and each is charged as a browser page (pipeline/pages/rendering.ts
- * BROWSER_PAGE_CREDITS); a page the browser cannot render is listed in the job's errors and
+ * instead of the fetcher, and each is charged as a browser page (schemas/api/prices.ts
+ * PRICES.browserPage); a page the browser cannot render is listed in the job's errors and
  * the job still ends. Against the local render site (test/helpers/render-site.ts).
  */
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BROWSER_PAGE_CREDITS } from '../../pipeline/pages/rendering.js';
+import { PRICES } from '../../schemas/api/prices.js';
 import { meteredKey, startEmbedded, type Embedded } from '../helpers/embedded.js';
 import { CHROMIUM, engine } from '../helpers/engines.js';
 import { startRenderSite, type RenderSite } from '../helpers/render-site.js';
+
+const BROWSER_PAGE_CREDITS = PRICES.browserPage.credits;
 
 const hasChromium = await engine('chromium', () => existsSync(CHROMIUM.path), CHROMIUM.install);
 

@@ -6,9 +6,11 @@
  * SSRF guard when private addresses are not allowed.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAP_CREDITS } from '../../schemas/api/page-reading.js';
+import { PRICES } from '../../schemas/api/prices.js';
 import { meteredKey, startEmbedded, type Embedded } from '../helpers/embedded.js';
 import { HIDDEN_PER_SECTION, NEWS_PAGE, NEWS_TITLE, SECTIONS, SITEMAP_PAGES, startMapSite, type MapSite } from '../helpers/map-site.js';
+
+const MAP_CREDITS = PRICES.map.credits;
 
 const API_KEY = 'e2e-map-key-0123456789';
 

@@ -8,13 +8,15 @@
  */
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BROWSER_PAGE_CREDITS } from '../../pipeline/pages/rendering.js';
+import { PRICES } from '../../schemas/api/prices.js';
 import { chdbAvailable } from '../helpers/clickhouse.js';
 import { PRODUCTION_MAIN, startCluster, type Cluster } from '../helpers/cluster.js';
 import { CHROMIUM, engine } from '../helpers/engines.js';
 import { hasKafka } from '../helpers/kafka.js';
 import { REDIS_INSTALL, redisProbe } from '../helpers/redis.js';
 import { startRenderSite, type RenderSite } from '../helpers/render-site.js';
+
+const BROWSER_PAGE_CREDITS = PRICES.browserPage.credits;
 
 const hasChromium = await engine('chromium', () => existsSync(CHROMIUM.path), CHROMIUM.install);
 const hasChdb = await chdbAvailable();

@@ -11,10 +11,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACTORS } from '../../main.js';
 import { openKeyRegistry } from '../../pipeline/keys/index.js';
 import { createLogger } from '../../pipeline/runtime/log.js';
-import { BROWSER_PAGE_CREDITS } from '../../pipeline/pages/rendering.js';
+import { PRICES } from '../../schemas/api/prices.js';
 import { startEmbedded, type Embedded } from '../helpers/embedded.js';
 import { CHROMIUM, engine } from '../helpers/engines.js';
 import { startRenderSite, type RenderSite } from '../helpers/render-site.js';
+
+const BROWSER_PAGE_CREDITS = PRICES.browserPage.credits;
 
 const hasChromium = await engine('chromium', () => existsSync(CHROMIUM.path), CHROMIUM.install);
 

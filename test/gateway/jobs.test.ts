@@ -9,12 +9,14 @@ import type { HandlerContext } from '../../gateway/handler.js';
 import { jobHandlers } from '../../gateway/handlers/jobs.js';
 import type { Emission } from '../../pipeline/runtime/events.js';
 import { liveJob } from '../../pipeline/jobs/record.js';
-import { BROWSER_PAGE_CREDITS } from '../../pipeline/pages/rendering.js';
+import { PRICES } from '../../schemas/api/prices.js';
 import type { KeyRecord } from '../../pipeline/keys/registry.js';
 import { createLogger } from '../../pipeline/runtime/log.js';
 import { NetGuard } from '../../pipeline/runtime/net/guard.js';
 import { MemoryState } from '../../pipeline/runtime/state/memory.js';
 import { OPERATIONS } from '../../schemas/api/operations.js';
+
+const BROWSER_PAGE_CREDITS = PRICES.browserPage.credits;
 
 const key = (id: string): KeyRecord => ({ id, name: id, prefix: id, unlimited: true, revoked: false, balance: null, createdAt: new Date(0).toISOString() });
 

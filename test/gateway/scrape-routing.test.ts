@@ -8,9 +8,12 @@ import type { HandlerContext } from '../../gateway/handler.js';
 import { scrapeEstimate, scrapeHandler, unservedScrapeOptions } from '../../gateway/handlers/scrape.js';
 import { AppError } from '../../pipeline/runtime/errors.js';
 import { createLogger } from '../../pipeline/runtime/log.js';
-import { BROWSER_PAGE_CREDITS, needsBrowser } from '../../pipeline/pages/rendering.js';
+import { needsBrowser } from '../../pipeline/pages/rendering.js';
+import { PRICES } from '../../schemas/api/prices.js';
 import type { Requester } from '../../pipeline/runtime/request-reply.js';
 import { OPERATIONS } from '../../schemas/api/operations.js';
+
+const BROWSER_PAGE_CREDITS = PRICES.browserPage.credits;
 
 /** A requester that records the topic of each request and answers an empty document. */
 function recorder(): { requester: Requester; topics: string[] } {

@@ -3,8 +3,10 @@
  * (`challengeFrameIn`, `needsChallengeRender`) and what an escalated render costs.
  */
 import { describe, expect, it } from 'vitest';
-import { SOURCE_CREDITS } from '../../pipeline/pages/cache.js';
-import { BROWSER_PAGE_CREDITS, challengeFrameIn, FETCHED_PAGE_CREDITS, needsChallengeRender, renderCredits } from '../../pipeline/pages/rendering.js';
+import { challengeFrameIn, needsChallengeRender, renderCredits } from '../../pipeline/pages/rendering.js';
+import { PRICES, SOURCE_CREDITS } from '../../schemas/api/prices.js';
+
+const BROWSER_PAGE_CREDITS = PRICES.browserPage.credits;
 
 const HTML = 'text/html; charset=utf-8';
 const body = (html: string) => Buffer.from(html, 'utf8');
@@ -45,7 +47,6 @@ describe('pipeline/pages/rendering', () => {
   });
 
   it('charges an escalated render as a fetched page and any other render as a browser page', () => {
-    expect(FETCHED_PAGE_CREDITS).toBe(SOURCE_CREDITS.fresh);
     expect(renderCredits({ escalated: true })).toBe(SOURCE_CREDITS.fresh);
     expect(renderCredits({ escalated: false })).toBe(BROWSER_PAGE_CREDITS);
   });

@@ -14,23 +14,20 @@ import { jobEvent, jobPageRequestId } from '../../../pipeline/jobs/pages.js';
 import { endJob, jobRunning, jobTtlMs, type JobRecord, type JobStateDeps } from '../../../pipeline/jobs/record.js';
 import type { KeyRecord, KeyRegistry } from '../../../pipeline/keys/registry.js';
 import type { Logger } from '../../../pipeline/runtime/log.js';
-import { SOURCE_CREDITS } from '../../../pipeline/pages/cache.js';
-import { BROWSER_PAGE_CREDITS, needsBrowser } from '../../../pipeline/pages/rendering.js';
+import { needsBrowser } from '../../../pipeline/pages/rendering.js';
+import { PRICES } from '../../../schemas/api/prices.js';
 import type { ScrapeOptions } from '../../../schemas/api/scrape-options.js';
 import { sleep } from '../../../pipeline/runtime/retry.js';
 import { HEADERS } from '../../../schemas/topics.js';
 import { advanceWatermark, lastRequestKey, parsePage, takeInFlight, workQueueOf, type QueuedPage } from './queue.js';
 
-/** What one page holds on the key while in flight: a fetched page's price. */
-export const JOB_PAGE_CREDITS = SOURCE_CREDITS.fresh;
-
 /**
  * What a job's page holds on the key while in flight, and costs at most: a browser page
- * (pipeline/pages/rendering.ts BROWSER_PAGE_CREDITS) when the job's scrape options need a browser
+ * (schemas/api/prices.ts) when the job's scrape options need a browser
  * (`waitFor`, `actions`, `screenshot`, `network`), else a fetched page.
  */
 export function jobPageCredits(scrapeOptions: Record<string, unknown>): number {
-  return needsBrowser(scrapeOptions as ScrapeOptions) ? BROWSER_PAGE_CREDITS : JOB_PAGE_CREDITS;
+  return needsBrowser(scrapeOptions as ScrapeOptions) ? PRICES.browserPage.credits : PRICES.freshPage.credits;
 }
 
 /** Time a job page may wait in the fetcher's topic beyond its own `timeout`. */

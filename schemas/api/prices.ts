@@ -1,0 +1,60 @@
+/**
+ * What the service charges, in credits: every price, defined once, beside the contract it
+ * implements. The spec's "Charging rules" (web-data-service-api.md, section Limits) are part
+ * of the API's contract; each price names the rule it implements by number and quotes what
+ * the rule says of it (test/schemas/prices.test.ts finds the quote in that rule and checks
+ * any figure it states). A price the spec leaves to the service ("Credit prices per unit
+ * beyond those stated: not shown") has no rule; the operation's description in
+ * schemas/api/operations.ts states it, and the same test checks the two agree.
+ *
+ * The gateway reserves from these before the work (gateway/operations.ts, each operation's
+ * price), the actors charge them in their replies, and a job's frontier holds them per page.
+ * Rule 1 (a failed request is not charged) is the gateway's settlement (gateway/routes.ts).
+ */
+
+/** A rule of the spec's "Charging rules", by its number. */
+export type ChargingRule = 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9 | 10 | 11;
+
+export interface Price {
+  /** Credits one unit costs. */
+  readonly credits: number;
+  /** The charging rule this price implements, or null when the spec states no price for it. */
+  readonly rule: ChargingRule | null;
+  /** What that rule says of this price, word for word (null with no rule). */
+  readonly says: string | null;
+}
+
+export const PRICES = {
+  /**
+   * A page fetched fresh over HTTP: a scrape, a page of a crawl or batch job, and the bytes of
+   * GET /v1/fetch ("charged like any fetched page"). The spec states it for crawl pages.
+   */
+  freshPage: { credits: 1, rule: 4, says: 'Crawl is charged from 1 credit a page' },
+  /** A page served from the caller's own cache within `maxAge`. */
+  cachedPage: { credits: 0, rule: 2, says: 'A page served from the cache within `maxAge` is free' },
+  /** A page served from the shared index (another key's shareable copy). */
+  indexPage: { credits: 1, rule: 2, says: 'a page served from the shared index costs 1 credit' },
+  /**
+   * A page read in a browser (`waitFor`, `actions`, the `screenshot` or `network` format:
+   * pipeline/pages/rendering.ts `needsBrowser`). The spec gives no figure: a render holds a
+   * Chromium page for seconds where a fetch holds a socket for milliseconds, and 5 is the
+   * ratio hosted scraping APIs commonly charge for JavaScript rendering.
+   */
+  browserPage: { credits: 5, rule: 3, says: 'billed as a browser page' },
+  /** One POST /v1/map, whatever it finds. */
+  map: { credits: 1, rule: 5, says: 'Map is one flat charge per call' },
+  /** One file read by POST /v1/parse. */
+  parsedFile: { credits: 1, rule: null, says: null },
+} as const satisfies Record<string, Price>;
+
+export type PriceName = keyof typeof PRICES;
+
+/**
+ * A page's price by where it came from (the `source` of its `cost`), before rendering: rule
+ * 2 for a cached or indexed copy, a fresh page otherwise.
+ */
+export const SOURCE_CREDITS: Readonly<Record<'fresh' | 'cache' | 'index', number>> = {
+  fresh: PRICES.freshPage.credits,
+  cache: PRICES.cachedPage.credits,
+  index: PRICES.indexPage.credits,
+};

@@ -222,13 +222,14 @@ async function runtimePipeline(bus: Bus, codec: EventCodec, prefix: string, inli
         topics: ['testPings'],
         concurrency: SETTINGS.concurrency,
         timeoutMs: 30_000,
-        handler: async (event) => {
-          const ping = event.value as EventValue<'TestPing'>;
-          if (last) {
-            tracker.arrive(ping.seq);
-            return { kind: 'ack' };
-          }
-          return { kind: 'ack', emit: [{ topic: 'testPings', key: ping.id, value: ping }] };
+        handlers: {
+          TestPing: async (ping) => {
+            if (last) {
+              tracker.arrive(ping.seq);
+              return { kind: 'ack' };
+            }
+            return { kind: 'ack', emit: [{ topic: 'testPings', key: ping.id, value: ping }] };
+          },
         },
       },
       view(from, last ? from : (topics[i + 1] as string)),

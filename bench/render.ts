@@ -52,6 +52,8 @@ import { chromium, type Browser } from 'playwright-core';
 import { BrowserPool, CHROMIUM_ARGS, defaultChromiumPath, handleRenderRequested } from '../actors/renderer/index.js';
 import { createLogger } from '../pipeline/runtime/log.js';
 import { NetGuard } from '../pipeline/runtime/net/guard.js';
+import { scrapeRequestFields } from '../pipeline/pages/scrape-request.js';
+import type { ScrapeOptions } from '../schemas/api/scrape-options.js';
 import { TOPICS } from '../schemas/topics.js';
 import { emit, SETTINGS } from './lib.js';
 
@@ -239,7 +241,7 @@ async function poolRun(url: (i: number) => string, options: Record<string, unkno
   const render = async (target: string) => {
     const now = Date.now();
     const outcome = await handleRenderRequested(
-      { requestId: 'bench', tenant: 'bench', jobId: null, url: target, options: JSON.stringify(options), replyTo: TOPICS.replies.name, correlationId: 'c', deadlineMs: now + 60_000, createdAtMs: now, escalated: false },
+      { requestId: 'bench', tenant: 'bench', jobId: null, url: target, ...scrapeRequestFields(options as ScrapeOptions), replyTo: TOPICS.replies.name, correlationId: 'c', deadlineMs: now + 60_000, createdAtMs: now },
       { browsers, guard, log, maxAttempts: 1 },
       signal,
     );

@@ -3,10 +3,11 @@
  * itself was classified by the HTTP stack (pipeline/runtime/net/failures.ts: Node and got error codes
  * → the service's codes), re-exported here.
  */
+import { serviceCode } from '../../pipeline/runtime/errors.js';
 import type { Logger } from '../../pipeline/runtime/log.js';
 import { redactUrl } from '../../pipeline/runtime/net/guard.js';
 import type { Outcome } from '../../pipeline/runtime/pool.js';
-import { ERRORS, isErrorCode, type ErrorCode } from '../../schemas/errors.js';
+import { ERRORS, type ErrorCode } from '../../schemas/errors.js';
 
 export { classify, isTransient, type FailureContext } from '../../pipeline/runtime/net/failures.js';
 
@@ -31,8 +32,7 @@ export interface AttemptContext {
  */
 export function failedAttempt(error: unknown, ctx: AttemptContext, answer: (code: ErrorCode, message: string) => Outcome): Outcome {
   if (ctx.signal.aborted) return { kind: 'retry', code: 'service_unavailable', message: 'the fetch was interrupted' };
-  const raw = (error as { code?: unknown })?.code;
-  const code: ErrorCode = typeof raw === 'string' && isErrorCode(raw) ? raw : 'internal_error';
+  const code = serviceCode(error);
   const message = error instanceof Error ? error.message : String(error);
   const another = ctx.attempt < ctx.maxAttempts && ctx.nowMs + ctx.timeoutMs < ctx.deadlineMs;
   const fields = { url: redactUrl(ctx.url), code, attempt: ctx.attempt };

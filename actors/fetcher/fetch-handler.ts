@@ -7,16 +7,15 @@
  * - Fetched (any HTTP status, 404 and 500 included): `ack` with a Reply {ok: true, data:
  *   FetchedBytes (schemas/events/replies.ts), credits: 1, source: 'fresh'}.
  * - Failed: a retriable code (fetch_timeout, proxy_failed, upstream_error) returns `retry`
- *   while another attempt fits before the deadline; otherwise the failure is answered with
- *   its code (url_blocked, dns_failed, content_too_large, proxy_unavailable, …).
- * - Past its deadline: dropped (nobody waits any more). The pool stopping: `retry`.
+ *   while another attempt fits before the deadline; otherwise `fail`: the pool answers the
+ *   failure with its code (url_blocked, dns_failed, content_too_large, proxy_unavailable, …).
+ * - Past its deadline: dropped by the pool (nobody waits any more). The pool stopping: `retry`.
  */
 import type { Logger } from '../../pipeline/runtime/log.js';
 import type { Outcome } from '../../pipeline/runtime/pool.js';
 import { replyTo } from '../../pipeline/runtime/request-reply.js';
 import { redactUrl } from '../../pipeline/runtime/net/guard.js';
 import type { ProxyRoute } from '../../pipeline/runtime/net/proxies.js';
-import type { ErrorCode } from '../../schemas/errors.js';
 import type { EventValue } from '../../schemas/events/index.js';
 import type { FetchedBytes } from '../../schemas/events/replies.js';
 import { FETCH_TIMEOUT_MS } from '../../schemas/api/page-reading.js';
@@ -37,20 +36,12 @@ export interface FetchHandlerDeps {
 
 const ROUTES: ReadonlySet<string> = new Set<ProxyRoute>(['none', 'datacenter', 'residential', 'mobile', 'auto']);
 
-function answer(event: FetchRequested, code: ErrorCode, message: string, log: Logger): Outcome {
-  return { kind: 'ack', emit: replyTo(event, { ok: false, data: null, errorCode: code, errorMessage: message, credits: 0, source: 'fetcher' }, log) };
-}
-
 export async function handleFetchRequested(event: FetchRequested, deps: FetchHandlerDeps, signal: AbortSignal, attempt = 1): Promise<Outcome> {
   const now = deps.now ?? Date.now;
   const log = deps.log.child({ requestId: event.requestId });
   const started = now();
-  if (started > event.deadlineMs) {
-    log.warn({ url: redactUrl(event.url) }, 'fetch request past its deadline; dropped');
-    return { kind: 'ack' };
-  }
   const proxy = event.proxy ?? 'auto';
-  if (!ROUTES.has(proxy)) return answer(event, 'bad_request', `unknown proxy route "${proxy}"`, log);
+  if (!ROUTES.has(proxy)) return { kind: 'fail', code: 'bad_request', message: `unknown proxy route "${proxy}"` };
   const timeoutMs = Math.max(1, Math.min(FETCH_TIMEOUT_MS, event.deadlineMs - started));
   try {
     const page = await fetchRaw(deps.http, event.url, {
@@ -72,6 +63,6 @@ export async function handleFetchRequested(event: FetchRequested, deps: FetchHan
     };
   } catch (error) {
     const context = { url: event.url, attempt, maxAttempts: deps.maxAttempts ?? 2, timeoutMs, deadlineMs: event.deadlineMs, nowMs: now(), signal, log };
-    return failedAttempt(error, context, (code, message) => answer(event, code, message, log));
+    return failedAttempt(error, context, (code, message) => ({ kind: 'fail', code, message }));
   }
 }

@@ -12,8 +12,9 @@
  * - Failed (url_blocked, dns_failed, content_too_large, …): answered, not retried forever.
  *   A retriable failure (per schemas/errors.ts: fetch_timeout, proxy_failed, upstream_error)
  *   returns `retry` while `attempt < maxAttempts` and a whole new attempt still fits before
- *   the request's deadline; otherwise the handler acks with a Reply {ok:false, errorCode,
- *   errorMessage} to the request's `replyTo` (when there is one). Network hiccups were
+ *   the request's deadline; otherwise the handler returns `fail`, which the pool answers
+ *   with a Reply {ok:false, errorCode, errorMessage} to the request's `replyTo` (when there
+ *   is one; pipeline/runtime/pool.ts). Network hiccups were
  *   already retried inside the fetch (pipeline/runtime/net/http.ts).
  * - Fetched, and the HTML holds a challenge frame (pipeline/pages/rendering.ts `needsChallengeRender`:
  *   `captchaHandling` auto, not a job page) while the build has a renderer (`render`): `ack`,
@@ -21,22 +22,22 @@
  *   PageFetched; the renderer clicks the challenge and answers, at a fetched page's price.
  *   Without a renderer the page goes on as fetched. A copy served from the cache is never
  *   escalated.
- * - Past its deadline: dropped (`ack`, nothing emitted): nobody waits for it any more; a job
- *   page is reported failed (`fetch_timeout`) to the frontier instead.
+ * - Past its deadline: dropped by the pool (`ack`, nothing emitted): nobody waits for it any
+ *   more; a job page is reported failed (`fetch_timeout`) to the frontier instead (the
+ *   `dropped` hook of `scrapeRequestedHandling`).
  * - A job page (`jobId` set, no `replyTo`): every failure above is a JobEvent `pageFailed`
- *   (pipeline/jobs/pages.ts) instead of a Reply.
+ *   (pipeline/jobs/pages.ts) instead of a Reply (the `failed` hook).
+ * - The options come decoded with their defaults (pipeline/pages/options.ts); the cache key
+ *   is the one the request carries (its producer worked it out: pipeline/pages/scrape-request.ts).
  * - The pool stopping (signal aborted): `retry`, so the pool hands the message back.
  */
-import { parseJsonObject } from '../../pipeline/runtime/json.js';
-import type { AnyEmission, Emission } from '../../pipeline/runtime/events.js';
+import type { Emission } from '../../pipeline/runtime/events.js';
 import type { Logger } from '../../pipeline/runtime/log.js';
-import type { Outcome } from '../../pipeline/runtime/pool.js';
-import { replyTo } from '../../pipeline/runtime/request-reply.js';
+import type { EventHandling, Outcome } from '../../pipeline/runtime/pool.js';
 import { jobPageFailed } from '../../pipeline/jobs/pages.js';
-import type { ErrorCode } from '../../schemas/errors.js';
+import { decodeScrapeOptions, pageTimeoutMs } from '../../pipeline/pages/options.js';
 import type { EventValue } from '../../schemas/events/index.js';
 import { HEADERS } from '../../schemas/topics.js';
-import type { ScrapeOptions } from '../../schemas/api/scrape-options.js';
 import { redactUrl } from '../../pipeline/runtime/net/guard.js';
 import { cachePlan, type CachedCopy } from '../../pipeline/pages/cache.js';
 import { SOURCE_CREDITS } from '../../schemas/api/prices.js';
@@ -58,19 +59,6 @@ export interface FetcherDeps {
   readonly store?: CacheReader;
   /** The build has a renderer: a page holding a challenge is sent to it (`renderRequested`). */
   readonly render?: boolean;
-}
-
-export const DEFAULT_TIMEOUT_MS = 90_000;
-const MIN_TIMEOUT_MS = 1000;
-const MAX_TIMEOUT_MS = 300_000;
-
-
-/** The failure answered to the waiting caller, or, for a job page, reported to the frontier. */
-function reply(event: ScrapeRequested, code: ErrorCode, message: string, log: Logger): AnyEmission[] {
-  return [
-    ...replyTo(event, { ok: false, data: null, errorCode: code, errorMessage: message, credits: 0, source: 'fetcher' }, log),
-    ...jobPageFailed(event, code, message),
-  ];
 }
 
 type Page = Pick<FetchResult, 'finalUrl' | 'statusCode' | 'headers' | 'contentType' | 'body' | 'fetchedAtMs'>;
@@ -102,15 +90,9 @@ export async function handleScrapeRequested(event: ScrapeRequested, deps: Fetche
   const now = deps.now ?? Date.now;
   const log = deps.log;
   const started = now();
-  if (started > event.deadlineMs) {
-    log.warn({ url: redactUrl(event.url) }, 'request past its deadline; dropped');
-    // Nobody waits for a synchronous scrape any more; a job still counts its page, as failed.
-    const failed = jobPageFailed(event, 'fetch_timeout', 'the page waited past its deadline before it could be fetched');
-    return failed.length ? { kind: 'ack', emit: failed } : { kind: 'ack' };
-  }
-  const options = parseJsonObject<ScrapeOptions>(event.options);
-  if (!options) return { kind: 'ack', emit: reply(event, 'bad_request', 'the scrape options are not a JSON object', log) };
-  const plan = cachePlan(event.url, options);
+  const options = decodeScrapeOptions(event.options);
+  if (!options) return { kind: 'fail', code: 'bad_request', message: 'the scrape options are not a JSON object' };
+  const plan = cachePlan(event.url, options, event.cacheKey);
   if (plan.maxAgeMs > 0 && deps.store) {
     const copy = await lookupCachedCopy(deps.store, plan, event.tenant, started, log);
     if (signal.aborted) return { kind: 'retry', code: 'service_unavailable', message: 'the cache lookup was interrupted' };
@@ -122,16 +104,15 @@ export async function handleScrapeRequested(event: ScrapeRequested, deps: Fetche
       return { kind: 'ack', emit: [pageFetched(event, copy, copy.source)] };
     }
   }
-  const wanted = Math.min(MAX_TIMEOUT_MS, Math.max(MIN_TIMEOUT_MS, options.timeout ?? DEFAULT_TIMEOUT_MS));
-  const timeoutMs = Math.max(1, Math.min(wanted, event.deadlineMs - now()));
+  const timeoutMs = pageTimeoutMs(options, event.deadlineMs, now());
   try {
     const page = await deps.http.fetch({
       url: event.url,
       timeoutMs,
       headers: options.headers,
-      mobile: options.mobile ?? false,
+      mobile: options.mobile,
       location: options.location ?? null,
-      proxy: options.proxy ?? 'auto',
+      proxy: options.proxy,
       content: { pdf: (options.parsers ?? []).includes('pdf') },
       signal,
     });
@@ -146,6 +127,19 @@ export async function handleScrapeRequested(event: ScrapeRequested, deps: Fetche
     return { kind: 'ack', emit: [pageFetched(event, page, 'fresh')] };
   } catch (error) {
     const context = { url: event.url, attempt, maxAttempts: deps.maxAttempts ?? 2, timeoutMs, deadlineMs: event.deadlineMs, nowMs: now(), signal, log };
-    return failedAttempt(error, context, (code, message) => ({ kind: 'ack', emit: reply(event, code, message, log) }));
+    return failedAttempt(error, context, (code, message) => ({ kind: 'fail', code, message }));
   }
+}
+
+/**
+ * ScrapeRequested as the pool runs it (pipeline/runtime/pool.ts): a failure is answered to the
+ * waiting caller or, for a job page, reported to the frontier; a request dropped past its
+ * deadline is reported for a job page (nobody waits for a synchronous scrape any more).
+ */
+export function scrapeRequestedHandling(deps: Omit<FetcherDeps, 'log'>): EventHandling<'ScrapeRequested'> {
+  return {
+    handle: (event, ctx) => handleScrapeRequested(event, { ...deps, log: ctx.log }, ctx.signal, ctx.attempt),
+    dropped: (event) => jobPageFailed(event, 'fetch_timeout', 'the page waited past its deadline before it could be fetched'),
+    failed: (event, code, message) => jobPageFailed(event, code, message),
+  };
 }

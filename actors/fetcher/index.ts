@@ -14,12 +14,11 @@ import { DEFAULT_POOL_RETRY } from '../../pipeline/runtime/pool.js';
 import type { Runtime } from '../../pipeline/runtime/runtime.js';
 import { NetGuard } from '../../pipeline/runtime/net/guard.js';
 import { proxyPoolsOf, type ProxyPools } from '../../pipeline/runtime/net/proxies.js';
-import type { EventValue } from '../../schemas/events/index.js';
 import { handleFetchRequested } from './fetch-handler.js';
-import { handleScrapeRequested } from './handler.js';
+import { scrapeRequestedHandling } from './handler.js';
 import { HttpFetcher } from '../../pipeline/runtime/net/http.js';
 
-export { handleScrapeRequested, type FetcherDeps, type ScrapeRequested } from './handler.js';
+export { handleScrapeRequested, scrapeRequestedHandling, type FetcherDeps, type ScrapeRequested } from './handler.js';
 export { handleFetchRequested, type FetchHandlerDeps, type FetchRequested } from './fetch-handler.js';
 export { HttpFetcher, DEFAULT_MAX_BYTES, type FetchRequest, type FetchResult, type HttpFetcherOptions } from '../../pipeline/runtime/net/http.js';
 export { fetchRaw, type RawFetchOptions, type RawFetchResult } from './raw.js';
@@ -64,16 +63,10 @@ export function createFetcherActor(runtime: Runtime, options: FetcherActorOption
     topics: ['scrapeRequested', 'fetchRequested'],
     concurrency: config.poolConcurrency,
     timeoutMs: options.timeoutMs ?? 310_000,
-    async handler(event, ctx) {
-      const deps = { http, log: ctx.log, maxAttempts: DEFAULT_POOL_RETRY.attempts };
-      if (event.event === 'ScrapeRequested') {
-        // The store answers the page cache lookups of `maxAge` (actors/fetcher/cache.ts).
-        return handleScrapeRequested(event.value as EventValue<'ScrapeRequested'>, { ...deps, store: runtime.store, render: options.render ?? false }, ctx.signal, ctx.attempt);
-      }
-      if (event.event === 'FetchRequested') {
-        return handleFetchRequested(event.value as EventValue<'FetchRequested'>, deps, ctx.signal, ctx.attempt);
-      }
-      return { kind: 'dead', code: 'event_undecodable', message: `unexpected ${event.event} event` };
+    handlers: {
+      // The store answers the page cache lookups of `maxAge` (actors/fetcher/cache.ts).
+      ScrapeRequested: scrapeRequestedHandling({ http, maxAttempts: DEFAULT_POOL_RETRY.attempts, store: runtime.store, render: options.render ?? false }),
+      FetchRequested: (event, ctx) => handleFetchRequested(event, { http, log: ctx.log, maxAttempts: DEFAULT_POOL_RETRY.attempts }, ctx.signal, ctx.attempt),
     },
   };
 }

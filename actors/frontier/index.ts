@@ -19,7 +19,6 @@ import { HttpFetcher } from '../../pipeline/runtime/net/http.js';
 import { NetGuard } from '../../pipeline/runtime/net/guard.js';
 import { proxyPoolsOf } from '../../pipeline/runtime/net/proxies.js';
 import { MAP_TIME_BUDGET_MS } from '../../schemas/api/page-reading.js';
-import type { EventValue } from '../../schemas/events/index.js';
 import { keyRegistryFor } from '../../pipeline/keys/index.js';
 import { handleJobEvent, sweepStalledJobs, type JobHandlerDeps } from './jobs/handler.js';
 import { siteReader } from './jobs/site.js';
@@ -81,13 +80,11 @@ export function createFrontierActor(runtime: Runtime, options: FrontierActorOpti
       await sweeping;
       keys.close();
     },
-    async handler(event, ctx) {
-      if (event.event === 'JobEvent') {
-        return handleJobEvent(event.value as EventValue<'JobEvent'>, jobDeps(ctx.log), ctx.signal);
-      }
-      if (event.event === 'MapRequested') {
-        return handleMapRequested(
-          event.value as EventValue<'MapRequested'>,
+    handlers: {
+      JobEvent: (event, ctx) => handleJobEvent(event, jobDeps(ctx.log), ctx.signal),
+      MapRequested: (event, ctx) =>
+        handleMapRequested(
+          event,
           {
             http,
             log: ctx.log,
@@ -95,9 +92,7 @@ export function createFrontierActor(runtime: Runtime, options: FrontierActorOpti
             ...(options.limits ? { limits: options.limits } : {}),
           },
           ctx.signal,
-        );
-      }
-      return { kind: 'dead', code: 'event_undecodable', message: `unexpected ${event.event} event` };
+        ),
     },
   };
 }

@@ -11,12 +11,15 @@
  *   already retried network hiccups; a map is not run twice.
  * - Options that are not valid JSON: `bad_request` (the gateway validated them; this guards
  *   the event contract).
- * - Past its deadline: dropped (nobody waits any more). The pool stopping: `retry`.
+ * - Past its deadline: dropped by the pool (nobody waits any more). The pool stopping: `retry`.
+ *
+ * Failures are `fail` outcomes, which the pool answers (pipeline/runtime/pool.ts).
  *
  * The discovery's budget ends MAP_TIME_BUDGET_MS after the handler starts, and never later
  * than REPLY_MARGIN_MS before the request's deadline, so the answer arrives while the
  * gateway still waits.
  */
+import { serviceCode } from '../../pipeline/runtime/errors.js';
 import type { Logger } from '../../pipeline/runtime/log.js';
 import type { HttpFetcher } from '../../pipeline/runtime/net/http.js';
 import { redactUrl } from '../../pipeline/runtime/net/guard.js';
@@ -24,7 +27,6 @@ import type { Outcome } from '../../pipeline/runtime/pool.js';
 import { replyTo } from '../../pipeline/runtime/request-reply.js';
 import { MAP_TIME_BUDGET_MS } from '../../schemas/api/page-reading.js';
 import { PRICES } from '../../schemas/api/prices.js';
-import { isErrorCode, type ErrorCode } from '../../schemas/errors.js';
 import type { EventValue } from '../../schemas/events/index.js';
 import { discoverSite, type DiscoveryLimits, type DiscoveryStats, type MapOptions } from './map.js';
 
@@ -40,10 +42,6 @@ export interface MapHandlerDeps {
   /** Overrides the time budget (tests). */
   readonly budgetMs?: number;
   readonly limits?: Partial<DiscoveryLimits>;
-}
-
-function answer(event: MapRequested, code: ErrorCode, message: string, log: Logger): Outcome {
-  return { kind: 'ack', emit: replyTo(event, { ok: false, data: null, errorCode: code, errorMessage: message, credits: 0, source: 'frontier' }, log) };
 }
 
 /** The options of the event, with the schema's defaults for what is missing; null when unreadable. */
@@ -79,12 +77,8 @@ export async function handleMapRequested(event: MapRequested, deps: MapHandlerDe
   const now = deps.now ?? Date.now;
   const log = deps.log.child({ requestId: event.requestId });
   const started = now();
-  if (started > event.deadlineMs) {
-    log.warn({ url: redactUrl(event.url) }, 'map request past its deadline; dropped');
-    return { kind: 'ack' };
-  }
   const options = mapOptionsOf(event.options);
-  if (!options) return answer(event, 'bad_request', 'the map options are not a JSON object', log);
+  if (!options) return { kind: 'fail', code: 'bad_request', message: 'the map options are not a JSON object' };
   const untilMs = Math.min(started + (deps.budgetMs ?? MAP_TIME_BUDGET_MS), event.deadlineMs - REPLY_MARGIN_MS);
   try {
     const { links, stats } = await discoverSite(event.url, options, { http: deps.http, log, ...(deps.limits ? { limits: deps.limits } : {}), now }, untilMs, signal);
@@ -97,10 +91,9 @@ export async function handleMapRequested(event: MapRequested, deps: MapHandlerDe
     };
   } catch (error) {
     if (signal.aborted) return { kind: 'retry', code: 'service_unavailable', message: 'the map was interrupted' };
-    const raw = (error as { code?: unknown })?.code;
-    const code: ErrorCode = typeof raw === 'string' && isErrorCode(raw) ? raw : 'internal_error';
+    const code = serviceCode(error);
     const message = error instanceof Error ? error.message : String(error);
     log.warn({ url: redactUrl(event.url), code }, `map failed: ${message}`);
-    return answer(event, code, message, log);
+    return { kind: 'fail', code, message };
   }
 }

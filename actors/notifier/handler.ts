@@ -22,6 +22,7 @@
 import type { JobKind } from '../../pipeline/jobs/record.js';
 import { liveJob } from '../../pipeline/jobs/record.js';
 import { parseJobWebhook, wantsEvent, webhookEventName, type WebhookEvent } from '../../pipeline/jobs/webhook.js';
+import { parseJsonObject } from '../../pipeline/runtime/json.js';
 import type { Logger } from '../../pipeline/runtime/log.js';
 import type { Outcome } from '../../pipeline/runtime/pool.js';
 import type { State } from '../../pipeline/runtime/state/state.js';
@@ -43,12 +44,7 @@ export interface NotifierDeps extends DeliveryDeps {
 const TYPES: Readonly<Record<string, WebhookEvent>> = { started: 'started', page: 'page', completed: 'completed', failed: 'failed', cancelled: 'cancelled' };
 
 function dataOf(json: string): Record<string, unknown> {
-  try {
-    const v: unknown = JSON.parse(json);
-    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
-  } catch {
-    return {};
-  }
+  return parseJsonObject(json) ?? {};
 }
 
 interface PageRow {

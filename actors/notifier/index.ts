@@ -13,7 +13,6 @@ import type { ActorDefinition } from '../../pipeline/runtime/pool.js';
 import type { Runtime } from '../../pipeline/runtime/runtime.js';
 import { keyWebhookSecret } from '../../pipeline/webhooks/signing.js';
 import { serverWebhookSecret } from '../../pipeline/webhooks/secret.js';
-import type { EventValue } from '../../schemas/events/index.js';
 import type { RetryPolicy } from './deliver.js';
 import { handleJobEvent } from './handler.js';
 
@@ -65,15 +64,9 @@ export function createNotifierActor(runtime: Runtime, options: NotifierActorOpti
     async close() {
       agents.destroy();
     },
-    async handler(event, ctx) {
-      if (event.event === 'JobEvent') {
-        return handleJobEvent(
-          event.value as EventValue<'JobEvent'>,
-          { state: runtime.state, store: runtime.store, writer: runtime.writer, guard, agents, policy, secretFor, log: ctx.log },
-          ctx.signal,
-        );
-      }
-      return { kind: 'dead', code: 'event_undecodable', message: `unexpected ${event.event} event` };
+    handlers: {
+      JobEvent: (event, ctx) =>
+        handleJobEvent(event, { state: runtime.state, store: runtime.store, writer: runtime.writer, guard, agents, policy, secretFor, log: ctx.log }, ctx.signal),
     },
   };
 }

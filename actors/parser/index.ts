@@ -16,16 +16,17 @@
  * `source` is the page's (fresh, cache or index), and its credits are the page's.
  */
 import { createHash } from 'node:crypto';
-import type { ScrapeOptions } from '../../schemas/api/scrape-options.js';
 import type { EventValue } from '../../schemas/events/index.js';
-import { ERRORS, isErrorCode } from '../../schemas/errors.js';
-import type { ActorDefinition, Outcome } from '../../pipeline/runtime/pool.js';
+import { ERRORS } from '../../schemas/errors.js';
+import { serviceCode } from '../../pipeline/runtime/errors.js';
+import type { ActorDefinition, EventHandling, Outcome } from '../../pipeline/runtime/pool.js';
 import { parseJsonObject } from '../../pipeline/runtime/json.js';
 import { replyTo } from '../../pipeline/runtime/request-reply.js';
 import type { Runtime } from '../../pipeline/runtime/runtime.js';
 import { cacheColumns, cachePlan, isPageSource } from '../../pipeline/pages/cache.js';
+import { decodeScrapeOptions, defaultScrapeOptions } from '../../pipeline/pages/options.js';
 import { buildDocument, type ScrapeDocument } from './document/index.js';
-import { handleParseRequested, type ParseRequested } from './parse.js';
+import { handleParseRequested } from './parse.js';
 import { storeJobPage } from './job-page.js';
 import { jobPageFailed } from '../../pipeline/jobs/pages.js';
 
@@ -41,10 +42,12 @@ type PageFetched = EventValue<'PageFetched'>;
  * gives the same sort key (url_hash, tenant, fetched_at, request_id) and collapses into one
  * row instead of adding a second. It is at most one request's duration before the response
  * arrived, so a copy looks slightly older to `maxAge`, never younger. Pages written as v1
- * (no requestedAtMs) fall back to their fetchedAtMs.
+ * (no requestedAtMs) fall back to their fetchedAtMs. The cache key is the one the event
+ * carries (worked out by the request's producer), or for a page written before PageFetched
+ * carried it, worked out from the options.
  */
 export function pagesRow(page: PageFetched, parsed: { title: string; document: string; contentHash: string }): Record<string, unknown> {
-  const plan = cachePlan(page.url, parseJsonObject<ScrapeOptions>(page.options) ?? {});
+  const plan = cachePlan(page.url, decodeScrapeOptions(page.options) ?? defaultScrapeOptions(), page.cacheKey);
   return {
     tenant: page.tenant,
     fetched_at: page.requestedAtMs > 0 ? page.requestedAtMs : page.fetchedAtMs,
@@ -61,7 +64,7 @@ export function pagesRow(page: PageFetched, parsed: { title: string; document: s
 }
 
 export async function handlePageFetched(page: PageFetched, runtime: Pick<Runtime, 'writer'>): Promise<Outcome> {
-  const options = parseJsonObject<ScrapeOptions>(page.options) ?? {};
+  const options = decodeScrapeOptions(page.options) ?? defaultScrapeOptions();
   const source = isPageSource(page.source) ? page.source : 'fresh';
   let document: ScrapeDocument;
   // A crawl follows the page's links: read from the parse the document is built from.
@@ -80,27 +83,27 @@ export async function handlePageFetched(page: PageFetched, runtime: Pick<Runtime
       page.jobId ? { pageLinks: (found) => (links = found) } : {},
     );
   } catch (error) {
-    const code = (error as { code?: unknown }).code;
-    const known = typeof code === 'string' && isErrorCode(code) ? code : 'internal_error';
+    const known = serviceCode(error);
     if (ERRORS[known].retriable) return { kind: 'retry', code: known, message: (error as Error).message };
-    const message = error instanceof Error ? error.message : String(error);
-    const failed = replyTo(page, { ok: false, data: null, errorCode: known, errorMessage: message, credits: 0, source: null });
-    return { kind: 'ack', emit: [...failed, ...jobPageFailed(page, known, message, page.statusCode)] };
+    return { kind: 'fail', code: known, message: error instanceof Error ? error.message : String(error) };
   }
   const json = JSON.stringify(document);
   const title = typeof document.metadata.title === 'string' ? document.metadata.title : '';
+  // The body's hash, taken once by the reader that produced the page (pages written before
+  // PageFetched carried it are hashed here): the content_hash of both stored copies.
+  const contentHash = page.bodySha256 || createHash('sha256').update(page.body).digest('hex');
   // The page copy and, for a job's page, its job_pages row are written at once (two tables,
   // two batches: neither waits for the other's); the event is acked after both landed. A store
   // failure throws store_unavailable (retriable): the pool tries the page again, and a row
   // that landed before collapses with its second copy.
   const copied =
-    source === 'fresh' && options.storeInCache !== false
-      ? runtime.writer.write('pages', [pagesRow(page, { title, document: json, contentHash: createHash('sha256').update(page.body).digest('hex') })])
+    source === 'fresh' && options.storeInCache
+      ? runtime.writer.write('pages', [pagesRow(page, { title, document: json, contentHash })])
       : Promise.resolve();
   const extras = extrasOf(page.extras);
   const data = extras ? JSON.stringify({ ...document, ...extras }) : json;
   // A page of a crawl or batch job (job-page.ts): stored in job_pages, reported to the frontier.
-  const [, job] = await Promise.all([copied, storeJobPage(page, title, data, links, runtime.writer)]);
+  const [, job] = await Promise.all([copied, storeJobPage(page, { title, documentJson: data, contentHash, links }, runtime.writer)]);
   return { kind: 'ack', emit: [...replyTo(page, { ok: true, data, errorCode: null, errorMessage: null, credits: page.credits, source }), ...job] };
 }
 
@@ -110,13 +113,22 @@ export async function handlePageFetched(page: PageFetched, runtime: Pick<Runtime
  * the document alone. Null when there is nothing (every page fetched over HTTP).
  */
 function extrasOf(json: string): Record<string, unknown> | null {
-  if (!json || json === '{}') return null;
-  try {
-    const value: unknown = JSON.parse(json);
-    return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
-  } catch {
-    return null;
-  }
+  return !json || json === '{}' ? null : parseJsonObject(json);
+}
+
+/**
+ * PageFetched as the pool runs it (pipeline/runtime/pool.ts): a page the parser cannot read is
+ * answered with its code (the Reply's `source` null: the answer is no page) and, for a job's
+ * page, reported to the frontier with the page's status. A page is read even past its
+ * deadline: it was fetched, and its copy is worth keeping.
+ */
+export function pageFetchedHandling(runtime: Pick<Runtime, 'writer'>): EventHandling<'PageFetched'> {
+  return {
+    handle: (page) => handlePageFetched(page, runtime),
+    failed: (page, code, message) => jobPageFailed(page, code, message, page.statusCode),
+    replySource: null,
+    expires: false,
+  };
 }
 
 export function createParserActor(runtime: Runtime): ActorDefinition {
@@ -126,10 +138,9 @@ export function createParserActor(runtime: Runtime): ActorDefinition {
     topics: ['pageFetched', 'parseRequested'],
     concurrency: runtime.config.poolConcurrency,
     timeoutMs: 120_000,
-    async handler(event, ctx) {
-      if (event.event === 'PageFetched') return handlePageFetched(event.value as PageFetched, runtime);
-      if (event.event === 'ParseRequested') return handleParseRequested(event.value as ParseRequested, { log: ctx.log });
-      return { kind: 'dead', code: 'event_undecodable', message: `unexpected ${event.event} event` };
+    handlers: {
+      PageFetched: pageFetchedHandling(runtime),
+      ParseRequested: (event, ctx) => handleParseRequested(event, { log: ctx.log }),
     },
   };
 }

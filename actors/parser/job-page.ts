@@ -9,7 +9,6 @@
  * writes the same row again (it collapses on (tenant, job_id, url_hash)) and the frontier
  * settles a page once.
  */
-import { createHash } from 'node:crypto';
 import type { AnyEmission } from '../../pipeline/runtime/events.js';
 import { jobPageSeq, jobPageStored } from '../../pipeline/jobs/pages.js';
 import type { BatchWriter } from '../../pipeline/runtime/store/batch-writer.js';
@@ -17,8 +16,17 @@ import type { EventValue } from '../../schemas/events/index.js';
 
 type PageFetched = EventValue<'PageFetched'>;
 
+/** What the parser read of a job page: its title, document (JSON), body hash and links. */
+export interface JobPageRead {
+  readonly title: string;
+  readonly documentJson: string;
+  readonly contentHash: string;
+  readonly links: readonly string[];
+}
+
 /** Stores a job page and returns its `page` event; nothing for a page of no job. */
-export async function storeJobPage(page: PageFetched, title: string, documentJson: string, links: readonly string[], writer: Pick<BatchWriter, 'write'>): Promise<AnyEmission[]> {
+export async function storeJobPage(page: PageFetched, read: JobPageRead, writer: Pick<BatchWriter, 'write'>): Promise<AnyEmission[]> {
+  const { title, documentJson, contentHash, links } = read;
   if (!page.jobId) return [];
   const seq = jobPageSeq(page.requestId, page.jobId);
   if (seq === null) return [];
@@ -33,7 +41,7 @@ export async function storeJobPage(page: PageFetched, title: string, documentJso
       final_url: page.finalUrl,
       title,
       document: documentJson,
-      content_hash: createHash('sha256').update(page.body).digest('hex'),
+      content_hash: contentHash,
       created_at: Date.now(),
     },
   ]);

@@ -13,9 +13,11 @@
  *   render's context then connects through it, behind the same guard (proxy.ts lanes).
  * - Failed: the URL refused by the guard (`url_blocked`, checked before a browser is used),
  *   an action (`action_failed`), the `timeout` (`fetch_timeout`), a browser that crashed twice
- *   (`render_failed`): answered with the code. A retriable failure asks the pool for another
- *   attempt while one fits before the deadline; the last attempt answers.
- * - Past its deadline: dropped. The pool stopping (signal aborted): `retry`.
+ *   (`render_failed`): `fail`, which the pool answers with the code (a job page: reported to
+ *   the frontier, the `failed` hook). A retriable failure asks the pool for another attempt
+ *   while one fits before the deadline; the last attempt answers.
+ * - Past its deadline: dropped by the pool (a job page reported failed: the `dropped` hook).
+ *   The pool stopping (signal aborted): `retry`.
  *
  * A rendered page is always rendered fresh: `maxAge` is not looked up (a cached DOM holds
  * none of the screenshots or action results the request asks for). The rendered copy is
@@ -23,17 +25,16 @@
  * (pipeline/pages/cache.ts).
  */
 import { pageFetchedFor } from '../../pipeline/pages/fetched.js';
-import { parseJsonObject } from '../../pipeline/runtime/json.js';
-import type { AnyEmission, Emission } from '../../pipeline/runtime/events.js';
+import { decodeScrapeOptions, pageTimeoutMs } from '../../pipeline/pages/options.js';
+import { serviceCode } from '../../pipeline/runtime/errors.js';
+import type { Emission } from '../../pipeline/runtime/events.js';
 import type { Logger } from '../../pipeline/runtime/log.js';
 import { redactUrl, type NetGuard } from '../../pipeline/runtime/net/guard.js';
 import type { ProxyChoice, ProxyRouter } from '../../pipeline/runtime/net/proxies.js';
-import type { Outcome } from '../../pipeline/runtime/pool.js';
+import type { EventHandling, Outcome } from '../../pipeline/runtime/pool.js';
 import { renderCredits } from '../../pipeline/pages/rendering.js';
-import { replyTo } from '../../pipeline/runtime/request-reply.js';
 import { jobPageFailed } from '../../pipeline/jobs/pages.js';
-import type { ScrapeOptions } from '../../schemas/api/scrape-options.js';
-import { ERRORS, isErrorCode, type ErrorCode } from '../../schemas/errors.js';
+import { ERRORS } from '../../schemas/errors.js';
 import type { EventValue } from '../../schemas/events/index.js';
 import type { BrowserPool } from './browser.js';
 import { contextOptions } from './context.js';
@@ -52,15 +53,8 @@ export interface RendererDeps {
   readonly maxAttempts?: number;
 }
 
-export const DEFAULT_TIMEOUT_MS = 90_000;
-
 const DIRECT: ProxyChoice = { proxyUrl: null, proxyUsed: 'none', proxyCountry: null };
 
-
-/** The failed answer: to the waiting request, or for a crawl or batch page, to its job. */
-function failure(event: ScrapeRequested, code: ErrorCode, message: string, log: Logger): AnyEmission[] {
-  return [...replyTo(event, { ok: false, data: null, errorCode: code, errorMessage: message, credits: 0, source: 'renderer' }, log), ...jobPageFailed(event, code, message)];
-}
 
 /** Response headers that describe the bytes the server sent, not the serialized DOM the body is. */
 const BODY_HEADERS = ['content-length', 'content-encoding', 'transfer-encoding'];
@@ -87,19 +81,12 @@ export async function handleRenderRequested(event: ScrapeRequested, deps: Render
   const now = deps.now ?? Date.now;
   const { log } = deps;
   const started = now();
-  if (started > event.deadlineMs) {
-    log.warn({ url: redactUrl(event.url) }, 'render request past its deadline; dropped');
-    // Nobody waits for a synchronous scrape any more; a job still counts its page, as failed.
-    const failed = jobPageFailed(event, 'fetch_timeout', 'the page waited past its deadline before it could be rendered');
-    return failed.length ? { kind: 'ack', emit: failed } : { kind: 'ack' };
-  }
-  const options = parseJsonObject<ScrapeOptions>(event.options);
-  if (!options) return { kind: 'ack', emit: failure(event, 'bad_request', 'the scrape options are not a JSON object', log) };
-  const wanted = Math.min(300_000, Math.max(1000, options.timeout ?? DEFAULT_TIMEOUT_MS));
-  const timeoutMs = Math.max(1, Math.min(wanted, event.deadlineMs - started));
+  const options = decodeScrapeOptions(event.options);
+  if (!options) return { kind: 'fail', code: 'bad_request', message: 'the scrape options are not a JSON object' };
+  const timeoutMs = pageTimeoutMs(options, event.deadlineMs, started);
   try {
     await deps.guard.check(event.url);
-    const route = deps.proxies ? deps.proxies.choose(options.proxy ?? 'auto', options.location?.country ?? null) : DIRECT;
+    const route = deps.proxies ? deps.proxies.choose(options.proxy, options.location?.country ?? null) : DIRECT;
     const browser = await deps.browsers.current();
     const proxy = await deps.browsers.guardedProxy();
     // A render through a proxy pool gets a lane of the guarded proxy for its context.
@@ -121,8 +108,7 @@ export async function handleRenderRequested(event: ScrapeRequested, deps: Render
     return { kind: 'ack', emit: [pageFetched(event, page)] };
   } catch (error) {
     if (signal.aborted) return { kind: 'retry', code: 'service_unavailable', message: 'the render was interrupted' };
-    const raw = (error as { code?: unknown })?.code;
-    const code: ErrorCode = typeof raw === 'string' && isErrorCode(raw) ? raw : 'render_failed';
+    const code = serviceCode(error, 'render_failed');
     const message = error instanceof Error ? error.message.split('\n')[0] ?? '' : String(error);
     const another = attempt < (deps.maxAttempts ?? 2) && now() + timeoutMs < event.deadlineMs;
     if (ERRORS[code].retriable && another) {
@@ -130,6 +116,16 @@ export async function handleRenderRequested(event: ScrapeRequested, deps: Render
       return { kind: 'retry', code, message };
     }
     log.warn({ url: redactUrl(event.url), code, attempt }, `render failed: ${message}`);
-    return { kind: 'ack', emit: failure(event, code, message, log) };
+    return { kind: 'fail', code, message };
   }
+}
+
+/** ScrapeRequested from renderRequested as the pool runs it (pipeline/runtime/pool.ts), with a job page's hooks. */
+export function renderRequestedHandling(deps: Omit<RendererDeps, 'log'>): EventHandling<'ScrapeRequested'> {
+  return {
+    handle: (event, ctx) => handleRenderRequested(event, { ...deps, log: ctx.log }, ctx.signal, ctx.attempt),
+    // Nobody waits for a synchronous scrape any more; a job still counts its page, as failed.
+    dropped: (event) => jobPageFailed(event, 'fetch_timeout', 'the page waited past its deadline before it could be rendered'),
+    failed: (event, code, message) => jobPageFailed(event, code, message),
+  };
 }

@@ -14,14 +14,13 @@ import type { ActorDefinition } from '../../pipeline/runtime/pool.js';
 import type { Runtime } from '../../pipeline/runtime/runtime.js';
 import { NetGuard } from '../../pipeline/runtime/net/guard.js';
 import { proxyPoolsOf, ProxyRouter } from '../../pipeline/runtime/net/proxies.js';
-import type { EventValue } from '../../schemas/events/index.js';
 import { BrowserPool } from './browser.js';
 import { defaultChromiumPath } from './flags.js';
-import { handleRenderRequested } from './handler.js';
+import { renderRequestedHandling } from './handler.js';
 
 export { BrowserPool, CHROMIUM_ARGS, type BrowserPoolOptions } from './browser.js';
 export { CHROMIUM_EXECUTABLES, defaultChromiumPath } from './flags.js';
-export { handleRenderRequested, type RendererDeps, type ScrapeRequested } from './handler.js';
+export { handleRenderRequested, renderRequestedHandling, type RendererDeps, type ScrapeRequested } from './handler.js';
 export { renderPage, type RenderExtras, type RenderRequest, type RenderResult } from './render.js';
 export { contextOptions, MOBILE_VIEWPORT, DESKTOP_VIEWPORT } from './context.js';
 export { GuardedProxy } from './proxy.js';
@@ -59,11 +58,7 @@ export function createRendererActor(runtime: Runtime, options: RendererActorOpti
     topics: ['renderRequested'],
     concurrency: config.renderConcurrency,
     timeoutMs: options.timeoutMs ?? 310_000,
-    async handler(event, ctx) {
-      if (event.event !== 'ScrapeRequested') return { kind: 'dead', code: 'event_undecodable', message: `unexpected ${event.event} event` };
-      const deps = { browsers, guard, proxies, log: ctx.log, maxAttempts: RENDER_ATTEMPTS };
-      return handleRenderRequested(event.value as EventValue<'ScrapeRequested'>, deps, ctx.signal, ctx.attempt);
-    },
+    handlers: { ScrapeRequested: renderRequestedHandling({ browsers, guard, proxies, maxAttempts: RENDER_ATTEMPTS }) },
     close: () => browsers.close(),
   };
 }

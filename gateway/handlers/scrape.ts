@@ -11,6 +11,8 @@
  * renderer by the fetcher, still charged the fetched page reserved here: `escalated`.)
  */
 import type { ScrapeBody } from '../../schemas/api/page-reading.js';
+import { PAGE_TIMEOUT_MS } from '../../schemas/api/scrape-options.js';
+import { scrapeRequestFields, scrapeTopic } from '../../pipeline/pages/scrape-request.js';
 import { AppError } from '../../pipeline/runtime/errors.js';
 import { BROWSER_FORMATS, needsBrowser } from '../../pipeline/pages/rendering.js';
 import { PRICES } from '../../schemas/api/prices.js';
@@ -59,10 +61,11 @@ export function scrapeHandler(requester: Requester, requestTimeoutMs: number, ro
       if (unserved.length) {
         throw new AppError('not_implemented', `this instance does not serve ${unserved.join(', ')} yet`);
       }
-      const pageTimeout = options.timeout ?? 90_000;
+      const pageTimeout = options.timeout ?? PAGE_TIMEOUT_MS.default;
       const timeoutMs = Math.min(requestTimeoutMs, pageTimeout + PIPELINE_SLACK_MS);
-      const topic = needsBrowser(options) ? 'renderRequested' : 'scrapeRequested';
-      const reply = await askPipeline(requester, ctx, topic, { jobId: null, url, options: JSON.stringify(options), escalated: false }, timeoutMs);
+      // The browser decision and the cache key are taken here, once, and travel on the event.
+      const fields = scrapeRequestFields(options);
+      const reply = await askPipeline(requester, ctx, scrapeTopic(fields), { jobId: null, url, ...fields }, timeoutMs);
       return replyResult(reply);
     },
   };

@@ -29,8 +29,9 @@
  */
 import { createHash } from 'node:crypto';
 import type { ScrapeOptions } from '../../schemas/api/scrape-options.js';
+import { parseJsonObject } from '../runtime/json.js';
 import { languagesFor } from '../runtime/net/locale.js';
-import { renderVariant } from './rendering.js';
+import { needsBrowser, renderVariant } from './rendering.js';
 
 export type PageSource = 'fresh' | 'cache' | 'index';
 
@@ -74,24 +75,37 @@ function callerHeaders(headers: Readonly<Record<string, string>> | undefined): [
   return pairs.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
 }
 
-export function cachePlan(url: string, options: ScrapeOptions): CachePlan {
-  const headers = callerHeaders(options.headers);
+/**
+ * The page cache key (`cache_key`) of a request's options: worked out once, by the producer of
+ * the ScrapeRequested (pipeline/pages/scrape-request.ts), with its decision whether a browser
+ * reads the page (`browser`: the render's options join the key), and carried on the events.
+ */
+export function cacheKeyOf(options: ScrapeOptions, browser: boolean): string {
   const location = options.location ?? null;
-  const render = renderVariant(options);
+  const render = browser ? renderVariant(options) : null;
   const variant = {
     v: KEY_VERSION,
     mobile: options.mobile ?? false,
     country: location ? location.country.toUpperCase() : null,
     languages: location ? languagesFor(location) : null,
     pdf: (options.parsers ?? []).includes('pdf'),
-    headers,
+    headers: callerHeaders(options.headers),
     ...(render ? { render } : {}),
   };
+  return createHash('sha256').update(JSON.stringify(variant)).digest('hex').slice(0, 32);
+}
+
+/**
+ * A request's cache plan. `cacheKey` is the key its producer worked out and the event carries
+ * (ScrapeRequested and PageFetched `cacheKey`); when empty (events written before they
+ * carried it) it is worked out from the options, with the browser decision the producer took.
+ */
+export function cachePlan(url: string, options: ScrapeOptions, cacheKey = ''): CachePlan {
   const maxAge = options.maxAge ?? 0;
   return {
     url: normalizeUrl(url),
-    key: createHash('sha256').update(JSON.stringify(variant)).digest('hex').slice(0, 32),
-    shareable: headers === null,
+    key: cacheKey || cacheKeyOf(options, needsBrowser(options)),
+    shareable: callerHeaders(options.headers) === null,
     maxAgeMs: Number.isFinite(maxAge) && maxAge > 0 ? Math.floor(maxAge) : 0,
     store: options.storeInCache !== false,
   };
@@ -139,13 +153,8 @@ export interface CachedCopy {
 }
 
 function headersOf(json: string): Record<string, string> {
-  try {
-    const value: unknown = JSON.parse(json || '{}');
-    if (!value || typeof value !== 'object' || Array.isArray(value)) return {};
-    return Object.fromEntries(Object.entries(value).filter((e): e is [string, string] => typeof e[1] === 'string'));
-  } catch {
-    return {};
-  }
+  const value = parseJsonObject(json) ?? {};
+  return Object.fromEntries(Object.entries(value).filter((e): e is [string, string] => typeof e[1] === 'string'));
 }
 
 export function cachedCopy(row: CachedRow, source: CachedCopy['source']): CachedCopy {

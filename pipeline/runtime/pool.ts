@@ -1,18 +1,36 @@
 /**
- * The actor pool: runs one actor's pure handler over the events of its topics, as one member
+ * The actor pool: runs one actor's pure handlers over the events of its topics, as one member
  * of the actor's consumer group. The bus gives at-least-once delivery and backpressure
- * (`concurrency` handlers at most); the pool adds what every actor needs:
+ * (`concurrency` handlers at most); the pool adds what every actor needs, once, so a handler
+ * holds only its own work.
+ *
+ * An actor declares one handler per event name it reads (ActorDefinition `handlers`), typed by
+ * the event's generated value type:
+ *
+ *   handlers: {
+ *     ScrapeRequested: { handle: (event, ctx) => …, dropped: (event) => […], failed: (event, code, message) => […] },
+ *     FetchRequested: (event, ctx) => …,
+ *   }
  *
  * Lifecycle of one message:
  * 1. decode (a payload sent by reference is fetched first); undecodable → dead-letter at once;
- * 2. run the handler with a per-attempt timeout; the handler returns an Outcome:
+ * 2. dispatch by event name (`handleEvent`): an event the actor declares no handler for →
+ *    dead-letter (`event_undecodable`); an event that carries `deadlineMs` and is past it →
+ *    dropped: `ack`, emitting only what the handler's `dropped` hook returns (a job page is
+ *    reported failed), because nobody waits for it any more (a handler that reads a late
+ *    event anyway says `expires: false`);
+ * 3. run the handler with a per-attempt timeout; the handler returns an Outcome:
  *    - `ack`: publish its emissions, then the message counts as done (the bus commits it);
+ *    - `fail`: the request failed for good and is answered: the pool builds the failure Reply
+ *      {ok: false, errorCode, errorMessage, credits: 0, source} to the event's reply address
+ *      (when it has one), adds what the handler's `failed` hook emits (a job page's
+ *      pageFailed), and goes on as for `ack`;
  *    - `retry`: a transient failure — back off (exponential, jittered) and run it again, up to
  *      `attempts` in all, then dead-letter;
  *    - `dead`: a permanent failure — dead-letter now.
  *    A handler that throws is treated as `retry` when the error's code is retriable (per
  *    schemas/errors.ts), else `dead`;
- * 3. dead-lettering publishes the original bytes and headers to the dead-letter topic with the
+ * 4. dead-lettering publishes the original bytes and headers to the dead-letter topic with the
  *    error code, message, attempt count, source topic and group, and then counts as done, so a
  *    poison event never blocks its partition for longer than its retries.
  * Emissions are published before the message is done: a crash in between re-runs the handler
@@ -28,18 +46,24 @@
  */
 import { setMaxListeners } from 'node:events';
 import { ERRORS, isErrorCode, type ErrorCode } from '../../schemas/errors.js';
+import type { EventName, EventValue } from '../../schemas/events/index.js';
 import { HEADERS, TOPICS, type TopicKey } from '../../schemas/topics.js';
 import type { BusMessage, Subscription } from './bus/bus.js';
 import type { DecodedEvent } from './codec/codec.js';
 import type { AnyEmission, Emission, Events } from './events.js';
 import type { Logger } from './log.js';
-import { AppError } from './errors.js';
+import { AppError, errorCode } from './errors.js';
+import { replyTo, type Answerable } from './request-reply.js';
 import { backoffDelay, retry, RetriesExhausted, sleep } from './retry.js';
 
 export type Outcome =
   | { readonly kind: 'ack'; readonly emit?: readonly AnyEmission[] }
+  | { readonly kind: 'fail'; readonly code: ErrorCode; readonly message: string }
   | { readonly kind: 'retry'; readonly code: ErrorCode; readonly message: string }
   | { readonly kind: 'dead'; readonly code: ErrorCode; readonly message: string };
+
+/** What the pool settles a message with: every Outcome but `fail`, which it turns into an answered `ack`. */
+export type Settled = Exclude<Outcome, { kind: 'fail' }>;
 
 export interface ActorContext {
   readonly log: Logger;
@@ -50,10 +74,27 @@ export interface ActorContext {
   readonly message: BusMessage;
 }
 
-export type ActorHandler = (event: DecodedEvent, ctx: ActorContext) => Promise<Outcome>;
+/** A handler of one event type: its value, typed by the event's generated type, in; an Outcome out. */
+export type EventHandler<N extends EventName> = (event: EventValue<N>, ctx: ActorContext) => Promise<Outcome>;
+
+/** A handler with the hooks the pool's plumbing calls for its event type. */
+export interface EventHandling<N extends EventName> {
+  readonly handle: EventHandler<N>;
+  /** What is emitted for an event dropped past its deadline (default: nothing). */
+  readonly dropped?: (event: EventValue<N>) => readonly AnyEmission[];
+  /** What is emitted besides the failure Reply for a `fail` outcome (default: nothing). */
+  readonly failed?: (event: EventValue<N>, code: ErrorCode, message: string) => readonly AnyEmission[];
+  /** The failure Reply's `source` (default: the actor's name). */
+  readonly replySource?: string | null;
+  /** False: an event past its `deadlineMs` is still handled (default: it is dropped). */
+  readonly expires?: boolean;
+}
+
+/** An actor's handlers, by the name of the event each reads. */
+export type EventHandlers = { readonly [N in EventName]?: EventHandler<N> | EventHandling<N> };
 
 export interface ActorDefinition {
-  /** Actor (role) name, used in logs. */
+  /** Actor (role) name, used in logs and as the `source` of the failure replies the pool builds. */
   readonly name: string;
   /** Consumer group; every process of this actor joins it. */
   readonly group: string;
@@ -61,9 +102,50 @@ export interface ActorDefinition {
   readonly concurrency: number;
   /** Time allowed for one attempt. */
   readonly timeoutMs: number;
-  readonly handler: ActorHandler;
+  readonly handlers: EventHandlers;
   /** Releases what the actor holds (a browser, sockets); called once the pool has stopped. */
   readonly close?: () => Promise<void>;
+}
+
+function handlingOf<N extends EventName>(entry: EventHandler<N> | EventHandling<N> | undefined): EventHandling<N> | null {
+  if (!entry) return null;
+  return typeof entry === 'function' ? { handle: entry } : entry;
+}
+
+/** The deadline an event carries, if its type has one. */
+function deadlineOf(value: unknown): number | null {
+  const deadline = (value as { deadlineMs?: unknown }).deadlineMs;
+  return typeof deadline === 'number' ? deadline : null;
+}
+
+function isAnswerable(value: unknown): value is Answerable {
+  const v = value as Partial<Answerable>;
+  return typeof v.requestId === 'string' && v.replyTo !== undefined && v.correlationId !== undefined;
+}
+
+/**
+ * The pool's per-event plumbing around an actor's handler, for one attempt (steps 2 and 3 of
+ * the lifecycle above): dispatch by event name, the deadline drop, the failure answer. Pure
+ * but for the handler it runs: tests call it to run a handler as the pool does, without a bus.
+ * `nowMs` is when the attempt starts.
+ */
+export async function handleEvent(def: Pick<ActorDefinition, 'name' | 'handlers'>, event: DecodedEvent, ctx: ActorContext, nowMs: number = Date.now()): Promise<Settled> {
+  const handling = handlingOf(def.handlers[event.event] as EventHandler<EventName> | EventHandling<EventName> | undefined);
+  if (!handling) return { kind: 'dead', code: 'event_undecodable', message: `unexpected ${event.event} event` };
+  const value = event.value;
+  const deadlineMs = deadlineOf(value);
+  if (handling.expires !== false && deadlineMs !== null && nowMs > deadlineMs) {
+    ctx.log.warn({ event: event.event, lateMs: nowMs - deadlineMs }, `${event.event} past its deadline; dropped`);
+    const emit = handling.dropped?.(value) ?? [];
+    return emit.length ? { kind: 'ack', emit } : { kind: 'ack' };
+  }
+  const outcome = await handling.handle(value, ctx);
+  if (outcome?.kind !== 'fail') return outcome as Settled;
+  const source = handling.replySource === undefined ? def.name : handling.replySource;
+  const reply = isAnswerable(value)
+    ? replyTo(value, { ok: false, data: null, errorCode: outcome.code, errorMessage: outcome.message, credits: 0, source }, ctx.log)
+    : [];
+  return { kind: 'ack', emit: [...reply, ...(handling.failed?.(value, outcome.code, outcome.message) ?? [])] };
 }
 
 export interface PoolRetry {
@@ -75,9 +157,9 @@ export interface PoolRetry {
 export const DEFAULT_POOL_RETRY: PoolRetry = { attempts: 4, baseDelayMs: 200, maxDelayMs: 5000 };
 
 function failureOf(error: unknown): { code: ErrorCode; message: string } {
-  const code = (error as { code?: unknown })?.code;
+  const code = errorCode(error);
   const message = error instanceof Error ? error.message : String(error);
-  return { code: typeof code === 'string' && isErrorCode(code) ? code : 'internal_error', message };
+  return { code: code !== undefined && isErrorCode(code) ? code : 'internal_error', message };
 }
 
 /** Codes that say the runtime (bus, store) failed, not the event: such a message is never dead-lettered. */
@@ -86,7 +168,7 @@ const INFRASTRUCTURE_CODES: ReadonlySet<ErrorCode> = new Set(['bus_unavailable',
 /** setTimeout's largest delay; a longer (or infinite) attempt timeout means none. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
-function isOutcome(value: unknown): value is Outcome {
+function isSettled(value: unknown): value is Settled {
   const kind = (value as { kind?: unknown } | null)?.kind;
   return kind === 'ack' || kind === 'retry' || kind === 'dead';
 }
@@ -167,7 +249,7 @@ export class ActorPool {
   }
 
   /** Sleeps before the next attempt; throws (releasing the message) when the pool stops meanwhile. */
-  private async backoff(attempt: number, outcome: Outcome & { kind: 'retry' }, log: Logger, message: BusMessage): Promise<void> {
+  private async backoff(attempt: number, outcome: Settled & { kind: 'retry' }, log: Logger, message: BusMessage): Promise<void> {
     const delay = backoffDelay(attempt, this.retryPolicy);
     log.warn({ code: outcome.code, attempt, delayMs: delay }, `attempt failed, retrying: ${outcome.message}`);
     try {
@@ -183,7 +265,7 @@ export class ActorPool {
     return new AppError('service_unavailable', `actor pool ${this.def.name} is stopping; the message is handed back (${outcome.code}: ${outcome.message})`);
   }
 
-  private async attempt(event: DecodedEvent, message: BusMessage, attempt: number, log: Logger): Promise<Outcome> {
+  private async attempt(event: DecodedEvent, message: BusMessage, attempt: number, log: Logger): Promise<Settled> {
     // One controller per attempt, aborted by the deadline or by stop(). (Not AbortSignal.any:
     // on Node 20 it costs ~30 µs and a weak reference per call, most of a hop's budget.)
     const deadline = new AbortController();
@@ -193,7 +275,7 @@ export class ActorPool {
     else stopping.addEventListener('abort', onStop, { once: true });
     const signal = deadline.signal;
     let timer: NodeJS.Timeout | undefined;
-    const timedOut = new Promise<Outcome>((resolve) => {
+    const timedOut = new Promise<Settled>((resolve) => {
       if (!(this.def.timeoutMs <= MAX_TIMER_MS)) return;
       timer = setTimeout(() => {
         deadline.abort(new AppError('upstream_timeout', `attempt timed out after ${this.def.timeoutMs} ms`));
@@ -201,8 +283,8 @@ export class ActorPool {
       }, this.def.timeoutMs);
     });
     try {
-      const outcome: unknown = await Promise.race([this.def.handler(event, { log, signal, attempt, message }), timedOut]);
-      if (isOutcome(outcome)) return outcome;
+      const outcome: unknown = await Promise.race([handleEvent(this.def, event, { log, signal, attempt, message }), timedOut]);
+      if (isSettled(outcome)) return outcome;
       return { kind: 'retry', code: 'internal_error', message: `handler returned ${JSON.stringify(outcome) ?? 'undefined'}, not an Outcome` };
     } catch (error) {
       const failure = failureOf(error);

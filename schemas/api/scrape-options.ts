@@ -142,6 +142,9 @@ export const Location = Nullable(
 
 export const PROXY_ROUTES = ['none', 'datacenter', 'residential', 'mobile', 'auto'] as const;
 
+/** The page `timeout` option in ms: its bounds and default, defined once for the gateway and the actors. */
+export const PAGE_TIMEOUT_MS = { min: 1000, max: 300_000, default: 90_000 } as const;
+
 export const scrapeOptionFields = {
   formats: Type.Optional(
     Type.Array(FormatItem, { maxItems: 20, default: ['markdown'], description: 'What to return. Default `["markdown"]`.' }),
@@ -152,7 +155,7 @@ export const scrapeOptionFields = {
   maxAge: Type.Optional(Type.Integer({ minimum: 0, default: 0, description: 'Serve a cached copy taken within this many ms; 0 forces a fresh fetch.' })),
   storeInCache: Type.Optional(Type.Boolean({ default: true })),
   waitFor: Type.Optional(Type.Integer({ minimum: 0, maximum: 120000, default: 0, description: 'Wait this many ms after load; renders in a browser.' })),
-  timeout: Type.Optional(Type.Integer({ minimum: 1000, maximum: 300000, default: 90000, description: 'Time allowed for the whole page, in ms.' })),
+  timeout: Type.Optional(Type.Integer({ minimum: PAGE_TIMEOUT_MS.min, maximum: PAGE_TIMEOUT_MS.max, default: PAGE_TIMEOUT_MS.default, description: 'Time allowed for the whole page, in ms.' })),
   actions: Type.Optional(Type.Array(Action, { maxItems: 50, description: 'Browser actions run in order before the page is read (at most 50).' })),
   captchaHandling: Type.Optional(StringEnum(['auto', 'off'], { default: 'auto' })),
   captchaEvidence: Type.Optional(Type.Boolean({ default: false })),

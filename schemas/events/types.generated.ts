@@ -15,10 +15,10 @@ export const CURRENT_VERSIONS = {
   FetchRequested: 1,
   JobEvent: 1,
   MapRequested: 1,
-  PageFetched: 3,
+  PageFetched: 4,
   ParseRequested: 1,
   Reply: 1,
-  ScrapeRequested: 2,
+  ScrapeRequested: 3,
   TestPing: 1,
 } as const satisfies Record<EventName, number>;
 
@@ -80,7 +80,7 @@ export interface MapRequested {
   createdAtMs: number;
 }
 
-/** A page was fetched (over HTTP or in a browser) and awaits parsing. wds.events.PageFetched v3 (schemas/events/PageFetched/v3.avsc). */
+/** A page was fetched (over HTTP or in a browser) and awaits parsing. wds.events.PageFetched v4 (schemas/events/PageFetched/v4.avsc). */
 export interface PageFetched {
   /** Id of the API request (or job page) this work belongs to. */
   requestId: string;
@@ -120,6 +120,10 @@ export interface PageFetched {
   requestedAtMs: number;
   /** What a browser render produced besides the DOM, as a JSON object merged into the document by the parser: `screenshot` (data URL), `actions` ({screenshots, scrapes, javascriptReturns}), `network` (the page's requests), `captcha` (the automatic checkbox click and its evidence). "{}" for a page fetched over HTTP or written as v1/v2. */
   extras: string;
+  /** The page cache key, carried over from ScrapeRequested: the copy of a fresh page is filed under it. Empty when written as v1-v3, when the parser works it out from the options. */
+  cacheKey: string;
+  /** Hex SHA-256 of body, computed once by the reader that produced the page (the content_hash of its stored copies). Empty when written as v1-v3, when the parser hashes the body. */
+  bodySha256: string;
 }
 
 /** An uploaded file is to be read into a scrape document (POST /v1/parse). Answered with a Reply whose data is the document. wds.events.ParseRequested v1 (schemas/events/ParseRequested/v1.avsc). */
@@ -164,7 +168,7 @@ export interface Reply {
   source: string | null;
 }
 
-/** A page is to be fetched and read: one synchronous scrape, or one page of a crawl or batch job. wds.events.ScrapeRequested v2 (schemas/events/ScrapeRequested/v2.avsc). */
+/** A page is to be fetched and read: one synchronous scrape, or one page of a crawl or batch job. wds.events.ScrapeRequested v3 (schemas/events/ScrapeRequested/v3.avsc). */
 export interface ScrapeRequested {
   /** Id of the API request (or job page) this work belongs to; in every log line. */
   requestId: string;
@@ -186,6 +190,10 @@ export interface ScrapeRequested {
   createdAtMs: number;
   /** True when the fetcher met a challenge on the plain HTTP fetch and sent the request on to the renderer (renderRequested) to clear it: the render is charged a fetched page's credits, what the caller reserved. False for a request as its producer routed it, and for v1 bytes. */
   escalated: boolean;
+  /** True when the producer (the gateway, the frontier) routed the page to a browser (pipeline/pages/rendering.ts needsBrowser: waitFor, actions, the screenshot or network format): decided once, where the request is routed, and read downstream. False in v1/v2 bytes, whose readers decide it from the options. */
+  browser: boolean;
+  /** The page cache key (pipeline/pages/cache.ts cacheKeyOf) worked out once by the producer from the options and the browser decision: what the fetcher looks copies up by and what the copy is filed under. Empty in v1/v2 bytes, whose readers work it out from the options. */
+  cacheKey: string;
 }
 
 /** A message with no business meaning, for runtime tests and benchmarks of the bus and the codec. wds.events.TestPing v1 (schemas/events/TestPing/v1.avsc). */

@@ -20,6 +20,7 @@ import { createHash } from 'node:crypto';
 import type { AnyEmission } from '../../../pipeline/runtime/events.js';
 import { jobEvent, type PageFailed, type PageStored } from '../../../pipeline/jobs/pages.js';
 import { endJob, jobKey, jobTtlMs, liveJob, snapshotJob, type JobRecord } from '../../../pipeline/jobs/record.js';
+import { parseJsonObject } from '../../../pipeline/runtime/json.js';
 import type { Outcome } from '../../../pipeline/runtime/pool.js';
 import type { EventValue } from '../../../schemas/events/index.js';
 import { advanceWatermark, depthOf, dropWorkingKeys, enqueue, expireWorkingKeys, lastRequestKey, markSeen, peekInFlight, seededKey, seenBefore, sentAtKey, takeInFlight } from './queue.js';
@@ -33,13 +34,8 @@ export interface JobHandlerDeps extends ScheduleDeps {
   readonly site: SiteReader;
 }
 
-function dataOf<T>(json: string): Partial<T> {
-  try {
-    const v: unknown = JSON.parse(json);
-    return v && typeof v === 'object' ? (v as Partial<T>) : {};
-  } catch {
-    return {};
-  }
+function dataOf<T extends object>(json: string): Partial<T> {
+  return parseJsonObject<Partial<T>>(json) ?? {};
 }
 
 /** Longest robots.txt `Crawl-delay` a crawl honours (the API's own `delay` maximum). */

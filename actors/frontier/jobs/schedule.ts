@@ -15,8 +15,9 @@ import { endJob, jobRunning, jobTtlMs, type JobRecord, type JobStateDeps } from 
 import type { KeyRecord, KeyRegistry } from '../../../pipeline/keys/registry.js';
 import type { Logger } from '../../../pipeline/runtime/log.js';
 import { needsBrowser } from '../../../pipeline/pages/rendering.js';
+import { scrapeRequestFields, scrapeTopic } from '../../../pipeline/pages/scrape-request.js';
 import { PRICES } from '../../../schemas/api/prices.js';
-import type { ScrapeOptions } from '../../../schemas/api/scrape-options.js';
+import { PAGE_TIMEOUT_MS, type ScrapeOptions } from '../../../schemas/api/scrape-options.js';
 import { sleep } from '../../../pipeline/runtime/retry.js';
 import { HEADERS } from '../../../schemas/topics.js';
 import { advanceWatermark, lastRequestKey, parsePage, takeInFlight, workQueueOf, type QueuedPage } from './queue.js';
@@ -55,11 +56,13 @@ async function outOfCredits(deps: ScheduleDeps, job: JobRecord): Promise<AnyEmis
 
 /** The ScrapeRequested of a job's page `seq` (the same when it is sent again). */
 export function pageRequest(job: JobRecord, seq: number, page: QueuedPage, pace: Pace, at: number): AnyEmission {
-  const timeoutMs = typeof pace.scrapeOptions.timeout === 'number' ? pace.scrapeOptions.timeout : 90_000;
+  const timeoutMs = typeof pace.scrapeOptions.timeout === 'number' ? pace.scrapeOptions.timeout : PAGE_TIMEOUT_MS.default;
   const requestId = jobPageRequestId(job.id, seq);
+  // The browser decision and the cache key are taken here, once, and travel on the event.
+  const fields = scrapeRequestFields(pace.scrapeOptions as ScrapeOptions);
   return {
     // A page whose options need a browser goes to the renderer, the rest to the fetcher.
-    topic: needsBrowser(pace.scrapeOptions as ScrapeOptions) ? 'renderRequested' : 'scrapeRequested',
+    topic: scrapeTopic(fields),
     // Keyed by the page, not the job: a partition hands out one message at a time per group,
     // so a job keyed on one partition was fetched one page at a time whatever its
     // maxConcurrency. Its pages need no order among themselves; how many are in flight is
@@ -71,12 +74,11 @@ export function pageRequest(job: JobRecord, seq: number, page: QueuedPage, pace:
       tenant: job.tenant,
       jobId: job.id,
       url: page.url,
-      options: JSON.stringify(pace.scrapeOptions),
+      ...fields,
       replyTo: null,
       correlationId: null,
       deadlineMs: at + timeoutMs + JOB_PAGE_SLACK_MS,
       createdAtMs: at,
-      escalated: false,
     },
   };
 }

@@ -1,0 +1,60 @@
+/**
+ * The scrape options as the actors read them off an event (ScrapeRequested.options,
+ * PageFetched.options: JSON text of schemas/api/scrape-options.ts ScrapeOptions), decoded and
+ * typed once here instead of parsed and cast by each actor. The schema's top-level defaults
+ * are filled in (what the gateway's validation does for a request's body), so a reader never
+ * writes `options.timeout ?? 90_000` again.
+ */
+import { PAGE_TIMEOUT_MS, scrapeOptionFields, type ScrapeOptions } from '../../schemas/api/scrape-options.js';
+import { parseJsonObject } from '../runtime/json.js';
+
+/** The options that have a default in the schema: always present once decoded. */
+export type DefaultedScrapeOption =
+  | 'formats'
+  | 'onlyMainContent'
+  | 'maxAge'
+  | 'storeInCache'
+  | 'waitFor'
+  | 'timeout'
+  | 'captchaHandling'
+  | 'captchaEvidence'
+  | 'mobile'
+  | 'proxy'
+  | 'blockAssets'
+  | 'removeBase64Images';
+
+/** Scrape options with the schema's defaults filled in. */
+export type DecodedScrapeOptions = ScrapeOptions & Required<Pick<ScrapeOptions, DefaultedScrapeOption>>;
+
+/** Each top-level option's `default`, read from the schema (its only definition). */
+export const SCRAPE_OPTION_DEFAULTS: Readonly<Pick<ScrapeOptions, DefaultedScrapeOption>> = Object.freeze(
+  Object.fromEntries(
+    Object.entries(scrapeOptionFields)
+      .filter(([, field]) => (field as { default?: unknown }).default !== undefined)
+      .map(([name, field]) => [name, (field as { default: unknown }).default]),
+  ) as Required<Pick<ScrapeOptions, DefaultedScrapeOption>>,
+);
+
+/**
+ * The scrape options of an event, defaults filled in; null when the text is not a JSON object
+ * (the actor answers `bad_request`). An empty string is `{}`: every default.
+ */
+export function decodeScrapeOptions(json: string): DecodedScrapeOptions | null {
+  const options = parseJsonObject<ScrapeOptions>(json);
+  if (!options) return null;
+  return { ...(structuredClone(SCRAPE_OPTION_DEFAULTS) as Required<Pick<ScrapeOptions, DefaultedScrapeOption>>), ...options };
+}
+
+/** Every option at its default: what an event whose options cannot be read is read with, where it is read at all. */
+export function defaultScrapeOptions(): DecodedScrapeOptions {
+  return structuredClone(SCRAPE_OPTION_DEFAULTS) as DecodedScrapeOptions;
+}
+
+/**
+ * The time one read of the page may take: the `timeout` option within its bounds, and never
+ * past the request's deadline (at least 1 ms).
+ */
+export function pageTimeoutMs(options: Pick<ScrapeOptions, 'timeout'>, deadlineMs: number, nowMs: number): number {
+  const wanted = Math.min(PAGE_TIMEOUT_MS.max, Math.max(PAGE_TIMEOUT_MS.min, options.timeout ?? PAGE_TIMEOUT_MS.default));
+  return Math.max(1, Math.min(wanted, deadlineMs - nowMs));
+}

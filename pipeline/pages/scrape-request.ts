@@ -1,0 +1,23 @@
+/**
+ * What the producer of a ScrapeRequested (the gateway for a scrape, the frontier for a job's
+ * page) works out once from the scrape options, for every reader downstream to read instead of
+ * deciding again: the options as JSON, whether a browser reads the page (`browser`: the topic
+ * it goes to, renderRequested or scrapeRequested), and the page cache key (`cacheKey`), which
+ * includes the render when it does.
+ */
+import type { ScrapeOptions } from '../../schemas/api/scrape-options.js';
+import type { EventValue } from '../../schemas/events/index.js';
+import { cacheKeyOf } from './cache.js';
+import { needsBrowser } from './rendering.js';
+
+export type ScrapeRequestFields = Pick<EventValue<'ScrapeRequested'>, 'options' | 'browser' | 'cacheKey' | 'escalated'>;
+
+export function scrapeRequestFields(options: ScrapeOptions): ScrapeRequestFields {
+  const browser = needsBrowser(options);
+  return { options: JSON.stringify(options), browser, cacheKey: cacheKeyOf(options, browser), escalated: false };
+}
+
+/** The topic a ScrapeRequested goes to, by its producer's browser decision. */
+export function scrapeTopic(fields: Pick<ScrapeRequestFields, 'browser'>): 'renderRequested' | 'scrapeRequested' {
+  return fields.browser ? 'renderRequested' : 'scrapeRequested';
+}

@@ -22,32 +22,28 @@ import { createNotifierActor } from './actors/notifier/index.js';
 import { createParserActor } from './actors/parser/index.js';
 import { createRendererActor } from './actors/renderer/index.js';
 import { buildGateway } from './gateway/app.js';
-import type { Handlers } from './gateway/handler.js';
-import { fetchHandler } from './gateway/handlers/fetch.js';
-import { jobHandlers } from './gateway/handlers/jobs.js';
-import { mapHandler } from './gateway/handlers/map.js';
-import { parseHandler } from './gateway/handlers/parse.js';
-import { scrapeHandler } from './gateway/handlers/scrape.js';
 import { ConfigError, loadConfig, redactedConfig, type Config } from './pipeline/runtime/config.js';
 import { keyRegistryFor, type KeyRegistry } from './pipeline/keys/index.js';
 import { errorCode } from './pipeline/runtime/errors.js';
 import { createLogger, type Logger } from './pipeline/runtime/log.js';
-import { NetGuard } from './pipeline/runtime/net/guard.js';
 import { ActorPool } from './pipeline/runtime/pool.js';
 import { Requester } from './pipeline/runtime/request-reply.js';
-import { createRuntime, type Runtime } from './pipeline/runtime/runtime.js';
+import { createRuntime } from './pipeline/runtime/runtime.js';
 import { serviceVersion } from './pipeline/runtime/version.js';
+import type { Capability } from './schemas/capabilities.js';
 import { ROLES, type Role } from './schemas/topics.js';
 
 export type RoleArg = Role | 'all';
 
 /**
- * This build's actor pools. The classifier lands with its issue; the notifier calls job
- * webhooks (`webhooks`: without it the gateway answers a job with a webhook 501); the frontier
- * serves map and schedules crawl and batch jobs (`jobs`, served with the parser's `scrape`:
- * the fetcher and parser read the jobs' pages). The renderer serves `render`: with it the
- * gateway sends browser scrapes (waitFor, actions, screenshot, network) to `renderRequested`;
- * without it, it answers them 501.
+ * This build's actor pools and the capabilities each serves (schemas/capabilities.ts); the
+ * gateway serves an operation when the build serves every capability its row in the operation
+ * table needs (gateway/operations.ts), and answers it 501 otherwise. The classifier lands with its issue; the
+ * notifier calls job webhooks (`webhooks`: without it the gateway answers a job with a webhook
+ * 501); the frontier serves map and schedules crawl and batch jobs (`jobs`, served with the
+ * parser's `scrape`: the fetcher and parser read the jobs' pages). The renderer serves
+ * `render`: with it the gateway sends browser scrapes (waitFor, actions, screenshot, network)
+ * to `renderRequested`; without it, it answers them 501.
  */
 export const ACTORS: readonly ActorSpec[] = [
   { role: 'frontier', serves: ['map', 'jobs'], create: (runtime) => createFrontierActor(runtime) },
@@ -62,7 +58,7 @@ export interface ServiceOptions {
   config: Config;
   log: Logger;
   role: RoleArg;
-  /** The actors of this build (default: the production list in actors/index.ts). */
+  /** The actors of this build (default: ACTORS above). */
   actors?: readonly ActorSpec[];
 }
 
@@ -88,19 +84,9 @@ async function prepareKeys(config: Config, keys: KeyRegistry, log: Logger): Prom
   return key;
 }
 
-/** Gateway handlers for the operations this build's actors complete. */
-function pipelineHandlers(actors: readonly ActorSpec[], requester: Requester, config: Config, runtime: Runtime): Handlers {
-  const served = new Set(actors.flatMap((a) => a.serves ?? []));
-  const handlers: Record<string, Handlers[string]> = {};
-  if (served.has('scrape')) handlers.scrape = scrapeHandler(requester, config.requestTimeoutMs, { render: served.has('render') });
-  if (served.has('fetch')) handlers.fetch = fetchHandler(requester, config.requestTimeoutMs);
-  if (served.has('parse')) handlers.parse = parseHandler(requester, config.requestTimeoutMs);
-  if (served.has('map')) handlers.map = mapHandler(requester, config.requestTimeoutMs);
-  // Crawl and batch jobs: the frontier schedules them, the fetcher and parser read their pages.
-  // With the notifier, jobs take a `webhook`, whose URL the SSRF guard checks when the job starts.
-  const webhooks = served.has('webhooks') ? new NetGuard({ allowPrivate: config.fetchAllowPrivate }) : null;
-  if (served.has('jobs') && served.has('scrape')) Object.assign(handlers, jobHandlers(runtime, config.jobRetentionHours * 3_600_000, { webhooks, render: served.has('render') }));
-  return handlers;
+/** What a build's actors serve, all roles together: what the gateway may send them. */
+function capabilitiesOf(actors: readonly ActorSpec[]): ReadonlySet<Capability> {
+  return new Set(actors.flatMap((a) => a.serves ?? []));
 }
 
 export async function startService(options: ServiceOptions): Promise<Service> {
@@ -124,8 +110,8 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       keys?.close();
       await runtime.close();
     })());
-  // Every role's operations, as the gateway's routing sees them (pipelineHandlers).
-  const build = { serves: new Set(actors.flatMap((a) => a.serves ?? [])) };
+  // Every role's capabilities, as the gateway's routing sees them (gateway/operations.ts).
+  const build = { serves: capabilitiesOf(actors) };
   try {
     for (const actor of actors.filter((a) => role === 'all' || a.role === role)) {
       const pool = new ActorPool(actor.create(runtime, build), runtime.events, log);
@@ -143,7 +129,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
         keys,
         state: runtime.state,
         version: serviceVersion(),
-        handlers: pipelineHandlers(actors, requester, config, runtime),
+        pipeline: { serves: build.serves, requester, jobs: runtime },
       });
       await app.listen({ port: config.port, host: config.host });
     }
@@ -177,7 +163,7 @@ function readRole(argv: string[]): RoleArg {
 }
 
 export interface RunOptions {
-  /** The actors of this build (default: the production list in actors/index.ts). */
+  /** The actors of this build (default: main.ts ACTORS). */
   actors?: readonly ActorSpec[];
 }
 

@@ -1,7 +1,8 @@
 /**
  * The HTTP gateway: Fastify on Node's HTTP server. It routes the 46 operations, serves the
  * OpenAPI document and the reference page, and answers every failure through one error
- * handler. It never fetches a page itself.
+ * handler. It never fetches a page itself: the operations it serves, and how, are the
+ * operation table's (gateway/operations.ts).
  */
 import { randomBytes } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
@@ -14,8 +15,8 @@ import { Credits } from '../pipeline/keys/credits.js';
 import { AccessLog, stampArrival } from './access-log.js';
 import { registerDocs } from './docs.js';
 import type { Handlers } from './handler.js';
-import { sourceHandler, templatesHandler } from './handlers/reference.js';
 import { buildOpenApi } from './openapi.js';
+import { operationHandlers, type PipelineDeps } from './operations.js';
 import { RateLimiter } from './rate-limit.js';
 import { noRoute, sendError } from './replies.js';
 import { registerOperations } from './routes.js';
@@ -27,7 +28,12 @@ export interface GatewayDeps {
   /** Coordination state shared by gateway processes (rate limits). */
   state: State;
   version: string;
-  /** Handlers for operations served by other parts of the service (actors, jobs). */
+  /**
+   * The actors this gateway sends operations to (main.ts); without it only the operations
+   * the gateway answers itself are served, the others answer 501.
+   */
+  pipeline?: PipelineDeps;
+  /** Handlers that take the place of the table's, by operation id (tests' stand-ins). */
   handlers?: Handlers;
 }
 
@@ -95,8 +101,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
   app.setNotFoundHandler((request, reply) => answerError(noRoute(request), request, reply));
 
   const handlers: Handlers = {
-    templates: templatesHandler(),
-    source: sourceHandler({ sourceUrl: config.sourceUrl, version: deps.version }),
+    ...operationHandlers({ config, version: deps.version }, deps.pipeline ?? null),
     ...deps.handlers,
   };
   registerOperations(app, {

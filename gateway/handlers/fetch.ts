@@ -7,7 +7,6 @@
  */
 import { FETCH_TIMEOUT_MS, type FetchQuery } from '../../schemas/api/page-reading.js';
 import { RAW_RESPONSE_HEADERS } from '../../schemas/api/operations.js';
-import { PRICES } from '../../schemas/api/prices.js';
 import { readFetchedBytes } from '../../schemas/events/replies.js';
 import type { Static } from '@sinclair/typebox';
 import { AppError } from '../../pipeline/runtime/errors.js';
@@ -17,7 +16,6 @@ import { askPipeline, PIPELINE_SLACK_MS, replyResult } from './ask.js';
 
 export function fetchHandler(requester: Requester, requestTimeoutMs: number): OperationHandler {
   return {
-    estimate: () => PRICES.freshPage.credits,
     async handle(ctx) {
       const query = ctx.query as Static<typeof FetchQuery>;
       const timeoutMs = Math.min(requestTimeoutMs, FETCH_TIMEOUT_MS + PIPELINE_SLACK_MS);

@@ -4,8 +4,8 @@
  * Starting a job creates its record (pipeline/jobs/record.ts: live in state, versioned in the
  * store's `jobs` table, status `scraping`) and publishes a JobEvent `started`; the frontier
  * does the rest (actors/frontier/jobs). The answer is `{id, url}`, `url` being the job's
- * status path. Starting is free but needs a balance of at least one page; each page is
- * charged as it is stored (the frontier holds a page's credits before fetching it, and a
+ * status path. Starting is free but needs a balance of at least one page (the operations'
+ * price, gateway/operations.ts, reserves one); each page is charged as it is stored (the frontier holds a page's credits before fetching it, and a
  * job whose balance runs out ends `failed`, keeping its pages).
  *
  * Status is `{status, total, completed, failed, creditsUsed, expiresAt, error?, data, next}`
@@ -36,7 +36,7 @@ import { JOB_ERRORS, JOB_PAGES_SETTLED } from '../../pipeline/runtime/store/quer
 import type { Store } from '../../pipeline/runtime/store/store.js';
 import type { ScrapeOptions } from '../../schemas/api/scrape-options.js';
 import type { HandlerContext, OperationHandler } from '../handler.js';
-import { scrapeEstimate, unservedScrapeOptions } from './scrape.js';
+import { unservedScrapeOptions } from './scrape.js';
 
 export interface JobGatewayDeps {
   readonly state: State;
@@ -93,11 +93,9 @@ async function acceptWebhook(raw: unknown, options: JobHandlerOptions): Promise<
   return JSON.stringify(webhook);
 }
 
-function startHandler(deps: JobGatewayDeps, kind: JobKind, retentionMs: number, options: JobHandlerOptions): OperationHandler {
+/** POST /v1/crawl or /v1/batch/scrape: creates the job and hands it to the frontier. */
+export function jobStartHandler(deps: JobGatewayDeps, kind: JobKind, retentionMs: number, options: JobHandlerOptions): OperationHandler {
   return {
-    // Free to start, but a key that cannot pay for one page (a browser page when the options
-    // need a browser) is refused before anything runs.
-    estimate: (ctx) => scrapeEstimate((ctx.body as { scrapeOptions?: ScrapeOptions }).scrapeOptions ?? {}),
     async handle(ctx) {
       const { webhook, ...params } = ctx.body as { webhook?: unknown; scrapeOptions?: ScrapeOptions };
       const unserved = unservedScrapeOptions(params.scrapeOptions ?? {}, { render: options.render ?? false });
@@ -153,7 +151,8 @@ function statusOf(job: JobRecord) {
   };
 }
 
-function statusHandler(deps: JobGatewayDeps, kind: JobKind): OperationHandler {
+/** A job's status with the first page of its documents. */
+export function jobStatusHandler(deps: JobGatewayDeps, kind: JobKind): OperationHandler {
   return {
     async handle(ctx) {
       const job = await jobOf(deps, ctx, kind);
@@ -162,7 +161,8 @@ function statusHandler(deps: JobGatewayDeps, kind: JobKind): OperationHandler {
   };
 }
 
-function pagesHandler(deps: JobGatewayDeps, kind: JobKind): OperationHandler {
+/** A job's documents, cursor-paged. */
+export function jobPagesHandler(deps: JobGatewayDeps, kind: JobKind): OperationHandler {
   return {
     async handle(ctx) {
       const job = await jobOf(deps, ctx, kind);
@@ -180,7 +180,8 @@ interface ErrorRow {
   status_code: string | number;
 }
 
-function errorsHandler(deps: JobGatewayDeps): OperationHandler {
+/** The pages a crawl could not read, with the error for each. */
+export function crawlErrorsHandler(deps: JobGatewayDeps): OperationHandler {
   return {
     async handle(ctx) {
       const job = await jobOf(deps, ctx, 'crawl');
@@ -202,7 +203,8 @@ function errorsHandler(deps: JobGatewayDeps): OperationHandler {
   };
 }
 
-function cancelHandler(deps: JobGatewayDeps): OperationHandler {
+/** Cancels a crawl (the status it has when it had already ended). */
+export function crawlCancelHandler(deps: JobGatewayDeps): OperationHandler {
   return {
     async handle(ctx) {
       const job = await jobOf(deps, ctx, 'crawl');
@@ -218,18 +220,19 @@ function cancelHandler(deps: JobGatewayDeps): OperationHandler {
 }
 
 /**
- * The gateway handlers of the crawl and batch operations (schemas/api/operations.ts ids);
- * jobs are answered for `retentionMs` after they start (JOB_RETENTION_HOURS).
+ * The gateway handlers of the crawl and batch operations (schemas/api/operations.ts ids), as
+ * the operation table (gateway/operations.ts) wires them, without their price; jobs are
+ * answered for `retentionMs` after they start (JOB_RETENTION_HOURS).
  */
 export function jobHandlers(deps: JobGatewayDeps, retentionMs: number, options: JobHandlerOptions = {}): Record<string, OperationHandler> {
   return {
-    crawlStart: startHandler(deps, 'crawl', retentionMs, options),
-    crawlStatus: statusHandler(deps, 'crawl'),
-    crawlPages: pagesHandler(deps, 'crawl'),
-    crawlErrors: errorsHandler(deps),
-    crawlCancel: cancelHandler(deps),
-    batchStart: startHandler(deps, 'batch', retentionMs, options),
-    batchStatus: statusHandler(deps, 'batch'),
-    batchPages: pagesHandler(deps, 'batch'),
+    crawlStart: jobStartHandler(deps, 'crawl', retentionMs, options),
+    crawlStatus: jobStatusHandler(deps, 'crawl'),
+    crawlPages: jobPagesHandler(deps, 'crawl'),
+    crawlErrors: crawlErrorsHandler(deps),
+    crawlCancel: crawlCancelHandler(deps),
+    batchStart: jobStartHandler(deps, 'batch', retentionMs, options),
+    batchStatus: jobStatusHandler(deps, 'batch'),
+    batchPages: jobPagesHandler(deps, 'batch'),
   };
 }

@@ -5,7 +5,6 @@
  * bytes. Its size was bounded by UPLOAD_LIMIT_BYTES while the multipart body was read.
  */
 import type { Requester } from '../../pipeline/runtime/request-reply.js';
-import { PRICES } from '../../schemas/api/prices.js';
 import type { OperationHandler, UploadedFilePart } from '../handler.js';
 import { askPipeline, replyResult } from './ask.js';
 
@@ -14,7 +13,6 @@ export const PARSE_WAIT_MS = 135_000;
 
 export function parseHandler(requester: Requester, requestTimeoutMs: number): OperationHandler {
   return {
-    estimate: () => PRICES.parsedFile.credits,
     async handle(ctx) {
       const { file } = ctx.body as { file: UploadedFilePart };
       const timeoutMs = Math.min(requestTimeoutMs, PARSE_WAIT_MS);

@@ -5,7 +5,8 @@
  *
  * The gateway picks the path (pipeline/pages/rendering.ts `needsBrowser`): a scrape with
  * `waitFor > 0`, `actions`, or the `screenshot` or `network` format goes to `renderRequested`
- * (the renderer pool, Chromium) and reserves a browser page's credits; every other scrape goes
+ * (the renderer pool, Chromium) and reserves a browser page's credits (`scrapeEstimate`, the
+ * operation's price in gateway/operations.ts); every other scrape goes
  * to `scrapeRequested` (the fetcher, plain HTTP). A build without a renderer answers 501 for
  * the browser options. (A plain scrape whose fetch meets a challenge frame is sent on to the
  * renderer by the fetcher, still charged the fetched page reserved here: `escalated`.)
@@ -54,7 +55,6 @@ export function scrapeEstimate(options: Omit<ScrapeBody, 'url'>): number {
 
 export function scrapeHandler(requester: Requester, requestTimeoutMs: number, routing: ScrapeRouting = { render: false }): OperationHandler {
   return {
-    estimate: (ctx) => scrapeEstimate(ctx.body as ScrapeBody),
     async handle(ctx) {
       const { url, ...options } = ctx.body as ScrapeBody;
       const unserved = unservedScrapeOptions(options, routing);

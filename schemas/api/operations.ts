@@ -56,11 +56,16 @@ export const RAW_RESPONSE_HEADERS = {
 
 const jobId = Id('Job id returned when the job was started.');
 
-function op(o: Omit<Operation, 'auth' | 'pricing'> & Partial<Pick<Operation, 'auth' | 'pricing'>>): Operation {
-  return { auth: true, pricing: 'metered', ...o };
+/** An operation row whose id and pricing keep their literal types (OperationId, FreeOperationId). */
+type Row<Id extends string, Pricing extends Operation['pricing']> = Operation & { readonly id: Id; readonly pricing: Pricing };
+
+function op<const Id extends string, const Pricing extends Operation['pricing'] = 'metered'>(
+  o: Omit<Operation, 'id' | 'auth' | 'pricing'> & { readonly id: Id; readonly auth?: boolean; readonly pricing?: Pricing },
+): Row<Id, Pricing> {
+  return { auth: true, pricing: 'metered', ...o } as Row<Id, Pricing>;
 }
 
-export const OPERATIONS: readonly Operation[] = [
+export const OPERATIONS = [
   // Page reading
   op({ id: 'scrape', method: 'POST', path: '/v1/scrape', tag: 'Page reading', summary: 'Scrape one page', body: ScrapeBody }),
   op({ id: 'crawlStart', method: 'POST', path: '/v1/crawl', tag: 'Page reading', summary: 'Start a crawl job', body: CrawlBody }),
@@ -158,7 +163,13 @@ export const OPERATIONS: readonly Operation[] = [
   // Reference
   op({ id: 'templates', method: 'GET', path: '/v1/templates', tag: 'Reference', summary: 'List extraction templates (free)', pricing: 'free' }),
   op({ id: 'source', method: 'GET', path: '/v1/source', tag: 'Reference', summary: 'Source-code offer', auth: false, pricing: 'free' }),
-];
+] as const satisfies readonly Operation[];
+
+/** The id of an operation of the contract: what the gateway's operation table (gateway/operations.ts) is keyed by. */
+export type OperationId = (typeof OPERATIONS)[number]['id'];
+
+/** The operations the contract prices `free`: they never charge. */
+export type FreeOperationId = Extract<(typeof OPERATIONS)[number], { readonly pricing: 'free' }>['id'];
 
 /** Path parameter schemas, by name; every path parameter is a string. */
 export const PATH_PARAMS: Readonly<Record<string, TSchema>> = {

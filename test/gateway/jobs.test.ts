@@ -7,6 +7,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { HandlerContext } from '../../gateway/handler.js';
 import { jobHandlers } from '../../gateway/handlers/jobs.js';
+import { OPERATION_TABLE } from '../../gateway/operations.js';
 import type { Emission } from '../../pipeline/runtime/events.js';
 import { liveJob } from '../../pipeline/jobs/record.js';
 import { PRICES } from '../../schemas/api/prices.js';
@@ -118,8 +119,8 @@ describe('gateway/handlers/jobs', () => {
   it('takes browser options in a build with a renderer, asking a browser page of balance to start', async () => {
     const handlers = jobHandlers(deps(), 3_600_000, { render: true });
     const body = { urls: ['https://example.com/'], scrapeOptions: { formats: ['markdown', 'screenshot'] } };
-    expect(handlers.batchStart?.estimate?.(ctx('batchStart', { body }))).toBe(BROWSER_PAGE_CREDITS);
-    expect(handlers.batchStart?.estimate?.(ctx('batchStart', { body: { urls: ['https://example.com/'] } }))).toBe(1);
+    expect(OPERATION_TABLE.batchStart.price.estimate(ctx('batchStart', { body }))).toBe(BROWSER_PAGE_CREDITS);
+    expect(OPERATION_TABLE.batchStart.price.estimate(ctx('batchStart', { body: { urls: ['https://example.com/'] } }))).toBe(1);
     const started = await handlers.batchStart?.handle(ctx('batchStart', { body }));
     expect(started?.data).toMatchObject({ id: expect.stringMatching(/^batch_/) });
     expect(emitted).toHaveLength(1);

@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import type { HandlerContext } from '../../gateway/handler.js';
 import { scrapeEstimate, scrapeHandler, unservedScrapeOptions } from '../../gateway/handlers/scrape.js';
+import { OPERATION_TABLE } from '../../gateway/operations.js';
 import { AppError } from '../../pipeline/runtime/errors.js';
 import { createLogger } from '../../pipeline/runtime/log.js';
 import { needsBrowser } from '../../pipeline/pages/rendering.js';
@@ -70,6 +71,6 @@ describe('gateway/handlers/scrape routing', () => {
   it('reserves a browser page for a rendered scrape and one credit for a fetched one', () => {
     expect(scrapeEstimate({})).toBe(1);
     expect(scrapeEstimate({ waitFor: 100 })).toBe(BROWSER_PAGE_CREDITS);
-    expect(scrapeHandler(recorder().requester, 60_000, { render: true }).estimate?.(context({ formats: ['network'] }))).toBe(BROWSER_PAGE_CREDITS);
+    expect(OPERATION_TABLE.scrape.price.estimate(context({ formats: ['network'] }))).toBe(BROWSER_PAGE_CREDITS);
   });
 });

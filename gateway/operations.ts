@@ -1,0 +1,229 @@
+/**
+ * The operation table: for each operation of the contract (schemas/api/operations.ts, which
+ * holds its id, method, path and schemas), how this service serves it: its handler's
+ * factory, its price and the capabilities it needs of the build's actors, or that it is not
+ * served yet. The gateway builds its handlers from this table (`operationHandlers`, called by
+ * gateway/app.ts with the pipeline main.ts gives it); an operation without a handler answers
+ * 501 `not_implemented` (gateway/routes.ts).
+ *
+ * A row is one of:
+ * - `byGateway(price, factory)`: answered by the gateway itself, in every build (templates,
+ *   source).
+ * - `byPipeline(needs, price, factory)`: answered through the actors, in a build whose actors
+ *   (all roles; main.ts ACTORS `serves`) serve every capability in `needs`
+ *   (schemas/capabilities.ts); in any other build it answers 501.
+ * - `NOT_SERVED`: answered 501 in every build.
+ *
+ * A price is `'free'` for an operation the contract prices free (TypeScript insists), else
+ * `{estimate}`: the most a request can cost, reserved before the work (402 when the balance
+ * is short). What is charged is what the handler reports, from the actor's reply; every
+ * figure comes from schemas/api/prices.ts, where each names the spec charging rule it
+ * implements. `flat(price)` reserves one unit of a price.
+ *
+ * Adding an operation: its contract row in schemas/api/operations.ts (id, method, path,
+ * schemas) already exists for each of the spec's 46; write its handler (a factory returning
+ * an OperationHandler, gateway/handler.ts) in gateway/handlers/, usually one event out and its
+ * reply awaited (gateway/handlers/ask.ts); then replace its `NOT_SERVED` row here with a
+ * `byPipeline` row naming the capabilities it needs, its price and the factory. A new kind of
+ * actor work is a new capability in schemas/capabilities.ts, served by the actor that does it
+ * (its `serves` in main.ts ACTORS). The table is keyed by the contract's ids: a missing or
+ * unknown id does not compile, and test/gateway/operations.test.ts checks the spec's endpoint
+ * index against it.
+ */
+import type { Config } from '../pipeline/runtime/config.js';
+import { NetGuard } from '../pipeline/runtime/net/guard.js';
+import type { Requester } from '../pipeline/runtime/request-reply.js';
+import type { FreeOperationId, OperationId } from '../schemas/api/operations.js';
+import type { ScrapeBody } from '../schemas/api/page-reading.js';
+import { PRICES, type Price } from '../schemas/api/prices.js';
+import type { ScrapeOptions } from '../schemas/api/scrape-options.js';
+import type { Capability } from '../schemas/capabilities.js';
+import type { HandlerContext, Handlers, OperationHandler } from './handler.js';
+import { fetchHandler } from './handlers/fetch.js';
+import {
+  crawlCancelHandler,
+  crawlErrorsHandler,
+  jobPagesHandler,
+  jobStartHandler,
+  jobStatusHandler,
+  type JobGatewayDeps,
+  type JobHandlerOptions,
+} from './handlers/jobs.js';
+import { mapHandler } from './handlers/map.js';
+import { parseHandler } from './handlers/parse.js';
+import { sourceHandler, templatesHandler } from './handlers/reference.js';
+import { scrapeEstimate, scrapeHandler } from './handlers/scrape.js';
+
+/** What every handler factory is given: the gateway's own settings. */
+export interface GatewayHandlerDeps {
+  readonly config: Config;
+  readonly version: string;
+}
+
+/** What the gateway is given to send operations to the actors (main.ts). */
+export interface PipelineDeps {
+  /** What this build's actors serve, all roles together (main.ts ACTORS `serves`). */
+  readonly serves: ReadonlySet<Capability>;
+  readonly requester: Requester;
+  /** Job records and job events (the runtime's state, store, writer and events). */
+  readonly jobs: JobGatewayDeps;
+}
+
+/** What a `byPipeline` row's factory is given. */
+export interface PipelineHandlerDeps extends GatewayHandlerDeps, PipelineDeps {
+  /** How this build takes a job's webhook and browser options, made once for the job operations. */
+  readonly jobOptions: JobHandlerOptions;
+}
+
+/** The most a request of a metered operation can cost, reserved before the work. */
+export interface MeteredPrice {
+  estimate(ctx: HandlerContext): number;
+}
+
+export type OperationPrice = 'free' | MeteredPrice;
+
+export interface GatewayRow<P extends OperationPrice = OperationPrice> {
+  readonly served: 'gateway';
+  readonly price: P;
+  handler(deps: GatewayHandlerDeps): OperationHandler;
+}
+
+export interface PipelineRow<P extends OperationPrice = OperationPrice> {
+  readonly served: 'pipeline';
+  /** Capabilities the build's actors must all serve for the gateway to serve the operation. */
+  readonly needs: readonly [Capability, ...Capability[]];
+  readonly price: P;
+  handler(deps: PipelineHandlerDeps): OperationHandler;
+}
+
+/** Not served by this service yet: a valid request answers 501 `not_implemented`. */
+export interface NotServedRow {
+  readonly served: false;
+}
+
+export type OperationRow<P extends OperationPrice = OperationPrice> = GatewayRow<P> | PipelineRow<P> | NotServedRow;
+
+/** One row per operation of the contract; a free operation's price is `'free'`, a metered one's an estimate. */
+export type OperationTable = {
+  readonly [Id in OperationId]: OperationRow<Id extends FreeOperationId ? 'free' : MeteredPrice>;
+};
+
+export const NOT_SERVED: NotServedRow = { served: false };
+
+export function byGateway<P extends OperationPrice>(price: P, handler: (deps: GatewayHandlerDeps) => OperationHandler): GatewayRow<P> {
+  return { served: 'gateway', price, handler };
+}
+
+export function byPipeline<P extends OperationPrice>(
+  needs: readonly [Capability, ...Capability[]],
+  price: P,
+  handler: (deps: PipelineHandlerDeps) => OperationHandler,
+): PipelineRow<P> {
+  return { served: 'pipeline', needs, price, handler };
+}
+
+/** Reserves one unit of `price`. */
+export function flat(price: Price): MeteredPrice {
+  return { estimate: () => price.credits };
+}
+
+/**
+ * A crawl or batch costs nothing to start, but a key that cannot pay for its first page (a
+ * browser page when the scrape options need a browser) is refused before anything runs;
+ * each page is then held and charged by the frontier (actors/frontier/jobs/schedule.ts).
+ */
+const jobStart: MeteredPrice = {
+  estimate: (ctx) => scrapeEstimate((ctx.body as { scrapeOptions?: ScrapeOptions }).scrapeOptions ?? {}),
+};
+
+const retentionMs = (deps: GatewayHandlerDeps) => deps.config.jobRetentionHours * 3_600_000;
+const pipelineWait = (deps: GatewayHandlerDeps) => deps.config.requestTimeoutMs;
+/** Crawl and batch jobs: the frontier schedules them, the fetcher and parser read their pages. */
+const JOBS = ['jobs', 'scrape'] as const;
+
+export const OPERATION_TABLE = {
+  // Page reading
+  scrape: byPipeline(
+    ['scrape'],
+    // A browser page when the options need a browser, else a fetched page (rules 2 and 3).
+    { estimate: (ctx) => scrapeEstimate(ctx.body as ScrapeBody) },
+    (d) => scrapeHandler(d.requester, pipelineWait(d), { render: d.serves.has('render') }),
+  ),
+  crawlStart: byPipeline(JOBS, jobStart, (d) => jobStartHandler(d.jobs, 'crawl', retentionMs(d), d.jobOptions)),
+  crawlStatus: byPipeline(JOBS, 'free', (d) => jobStatusHandler(d.jobs, 'crawl')),
+  crawlCancel: byPipeline(JOBS, 'free', (d) => crawlCancelHandler(d.jobs)),
+  crawlPages: byPipeline(JOBS, 'free', (d) => jobPagesHandler(d.jobs, 'crawl')),
+  crawlErrors: byPipeline(JOBS, 'free', (d) => crawlErrorsHandler(d.jobs)),
+  batchStart: byPipeline(JOBS, jobStart, (d) => jobStartHandler(d.jobs, 'batch', retentionMs(d), d.jobOptions)),
+  batchStatus: byPipeline(JOBS, 'free', (d) => jobStatusHandler(d.jobs, 'batch')),
+  batchPages: byPipeline(JOBS, 'free', (d) => jobPagesHandler(d.jobs, 'batch')),
+  map: byPipeline(['map'], flat(PRICES.map), (d) => mapHandler(d.requester, pipelineWait(d))),
+  extract: NOT_SERVED,
+  parse: byPipeline(['parse'], flat(PRICES.parsedFile), (d) => parseHandler(d.requester, pipelineWait(d))),
+  fetch: byPipeline(['fetch'], flat(PRICES.freshPage), (d) => fetchHandler(d.requester, pipelineWait(d))),
+  // Search
+  search: NOT_SERVED,
+  serp: NOT_SERVED,
+  placesSearch: NOT_SERVED,
+  // Site and company intelligence
+  domain: NOT_SERVED,
+  company: NOT_SERVED,
+  products: NOT_SERVED,
+  posts: NOT_SERVED,
+  domainReport: NOT_SERVED,
+  domainSnapshots: NOT_SERVED,
+  domainScreen: NOT_SERVED,
+  // Monitoring
+  monitorCreate: NOT_SERVED,
+  monitorList: NOT_SERVED,
+  monitorGet: NOT_SERVED,
+  monitorDelete: NOT_SERVED,
+  monitorRun: NOT_SERVED,
+  monitorChecks: NOT_SERVED,
+  watchCreate: NOT_SERVED,
+  watchList: NOT_SERVED,
+  watchGet: NOT_SERVED,
+  watchUpdate: NOT_SERVED,
+  watchDelete: NOT_SERVED,
+  watchTest: NOT_SERVED,
+  watchTestUnsaved: NOT_SERVED,
+  mentionList: NOT_SERVED,
+  mentionUpdate: NOT_SERVED,
+  // Leads
+  leadsStart: NOT_SERVED,
+  leadsSources: NOT_SERVED,
+  leadsStatus: NOT_SERVED,
+  leadsCancel: NOT_SERVED,
+  // Social
+  socialCatalog: NOT_SERVED,
+  socialRun: NOT_SERVED,
+  // Reference
+  templates: byGateway('free', () => templatesHandler()),
+  source: byGateway('free', (d) => sourceHandler({ sourceUrl: d.config.sourceUrl, version: d.version })),
+} as const satisfies OperationTable;
+
+/**
+ * The handlers of the operations this build serves: every `byGateway` row, and, given the
+ * pipeline, each `byPipeline` row whose needs the build's actors serve. A metered row's
+ * handler gets its price's estimate.
+ */
+export function operationHandlers(gateway: GatewayHandlerDeps, pipeline: PipelineDeps | null, table: OperationTable = OPERATION_TABLE): Handlers {
+  const piped: PipelineHandlerDeps | null = pipeline && {
+    ...gateway,
+    ...pipeline,
+    jobOptions: {
+      // With the notifier, jobs take a `webhook`, whose URL the SSRF guard checks when the job starts.
+      webhooks: pipeline.serves.has('webhooks') ? new NetGuard({ allowPrivate: gateway.config.fetchAllowPrivate }) : null,
+      render: pipeline.serves.has('render'),
+    },
+  };
+  const handlers: Record<string, OperationHandler> = {};
+  for (const [id, row] of Object.entries(table) as [OperationId, OperationRow][]) {
+    if (row.served === false) continue;
+    let handler: OperationHandler | null = null;
+    if (row.served === 'gateway') handler = row.handler(gateway);
+    else if (piped && row.needs.every((c) => piped.serves.has(c))) handler = row.handler(piped);
+    if (handler) handlers[id] = row.price === 'free' ? handler : { ...handler, estimate: row.price.estimate };
+  }
+  return handlers;
+}

@@ -1,0 +1,18 @@
+/**
+ * What a build's actor pools can complete, by name: the contract between the actors and the
+ * gateway. Each actor lists the capabilities it serves (main.ts ACTORS `serves`); each
+ * operation of the gateway's table (gateway/operations.ts) names those it needs, and the
+ * gateway serves it only in a build whose actors (all roles) serve them all, answering 501
+ * `not_implemented` otherwise.
+ *
+ * - `scrape`: pages are read into documents (the parser; with the fetcher, POST /v1/scrape).
+ * - `fetch`: pages and bytes are fetched over HTTP (the fetcher; GET /v1/fetch).
+ * - `parse`: uploaded files are read (the parser; POST /v1/parse).
+ * - `map`: sites are mapped (the frontier; POST /v1/map).
+ * - `jobs`: crawl and batch jobs are scheduled (the frontier; with `scrape`, the job operations).
+ * - `render`: pages are read in a browser (the renderer; browser scrape options).
+ * - `webhooks`: job webhooks are delivered (the notifier; a job's `webhook`).
+ */
+export const CAPABILITIES = ['scrape', 'fetch', 'parse', 'map', 'jobs', 'render', 'webhooks'] as const;
+
+export type Capability = (typeof CAPABILITIES)[number];

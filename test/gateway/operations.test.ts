@@ -1,0 +1,117 @@
+/**
+ * gateway/operations.ts, the operation table: a row for every operation of the contract and
+ * of the spec's endpoint index (served, or explicitly not served), prices that agree with
+ * the contract's pricing, and handlers built for exactly the rows the build serves. The
+ * `@ts-expect-error` lines are checked by `tsc -p tsconfig.json`: a table missing an id,
+ * naming an unknown one, or pricing a metered operation free (or a free one metered) does
+ * not compile.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { JobGatewayDeps } from '../../gateway/handlers/jobs.js';
+import {
+  byPipeline,
+  NOT_SERVED,
+  OPERATION_TABLE,
+  operationHandlers,
+  type OperationRow,
+  type OperationTable,
+  type PipelineDeps,
+} from '../../gateway/operations.js';
+import { loadConfig } from '../../pipeline/runtime/config.js';
+import type { Requester } from '../../pipeline/runtime/request-reply.js';
+import { OPERATIONS, type OperationId } from '../../schemas/api/operations.js';
+import { CAPABILITIES, type Capability } from '../../schemas/capabilities.js';
+import { readSpec, SPEC_PATH, specIndex } from '../schemas/spec.js';
+import { bearer, testGateway, type TestGateway } from '../helpers/gateway.js';
+
+const ROWS = Object.entries(OPERATION_TABLE) as [OperationId, OperationRow][];
+const spec = readSpec();
+
+const gatewayDeps = { config: loadConfig({ LOG_LEVEL: 'silent' }), version: '0.1.0-test' };
+
+/** A pipeline whose actors serve `serves`; the handlers only keep the requester and job deps. */
+function pipeline(serves: readonly Capability[]): PipelineDeps {
+  return { serves: new Set(serves), requester: {} as Requester, jobs: {} as JobGatewayDeps };
+}
+
+/** Compile-time checks of the table's type; never called. */
+export function typeChecks(): void {
+  const { extract: _extract, ...missing } = OPERATION_TABLE;
+  // @ts-expect-error a table without a row for `extract`
+  const withoutExtract: OperationTable = missing;
+  // @ts-expect-error a row for an operation the contract does not have
+  const extra = { ...OPERATION_TABLE, nowhere: NOT_SERVED } satisfies OperationTable;
+  // @ts-expect-error map is metered in the contract: `free` is not its price
+  const freeMap = { ...OPERATION_TABLE, map: byPipeline(['map'], 'free', () => ({ handle: async () => ({}) })) } satisfies OperationTable;
+  // @ts-expect-error crawl status is free in the contract: it takes no estimate
+  const meteredStatus = { ...OPERATION_TABLE, crawlStatus: byPipeline(['jobs'], { estimate: () => 1 }, () => ({ handle: async () => ({}) })) } satisfies OperationTable;
+  // @ts-expect-error a capability no actor can serve
+  const unknownNeed = byPipeline(['teleport'], 'free', () => ({ handle: async () => ({}) }));
+  void [withoutExtract, extra, freeMap, meteredStatus, unknownNeed];
+}
+
+describe('gateway/operations', () => {
+  it('has one row per operation of the contract, and no other', () => {
+    expect(ROWS.map(([id]) => id).sort()).toEqual(OPERATIONS.map((op) => op.id).sort());
+    expect(ROWS).toHaveLength(46);
+  });
+
+  it('prices free exactly the operations the contract prices free', () => {
+    for (const op of OPERATIONS) {
+      const row: OperationRow = OPERATION_TABLE[op.id];
+      if (row.served === false) continue;
+      expect(row.price === 'free', `${op.id} is ${op.pricing} in the contract`).toBe(op.pricing === 'free');
+    }
+  });
+
+  it('serves page reading and the reference operations, and says the others are not served', () => {
+    const served = ROWS.filter(([, row]) => row.served !== false).map(([id]) => id);
+    expect(served.sort()).toEqual(
+      ['scrape', 'crawlStart', 'crawlStatus', 'crawlCancel', 'crawlPages', 'crawlErrors', 'batchStart', 'batchStatus', 'batchPages', 'map', 'parse', 'fetch', 'templates', 'source'].sort(),
+    );
+    expect(ROWS.filter(([, row]) => row.served === false)).toHaveLength(46 - 14);
+  });
+
+  it('builds the handlers of the rows the build serves, each metered one with its estimate', () => {
+    expect(Object.keys(operationHandlers(gatewayDeps, null)).sort()).toEqual(['source', 'templates']);
+    const all = operationHandlers(gatewayDeps, pipeline(CAPABILITIES));
+    expect(Object.keys(all).sort()).toEqual(ROWS.filter(([, row]) => row.served !== false).map(([id]) => id).sort());
+    for (const [id, row] of ROWS) {
+      if (row.served === false) continue;
+      expect(typeof all[id]?.estimate, id).toBe(row.price === 'free' ? 'undefined' : 'function');
+    }
+    // Jobs need the frontier's `jobs` and the parser's `scrape`; map needs only the frontier's `map`.
+    expect(Object.keys(operationHandlers(gatewayDeps, pipeline(['jobs', 'map']))).sort()).toEqual(['map', 'source', 'templates']);
+    expect(Object.keys(operationHandlers(gatewayDeps, pipeline(['scrape']))).sort()).toEqual(['scrape', 'source', 'templates']);
+    expect(Object.keys(operationHandlers(gatewayDeps, pipeline(['jobs', 'scrape'])))).toHaveLength(2 + 1 + 8);
+  });
+
+  describe.skipIf(!spec)(`against the spec's endpoint index (needs ${SPEC_PATH})`, () => {
+    it('has a row, served or not, for every operation of the index', () => {
+      const index = specIndex(spec ?? '');
+      expect(index).toHaveLength(46);
+      const byRoute = new Map(OPERATIONS.map((op) => [`${op.method} ${op.path}`, op.id]));
+      const withoutRow = index.filter((route) => {
+        const id = byRoute.get(route);
+        return !id || !(id in OPERATION_TABLE);
+      });
+      expect(withoutRow, 'spec operations with no row in gateway/operations.ts').toEqual([]);
+    });
+  });
+
+  describe('an operation not served', () => {
+    let gw: TestGateway;
+    let key: string;
+    beforeAll(async () => {
+      gw = await testGateway({ RATE_LIMIT_PER_MINUTE: '0' });
+      key = await gw.key();
+    });
+    afterAll(() => gw.close());
+
+    it('answers 501 not_implemented', async () => {
+      const res = await gw.app.inject({ method: 'GET', url: '/v1/monitor', headers: bearer(key) });
+      expect(res.statusCode).toBe(501);
+      expect(res.json()).toMatchObject({ success: false, error: { code: 'not_implemented', message: 'GET /v1/monitor is not served by this instance yet' } });
+    });
+  });
+});

@@ -1,6 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { readPage } from '../../actors/frontier/page-links.js';
-import { rankLinks } from '../../actors/frontier/results.js';
 import { cleanUrl, hostInSite, identify, inSite, isSessionParam, isTrackingParam, siteOf, UrlSet, urlKey } from '../../actors/frontier/urls.js';
 
 describe('actors/frontier/urls', () => {
@@ -87,55 +85,5 @@ describe('actors/frontier/urls', () => {
     ]);
     expect(set.has('http://example.com/b')).toBe(true);
     expect(set.size).toBe(2);
-  });
-});
-
-describe('actors/frontier/page-links', () => {
-  it('reads links with their text against <base href>, cleaned and deduplicated, plus title and description', () => {
-    const html = `<html><head><title> Home  page </title><meta name="Description" content="About us"><base href="/docs/"></head><body>
-      <a href="intro?utm_source=x#top">Intro</a>
-      <a href="intro"><span>Intro again</span></a>
-      <a href="/img" title="Gallery"></a>
-      <a href="/pic"><img src="p.png" alt="A picture"></a>
-      <a href="/empty"></a><a href="/empty">Now with text</a>
-      <a href="mailto:a@b.c">mail</a><a href="#x">top</a>
-      <map><area href="/area" alt="x"></map>
-    </body></html>`;
-    const facts = readPage(html, 'https://example.com/start');
-    expect(facts.title).toBe('Home page');
-    expect(facts.description).toBe('About us');
-    expect(facts.links).toEqual([
-      { url: 'https://example.com/docs/intro', text: 'Intro' },
-      { url: 'https://example.com/img', text: 'Gallery' },
-      { url: 'https://example.com/pic', text: 'A picture' },
-      { url: 'https://example.com/empty', text: 'Now with text' },
-      { url: 'https://example.com/area' },
-    ]);
-  });
-});
-
-describe('actors/frontier/results', () => {
-  const links = [
-    { url: 'https://example.com/' },
-    { url: 'https://example.com/about', title: 'Our Pricing story' },
-    { url: 'https://example.com/pricing' },
-    { url: 'https://example.com/caf%C3%A9' },
-    { url: 'https://example.com/PRICING/plans' },
-  ];
-
-  it('filters on address or title, case-insensitively, address matches first', () => {
-    expect(rankLinks(links, 'pricing', 10).map((l) => l.url)).toEqual([
-      'https://example.com/pricing',
-      'https://example.com/PRICING/plans',
-      'https://example.com/about',
-    ]);
-    expect(rankLinks(links, 'Café', 10).map((l) => l.url)).toEqual(['https://example.com/caf%C3%A9']);
-    expect(rankLinks(links, 'nothing', 10)).toEqual([]);
-  });
-
-  it('without search keeps the order found; limit cuts', () => {
-    expect(rankLinks(links, null, 10)).toEqual(links);
-    expect(rankLinks(links, '  ', 2)).toEqual(links.slice(0, 2));
-    expect(rankLinks(links, 'pricing', 1).map((l) => l.url)).toEqual(['https://example.com/pricing']);
   });
 });

@@ -9,7 +9,6 @@ import { existsSync } from 'node:fs';
 import { once } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BrowserPool } from '../../actors/renderer/browser.js';
@@ -20,6 +19,7 @@ import { NetGuard } from '../../pipeline/runtime/net/guard.js';
 import type { EventValue } from '../../schemas/events/index.js';
 import { TOPICS } from '../../schemas/topics.js';
 import { CHROMIUM, engine } from '../helpers/engines.js';
+import { until } from '../helpers/wait.js';
 
 const CHROMIUM_PATH = defaultChromiumPath();
 const hasChromium = await engine('chromium', () => existsSync(CHROMIUM_PATH), CHROMIUM.install);
@@ -91,14 +91,6 @@ function alive(pid: number): boolean {
   }
 }
 
-async function until(condition: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(25);
-  }
-}
-
 interface Rendered {
   readonly n: number;
   readonly browser: Browser;
@@ -107,7 +99,7 @@ interface Rendered {
   readonly endedAt: number;
 }
 
-describe.skipIf(!hasChromium)('actors/renderer: browser recycling (RENDER_RECYCLE_PAGES)', () => {
+describe.skipIf(!hasChromium)('actors/renderer/browser: recycling (RENDER_RECYCLE_PAGES)', () => {
   let site: SlowSite;
   const guard = new NetGuard({ allowPrivate: true });
   const signal = new AbortController().signal;
@@ -154,8 +146,8 @@ describe.skipIf(!hasChromium)('actors/renderer: browser recycling (RENDER_RECYCL
     expect(new Set([a.pid, b.pid, c.pid]).size).toBe(3);
     expect(browsers.launches).toBe(3);
     expect(browsers.recycles).toBe(2);
-    await until(() => !a.browser.isConnected() && !b.browser.isConnected(), 'the recycled browsers to close');
-    await until(() => !alive(a.pid) && !alive(b.pid), 'the recycled browser processes to exit');
+    await until('the recycled browsers to close', () => !a.browser.isConnected() && !b.browser.isConnected());
+    await until('the recycled browser processes to exit', () => !alive(a.pid) && !alive(b.pid));
     expect(c.browser.isConnected()).toBe(true);
     expect(alive(c.pid)).toBe(true);
     // One info line per recycle, with the count and never a page URL.
@@ -183,9 +175,9 @@ describe.skipIf(!hasChromium)('actors/renderer: browser recycling (RENDER_RECYCL
     let closedAt = 0;
     if (old!.browser.isConnected()) old!.browser.once('disconnected', () => void (closedAt = Date.now()));
     else closedAt = Date.now();
-    await until(() => closedAt > 0, 'the recycled browser to close');
+    await until('the recycled browser to close', () => closedAt > 0);
     expect(closedAt).toBeGreaterThanOrEqual(lastOnOld);
-    await until(() => !alive(old!.rs[0]!.pid), 'the recycled browser process to exit');
+    await until('the recycled browser process to exit', () => !alive(old!.rs[0]!.pid));
     expect(next!.browser.isConnected()).toBe(true);
     const recycled = recycledLines(text());
     expect(recycled).toHaveLength(1);

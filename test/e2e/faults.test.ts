@@ -5,7 +5,6 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type AddressInfo } from 'node:net';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BusMessage, Subscription } from '../../pipeline/runtime/bus/bus.js';
 import { KafkaBus } from '../../pipeline/runtime/bus/kafka.js';
@@ -19,21 +18,12 @@ import { spawnTs } from '../helpers/process.js';
 import { REDIS_INSTALL, redisProbe } from '../helpers/redis.js';
 import { pagesByRequest, scrape, warmUp } from '../helpers/scrape.js';
 import { expectedPage } from '../helpers/test-actors.js';
+import { until } from '../helpers/wait.js';
 
 const ready = (await chdbAvailable()) && (await hasKafka()) && (await engine('redis', () => redisProbe(), REDIS_INSTALL));
 
 /** The mock cluster auto-creates every topic with this many partitions. */
 const MOCK_PARTITIONS = 4;
-
-async function until<T>(what: string, check: () => T | undefined | false, limitMs: number): Promise<T> {
-  const giveUpAt = Date.now() + limitMs;
-  for (;;) {
-    const value = check();
-    if (value) return value;
-    if (Date.now() > giveUpAt) throw new Error(`${what}: not within ${limitMs} ms`);
-    await sleep(25);
-  }
-}
 
 /** A port nothing listens on (bound, then closed). */
 async function closedPort(): Promise<number> {

@@ -12,6 +12,7 @@ import { createLogger, type Logger } from '../../pipeline/runtime/log.js';
 import { meteredKey as metered, startEmbedded, type Embedded } from '../helpers/embedded.js';
 import { minimalDocx, minimalPdf } from '../fixtures/documents/generate.js';
 import { BINARY_IMAGE, CYRILLIC, startFixtureSite, startForwardProxy, type FixtureSite, type ForwardProxy } from '../helpers/fixture-site.js';
+import { scrape } from '../helpers/scrape.js';
 
 const API_KEY = 'e2e-fetch-parse-key-0123456789';
 
@@ -26,15 +27,6 @@ async function getFetch(base: string, query: Record<string, string>, key = API_K
   const res = await fetch(`${base}/v1/fetch?${new URLSearchParams(query)}`, { headers: { authorization: `Bearer ${key}` } });
   const bytes = Buffer.from(await res.arrayBuffer());
   return { status: res.status, headers: res.headers, bytes, json: () => JSON.parse(bytes.toString('utf8')) as Record<string, any> };
-}
-
-async function scrape(base: string, body: Record<string, unknown>, key = API_KEY) {
-  const res = await fetch(`${base}/v1/scrape`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  return { status: res.status, body: (await res.json()) as Record<string, any> };
 }
 
 async function parse(base: string, file: { name: string; type: string; bytes: Buffer }, key = API_KEY) {
@@ -138,7 +130,7 @@ describe('e2e/fetch and e2e/parse (embedded, production actors)', () => {
       const fetched = await getFetch(open.base, { url: site.url('/html'), proxy: 'datacenter' });
       expect(fetched.status).toBe(400);
       expect(fetched.json().error.code).toBe('proxy_unavailable');
-      const scraped = await scrape(open.base, { url: site.url('/html'), proxy: 'residential' });
+      const scraped = await scrape(open.base, API_KEY, { url: site.url('/html'), proxy: 'residential' });
       expect(scraped.status).toBe(400);
       expect(scraped.body.error.code).toBe('proxy_unavailable');
       expect(site.requests.length).toBe(before);
@@ -252,11 +244,11 @@ describe('e2e/fetch and scrape through configured proxy pools', () => {
   });
 
   it('scrapes with proxy "datacenter" through the configured pool, with its credentials', async () => {
-    const { status, body } = await scrape(proxied.base, { url: site.url('/html'), proxy: 'datacenter' });
+    const { status, body } = await scrape(proxied.base, API_KEY, { url: site.url('/html'), proxy: 'datacenter' });
     expect(status, JSON.stringify(body)).toBe(200);
     expect(body.data.markdown).toContain('Hello fixture');
     expect(datacenter.seen).toContain(site.url('/html'));
-    const echo = await scrape(proxied.base, { url: site.url('/echo?dc'), proxy: 'datacenter', formats: ['rawHtml'] });
+    const echo = await scrape(proxied.base, API_KEY, { url: site.url('/echo?dc'), proxy: 'datacenter', formats: ['rawHtml'] });
     const headers = JSON.parse(echo.body.data.rawHtml as string).headers as Record<string, string>;
     expect(headers['x-forwarded-by']).toBe('fixture-proxy');
     expect(headers['proxy-authorization']).toBe(`Basic ${Buffer.from('dc-user:dc-s3cret-pw').toString('base64')}`);

@@ -11,6 +11,7 @@ import { PRICES } from '../../schemas/api/prices.js';
 import { meteredKey, startEmbedded, type Embedded } from '../helpers/embedded.js';
 import { CHROMIUM, engine } from '../helpers/engines.js';
 import { startRenderSite, type RenderSite } from '../helpers/render-site.js';
+import { until } from '../helpers/wait.js';
 
 const BROWSER_PAGE_CREDITS = PRICES.browserPage.credits;
 
@@ -37,14 +38,17 @@ describe.skipIf(!hasChromium)('e2e/jobs with browser pages (embedded)', () => {
   }
 
   async function finished(path: string, key = API_KEY): Promise<Body> {
-    const until = Date.now() + 90_000;
-    for (;;) {
-      const res = await call('GET', path, undefined, key);
-      expect(res.status, JSON.stringify(res.body)).toBe(200);
-      if (ENDED.includes(res.body.data.status)) return res.body.data;
-      if (Date.now() > until) throw new Error(`${path} did not end: ${JSON.stringify({ ...res.body.data, data: undefined })}`);
-      await new Promise((r) => setTimeout(r, 200));
-    }
+    let last: Body | undefined;
+    return until(
+      () => `${path} to end (last: ${JSON.stringify({ ...last, data: undefined })})`,
+      async () => {
+        const res = await call('GET', path, undefined, key);
+        expect(res.status, JSON.stringify(res.body)).toBe(200);
+        last = res.body.data;
+        return ENDED.includes(res.body.data.status) && res.body.data;
+      },
+      { timeoutMs: 90_000, intervalMs: 200 },
+    );
   }
 
   beforeAll(async () => {

@@ -20,6 +20,7 @@ import { engine } from '../helpers/engines.js';
 import { hasKafka } from '../helpers/kafka.js';
 import { startMapSite, type MapSite } from '../helpers/map-site.js';
 import { REDIS_INSTALL, redisProbe } from '../helpers/redis.js';
+import { until } from '../helpers/wait.js';
 
 const ready = (await chdbAvailable()) && (await hasKafka()) && (await engine('redis', () => redisProbe(), REDIS_INSTALL));
 
@@ -51,15 +52,19 @@ describe.skipIf(!ready)('e2e/jobs distributed: processes killed mid-crawl', () =
     return { status: res.status, body: (await res.json()) as Body };
   }
 
-  async function until(what: string, check: (data: Body) => boolean, path: string, limitMs: number): Promise<Body> {
-    const giveUpAt = Date.now() + limitMs;
-    for (;;) {
-      const res = await call('GET', path);
-      expect(res.status, JSON.stringify(res.body)).toBe(200);
-      if (check(res.body.data)) return res.body.data;
-      if (Date.now() > giveUpAt) throw new Error(`${what}: not within ${limitMs} ms: ${JSON.stringify({ ...res.body.data, data: undefined })}`);
-      await new Promise((r) => setTimeout(r, 250));
-    }
+  /** GETs `path` every 250 ms until `check` holds for its data; a timeout names the last data seen. */
+  async function untilJob(what: string, check: (data: Body) => boolean, path: string, limitMs: number): Promise<Body> {
+    let last: Body | undefined;
+    return until(
+      () => `${what} (last: ${JSON.stringify({ ...last, data: undefined })})`,
+      async () => {
+        const res = await call('GET', path);
+        expect(res.status, JSON.stringify(res.body)).toBe(200);
+        last = res.body.data;
+        return check(res.body.data) && res.body.data;
+      },
+      { timeoutMs: limitMs, intervalMs: 250 },
+    );
   }
 
   beforeAll(async () => {
@@ -90,13 +95,13 @@ describe.skipIf(!ready)('e2e/jobs distributed: processes killed mid-crawl', () =
     const id = started.body.data.id as string;
     const path = `/v1/crawl/${id}`;
 
-    const atKill = await until('the crawl is under way', (d) => d.completed >= 30, path, 90_000);
+    const atKill = await untilJob('the crawl is under way', (d) => d.completed >= 30, path, 90_000);
     expect(atKill.status).toBe('scraping');
     const victims = [pools.frontier[0], pools.fetcher[0], pools.parser[0]] as ServiceProcess[];
     for (const victim of victims) victim.child.kill('SIGKILL');
     await Promise.all(victims.map((v) => v.exited));
 
-    const done = await until('the crawl ends', (d) => d.status !== 'scraping', path, 240_000);
+    const done = await untilJob('the crawl ends', (d) => d.status !== 'scraping', path, 240_000);
     expect(done, JSON.stringify({ ...done, data: undefined })).toMatchObject({ status: 'completed', total: SITE_PAGES, completed: SITE_PAGES, failed: 0 });
     expect(done.creditsUsed).toBe(SITE_PAGES);
 

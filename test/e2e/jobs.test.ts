@@ -22,6 +22,7 @@ import { meteredKey as metered } from '../helpers/embedded.js';
 import { engine } from '../helpers/engines.js';
 import { HIDDEN_PER_SECTION, SECTIONS, startMapSite, type MapSite } from '../helpers/map-site.js';
 import { dropNamespace, REDIS_INSTALL, redisProbe, TEST_REDIS_URL, testNamespace } from '../helpers/redis.js';
+import { until } from '../helpers/wait.js';
 
 const API_KEY = 'e2e-jobs-key-0123456789';
 
@@ -52,14 +53,17 @@ async function start(path: string, body: unknown, key = API_KEY): Promise<string
 const ENDED = ['completed', 'failed', 'cancelled'];
 
 async function waitFor(path: string, done: (data: Body) => boolean, key = API_KEY, timeoutMs = 25_000): Promise<Body> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const res = await call('GET', path, undefined, key);
-    expect(res.status, JSON.stringify(res.body)).toBe(200);
-    if (done(res.body.data)) return res.body.data;
-    if (Date.now() > until) throw new Error(`timed out waiting on ${path}: ${JSON.stringify({ ...res.body.data, data: undefined })}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  let last: Body | undefined;
+  return until(
+    () => `waiting on ${path} (last: ${JSON.stringify({ ...last, data: undefined })})`,
+    async () => {
+      const res = await call('GET', path, undefined, key);
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      last = res.body.data;
+      return done(res.body.data) && res.body.data;
+    },
+    { timeoutMs, intervalMs: 100 },
+  );
 }
 
 /** Every page of a job, `limit` at a time, following `next` until it is null. */

@@ -13,7 +13,6 @@
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startService } from '../../main.js';
 import { loadConfig } from '../../pipeline/runtime/config.js';
@@ -27,6 +26,7 @@ import { hasKafka } from '../helpers/kafka.js';
 import { REDIS_INSTALL, redisProbe } from '../helpers/redis.js';
 import { pagesByRequest, scrape, warmUp, type ScrapeAnswer } from '../helpers/scrape.js';
 import { expectedPage, TEST_ACTORS } from '../helpers/test-actors.js';
+import { until } from '../helpers/wait.js';
 
 const hasChdb = await chdbAvailable();
 const kafkaUp = await hasKafka();
@@ -50,16 +50,6 @@ interface Deployment {
   /** The charges recorded for a key: one entry per charged request. */
   charges(keyId: string): Promise<{ requestId: string; amount: number }[]>;
   stop(): Promise<void>;
-}
-
-async function until<T>(what: string, check: () => T | undefined | false, limitMs = 10_000): Promise<T> {
-  const giveUpAt = Date.now() + limitMs;
-  for (;;) {
-    const value = check();
-    if (value) return value;
-    if (Date.now() > giveUpAt) throw new Error(`${what}: not within ${limitMs} ms`);
-    await sleep(50);
-  }
 }
 
 async function embedded(): Promise<Deployment> {

@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixtureSite, type FixtureSite } from '../helpers/fixture-site.js';
 import { processGroup, REPO_ROOT, spawnCommand, type Exit, type Spawned } from '../helpers/process.js';
+import { scrape } from '../helpers/scrape.js';
 
 const README = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
 
@@ -57,15 +58,6 @@ async function terminate(proc: Spawned): Promise<Exit> {
   return proc.exited;
 }
 
-async function scrape(base: string, key: string): Promise<{ status: number; body: Record<string, any> }> {
-  const res = await fetch(`${base}/v1/scrape`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ url: site.url('/html'), formats: ['markdown'] }),
-  });
-  return { status: res.status, body: (await res.json()) as Record<string, any> };
-}
-
 beforeAll(async () => {
   site = await startFixtureSite();
   dataDir = mkdtempSync(join(tmpdir(), 'wds-quick-start-'));
@@ -88,7 +80,7 @@ describe('e2e/quick-start', () => {
     const base = await listening(first);
     const key = (await first.waitFor(/Your API key[^\n]*:\n(wds_\S+)\n/, 5_000))[1] as string;
 
-    const scraped = await scrape(base, key);
+    const scraped = await scrape(base, key, { url: site.url('/html'), formats: ['markdown'] });
     expect(scraped.status, JSON.stringify(scraped.body)).toBe(200);
     expect(scraped.body.data.markdown).toContain('Hello fixture');
 
@@ -106,7 +98,7 @@ describe('e2e/quick-start', () => {
 
     const second = start();
     const again = await listening(second);
-    const rescraped = await scrape(again, key);
+    const rescraped = await scrape(again, key, { url: site.url('/html'), formats: ['markdown'] });
     expect(rescraped.status, JSON.stringify(rescraped.body)).toBe(200);
     expect(second.stdout()).not.toContain('Your API key');
     expect(await terminate(second)).toEqual({ code: 0, signal: null });

@@ -15,6 +15,7 @@ import { PRICES } from '../../schemas/api/prices.js';
 import { startEmbedded, type Embedded } from '../helpers/embedded.js';
 import { CHROMIUM, engine } from '../helpers/engines.js';
 import { startRenderSite, type RenderSite } from '../helpers/render-site.js';
+import { scrape } from '../helpers/scrape.js';
 
 const BROWSER_PAGE_CREDITS = PRICES.browserPage.credits;
 
@@ -45,15 +46,6 @@ async function start(env: Record<string, string>, actors = ACTORS): Promise<Star
   return Object.assign(running, { poorKey: keys.poorKey as string, countedKey: keys.countedKey as string });
 }
 
-async function scrape(base: string, body: Record<string, unknown>, key = API_KEY) {
-  const res = await fetch(`${base}/v1/scrape`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  return { status: res.status, body: (await res.json()) as Record<string, any> };
-}
-
 function pngSize(dataUrl: string): { width: number; height: number } {
   const bytes = Buffer.from(dataUrl.replace(/^data:image\/png;base64,/, ''), 'base64');
   expect(bytes.subarray(1, 4).toString('latin1')).toBe('PNG');
@@ -78,7 +70,7 @@ describe.skipIf(!hasChromium)('e2e/render (embedded, production actors)', () => 
   });
 
   it('renders a waitFor scrape in the browser and charges a browser page', async () => {
-    const { status, body } = await scrape(open.base, { url: site.url('/js'), waitFor: 800 });
+    const { status, body } = await scrape(open.base, API_KEY, { url: site.url('/js'), waitFor: 800 });
     expect(status, JSON.stringify(body)).toBe(200);
     expect(body.data.markdown).toContain('Added by script after load');
     expect(body.data.metadata).toMatchObject({ title: 'JS', statusCode: 200 });
@@ -86,7 +78,7 @@ describe.skipIf(!hasChromium)('e2e/render (embedded, production actors)', () => 
   });
 
   it('returns action results, the screenshot and the network log in data', async () => {
-    const { status, body } = await scrape(open.base, {
+    const { status, body } = await scrape(open.base, API_KEY, {
       url: site.url('/reveal'),
       formats: ['markdown', 'screenshot', 'network'],
       actions: [{ type: 'click', selector: '#show' }, { type: 'executeJavascript', script: 'return document.querySelector("#secret").hidden' }, { type: 'scrape' }, { type: 'screenshot', viewport: { width: 500, height: 400 } }],
@@ -102,7 +94,7 @@ describe.skipIf(!hasChromium)('e2e/render (embedded, production actors)', () => 
   });
 
   it('still fetches plain scrapes over HTTP for one credit', async () => {
-    const { status, body } = await scrape(open.base, { url: site.url('/js') });
+    const { status, body } = await scrape(open.base, API_KEY, { url: site.url('/js') });
     expect(status, JSON.stringify(body)).toBe(200);
     expect(body.data.markdown).not.toContain('Added by script after load');
     expect(body.data.cost).toEqual({ credits: 1, remaining: null, source: 'fresh' });
@@ -113,7 +105,7 @@ describe.skipIf(!hasChromium)('e2e/render (embedded, production actors)', () => 
   it('renders a challenge met on a plain fetch, clears it, and charges a fetched page', async () => {
     const before = site.paths().length;
     // The key holds 3 credits, fewer than a browser page: the gateway reserved a fetched page.
-    const { status, body } = await scrape(open.base, { url: site.url('/challenge') }, open.poorKey);
+    const { status, body } = await scrape(open.base, open.poorKey, { url: site.url('/challenge') });
     expect(status, JSON.stringify(body)).toBe(200);
     expect(body.data.markdown).toContain('Challenge passed');
     expect(body.data.captcha).toEqual({ clicked: true, solved: true });
@@ -125,7 +117,7 @@ describe.skipIf(!hasChromium)('e2e/render (embedded, production actors)', () => 
 
   it('reads the challenge page as fetched with captchaHandling off', async () => {
     const before = site.paths().length;
-    const { status, body } = await scrape(open.base, { url: site.url('/challenge'), captchaHandling: 'off' });
+    const { status, body } = await scrape(open.base, API_KEY, { url: site.url('/challenge'), captchaHandling: 'off' });
     expect(status, JSON.stringify(body)).toBe(200);
     expect(body.data.markdown).not.toContain('Challenge passed');
     expect(body.data.captcha).toBeUndefined();
@@ -133,21 +125,21 @@ describe.skipIf(!hasChromium)('e2e/render (embedded, production actors)', () => 
   });
 
   it('answers a failing action with 400 action_failed naming it, and does not charge it', async () => {
-    const { status, body } = await scrape(open.base, { url: site.url('/reveal'), timeout: 3000, actions: [{ type: 'click', selector: '#nothing-here' }] }, open.countedKey);
+    const { status, body } = await scrape(open.base, open.countedKey, { url: site.url('/reveal'), timeout: 3000, actions: [{ type: 'click', selector: '#nothing-here' }] });
     expect(status).toBe(400);
     expect(body.error.code).toBe('action_failed');
     expect(body.error.message).toMatch(/action 0 \(click\)/);
-    const rendered = await scrape(open.base, { url: site.url('/reveal'), actions: [{ type: 'click', selector: '#show' }] }, open.countedKey);
+    const rendered = await scrape(open.base, open.countedKey, { url: site.url('/reveal'), actions: [{ type: 'click', selector: '#show' }] });
     expect(rendered.body.data.cost).toEqual({ credits: BROWSER_PAGE_CREDITS, remaining: 20 - BROWSER_PAGE_CREDITS, source: 'fresh' });
   });
 
   it('reserves a browser page: a key with fewer credits gets 402 before anything is rendered', async () => {
     const before = site.requests.length;
-    const { status, body } = await scrape(open.base, { url: site.url('/js'), waitFor: 100 }, open.poorKey);
+    const { status, body } = await scrape(open.base, open.poorKey, { url: site.url('/js'), waitFor: 100 });
     expect(status).toBe(402);
     expect(body.error.code).toBe('insufficient_credits');
     expect(site.requests.length).toBe(before);
-    const plain = await scrape(open.base, { url: site.url('/js') }, open.poorKey);
+    const plain = await scrape(open.base, open.poorKey, { url: site.url('/js') });
     expect(plain.status).toBe(200);
     expect(plain.body.data.cost.credits).toBe(1);
   });
@@ -164,7 +156,7 @@ describe.skipIf(!hasChromium)('e2e/render with private addresses not allowed (th
 
   it('refuses a loopback URL with 403 url_blocked and never reaches it', async () => {
     const before = site.requests.length;
-    const { status, body } = await scrape(closed.base, { url: site.url('/js'), waitFor: 100, formats: ['screenshot'] });
+    const { status, body } = await scrape(closed.base, API_KEY, { url: site.url('/js'), waitFor: 100, formats: ['screenshot'] });
     expect(status).toBe(403);
     expect(body.error.code).toBe('url_blocked');
     expect(site.requests.length).toBe(before);
@@ -182,7 +174,7 @@ describe('e2e/render: a build without a renderer', () => {
 
   it('keeps the fetched challenge page as it is', async () => {
     const before = site.paths().length;
-    const { status, body } = await scrape(plain.base, { url: site.url('/challenge') });
+    const { status, body } = await scrape(plain.base, API_KEY, { url: site.url('/challenge') });
     expect(status, JSON.stringify(body)).toBe(200);
     expect(body.data.markdown).toContain('Checking your browser');
     expect(body.data.markdown).not.toContain('Challenge passed');

@@ -16,6 +16,7 @@ import { loadConfig } from '../../pipeline/runtime/config.js';
 import { openKeyRegistry } from '../../pipeline/keys/index.js';
 import { createLogger } from '../../pipeline/runtime/log.js';
 import { startFixtureSite, type FixtureSite } from '../helpers/fixture-site.js';
+import { scrape } from '../helpers/scrape.js';
 
 const KEY_A = 'e2e-cache-key-a-0123456789';
 const HOUR_MS = 3_600_000;
@@ -26,14 +27,10 @@ let base: string;
 let dataDir: string;
 let keyB: string;
 
-async function scrape(body: Record<string, unknown>, key = KEY_A) {
-  const res = await fetch(`${base}/v1/scrape`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  const json = (await res.json()) as Record<string, any>;
-  expect(res.status, JSON.stringify(json)).toBe(200);
+/** POST /v1/scrape on the service with `body`, which must answer 200: its `data`. */
+async function scraped(body: { url: string } & Record<string, unknown>, key = KEY_A) {
+  const { status, body: json } = await scrape(base, key, body);
+  expect(status, JSON.stringify(json)).toBe(200);
   return json.data as Record<string, any>;
 }
 
@@ -63,18 +60,18 @@ describe('e2e/scrape-cache (embedded, production actors)', () => {
   it('fetches fresh, then serves the caller\'s copy free, read with other options, without asking the site again', async () => {
     const path = '/html?case=own';
     const url = site.url(path);
-    const first = await scrape({ url, maxAge: HOUR_MS });
+    const first = await scraped({ url, maxAge: HOUR_MS });
     expect(first.cost).toEqual({ credits: 1, remaining: null, source: 'fresh' });
     expect(first.markdown).toContain('Hello fixture');
     expect(hits(path)).toBe(1);
 
-    const again = await scrape({ url, maxAge: HOUR_MS });
+    const again = await scraped({ url, maxAge: HOUR_MS });
     expect(again.cost).toEqual({ credits: 0, remaining: null, source: 'cache' });
     expect(again.markdown).toBe(first.markdown);
     expect(again.metadata).toMatchObject({ title: 'Fixture', statusCode: 200, sourceURL: url });
 
     // Other reading options are served from the same copy: the raw body is what is cached.
-    const links = await scrape({ url: `${url}#fragment`, maxAge: HOUR_MS, formats: ['links', 'html'] });
+    const links = await scraped({ url: `${url}#fragment`, maxAge: HOUR_MS, formats: ['links', 'html'] });
     expect(links.cost.source).toBe('cache');
     expect(Array.isArray(links.links)).toBe(true);
     expect(links.html).toContain('Hello fixture');
@@ -82,7 +79,7 @@ describe('e2e/scrape-cache (embedded, production actors)', () => {
     expect(hits(path)).toBe(1);
 
     // Options that change the bytes the site sends are another copy.
-    const mobile = await scrape({ url, maxAge: HOUR_MS, mobile: true });
+    const mobile = await scraped({ url, maxAge: HOUR_MS, mobile: true });
     expect(mobile.cost.source).toBe('fresh');
     expect(hits(path)).toBe(2);
   });
@@ -90,25 +87,25 @@ describe('e2e/scrape-cache (embedded, production actors)', () => {
   it('serves another key the copy from the shared index at 1 credit', async () => {
     const path = '/html?case=index';
     const url = site.url(path);
-    expect((await scrape({ url })).cost.source).toBe('fresh');
-    const other = await scrape({ url, maxAge: HOUR_MS }, keyB);
+    expect((await scraped({ url })).cost.source).toBe('fresh');
+    const other = await scraped({ url, maxAge: HOUR_MS }, keyB);
     expect(other.cost).toEqual({ credits: 1, remaining: 9, source: 'index' });
     expect(other.markdown).toContain('Hello fixture');
     expect(hits(path)).toBe(1);
     // A window shorter than the copy's age is a miss: fresh, and B's own copy from then on.
     await new Promise((resolve) => setTimeout(resolve, 50));
-    expect((await scrape({ url, maxAge: 10 }, keyB)).cost).toEqual({ credits: 1, remaining: 8, source: 'fresh' });
+    expect((await scraped({ url, maxAge: 10 }, keyB)).cost).toEqual({ credits: 1, remaining: 8, source: 'fresh' });
     expect(hits(path)).toBe(2);
-    expect((await scrape({ url, maxAge: HOUR_MS }, keyB)).cost).toEqual({ credits: 0, remaining: 8, source: 'cache' });
+    expect((await scraped({ url, maxAge: HOUR_MS }, keyB)).cost).toEqual({ credits: 0, remaining: 8, source: 'cache' });
     expect(hits(path)).toBe(2);
   });
 
   it('always fetches with maxAge 0 (the default)', async () => {
     const path = '/html?case=zero';
     const url = site.url(path);
-    await scrape({ url });
+    await scraped({ url });
     for (const body of [{ url, maxAge: 0 }, { url }]) {
-      expect((await scrape(body)).cost).toEqual({ credits: 1, remaining: null, source: 'fresh' });
+      expect((await scraped(body)).cost).toEqual({ credits: 1, remaining: null, source: 'fresh' });
     }
     expect(hits(path)).toBe(3);
   });
@@ -116,11 +113,11 @@ describe('e2e/scrape-cache (embedded, production actors)', () => {
   it('keeps nothing for storeInCache: false, so a later maxAge request fetches fresh', async () => {
     const path = '/html?case=nostore';
     const url = site.url(path);
-    expect((await scrape({ url, storeInCache: false })).cost.source).toBe('fresh');
-    expect((await scrape({ url, maxAge: HOUR_MS })).cost.source).toBe('fresh');
+    expect((await scraped({ url, storeInCache: false })).cost.source).toBe('fresh');
+    expect((await scraped({ url, maxAge: HOUR_MS })).cost.source).toBe('fresh');
     expect(hits(path)).toBe(2);
     // That second response was kept (storeInCache defaults to true).
-    expect((await scrape({ url, maxAge: HOUR_MS })).cost.source).toBe('cache');
+    expect((await scraped({ url, maxAge: HOUR_MS })).cost.source).toBe('cache');
     expect(hits(path)).toBe(2);
   });
 
@@ -128,25 +125,25 @@ describe('e2e/scrape-cache (embedded, production actors)', () => {
     const path = '/echo?case=headers';
     const url = site.url(path);
     const secret = { 'X-Secret': 'only-for-key-a' };
-    const mine = await scrape({ url, maxAge: HOUR_MS, headers: secret });
+    const mine = await scraped({ url, maxAge: HOUR_MS, headers: secret });
     expect(mine.cost.source).toBe('fresh');
     expect(JSON.stringify(mine)).toContain('only-for-key-a');
     expect(hits(path)).toBe(1);
 
     // The same key with the same headers is served its own copy.
-    const again = await scrape({ url, maxAge: HOUR_MS, headers: secret });
+    const again = await scraped({ url, maxAge: HOUR_MS, headers: secret });
     expect(again.cost).toEqual({ credits: 0, remaining: null, source: 'cache' });
     expect(hits(path)).toBe(1);
 
     // Another key never sees it: the site is asked again, without the header.
-    const other = await scrape({ url, maxAge: HOUR_MS }, keyB);
+    const other = await scraped({ url, maxAge: HOUR_MS }, keyB);
     expect(other.cost.source).toBe('fresh');
     expect(JSON.stringify(other)).not.toContain('only-for-key-a');
     expect(hits(path)).toBe(2);
     expect(site.requests.filter((r) => r.path === path).map((r) => r.headers['x-secret'])).toEqual(['only-for-key-a', undefined]);
 
     // Nor does the same key without the headers: it gets B's plain copy from the index.
-    const plain = await scrape({ url, maxAge: HOUR_MS });
+    const plain = await scraped({ url, maxAge: HOUR_MS });
     expect(plain.cost).toEqual({ credits: 1, remaining: null, source: 'index' });
     expect(JSON.stringify(plain)).not.toContain('only-for-key-a');
     expect(hits(path)).toBe(2);
@@ -155,8 +152,8 @@ describe('e2e/scrape-cache (embedded, production actors)', () => {
   it('does not serve an error page from the cache', async () => {
     const path = '/status/503?case=error';
     const url = site.url(path);
-    expect((await scrape({ url, maxAge: HOUR_MS })).metadata.statusCode).toBe(503);
-    const again = await scrape({ url, maxAge: HOUR_MS });
+    expect((await scraped({ url, maxAge: HOUR_MS })).metadata.statusCode).toBe(503);
+    const again = await scraped({ url, maxAge: HOUR_MS });
     expect(again.cost.source).toBe('fresh');
     expect(hits(path)).toBe(2);
   });

@@ -9,19 +9,11 @@ import { PARSER_FORMATS } from '../../actors/parser/document/index.js';
 import { SERVED_FORMATS } from '../../gateway/handlers/scrape.js';
 import { startEmbedded, type Embedded } from '../helpers/embedded.js';
 import { startFixtureSite, type FixtureSite } from '../helpers/fixture-site.js';
+import { scrape } from '../helpers/scrape.js';
 
 const API_KEY = 'e2e-scrape-key-0123456789';
 
 const start = (env: Record<string, string>): Promise<Embedded> => startEmbedded({ apiKey: API_KEY, env });
-
-async function scrape(base: string, body: Record<string, unknown>, key = API_KEY) {
-  const res = await fetch(`${base}/v1/scrape`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  return { status: res.status, body: (await res.json()) as Record<string, any> };
-}
 
 let site: FixtureSite;
 beforeAll(async () => {
@@ -47,7 +39,7 @@ describe('e2e/scrape (embedded, production actors)', () => {
   });
 
   it('returns the page as markdown with its metadata, charged one fresh credit', async () => {
-    const { status, body } = await scrape(open.base, { url: site.url('/html') });
+    const { status, body } = await scrape(open.base, API_KEY, { url: site.url('/html') });
     expect(status, JSON.stringify(body)).toBe(200);
     expect(body.data.markdown).toContain('Hello fixture');
     expect(body.data.metadata).toMatchObject({ title: 'Fixture', statusCode: 200, sourceURL: site.url('/html') });
@@ -56,18 +48,18 @@ describe('e2e/scrape (embedded, production actors)', () => {
   });
 
   it('returns the formats asked for, decoded from the declared charset, after redirects', async () => {
-    const { status, body } = await scrape(open.base, { url: site.url('/redirect/chain'), formats: ['markdown', 'html', 'links'] });
+    const { status, body } = await scrape(open.base, API_KEY, { url: site.url('/redirect/chain'), formats: ['markdown', 'html', 'links'] });
     expect(status, JSON.stringify(body)).toBe(200);
     expect(body.data.metadata.url).toBe(site.url('/html'));
     expect(typeof body.data.html).toBe('string');
     expect(Array.isArray(body.data.links)).toBe(true);
-    const cyrillic = await scrape(open.base, { url: site.url('/cp1251') });
+    const cyrillic = await scrape(open.base, API_KEY, { url: site.url('/cp1251') });
     expect(cyrillic.body.data.markdown).toContain('Привет, мир!');
   });
 
   it('loads a consent gate: the cookie it sets is sent when it redirects to itself', async () => {
     const before = site.requests.length;
-    const { status, body } = await scrape(open.base, { url: site.url('/cookie/gate') });
+    const { status, body } = await scrape(open.base, API_KEY, { url: site.url('/cookie/gate') });
     expect(status, JSON.stringify(body)).toBe(200);
     expect(body.data.markdown).toContain('Past the consent gate');
     expect(body.data.metadata).toMatchObject({ statusCode: 200, url: site.url('/cookie/gate') });
@@ -75,7 +67,7 @@ describe('e2e/scrape (embedded, production actors)', () => {
   });
 
   it('reads an upstream 404 page as a successful scrape with its status', async () => {
-    const { status, body } = await scrape(open.base, { url: site.url('/status/404') });
+    const { status, body } = await scrape(open.base, API_KEY, { url: site.url('/status/404') });
     expect(status, JSON.stringify(body)).toBe(200);
     expect(body.data.metadata.statusCode).toBe(404);
   });
@@ -83,7 +75,7 @@ describe('e2e/scrape (embedded, production actors)', () => {
   it('answers 501 naming what this build does not serve yet, before fetching', async () => {
     const before = site.requests.length;
     for (const extra of [{ formats: ['summary'] }, { formats: [{ type: 'json', prompt: 'x' }] }, { formats: [{ type: 'changeTracking' }] }]) {
-      const { status, body } = await scrape(open.base, { url: site.url('/html'), ...extra });
+      const { status, body } = await scrape(open.base, API_KEY, { url: site.url('/html'), ...extra });
       expect(status).toBe(501);
       expect(body.error.code).toBe('not_implemented');
     }
@@ -91,7 +83,7 @@ describe('e2e/scrape (embedded, production actors)', () => {
   });
 
   it('answers an upstream failure (a redirect loop) with its code', async () => {
-    const { status, body } = await scrape(open.base, { url: site.url('/redirect/loop-a') });
+    const { status, body } = await scrape(open.base, API_KEY, { url: site.url('/redirect/loop-a') });
     expect(status).toBe(502);
     expect(body.error.code).toBe('too_many_redirects');
   });
@@ -109,7 +101,7 @@ describe('e2e/scrape with private addresses not allowed (the default)', () => {
   it('refuses a loopback URL with 403 url_blocked and never reaches it', async () => {
     const before = site.requests.length;
     for (const url of [site.url('/html'), `http://2130706433:${site.port}/html`, `http://[::ffff:127.0.0.1]:${site.port}/html`]) {
-      const { status, body } = await scrape(closed.base, { url });
+      const { status, body } = await scrape(closed.base, API_KEY, { url });
       expect(status, url).toBe(403);
       expect(body.error.code).toBe('url_blocked');
     }

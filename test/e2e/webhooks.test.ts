@@ -21,8 +21,11 @@ import { serverWebhookSecret } from '../../pipeline/webhooks/secret.js';
 import { keyWebhookSecret, verifySignature } from '../../pipeline/webhooks/signing.js';
 import { startEmbedded, type Embedded } from '../helpers/embedded.js';
 import { startMapSite, type MapSite } from '../helpers/map-site.js';
+import { until } from '../helpers/wait.js';
 
 const API_KEY = 'e2e-webhooks-key-0123456789';
+/** Deliveries cross the embedded service and a webhook receiver: wait up to 25 s, checking every 50 ms. */
+const WAIT = { timeoutMs: 25_000, intervalMs: 50 };
 
 type Body = Record<string, any>;
 
@@ -62,16 +65,6 @@ async function call(base: string, method: string, path: string, body?: unknown):
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   return { status: res.status, body: (await res.json()) as Body };
-}
-
-async function until<T>(what: string, probe: () => T | null | undefined | false | Promise<T | null | undefined | false>, timeoutMs = 25_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 describe('e2e/webhooks', () => {
@@ -143,11 +136,11 @@ describe('e2e/webhooks', () => {
     });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     const id = res.body.data.id as string;
-    await until('crawl.completed', () => types('/crawl').includes('crawl.completed'));
+    await until('crawl.completed', () => types('/crawl').includes('crawl.completed'), WAIT);
     const status = await call(svc.base, 'GET', `/v1/crawl/${id}`);
     expect(status.body.data.status).toBe('completed');
     // Pages whose delivery may still be in flight when completed lands.
-    await until('every page', () => types('/crawl').filter((t) => t === 'crawl.page').length >= (status.body.data.completed as number));
+    await until('every page', () => types('/crawl').filter((t) => t === 'crawl.page').length >= (status.body.data.completed as number), WAIT);
 
     const got = at('/crawl');
     expect(got.every((d) => d.signed)).toBe(true);
@@ -177,7 +170,7 @@ describe('e2e/webhooks', () => {
     const urls = [1, 2, 3].map((n) => site.url(`/page/${n}`));
     const res = await call(svc.base, 'POST', '/v1/batch/scrape', { urls, webhook: `${hookOrigin}/batch` });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
-    await until('batch pages and completed', () => types('/batch').filter((t) => t === 'batch_scrape.page').length === 3 && types('/batch').includes('batch_scrape.completed'));
+    await until('batch pages and completed', () => types('/batch').filter((t) => t === 'batch_scrape.page').length === 3 && types('/batch').includes('batch_scrape.completed'), WAIT);
     expect(types('/batch').sort()).toEqual(['batch_scrape.completed', 'batch_scrape.page', 'batch_scrape.page', 'batch_scrape.page', 'batch_scrape.started']);
     expect(at('/batch').every((d) => d.signed && d.body.id === res.body.data.id)).toBe(true);
     expect(at('/batch').map((d) => d.body.data[0]?.metadata?.sourceURL).filter(Boolean).sort()).toEqual([...urls].sort());
@@ -187,7 +180,7 @@ describe('e2e/webhooks', () => {
     const res = await call(svc.base, 'POST', '/v1/batch/scrape', { urls: [site.url('/page/4'), site.url('/page/5')], webhook: { url: `${hookOrigin}/only-completed`, events: ['completed'] } });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     const id = res.body.data.id as string;
-    await until('completed', () => types('/only-completed').includes('batch_scrape.completed'));
+    await until('completed', () => types('/only-completed').includes('batch_scrape.completed'), WAIT);
     // The job's other events have long been handled by then (a page's event precedes completed).
     await new Promise((r) => setTimeout(r, 300));
     expect(types('/only-completed')).toEqual(['batch_scrape.completed']);
@@ -200,7 +193,7 @@ describe('e2e/webhooks', () => {
     const flaky = await call(svc.base, 'POST', '/v1/batch/scrape', { urls: [site.url('/page/6')], webhook: { url: `${hookOrigin}/flaky`, events: ['started'] } });
     expect(flaky.status).toBe(200);
     const flakyId = flaky.body.data.id as string;
-    await until('the third attempt', () => at('/flaky').length >= 3);
+    await until('the third attempt', () => at('/flaky').length >= 3, WAIT);
     expect(at('/flaky').map((d) => d.status)).toEqual([500, 500, 200]);
     // The same body each attempt, each signed afresh.
     expect(new Set(at('/flaky').map((d) => d.raw)).size).toBe(1);
@@ -208,7 +201,7 @@ describe('e2e/webhooks', () => {
     const flakyRows = await until('three recorded attempts', async () => {
       const rows = await svc.runtime.store.query<Record<string, any>>('SELECT * FROM webhook_deliveries FINAL WHERE source_id = {id:String} ORDER BY attempt', { id: flakyId });
       return rows.length === 3 ? rows : null;
-    });
+    }, WAIT);
     expect(flakyRows.map((r) => [Number(r.attempt), Number(r.status_code), Number(r.ok)])).toEqual([
       [1, 500, 0],
       [2, 500, 0],
@@ -224,7 +217,7 @@ describe('e2e/webhooks', () => {
     const rows = await until('the 400 recorded', async () => {
       const r = await svc.runtime.store.query<Record<string, any>>('SELECT * FROM webhook_deliveries FINAL WHERE source_id = {id:String}', { id: rejectedId });
       return r.length ? r : null;
-    });
+    }, WAIT);
     await new Promise((r) => setTimeout(r, 400)); // longer than any backoff: a retry would have come
     expect(at('/rejecting')).toHaveLength(1);
     expect(rows.map((r) => [Number(r.attempt), Number(r.status_code), Number(r.ok), r.error])).toEqual([[1, 400, 0, 'the receiver answered 400']]);
@@ -234,9 +227,9 @@ describe('e2e/webhooks', () => {
     const res = await call(svc.base, 'POST', '/v1/crawl', { url: slow.url('/'), ignoreSitemap: true, maxConcurrency: 1, webhook: { url: `${hookOrigin}/cancel`, events: ['started', 'cancelled'] } });
     expect(res.status).toBe(200);
     const id = res.body.data.id as string;
-    await until('started', () => types('/cancel').includes('crawl.started'));
+    await until('started', () => types('/cancel').includes('crawl.started'), WAIT);
     expect((await call(svc.base, 'DELETE', `/v1/crawl/${id}`)).body.data.status).toBe('cancelled');
-    await until('cancelled', () => types('/cancel').includes('crawl.cancelled'));
+    await until('cancelled', () => types('/cancel').includes('crawl.cancelled'), WAIT);
     const cancelled = at('/cancel').find((d) => d.body.type === 'crawl.cancelled');
     expect(cancelled).toMatchObject({ signed: true, body: { success: true, id, data: [], metadata: {} } });
   });
@@ -259,7 +252,7 @@ describe('e2e/webhooks', () => {
     });
     expect(res.status).toBe(200);
     const id = ((await res.json()) as Body).data.id as string;
-    await until('failed', () => types('/failed').includes('crawl.failed'));
+    await until('failed', () => types('/failed').includes('crawl.failed'), WAIT);
     const failed = at('/failed');
     expect(failed).toHaveLength(1);
     expect(failed[0]).toMatchObject({ signed: true, body: { success: false, type: 'crawl.failed', id, data: [] } });
@@ -272,7 +265,7 @@ describe('e2e/webhooks', () => {
     const res = await call(svc.base, 'POST', '/v1/batch/scrape', { urls: [site.url('/page/8')], webhook: { url: `${hookOrigin}/quiet`, headers: { authorization: 'Bearer receiver-secret' }, events: ['completed'] } });
     expect(res.status).toBe(200);
     const id = res.body.data.id as string;
-    await until('completed', () => types('/quiet').includes('batch_scrape.completed'));
+    await until('completed', () => types('/quiet').includes('batch_scrape.completed'), WAIT);
     expect(at('/quiet')[0]?.headers.authorization).toBe('Bearer receiver-secret');
     const stored = await svc.runtime.store.query<{ params: string }>('SELECT params FROM jobs FINAL WHERE id = {id:String}', { id });
     expect(stored.length).toBeGreaterThan(0);

@@ -163,16 +163,16 @@ describe('infra/cli/keys', () => {
       expect(res.stdout).toBe('');
     });
 
-    // BUG (infra/cli/keys.ts run): with no command the usage is written to stdout (via
-    // `out`), not stderr, although the exit code is 2. Expected: usage on stderr.
+    // infra/cli/keys.ts run: a missing command is a usage error, so the usage goes to stderr
+    // (not stdout) with a non-zero exit code.
     it('no command at all exits non-zero with the usage on stderr', async () => {
       const res = await keys(emptyDir);
       expect(res.code).not.toBe(0);
       expect(res.stderr).toContain('usage:');
     });
 
-    // BUG (infra/cli/keys.ts run): `keys --help` sets exitCode 2 because no command was
-    // given, so asking for help fails. Expected: usage on stdout and exit 0.
+    // infra/cli/keys.ts run: `--help` is a request, not a usage error, although it names no
+    // command: the usage goes to stdout and the exit code is 0.
     it('--help prints the usage on stdout and exits 0', async () => {
       const res = await keys(emptyDir, '--help');
       expect(res.stdout).toContain('usage:');

@@ -8,19 +8,23 @@ export interface ScrapeAnswer {
   status: number;
   /** The request id the gateway used (x-request-id of the answer). */
   requestId: string;
-  body: {
-    success: boolean;
-    data?: Record<string, unknown> & { cost?: { credits: number; remaining: number | null; source?: string } };
-    error?: { code: string; message: string; retriable: boolean; requestId: string };
-  };
+  /**
+   * The JSON answer, read as the suites read it (any field): `{success: true, data}` (`data.cost`:
+   * `{credits, remaining, source}`) or `{success: false, error: {code, message, retriable, requestId}}`.
+   */
+  body: Record<string, any>;
   /** Wall time of the round trip. */
   ms: number;
 }
 
+/** What `scrape` sends: a URL (the body `{url}`) or a whole request body. */
+export type ScrapeRequest = string | ({ url: string } & Record<string, unknown>);
+
+/** POST /v1/scrape on `base` with `key` over a real socket; aborted after `timeoutMs` (60 s). */
 export async function scrape(
   base: string,
   key: string,
-  url: string,
+  request: ScrapeRequest,
   options: { requestId?: string; timeoutMs?: number } = {},
 ): Promise<ScrapeAnswer> {
   const began = performance.now();
@@ -31,7 +35,7 @@ export async function scrape(
       'content-type': 'application/json',
       ...(options.requestId ? { 'x-request-id': options.requestId } : {}),
     },
-    body: JSON.stringify({ url }),
+    body: JSON.stringify(typeof request === 'string' ? { url: request } : request),
     signal: AbortSignal.timeout(options.timeoutMs ?? 60_000),
   });
   const body = (await res.json()) as ScrapeAnswer['body'];

@@ -12,6 +12,7 @@ import { KafkaBus } from '../../pipeline/runtime/bus/kafka.js';
 import { MemoryBus } from '../../pipeline/runtime/bus/memory.js';
 import { createLogger } from '../../pipeline/runtime/log.js';
 import { hasKafka, startMockKafka, type MockKafka } from '../helpers/kafka.js';
+import { until } from '../helpers/wait.js';
 
 interface Fixture {
   bus: Bus;
@@ -32,15 +33,6 @@ interface Body {
 
 const encode = (body: Body) => Buffer.from(JSON.stringify(body));
 const decode = (message: BusMessage) => JSON.parse(message.value.toString('utf8')) as Body;
-
-/** Polls `check` every 20 ms; fails after `limitMs` with `what`. */
-async function until(what: string, check: () => boolean, limitMs: number): Promise<void> {
-  const giveUpAt = Date.now() + limitMs;
-  while (!check()) {
-    if (Date.now() > giveUpAt) throw new Error(`${what}: not within ${limitMs} ms`);
-    await sleep(20);
-  }
-}
 
 function captureLog(lines: string[]) {
   return createLogger('debug', { write: (line: string) => void lines.push(line) });

@@ -6,7 +6,6 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:net';
-import { setTimeout as sleep } from 'node:timers/promises';
 import kafkajs from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Subscription } from '../../pipeline/runtime/bus/bus.js';
@@ -17,17 +16,10 @@ import { hasCode } from '../../pipeline/runtime/errors.js';
 import { createLogger } from '../../pipeline/runtime/log.js';
 import { hasKafka, startMockKafka, type MockKafka } from '../helpers/kafka.js';
 import { spawnTs, type Spawned } from '../helpers/process.js';
+import { until } from '../helpers/wait.js';
 
 function captureLog(lines: string[], level = 'debug') {
   return createLogger(level, { write: (line: string) => void lines.push(line) });
-}
-
-async function until(what: string, check: () => boolean, limitMs: number): Promise<void> {
-  const giveUpAt = Date.now() + limitMs;
-  while (!check()) {
-    if (Date.now() > giveUpAt) throw new Error(`${what}: not within ${limitMs} ms`);
-    await sleep(20);
-  }
 }
 
 /** A port nothing listens on (bound, then closed). */

@@ -11,16 +11,11 @@ import { MemoryBus } from '../../pipeline/runtime/bus/memory.js';
 import { murmur2, partitionOf } from '../../pipeline/runtime/bus/murmur2.js';
 import { hasCode } from '../../pipeline/runtime/errors.js';
 import { createLogger } from '../../pipeline/runtime/log.js';
+import { until } from '../helpers/wait.js';
 
 const quiet = () => createLogger('silent');
-
-async function until(what: string, check: () => boolean, limitMs = 5000): Promise<void> {
-  const giveUpAt = Date.now() + limitMs;
-  while (!check()) {
-    if (Date.now() > giveUpAt) throw new Error(`${what}: not within ${limitMs} ms`);
-    await sleep(5);
-  }
-}
+/** The memory bus delivers at once: wait in small steps. */
+const WAIT = { timeoutMs: 5000, intervalMs: 5 };
 
 const text = (m: BusMessage) => m.value.toString('utf8');
 const messages = (key: string, values: string[]) => values.map((v) => ({ key, value: Buffer.from(v) }));
@@ -83,7 +78,7 @@ describe('pipeline/runtime/bus/memory', () => {
     value.write('AFTER!');
     let got = '';
     const sub = await bus.consume({ group: 'g', topics: ['t'], concurrency: 1, handler: async (m) => void (got = text(m)) });
-    await until('delivered', () => got !== '');
+    await until('delivered', () => got !== '', WAIT);
     expect(got).toBe('before');
     await sub.stop();
   });
@@ -97,10 +92,10 @@ describe('pipeline/runtime/bus/memory', () => {
     const gate = new Promise<void>((resolve) => (release = resolve));
     const a = await bus.consume({ group: 'fast', topics: ['t'], concurrency: 1, handler: async () => void fast++ });
     const b = await bus.consume({ group: 'slow', topics: ['t'], concurrency: 1, handler: () => gate });
-    await until('fast group done', () => fast === 3);
+    await until('fast group done', () => fast === 3, WAIT);
     expect(bus.stats().t?.retainedMessages).toBe(3);
     release();
-    await until('trimmed', () => bus.stats().t?.retainedMessages === 0);
+    await until('trimmed', () => bus.stats().t?.retainedMessages === 0, WAIT);
     expect(bus.stats().t).toMatchObject({ published: 3, retainedBytes: 0 });
     await Promise.all([a.stop(), b.stop()]);
 
@@ -108,7 +103,7 @@ describe('pipeline/runtime/bus/memory', () => {
     let n = 0;
     const c = await keeper.consume({ group: 'g', topics: ['t'], concurrency: 1, handler: async () => void n++ });
     await keeper.publish('t', messages('k', ['a', 'b']));
-    await until('handled', () => n === 2);
+    await until('handled', () => n === 2, WAIT);
     expect(keeper.stats().t?.retainedMessages).toBe(2);
     await c.stop();
   });
@@ -121,7 +116,7 @@ describe('pipeline/runtime/bus/memory', () => {
     await bus.consume({ group: 'late', topics: ['t'], concurrency: 1, fromBeginning: false, handler: async (m) => void late.push(text(m)) });
     await bus.consume({ group: 'early', topics: ['t'], concurrency: 1, handler: async (m) => void early.push(text(m)) });
     await bus.publish('t', messages('k', ['new']));
-    await until('both got the new one', () => late.includes('new') && early.includes('new'));
+    await until('both got the new one', () => late.includes('new') && early.includes('new'), WAIT);
     expect(late).toEqual(['new']);
     expect(early).toEqual(['old', 'new']);
     await bus.close();
@@ -136,7 +131,7 @@ describe('pipeline/runtime/bus/memory', () => {
     const round = async () => {
       seen.forEach((s) => s.clear());
       for (const key of keys) await bus.publish('t', messages(key, ['x']));
-      await until('a round delivered', () => (seen[0]?.size ?? 0) + (seen[1]?.size ?? 0) === 4);
+      await until('a round delivered', () => (seen[0]?.size ?? 0) + (seen[1]?.size ?? 0) === 4, WAIT);
     };
     const a = await join(0);
     await round();
@@ -167,12 +162,12 @@ describe('pipeline/runtime/bus/memory', () => {
       },
     });
     await bus.publish('t', messages(key, ['m0', 'm1', 'm2']));
-    await until('A holds m0', () => byA.length === 1);
+    await until('A holds m0', () => byA.length === 1, WAIT);
     const b = await bus.consume({ group: 'g', topics: ['t'], concurrency: 2, handler: async (m) => void byB.push(text(m)) });
     await sleep(50);
     expect(byB).toEqual([]); // partition 1 is B's now, but m0 is still running at A
     release();
-    await until('B got the rest', () => byB.length === 2);
+    await until('B got the rest', () => byB.length === 2, WAIT);
     expect(byA).toEqual(['m0']);
     expect(byB).toEqual(['m1', 'm2']);
     await Promise.all([a.stop(), b.stop()]);
@@ -213,7 +208,7 @@ describe('pipeline/runtime/bus/memory', () => {
         },
       });
       await bus.publish('t', Array.from({ length: 64 }, (_, i) => ({ key: `k${i}`, value: Buffer.from('x') })));
-      await until('64 messages handled', () => done === 64);
+      await until('64 messages handled', () => done === 64, WAIT);
       await sub.stop();
       await sleep(0);
       expect(peak).toBeGreaterThan(10);

@@ -7,7 +7,6 @@
  * are there (test/helpers/engines.ts).
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EventValue } from '../../schemas/events/index.js';
 import { HEADERS, TOPICS } from '../../schemas/topics.js';
@@ -22,6 +21,7 @@ import { createLogger } from '../../pipeline/runtime/log.js';
 import { ChdbStore } from '../../pipeline/runtime/store/chdb.js';
 import { chdbAvailable, tempDir, type TempDir } from '../helpers/clickhouse.js';
 import { hasKafka, startMockKafka, type MockKafka } from '../helpers/kafka.js';
+import { until } from '../helpers/wait.js';
 
 type TestPing = EventValue<'TestPing'>;
 
@@ -50,14 +50,6 @@ function counting(inner: BlobStore) {
     },
   };
   return { blobs, calls };
-}
-
-async function until(what: string, check: () => boolean, limitMs: number): Promise<void> {
-  const giveUpAt = Date.now() + limitMs;
-  while (!check()) {
-    if (Date.now() > giveUpAt) throw new Error(`${what}: not within ${limitMs} ms`);
-    await sleep(20);
-  }
 }
 
 describe('pipeline/runtime/events (no bus traffic)', () => {

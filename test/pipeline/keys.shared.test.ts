@@ -7,7 +7,6 @@
  * limit is one bucket for both.
  */
 import { randomBytes } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FileKeyRegistry } from '../../pipeline/keys/ledger-file.js';
 import type { KeyRegistry } from '../../pipeline/keys/registry.js';
@@ -22,6 +21,7 @@ import { startCluster, type Cluster, type ServiceProcess } from '../helpers/clus
 import { engine } from '../helpers/engines.js';
 import { dropNamespace, REDIS_INSTALL, redisProbe, TEST_REDIS_URL, testNamespace } from '../helpers/redis.js';
 import { scrape } from '../helpers/scrape.js';
+import { until } from '../helpers/wait.js';
 
 const hasChdb = await chdbAvailable();
 const redisUp = await engine('redis', () => redisProbe(), REDIS_INSTALL);
@@ -37,14 +37,6 @@ interface Backend {
 
 /** An operator-chosen secret (API_KEY style): at least 16 characters, unique per run. */
 const ownSecret = (label: string) => `${label}-${randomBytes(8).toString('hex')}`;
-
-async function until(what: string, check: () => Promise<boolean>, limitMs = 10_000): Promise<void> {
-  const giveUpAt = Date.now() + limitMs;
-  while (!(await check())) {
-    if (Date.now() > giveUpAt) throw new Error(`${what}: not within ${limitMs} ms`);
-    await sleep(25);
-  }
-}
 
 function registryContract(name: string, available: boolean, open: () => Promise<Backend>): void {
   const inStore = name.startsWith('store');

@@ -21,6 +21,7 @@ import { createLogger } from '../../pipeline/runtime/log.js';
 import { ActorPool, type Outcome } from '../../pipeline/runtime/pool.js';
 import { Requester } from '../../pipeline/runtime/request-reply.js';
 import { connectTestKafkaBus, hasKafka, startMockKafka, type MockKafka } from '../helpers/kafka.js';
+import { until } from '../helpers/wait.js';
 
 const log = createLogger(process.env.TEST_LOG_LEVEL ?? 'silent');
 
@@ -180,7 +181,7 @@ function requestReplySuite(name: string, setup: () => Promise<Rig>, options: { c
       expect((error as AppError).status).toBe(504);
       expect(Date.now() - began).toBeGreaterThanOrEqual(390);
       expect(requester.inFlight).toBe(0);
-      await until(() => r.seen.includes(target), r.replyMs); // it was published; nobody answered
+      await until('the request published', () => r.seen.includes(target), r.replyMs); // it was published; nobody answered
     });
 
     it('the client aborting → rejects with service_unavailable, cleans up, and a late reply is ignored', t, async (test) => {
@@ -193,7 +194,7 @@ function requestReplySuite(name: string, setup: () => Promise<Rig>, options: { c
       expect(hasCode(error, 'service_unavailable')).toBe(true);
       expect(requester.inFlight).toBe(0);
       expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
-      await until(() => r.seen.includes(target), r.replyMs);
+      await until('the request published', () => r.seen.includes(target), r.replyMs);
       await sleep(200); // the reply, when it comes, finds nobody waiting
       expect(requester.inFlight).toBe(0);
     });
@@ -219,7 +220,7 @@ function requestReplySuite(name: string, setup: () => Promise<Rig>, options: { c
       const requester = new Requester(r.events, log);
       await requester.start();
       const pending = [0, 1, 2].map(() => requester.request(scrape(`${UNANSWERED}${randomUUID()}`), 60_000).catch((e: unknown) => e));
-      await until(() => requester.inFlight === 3, r.replyMs);
+      await until('3 requests in flight', () => requester.inFlight === 3, r.replyMs);
       await requester.stop();
       const errors = await Promise.all(pending);
       expect(errors.every((e) => hasCode(e, 'service_unavailable'))).toBe(true);
@@ -258,14 +259,6 @@ function requestReplySuite(name: string, setup: () => Promise<Rig>, options: { c
       expect(requester.inFlight).toBe(0);
     });
   });
-}
-
-async function until(check: () => boolean, limitMs: number): Promise<void> {
-  const giveUpAt = Date.now() + limitMs;
-  while (!check()) {
-    if (Date.now() > giveUpAt) throw new Error(`not within ${limitMs} ms`);
-    await sleep(20);
-  }
 }
 
 requestReplySuite('pipeline/runtime/request-reply (memory bus)', async () => {

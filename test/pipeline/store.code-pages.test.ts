@@ -40,7 +40,7 @@ function libraryRss(): { clean: number; written: number } {
   return { clean: sum(clean), written: sum(all.filter((m) => !clean.includes(m))) };
 }
 
-describe('code pages', () => {
+describe('pipeline/runtime/store/code-pages', () => {
   it('parses smaps and keeps only the unwritten mappings of the named file', () => {
     const mappings = parseSmaps(SMAPS);
     expect(mappings).toHaveLength(6);

@@ -1,0 +1,55 @@
+/**
+ * actors/renderer/handler: ScrapeRequested in, Outcome out — a rendered page emitted as
+ * PageFetched at its price, a browser that cannot start retried then answered render_failed.
+ */
+import { describe, expect, it } from 'vitest';
+import { BrowserPool } from '../../actors/renderer/browser.js';
+import { handleRenderRequested, type RendererDeps } from '../../actors/renderer/handler.js';
+import { createLogger } from '../../pipeline/runtime/log.js';
+import { NetGuard } from '../../pipeline/runtime/net/guard.js';
+import { PRICES } from '../../schemas/api/prices.js';
+import { hasChromium, request, useRenderer, type PageFetched, type Reply } from '../helpers/renderer.js';
+
+const BROWSER_PAGE_CREDITS = PRICES.browserPage.credits;
+
+describe('actors/renderer/handler', () => {
+  describe('a browser that cannot start', () => {
+    it('asks for one more attempt, then answers render_failed naming the executable', async () => {
+      const log = createLogger('silent');
+      const guard = new NetGuard({ allowPrivate: true });
+      const browsers = new BrowserPool({ executablePath: '/nonexistent/chromium', concurrency: 1, guard, log });
+      const deps: RendererDeps = { browsers, guard, log, maxAttempts: 2 };
+      const signal = new AbortController().signal;
+      try {
+        const first = await handleRenderRequested(request('http://127.0.0.1:9/', { waitFor: 1, timeout: 5000 }), deps, signal, 1);
+        expect(first).toMatchObject({ kind: 'retry', code: 'render_failed' });
+        const last = await handleRenderRequested(request('http://127.0.0.1:9/', { waitFor: 1, timeout: 5000 }), deps, signal, 2);
+        expect(last.kind).toBe('ack');
+        const reply = (last.kind === 'ack' ? last.emit?.[0]?.value : null) as unknown as Reply;
+        expect(reply).toMatchObject({ ok: false, errorCode: 'render_failed' });
+        expect(reply.errorMessage).toContain('/nonexistent/chromium');
+      } finally {
+        await browsers.close();
+      }
+    });
+  });
+
+  describe.skipIf(!hasChromium)('rendering with Chromium', () => {
+    const rig = useRenderer();
+
+    it('waits for content a script adds after load (waitFor) and emits it as a rendered page', async () => {
+      const { page, html } = await rig.rendered(rig.site.url('/js'), { waitFor: 1000 });
+      expect(html).toContain('Added by script after load');
+      expect(page).toMatchObject({ rendered: true, statusCode: 200, contentType: 'text/html; charset=utf-8', credits: BROWSER_PAGE_CREDITS, source: 'fresh', finalUrl: rig.site.url('/js') });
+      expect(page.headers['content-type']).toBe('text/html; charset=utf-8');
+    });
+
+    it('clears a challenge the fetcher escalated, with no browser options, at a fetched page\'s price', async () => {
+      const emit = await rig.emitted(await handleRenderRequested({ ...request(rig.site.url('/challenge')), escalated: true }, rig.openDeps, rig.signal));
+      const page = emit[0]?.value as unknown as PageFetched;
+      expect(page).toMatchObject({ rendered: true, credits: 1, source: 'fresh' });
+      expect(Buffer.from(page.body).toString('utf8')).toContain('Challenge passed');
+      expect(JSON.parse(page.extras).captcha).toEqual({ clicked: true, solved: true });
+    });
+  });
+});

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findCachedCopy, lookupCachedCopy, type CacheReader } from '../../actors/fetcher/cache.js';
 import { handleScrapeRequested, type FetcherDeps, type ScrapeRequested } from '../../actors/fetcher/handler.js';
 import { HttpFetcher } from '../../pipeline/runtime/net/http.js';
+import { scrapeRequested } from '../helpers/events.js';
 import type { EventCodec } from '../../pipeline/runtime/codec/codec.js';
 import { createCodec } from '../../pipeline/runtime/codec/index.js';
 import { AppError } from '../../pipeline/runtime/errors.js';
@@ -126,19 +127,7 @@ describe('actors/fetcher/handler with the page cache', () => {
   });
 
   function request(url: string, options: object): ScrapeRequested {
-    const now = Date.now();
-    return {
-      requestId: 'req-2',
-      tenant: 'tenant-1',
-      jobId: null,
-      url,
-      options: JSON.stringify(options),
-      replyTo: TOPICS.replies.name,
-      correlationId: 'corr-2',
-      deadlineMs: now + 60_000,
-      createdAtMs: now - 5,
-      escalated: false,
-    };
+    return scrapeRequested(url, options, { requestId: 'req-2', correlationId: 'corr-2', createdAtMs: Date.now() - 5 });
   }
 
   async function page(outcome: Outcome): Promise<EventValue<'PageFetched'>> {

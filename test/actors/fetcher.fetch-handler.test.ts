@@ -1,9 +1,10 @@
 /**
  * actors/fetcher/fetch-handler.ts without a bus: FetchRequested in, Outcome out, against a
- * local fixture site. Replies are encoded with the real codec, so they match their schema.
+ * local fixture site, run as the pool runs it (test/helpers/events.ts runHandler). Replies are
+ * encoded with the real codec, so they match their schema.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { handleFetchRequested, type FetchHandlerDeps, type FetchRequested } from '../../actors/fetcher/fetch-handler.js';
+import { handleFetchRequested as handleFetch, type FetchHandlerDeps, type FetchRequested } from '../../actors/fetcher/fetch-handler.js';
 import { HttpFetcher } from '../../pipeline/runtime/net/http.js';
 import { createCodec } from '../../pipeline/runtime/codec/index.js';
 import type { EventCodec } from '../../pipeline/runtime/codec/codec.js';
@@ -14,21 +15,15 @@ import type { EventValue } from '../../schemas/events/index.js';
 import { readFetchedBytes } from '../../schemas/events/replies.js';
 import { TOPICS } from '../../schemas/topics.js';
 import { BINARY_IMAGE, startFixtureSite, type FixtureSite } from '../helpers/fixture-site.js';
+import { fetchRequested, runHandler } from '../helpers/events.js';
 
 function request(url: string, extra: Partial<FetchRequested> = {}): FetchRequested {
-  const now = Date.now();
-  return {
-    requestId: 'req-f1',
-    tenant: 'tenant-1',
-    url,
-    proxy: null,
-    country: null,
-    replyTo: TOPICS.replies.name,
-    correlationId: 'corr-f1',
-    deadlineMs: now + 60_000,
-    createdAtMs: now,
-    ...extra,
-  };
+  return fetchRequested(url, { requestId: 'req-f1', correlationId: 'corr-f1', ...extra });
+}
+
+/** The fetcher's FetchRequested handler, run as the pool runs it. */
+function handleFetchRequested(event: FetchRequested, deps: FetchHandlerDeps, signal: AbortSignal, attempt = 1) {
+  return runHandler('FetchRequested', (e, ctx) => handleFetch(e, { ...deps, log: ctx.log }, ctx.signal, ctx.attempt), event, { signal, attempt, log: deps.log, actor: 'fetcher' });
 }
 
 describe('actors/fetcher/fetch-handler', () => {

@@ -1,9 +1,11 @@
 /**
  * actors/fetcher/handler.ts without a bus: ScrapeRequested in, Outcome out, against a local
- * fixture site. Emissions are encoded with the real codec, so they match their Avro schemas.
+ * fixture site, run as the pool runs it (test/helpers/events.ts runHandler: the deadline drop
+ * and the failure answers are the pool's). Emissions are encoded with the real codec, so they
+ * match their Avro schemas.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { handleScrapeRequested, type FetcherDeps, type ScrapeRequested } from '../../actors/fetcher/handler.js';
+import { scrapeRequestedHandling, type FetcherDeps, type ScrapeRequested } from '../../actors/fetcher/handler.js';
 import { HttpFetcher } from '../../pipeline/runtime/net/http.js';
 import { createCodec } from '../../pipeline/runtime/codec/index.js';
 import type { EventCodec } from '../../pipeline/runtime/codec/codec.js';
@@ -15,22 +17,13 @@ import type { EventValue } from '../../schemas/events/index.js';
 import { TOPICS } from '../../schemas/topics.js';
 import { PAGE, startFixtureSite, type FixtureSite } from '../helpers/fixture-site.js';
 import { startRenderSite, type RenderSite } from '../helpers/render-site.js';
+import { runHandler, scrapeRequested } from '../helpers/events.js';
 
-function request(url: string, options: object = {}, extra: Partial<ScrapeRequested> = {}): ScrapeRequested {
-  const now = Date.now();
-  return {
-    requestId: 'req-1',
-    tenant: 'tenant-1',
-    jobId: null,
-    url,
-    options: JSON.stringify(options),
-    replyTo: TOPICS.replies.name,
-    correlationId: 'corr-1',
-    deadlineMs: now + 60_000,
-    createdAtMs: now,
-    escalated: false,
-    ...extra,
-  };
+const request = scrapeRequested;
+
+/** The fetcher's ScrapeRequested handler, run as the pool runs it. */
+function handleScrapeRequested(event: ScrapeRequested, deps: FetcherDeps, signal: AbortSignal, attempt = 1) {
+  return runHandler('ScrapeRequested', scrapeRequestedHandling(deps), event, { signal, attempt, log: deps.log, actor: 'fetcher' });
 }
 
 const pageOf = (e: Emission | undefined) => e?.value as unknown as EventValue<'PageFetched'>;

@@ -3,13 +3,14 @@
  * (test/helpers/map-site.ts), without a bus: MapRequested in, the Reply out.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { handleMapRequested, mapOptionsOf, type MapRequested } from '../../actors/frontier/index.js';
+import { handleMapRequested as handleMap, mapOptionsOf, type MapHandlerDeps, type MapRequested } from '../../actors/frontier/index.js';
 import { createLogger } from '../../pipeline/runtime/log.js';
 import { NetGuard } from '../../pipeline/runtime/net/guard.js';
 import { HttpFetcher } from '../../pipeline/runtime/net/http.js';
 import type { Outcome } from '../../pipeline/runtime/pool.js';
 import { PRICES } from '../../schemas/api/prices.js';
 import type { EventValue } from '../../schemas/events/index.js';
+import { mapRequested, runHandler } from '../helpers/events.js';
 import { HIDDEN_PER_SECTION, NEWS_PAGE, NEWS_TITLE, SECTIONS, SITEMAP_PAGES, startBareSite, startMapSite, type MapSite } from '../helpers/map-site.js';
 
 const MAP_CREDITS = PRICES.map.credits;
@@ -19,17 +20,12 @@ const open = new HttpFetcher({ guard: new NetGuard({ allowPrivate: true }) });
 const closed = new HttpFetcher({ guard: new NetGuard({ allowPrivate: false }) });
 
 function request(url: string, options: Record<string, unknown> = {}, deadlineInMs = 30_000): MapRequested {
-  const now = Date.now();
-  return {
-    requestId: 'req_map_test',
-    tenant: 'key_test',
-    url,
-    options: JSON.stringify(options),
-    replyTo: 'wds.replies',
-    correlationId: 'corr-1',
-    deadlineMs: now + deadlineInMs,
-    createdAtMs: now,
-  };
+  return mapRequested(url, options, { requestId: 'req_map_test', tenant: 'key_test', deadlineMs: Date.now() + deadlineInMs });
+}
+
+/** The frontier's MapRequested handler, run as the pool runs it (the deadline drop and failure answers are the pool's). */
+function handleMapRequested(event: MapRequested, deps: MapHandlerDeps, signal: AbortSignal) {
+  return runHandler('MapRequested', (e, ctx) => handleMap(e, { ...deps, log: ctx.log }, ctx.signal), event, { signal, log: deps.log, actor: 'frontier' });
 }
 
 interface Answer {

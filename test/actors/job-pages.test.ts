@@ -5,7 +5,7 @@
  * Emissions are encoded with the real codec, so they match their Avro schemas.
  */
 import { describe, expect, it } from 'vitest';
-import { handleScrapeRequested } from '../../actors/fetcher/handler.js';
+import { scrapeRequestedHandling, type FetcherDeps, type ScrapeRequested } from '../../actors/fetcher/handler.js';
 import { HttpFetcher } from '../../pipeline/runtime/net/http.js';
 import { handlePageFetched } from '../../actors/parser/index.js';
 import { createCodec } from '../../pipeline/runtime/codec/index.js';
@@ -18,8 +18,14 @@ import type { Outcome } from '../../pipeline/runtime/pool.js';
 import type { BatchWriter } from '../../pipeline/runtime/store/index.js';
 import type { EventValue } from '../../schemas/events/index.js';
 import { TOPICS } from '../../schemas/topics.js';
+import { runHandler, scrapeRequested } from '../helpers/events.js';
 
 const HTML = '<!doctype html><title>Job page</title><body><a href="/next">next</a> <a href="https://other.example/x#f">x</a> <a href="mailto:a@b.c">m</a></body>';
+
+/** The fetcher's ScrapeRequested handler, run as the pool runs it (the deadline drop is the pool's). */
+function handleScrapeRequested(event: ScrapeRequested, deps: FetcherDeps, signal: AbortSignal) {
+  return runHandler('ScrapeRequested', scrapeRequestedHandling(deps), event, { signal, log: deps.log, actor: 'fetcher' });
+}
 
 async function emissions(outcome: Outcome): Promise<AnyEmission[]> {
   expect(outcome.kind).toBe('ack');
@@ -48,6 +54,7 @@ function fetchedJobPage(jobId: string, seq: number): EventValue<'PageFetched'> {
     source: 'fresh',
     options: '{}',
     extras: '{}',
+    bodySha256: '',
   };
 }
 
@@ -94,18 +101,14 @@ describe('job pages in the fetcher and the parser', () => {
     const http = new HttpFetcher({ guard: new NetGuard({ allowPrivate: true }) });
     try {
       const now = Date.now();
-      const event = {
+      const event = scrapeRequested('http://127.0.0.1:1/nothing', { timeout: 2000 }, {
         requestId: jobPageRequestId(jobId, 3),
-        tenant: 'tenant-1',
         jobId,
-        url: 'http://127.0.0.1:1/nothing',
-        options: '{"timeout":2000}',
         replyTo: null,
         correlationId: null,
         deadlineMs: now + 10_000,
         createdAtMs: now,
-        escalated: false,
-      };
+      });
       const emit = await emissions(await handleScrapeRequested(event, { http, log: createLogger('silent'), maxAttempts: 1 }, new AbortController().signal));
       expect(emit).toHaveLength(1);
       expect(emit[0]).toMatchObject({ topic: 'jobEvents', value: { type: 'pageFailed', jobId } });

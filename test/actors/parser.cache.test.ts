@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { handlePageFetched, pagesRow } from '../../actors/parser/index.js';
 import { SAMPLE_EVENTS } from '../../pipeline/runtime/codec/samples.js';
 import { cachePlan } from '../../pipeline/pages/cache.js';
+import { scrapeRequestFields } from '../../pipeline/pages/scrape-request.js';
 import type { Outcome } from '../../pipeline/runtime/pool.js';
 import type { BatchWriter } from '../../pipeline/runtime/store/index.js';
 import type { EventValue } from '../../schemas/events/index.js';
@@ -27,7 +28,11 @@ function page(extra: Partial<PageFetched> = {}, options: object = {}): PageFetch
     requestedAtMs: 1_000,
     credits: 1,
     source: 'fresh',
+    // As its producer sent it: the options, the cache key worked out from them, no body hash
+    // (the parser hashes the body then).
     options: JSON.stringify({ formats: ['markdown'], ...options }),
+    cacheKey: scrapeRequestFields({ formats: ['markdown'], ...options }).cacheKey,
+    bodySha256: '',
     ...extra,
   };
 }

@@ -1,9 +1,11 @@
 /**
- * actors/parser/parse.ts without a bus: ParseRequested in, Outcome out. Replies are encoded
+ * actors/parser/parse.ts without a bus: ParseRequested in, Outcome out, run as the pool runs
+ * it (test/helpers/events.ts runHandler). Replies are encoded
  * with the real codec, so they match their schema.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { handleParseRequested, type ParseRequested } from '../../actors/parser/parse.js';
+import { handleParseRequested as handleParse, type ParseRequested } from '../../actors/parser/parse.js';
+import type { Logger } from '../../pipeline/runtime/log.js';
 import { createCodec } from '../../pipeline/runtime/codec/index.js';
 import type { EventCodec } from '../../pipeline/runtime/codec/codec.js';
 import { createLogger } from '../../pipeline/runtime/log.js';
@@ -11,25 +13,18 @@ import type { Outcome } from '../../pipeline/runtime/pool.js';
 import type { EventValue } from '../../schemas/events/index.js';
 import { TOPICS } from '../../schemas/topics.js';
 import { minimalPdf, zip } from '../fixtures/documents/generate.js';
+import { parseRequested, runHandler } from '../helpers/events.js';
 
 function request(filename: string, contentType: string, body: Buffer | string, extra: Partial<ParseRequested> = {}): ParseRequested {
-  const now = Date.now();
-  return {
-    requestId: 'req-p1',
-    tenant: 'tenant-1',
-    filename,
-    contentType,
-    body: Buffer.isBuffer(body) ? body : Buffer.from(body),
-    options: '{}',
-    replyTo: TOPICS.replies.name,
-    correlationId: 'corr-p1',
-    deadlineMs: now + 60_000,
-    createdAtMs: now,
-    ...extra,
-  };
+  return parseRequested(filename, contentType, body, { requestId: 'req-p1', correlationId: 'corr-p1', ...extra });
 }
 
 const deps = { log: createLogger('silent') };
+
+/** The parser's ParseRequested handler, run as the pool runs it. */
+function handleParseRequested(event: ParseRequested, deps: { readonly log: Logger }) {
+  return runHandler('ParseRequested', (e, ctx) => handleParse(e, { log: ctx.log }), event, { log: deps.log, actor: 'parser' });
+}
 
 describe('actors/parser/parse', () => {
   let codec: EventCodec;

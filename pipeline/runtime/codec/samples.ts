@@ -20,8 +20,8 @@ export const SAMPLE_EVENTS: { readonly [N in EventName]: EventValue<N> } = {
     deadlineMs: AT_MS + 60_000,
     createdAtMs: AT_MS,
     escalated: false,
-    browser: true,
-    cacheKey: '5d0c8a41e7b2f3960a1c4d7e8f2b6a93',
+    browser: false,
+    cacheKey: '13e6076e5b41ef4cc05533e5e6aad6a4',
   },
   PageFetched: {
     requestId: 'req_01JD8Y5T3Q2W',
@@ -42,8 +42,8 @@ export const SAMPLE_EVENTS: { readonly [N in EventName]: EventValue<N> } = {
     credits: 5,
     source: 'index',
     requestedAtMs: AT_MS - 1_000,
-    cacheKey: '5d0c8a41e7b2f3960a1c4d7e8f2b6a93',
-    bodySha256: '9f2c1e0b7a4d6f8e3b5a1c9d2e7f4a6b8c0d1e3f5a7b9c2d4e6f8a0b1c3d5e7f',
+    cacheKey: '13e6076e5b41ef4cc05533e5e6aad6a4',
+    bodySha256: '826d85e4b37217c1e742507edbe6bbae47816797de9a1f1a61c3ce74f7900a55',
     extras: JSON.stringify({ screenshot: 'data:image/png;base64,iVBORw0KGgo=', actions: { screenshots: [], scrapes: [{ url: 'https://example.com/en/docs/intro', html: '<p>hi</p>' }], javascriptReturns: [{ type: 'number', value: 42 }] } }),
   },
   Reply: {

@@ -21,7 +21,8 @@ import { createCodec, type DecodedEvent } from '../../pipeline/runtime/codec/ind
 import { AppError } from '../../pipeline/runtime/errors.js';
 import { Events, type Emission } from '../../pipeline/runtime/events.js';
 import { createLogger } from '../../pipeline/runtime/log.js';
-import { ActorPool, type ActorContext, type Outcome, type PoolRetry } from '../../pipeline/runtime/pool.js';
+import { ActorPool, handleEvent, type ActorContext, type ActorDefinition, type Outcome, type PoolRetry } from '../../pipeline/runtime/pool.js';
+import { scrapeRequested } from '../helpers/events.js';
 import { connectTestKafkaBus, hasKafka, startMockKafka, type MockKafka } from '../helpers/kafka.js';
 
 type TestPing = EventValue<'TestPing'>;
@@ -127,11 +128,7 @@ function poolSuite(name: string, setup: () => Promise<Rig>, options: { concurren
           topics: ['testPings'],
           concurrency: settings.concurrency ?? 4,
           timeoutMs: settings.timeoutMs ?? 10_000,
-          handler: async (event, ctx) => {
-            if (event.event !== 'TestPing') return { kind: 'ack' };
-            const p = event.value as TestPing;
-            return p.id.startsWith(prefix) ? handler(p, ctx) : { kind: 'ack' };
-          },
+          handlers: { TestPing: async (p, ctx) => (p.id.startsWith(prefix) ? handler(p, ctx) : { kind: 'ack' }) },
         },
         r.events,
         log,
@@ -178,6 +175,19 @@ function poolSuite(name: string, setup: () => Promise<Rig>, options: { concurren
       expect(second).toEqual([[`${prefix}-handed-back`, 1]]);
       expect(deadIn(group, prefix)).toEqual([]);
     });
+    it('an event the actor has no handler for is dead-lettered at once, with event_undecodable', t, async (test) => {
+      const prefix = `nohandler-${fresh()}`;
+      const group = `pool-test-${prefix}`;
+      const pool = new ActorPool({ name: 'pool-test', group, topics: ['testPings'], concurrency: 4, timeoutMs: 10_000, handlers: {} }, r.events, log, FAST_RETRY);
+      await pool.start();
+      test.onTestFinished(() => pool.stop());
+      await r.events.emit([pingEmission(`${prefix}-unhandled`)]);
+      await until('the dead letter', () => deadIn(group, prefix).length >= 1, r.limitMs);
+      const [dead] = deadIn(group, prefix);
+      expect(dead?.headers[HEADERS.errorCode]).toBe('event_undecodable');
+      expect(dead?.headers[HEADERS.attempts]).toBe('1');
+    });
+
     it('ack publishes the emissions: each emitted event arrives on its topic, decoded', t, async (test) => {
       const prefix = fresh();
       const seen: [string, number][] = [];
@@ -403,6 +413,71 @@ function poolSuite(name: string, setup: () => Promise<Rig>, options: { concurren
 
   });
 }
+
+describe('pipeline/runtime/pool handleEvent: the plumbing around a handler, once for every actor', () => {
+  const message: BusMessage = { topic: 't', partition: 0, offset: '0', key: 'k', value: Buffer.alloc(0), headers: {} };
+  const ctx: ActorContext = { log, signal: new AbortController().signal, attempt: 1, message };
+  const decoded = <N extends DecodedEvent['event']>(event: N, value: DecodedEvent<N>['value']): DecodedEvent => ({ event, value, writerVersion: 0 }) as DecodedEvent;
+  const jobFailed = (code: string): Emission<'jobEvents'> => ({
+    topic: 'jobEvents',
+    key: 'job-1',
+    value: { tenant: 'tenant-1', jobId: 'job-1', kind: 'crawl', type: 'pageFailed', atMs: 0, data: JSON.stringify({ code }) },
+  });
+
+  it('dead-letters an event the actor declares no handler for', async () => {
+    const def: Pick<ActorDefinition, 'name' | 'handlers'> = { name: 'a', handlers: { TestPing: async () => ({ kind: 'ack' }) } };
+    expect(await handleEvent(def, decoded('ScrapeRequested', scrapeRequested('https://example.com/')), ctx)).toEqual({
+      kind: 'dead',
+      code: 'event_undecodable',
+      message: 'unexpected ScrapeRequested event',
+    });
+  });
+
+  it('drops an event past its deadlineMs without running the handler, emitting only its dropped hook', async () => {
+    let ran = 0;
+    const late = scrapeRequested('https://example.com/', {}, { deadlineMs: 1_000 });
+    const handle = async (): Promise<Outcome> => (ran++, { kind: 'ack' });
+    expect(await handleEvent({ name: 'a', handlers: { ScrapeRequested: handle } }, decoded('ScrapeRequested', late), ctx, 1_001)).toEqual({ kind: 'ack' });
+    const dropped = [jobFailed('fetch_timeout')];
+    const hooked = { name: 'a', handlers: { ScrapeRequested: { handle, dropped: () => dropped } } };
+    expect(await handleEvent(hooked, decoded('ScrapeRequested', late), ctx, 1_001)).toEqual({ kind: 'ack', emit: dropped });
+    expect(ran).toBe(0);
+    // At its deadline, and with `expires: false` past it, the handler runs.
+    await handleEvent(hooked, decoded('ScrapeRequested', late), ctx, 1_000);
+    await handleEvent({ name: 'a', handlers: { ScrapeRequested: { handle, expires: false } } }, decoded('ScrapeRequested', late), ctx, 5_000);
+    expect(ran).toBe(2);
+    // An event without a deadline (TestPing) always runs.
+    await handleEvent({ name: 'a', handlers: { TestPing: handle } }, decoded('TestPing', ping('p')), ctx, Number.MAX_SAFE_INTEGER);
+    expect(ran).toBe(3);
+  });
+
+  it('answers a `fail` outcome: the failure Reply to the reply address, with the failed hook, as an ack', async () => {
+    const fail = async (): Promise<Outcome> => ({ kind: 'fail', code: 'url_blocked', message: 'no' });
+    const request = scrapeRequested('https://example.com/', {}, { requestId: 'req-9', correlationId: 'corr-9' });
+    const plain = await handleEvent({ name: 'fetcher', handlers: { ScrapeRequested: fail } }, decoded('ScrapeRequested', request), ctx);
+    expect(plain).toEqual({
+      kind: 'ack',
+      emit: [
+        {
+          topic: 'replies',
+          key: 'corr-9',
+          headers: { [HEADERS.requestId]: 'req-9' },
+          value: { correlationId: 'corr-9', ok: false, data: null, errorCode: 'url_blocked', errorMessage: 'no', credits: 0, source: 'fetcher' },
+        },
+      ],
+    });
+    const hooks = { handle: fail, replySource: null, failed: (_e: unknown, code: string) => [jobFailed(code)] };
+    const hooked = await handleEvent({ name: 'parser', handlers: { ScrapeRequested: hooks } }, decoded('ScrapeRequested', request), ctx);
+    expect(hooked.kind === 'ack' ? hooked.emit?.map((e) => [e.topic, e.topic === 'replies' ? e.value.source : (e.value as EventValue<'JobEvent'>).type]) : null).toEqual([
+      ['replies', null],
+      ['jobEvents', 'pageFailed'],
+    ]);
+    // Nobody waits: no Reply; a job page gets its hook's event alone.
+    const job = scrapeRequested('https://example.com/', {}, { jobId: 'job-1', replyTo: null, correlationId: null });
+    expect(await handleEvent({ name: 'fetcher', handlers: { ScrapeRequested: fail } }, decoded('ScrapeRequested', job), ctx)).toEqual({ kind: 'ack', emit: [] });
+    expect(await handleEvent({ name: 'fetcher', handlers: { ScrapeRequested: hooks } }, decoded('ScrapeRequested', job), ctx)).toEqual({ kind: 'ack', emit: [jobFailed('url_blocked')] });
+  });
+});
 
 poolSuite('pipeline/runtime/pool (memory bus)', async () => {
   const bus = new MemoryBus({ log, redeliveryDelayMs: 5, maxRedeliveryDelayMs: 50 });

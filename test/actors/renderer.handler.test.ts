@@ -4,11 +4,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import { BrowserPool } from '../../actors/renderer/browser.js';
-import { handleRenderRequested, type RendererDeps } from '../../actors/renderer/handler.js';
+import type { RendererDeps } from '../../actors/renderer/handler.js';
 import { createLogger } from '../../pipeline/runtime/log.js';
 import { NetGuard } from '../../pipeline/runtime/net/guard.js';
 import { PRICES } from '../../schemas/api/prices.js';
-import { hasChromium, request, useRenderer, type PageFetched, type Reply } from '../helpers/renderer.js';
+import { handleRenderRequested, hasChromium, request, useRenderer, type PageFetched, type Reply } from '../helpers/renderer.js';
 
 const BROWSER_PAGE_CREDITS = PRICES.browserPage.credits;
 

@@ -13,7 +13,9 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BrowserPool } from '../../actors/renderer/browser.js';
 import { defaultChromiumPath } from '../../actors/renderer/flags.js';
-import { handleRenderRequested, type ScrapeRequested } from '../../actors/renderer/handler.js';
+import type { ScrapeRequested } from '../../actors/renderer/handler.js';
+import { scrapeRequested } from '../helpers/events.js';
+import { handleRenderRequested } from '../helpers/renderer.js';
 import { createLogger, type Logger } from '../../pipeline/runtime/log.js';
 import { NetGuard } from '../../pipeline/runtime/net/guard.js';
 import type { EventValue } from '../../schemas/events/index.js';
@@ -236,21 +238,8 @@ describe.skipIf(!hasChromium)('actors/renderer/browser: recycling (RENDER_RECYCL
   it('renders ScrapeRequested events through the handler across a recycle, every one answered with its page', async () => {
     const browsers = pool(3, 2);
     const deps = { browsers, guard, log: createLogger('silent'), maxAttempts: 1 };
-    const event = (n: number): ScrapeRequested => {
-      const now = Date.now();
-      return {
-        requestId: `req-recycle-${n}`,
-        tenant: 'tenant-1',
-        jobId: null,
-        url: site.url(`/slow/${n}`),
-        options: JSON.stringify({ waitFor: 1 }),
-        replyTo: TOPICS.replies.name,
-        correlationId: `corr-recycle-${n}`,
-        deadlineMs: now + 60_000,
-        createdAtMs: now,
-        escalated: false,
-      };
-    };
+    const event = (n: number): ScrapeRequested =>
+      scrapeRequested(site.url(`/slow/${n}`), { waitFor: 1 }, { requestId: `req-recycle-${n}`, correlationId: `corr-recycle-${n}` });
     const outcomes = await Promise.all([1, 2, 3, 4, 5, 6, 7].map((n) => handleRenderRequested(event(n), deps, signal)));
     for (const [i, outcome] of outcomes.entries()) {
       expect(outcome.kind, JSON.stringify(outcome)).toBe('ack');

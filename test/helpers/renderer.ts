@@ -16,7 +16,8 @@ import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { BrowserPool } from '../../actors/renderer/browser.js';
 import { defaultChromiumPath } from '../../actors/renderer/flags.js';
-import { handleRenderRequested, type RendererDeps, type ScrapeRequested } from '../../actors/renderer/handler.js';
+import { renderRequestedHandling, type RendererDeps, type ScrapeRequested } from '../../actors/renderer/handler.js';
+import { runHandler, scrapeRequested } from './events.js';
 import { createCodec } from '../../pipeline/runtime/codec/index.js';
 import type { EventCodec } from '../../pipeline/runtime/codec/codec.js';
 import type { Emission } from '../../pipeline/runtime/events.js';
@@ -36,19 +37,12 @@ export const CHROMIUM_PATH = defaultChromiumPath();
 export const hasChromium = await engine('chromium', () => existsSync(CHROMIUM_PATH), CHROMIUM.install);
 
 export function request(url: string, options: object = {}): ScrapeRequested {
-  const now = Date.now();
-  return {
-    requestId: 'req-render',
-    tenant: 'tenant-1',
-    jobId: null,
-    url,
-    options: JSON.stringify(options),
-    replyTo: TOPICS.replies.name,
-    correlationId: 'corr-render',
-    deadlineMs: now + 60_000,
-    createdAtMs: now,
-    escalated: false,
-  };
+  return scrapeRequested(url, options, { requestId: 'req-render', correlationId: 'corr-render' });
+}
+
+/** The renderer's handler, run as the pool runs it (test/helpers/events.ts runHandler: the deadline drop and failure answers are the pool's). */
+export function handleRenderRequested(event: ScrapeRequested, deps: RendererDeps, signal: AbortSignal, attempt = 1): Promise<Outcome> {
+  return runHandler('ScrapeRequested', renderRequestedHandling(deps), event, { signal, attempt, log: deps.log, actor: 'renderer' });
 }
 
 /** `{width, height}` from a PNG data URL's IHDR chunk. */

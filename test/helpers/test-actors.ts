@@ -94,10 +94,6 @@ export function titleOf(body: Buffer): string {
   return match ? unescapeHtml(match[1] as string) : '';
 }
 
-function unexpected(event: string): Outcome {
-  return { kind: 'dead', code: 'event_undecodable', message: `unexpected ${event} event` };
-}
-
 export const syntheticFetcher: ActorSpec = {
   role: 'fetcher',
   create(runtime: Runtime): ActorDefinition {
@@ -107,13 +103,8 @@ export const syntheticFetcher: ActorSpec = {
       topics: ['scrapeRequested'],
       concurrency: runtime.config.poolConcurrency,
       timeoutMs: 60_000,
-      async handler(event, ctx) {
-        if (event.event !== 'ScrapeRequested') return unexpected(event.event);
-        const request = event.value as EventValue<'ScrapeRequested'>;
-        if (Date.now() > request.deadlineMs) {
-          ctx.log.warn({ url: request.url }, 'request past its deadline; dropped');
-          return { kind: 'ack' };
-        }
+      // The pool drops a request past its deadline before this runs.
+      handlers: { ScrapeRequested: async (request, ctx) => {
         const url = new URL(request.url);
         ctx.log.info({ attempt: ctx.attempt }, 'synthetic fetch started');
         const delayMs = queryNumber(url, 'delayMs');
@@ -146,11 +137,13 @@ export const syntheticFetcher: ActorSpec = {
             source: 'fresh',
             requestedAtMs: request.createdAtMs,
             extras: '{}',
+            cacheKey: request.cacheKey,
+            bodySha256: sha256(body),
           },
         };
         ctx.log.info({ attempt: ctx.attempt, bytes: body.length }, 'synthetic fetch done');
         return { kind: 'ack', emit: [fetched as Emission] };
-      },
+      } },
     };
   },
 };
@@ -165,9 +158,7 @@ export const syntheticParser: ActorSpec = {
       topics: ['pageFetched'],
       concurrency: runtime.config.poolConcurrency,
       timeoutMs: 60_000,
-      async handler(event, ctx) {
-        if (event.event !== 'PageFetched') return unexpected(event.event);
-        const page = event.value as EventValue<'PageFetched'>;
+      handlers: { PageFetched: { expires: false, handle: async (page, ctx) => {
         const body = Buffer.from(page.body);
         const summary: PageSummary = { url: page.url, title: titleOf(body), bytes: body.length, sha256: sha256(body) };
         // A store failure throws store_unavailable (retriable): the pool tries again.
@@ -179,7 +170,7 @@ export const syntheticParser: ActorSpec = {
           kind: 'ack',
           emit: replyTo(page, { ok: true, data: JSON.stringify(summary), errorCode: null, errorMessage: null, credits: 1, source: 'fresh' }),
         };
-      },
+      } } },
     };
   },
 };

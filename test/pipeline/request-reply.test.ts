@@ -54,6 +54,8 @@ function scrape(url: string): (correlationId: string, replyTo: string) => Emissi
       deadlineMs: Date.now() + 60_000,
       createdAtMs: Date.now(),
       escalated: false,
+      browser: false,
+      cacheKey: '',
     },
   });
 }
@@ -70,28 +72,29 @@ async function rig(bus: Bus, replyMs: number, close: () => Promise<void>): Promi
       topics: ['scrapeRequested'],
       concurrency: 4,
       timeoutMs: 10_000,
-      handler: async (event): Promise<Outcome> => {
-        const request = event.value as EventValue<'ScrapeRequested'>;
-        seen.push(request.url);
-        if (request.url.startsWith(UNANSWERED) || !request.correlationId || request.replyTo !== TOPICS.replies.name) return { kind: 'ack' };
-        return {
-          kind: 'ack',
-          emit: [
-            {
-              topic: 'replies',
-              key: request.correlationId,
-              value: {
-                correlationId: request.correlationId,
-                ok: true,
-                data: JSON.stringify({ url: request.url, requestId: request.requestId }),
-                errorCode: null,
-                errorMessage: null,
-                credits: 1,
-                source: 'responder',
+      handlers: {
+        ScrapeRequested: async (request): Promise<Outcome> => {
+          seen.push(request.url);
+          if (request.url.startsWith(UNANSWERED) || !request.correlationId || request.replyTo !== TOPICS.replies.name) return { kind: 'ack' };
+          return {
+            kind: 'ack',
+            emit: [
+              {
+                topic: 'replies',
+                key: request.correlationId,
+                value: {
+                  correlationId: request.correlationId,
+                  ok: true,
+                  data: JSON.stringify({ url: request.url, requestId: request.requestId }),
+                  errorCode: null,
+                  errorMessage: null,
+                  credits: 1,
+                  source: 'responder',
+                },
               },
-            },
-          ],
-        };
+            ],
+          };
+        },
       },
     },
     events,

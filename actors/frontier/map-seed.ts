@@ -4,6 +4,7 @@
  * origin. The seed page's failure is the map's failure; a robots.txt that cannot be read
  * means nothing is walked on its origin.
  */
+import { errorCode } from '../../pipeline/runtime/errors.js';
 import type { Logger } from '../../pipeline/runtime/log.js';
 import type { FetchResult, HttpFetcher } from '../../pipeline/runtime/net/http.js';
 import { isHtml, type BudgetFetch } from './map-budget.js';
@@ -53,7 +54,7 @@ async function robotsOf(origin: string, deps: SeedDeps): Promise<RobotsPolicy> {
     const res = await deps.fetch(url, deps.remaining(), { maxBytes: 2 * 1024 * 1024 });
     return robotsFromStatus(res.statusCode, res.text().text, res.finalUrl);
   } catch (error) {
-    deps.log.debug({ url, code: (error as { code?: unknown }).code }, 'robots.txt unreachable: nothing is walked on that origin');
+    deps.log.debug({ url, code: errorCode(error) }, 'robots.txt unreachable: nothing is walked on that origin');
     return DISALLOW_ALL;
   }
 }

@@ -4,6 +4,7 @@
  * `sitemapFiles` files in all, `sitemapConcurrency` at once), gzipped ones inflated
  * (sitemaps.ts). Each URL in the site is noted as soon as its file is read.
  */
+import { errorCode } from '../../pipeline/runtime/errors.js';
 import type { Logger } from '../../pipeline/runtime/log.js';
 import { mapBounded } from './bounded.js';
 import type { BudgetFetch, MapBudget } from './map-budget.js';
@@ -81,7 +82,7 @@ async function readSitemap(url: string, deps: SitemapDeps): Promise<SitemapFile 
     }
     return { found, children: sitemap.sitemaps };
   } catch (error) {
-    if (!deps.budget.signal.aborted) deps.log.debug({ url, code: (error as { code?: unknown }).code }, 'sitemap not read');
+    if (!deps.budget.signal.aborted) deps.log.debug({ url, code: errorCode(error) }, 'sitemap not read');
     return null;
   }
 }

@@ -4,6 +4,7 @@
  * allows (robots.ts), `walkConcurrency` at once. A walked page's links in the site are noted
  * and walked next; its own title and description are kept for its URL.
  */
+import { errorCode } from '../../pipeline/runtime/errors.js';
 import type { Logger } from '../../pipeline/runtime/log.js';
 import { mapBounded } from './bounded.js';
 import { isHtml, type BudgetFetch, type MapBudget } from './map-budget.js';
@@ -90,7 +91,7 @@ async function walkPage(url: string, deps: WalkDeps): Promise<Found[] | null> {
     if (final && !findings.keep(final)) return null;
     return findings.inSiteLinks(facts);
   } catch (error) {
-    if (!deps.budget.signal.aborted) deps.log.debug({ url, code: (error as { code?: unknown }).code }, 'page not walked');
+    if (!deps.budget.signal.aborted) deps.log.debug({ url, code: errorCode(error) }, 'page not walked');
     return null;
   }
 }

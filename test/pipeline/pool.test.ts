@@ -24,6 +24,7 @@ import { createLogger } from '../../pipeline/runtime/log.js';
 import { ActorPool, handleEvent, type ActorContext, type ActorDefinition, type Outcome, type PoolRetry } from '../../pipeline/runtime/pool.js';
 import { scrapeRequested } from '../helpers/events.js';
 import { connectTestKafkaBus, hasKafka, startMockKafka, type MockKafka } from '../helpers/kafka.js';
+import { until } from '../helpers/wait.js';
 
 type TestPing = EventValue<'TestPing'>;
 
@@ -40,14 +41,6 @@ interface Rig {
   /** How long a wait for deliveries may take before the test fails. */
   limitMs: number;
   close(): Promise<void>;
-}
-
-async function until(what: string, check: () => boolean, limitMs: number): Promise<void> {
-  const giveUpAt = Date.now() + limitMs;
-  while (!check()) {
-    if (Date.now() > giveUpAt) throw new Error(`${what}: not within ${limitMs} ms`);
-    await sleep(20);
-  }
 }
 
 /** Events, the codec, and the two suite-wide collectors over `bus`. */

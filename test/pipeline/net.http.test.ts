@@ -23,7 +23,7 @@ async function failure(promise: Promise<unknown>): Promise<{ code: string; messa
   throw new Error('expected the fetch to fail');
 }
 
-describe('actors/fetcher/http', () => {
+describe('pipeline/runtime/net/http', () => {
   let site: FixtureSite;
   let fetcher: HttpFetcher;
   const get = (path: string, extra: Partial<FetchRequest> = {}) => fetcher.fetch({ url: site.url(path), timeoutMs: 5000, ...extra });

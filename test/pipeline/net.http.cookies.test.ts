@@ -27,7 +27,7 @@ function setThen(cookies: readonly string[], to?: string): string {
   return `/cookie/set?${query}`;
 }
 
-describe('actors/fetcher/http: a cookie jar per fetch', () => {
+describe('pipeline/runtime/net/http: a cookie jar per fetch', () => {
   let site: FixtureSite;
   let fetcher: HttpFetcher;
   /** `site.url(path)` under the host name `localhost`. */

@@ -130,10 +130,9 @@ describe('gateway/errors', () => {
     expectError(await send({ method: 'POST', url: '/v1/monitor/abc/run', headers: json, payload: '' }), 'not_implemented');
   });
 
-  // BUG (gateway/replies.ts, gateway/routes.ts readUploads): a broken multipart body is an
-  // unhandled busboy Error with no code ("Multipart: Boundary not found", "Unexpected end of
-  // multipart data"), so it is logged as `unhandled error` and answered 500 internal_error.
-  // ERRORS.bad_request names exactly this case: expected 400 bad_request.
+  // A broken multipart body (busboy's "Multipart: Boundary not found", "Unexpected end of
+  // multipart data", errors without a code) is the 400 bad_request that ERRORS.bad_request
+  // names, never a 500 internal_error.
   it.each([
     ['without a boundary', 'multipart/form-data'],
     ['with a body that is not multipart', 'multipart/form-data; boundary=zz'],
@@ -142,19 +141,16 @@ describe('gateway/errors', () => {
     expectError(res, 'bad_request');
   });
 
-  // BUG (gateway/app.ts Fastify options): Fastify's router refuses path parameters longer than
-  // its default maxParamLength (100) with its own 414 body
-  // `{"error":"Bad Request","code":"FST_ERR_MAX_PARAM_LENGTH",...}`, not the error envelope,
-  // before the key is checked, although PATH_PARAMS ids allow 128 characters.
-  // Expected: a 128-character id reaches the operation (501 here, as 100 characters does).
+  // PATH_PARAMS ids allow 128 characters; Fastify's router refuses longer parameters than its
+  // maxParamLength (default 100) with a body of its own, so gateway/app.ts raises it: a
+  // 128-character id reaches the operation (501 here, as 100 characters does).
   it('accepts path ids up to the 128 characters the schema allows', async () => {
     expectError(await send({ method: 'GET', url: `/v1/crawl/${'a'.repeat(100)}` }), 'not_implemented');
     expectError(await send({ method: 'GET', url: `/v1/crawl/${'a'.repeat(128)}` }), 'not_implemented');
   });
 
-  // BUG (gateway/app.ts): a URL with broken percent-encoding is answered by Fastify itself,
-  // 400 `{"error":"Bad Request","code":"FST_ERR_BAD_URL",...}`, bypassing sendError.
-  // Expected: the 400 bad_request envelope (Fastify's `frameworkErrors` option can route it).
+  // A URL with broken percent-encoding is a Fastify framework error (FST_ERR_BAD_URL);
+  // gateway/app.ts routes those through sendError: the 400 bad_request envelope.
   it('answers a URL with broken percent-encoding with the 400 bad_request envelope', async () => {
     expectError(await send({ method: 'GET', url: '/v1/crawl/%E0%A4%A' }), 'bad_request');
   });

@@ -19,6 +19,7 @@
  * - URLs whose extension says they are not pages (images, archives, scripts: map.ts
  *   `NOT_A_PAGE`) are not crawled.
  */
+import { parseJsonObject } from '../../../pipeline/runtime/json.js';
 import { compileLinearRegex, type LinearRegex } from '../../../pipeline/runtime/linear-regex.js';
 import { NOT_A_PAGE } from '../map.js';
 import { identify, inSite, siteOf, urlKey } from '../urls.js';
@@ -51,16 +52,8 @@ const bool = (v: unknown, fallback: boolean) => (typeof v === 'boolean' ? v : fa
 const strings = (v: unknown) => (Array.isArray(v) ? v.filter((s): s is string => typeof s === 'string') : []);
 const object = (v: unknown) => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
 
-function parseObject(json: string): Record<string, unknown> {
-  try {
-    return object(JSON.parse(json));
-  } catch {
-    return {};
-  }
-}
-
 export function crawlParamsOf(json: string): CrawlParams {
-  const o = parseObject(json);
+  const o = parseJsonObject(json) ?? {};
   return {
     url: typeof o.url === 'string' ? o.url : '',
     limit: int(o.limit, 100),
@@ -80,7 +73,7 @@ export function crawlParamsOf(json: string): CrawlParams {
 }
 
 export function batchParamsOf(json: string): BatchParams {
-  const o = parseObject(json);
+  const o = parseJsonObject(json) ?? {};
   return { urls: strings(o.urls), maxConcurrency: int(o.maxConcurrency, 10), scrapeOptions: object(o.scrapeOptions) };
 }
 

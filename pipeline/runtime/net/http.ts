@@ -3,8 +3,8 @@
  * pages with it; the frontier reads robots.txt, sitemaps and pages to map (an actor never
  * imports another actor, so the stack lives here, shared).
  *
- * - Browser identity: a realistic header set from header-generator (the generator got-scraping
- *   uses, built here as it builds its default one; desktop, or phone when `mobile`), the
+ * - Browser identity: a realistic header set (pipeline/runtime/net/identity.ts: header-generator,
+ *   built as got-scraping builds its default one; desktop, or phone when `mobile`), the
  *   caller's headers merged except the reserved ones (pipeline/runtime/net/headers.ts),
  *   Accept-Language from `location`. Headers are generated here, not by got-scraping's hook,
  *   because that hook opens an ALPN probe connection of its own that no guard sees. HTTP/1.1
@@ -35,7 +35,6 @@
 import type http from 'node:http';
 import type https from 'node:https';
 import { gotScraping, TransformHeadersAgent } from 'got-scraping';
-import { HeaderGenerator, type HeaderGeneratorOptions } from 'header-generator';
 import { AppError } from '../errors.js';
 import { retry, RetriesExhausted } from '../retry.js';
 import { guardedAgents, type GuardedAgents } from './agents.js';
@@ -45,6 +44,7 @@ import { FetchCookies } from './cookies.js';
 import { classify, isTransient } from './failures.js';
 import { NetGuard } from './guard.js';
 import { ACCEPT_ENCODING, mergeHeaders } from './headers.js';
+import { browserHeaders } from './identity.js';
 import { acceptLanguage, languagesFor, type Location } from './locale.js';
 import { ProxyRouter, type ProxyPools, type ProxyRoute, type ProxyUsed } from './proxies.js';
 
@@ -106,50 +106,6 @@ interface Hop {
   /** The response's Set-Cookie headers, one per cookie. */
   readonly setCookies: readonly string[];
   readonly fetchedAtMs: number;
-}
-
-/**
- * got-scraping 4.2.1 builds its default generator with no options (`new HeaderGenerator()`)
- * and passes the HTTP version and its `headerGeneratorOptions` per call; so does this.
- */
-const headerGenerator = new HeaderGenerator();
-
-const DESKTOP: Partial<HeaderGeneratorOptions> = { devices: ['desktop'], operatingSystems: ['windows', 'macos', 'linux'], browsers: ['chrome', 'firefox', 'edge', 'safari'] };
-const MOBILE: Partial<HeaderGeneratorOptions> = { devices: ['mobile'], operatingSystems: ['android', 'ios'], browsers: ['chrome', 'safari'] };
-
-function generateHeaders(mobile: boolean, locales?: readonly string[]): Record<string, string> {
-  return headerGenerator.getHeaders({ httpVersion: '1', ...(mobile ? MOBILE : DESKTOP), ...(locales ? { locales: [...locales] } : {}) });
-}
-
-/** Generated header sets kept per (device, locales); one in REFRESH_EVERY calls replaces one. */
-const HEADER_POOL_SIZE = 32;
-const REFRESH_EVERY = 16;
-/** Locale lists come from requests: past this many kinds, sets are generated per call. */
-const MAX_HEADER_POOLS = 64;
-const headerPools = new Map<string, Record<string, string>[]>();
-
-/**
- * A browser header set (HTTP/1.1 form): a consistent set (user agent, client hints, accept
- * headers of one browser) drawn from a pool of generated ones. Generating a set costs ~3 ms
- * of CPU (the generator's Bayesian network), more than fetching a small page; a pool of 32
- * sets, one replaced every 16 calls, keeps the variety sites see at a fraction of that.
- */
-export function browserHeaders(mobile: boolean, locales?: readonly string[]): Record<string, string> {
-  const kind = `${mobile ? 'mobile' : 'desktop'}|${locales?.join(',') ?? ''}`;
-  let pool = headerPools.get(kind);
-  if (!pool) {
-    if (headerPools.size >= MAX_HEADER_POOLS) return generateHeaders(mobile, locales);
-    pool = [];
-    headerPools.set(kind, pool);
-  }
-  if (pool.length < HEADER_POOL_SIZE) {
-    const fresh = generateHeaders(mobile, locales);
-    pool.push(fresh);
-    return { ...fresh };
-  }
-  const at = Math.floor(Math.random() * pool.length);
-  if (Math.random() * REFRESH_EVERY < 1) pool[at] = generateHeaders(mobile, locales);
-  return { ...(pool[at] as Record<string, string>) };
 }
 
 function flatHeaders(headers: http.IncomingHttpHeaders): Record<string, string> {

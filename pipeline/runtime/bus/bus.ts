@@ -57,6 +57,25 @@ export interface Subscription {
   abort(): Promise<void>;
 }
 
+/**
+ * A subscription that stays in `live` until it stops or aborts: the set a bus's `close()`
+ * stops. `ends` is the consumer's own stop and abort (a Kafka group member, a memory group's).
+ */
+export function liveSubscription(live: Set<Subscription>, ends: { stop(): Promise<void>; abort(): Promise<void> | void }): Subscription {
+  const subscription: Subscription = {
+    stop: async () => {
+      await ends.stop();
+      live.delete(subscription);
+    },
+    abort: async () => {
+      await ends.abort();
+      live.delete(subscription);
+    },
+  };
+  live.add(subscription);
+  return subscription;
+}
+
 export interface Bus {
   readonly kind: 'memory' | 'kafka';
   /** Makes sure topics exist with the given partition count (no-op for existing ones). */

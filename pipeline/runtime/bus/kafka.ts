@@ -20,7 +20,7 @@
 import kafkajs, { type Admin, type Kafka, type Producer } from 'kafkajs';
 import { AppError } from '../errors.js';
 import type { Logger } from '../log.js';
-import type { Bus, ConsumeOptions, OutgoingMessage, Subscription } from './bus.js';
+import { liveSubscription, type Bus, type ConsumeOptions, type OutgoingMessage, type Subscription } from './bus.js';
 import { reachBroker } from './kafka-connect.js';
 import { kafkaLogCreator, kafkaLogLevel } from './kafka-log.js';
 import { joinGroup, type MemberSettings } from './kafka-member.js';
@@ -153,19 +153,7 @@ export class KafkaBus implements Bus {
     if (!Number.isInteger(options.concurrency) || options.concurrency < 1) {
       throw new RangeError('concurrency must be a positive integer');
     }
-    const member = await joinGroup(this.kafka, options, this.members, this.log);
-    const subscription: Subscription = {
-      stop: async () => {
-        await member.stop();
-        this.live.delete(subscription);
-      },
-      abort: async () => {
-        await member.abort();
-        this.live.delete(subscription);
-      },
-    };
-    this.live.add(subscription);
-    return subscription;
+    return liveSubscription(this.live, await joinGroup(this.kafka, options, this.members, this.log));
   }
 
   /** Stops every subscription (waiting for running handlers), then disconnects. */

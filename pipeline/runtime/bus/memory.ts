@@ -20,7 +20,7 @@
  */
 import { AppError } from '../errors.js';
 import { createLogger, type Logger } from '../log.js';
-import type { Bus, ConsumeOptions, OutgoingMessage, Subscription } from './bus.js';
+import { liveSubscription, type Bus, type ConsumeOptions, type OutgoingMessage, type Subscription } from './bus.js';
 import { MemoryGroup } from './memory-group.js';
 import { MemoryTopic } from './memory-log.js';
 
@@ -50,7 +50,7 @@ export class MemoryBus implements Bus {
   readonly kind = 'memory' as const;
   private readonly topics = new Map<string, MemoryTopic>();
   private readonly groups = new Map<string, MemoryGroup>();
-  private readonly live = new Set<{ stop(): Promise<void> }>();
+  private readonly live = new Set<Subscription>();
   private closed = false;
   private readonly defaultPartitions: number;
   private readonly retention: 'committed' | 'all';
@@ -103,18 +103,7 @@ export class MemoryBus implements Bus {
     }
     const member = group.join(options);
     const owner = group;
-    const subscription = {
-      stop: async () => {
-        await owner.stop(member);
-        this.live.delete(subscription);
-      },
-      abort: async () => {
-        owner.abort(member);
-        this.live.delete(subscription);
-      },
-    };
-    this.live.add(subscription);
-    return subscription;
+    return liveSubscription(this.live, { stop: () => owner.stop(member), abort: () => owner.abort(member) });
   }
 
   /** Stops every subscription (waiting for running handlers); later calls are refused. */

@@ -16,6 +16,7 @@
  * `source` is the page's (fresh, cache or index), and its credits are the page's.
  */
 import { createHash } from 'node:crypto';
+import type { ScrapeOptions } from '../../schemas/api/scrape-options.js';
 import type { EventValue } from '../../schemas/events/index.js';
 import { ERRORS } from '../../schemas/errors.js';
 import { serviceCode } from '../../pipeline/runtime/errors.js';
@@ -44,10 +45,14 @@ type PageFetched = EventValue<'PageFetched'>;
  * arrived, so a copy looks slightly older to `maxAge`, never younger. Pages written as v1
  * (no requestedAtMs) fall back to their fetchedAtMs. The cache key is the one the event
  * carries (worked out by the request's producer), or for a page written before PageFetched
- * carried it, worked out from the options.
+ * carried it, worked out from the options (the caller's decoded ones, else the event's).
  */
-export function pagesRow(page: PageFetched, parsed: { title: string; document: string; contentHash: string }): Record<string, unknown> {
-  const plan = cachePlan(page.url, decodeScrapeOptions(page.options) ?? defaultScrapeOptions(), page.cacheKey);
+export function pagesRow(
+  page: PageFetched,
+  parsed: { title: string; document: string; contentHash: string },
+  options: ScrapeOptions = decodeScrapeOptions(page.options) ?? defaultScrapeOptions(),
+): Record<string, unknown> {
+  const plan = cachePlan(page.url, options, page.cacheKey);
   return {
     tenant: page.tenant,
     fetched_at: page.requestedAtMs > 0 ? page.requestedAtMs : page.fetchedAtMs,
@@ -98,7 +103,7 @@ export async function handlePageFetched(page: PageFetched, runtime: Pick<Runtime
   // that landed before collapses with its second copy.
   const copied =
     source === 'fresh' && options.storeInCache
-      ? runtime.writer.write('pages', [pagesRow(page, { title, document: json, contentHash })])
+      ? runtime.writer.write('pages', [pagesRow(page, { title, document: json, contentHash }, options)])
       : Promise.resolve();
   const extras = extrasOf(page.extras);
   const data = extras ? JSON.stringify({ ...document, ...extras }) : json;

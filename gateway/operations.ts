@@ -136,7 +136,8 @@ const jobStart: MeteredPrice = {
   estimate: (ctx) => scrapeEstimate((ctx.body as { scrapeOptions?: ScrapeOptions }).scrapeOptions ?? {}),
 };
 
-const retentionMs = (deps: GatewayHandlerDeps) => deps.config.jobRetentionHours * 3_600_000;
+/** JOB_RETENTION_HOURS in whole ms (state TTLs are whole ms). */
+const retentionMs = (deps: GatewayHandlerDeps) => Math.round(deps.config.jobRetentionHours * 3_600_000);
 const pipelineWait = (deps: GatewayHandlerDeps) => deps.config.requestTimeoutMs;
 /** Crawl and batch jobs: the frontier schedules them, the fetcher and parser read their pages. */
 const JOBS = ['jobs', 'scrape'] as const;

@@ -218,21 +218,3 @@ export function crawlCancelHandler(deps: JobGatewayDeps): OperationHandler {
     },
   };
 }
-
-/**
- * The gateway handlers of the crawl and batch operations (schemas/api/operations.ts ids), as
- * the operation table (gateway/operations.ts) wires them, without their price; jobs are
- * answered for `retentionMs` after they start (JOB_RETENTION_HOURS).
- */
-export function jobHandlers(deps: JobGatewayDeps, retentionMs: number, options: JobHandlerOptions = {}): Record<string, OperationHandler> {
-  return {
-    crawlStart: jobStartHandler(deps, 'crawl', retentionMs, options),
-    crawlStatus: jobStatusHandler(deps, 'crawl'),
-    crawlPages: jobPagesHandler(deps, 'crawl'),
-    crawlErrors: crawlErrorsHandler(deps),
-    crawlCancel: crawlCancelHandler(deps),
-    batchStart: jobStartHandler(deps, 'batch', retentionMs, options),
-    batchStatus: jobStatusHandler(deps, 'batch'),
-    batchPages: jobPagesHandler(deps, 'batch'),
-  };
-}

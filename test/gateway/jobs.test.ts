@@ -5,9 +5,11 @@
  * never read from it).
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { HandlerContext } from '../../gateway/handler.js';
-import { jobHandlers } from '../../gateway/handlers/jobs.js';
-import { OPERATION_TABLE } from '../../gateway/operations.js';
+import type { HandlerContext, OperationHandler } from '../../gateway/handler.js';
+import type { JobGatewayDeps, JobHandlerOptions } from '../../gateway/handlers/jobs.js';
+import { OPERATION_TABLE, type PipelineHandlerDeps } from '../../gateway/operations.js';
+import type { Config } from '../../pipeline/runtime/config.js';
+import type { Requester } from '../../pipeline/runtime/request-reply.js';
 import type { Emission } from '../../pipeline/runtime/events.js';
 import { liveJob } from '../../pipeline/jobs/record.js';
 import { PRICES } from '../../schemas/api/prices.js';
@@ -18,6 +20,30 @@ import { MemoryState } from '../../pipeline/runtime/state/memory.js';
 import { OPERATIONS } from '../../schemas/api/operations.js';
 
 const BROWSER_PAGE_CREDITS = PRICES.browserPage.credits;
+
+const JOB_OPERATIONS = ['crawlStart', 'crawlStatus', 'crawlPages', 'crawlErrors', 'crawlCancel', 'batchStart', 'batchStatus', 'batchPages'] as const;
+
+/**
+ * The job operations' handlers as the operation table's rows build them, over `jobs`, with
+ * jobs answered for `retentionMs` (JOB_RETENTION_HOURS) and the build's job options.
+ */
+function jobHandlers(jobs: JobGatewayDeps, retentionMs: number, jobOptions: JobHandlerOptions = {}): Record<string, OperationHandler> {
+  const deps: PipelineHandlerDeps = {
+    config: { jobRetentionHours: retentionMs / 3_600_000 } as Config,
+    version: 'test',
+    serves: new Set(['jobs', 'scrape']),
+    requester: null as unknown as Requester,
+    jobs,
+    jobOptions,
+  };
+  return Object.fromEntries(
+    JOB_OPERATIONS.map((id) => {
+      const row = OPERATION_TABLE[id];
+      if (row.served !== 'pipeline') throw new Error(`${id} is not served by the pipeline`);
+      return [id, row.handler(deps)];
+    }),
+  );
+}
 
 const key = (id: string): KeyRecord => ({ id, name: id, prefix: id, unlimited: true, revoked: false, balance: null, createdAt: new Date(0).toISOString() });
 

@@ -34,7 +34,7 @@ import type { Config } from '../pipeline/runtime/config.js';
 import { NetGuard } from '../pipeline/runtime/net/guard.js';
 import type { Requester } from '../pipeline/runtime/request-reply.js';
 import type { FreeOperationId, OperationId } from '../schemas/api/operations.js';
-import type { ScrapeBody } from '../schemas/api/page-reading.js';
+import type { ExtractBody, ScrapeBody } from '../schemas/api/page-reading.js';
 import { PRICES, type Price } from '../schemas/api/prices.js';
 import type { ScrapeOptions } from '../schemas/api/scrape-options.js';
 import type { Capability } from '../schemas/capabilities.js';
@@ -49,6 +49,7 @@ import {
   type JobGatewayDeps,
   type JobHandlerOptions,
 } from './handlers/jobs.js';
+import { extractEstimate, extractHandler } from './handlers/extract.js';
 import { mapHandler } from './handlers/map.js';
 import { parseHandler } from './handlers/parse.js';
 import { sourceHandler, templatesHandler } from './handlers/reference.js';
@@ -75,9 +76,9 @@ export interface PipelineHandlerDeps extends GatewayHandlerDeps, PipelineDeps {
   readonly jobOptions: JobHandlerOptions;
 }
 
-/** The most a request of a metered operation can cost, reserved before the work. */
+/** The most a request of a metered operation can cost, reserved before the work (given the gateway's settings). */
 export interface MeteredPrice {
-  estimate(ctx: HandlerContext): number;
+  estimate(ctx: HandlerContext, deps: GatewayHandlerDeps): number;
 }
 
 export type OperationPrice = 'free' | MeteredPrice;
@@ -133,8 +134,11 @@ export function flat(price: Price): MeteredPrice {
  * each page is then held and charged by the frontier (actors/frontier/jobs/schedule.ts).
  */
 const jobStart: MeteredPrice = {
-  estimate: (ctx) => scrapeEstimate((ctx.body as { scrapeOptions?: ScrapeOptions }).scrapeOptions ?? {}),
+  estimate: (ctx, deps) => scrapeEstimate((ctx.body as { scrapeOptions?: ScrapeOptions }).scrapeOptions ?? {}, operatorModel(deps)),
 };
+
+/** The operator configured a model (MODEL_PROVIDER): extraction formats may call it, at its price. */
+const operatorModel = (deps: Pick<GatewayHandlerDeps, 'config'>) => deps.config.modelProvider !== null;
 
 /** JOB_RETENTION_HOURS in whole ms (state TTLs are whole ms). */
 const retentionMs = (deps: GatewayHandlerDeps) => Math.round(deps.config.jobRetentionHours * 3_600_000);
@@ -147,8 +151,8 @@ export const OPERATION_TABLE = {
   scrape: byPipeline(
     ['scrape'],
     // A browser page when the options need a browser, else a fetched page (rules 2 and 3).
-    { estimate: (ctx) => scrapeEstimate(ctx.body as ScrapeBody) },
-    (d) => scrapeHandler(d.requester, pipelineWait(d), { render: d.serves.has('render') }),
+    { estimate: (ctx, deps) => scrapeEstimate(ctx.body as ScrapeBody, operatorModel(deps)) },
+    (d) => scrapeHandler(d.requester, pipelineWait(d), { render: d.serves.has('render'), extract: d.serves.has('extract'), operatorModel: operatorModel(d) }),
   ),
   crawlStart: byPipeline(JOBS, jobStart, (d) => jobStartHandler(d.jobs, 'crawl', retentionMs(d), d.jobOptions)),
   crawlStatus: byPipeline(JOBS, 'free', (d) => jobStatusHandler(d.jobs, 'crawl')),
@@ -159,7 +163,7 @@ export const OPERATION_TABLE = {
   batchStatus: byPipeline(JOBS, 'free', (d) => jobStatusHandler(d.jobs, 'batch')),
   batchPages: byPipeline(JOBS, 'free', (d) => jobPagesHandler(d.jobs, 'batch')),
   map: byPipeline(['map'], flat(PRICES.map), (d) => mapHandler(d.requester, pipelineWait(d))),
-  extract: NOT_SERVED,
+  extract: byPipeline(['scrape', 'extract'], { estimate: (ctx, deps) => extractEstimate(ctx.body as ExtractBody, operatorModel(deps)) }, (d) => extractHandler(d, { render: d.serves.has('render'), extract: true, operatorModel: operatorModel(d) })),
   parse: byPipeline(['parse'], flat(PRICES.parsedFile), (d) => parseHandler(d.requester, pipelineWait(d))),
   fetch: byPipeline(['fetch'], flat(PRICES.freshPage), (d) => fetchHandler(d.requester, pipelineWait(d))),
   // Search
@@ -216,6 +220,8 @@ export function operationHandlers(gateway: GatewayHandlerDeps, pipeline: Pipelin
       // With the notifier, jobs take a `webhook`, whose URL the SSRF guard checks when the job starts.
       webhooks: pipeline.serves.has('webhooks') ? new NetGuard({ allowPrivate: gateway.config.fetchAllowPrivate }) : null,
       render: pipeline.serves.has('render'),
+      extract: pipeline.serves.has('extract'),
+      operatorModel: gateway.config.modelProvider !== null,
     },
   };
   const handlers: Record<string, OperationHandler> = {};
@@ -224,7 +230,8 @@ export function operationHandlers(gateway: GatewayHandlerDeps, pipeline: Pipelin
     let handler: OperationHandler | null = null;
     if (row.served === 'gateway') handler = row.handler(gateway);
     else if (piped && row.needs.every((c) => piped.serves.has(c))) handler = row.handler(piped);
-    if (handler) handlers[id] = row.price === 'free' ? handler : { ...handler, estimate: row.price.estimate };
+    const price = row.price;
+    if (handler) handlers[id] = price === 'free' ? handler : { ...handler, estimate: (ctx) => price.estimate(ctx, gateway) };
   }
   return handlers;
 }

@@ -12,7 +12,9 @@
  * - `jobs`: crawl and batch jobs are scheduled (the frontier; with `scrape`, the job operations).
  * - `render`: pages are read in a browser (the renderer; browser scrape options).
  * - `webhooks`: job webhooks are delivered (the notifier; a job's `webhook`).
+ * - `extract`: models finish pages' extraction (the extractor; the `json`, `summary` and
+ *   `changeTracking` formats, POST /v1/extract).
  */
-export const CAPABILITIES = ['scrape', 'fetch', 'parse', 'map', 'jobs', 'render', 'webhooks'] as const;
+export const CAPABILITIES = ['scrape', 'fetch', 'parse', 'map', 'jobs', 'render', 'webhooks', 'extract'] as const;
 
 export type Capability = (typeof CAPABILITIES)[number];

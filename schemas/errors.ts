@@ -194,6 +194,41 @@ export const ERRORS = {
     retriable: false,
     description: "The site's robots.txt disallows the URL and the crawl was asked to honour it (`respectRobots`); listed by GET /v1/crawl/{job_id}/errors, never fetched.",
   },
+  no_data_found: {
+    status: 404,
+    retriable: false,
+    description: "POST /v1/extract, per URL: the page was read, but none of the asked fields (nor, with no schema or template, any structured data) were found on it. Only ever a result's `error`: the request itself succeeds.",
+  },
+  model_required: {
+    status: 400,
+    retriable: false,
+    description: "The request needs a model (a `prompt` with neither `schema` nor `template`) and none is available: the operator configured none (MODEL_PROVIDER) and the request brought none (`model` on POST /v1/extract).",
+  },
+  model_key_rejected: {
+    status: 400,
+    retriable: false,
+    description: "The model provider rejected the caller's own key (`model.apiKey`: unknown, revoked, without access to the model, or out of quota). Nothing was charged.",
+  },
+  model_rate_limited: {
+    status: 429,
+    retriable: true,
+    description: 'The model provider still answered 429 (rate limited) after the retries MODEL_MAX_RETRIES allows, honouring its `retry-after`.',
+  },
+  model_failed: {
+    status: 502,
+    retriable: true,
+    description: "The model provider failed (5xx, Anthropic's 529 overloaded, a refused connection, or the operator's key rejected) after the retries MODEL_MAX_RETRIES allows.",
+  },
+  model_timeout: {
+    status: 504,
+    retriable: true,
+    description: 'The model did not answer within MODEL_TIMEOUT_MS.',
+  },
+  model_output_invalid: {
+    status: 502,
+    retriable: true,
+    description: 'The model answered something that is not JSON, or JSON that breaks the schema, again after one repair attempt; nothing it said is returned.',
+  },
 } as const satisfies Record<string, ErrorSpec>;
 
 export type ErrorCode = keyof typeof ERRORS;

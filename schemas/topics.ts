@@ -3,7 +3,7 @@
  * count and key, and which roles write and read it. The bus, the Kafka topic definitions
  * (infra/kafka/topics.json is generated from this table) and the docs all read it.
  */
-export const ROLES = ['gateway', 'frontier', 'fetcher', 'renderer', 'parser', 'classifier', 'notifier'] as const;
+export const ROLES = ['gateway', 'frontier', 'fetcher', 'renderer', 'parser', 'extractor', 'classifier', 'notifier'] as const;
 export type Role = (typeof ROLES)[number];
 
 export interface TopicSpec {
@@ -73,12 +73,22 @@ export const TOPICS = {
     consumers: ['frontier'],
     description: 'POST /v1/map: a site whose URLs the frontier discovers from robots.txt, sitemaps and a shallow link walk; the frontier answers the reply topic.',
   },
+  extractRequested: {
+    name: 'wds.extract.requested',
+    event: 'ExtractRequested',
+    partitions: 12,
+    key: 'requestId',
+    producers: ['parser'],
+    consumers: ['extractor'],
+    description:
+      "A page the parser has read whose answer still needs a model (json fields markup and page rules left empty, a prompt, an abstractive summary): the extractor pool calls the model, then answers the reply topic and files a job's page as the parser would have. Model calls take seconds; on their own topic and pool they never hold the parser's slots.",
+  },
   jobEvents: {
     name: 'wds.job.events',
     event: 'JobEvent',
     partitions: 12,
     key: 'jobId',
-    producers: ['gateway', 'frontier', 'fetcher', 'parser'],
+    producers: ['gateway', 'frontier', 'fetcher', 'parser', 'extractor'],
     consumers: ['frontier', 'notifier'],
     description:
       'Job lifecycle and progress: started and cancelled (gateway); page (parser) and pageFailed (fetcher, parser) for each page, which the frontier counts; completed and failed (frontier).',
@@ -88,7 +98,7 @@ export const TOPICS = {
     event: 'Reply',
     partitions: 12,
     key: 'correlationId',
-    producers: ['frontier', 'fetcher', 'renderer', 'parser', 'classifier', 'notifier'],
+    producers: ['frontier', 'fetcher', 'renderer', 'parser', 'extractor', 'classifier', 'notifier'],
     consumers: ['gateway'],
     description: 'Answers to synchronous requests; each gateway reads them all and keeps its own.',
   },
@@ -106,7 +116,7 @@ export const TOPICS = {
     event: 'any',
     partitions: 3,
     key: 'the original message key',
-    producers: ['gateway', 'frontier', 'fetcher', 'renderer', 'parser', 'classifier', 'notifier'],
+    producers: ['gateway', 'frontier', 'fetcher', 'renderer', 'parser', 'extractor', 'classifier', 'notifier'],
     consumers: [],
     description:
       'Events an actor could not process after its retries, or could not decode: the original bytes and headers plus x-wds-error-code, x-wds-error-message, x-wds-attempts, x-wds-source-topic, x-wds-group, x-wds-failed-at.',

@@ -20,7 +20,7 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const LAYERS = ['schemas', 'pipeline', 'actors', 'gateway', 'infra'] as const;
 
 /** pipeline/'s product half: rules the gateway and the actors share (docs/architecture.md). */
-const PRODUCT = ['pipeline/pages', 'pipeline/jobs', 'pipeline/keys', 'pipeline/webhooks'] as const;
+const PRODUCT = ['pipeline/pages', 'pipeline/jobs', 'pipeline/keys', 'pipeline/webhooks', 'pipeline/extract'] as const;
 
 interface SourceFacts {
   /** Repository files it imports, relative to the root with `/`. */
@@ -142,6 +142,8 @@ const CONFINED_PACKAGES: readonly { pattern: RegExp; homes: readonly string[] }[
   { pattern: /^chdb$/, homes: ['pipeline/runtime/store', 'infra/chdb-http'] },
   { pattern: /^@clickhouse\/client(-web)?$/, homes: ['pipeline/runtime/store'] },
   { pattern: /^playwright(-core)?$/, homes: ['actors/renderer'] },
+  // Model providers are spoken to by one client (docs/architecture.md, pipeline/clients/).
+  { pattern: /^(ai|@ai-sdk\/.+)$/, homes: ['pipeline/clients/models'] },
 ];
 
 /** Every way the graph breaks habit 1, one line per offence, naming the file. */

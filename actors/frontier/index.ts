@@ -51,7 +51,7 @@ export function createFrontierActor(runtime: Runtime, options: FrontierActorOpti
   const keys = keyRegistryFor(config, runtime);
   const log = runtime.log.child({ actor: 'frontier' });
   const site = siteReader(http, log);
-  const jobDeps = (jobLog: JobHandlerDeps['log']): JobHandlerDeps => ({ state: runtime.state, writer: runtime.writer, keys, site, log: jobLog });
+  const jobDeps = (jobLog: JobHandlerDeps['log']): JobHandlerDeps => ({ state: runtime.state, writer: runtime.writer, keys, site, log: jobLog, operatorModel: runtime.config.modelProvider !== null });
   const stopping = new AbortController();
   let sweeping: Promise<void> | null = null;
   const sweep = async () => {

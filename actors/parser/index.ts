@@ -5,7 +5,7 @@
  * content, a broken PDF) is answered with its error code; store outages are retried. It also
  * reads ParseRequested (POST /v1/parse) and answers the uploaded file's document (parse.ts).
  * A page of a crawl or batch job (a `jobId`, no reply topic) is also stored in `job_pages`
- * and reported to the frontier as a JobEvent `page` (or `pageFailed`): job-page.ts.
+ * and reported to the frontier as a JobEvent `page` (or `pageFailed`): pipeline/jobs/job-page.ts.
  *
  * The page cache (pipeline/pages/cache.ts): a freshly fetched page is written with its raw
  * body, response headers, cache key and shareable flag, so the fetcher can serve it again
@@ -28,7 +28,14 @@ import { cacheColumns, cachePlan, isPageSource } from '../../pipeline/pages/cach
 import { decodeScrapeOptions, defaultScrapeOptions } from '../../pipeline/pages/options.js';
 import { buildDocument, type ScrapeDocument } from './document/index.js';
 import { handleParseRequested } from './parse.js';
-import { storeJobPage } from './job-page.js';
+import { extractFromPage, readPage, type ExtractionOutcome, type PageReading } from './extract/index.js';
+import { extractionPlan, type ExtractionPlan } from '../../pipeline/extract/plan.js';
+import { finishPage } from '../../pipeline/extract/finish.js';
+import { encodeTask, type ExtractTask, type FinishPlan } from '../../pipeline/extract/task.js';
+import type { Emission } from '../../pipeline/runtime/events.js';
+import { HEADERS } from '../../schemas/topics.js';
+import type { CheerioAPI } from 'cheerio';
+import { storeJobPage } from '../../pipeline/jobs/job-page.js';
 import { jobPageFailed } from '../../pipeline/jobs/pages.js';
 
 export { handleParseRequested, type ParseRequested } from './parse.js';
@@ -68,12 +75,18 @@ export function pagesRow(
   };
 }
 
-export async function handlePageFetched(page: PageFetched, runtime: Pick<Runtime, 'writer'>): Promise<Outcome> {
+/** What the parser needs of the runtime: the batch writer, and for extraction the store and the config. */
+export type ParserRuntime = Pick<Runtime, 'writer' | 'store' | 'config'>;
+
+export async function handlePageFetched(page: PageFetched, runtime: ParserRuntime): Promise<Outcome> {
   const options = decodeScrapeOptions(page.options) ?? defaultScrapeOptions();
   const source = isPageSource(page.source) ? page.source : 'fresh';
+  const plan = extractionPlan(options.formats);
   let document: ScrapeDocument;
   // A crawl follows the page's links: read from the parse the document is built from.
   let links: string[] = [];
+  // Extraction reads the page itself while it is loaded, before anything is removed.
+  let reading: PageReading | null = null;
   try {
     document = await buildDocument(
       {
@@ -84,8 +97,11 @@ export async function handlePageFetched(page: PageFetched, runtime: Pick<Runtime
         statusCode: page.statusCode,
         headers: page.headers,
       },
-      options,
-      page.jobId ? { pageLinks: (found) => (links = found) } : {},
+      plan ? withMarkdown(options) : options,
+      {
+        ...(page.jobId ? { pageLinks: (found: string[]) => (links = found) } : {}),
+        ...(plan?.json ? { read: ($: CheerioAPI, base: string) => (reading = readPage($, base, plan)) } : {}),
+      },
     );
   } catch (error) {
     const known = serviceCode(error);
@@ -106,10 +122,93 @@ export async function handlePageFetched(page: PageFetched, runtime: Pick<Runtime
       ? runtime.writer.write('pages', [pagesRow(page, { title, document: json, contentHash }, options)])
       : Promise.resolve();
   const extras = extrasOf(page.extras);
+  if (plan) {
+    await copied;
+    const answer: Record<string, unknown> = extras ? { ...document, ...extras } : { ...document };
+    return finishExtraction(page, plan, answer, reading, { title, contentHash, links, source, requested: requestedFormats(options) }, runtime);
+  }
   const data = extras ? JSON.stringify({ ...document, ...extras }) : json;
-  // A page of a crawl or batch job (job-page.ts): stored in job_pages, reported to the frontier.
+  // A page of a crawl or batch job (pipeline/jobs/job-page.ts): stored in job_pages, reported to the frontier.
   const [, job] = await Promise.all([copied, storeJobPage(page, { title, documentJson: data, contentHash, links }, runtime.writer)]);
   return { kind: 'ack', emit: [...replyTo(page, { ok: true, data, errorCode: null, errorMessage: null, credits: page.credits, source }), ...job] };
+}
+
+/** The options with `markdown` among the formats: summaries, models and change tracking read it. */
+function withMarkdown(options: ScrapeOptions): ScrapeOptions {
+  const formats = options.formats ?? ['markdown'];
+  return formats.includes('markdown') ? options : { ...options, formats: [...formats, 'markdown'] };
+}
+
+function requestedFormats(options: ScrapeOptions): ReadonlySet<string> {
+  return new Set((options.formats ?? ['markdown']).map((f) => (typeof f === 'string' ? f : f.type)));
+}
+
+interface PageRead {
+  readonly title: string;
+  readonly contentHash: string;
+  readonly links: readonly string[];
+  readonly source: string;
+  readonly requested: ReadonlySet<string>;
+}
+
+/**
+ * A page whose formats ask for extraction (actors/parser/extract): what markup and page rules
+ * answer is written into the answer; what is left for a model goes to the extractor pool
+ * (ExtractRequested), which finishes the page; otherwise the page is finished here
+ * (pipeline/extract/finish.ts: change tracking, the reply, the job page).
+ */
+async function finishExtraction(
+  page: PageFetched,
+  plan: ExtractionPlan,
+  answer: Record<string, unknown>,
+  reading: PageReading | null,
+  read: PageRead,
+  runtime: ParserRuntime,
+): Promise<Outcome> {
+  const finish: FinishPlan = { changeTracking: plan.changeTracking, scrapedAtMs: page.requestedAtMs || page.fetchedAtMs, dropMarkdown: !read.requested.has('markdown') };
+  const modelAvailable = page.sealedModel !== '' || runtime.config.modelProvider !== null;
+  let outcome: ExtractionOutcome;
+  try {
+    outcome = extractFromPage(plan, answer, reading, { modelAvailable, finish });
+  } catch (error) {
+    return { kind: 'fail', code: serviceCode(error), message: error instanceof Error ? error.message : String(error) };
+  }
+  const facts = { ...page, source: read.source };
+  if (!outcome.task) {
+    const emit = await finishPage({ page: facts, document: answer, warnings: outcome.warnings, plan: finish, title: read.title, contentHash: read.contentHash, links: read.links }, runtime);
+    return { kind: 'ack', emit };
+  }
+  return { kind: 'ack', emit: [extractRequested(page, answer, outcome, read)] };
+}
+
+/** The extractor's event for a page a model is to finish. */
+function extractRequested(page: PageFetched, answer: Record<string, unknown>, outcome: ExtractionOutcome, read: PageRead): Emission {
+  const text = typeof answer.markdown === 'string' ? answer.markdown : '';
+  const task = outcome.task as ExtractTask;
+  const value: EventValue<'ExtractRequested'> = {
+    requestId: page.requestId,
+    tenant: page.tenant,
+    jobId: page.jobId,
+    url: page.url,
+    finalUrl: page.finalUrl,
+    statusCode: page.statusCode,
+    contentType: page.contentType,
+    replyTo: page.replyTo,
+    correlationId: page.correlationId,
+    deadlineMs: page.deadlineMs,
+    createdAtMs: Date.now(),
+    credits: page.credits,
+    source: read.source,
+    document: JSON.stringify({ ...answer, ...(outcome.warnings.length ? { warning: outcome.warnings.join('; ') } : {}) }),
+    task: encodeTask(task),
+    text,
+    title: read.title,
+    contentHash: read.contentHash,
+    links: [...read.links],
+    sealedModel: page.sealedModel,
+  };
+  const emission: Emission<'extractRequested'> = { topic: 'extractRequested', key: page.requestId, headers: { [HEADERS.requestId]: page.requestId }, value };
+  return emission as Emission;
 }
 
 /**
@@ -127,7 +226,7 @@ function extrasOf(json: string): Record<string, unknown> | null {
  * page, reported to the frontier with the page's status. A page is read even past its
  * deadline: it was fetched, and its copy is worth keeping.
  */
-export function pageFetchedHandling(runtime: Pick<Runtime, 'writer'>): EventHandling<'PageFetched'> {
+export function pageFetchedHandling(runtime: ParserRuntime): EventHandling<'PageFetched'> {
   return {
     handle: (page) => handlePageFetched(page, runtime),
     failed: (page, code, message) => jobPageFailed(page, code, message, page.statusCode),

@@ -37,6 +37,7 @@ import type { Store } from '../../pipeline/runtime/store/store.js';
 import type { ScrapeOptions } from '../../schemas/api/scrape-options.js';
 import type { HandlerContext, OperationHandler } from '../handler.js';
 import { unservedScrapeOptions } from './scrape.js';
+import { checkExtractionFormats } from './extraction.js';
 
 export interface JobGatewayDeps {
   readonly state: State;
@@ -55,6 +56,10 @@ export interface JobHandlerOptions {
   readonly webhooks?: WebhookAcceptance | null;
   /** The build has a renderer: pages of a job whose scrape options need a browser are rendered; else they are a 501. */
   readonly render?: boolean;
+  /** The build has an extractor: pages of a job may ask for the extraction formats (`json`, `summary`, `changeTracking`). */
+  readonly extract?: boolean;
+  /** The operator configured a model (MODEL_PROVIDER). */
+  readonly operatorModel?: boolean;
 }
 
 /** Documents in a status answer (the first page of the listing). */
@@ -98,8 +103,10 @@ export function jobStartHandler(deps: JobGatewayDeps, kind: JobKind, retentionMs
   return {
     async handle(ctx) {
       const { webhook, ...params } = ctx.body as { webhook?: unknown; scrapeOptions?: ScrapeOptions };
-      const unserved = unservedScrapeOptions(params.scrapeOptions ?? {}, { render: options.render ?? false });
+      const routing = { render: options.render ?? false, extract: options.extract ?? false, operatorModel: options.operatorModel ?? false };
+      const unserved = unservedScrapeOptions(params.scrapeOptions ?? {}, routing);
       if (unserved.length) throw new AppError('not_implemented', `this instance does not serve ${unserved.join(', ')} in ${kind} jobs yet`);
+      checkExtractionFormats(params.scrapeOptions?.formats, ['body', 'scrapeOptions', 'formats'], routing.operatorModel);
       const hook = await acceptWebhook(webhook, options);
       const id = newJobId(kind);
       const tenant = tenantOf(ctx);

@@ -1,4 +1,7 @@
-/** Reference operations: the extraction templates and the source-code offer. */
+/**
+ * Reference operations: the extraction templates (each with its schema.org types, its fields
+ * and where each is read from, and the JSON Schema its answers pass) and the source-code offer.
+ */
 import { TEMPLATES } from '../../schemas/templates.js';
 import type { OperationHandler } from '../handler.js';
 
@@ -8,12 +11,9 @@ export function templatesHandler(): OperationHandler {
   const templates = TEMPLATES.map((t) => ({
     name: t.name,
     description: t.description,
-    fields: Object.entries(t.schema.properties).map(([name, field]) => ({
-      name,
-      type: field.type,
-      description: field.description,
-      required: t.schema.required.includes(name),
-    })),
+    // Each field with the schema.org properties it is read from (markup first) and those the
+    // page rules can fill when the markup has nothing; a model fills what is left.
+    fields: t.fields,
     schemaOrgTypes: t.schemaOrgTypes,
     schema: t.schema,
   }));

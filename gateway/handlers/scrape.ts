@@ -20,19 +20,25 @@ import { PRICES } from '../../schemas/api/prices.js';
 import type { Requester } from '../../pipeline/runtime/request-reply.js';
 import type { OperationHandler } from '../handler.js';
 import { askPipeline, PIPELINE_SLACK_MS, replyResult } from './ask.js';
+import { checkExtractionFormats, EXTRACTION_FORMATS } from './extraction.js';
+import { extractionEstimate } from '../../pipeline/extract/plan.js';
 
 
 /**
  * Formats the page-reading actors produce today (the parser's PARSER_FORMATS; a test keeps
  * the two lists equal). `screenshot` and `network` come from the renderer (BROWSER_FORMATS)
- * when the build has one; `json`, `summary` and `changeTracking` need the extraction and
- * change-tracking actors.
+ * when the build has one; `json`, `summary` and `changeTracking` (EXTRACTION_FORMATS) from the
+ * parser's extraction with the extractor pool for model calls, when the build has it.
  */
 export const SERVED_FORMATS: readonly string[] = ['markdown', 'html', 'rawHtml', 'links', 'media'];
 
 export interface ScrapeRouting {
   /** The build has a renderer pool: browser scrapes go to `renderRequested`. */
   readonly render: boolean;
+  /** The build has an extractor pool: the extraction formats are served. */
+  readonly extract?: boolean;
+  /** The operator configured a model (MODEL_PROVIDER): a `prompt` alone is served, and priced. */
+  readonly operatorModel?: boolean;
 }
 
 /** What of a valid scrape this build cannot do yet: 501 before anything is fetched or charged. */
@@ -40,7 +46,7 @@ export function unservedScrapeOptions(options: Omit<ScrapeBody, 'url'>, routing:
   const unserved: string[] = [];
   for (const format of options.formats ?? []) {
     const name = typeof format === 'string' ? format : format.type;
-    if (SERVED_FORMATS.includes(name) || (routing.render && BROWSER_FORMATS.includes(name))) continue;
+    if (SERVED_FORMATS.includes(name) || (routing.render && BROWSER_FORMATS.includes(name)) || (routing.extract && EXTRACTION_FORMATS.includes(name))) continue;
     unserved.push(`the "${name}" format`);
   }
   if (!routing.render && (options.waitFor ?? 0) > 0) unserved.push('waitFor (rendering in a browser)');
@@ -48,9 +54,13 @@ export function unservedScrapeOptions(options: Omit<ScrapeBody, 'url'>, routing:
   return [...new Set(unserved)];
 }
 
-/** Most credits a scrape can cost: a browser page when rendered, else a fetched page. */
-export function scrapeEstimate(options: Omit<ScrapeBody, 'url'>): number {
-  return needsBrowser(options) ? PRICES.browserPage.credits : PRICES.freshPage.credits;
+/**
+ * Most credits a scrape can cost: a browser page when rendered, else a fetched page; plus the
+ * operator model's price when one is configured and the formats may call it.
+ */
+export function scrapeEstimate(options: Omit<ScrapeBody, 'url'>, operatorModel = false): number {
+  const page = needsBrowser(options) ? PRICES.browserPage.credits : PRICES.freshPage.credits;
+  return page + extractionEstimate(options.formats, operatorModel);
 }
 
 export function scrapeHandler(requester: Requester, requestTimeoutMs: number, routing: ScrapeRouting = { render: false }): OperationHandler {
@@ -61,6 +71,7 @@ export function scrapeHandler(requester: Requester, requestTimeoutMs: number, ro
       if (unserved.length) {
         throw new AppError('not_implemented', `this instance does not serve ${unserved.join(', ')} yet`);
       }
+      checkExtractionFormats(options.formats, ['body', 'formats'], routing.operatorModel ?? false);
       const pageTimeout = options.timeout ?? PAGE_TIMEOUT_MS.default;
       const timeoutMs = Math.min(requestTimeoutMs, pageTimeout + PIPELINE_SLACK_MS);
       // The browser decision and the cache key are taken here, once, and travel on the event.

@@ -13,7 +13,7 @@ type PageFetched = EventValue<'PageFetched'>;
 type ScrapeRequested = EventValue<'ScrapeRequested'>;
 
 /** The PageFetched fields filled in here: taken from the request, or (the body's hash) worked out once. */
-export type CarriedFields = 'requestId' | 'tenant' | 'jobId' | 'url' | 'options' | 'replyTo' | 'correlationId' | 'deadlineMs' | 'requestedAtMs' | 'cacheKey' | 'bodySha256';
+export type CarriedFields = 'requestId' | 'tenant' | 'jobId' | 'url' | 'options' | 'replyTo' | 'correlationId' | 'deadlineMs' | 'requestedAtMs' | 'cacheKey' | 'bodySha256' | 'sealedModel';
 
 /** The `pageFetched` emission for `request`, keyed and tagged by its request id. */
 export function pageFetchedFor(request: ScrapeRequested, page: Omit<PageFetched, CarriedFields>): Emission {
@@ -28,6 +28,7 @@ export function pageFetchedFor(request: ScrapeRequested, page: Omit<PageFetched,
     deadlineMs: request.deadlineMs,
     requestedAtMs: request.createdAtMs,
     cacheKey: request.cacheKey,
+    sealedModel: request.sealedModel,
     bodySha256: createHash('sha256').update(page.body).digest('hex'),
     ...page,
   };

@@ -10,11 +10,12 @@ import type { EventValue } from '../../schemas/events/index.js';
 import { cacheKeyOf } from './cache.js';
 import { needsBrowser } from './rendering.js';
 
-export type ScrapeRequestFields = Pick<EventValue<'ScrapeRequested'>, 'options' | 'browser' | 'cacheKey' | 'escalated'>;
+export type ScrapeRequestFields = Pick<EventValue<'ScrapeRequested'>, 'options' | 'browser' | 'cacheKey' | 'escalated' | 'sealedModel'>;
 
-export function scrapeRequestFields(options: ScrapeOptions): ScrapeRequestFields {
+/** `sealedModel`: the caller's own model, sealed (POST /v1/extract); '' for the operator's, if any. */
+export function scrapeRequestFields(options: ScrapeOptions, sealedModel = ''): ScrapeRequestFields {
   const browser = needsBrowser(options);
-  return { options: JSON.stringify(options), browser, cacheKey: cacheKeyOf(options, browser), escalated: false };
+  return { options: JSON.stringify(options), browser, cacheKey: cacheKeyOf(options, browser), escalated: false, sealedModel };
 }
 
 /** The topic a ScrapeRequested goes to, by its producer's browser decision. */

@@ -91,7 +91,21 @@ export const OPERATIONS = [
       'A site with no sitemap and no links answers with `url` alone. A `url` the service may not reach is 403 `url_blocked`; one that cannot be fetched answers with its fetch error (`dns_failed`, `connection_refused`, `fetch_timeout`, …). ' +
       'Costs 1 credit per call, whatever it finds; a failed map costs nothing.',
   }),
-  op({ id: 'extract', method: 'POST', path: '/v1/extract', tag: 'Page reading', summary: 'Extract JSON from up to 100 pages', body: ExtractBody }),
+  op({
+    id: 'extract',
+    method: 'POST',
+    path: '/v1/extract',
+    tag: 'Page reading',
+    summary: 'Extract JSON from up to 100 pages',
+    body: ExtractBody,
+    description:
+      'Reads each URL through the scrape path (its `scrapeOptions`, cache and rendering rules) and answers `data.results`, one `{url, data, confidence, error}` per URL in input order (`warning` and `sources` when there is something to say). ' +
+      "The page's own structured markup (JSON-LD, microdata, RDFa, Open Graph, meta tags) is read first, then page rules (headline, byline, dates, prices with currency, availability, ratings, addresses); a model fills only the fields still empty: the caller's own `model` (used for this request only, never stored, logged or put on a topic in clear), else the operator's (MODEL_*). " +
+      "With `template` or `schema` the answer is validated against it before it leaves: a field that cannot be filled is left out and named in `warning`, never invented. With neither, `prompt` drives the model (no model at all: 400 `model_required`); with none of the three, `data` is the page's own structured data, `{items: [...]}`. " +
+      '`confidence` (0 to 1) weighs each field by where it came from (markup 1.0, page rule 0.75, model 0.6; required fields count double) over the fields the schema declares. ' +
+      'A page that fails, answers an HTTP error status (`upstream_error`) or yields none of the fields (`no_data_found`) gets `error` (`{code, message}`) and `data: null` without failing the request; a caller\'s key the provider rejects fails the request 400 `model_key_rejected`. ' +
+      "Each page is charged as the scrape it is (rules 2 and 3). Costs 4 credits more for each page the operator's model answers for; the caller's own `model` costs no credits (rule 9). A URL whose result carries an `error` costs nothing.",
+  }),
   op({
     id: 'parse',
     method: 'POST',

@@ -109,17 +109,14 @@ export const ExtractBody = withError(
     },
     {
       description:
-        'Give `schema` or `template`, not both. With neither, `prompt` alone guides a free-form extraction; with none of the three the request is a 422.',
+        "Give `schema` or `template`, not both. With neither, `prompt` drives a model (the caller's `model`, else the operator's; none: 400 `model_required`); with none of the three each result's `data` is the page's own structured data (JSON-LD, microdata, RDFa, Open Graph, as schema.org objects: `{items: [...]}`).",
       not: { required: ['schema', 'template'], properties: { schema: { type: 'object' }, template: { type: 'string' } } },
-      anyOf: [
-        { required: ['schema'], properties: { schema: { type: 'object' } } },
-        { required: ['template'], properties: { template: { type: 'string' } } },
-        { required: ['prompt'], properties: { prompt: { type: 'string', minLength: 1 } } },
-      ],
     },
   ),
-  { type: 'extract_target', msg: 'give schema or template (not both), or at least a prompt' },
+  { type: 'mutually_exclusive', msg: 'give schema or template, not both' },
 );
+
+export type ExtractBody = Static<typeof ExtractBody>;
 
 /** How long GET /v1/fetch waits for the URL (it takes no `timeout`): the scrape default. */
 export const FETCH_TIMEOUT_MS = 90_000;

@@ -45,6 +45,16 @@ export const PRICES = {
   map: { credits: 1, rule: 5, says: 'Map is one flat charge per call' },
   /** One file read by POST /v1/parse. */
   parsedFile: { credits: 1, rule: null, says: null },
+  /**
+   * A page whose `json` or `summary` the operator's model (MODEL_*) answered for: the fields
+   * the page's markup and rules left empty, a `prompt`, an abstractive summary. Charged on
+   * top of the page's own price, only when the model was called and answered; a page answered
+   * from markup alone costs nothing more. The spec gives no figure: 4 makes a model-read page
+   * cost 5, what hosted scrapers charge for LLM extraction.
+   */
+  operatorModelPage: { credits: 4, rule: null, says: null },
+  /** A page a caller's own `model` (POST /v1/extract) answered for: nothing on top of the page. */
+  callerModelPage: { credits: 0, rule: 9, says: 'model calls are billed to that key at no credit cost' },
 } as const satisfies Record<string, Price>;
 
 export type PriceName = keyof typeof PRICES;

@@ -55,11 +55,19 @@ const ChangeTrackingFormat = Closed(
     modes: Type.Optional(
       Type.Array(StringEnum(['git-diff', 'json']), {
         uniqueItems: true,
-        description: 'Diff forms to return besides the change status: `git-diff` (text diff) and `json` (field-level).',
+        description: 'Diff forms to return besides the change status: `git-diff` (text diff) and `json` (field-level, comparing the `json` format of the two scrapes: request it too).',
+      }),
+    ),
+    tag: Type.Optional(
+      Nullable(Type.String({ minLength: 1, maxLength: 100 }), {
+        description: 'Keeps a separate history for the same URL under this name (e.g. one per schema or per purpose); null is its own history.',
       }),
     ),
   },
-  { description: 'Compare with the previous scrape of the same URL by this key.' },
+  {
+    description:
+      "Compare with this key's previous scrape of the same URL (and `tag`): `data.changeTracking` holds `previousScrapeAt`, `changeStatus` (`new`, `same`, `changed`, `removed`), `visibility`, and per mode `diff.text` (unified diff), `diff.json` (parsed diff) and `json` (`{field: {previous, current}}`). Unlike Firecrawl's, the comparison respects order: a moved paragraph is a change.",
+  },
 );
 
 const ScreenshotFormat = Closed(

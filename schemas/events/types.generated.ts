@@ -6,21 +6,66 @@
 // lose precision), bytes → Buffer, ["null", T] → T | null.
 
 /** Every event type, one per folder in schemas/events/. */
-export const EVENT_NAMES = ['FetchRequested', 'JobEvent', 'MapRequested', 'PageFetched', 'ParseRequested', 'Reply', 'ScrapeRequested', 'TestPing'] as const;
+export const EVENT_NAMES = ['ExtractRequested', 'FetchRequested', 'JobEvent', 'MapRequested', 'PageFetched', 'ParseRequested', 'Reply', 'ScrapeRequested', 'TestPing'] as const;
 
 export type EventName = (typeof EVENT_NAMES)[number];
 
 /** The newest schema version of each event: what is written, and what every version is read as. */
 export const CURRENT_VERSIONS = {
+  ExtractRequested: 1,
   FetchRequested: 1,
   JobEvent: 1,
   MapRequested: 1,
-  PageFetched: 4,
+  PageFetched: 5,
   ParseRequested: 1,
   Reply: 1,
-  ScrapeRequested: 3,
+  ScrapeRequested: 4,
   TestPing: 1,
 } as const satisfies Record<EventName, number>;
+
+/** A page read by the parser still needs a model: fields its markup and page rules left empty, a prompt, an abstractive summary. The extractor pool asks the model, then answers and files the page as the parser would have. wds.events.ExtractRequested v1 (schemas/events/ExtractRequested/v1.avsc). */
+export interface ExtractRequested {
+  /** Id of the API request (or job page) this work belongs to; in every log line. */
+  requestId: string;
+  /** Id of the API key the work is billed to. */
+  tenant: string;
+  /** The crawl or batch job this page belongs to; null for a synchronous call. */
+  jobId: string | null;
+  /** The URL that was requested. */
+  url: string;
+  /** Where the page's redirects ended. */
+  finalUrl: string;
+  /** The page's HTTP status. */
+  statusCode: number;
+  /** The page's Content-Type. */
+  contentType: string;
+  /** Topic to send the Reply to, for a synchronous call; null when nobody waits. */
+  replyTo: string | null;
+  /** Copied into the Reply so the waiting requester finds it. */
+  correlationId: string | null;
+  /** Epoch milliseconds after which the work is pointless and is dropped. */
+  deadlineMs: number;
+  /** Epoch milliseconds when the event was written. */
+  createdAtMs: number;
+  /** Credits of the page as read so far (fetched, cached, rendered); the model's price is added by the extractor when the operator's model answers. */
+  credits: number;
+  /** Where the page came from: fresh, cache or index. */
+  source: string;
+  /** The page's answer so far as JSON: its formats and metadata, with `json` filled from markup and page rules. */
+  document: string;
+  /** What is left for a model, as JSON (pipeline/extract/task.ts): the json target and its missing fields, the prompt, the summary, the change tracking to finish. */
+  task: string;
+  /** The page's main content as markdown, what the model reads (cut to MODEL_MAX_INPUT_CHARS by the extractor). */
+  text: string;
+  /** The page's title, for a job page's row. */
+  title: string;
+  /** SHA-256 of the page's body, for a job page's row. */
+  contentHash: string;
+  /** A job page's links (a crawl follows them). */
+  links: Array<string>;
+  /** The caller's own model, sealed (see ScrapeRequested.sealedModel); empty: the operator's model. */
+  sealedModel: string;
+}
 
 /** The bytes of a URL are wanted as they are (GET /v1/fetch): no parsing, any content type. Answered with a Reply whose data holds the status, content type, final URL and the body in base64. wds.events.FetchRequested v1 (schemas/events/FetchRequested/v1.avsc). */
 export interface FetchRequested {
@@ -80,7 +125,7 @@ export interface MapRequested {
   createdAtMs: number;
 }
 
-/** A page was fetched (over HTTP or in a browser) and awaits parsing. wds.events.PageFetched v4 (schemas/events/PageFetched/v4.avsc). */
+/** A page was fetched (over HTTP or in a browser) and awaits parsing. wds.events.PageFetched v5 (schemas/events/PageFetched/v5.avsc). */
 export interface PageFetched {
   /** Id of the API request (or job page) this work belongs to. */
   requestId: string;
@@ -124,6 +169,8 @@ export interface PageFetched {
   cacheKey: string;
   /** Hex SHA-256 of body, computed once by the reader that produced the page (the content_hash of its stored copies). Empty when written as v1-v3, when the parser hashes the body. */
   bodySha256: string;
+  /** The caller's own model for this request (POST /v1/extract `model`: provider, name and key), sealed with AES-256-GCM under a key derived from the server secret (pipeline/clients/models): the key never travels or rests in clear, and is dropped after the model call. Empty: the operator's model (MODEL_*), if any. Copied from ScrapeRequested. */
+  sealedModel: string;
 }
 
 /** An uploaded file is to be read into a scrape document (POST /v1/parse). Answered with a Reply whose data is the document. wds.events.ParseRequested v1 (schemas/events/ParseRequested/v1.avsc). */
@@ -168,7 +215,7 @@ export interface Reply {
   source: string | null;
 }
 
-/** A page is to be fetched and read: one synchronous scrape, or one page of a crawl or batch job. wds.events.ScrapeRequested v3 (schemas/events/ScrapeRequested/v3.avsc). */
+/** A page is to be fetched and read: one synchronous scrape, or one page of a crawl or batch job. wds.events.ScrapeRequested v4 (schemas/events/ScrapeRequested/v4.avsc). */
 export interface ScrapeRequested {
   /** Id of the API request (or job page) this work belongs to; in every log line. */
   requestId: string;
@@ -194,6 +241,8 @@ export interface ScrapeRequested {
   browser: boolean;
   /** The page cache key (pipeline/pages/cache.ts cacheKeyOf) worked out once by the producer from the options and the browser decision: what the fetcher looks copies up by and what the copy is filed under. Empty in v1/v2 bytes, whose readers work it out from the options. */
   cacheKey: string;
+  /** The caller's own model for this request (POST /v1/extract `model`: provider, name and key), sealed with AES-256-GCM under a key derived from the server secret (pipeline/clients/models): the key never travels or rests in clear, and is dropped after the model call. Empty: the operator's model (MODEL_*), if any. */
+  sealedModel: string;
 }
 
 /** A message with no business meaning, for runtime tests and benchmarks of the bus and the codec. wds.events.TestPing v1 (schemas/events/TestPing/v1.avsc). */
@@ -210,6 +259,7 @@ export interface TestPing {
 
 /** Event name → the value of its current version. */
 export interface EventValues {
+  ExtractRequested: ExtractRequested;
   FetchRequested: FetchRequested;
   JobEvent: JobEvent;
   MapRequested: MapRequested;

@@ -5,6 +5,7 @@
  * Emissions are encoded with the real codec, so they match their Avro schemas.
  */
 import { describe, expect, it } from 'vitest';
+import { parserRuntime } from '../helpers/events.js';
 import { scrapeRequestedHandling, type FetcherDeps, type ScrapeRequested } from '../../actors/fetcher/handler.js';
 import { HttpFetcher } from '../../pipeline/runtime/net/http.js';
 import { handlePageFetched } from '../../actors/parser/index.js';
@@ -65,7 +66,7 @@ describe('job pages in the fetcher and the parser', () => {
     const writes: { table: string; rows: Record<string, unknown>[] }[] = [];
     const writer = { write: async (table: string, rows: readonly Record<string, unknown>[]) => void writes.push({ table, rows: [...rows] }) } as unknown as BatchWriter;
     const page = fetchedJobPage(jobId, 7);
-    const emit = await emissions(await handlePageFetched(page, { writer }));
+    const emit = await emissions(await handlePageFetched(page, parserRuntime(writer)));
     const jobRow = writes.find((w) => w.table === 'job_pages')?.rows[0];
     expect(jobRow).toMatchObject({ tenant: 'tenant-1', job_id: jobId, seq: 7, url: 'https://example.com/start', status_code: 200, title: 'Job page' });
     expect(JSON.parse(jobRow?.document as string).markdown).toMatch(/next/);
@@ -86,7 +87,7 @@ describe('job pages in the fetcher and the parser', () => {
     } as unknown as BatchWriter;
     const page = fetchedJobPage(jobId, 8);
     let settled = false;
-    const outcome = handlePageFetched(page, { writer }).finally(() => (settled = true));
+    const outcome = handlePageFetched(page, parserRuntime(writer)).finally(() => (settled = true));
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(started.sort()).toEqual(['job_pages', 'pages']);
     landed.pages?.();

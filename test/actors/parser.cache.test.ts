@@ -9,6 +9,7 @@ import { SAMPLE_EVENTS } from '../../pipeline/runtime/codec/samples.js';
 import { cachePlan } from '../../pipeline/pages/cache.js';
 import { scrapeRequestFields } from '../../pipeline/pages/scrape-request.js';
 import type { Outcome } from '../../pipeline/runtime/pool.js';
+import { parserRuntime } from '../helpers/events.js';
 import type { BatchWriter } from '../../pipeline/runtime/store/index.js';
 import type { EventValue } from '../../schemas/events/index.js';
 
@@ -42,7 +43,7 @@ function recorder() {
   const writer = {
     write: async (table: string, rows: readonly Record<string, unknown>[]) => void writes.push({ table, rows: [...rows] }),
   } as unknown as BatchWriter;
-  return { writes, runtime: { writer } };
+  return { writes, runtime: parserRuntime(writer) };
 }
 
 function reply(outcome: Outcome): EventValue<'Reply'> {

@@ -72,13 +72,11 @@ describe('e2e/scrape (embedded, production actors)', () => {
     expect(body.data.metadata.statusCode).toBe(404);
   });
 
-  it('answers 501 naming what this build does not serve yet, before fetching', async () => {
+  it('answers 400 model_required for a json prompt alone when no model is configured, before fetching', async () => {
     const before = site.requests.length;
-    for (const extra of [{ formats: ['summary'] }, { formats: [{ type: 'json', prompt: 'x' }] }, { formats: [{ type: 'changeTracking' }] }]) {
-      const { status, body } = await scrape(open.base, API_KEY, { url: site.url('/html'), ...extra });
-      expect(status).toBe(501);
-      expect(body.error.code).toBe('not_implemented');
-    }
+    const { status, body } = await scrape(open.base, API_KEY, { url: site.url('/html'), formats: [{ type: 'json', prompt: 'the price' }] });
+    expect(status).toBe(400);
+    expect(body.error.code).toBe('model_required');
     expect(site.requests.length).toBe(before);
   });
 

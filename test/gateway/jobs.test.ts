@@ -18,6 +18,10 @@ import { createLogger } from '../../pipeline/runtime/log.js';
 import { NetGuard } from '../../pipeline/runtime/net/guard.js';
 import { MemoryState } from '../../pipeline/runtime/state/memory.js';
 import { OPERATIONS } from '../../schemas/api/operations.js';
+import { loadConfig } from '../../pipeline/runtime/config.js';
+
+/** The gateway's settings a price estimate reads (no operator model). */
+const GATEWAY = { config: loadConfig({}), version: 'test' };
 
 const BROWSER_PAGE_CREDITS = PRICES.browserPage.credits;
 
@@ -145,8 +149,8 @@ describe('gateway/handlers/jobs', () => {
   it('takes browser options in a build with a renderer, asking a browser page of balance to start', async () => {
     const handlers = jobHandlers(deps(), 3_600_000, { render: true });
     const body = { urls: ['https://example.com/'], scrapeOptions: { formats: ['markdown', 'screenshot'] } };
-    expect(OPERATION_TABLE.batchStart.price.estimate(ctx('batchStart', { body }))).toBe(BROWSER_PAGE_CREDITS);
-    expect(OPERATION_TABLE.batchStart.price.estimate(ctx('batchStart', { body: { urls: ['https://example.com/'] } }))).toBe(1);
+    expect(OPERATION_TABLE.batchStart.price.estimate(ctx('batchStart', { body }), GATEWAY)).toBe(BROWSER_PAGE_CREDITS);
+    expect(OPERATION_TABLE.batchStart.price.estimate(ctx('batchStart', { body: { urls: ['https://example.com/'] } }), GATEWAY)).toBe(1);
     const started = await handlers.batchStart?.handle(ctx('batchStart', { body }));
     expect(started?.data).toMatchObject({ id: expect.stringMatching(/^batch_/) });
     expect(emitted).toHaveLength(1);

@@ -67,9 +67,9 @@ describe('gateway/operations', () => {
   it('serves page reading and the reference operations, and says the others are not served', () => {
     const served = ROWS.filter(([, row]) => row.served !== false).map(([id]) => id);
     expect(served.sort()).toEqual(
-      ['scrape', 'crawlStart', 'crawlStatus', 'crawlCancel', 'crawlPages', 'crawlErrors', 'batchStart', 'batchStatus', 'batchPages', 'map', 'parse', 'fetch', 'templates', 'source'].sort(),
+      ['scrape', 'crawlStart', 'crawlStatus', 'crawlCancel', 'crawlPages', 'crawlErrors', 'batchStart', 'batchStatus', 'batchPages', 'map', 'extract', 'parse', 'fetch', 'templates', 'source'].sort(),
     );
-    expect(ROWS.filter(([, row]) => row.served === false)).toHaveLength(46 - 14);
+    expect(ROWS.filter(([, row]) => row.served === false)).toHaveLength(46 - 15);
   });
 
   it('builds the handlers of the rows the build serves, each metered one with its estimate', () => {
@@ -83,6 +83,8 @@ describe('gateway/operations', () => {
     // Jobs need the frontier's `jobs` and the parser's `scrape`; map needs only the frontier's `map`.
     expect(Object.keys(operationHandlers(gatewayDeps, pipeline(['jobs', 'map']))).sort()).toEqual(['map', 'source', 'templates']);
     expect(Object.keys(operationHandlers(gatewayDeps, pipeline(['scrape']))).sort()).toEqual(['scrape', 'source', 'templates']);
+    // Extract reads pages (`scrape`) and needs the extractor for what a model finishes (`extract`).
+    expect(Object.keys(operationHandlers(gatewayDeps, pipeline(['scrape', 'extract']))).sort()).toEqual(['extract', 'scrape', 'source', 'templates']);
     expect(Object.keys(operationHandlers(gatewayDeps, pipeline(['jobs', 'scrape'])))).toHaveLength(2 + 1 + 8);
   });
 

@@ -13,6 +13,8 @@ import { needsBrowser } from '../../pipeline/pages/rendering.js';
 import { PRICES } from '../../schemas/api/prices.js';
 import type { Requester } from '../../pipeline/runtime/request-reply.js';
 import { OPERATIONS } from '../../schemas/api/operations.js';
+import { loadConfig } from '../../pipeline/runtime/config.js';
+import type { ScrapeOptions } from '../../schemas/api/scrape-options.js';
 
 const BROWSER_PAGE_CREDITS = PRICES.browserPage.credits;
 
@@ -66,11 +68,19 @@ describe('gateway/handlers/scrape routing', () => {
     expect(unservedScrapeOptions({ waitFor: 1, formats: ['screenshot'] })).toEqual(['the "screenshot" format', 'waitFor (rendering in a browser)']);
     expect(unservedScrapeOptions({ waitFor: 1, formats: ['screenshot', 'network'] }, { render: true })).toEqual([]);
     expect(unservedScrapeOptions({ formats: ['summary'] }, { render: true })).toEqual(['the "summary" format']);
+    // A build with the extractor serves the extraction formats.
+    const extraction: ScrapeOptions = { formats: ['summary', { type: 'json', template: 'article' }, { type: 'changeTracking' }] };
+    expect(unservedScrapeOptions(extraction, { render: false })).toEqual(['the "summary" format', 'the "json" format', 'the "changeTracking" format']);
+    expect(unservedScrapeOptions(extraction, { render: false, extract: true })).toEqual([]);
   });
 
   it('reserves a browser page for a rendered scrape and one credit for a fetched one', () => {
     expect(scrapeEstimate({})).toBe(1);
+    // The operator's model is reserved only when one is configured and the formats may call it.
+    expect(scrapeEstimate({ formats: ['summary'] })).toBe(1);
+    expect(scrapeEstimate({ formats: ['summary'] }, true)).toBe(1 + PRICES.operatorModelPage.credits);
+    expect(scrapeEstimate({ formats: [{ type: 'changeTracking' }] }, true)).toBe(1);
     expect(scrapeEstimate({ waitFor: 100 })).toBe(BROWSER_PAGE_CREDITS);
-    expect(OPERATION_TABLE.scrape.price.estimate(context({ formats: ['network'] }))).toBe(BROWSER_PAGE_CREDITS);
+    expect(OPERATION_TABLE.scrape.price.estimate(context({ formats: ['network'] }), { config: loadConfig({}), version: 'test' })).toBe(BROWSER_PAGE_CREDITS);
   });
 });

@@ -7,6 +7,9 @@
 import { scrapeRequestFields } from '../../pipeline/pages/scrape-request.js';
 import type { BusMessage } from '../../pipeline/runtime/bus/bus.js';
 import { createLogger, type Logger } from '../../pipeline/runtime/log.js';
+import type { ParserRuntime } from '../../actors/parser/index.js';
+import { loadConfig } from '../../pipeline/runtime/config.js';
+import type { BatchWriter, Store } from '../../pipeline/runtime/store/index.js';
 import { handleEvent, type EventHandler, type EventHandling, type Settled } from '../../pipeline/runtime/pool.js';
 import type { ScrapeOptions } from '../../schemas/api/scrape-options.js';
 import type { EventName, EventValue } from '../../schemas/events/index.js';
@@ -55,6 +58,7 @@ export function pageFetched(extra: Partial<EventValue<'PageFetched'>> = {}, opti
     extras: '{}',
     cacheKey,
     bodySha256: '',
+    sealedModel: '',
     ...extra,
   };
 }
@@ -95,4 +99,18 @@ export function runHandler<N extends EventName>(name: N, handler: EventHandler<N
   const ctx = { log: options.log ?? silent, signal: options.signal ?? new AbortController().signal, attempt: options.attempt ?? 1, message };
   const handlers = { [name]: handler } as { [K in EventName]?: EventHandler<K> | EventHandling<K> };
   return handleEvent({ name: options.actor ?? 'test', handlers }, { event: name, value, writerVersion: 0 }, ctx, options.nowMs ?? Date.now());
+}
+
+/**
+ * What the parser's handler needs of the runtime, around a recording `writer`: a default
+ * config (no model) and a store that no page without extraction formats reads (one that
+ * does — `changeTracking` — fails loudly here; its tests use a real store).
+ */
+export function parserRuntime(writer: BatchWriter): ParserRuntime {
+  const store = {
+    query: async () => {
+      throw new Error('this test gave the parser no store');
+    },
+  } as unknown as Store;
+  return { writer, store, config: loadConfig({}) };
 }

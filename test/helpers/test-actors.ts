@@ -138,6 +138,7 @@ export const syntheticFetcher: ActorSpec = {
             requestedAtMs: request.createdAtMs,
             extras: '{}',
             cacheKey: request.cacheKey,
+            sealedModel: request.sealedModel,
             bodySha256: sha256(body),
           },
         };

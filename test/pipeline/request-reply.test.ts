@@ -56,6 +56,7 @@ function scrape(url: string): (correlationId: string, replyTo: string) => Emissi
       escalated: false,
       browser: false,
       cacheKey: '',
+      sealedModel: '',
     },
   });
 }

@@ -25,6 +25,7 @@ const TABLES = [
   'jobs',
   'mentions',
   'monitors',
+  'page_changes',
   'pages',
   'schema_migrations',
   'watches',
@@ -91,7 +92,7 @@ function storeContract(
     });
 
     it('migrates once: the second run applies nothing and every table exists', async () => {
-      expect(firstMigration).toEqual(['0001_init', '0002_page_cache', '0003_merge_memory']);
+      expect(firstMigration).toEqual(['0001_init', '0002_page_cache', '0003_merge_memory', '0004_page_changes']);
       expect(await store.migrate()).toEqual([]);
       const tables = await store.query<{ name: string }>('SELECT name FROM system.tables WHERE database = currentDatabase() ORDER BY name');
       expect(tables.map((t) => t.name)).toEqual(expect.arrayContaining(TABLES));
@@ -101,9 +102,10 @@ function storeContract(
           { version: 1, name: '0001_init' },
           { version: 2, name: '0002_page_cache' },
           { version: 3, name: '0003_merge_memory' },
+          { version: 4, name: '0004_page_changes' },
         ]),
       );
-      expect(recorded).toHaveLength(3);
+      expect(recorded).toHaveLength(4);
       const columns = await store.query<{ name: string }>("SELECT name FROM system.columns WHERE database = currentDatabase() AND table = 'pages'");
       expect(columns.map((c) => c.name)).toEqual(expect.arrayContaining(['body_base64', 'response_headers', 'cache_key', 'shareable']));
       // 0003_merge_memory: what a merge of the large-row tables may hold.

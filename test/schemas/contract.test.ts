@@ -192,14 +192,12 @@ describe('schemas/api contract', () => {
       expectDetail(await scrape({ actions: [{ type: 'wait' }] }), ['body', 'actions', 0], 'one_of_required');
       expectDetail(await scrape({ actions: [{ type: 'wait', milliseconds: 5, selector: 'a' }] }), ['body', 'actions', 0], 'one_of_required');
     });
-    it('extract needs schema or template (not both), or a prompt', async () => {
+    it('extract takes schema or template (not both), a prompt, or none of them (the page\'s own structured data)', async () => {
       const urls = [url];
-      for (const target of [{ schema: {} }, { template: 'product' }, { prompt: 'the price' }, { schema: {}, prompt: 'p' }]) {
+      for (const target of [{ schema: {} }, { template: 'product' }, { prompt: 'the price' }, { schema: {}, prompt: 'p' }, {}, { schema: null, template: null }]) {
         expectAccepted(await sendRaw('POST', '/v1/extract', { urls, ...target }));
       }
-      for (const target of [{}, { prompt: '' }, { schema: null, template: null }, { schema: {}, template: 'product' }]) {
-        expectDetail(await sendRaw('POST', '/v1/extract', { urls, ...target }), ['body'], 'extract_target');
-      }
+      expectDetail(await sendRaw('POST', '/v1/extract', { urls, schema: {}, template: 'product' }), ['body'], 'mutually_exclusive');
     });
     it('a monitor needs url or urls', async () => {
       expectAccepted(await sendRaw('POST', '/v1/monitor', { name: 'm', url }));

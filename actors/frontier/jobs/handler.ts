@@ -168,7 +168,7 @@ async function settle(deps: JobHandlerDeps, job: JobRecord, pace: Pace, type: 'p
     });
   }
   const account = await deps.keys.get(job.tenant);
-  const held = jobPageCredits(pace.scrapeOptions);
+  const held = jobPageCredits(pace.scrapeOptions, deps.operatorModel);
   const credits = typeof data.credits === 'number' ? Math.max(0, data.credits) : held;
   const charged = account?.unlimited ? credits : Math.min(credits, held);
   const counts: Record<string, number> = type === 'page' ? { completed: 1, creditsUsed: charged } : { failed: 1 };

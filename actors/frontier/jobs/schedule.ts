@@ -15,6 +15,7 @@ import { endJob, jobRunning, jobTtlMs, type JobRecord, type JobStateDeps } from 
 import type { KeyRecord, KeyRegistry } from '../../../pipeline/keys/registry.js';
 import type { Logger } from '../../../pipeline/runtime/log.js';
 import { needsBrowser } from '../../../pipeline/pages/rendering.js';
+import { extractionEstimate } from '../../../pipeline/extract/plan.js';
 import { scrapeRequestFields, scrapeTopic } from '../../../pipeline/pages/scrape-request.js';
 import { PRICES } from '../../../schemas/api/prices.js';
 import { PAGE_TIMEOUT_MS, type ScrapeOptions } from '../../../schemas/api/scrape-options.js';
@@ -25,10 +26,12 @@ import { advanceWatermark, lastRequestKey, parsePage, takeInFlight, workQueueOf,
 /**
  * What a job's page holds on the key while in flight, and costs at most: a browser page
  * (schemas/api/prices.ts) when the job's scrape options need a browser
- * (`waitFor`, `actions`, `screenshot`, `network`), else a fetched page.
+ * (`waitFor`, `actions`, `screenshot`, `network`), else a fetched page; plus, when the
+ * operator configured a model and the formats may call it (`json`, `summary`), its price.
  */
-export function jobPageCredits(scrapeOptions: Record<string, unknown>): number {
-  return needsBrowser(scrapeOptions as ScrapeOptions) ? PRICES.browserPage.credits : PRICES.freshPage.credits;
+export function jobPageCredits(scrapeOptions: Record<string, unknown>, operatorModel = false): number {
+  const page = needsBrowser(scrapeOptions as ScrapeOptions) ? PRICES.browserPage.credits : PRICES.freshPage.credits;
+  return page + extractionEstimate((scrapeOptions as ScrapeOptions).formats, operatorModel);
 }
 
 /** Time a job page may wait in the fetcher's topic beyond its own `timeout`. */
@@ -36,6 +39,8 @@ export const JOB_PAGE_SLACK_MS = 5 * 60_000;
 
 export interface ScheduleDeps extends JobStateDeps {
   readonly keys: KeyRegistry;
+  /** The operator configured a model (MODEL_PROVIDER): a page whose formats may call it is held its price too. */
+  readonly operatorModel?: boolean;
   readonly log: Logger;
   readonly now?: () => number;
 }
@@ -107,7 +112,7 @@ export async function pump(deps: ScheduleDeps, job: JobRecord, pace: Pace, signa
       continue;
     }
     account ??= await deps.keys.get(job.tenant);
-    if (!account || account.revoked || !(await deps.keys.reserve(account, jobPageCredits(pace.scrapeOptions)))) {
+    if (!account || account.revoked || !(await deps.keys.reserve(account, jobPageCredits(pace.scrapeOptions, deps.operatorModel)))) {
       // Never sent: out of flight without counting it; the job ends here.
       await takeInFlight(state, job.id, claim.seq, {});
       await advanceWatermark(state, job.id);

@@ -12,7 +12,7 @@ import { decodeBody } from '../../../pipeline/runtime/net/charset.js';
 import { AppError } from '../../../pipeline/runtime/errors.js';
 import { type DocumentKind, MEDIA_TYPE_OF, isUndeclared, kindOfFilename, kindOfMediaType, mediaTypeOf, sniffKind } from './detect.js';
 import { buildDocxDocument } from './docx.js';
-import { buildHtmlDocument, type ResponseFacts } from './html.js';
+import { buildHtmlDocument, type HtmlMode, type ResponseFacts } from './html.js';
 import { type ResolvedOptions, resolveOptions } from './options.js';
 import { buildPdfDocument } from './pdf.js';
 import { buildTextDocument } from './text.js';
@@ -32,7 +32,7 @@ export async function buildOfKind(
     case 'docx':
       return buildDocxDocument(bytes, facts, options);
     case 'html':
-      return buildHtmlDocument(decodeBody(bytes, facts.contentType).text, facts, options, hooks.pageLinks ? { pageLinks: hooks.pageLinks } : {});
+      return buildHtmlDocument(decodeBody(bytes, facts.contentType).text, facts, options, htmlHooks(hooks));
     default:
       return buildTextDocument(decodeBody(bytes, facts.contentType).text, kind, facts, options);
   }
@@ -49,6 +49,12 @@ function unsupported(what: string): AppError {
 export interface DocumentHooks {
   /** An HTML page's links, whatever the formats (HtmlMode.pageLinks); not called for other kinds. */
   readonly pageLinks?: (links: string[]) => void;
+  /** An HTML page as loaded, untouched (HtmlMode.read); not called for other kinds. */
+  readonly read?: HtmlMode['read'];
+}
+
+function htmlHooks(hooks: DocumentHooks): HtmlMode {
+  return { ...(hooks.pageLinks ? { pageLinks: hooks.pageLinks } : {}), ...(hooks.read ? { read: hooks.read } : {}) };
 }
 
 /** A fetched page → its scrape document. Throws AppError `unsupported_content`. */

@@ -45,9 +45,15 @@ export interface HtmlMode {
   readonly metadata?: Partial<DocumentMetadata>;
   /**
    * Called with the whole page's links (as the `links` format reads them, before
-   * `excludeTags`), whatever the formats: a crawl follows them (actors/parser/job-page.ts).
+   * `excludeTags`), whatever the formats: a crawl follows them (pipeline/jobs/job-page.ts).
    */
   readonly pageLinks?: (links: string[]) => void;
+  /**
+   * Called with the whole page as loaded, before anything is removed, and its base URL: the
+   * extraction reads the page's structured markup and visible facts here (actors/parser/extract).
+   * It must not change the tree.
+   */
+  readonly read?: ($: CheerioAPI, base: string) => void;
 }
 
 export function responseMetadata(facts: ResponseFacts): Pick<DocumentMetadata, 'statusCode' | 'contentType' | 'sourceURL' | 'url'> {
@@ -87,6 +93,7 @@ export function buildHtmlDocument(html: string, facts: ResponseFacts, options: R
   const base = baseOf($, facts.finalUrl);
   const metadata: DocumentMetadata = { ...pageMetadata($, base, facts.headers), ...mode.metadata, ...responseMetadata(facts) };
   mode.pageLinks?.(pageLinks($, base));
+  mode.read?.($, base);
   removeExcluded($, options.excludeTags);
   const links = wants.has('links') ? pageLinks($, base) : undefined;
   const media = wants.has('media') ? pageMedia($, base) : undefined;

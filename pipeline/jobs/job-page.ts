@@ -1,5 +1,6 @@
 /**
- * A page of a crawl or batch job (a PageFetched with a `jobId`): the parser stores its
+ * A page of a crawl or batch job (a PageFetched or ExtractRequested with a `jobId`): the
+ * actor that finishes it (the parser, or the extractor for a page a model answers for) stores its
  * document in `job_pages` under the seq the frontier gave it (carried in the request id,
  * pipeline/jobs/pages.ts), then tells the frontier with a JobEvent `page` carrying the page's
  * credits and its links (for an HTML page: every `<a href>`/`<area href>`, absolute, the
@@ -9,12 +10,17 @@
  * writes the same row again (it collapses on (tenant, job_id, url_hash)) and the frontier
  * settles a page once.
  */
-import type { AnyEmission } from '../../pipeline/runtime/events.js';
-import { jobPageSeq, jobPageStored } from '../../pipeline/jobs/pages.js';
-import type { BatchWriter } from '../../pipeline/runtime/store/batch-writer.js';
-import type { EventValue } from '../../schemas/events/index.js';
+import type { AnyEmission } from '../runtime/events.js';
+import type { BatchWriter } from '../runtime/store/batch-writer.js';
+import { jobPageSeq, jobPageStored, type JobPageRequest } from './pages.js';
 
-type PageFetched = EventValue<'PageFetched'>;
+/** What the finishing actor knows of a job page's response. */
+export interface JobPageResponse extends JobPageRequest {
+  readonly finalUrl: string;
+  readonly statusCode: number;
+  readonly contentType: string;
+  readonly credits: number;
+}
 
 /** What the parser read of a job page: its title, document (JSON), body hash and links. */
 export interface JobPageRead {
@@ -25,7 +31,7 @@ export interface JobPageRead {
 }
 
 /** Stores a job page and returns its `page` event; nothing for a page of no job. */
-export async function storeJobPage(page: PageFetched, read: JobPageRead, writer: Pick<BatchWriter, 'write'>): Promise<AnyEmission[]> {
+export async function storeJobPage(page: JobPageResponse, read: JobPageRead, writer: Pick<BatchWriter, 'write'>): Promise<AnyEmission[]> {
   const { title, documentJson, contentHash, links } = read;
   if (!page.jobId) return [];
   const seq = jobPageSeq(page.requestId, page.jobId);

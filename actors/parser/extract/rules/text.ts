@@ -1,0 +1,110 @@
+/**
+ * Visible text of an element, read without touching the tree and BOUNDED: collection stops
+ * once `limit` characters are gathered, so a 200 KB price element costs no more than a short
+ * one. `textOf` collapses whitespace to one line; `linesOf` keeps block and `<br>` breaks
+ * (an address's lines). Script, style, template, svg and noscript content is never text; a
+ * `skip` test leaves out chosen subtrees (struck-through prices).
+ */
+import type { AnyNode, Element, Text } from 'domhandler';
+import { findFirst } from '../../formats/walk.js';
+import { type Node, isElement } from './view.js';
+
+const NOT_TEXT = new Set(['script', 'style', 'template', 'svg', 'math', 'noscript', 'head', 'iframe', 'select', 'textarea']);
+const BLOCKS = new Set([
+  'address', 'article', 'aside', 'blockquote', 'dd', 'div', 'dl', 'dt', 'figcaption', 'figure', 'footer', 'form',
+  'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'header', 'hr', 'li', 'main', 'nav', 'ol', 'p', 'pre', 'section', 'table',
+  'tr', 'td', 'th', 'ul', 'br',
+]);
+/** Soft hyphens and zero-width characters: invisible to readers, they split words. */
+const INVISIBLE = /[\u00ad\u200b-\u200d\u2060\ufeff]/g;
+
+/**
+ * Whitespace a collapse rewrites: runs of two or more, and single whitespace that is not a
+ * space. The same result as replacing every `\s+` run by a space, without rewriting the
+ * single spaces between words (most of a text), which is most of the cost.
+ */
+const UNCOLLAPSED = /\s{2,}|[^\S ]/g;
+
+export const collapse = (text: string): string => text.replace(INVISIBLE, '').replace(UNCOLLAPSED, ' ').trim();
+
+/** Nodes one read visits at most: a subtree of thousands of empty elements costs no more than this. */
+const MAX_VISITS = 1500;
+
+/** A line break on the walk's stack (the end of a block element). */
+const BREAK = Symbol('break');
+/** A word break on the walk's stack (the end of any element, in `spaced` mode). */
+const SPACE = Symbol('space');
+
+/**
+ * How element boundaries show in gathered text: not at all (`inline`, as a browser joins
+ * inline elements), as a space (`spaced`: a byline's name and the "Last updated" after it
+ * in separate spans stay apart), or, for block elements, as a line break (`lines`).
+ */
+type Mode = 'inline' | 'spaced' | 'lines';
+
+/** Walks `el`'s text in document order until `limit` raw characters are seen (or MAX_VISITS nodes). */
+function gather(el: Element, limit: number, skip: ((el: Element) => boolean) | undefined, mode: Mode): string {
+  const parts: string[] = [];
+  let size = 0;
+  const stack: Array<AnyNode | typeof BREAK | typeof SPACE> = [el];
+  let visits = 0;
+  while (stack.length && size < limit && visits < MAX_VISITS) {
+    visits += 1;
+    const node = stack.pop() as AnyNode | typeof BREAK | typeof SPACE;
+    if (node === BREAK || node === SPACE) {
+      parts.push(node === BREAK ? '\n' : ' ');
+      continue;
+    }
+    if (node.type === 'text') {
+      const data = (node as Text).data;
+      const piece = data.length > limit - size ? data.slice(0, limit - size) : data;
+      parts.push(piece);
+      size += piece.length;
+      continue;
+    }
+    if (!isElement(node) || NOT_TEXT.has(node.name) || (node !== el && skip?.(node))) continue;
+    const block = mode === 'lines' && BLOCKS.has(node.name);
+    if (block) stack.push(BREAK);
+    else if (mode === 'spaced') stack.push(SPACE);
+    const children = node.children;
+    for (let i = children.length - 1; i >= 0; i -= 1) stack.push(children[i] as AnyNode);
+    if (block) parts.push('\n');
+    else if (mode === 'spaced') parts.push(' ');
+  }
+  return parts.join('');
+}
+
+/** One line of visible text (at most about `limit` characters read). */
+export function textOf(el: Element, limit = 2000, skip?: (el: Element) => boolean): string {
+  return collapse(gather(el, limit, skip, 'inline'));
+}
+
+/** One line of visible text with a space at every element boundary (words in separate elements kept apart). */
+export function spacedTextOf(el: Element, limit = 2000): string {
+  return collapse(gather(el, limit, undefined, 'spaced'));
+}
+
+/** Visible text lines (block elements and `<br>` break lines), empty lines dropped. */
+export function linesOf(el: Element, limit = 2000): string[] {
+  return gather(el, limit, undefined, 'lines')
+    .split('\n')
+    .map(collapse)
+    .filter(Boolean);
+}
+
+/** The element's own text: its direct text children only (label cells, short labels). */
+export function ownText(el: Element): string {
+  let out = '';
+  for (const c of el.children) if (c.type === 'text') out += (c as Text).data;
+  return collapse(out.slice(0, 500));
+}
+
+/** Does the element hold a descendant of these tags (a heading wrapping an image logo)? */
+export const hasDescendant = (el: Element, tags: ReadonlySet<string>): boolean => !!findFirst(el, (d) => tags.has(d.name));
+
+/** A view node's own text (`ownText`), read once and kept; '' at once when it has no visible direct text. */
+export function ownTextOf(node: Node): string {
+  if (!node.hasText) return '';
+  node.own ??= ownText(node.el);
+  return node.own;
+}

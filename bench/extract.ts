@@ -21,7 +21,7 @@ import { detectCharset } from '../pipeline/runtime/net/charset.js';
 import { corpusDir, trafilaturaPages } from './corpus.js';
 import { SETTINGS, cpuMs, emit, positiveInteger, startServer, type Child } from './lib.js';
 import { drive } from './servers/drive.js';
-import { medianSide, round1, round3, side, startSite, type Side, type SitePage } from './servers/site.js';
+import { medianSide, passUrls, round1, round3, side, startSite, type Side, type SitePage } from './servers/site.js';
 
 const TARGET_OVERHEAD = 1.2;
 const PAGES = positiveInteger('BENCH_EXTRACT_PAGES', 200);
@@ -44,11 +44,8 @@ async function main(): Promise<void> {
     if (LD_JSON.test(body.toString('latin1'))) pages.push({ body, contentType: `text/html; charset=${detectCharset(body).charset}` });
   }
   const site = await startSite(pages);
-  let tag = 0;
-  const urls = (n = pages.length) => {
-    tag += 1;
-    return pages.slice(0, n).map((_, i) => `${site.origin}/p/${i}?pass=${tag}`);
-  };
+  /** Every page once (or the first `n`), each URL never asked before. */
+  const urls = passUrls(site.origin, pages.length);
   const children: Child[] = [];
   try {
     const service = await startServer(script('scrape-service'), { LOG_LEVEL: process.env.BENCH_LOG_LEVEL || 'warn' });

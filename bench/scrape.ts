@@ -27,7 +27,7 @@ import { detectCharset } from '../pipeline/runtime/net/charset.js';
 import { corpusDir, trafilaturaPages } from './corpus.js';
 import { SETTINGS, cpuMs, emit, positiveInteger, startChild, startServer, type Child } from './lib.js';
 import { drive, type DriveResult } from './servers/drive.js';
-import { medianSide, round1, round3, side, startSite, type Side, type SitePage } from './servers/site.js';
+import { medianSide, passUrls, round1, round3, side, startSite, type Side, type SitePage } from './servers/site.js';
 
 const TARGET_RATIO = 0.7;
 
@@ -53,12 +53,8 @@ async function main(): Promise<void> {
       return { body, contentType: `text/html; charset=${detectCharset(body).charset}` };
     });
   const site = await startSite(pages);
-  let tag = 0;
   /** Every page once (or the first `n`), each URL never asked before. */
-  const urls = (n = pages.length) => {
-    tag += 1;
-    return pages.slice(0, n).map((_, i) => `${site.origin}/p/${i}?pass=${tag}`);
-  };
+  const urls = passUrls(site.origin, pages.length);
 
   const children: Child[] = [];
   try {

@@ -77,3 +77,12 @@ export function medianSide(rounds: readonly Side[]): Side {
   };
 }
 
+
+/** The site's page URLs for one pass: every page once (or the first `n`), each URL never asked before (no cache hits). */
+export function passUrls(origin: string, count: number): (n?: number) => string[] {
+  let pass = 0;
+  return (n = count) => {
+    pass += 1;
+    return Array.from({ length: Math.min(n, count) }, (_, i) => `${origin}/p/${i}?pass=${pass}`);
+  };
+}

@@ -11,6 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLogger } from '../../pipeline/runtime/log.js';
+import { createStore, type Store } from '../../pipeline/runtime/store/index.js';
 import { engine } from './engines.js';
 import { spawnTs, type Spawned } from './process.js';
 
@@ -56,4 +57,24 @@ export async function startClickHouseProcess(dataDir: string, extraArgs: string[
     await proc.stop();
     throw error;
   }
+}
+
+/** A store on a ClickHouse server of its own (chdb over HTTP in a temp dir), and how to remove both. */
+export async function clickhouseHttpStore(prefix: string): Promise<{ store: Store; cleanup: () => Promise<void> }> {
+  const dir = tempDir(prefix);
+  let server: ClickHouseProcess;
+  try {
+    server = await startClickHouseProcess(dir.path);
+  } catch (error) {
+    dir.remove();
+    throw error;
+  }
+  const store = await createStore({ kind: 'clickhouse', url: server.url }, quietLog);
+  return {
+    store,
+    cleanup: async () => {
+      await server.stop();
+      dir.remove();
+    },
+  };
 }

@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BatchWriter, createStore, type Store } from '../../pipeline/runtime/store/index.js';
 import { compareSnapshots, previousSnapshot, recordSnapshot, snapshotRow, type HistoryKey, type PageSnapshot } from '../../pipeline/pages/changes.js';
-import { chdbAvailable, quietLog, startClickHouseProcess, tempDir, type ClickHouseProcess } from '../helpers/clickhouse.js';
+import { chdbAvailable, clickhouseHttpStore, quietLog, tempDir } from '../helpers/clickhouse.js';
 
 const hasChdb = await chdbAvailable();
 
@@ -149,20 +149,5 @@ changesSuite('pipeline/pages/changes store (chdb in-process)', async () => {
 });
 
 changesSuite('pipeline/pages/changes store (ClickHouse HTTP served by chdb)', async () => {
-  const dir = tempDir('changes-chdb-http');
-  let server: ClickHouseProcess;
-  try {
-    server = await startClickHouseProcess(dir.path);
-  } catch (error) {
-    dir.remove();
-    throw error;
-  }
-  const store = await createStore({ kind: 'clickhouse', url: server.url }, quietLog);
-  return {
-    store,
-    cleanup: async () => {
-      await server.stop();
-      dir.remove();
-    },
-  };
+  return clickhouseHttpStore('changes-chdb-http');
 });

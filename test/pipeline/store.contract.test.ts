@@ -11,7 +11,7 @@ import { cacheColumns, cachedCopy, cachePlan, type CachedRow } from '../../pipel
 import { CACHED_PAGE_FOR_TENANT, CACHED_PAGE_SHARED, JOB_BY_ID, JOB_ERRORS, JOB_PAGES_AFTER, JOB_PAGES_SETTLED } from '../../pipeline/runtime/store/queries.js';
 import type { StoreError } from '../../pipeline/runtime/store/store-error.js';
 import { runTs } from '../helpers/process.js';
-import { chdbAvailable, quietLog, startClickHouseProcess, tempDir, type ClickHouseProcess, type TempDir } from '../helpers/clickhouse.js';
+import { chdbAvailable, clickhouseHttpStore, quietLog, tempDir, type TempDir } from '../helpers/clickhouse.js';
 
 const hasChdb = await chdbAvailable();
 
@@ -360,20 +360,5 @@ storeContract(
 );
 
 storeContract('pipeline/runtime/store clickhouse driver (ClickHouse HTTP served by chdb)', async () => {
-  const dir = tempDir('store-chdb-http');
-  let server: ClickHouseProcess;
-  try {
-    server = await startClickHouseProcess(dir.path);
-  } catch (error) {
-    dir.remove();
-    throw error;
-  }
-  const store = await createStore({ kind: 'clickhouse', url: server.url }, quietLog);
-  return {
-    store,
-    cleanup: async () => {
-      await server.stop();
-      dir.remove();
-    },
-  };
+  return clickhouseHttpStore('store-chdb-http');
 });

@@ -104,6 +104,7 @@ export const HINT_WORDS = [
   'rating', 'stars', 'review', 'address', 'adresse', 'contact', 'cart', 'basket', 'buy', 'lead', 'intro', 'standfirst',
   'summary', 'excerpt', 'teaser', 'subtitle', 'subhead', 'dek', 'deck', 'title', 'headline', 'meta', 'info',
 ] as const;
+type HintWord = (typeof HINT_WORDS)[number];
 /** Does a hint hold any of the `HINT_WORDS`? (Most do not; then no word is looked up.) */
 const ANY_HINT_WORD = new RegExp(HINT_WORDS.join('|'));
 
@@ -128,8 +129,50 @@ const HINT_FURNITURE: ReadonlyArray<readonly [RegExp, number]> = [
   [word(FURNITURE_WORDS.related), Ctx.Related],
 ];
 
-/** Furniture and places an element adds to the context it inherits. */
-function contextOf(el: Element, tag: string, hint: string, ctx: number, role: string): number {
+/** What a class/id hint says: the furniture it names and the `HINT_WORDS` it holds. */
+interface HintFacts {
+  readonly hint: string;
+  readonly furniture: number;
+  readonly words: readonly HintWord[];
+}
+
+const NO_HINT: HintFacts = { hint: '', furniture: 0, words: [] };
+
+function readHint(hint: string): HintFacts {
+  if (!hint) return NO_HINT;
+  let furniture = 0;
+  if (ANY_FURNITURE.test(hint)) for (const [pattern, bit] of HINT_FURNITURE) if (pattern.test(hint)) furniture |= bit;
+  const words = ANY_HINT_WORD.test(hint) ? HINT_WORDS.filter((w) => hint.includes(w)) : NO_HINT.words;
+  return { hint, furniture, words };
+}
+
+/**
+ * `class` attributes read lately and what they say: pages repeat their classes (a site's
+ * pages most of all), so most are read once. Bounded: at most `MEMO_SIZE` classes of at
+ * most `MEMO_KEY` characters, forgotten all at once when full.
+ */
+const CLASS_MEMO = new Map<string, HintFacts>();
+const MEMO_SIZE = 2048;
+const MEMO_KEY = 200;
+
+/** The hint of an element: lower-cased `class` and `id`, space-joined (see `Node.hint`), read. */
+function hintOf(el: Element): HintFacts {
+  const cls = el.attribs.class;
+  const id = el.attribs.id;
+  if (!cls && !id) return NO_HINT;
+  if (id !== undefined || cls === undefined) return readHint(`${cls ?? ''} ${id ?? ''}`.toLowerCase().trim());
+  let facts = CLASS_MEMO.get(cls);
+  if (facts) return facts;
+  facts = readHint(cls.toLowerCase().trim());
+  if (cls.length <= MEMO_KEY) {
+    if (CLASS_MEMO.size >= MEMO_SIZE) CLASS_MEMO.clear();
+    CLASS_MEMO.set(cls, facts);
+  }
+  return facts;
+}
+
+/** Furniture and places an element adds to the context it inherits (`furniture`: its hint's). */
+function contextOf(tag: string, furniture: number, ctx: number, role: string): number {
   let c = ctx;
   const inArticle = (c & Ctx.Article) !== 0;
   switch (tag) {
@@ -152,20 +195,11 @@ function contextOf(el: Element, tag: string, hint: string, ctx: number, role: st
     else if (role === 'banner') c |= Ctx.Header;
   }
   if (tag === 'header' && !inArticle && !(c & Ctx.Main)) c |= Ctx.Header;
-  if (!hint || !ANY_FURNITURE.test(hint)) return c;
-  for (const [pattern, bit] of HINT_FURNITURE) if (pattern.test(hint)) c |= bit;
-  return c;
+  return c | furniture;
 }
 
 export const isElement = (node: AnyNode | null | undefined): node is Element =>
   !!node && (node.type === 'tag' || node.type === 'script' || node.type === 'style');
-
-function hintOf(el: Element): string {
-  const cls = el.attribs.class;
-  const id = el.attribs.id;
-  if (!cls && !id) return '';
-  return `${cls ?? ''} ${id ?? ''}`.toLowerCase().trim();
-}
 
 const push = <K, V>(map: Map<K, V[]>, key: K, value: V): void => {
   const list = map.get(key);
@@ -214,14 +248,14 @@ interface Builder {
 /** The node of one readable element, filed under its tag and hint words. */
 function addNode(b: Builder, el: Element, parent: Node | null, offset: number): Node {
   const tag = el.name;
-  const hint = hintOf(el);
+  const { hint, furniture, words } = hintOf(el);
   const role = el.attribs.role === undefined ? '' : el.attribs.role.toLowerCase();
-  const ctx = contextOf(el, tag, hint, parent ? parent.ctx : 0, role);
+  const ctx = contextOf(tag, furniture, parent ? parent.ctx : 0, role);
   const index = b.all.length;
   const node: Node = { el, tag, hint, ctx, start: offset, end: offset, index, last: index, parent, hasText: false, own: null };
   b.all.push(node);
   if (TAGS.has(tag)) push(b.byTag, tag, node);
-  if (hint && ANY_HINT_WORD.test(hint)) for (const w of HINT_WORDS) if (hint.includes(w)) push(b.byHint, w, node);
+  for (const w of words) push(b.byHint, w, node);
   if (!b.main && (tag === 'main' || role === 'main')) b.main = node;
   if (el.attribs['data-price'] !== undefined) b.priced.push(node);
   return node;
@@ -285,7 +319,7 @@ export function viewOf($: CheerioAPI): PageView {
 }
 
 export const tagged = (view: PageView, tag: string): readonly Node[] => view.byTag.get(tag) ?? [];
-export const hinted = (view: PageView, w: (typeof HINT_WORDS)[number]): readonly Node[] => view.byHint.get(w) ?? [];
+export const hinted = (view: PageView, w: HintWord): readonly Node[] => view.byHint.get(w) ?? [];
 
 /** Is `inner` inside `outer` (or the same element)? Constant time: by document-order positions. */
 export const inside = (inner: Node, outer: Node): boolean => inner.index >= outer.index && inner.index <= outer.last;

@@ -24,8 +24,8 @@
 import { type Anchor, inFurniture, nearest, offset } from './near.js';
 import { findFirst } from '../../formats/walk.js';
 import { monthOf } from './date-text.js';
-import { ownTextOf, spacedTextOf, textOf } from './text.js';
-import { type Element, type Node, type PageView, Ctx, MAX_CANDIDATES, hinted, inside, tagged } from './view.js';
+import { headsOf, ownTextHead, ownTextOf, spacedTextOf, textOf } from './text.js';
+import { type Node, type PageView, Ctx, MAX_CANDIDATES, hinted, inside, tagged } from './view.js';
 
 const BEFORE = 800;
 const AFTER = 2500;
@@ -39,6 +39,12 @@ const PREFIXES = [
   'autore', 'escribe', 'text', 'texto', 'by',
   'von', 'par', 'por', 'door', 'di', 'da',
 ];
+/** The byline words by their first two letters (all have two or more), in `PREFIXES` order: a text is compared with the few sharing its start. */
+const PREFIXES_BY_HEAD = new Map<string, string[]>();
+for (const p of PREFIXES) PREFIXES_BY_HEAD.set(p.slice(0, 2), [...(PREFIXES_BY_HEAD.get(p.slice(0, 2)) ?? []), p]);
+const PREFIX_HEADS = headsOf(PREFIXES);
+/** Characters of a text lower-cased to compare with the byline words: the longest word and what must follow it. */
+const PREFIX_SPAN = Math.max(...PREFIXES.map((p) => p.length)) + 2;
 /** Byline words that are common words too: only with a colon ("Text: Jane Doe"). */
 const COLON_ONLY = new Set(['text', 'texto']);
 /** Where a name ends: the first of these in the cleaned text. */
@@ -51,8 +57,8 @@ const NOT_NAME_WORD = /\b(?:photos?|photograph|photography|fotos?|images?|bild|b
 const LINK_OR_MAIL = /@|https?:|www\./i;
 
 function dropPrefix(text: string): { rest: string; had: boolean } {
-  const lower = text.toLowerCase();
-  for (const p of PREFIXES) {
+  const lower = text.slice(0, PREFIX_SPAN).toLowerCase();
+  for (const p of PREFIXES_BY_HEAD.get(lower.slice(0, 2)) ?? []) {
     if (!lower.startsWith(p)) continue;
     const next = lower.charAt(p.length);
     const colon = next === ':' || lower.startsWith(' :', p.length);
@@ -121,12 +127,16 @@ function namesOf(node: Node): string[] {
   return link ? namesIn(spacedTextOf(link, 200)) : [];
 }
 
-/** Elements whose own text opens with a byline word (a lone "By" label stands for its parent), at most 200 characters long. */
+/**
+ * Elements whose own text opens with a byline word (a lone "By" label stands for its
+ * parent), at most 200 characters long. Only the texts whose first two letters start a
+ * byline word are read whole.
+ */
 function bylineTexts(view: PageView): Node[] {
   const out = new Set<Node>();
   for (const n of view.all) {
-    const own = ownTextOf(n);
-    const { rest, had } = dropPrefix(own);
+    if (!n.hasText || !PREFIX_HEADS.has(ownTextHead(n))) continue;
+    const { rest, had } = dropPrefix(ownTextOf(n));
     if (!had) continue;
     const parent = rest ? n : n.parent;
     if (parent && textOf(parent.el, 260).length <= 200) out.add(parent);
@@ -134,13 +144,10 @@ function bylineTexts(view: PageView): Node[] {
   return [...out];
 }
 
-type Source = (view: PageView) => Iterable<Node>;
-
-const SOURCES: readonly Source[] = [
-  (view) => tagged(view, 'a').filter((n) => /(?:^|\s)author(?:\s|$)/i.test(n.el.attribs.rel ?? '')),
-  (view) => new Set([...hinted(view, 'author'), ...hinted(view, 'byline')]),
-  (view) => bylineTexts(view),
-];
+const REL_AUTHOR = /(?:^|\s)author(?:\s|$)/i;
+const authorLinks = (view: PageView): Node[] =>
+  tagged(view, 'a').filter((n) => n.el.attribs.rel !== undefined && REL_AUTHOR.test(n.el.attribs.rel));
+const authorHints = (view: PageView): Set<Node> => new Set([...hinted(view, 'author'), ...hinted(view, 'byline')]);
 
 /** Nodes of `nodes` inside `region` outside furniture, in document order: a byline at an article's end. */
 function inRegion(nodes: Iterable<Node>, region: Node, anchor: Anchor): Node[] {
@@ -148,17 +155,32 @@ function inRegion(nodes: Iterable<Node>, region: Node, anchor: Anchor): Node[] {
 }
 
 export function readAuthors(view: PageView, anchor: Anchor, region: Node | null): string[] {
-  const passes: Array<() => Node[]> = SOURCES.map((source) => () => nearest(source(view), anchor, BEFORE, AFTER));
-  if (region) for (const source of [SOURCES[0], SOURCES[2]]) if (source) passes.push(() => inRegion(source(view), region, anchor));
+  // The link and byline sources serve a near and a region pass: each read once, when first asked.
+  let linked: Node[] | undefined;
+  let bylined: Node[] | undefined;
+  const links = (): Node[] => (linked ??= authorLinks(view));
+  const bylines = (): Node[] => (bylined ??= bylineTexts(view));
+  const passes: Array<() => Node[]> = [
+    () => nearest(links(), anchor, BEFORE, AFTER),
+    () => nearest(authorHints(view), anchor, BEFORE, AFTER),
+    () => nearest(bylines(), anchor, BEFORE, AFTER),
+  ];
+  if (region) passes.push(() => inRegion(links(), region, anchor), () => inRegion(bylines(), region, anchor));
+  const read = new Map<Node, string[]>();
+  const namesAt = (n: Node): string[] => {
+    let names = read.get(n);
+    if (!names) read.set(n, (names = namesOf(n)));
+    return names;
+  };
   for (const pass of passes) {
     const candidates = pass();
-    const first = candidates.find((n) => namesOf(n).length);
+    const first = candidates.find((n) => namesAt(n).length);
     if (!first) continue;
     const names: string[] = [];
     const base = offset(first, anchor);
     for (const n of candidates) {
       if (n !== first && (Math.abs(offset(n, anchor) - base) > 300 || n.tag !== first.tag || n.hint !== first.hint)) continue;
-      for (const name of namesOf(n)) if (!names.includes(name)) names.push(name);
+      for (const name of namesAt(n)) if (!names.includes(name)) names.push(name);
     }
     return names.slice(0, MAX_AUTHORS);
   }

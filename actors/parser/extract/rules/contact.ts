@@ -114,6 +114,9 @@ function telOf(node: Node): string | null {
   return digitsIn(number) >= 6 ? number : null;
 }
 
+/** A link `mailtoOf` or `telOf` may read (most links are neither: one test says so). */
+const CONTACT_LINK = /^\s*(?:mailto|tel):/i;
+
 /** Places where a site writes its contact details. */
 function contactPlaces(view: PageView): Node[] {
   return byPlace(new Set([...tagged(view, 'address'), ...hinted(view, 'contact'), ...tagged(view, 'footer')]));
@@ -124,6 +127,7 @@ export function readContact(view: PageView): Contact {
   let email: string | null = null;
   let telephone: string | null = null;
   for (const link of links) {
+    if (!CONTACT_LINK.test(link.el.attribs.href ?? '')) continue;
     email ??= mailtoOf(link);
     telephone ??= telOf(link);
     if (email && telephone) break;

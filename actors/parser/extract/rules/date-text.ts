@@ -112,9 +112,33 @@ function readIso(m: RegExpExecArray): string | null {
   return `${date}T${m[4]}:${m[5]}:${m[6] ?? '00'}${zone}`;
 }
 
+/** The global copy of each pattern `firstMatch` runs, made once (not per call). */
+const GLOBAL = new Map<RegExp, RegExp>([ISO, ...READERS.map(([pattern]) => pattern)].map((p) => [p, new RegExp(p.source, `${p.flags}g`)]));
+
+/** Every pattern needs a four-digit year: text without four digits in a row holds no date. */
+const YEAR_DIGITS = /\d{4}/;
+
+/**
+ * Any month name (lower-cased text): the two patterns with a month name (the costly ones,
+ * their letters being any script's) are run on text holding one only.
+ */
+const MONTH_NAME = new RegExp(Object.keys(MONTHS).join('|'));
+
+/**
+ * Whether a pattern can match `text`, by what it cannot do without (a pattern run once on a
+ * page's few dates costs microseconds): the separators of the numeric forms, a month name.
+ */
+function mayMatch(pattern: RegExp, text: string, named: () => boolean): boolean {
+  if (pattern === ISO) return text.includes('-');
+  if (pattern === YMD) return text.includes('.') || text.includes('/');
+  if (pattern === DMY) return text.includes('.') || text.includes('/') || text.includes('-');
+  return named();
+}
+
 /** Runs a sticky-free pattern over `text` and returns its first match the reader accepts. */
 function firstMatch(pattern: RegExp, text: string, accept: (m: RegExpExecArray) => string | null): FoundDate | null {
-  const re = new RegExp(pattern.source, `${pattern.flags.replace('g', '')}g`);
+  const re = GLOBAL.get(pattern) as RegExp;
+  re.lastIndex = 0;
   for (let m = re.exec(text); m; m = re.exec(text)) {
     const iso = accept(m);
     if (iso) return { iso, index: m.index, end: m.index + m[0].length };
@@ -125,8 +149,12 @@ function firstMatch(pattern: RegExp, text: string, accept: (m: RegExpExecArray) 
 
 /** The earliest date written in `text` (see the file comment); `lang` is the page's `<html lang>`. */
 export function findDate(text: string, lang = ''): FoundDate | null {
-  let best: FoundDate | null = firstMatch(ISO, text, readIso);
+  if (!YEAR_DIGITS.test(text)) return null;
+  let monthNamed: boolean | undefined;
+  const named = (): boolean => (monthNamed ??= MONTH_NAME.test(text.toLowerCase()));
+  let best: FoundDate | null = mayMatch(ISO, text, named) ? firstMatch(ISO, text, readIso) : null;
   for (const [pattern, read] of READERS) {
+    if (!mayMatch(pattern, text, named)) continue;
     const found = firstMatch(pattern, text, (m) => {
       const parts = read(m, lang);
       if (!parts || !validDate(parts.y, parts.m, parts.d)) return null;

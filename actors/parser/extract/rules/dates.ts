@@ -24,7 +24,7 @@
  * Text holding ©, "copyright" or "all rights reserved" is never read for a date.
  */
 import { type FoundDate, findDate, findDates, parseDateAttribute } from './date-text.js';
-import { ALL_NEAR, type Anchor, nearest } from './near.js';
+import { ALL_NEAR, type Anchor, nearest, nearestInOrder } from './near.js';
 import { ownTextOf, textOf } from './text.js';
 import { type Node, type PageView, Ctx, hinted } from './view.js';
 
@@ -45,16 +45,20 @@ interface Found {
   modified: string | null;
 }
 
-/** Where the last match of `pattern` in `text` starts (-1 when none). */
+const MODIFIED_ALL = new RegExp(MODIFIED.source, 'gi');
+const CREATED_ALL = new RegExp(CREATED.source, 'gi');
+
+/** Where the last match of the global `pattern` in `text` starts (-1 when none). */
 function lastMatch(pattern: RegExp, text: string): number {
   let at = -1;
-  for (const m of text.matchAll(new RegExp(pattern.source, 'gi'))) at = m.index ?? at;
+  pattern.lastIndex = 0;
+  for (let m = pattern.exec(text); m; m = pattern.exec(text)) at = m.index;
   return at;
 }
 
 /** Does a label say modified, its nearest wording counting ("Updated … · Published <date>" is a publication)? */
 function saysModified(label: string): boolean {
-  return lastMatch(MODIFIED, label) > lastMatch(CREATED, label);
+  return lastMatch(MODIFIED_ALL, label) > lastMatch(CREATED_ALL, label);
 }
 
 /**
@@ -62,7 +66,7 @@ function saysModified(label: string): boolean {
  * before it in its parent, then its own text), else by its and its parent's class/id
  * (`updated` vs `entry-date published`).
  */
-function timeModified(node: Node, view: PageView): boolean {
+function timeModified(node: Node): boolean {
   const own = textOf(node.el, 200);
   const parent = node.parent;
   let before = '';
@@ -82,12 +86,12 @@ function note(found: Found, iso: string, modified: boolean): void {
 }
 
 function fromTimes(view: PageView, anchor: Anchor, found: Found): void {
-  for (const node of nearest(view.byTag.get('time') ?? [], anchor, BEFORE, AFTER)) {
+  for (const node of nearestInOrder(view.byTag.get('time') ?? [], anchor, BEFORE, AFTER)) {
     const text = textOf(node.el, 200);
     if (COPYRIGHT.test(text)) continue;
     const attr = node.el.attribs.datetime;
     const iso = (attr && parseDateAttribute(attr, view.lang)) || findDate(text, view.lang)?.iso;
-    if (iso) note(found, iso, timeModified(node, view));
+    if (iso) note(found, iso, timeModified(node));
     if (found.published && found.modified) return;
   }
 }
@@ -147,7 +151,7 @@ export function readDates(view: PageView, anchor: Anchor, url: string): Dates {
     fromTexts(hintedNear, (n) => { const t = textOf(n.el, 300); return t.length <= 200 ? t : ''; }, view.lang, found);
   }
   if (!found.published) {
-    const short = nearest(view.all, anchor, BEFORE, AFTER, ALL_NEAR);
+    const short = nearestInOrder(view.all, anchor, BEFORE, AFTER, ALL_NEAR);
     fromTexts(short, datelineText, view.lang, found);
   }
   found.published ??= dateInUrl(url);

@@ -33,7 +33,7 @@
  */
 import type { CheerioAPI } from 'cheerio';
 import type { Thing, ThingValue } from '../../../../pipeline/extract/types.js';
-import { baseOf } from '../../formats/urls.js';
+import { absolute } from '../../formats/urls.js';
 import { readAuthors } from './authors.js';
 import { contentRegion, readDescription, readImage } from './content.js';
 import { readContact } from './contact.js';
@@ -44,7 +44,7 @@ import { localeOf } from './money.js';
 import { anchorOf } from './near.js';
 import { readAvailability, readPrice } from './offer.js';
 import { readRating } from './rating.js';
-import { viewOf } from './view.js';
+import { type PageView, viewOf } from './view.js';
 
 export { cutAtSentence } from './content.js';
 export { findDate, parseDateAttribute } from './date-text.js';
@@ -60,9 +60,19 @@ function set(props: Props, name: string, value: ThingValue | null | undefined): 
   props[name] = [value];
 }
 
+/** The URL relative references resolve against: the `<base href>` (view.ts) when it is http(s), else the page's (formats/urls.ts `baseOf`, from the view's walk). */
+function baseOf(view: PageView, finalUrl: string): string {
+  const href = view.base?.attribs.href?.trim();
+  if (href) {
+    const resolved = absolute(href, finalUrl);
+    if (resolved && /^https?:/i.test(resolved)) return resolved;
+  }
+  return finalUrl;
+}
+
 function readAll($: CheerioAPI, baseUrl: string, props: Props): string[] {
   const view = viewOf($);
-  const base = baseOf($, baseUrl);
+  const base = baseOf(view, baseUrl);
   const headline = readHeadline(view);
   set(props, 'headline', headline?.text);
   set(props, 'name', headline?.text);

@@ -10,7 +10,7 @@
  * characters, holding a digit or capital; brand: the value up to a `|` or `,`, 1–6 words, at
  * most 60 characters.
  */
-import { ownTextOf, textOf } from './text.js';
+import { headsOf, ownTextHead, ownTextOf, textOf } from './text.js';
 import { type Element, type Node, type PageView, Ctx, isElement } from './view.js';
 
 export interface Labelled {
@@ -24,6 +24,10 @@ const SKU_LABELS = [
   'artikelnr.', 'mpn', 'model number', 'modellnummer',
 ];
 const BRAND_LABELS = ['brand', 'marke', 'hersteller', 'marque', 'marca', 'merk', 'manufacturer', 'fabricant', 'fabricante'];
+/** First letters of all labels: a text starting otherwise holds none (one look instead of 32). */
+const LABEL_FIRST = new Set([...SKU_LABELS, ...BRAND_LABELS].map((label) => label.charAt(0)));
+/** First two letters of all labels (all have two or more): an own text starting otherwise is not read whole. */
+const LABEL_HEADS = headsOf([...SKU_LABELS, ...BRAND_LABELS]);
 const BLOCKED = Ctx.Nav | Ctx.Footer | Ctx.Comments | Ctx.Related | Ctx.NoScript;
 const SKU_TOKEN = /^[A-Za-z0-9][A-Za-z0-9._/-]{0,39}(?![A-Za-z0-9._/-])/;
 
@@ -33,6 +37,7 @@ const SKU_TOKEN = /^[A-Za-z0-9][A-Za-z0-9._/-]{0,39}(?![A-Za-z0-9._/-])/;
  * SKU label may be followed by a space or `#` too.
  */
 function afterLabel(text: string, labels: readonly string[], loose: boolean): string | null {
+  if (!LABEL_FIRST.has(text.charAt(0).toLowerCase().charAt(0))) return null;
   const lower = text.toLowerCase();
   for (const label of labels) {
     if (!lower.startsWith(label)) continue;
@@ -71,7 +76,7 @@ export function readLabelled(view: PageView): Labelled {
   let sku: string | null = null;
   let brand: string | null = null;
   for (const node of view.all) {
-    if (node.ctx & BLOCKED) continue;
+    if (node.ctx & BLOCKED || !node.hasText || !LABEL_HEADS.has(ownTextHead(node))) continue;
     if (!sku) {
       const v = valueOf(node, SKU_LABELS, true);
       sku = v ? skuValue(v) : null;

@@ -54,3 +54,53 @@ export function nearest(nodes: Iterable<Node>, anchor: Anchor, before: number, a
   out.sort((a, b) => Math.abs(offset(a, anchor)) - Math.abs(offset(b, anchor)) || a.index - b.index);
   return out.length > limit ? out.slice(0, limit) : out;
 }
+
+/** The first position in `nodes` (document order) whose offset from the anchor is at least `min`. */
+function firstFrom(nodes: readonly Node[], anchor: Anchor, min: number): number {
+  let lo = 0;
+  let hi = nodes.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (offset(nodes[mid] as Node, anchor) < min) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * `nearest` for nodes in document order (`view.all`, one tag's list): the same nodes in the
+ * same order, without looking at the others or sorting. Positions never decrease in
+ * document order, so the nodes within reach are one run of the list (found by halving):
+ * first those overlapping the anchor, then nearest first a merge of the part before it, read
+ * backwards (nodes starting at the same position kept in document order), with the part
+ * after it; on a tie the earlier node, the one before, comes first.
+ */
+export function nearestInOrder(nodes: readonly Node[], anchor: Anchor, before: number, after: number, limit = MAX_CANDIDATES): Node[] {
+  const out: Node[] = [];
+  const lo = firstFrom(nodes, anchor, -before);
+  const hi = firstFrom(nodes, anchor, after + 1);
+  const overlapping = firstFrom(nodes, anchor, 0);
+  const following = firstFrom(nodes, anchor, 1);
+  const take = (n: Node): boolean => {
+    if (!inFurniture(n, anchor) && !(n.ctx & Ctx.NoScript)) out.push(n);
+    return out.length >= limit;
+  };
+  for (let k = overlapping; k < following; k += 1) if (take(nodes[k] as Node)) return out;
+  let i = Math.max(overlapping, lo) - 1;
+  let j = Math.min(following, hi);
+  while (i >= lo || j < hi) {
+    const back = i >= lo ? -offset(nodes[i] as Node, anchor) : Infinity;
+    const ahead = j < hi ? offset(nodes[j] as Node, anchor) : Infinity;
+    if (ahead < back) {
+      if (take(nodes[j] as Node)) return out;
+      j += 1;
+      continue;
+    }
+    const start = (nodes[i] as Node).start;
+    let first = i;
+    while (first > lo && (nodes[first - 1] as Node).start === start) first -= 1;
+    for (let k = first; k <= i; k += 1) if (take(nodes[k] as Node)) return out;
+    i = first - 1;
+  }
+  return out;
+}

@@ -22,14 +22,16 @@
  * OutOfStock.
  */
 import { type Locale, type Money, parseMoney } from './money.js';
-import { ALL_NEAR, type Anchor, nearest } from './near.js';
-import { ownTextOf, textOf } from './text.js';
+import { ALL_NEAR, type Anchor, nearest, nearestInOrder } from './near.js';
+import { ownTextStart, textOf } from './text.js';
 import { type Element, type Node, type PageView, Ctx, hinted, isElement, tagged } from './view.js';
 
 export type Availability = 'InStock' | 'OutOfStock' | 'PreOrder' | 'BackOrder' | 'LimitedAvailability' | 'SoldOut';
 
 const BEFORE = 1500;
 const AFTER = 5000;
+/** The longest own text read as an availability label near the title. */
+const SHORT = 60;
 /** A price box may sit in a sidebar or the page header; these never hold the product's own price. */
 const PRICE_ANCHOR: Anchor['allowed'] = Ctx.Aside | Ctx.Header;
 const OLD_WORDS =
@@ -79,8 +81,12 @@ const PHRASES: ReadonlyArray<readonly [Availability, RegExp]> = [
 ];
 const CART = /add to (?:cart|basket|bag|trolley)|buy now|buy it now|in den (?:warenkorb|einkaufswagen)|jetzt kaufen|ajouter au panier|acheter|añadir al carrito|agregar al carrito|comprar|aggiungi al carrello|acquista|in winkelwagen|toevoegen aan winkelwagen|adicionar ao carrinho/;
 
+/** Any phrase of any kind: most texts hold none, and one search says so. */
+const ANY_PHRASE = new RegExp(PHRASES.map(([, pattern]) => pattern.source).join('|'));
+
 export function availabilityIn(text: string): Availability | null {
   const lower = text.toLowerCase().slice(0, 300);
+  if (!ANY_PHRASE.test(lower)) return null;
   for (const [value, pattern] of PHRASES) if (pattern.test(lower)) return value;
   return null;
 }
@@ -120,9 +126,9 @@ export function readAvailability(view: PageView, anchor: Anchor): Buying {
     const value = availabilityIn(textOf(node.el, 200));
     if (value) return { availability: value, cart };
   }
-  for (const node of nearest(view.all, wide, BEFORE, AFTER, ALL_NEAR)) {
-    const own = ownTextOf(node);
-    if (own.length > 60) continue;
+  for (const node of nearestInOrder(view.all, wide, BEFORE, AFTER, ALL_NEAR)) {
+    const own = ownTextStart(node, SHORT + 1);
+    if (!own || own.length > SHORT) continue;
     const value = availabilityIn(own);
     if (value && value !== 'InStock') return { availability: value, cart };
     if (value === 'InStock' && /stock|lager|voorraad|estoque|magazzino|vorrätig|lieferbar/i.test(own)) return { availability: value, cart };

@@ -92,11 +92,14 @@ export function linesOf(el: Element, limit = 2000): string[] {
     .filter(Boolean);
 }
 
+/** Characters of direct text an own text reads at most. */
+const OWN_LIMIT = 500;
+
 /** The element's own text: its direct text children only (label cells, short labels). */
 export function ownText(el: Element): string {
   let out = '';
   for (const c of el.children) if (c.type === 'text') out += (c as Text).data;
-  return collapse(out.slice(0, 500));
+  return collapse(out.slice(0, OWN_LIMIT));
 }
 
 /** Does the element hold a descendant of these tags (a heading wrapping an image logo)? */
@@ -107,4 +110,84 @@ export function ownTextOf(node: Node): string {
   if (!node.hasText) return '';
   node.own ??= ownText(node.el);
   return node.own;
+}
+
+/**
+ * The first two characters of a view node's own text, lower-cased, as one number
+ * (`first * 0x10000 + second`; -1 when the text is shorter): what the rules that scan every
+ * element for a label or a byline word compare first (the words they look for are all
+ * longer). Read once per node and kept.
+ */
+export function ownTextHead(node: Node): number {
+  if (node.head === -2) node.head = headCode(ownTextStart(node, 2));
+  return node.head;
+}
+
+/** `text.toLowerCase().slice(0, 2)` as a number (-1 when shorter than two characters); ASCII without a string. */
+function headCode(text: string): number {
+  if (!text) return -1;
+  let a = text.charCodeAt(0);
+  let b = text.length > 1 ? text.charCodeAt(1) : -1;
+  if (a < 128 && b < 128) {
+    if (b < 0) return -1;
+    if (a >= 65 && a <= 90) a += 32;
+    if (b >= 65 && b <= 90) b += 32;
+    return a * 0x10000 + b;
+  }
+  const lower = text.toLowerCase();
+  return lower.length < 2 ? -1 : lower.charCodeAt(0) * 0x10000 + lower.charCodeAt(1);
+}
+
+/** `headCode` of each word's start: the set `ownTextHead` is looked up in. */
+export const headsOf = (words: readonly string[]): ReadonlySet<number> => new Set(words.map((w) => headCode(w)));
+
+/** Is the character `\s` (what `collapse` turns into a space and `trim` drops)? */
+function isSpace(code: number): boolean {
+  if (code <= 32) return code === 32 || (code >= 9 && code <= 13);
+  if (code < 160) return false;
+  return code === 160 || code === 0x1680 || (code >= 0x2000 && code <= 0x200a) || code === 0x2028 || code === 0x2029 ||
+    code === 0x202f || code === 0x205f || code === 0x3000 || code === 0xfeff;
+}
+
+/** Is the character one `collapse` removes (`INVISIBLE`)? */
+const isInvisible = (code: number): boolean =>
+  code === 0xad || (code >= 0x200b && code <= 0x200d) || code === 0x2060 || code === 0xfeff;
+
+/**
+ * The first `n` characters of a view node's own text (`ownTextOf(node).slice(0, n)`),
+ * read from the start of its text without collapsing the rest: the rules that scan every
+ * element for a label or a byline word look at the start first and read the whole text
+ * of the few that may hold one.
+ */
+export function ownTextStart(node: Node, n: number): string {
+  if (node.own !== null || !node.hasText) return ownTextOf(node).slice(0, n);
+  let out = '';
+  let space = false;
+  let left = OWN_LIMIT;
+  for (const c of node.el.children) {
+    if (c.type !== 'text') continue;
+    const data = (c as Text).data;
+    const end = Math.min(data.length, left);
+    left -= end;
+    // Runs of visible characters are copied whole (the last when the text ends); a space stands
+    // for each whitespace run between them; invisible characters are dropped.
+    let run = 0;
+    for (let i = 0; i <= end; i += 1) {
+      const code = i < end ? data.charCodeAt(i) : -1;
+      if (code > 32 && code < 160) continue;
+      const invisible = isInvisible(code);
+      const blank = !invisible && isSpace(code);
+      if (code !== -1 && !blank && !invisible) continue;
+      if (i > run) {
+        if (space) out += ' ';
+        out += data.slice(run, i);
+        space = false;
+        if (out.length >= n) return out.slice(0, n);
+      }
+      if (blank && out !== '') space = true;
+      run = i + 1;
+    }
+    if (left === 0) break;
+  }
+  return out.slice(0, n);
 }

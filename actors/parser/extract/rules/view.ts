@@ -36,6 +36,7 @@
  */
 import type { CheerioAPI } from 'cheerio';
 import type { AnyNode, Element, Text } from 'domhandler';
+import { findFirst } from '../../formats/walk.js';
 
 export type { Element };
 
@@ -80,6 +81,35 @@ export interface Node {
   hasText: boolean;
   /** The own text, once read (text.ts `ownTextOf`). */
   own: string | null;
+  /** The own text's first two characters lower-cased, as one number, once read (text.ts `ownTextHead`; -2 before). */
+  head: number;
+}
+
+/** A node as the walk makes it: its hint is written out when a rule first asks for it. */
+class ViewNode implements Node {
+  end: number;
+  last: number;
+  hasText = false;
+  own: string | null = null;
+  head = -2;
+  private written: string | null = null;
+
+  constructor(
+    readonly el: Element,
+    readonly tag: string,
+    readonly ctx: number,
+    readonly start: number,
+    readonly index: number,
+    readonly parent: Node | null,
+  ) {
+    this.end = start;
+    this.last = index;
+  }
+
+  get hint(): string {
+    this.written ??= hintOf(this.el.attribs.class, this.el.attribs.id);
+    return this.written;
+  }
 }
 
 export interface PageView {
@@ -91,6 +121,8 @@ export interface PageView {
   readonly main: Node | null;
   /** Elements with a `data-price` attribute, in document order. */
   readonly priced: readonly Node[];
+  /** The first `<base href>` of the document, skipped subtrees included (as formats/urls.ts `baseOf` finds it). */
+  readonly base: Element | null;
   readonly title: string;
   /** `<html lang>` lower-cased ('' when absent). */
   readonly lang: string;
@@ -98,6 +130,14 @@ export interface PageView {
 
 const SKIPPED = new Set(['script', 'style', 'template', 'svg', 'math', 'head', 'iframe', 'object', 'select', 'textarea']);
 const TAGS = new Set(['h1', 'h2', 'time', 'img', 'a', 'p', 'address', 'button', 'input', 's', 'del', 'strike', 'article', 'main', 'dt', 'th', 'li', 'footer']);
+/**
+ * Words are matched in the class and id as written, ignoring case, not in a lower-cased
+ * copy (no string per element): the same matches, as a `k` of a word also matches the
+ * Kelvin sign, which lower-cases to `k` (and no word ends in `i`, which `İ` lower-cases to
+ * with a combining dot after it).
+ */
+const anyCase = (words: string): string => words.replace(/k/g, '[k\u212a]');
+
 /** Substrings of class/id the rules look up (`byHint`). */
 export const HINT_WORDS = [
   'author', 'byline', 'date', 'time', 'publish', 'posted', 'updated', 'modified', 'price', 'stock', 'availab',
@@ -105,8 +145,12 @@ export const HINT_WORDS = [
   'summary', 'excerpt', 'teaser', 'subtitle', 'subhead', 'dek', 'deck', 'title', 'headline', 'meta', 'info',
 ] as const;
 type HintWord = (typeof HINT_WORDS)[number];
-/** Does a hint hold any of the `HINT_WORDS`? (Most do not; then no word is looked up.) */
-const ANY_HINT_WORD = new RegExp(HINT_WORDS.join('|'));
+/**
+ * Every hint word where it occurs: no word is the start of another, so each match is one
+ * word, and searching again from the character after a match's start finds the words that
+ * overlap it ("updated" holds "date"). Most hints hold none: one search says so.
+ */
+const HINT_WORD_AT = new RegExp(HINT_WORDS.map(anyCase).join('|'), 'gi');
 
 const FURNITURE_WORDS = {
   footer: 'footer|site-?footer|colophon|copyright|site-?info|page-?footer|global-?footer',
@@ -117,76 +161,69 @@ const FURNITURE_WORDS = {
   related:
     'related|related-?(?:posts|articles|stories|products|content)|recommend(?:ed|ations)?|more-?(?:stories|articles|news)|read-?more|popular|trending|carousel|upsells?|cross-?sells?|also-?bought|outbrain|taboola',
 } as const;
-const word = (words: string): RegExp => new RegExp(`(?:^|[\\s_-])(?:${words})(?=$|[\\s_-])`);
-/** All furniture words at once: a hint failing it names no furniture (the six below are its parts). */
-const ANY_FURNITURE = word(Object.values(FURNITURE_WORDS).join('|'));
-const HINT_FURNITURE: ReadonlyArray<readonly [RegExp, number]> = [
-  [word(FURNITURE_WORDS.footer), Ctx.Footer],
-  [word(FURNITURE_WORDS.nav), Ctx.Nav],
-  [word(FURNITURE_WORDS.aside), Ctx.Aside],
-  [word(FURNITURE_WORDS.header), Ctx.Header],
-  [word(FURNITURE_WORDS.comments), Ctx.Comments],
-  [word(FURNITURE_WORDS.related), Ctx.Related],
-];
-
-/** What a class/id hint says: the furniture it names and the `HINT_WORDS` it holds. */
-interface HintFacts {
-  readonly hint: string;
-  readonly furniture: number;
-  readonly words: readonly HintWord[];
-}
-
-const NO_HINT: HintFacts = { hint: '', furniture: 0, words: [] };
-
-function readHint(hint: string): HintFacts {
-  if (!hint) return NO_HINT;
-  let furniture = 0;
-  if (ANY_FURNITURE.test(hint)) for (const [pattern, bit] of HINT_FURNITURE) if (pattern.test(hint)) furniture |= bit;
-  const words = ANY_HINT_WORD.test(hint) ? HINT_WORDS.filter((w) => hint.includes(w)) : NO_HINT.words;
-  return { hint, furniture, words };
-}
+/** The bit of each `FURNITURE_WORDS` group, in its order (group n of `FURNITURE_AT` is the n-th). */
+const FURNITURE_BITS = [Ctx.Footer, Ctx.Nav, Ctx.Aside, Ctx.Header, Ctx.Comments, Ctx.Related];
+/**
+ * Every furniture word of a hint, a word being bounded by the hint's ends, spaces, `_` or
+ * `-`; the group that matched names the kind. No word of one kind is another kind's word
+ * cut at a `-`, so one kind matches where a word starts, and searching again from the
+ * character after a match's start finds the others. Most hints hold none: one search says so.
+ */
+const FURNITURE_AT = new RegExp(
+  `(?:^|[\\s_-])(?:${Object.values(FURNITURE_WORDS).map((words) => `(${anyCase(words)})`).join('|')})(?=$|[\\s_-])`,
+  'gi',
+);
 
 /**
- * `class` attributes read lately and what they say: pages repeat their classes (a site's
- * pages most of all), so most are read once. Bounded: at most `MEMO_SIZE` classes of at
- * most `MEMO_KEY` characters, forgotten all at once when full.
+ * The hint of an element: lower-cased `class` and `id`, space-joined and trimmed (see
+ * `Node.hint`). A class alone (most hints) already lower-case and trimmed is taken as it is.
  */
-const CLASS_MEMO = new Map<string, HintFacts>();
-const MEMO_SIZE = 2048;
-const MEMO_KEY = 200;
-
-/** The hint of an element: lower-cased `class` and `id`, space-joined (see `Node.hint`), read. */
-function hintOf(el: Element): HintFacts {
-  const cls = el.attribs.class;
-  const id = el.attribs.id;
-  if (!cls && !id) return NO_HINT;
-  if (id !== undefined || cls === undefined) return readHint(`${cls ?? ''} ${id ?? ''}`.toLowerCase().trim());
-  let facts = CLASS_MEMO.get(cls);
-  if (facts) return facts;
-  facts = readHint(cls.toLowerCase().trim());
-  if (cls.length <= MEMO_KEY) {
-    if (CLASS_MEMO.size >= MEMO_SIZE) CLASS_MEMO.clear();
-    CLASS_MEMO.set(cls, facts);
-  }
-  return facts;
+function hintOf(cls: string | undefined, id: string | undefined): string {
+  if (!cls && !id) return '';
+  if (id !== undefined || cls === undefined) return `${cls ?? ''} ${id ?? ''}`.toLowerCase().trim();
+  return cls.toLowerCase().trim();
 }
 
-/** Furniture and places an element adds to the context it inherits (`furniture`: its hint's). */
-function contextOf(tag: string, furniture: number, ctx: number, role: string): number {
-  let c = ctx;
-  const inArticle = (c & Ctx.Article) !== 0;
-  switch (tag) {
-    case 'article': c |= Ctx.Article; break;
-    case 'main': c |= Ctx.Main; break;
-    case 'noscript': c |= Ctx.NoScript; break;
-    case 'table': c |= Ctx.Table; break;
-    case 'li': c |= Ctx.ListItem; break;
-    case 'figure': c |= Ctx.Figure; break;
-    case 'footer': if (!inArticle) c |= Ctx.Footer; break;
-    case 'nav': c |= Ctx.Nav; break;
-    case 'aside': if (!inArticle) c |= Ctx.Aside; break;
-    default: break;
+/** The furniture a class or id names. */
+function furnitureOf(hint: string | undefined): number {
+  if (!hint) return 0;
+  let c = 0;
+  FURNITURE_AT.lastIndex = 0;
+  for (let m = FURNITURE_AT.exec(hint); m; m = FURNITURE_AT.exec(hint)) {
+    for (let group = 1; group <= FURNITURE_BITS.length; group += 1) if (m[group] !== undefined) c |= FURNITURE_BITS[group - 1] as number;
+    FURNITURE_AT.lastIndex = m.index + 1;
   }
+  return c;
+}
+
+/** What the walk does with a tag, as bits (`TAG_KIND`): most tags are none of these. */
+const Kind = { Skipped: 1, Listed: 2, Document: 4, Header: 8, InArticleFurniture: 16 } as const;
+/** Context bits a tag sets by itself (`<footer>`/`<aside>` only outside an article, `<header>` see contextOf). */
+const TAG_CTX: Readonly<Record<string, number>> = {
+  article: Ctx.Article, main: Ctx.Main, noscript: Ctx.NoScript, table: Ctx.Table, li: Ctx.ListItem, figure: Ctx.Figure,
+  footer: Ctx.Footer, nav: Ctx.Nav, aside: Ctx.Aside,
+};
+/** Per tag: its `Kind` bits and the context bits it sets. One look-up per element. */
+const TAG_KIND: ReadonlyMap<string, { readonly kind: number; readonly ctx: number }> = (() => {
+  const kinds = new Map<string, { kind: number; ctx: number }>();
+  const add = (tag: string, kind: number, ctx = 0) => {
+    const known = kinds.get(tag) ?? { kind: 0, ctx: 0 };
+    kinds.set(tag, { kind: known.kind | kind, ctx: known.ctx | ctx });
+  };
+  for (const tag of SKIPPED) add(tag, Kind.Skipped);
+  for (const tag of TAGS) add(tag, Kind.Listed);
+  for (const tag of ['html', 'head', 'title']) add(tag, Kind.Document);
+  for (const [tag, ctx] of Object.entries(TAG_CTX)) add(tag, 0, ctx);
+  add('footer', Kind.InArticleFurniture);
+  add('aside', Kind.InArticleFurniture);
+  add('header', Kind.Header);
+  return kinds;
+})();
+
+/** Furniture and places an element adds to the context it inherits (`furniture`: its class and id's). */
+function contextOf(tagCtx: number, kind: number, furniture: number, ctx: number, role: string): number {
+  const inArticle = (ctx & Ctx.Article) !== 0;
+  let c = ctx | (kind & Kind.InArticleFurniture && inArticle ? 0 : tagCtx);
   if (role) {
     if (role === 'main') c |= Ctx.Main;
     else if (role === 'contentinfo') c |= Ctx.Footer;
@@ -194,7 +231,7 @@ function contextOf(tag: string, furniture: number, ctx: number, role: string): n
     else if (role === 'complementary') c |= Ctx.Aside;
     else if (role === 'banner') c |= Ctx.Header;
   }
-  if (tag === 'header' && !inArticle && !(c & Ctx.Main)) c |= Ctx.Header;
+  if (kind & Kind.Header && !inArticle && !(c & Ctx.Main)) c |= Ctx.Header;
   return c | furniture;
 }
 
@@ -207,14 +244,43 @@ const push = <K, V>(map: Map<K, V[]>, key: K, value: V): void => {
   else map.set(key, [value]);
 };
 
-/** Text length as a reader counts it: whitespace runs count as one. */
+/** Files `node` under each hint word its class or id holds (once per word). */
+function fileByHint(byHint: Map<string, Node[]>, hint: string | undefined, node: Node): void {
+  if (!hint) return;
+  HINT_WORD_AT.lastIndex = 0;
+  for (let m = HINT_WORD_AT.exec(hint); m; m = HINT_WORD_AT.exec(hint)) {
+    const word = m[0].toLowerCase();
+    const list = byHint.get(word);
+    if (!list) byHint.set(word, [node]);
+    else if (list[list.length - 1] !== node) list.push(node);
+    HINT_WORD_AT.lastIndex = m.index + 1;
+  }
+}
+
+/** Whitespace a reader does not see as written: runs of two or more, and breaks or tabs alone. */
+const UNSEEN_SPACE = /[ \t\n\f\r\u00a0]{2,}|[\t\n\f\r\u00a0]/g;
+
+/**
+ * Text length as a reader counts it: a whitespace run counts as one character, a leading
+ * one as none. Counted on the text with its runs made single spaces (a regular expression
+ * does this faster than a loop over characters, and returns a text with no such run as it is).
+ */
 function visibleLength(data: string): number {
+  if (data.length < SHORT_TEXT) return visibleLengthByLoop(data);
+  const seen = data.replace(UNSEEN_SPACE, ' ');
+  return seen.charCodeAt(0) === 32 ? seen.length - 1 : seen.length;
+}
+
+/** Below this many characters (indentation between tags, mostly) a loop is cheaper than a replace. */
+const SHORT_TEXT = 6;
+
+/** `visibleLength` one character at a time. */
+function visibleLengthByLoop(data: string): number {
   let n = 0;
   let space = true;
   for (let i = 0; i < data.length; i += 1) {
     const code = data.charCodeAt(i);
-    const ws = code === 32 || code === 10 || code === 9 || code === 13 || code === 12 || code === 160;
-    if (ws) {
+    if (code === 32 || code === 10 || code === 9 || code === 13 || code === 12 || code === 160) {
       if (!space) n += 1;
       space = true;
     } else {
@@ -241,27 +307,38 @@ interface Builder {
   readonly byHint: Map<string, Node[]>;
   readonly priced: Node[];
   main: Node | null;
+  base: Element | null;
   title: string;
   lang: string;
 }
 
 /** The node of one readable element, filed under its tag and hint words. */
-function addNode(b: Builder, el: Element, parent: Node | null, offset: number): Node {
+function addNode(b: Builder, el: Element, kind: number, tagCtx: number, parent: Node | null, offset: number): Node {
   const tag = el.name;
-  const { hint, furniture, words } = hintOf(el);
-  const role = el.attribs.role === undefined ? '' : el.attribs.role.toLowerCase();
-  const ctx = contextOf(tag, furniture, parent ? parent.ctx : 0, role);
-  const index = b.all.length;
-  const node: Node = { el, tag, hint, ctx, start: offset, end: offset, index, last: index, parent, hasText: false, own: null };
+  // One pass over the attributes (most elements have none or one) rather than a look-up of each.
+  const attribs = el.attribs;
+  let cls: string | undefined;
+  let id: string | undefined;
+  let role = '';
+  let priced = false;
+  for (const name in attribs) {
+    if (name === 'class') cls = attribs[name];
+    else if (name === 'id') id = attribs[name];
+    else if (name === 'role') role = (attribs[name] as string).toLowerCase();
+    else if (name === 'data-price') priced = true;
+  }
+  const ctx = contextOf(tagCtx, kind, furnitureOf(cls) | furnitureOf(id), parent ? parent.ctx : 0, role);
+  const node = new ViewNode(el, tag, ctx, offset, b.all.length, parent);
   b.all.push(node);
-  if (TAGS.has(tag)) push(b.byTag, tag, node);
-  for (const w of words) push(b.byHint, w, node);
+  if (kind & Kind.Listed) push(b.byTag, tag, node);
+  fileByHint(b.byHint, cls, node);
+  fileByHint(b.byHint, id, node);
   if (!b.main && (tag === 'main' || role === 'main')) b.main = node;
-  if (el.attribs['data-price'] !== undefined) b.priced.push(node);
+  if (priced) b.priced.push(node);
   return node;
 }
 
-/** Reads what the rules want of an element that is not walked into (the `<head>`) or before walking it. */
+/** Reads the language and title from `<html>`, `<head>` and `<title>`. */
 function noteDocument(b: Builder, el: Element): void {
   const tag = el.name;
   if (tag === 'html') b.lang = (el.attribs.lang ?? el.attribs['xml:lang'] ?? '').trim().toLowerCase();
@@ -269,33 +346,44 @@ function noteDocument(b: Builder, el: Element): void {
   else if (tag === 'title') b.title ||= textData(el);
 }
 
+const NO_KIND = { kind: 0, ctx: 0 } as const;
+
+const isBase = (el: Element): boolean => el.name === 'base' && el.attribs.href !== undefined;
+
+/** Has the element an element child (a `<script>` or `<style>` has its text only)? */
+const holdsElements = (el: Element): boolean => el.children.some(isElement);
+
 /**
  * Builds the view (see the file comment). Iterative, so a deeply nested page cannot overflow
  * the stack: `lists[d]`/`positions[d]` are the children being walked at depth d and the next
  * one's position, `open[d]` the element they belong to (null at the root).
  */
 export function viewOf($: CheerioAPI): PageView {
-  const b: Builder = { all: [], byTag: new Map(), byHint: new Map(), priced: [], main: null, title: '', lang: '' };
+  const b: Builder = { all: [], byTag: new Map(), byHint: new Map(), priced: [], main: null, base: null, title: '', lang: '' };
   const root = $.root()[0];
-  const lists: Array<readonly AnyNode[]> = root ? [root.children] : [];
-  const positions: number[] = [0];
-  const open: Array<Node | null> = [null];
+  const lists: Array<readonly AnyNode[]> = [];
+  const positions: number[] = [];
+  const open: Array<Node | null> = [];
   let offset = 0;
-  let depth = lists.length - 1;
-  while (depth >= 0) {
-    const list = lists[depth] as readonly AnyNode[];
-    const at = positions[depth] as number;
-    const parent = open[depth] ?? null;
+  let depth = -1;
+  let list: readonly AnyNode[] = root ? root.children : [];
+  let at = 0;
+  let parent: Node | null = null;
+  for (;;) {
     if (at >= list.length) {
       if (parent) {
         parent.end = offset;
         parent.last = b.all.length - 1;
       }
+      if (depth < 0) break;
+      list = lists[depth] as readonly AnyNode[];
+      at = positions[depth] as number;
+      parent = open[depth] ?? null;
       depth -= 1;
       continue;
     }
-    positions[depth] = at + 1;
     const child = list[at] as AnyNode;
+    at += 1;
     if (child.type === 'text') {
       const length = visibleLength((child as Text).data);
       if (length && parent) {
@@ -305,17 +393,25 @@ export function viewOf($: CheerioAPI): PageView {
       continue;
     }
     if (!isElement(child)) continue;
-    noteDocument(b, child);
-    if (SKIPPED.has(child.name)) continue;
-    const node = addNode(b, child, parent, offset);
-    if (!child.children.length) continue;
+    const { kind, ctx: tagCtx } = TAG_KIND.get(child.name) ?? NO_KIND;
+    if (kind & Kind.Document) noteDocument(b, child);
+    if (!b.base) b.base = isBase(child) ? child : kind & Kind.Skipped && holdsElements(child) ? (findFirst(child, isBase) ?? null) : null;
+    if (kind & Kind.Skipped) continue;
+    const node = addNode(b, child, kind, tagCtx, parent, offset);
+    if (!child.children.length) {
+      node.last = node.index;
+      continue;
+    }
     depth += 1;
-    lists[depth] = child.children;
-    positions[depth] = 0;
-    open[depth] = node;
+    lists[depth] = list;
+    positions[depth] = at;
+    open[depth] = parent;
+    list = child.children;
+    at = 0;
+    parent = node;
   }
-  const { all, byTag, byHint, main, priced, lang } = b;
-  return { all, byTag, byHint, main, priced, title: b.title.replace(/\s+/g, ' ').trim(), lang };
+  const { all, byTag, byHint, main, priced, base, lang } = b;
+  return { all, byTag, byHint, main, priced, base, title: b.title.replace(/\s+/g, ' ').trim(), lang };
 }
 
 export const tagged = (view: PageView, tag: string): readonly Node[] => view.byTag.get(tag) ?? [];

@@ -2,11 +2,16 @@
  * The page rules (actors/parser/extract/rules): what a reader sees on a page without
  * structured markup, read into one `source: 'page'` thing. Articles in three languages,
  * product pages, a contact page, an empty page, what is never read (footer dates, markup),
- * the untouched tree, and hostile inputs that must stay linear.
+ * the untouched tree, and hostile inputs that must stay linear; and the view's shortcuts
+ * (nearest-first scans by halving, own-text starts, class words as written, the `<base>`
+ * found on the walk) giving what the plain reading gives.
  */
 import { describe, expect, it } from 'vitest';
 import { loadHtml } from '../../actors/parser/formats/load-html.js';
 import { findDate, parseDateAttribute, parseMoney, readPageFacts, titleHeadline } from '../../actors/parser/extract/rules/index.js';
+import { type Anchor, nearest, nearestInOrder } from '../../actors/parser/extract/rules/near.js';
+import { ownText, ownTextHead, ownTextOf, ownTextStart } from '../../actors/parser/extract/rules/text.js';
+import { type Node, Ctx, FURNITURE, hinted, viewOf } from '../../actors/parser/extract/rules/view.js';
 import type { Thing, ThingValue } from '../../pipeline/extract/types.js';
 
 const URL = 'https://news.example.com/2024/politics/harbour-plan';
@@ -252,5 +257,71 @@ describe('actors/parser/extract/rules: hostile pages stay linear', () => {
     const got = facts(`<html><body><h1>Deep</h1><p>12 March 2024</p>${nest}</body></html>`);
     expect(one(got, 'headline')).toBe('Deep');
     expect(one(got, 'datePublished')).toBe('2024-03-12');
+  });
+});
+
+describe('actors/parser/extract/rules: the view and its shortcuts read what the plain way reads', () => {
+  it('scans in document order nearest first exactly as the sorting scan does', () => {
+    const rows = Array.from({ length: 60 }, (_, i) =>
+      `<div class="${i % 7 === 0 ? 'sidebar' : 'row'}"><p>${i % 9 ? 'word' : ''}</p><span>x</span><em></em></div>`);
+    const view = viewOf(loadHtml(`<html><body><nav><a href="/">Home</a></nav><h1>Title</h1>${rows.join('')}<footer>Footer text</footer></body></html>`));
+    const [h1] = view.byTag.get('h1') ?? [];
+    let seed = 7;
+    const next = (n: number): number => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return Math.floor(seed / 65536) % n;
+    };
+    for (let round = 0; round < 200; round += 1) {
+      const at = view.all[next(view.all.length)] ?? h1;
+      const anchor: Anchor = { start: at?.start ?? 0, end: round % 3 ? (at?.end ?? 0) : (at?.start ?? 0), allowed: round % 2 ? FURNITURE : 0 };
+      const [before, after, limit] = [[0, 5, 40, 10_000][next(4)] ?? 0, [0, 1, 60, 10_000][next(4)] ?? 0, [1, 7, 200][next(3)] ?? 1];
+      for (const nodes of [view.all, view.byTag.get('p') ?? []]) {
+        const positions = (found: readonly Node[]): number[] => found.map((n) => n.index);
+        expect(positions(nearestInOrder(nodes, anchor, before, after, limit))).toEqual(positions(nearest(nodes, anchor, before, after, limit)));
+      }
+    }
+  });
+
+  it('reads the start of an own text as the whole own text starts, whatever the whitespace', () => {
+    const texts = [
+      '\n   By Jane Doe  ', 'S\u00adKU: 12', '\u200b\u00a0 Marke:\u2003Acme', '\ufeffAB', ' a<b>x</b> b ', '<i>x</i>\n',
+      `${' '.repeat(498)}ab`, 'İnfo', 'É<em></em>crit par', 'x',
+    ];
+    const view = viewOf(loadHtml(`<html><body>${texts.map((t) => `<p>${t}</p>`).join('')}</body></html>`));
+    const paragraphs = view.byTag.get('p') ?? [];
+    expect(paragraphs).toHaveLength(texts.length);
+    for (const node of paragraphs) {
+      const own = ownText(node.el);
+      for (const n of [1, 2, 5, 61]) expect(ownTextStart(node, n)).toBe(own.slice(0, n));
+      const head = own.toLowerCase().slice(0, 2);
+      expect(ownTextHead(node)).toBe(own.length < 2 || own.charAt(1) === ' ' ? -1 : head.charCodeAt(0) * 0x10000 + head.charCodeAt(1));
+      expect(ownTextOf(node)).toBe(own);
+    }
+  });
+
+  it('finds furniture and hint words in class and id as written, and writes the hint lower-cased', () => {
+    const view = viewOf(loadHtml(`<html><body>
+      <div class="Site-Footer"><p class="POST-DATE">12 March 2024</p></div>
+      <div id="MAIN-MENU" class="x"><span class="STOC\u212a">In stock</span></div>
+      <p class="updated">x</p><p class="navigator">y</p></body></html>`));
+    const [footer, date, menu, stock, updated, item] = view.all.filter((n) => n.tag !== 'html' && n.tag !== 'body');
+    expect(footer?.ctx).toBe(Ctx.Footer);
+    expect(date?.ctx).toBe(Ctx.Footer);
+    expect(date?.hint).toBe('post-date');
+    expect(menu?.ctx).toBe(Ctx.Nav);
+    expect(menu?.hint).toBe('x main-menu');
+    expect(hinted(view, 'stock')).toEqual([stock]);
+    expect(hinted(view, 'date')).toEqual([date, updated]);
+    expect(hinted(view, 'updated')).toEqual([updated]);
+    expect(item?.ctx).toBe(0);
+  });
+
+  it('resolves the image against the first <base href>, in the head or not', () => {
+    const page = (head: string, body: string) =>
+      facts(`<html><head>${head}<title>Harbour</title></head><body>${body}<article><h1>Harbour</h1>
+        <img src="img/harbour.jpg" width="800" height="600"><p>${PROSE}</p></article></body></html>`, 'https://news.example.com/a/b');
+    expect(one(page('<base href="https://cdn.example.com/assets/">', ''), 'image')).toBe('https://cdn.example.com/assets/img/harbour.jpg');
+    expect(one(page('', '<svg><base href="/inside-svg/"></base></svg>'), 'image')).toBe('https://news.example.com/inside-svg/img/harbour.jpg');
+    expect(one(page('<base target="_blank">', ''), 'image')).toBe('https://news.example.com/a/img/harbour.jpg');
   });
 });

@@ -41,7 +41,11 @@ const PREFIXES = [
 ];
 /** The byline words by their first two letters (all have two or more), in `PREFIXES` order: a text is compared with the few sharing its start. */
 const PREFIXES_BY_HEAD = new Map<string, string[]>();
-for (const p of PREFIXES) PREFIXES_BY_HEAD.set(p.slice(0, 2), [...(PREFIXES_BY_HEAD.get(p.slice(0, 2)) ?? []), p]);
+for (const p of PREFIXES) {
+  const head = p.slice(0, 2);
+  PREFIXES_BY_HEAD.set(head, [...(PREFIXES_BY_HEAD.get(head) ?? []), p]);
+}
+/** The same starts as `ownTextHead` numbers: an element's own text starting otherwise is not read. */
 const PREFIX_HEADS = headsOf(PREFIXES);
 /** Characters of a text lower-cased to compare with the byline words: the longest word and what must follow it. */
 const PREFIX_SPAN = Math.max(...PREFIXES.map((p) => p.length)) + 2;

@@ -15,7 +15,9 @@
  * and Portuguese. A time follows within a few characters (`, 10:30`, ` at 10:30 pm`,
  * ` um 10:30 Uhr`, ` à 14h30`). Years 1900–2100 and real calendar days only; a year alone
  * (a copyright line) is never a date. Every pattern is a bounded sequence with no nested
- * quantifier, and callers pass bounded text.
+ * quantifier, and callers pass bounded text. A pattern runs only on text holding what it
+ * cannot match without (four digits in a row, its separators, a month name): run once or
+ * twice per page, each costs microseconds.
  */
 
 const MONTHS: Readonly<Record<string, number>> = (() => {

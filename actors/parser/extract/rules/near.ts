@@ -9,6 +9,10 @@
  * Facts inside furniture (footer, nav, sidebar, comments, related boxes) are never near,
  * except the furniture the anchor itself is in (a headline in a site header, or in a
  * layout wrapper named like a sidebar, "c-fixed-sidebar-layout").
+ *
+ * The scans of every element near the anchor (`nearestInOrder` over the view's document
+ * order) find the window by halving and merge its two sides nearest first, so their cost
+ * is the window's, not the page's.
  */
 import { type Node, type PageView, Ctx, FURNITURE, MAX_CANDIDATES, tagged } from './view.js';
 

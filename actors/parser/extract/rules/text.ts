@@ -4,6 +4,12 @@
  * one. `textOf` collapses whitespace to one line; `linesOf` keeps block and `<br>` breaks
  * (an address's lines). Script, style, template, svg and noscript content is never text; a
  * `skip` test leaves out chosen subtrees (struck-through prices).
+ *
+ * An element's own text (its direct text only) is read once per view node and kept
+ * (`ownTextOf`). The rules that look at every element's own text for a label or a byline
+ * word first compare how it opens (`ownTextHead`: every such word opens with two letters)
+ * and read the whole text of the few that may hold one; the availability scan, which wants
+ * short texts only, reads no more of a text than that (`ownTextStart`).
  */
 import type { AnyNode, Element, Text } from 'domhandler';
 import { findFirst } from '../../formats/walk.js';
@@ -113,33 +119,42 @@ export function ownTextOf(node: Node): string {
 }
 
 /**
- * The first two characters of a view node's own text, lower-cased, as one number
- * (`first * 0x10000 + second`; -1 when the text is shorter): what the rules that scan every
- * element for a label or a byline word compare first (the words they look for are all
- * longer). Read once per node and kept.
+ * The two characters opening a text as its own text reads it: whitespace and invisible
+ * characters before them, invisible ones only between them (a space between would make the
+ * second a space). Each part excludes the next, so the match never backtracks.
+ */
+const OPENING_PAIR = /^[\s\u00ad\u200b-\u200d\u2060]*([^\s\u00ad\u200b-\u200d\u2060])[\u00ad\u200b-\u200d\u2060\ufeff]*([^\s\u00ad\u200b-\u200d\u2060])/;
+
+/**
+ * How a view node's own text opens: its first two characters lower-cased, as one number
+ * (`first * 0x10000 + second`), when both are visible; -1 when the text is shorter or its
+ * second character is a space. What the rules that scan every element for a label or a
+ * byline word compare first (every word they look for opens with two letters): a text
+ * opening otherwise holds none. Read from the direct text as written, once per node.
  */
 export function ownTextHead(node: Node): number {
-  if (node.head === -2) node.head = headCode(ownTextStart(node, 2));
+  if (node.head === -2) {
+    let text = '';
+    if (node.hasText) for (const c of node.el.children) if (c.type === 'text') text += (c as Text).data;
+    const m = OPENING_PAIR.exec(text);
+    node.head = m && m[0].length <= OWN_LIMIT ? pairCode((m[1] as string).charCodeAt(0), (m[2] as string).charCodeAt(0)) : -1;
+  }
   return node.head;
 }
 
-/** `text.toLowerCase().slice(0, 2)` as a number (-1 when shorter than two characters); ASCII without a string. */
-function headCode(text: string): number {
-  if (!text) return -1;
-  let a = text.charCodeAt(0);
-  let b = text.length > 1 ? text.charCodeAt(1) : -1;
-  if (a < 128 && b < 128) {
-    if (b < 0) return -1;
-    if (a >= 65 && a <= 90) a += 32;
-    if (b >= 65 && b <= 90) b += 32;
+/** Two characters lower-cased as one number (ASCII without a string). */
+function pairCode(first: number, second: number): number {
+  if (first < 128 && second < 128) {
+    const a = first >= 65 && first <= 90 ? first + 32 : first;
+    const b = second >= 65 && second <= 90 ? second + 32 : second;
     return a * 0x10000 + b;
   }
-  const lower = text.toLowerCase();
-  return lower.length < 2 ? -1 : lower.charCodeAt(0) * 0x10000 + lower.charCodeAt(1);
+  const lower = String.fromCharCode(first, second).toLowerCase();
+  return lower.charCodeAt(0) * 0x10000 + lower.charCodeAt(1);
 }
 
-/** `headCode` of each word's start: the set `ownTextHead` is looked up in. */
-export const headsOf = (words: readonly string[]): ReadonlySet<number> => new Set(words.map((w) => headCode(w)));
+/** How each word opens (`ownTextHead`'s numbers): the set a text's opening is looked up in. */
+export const headsOf = (words: readonly string[]): ReadonlySet<number> => new Set(words.map((w) => pairCode(w.charCodeAt(0), w.charCodeAt(1))));
 
 /** Is the character `\s` (what `collapse` turns into a space and `trim` drops)? */
 function isSpace(code: number): boolean {
@@ -154,10 +169,9 @@ const isInvisible = (code: number): boolean =>
   code === 0xad || (code >= 0x200b && code <= 0x200d) || code === 0x2060 || code === 0xfeff;
 
 /**
- * The first `n` characters of a view node's own text (`ownTextOf(node).slice(0, n)`),
- * read from the start of its text without collapsing the rest: the rules that scan every
- * element for a label or a byline word look at the start first and read the whole text
- * of the few that may hold one.
+ * The first `n` characters of a view node's own text (`ownTextOf(node).slice(0, n)`), read
+ * from the start of its text without collapsing the rest: a scan that wants short texts
+ * learns that a text is long from its first `n` characters.
  */
 export function ownTextStart(node: Node, n: number): string {
   if (node.own !== null || !node.hasText) return ownTextOf(node).slice(0, n);

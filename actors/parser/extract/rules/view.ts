@@ -24,14 +24,18 @@
  *   article  inside `<article>`;  main  inside `<main>` or role=main;  also inside a
  *   `<table>`, an `<li>`, a `<figure>` (so no rule walks up the tree to ask).
  * Walking skips `<script>`, `<style>`, `<template>`, `<svg>` and `<head>`'s non-title content;
- * `<noscript>` is walked for images only (lazy-loading fallbacks), not for text.
+ * `<noscript>` is walked for images only (lazy-loading fallbacks), not for text. The first
+ * `<base href>` is noted on the way (skipped subtrees searched too), so no second walk finds it.
  *
- * Cost: this runs on every page asked for `json`, so the walk allocates one `Node` per
- * element and nothing per text node (a stack of child lists and positions, no frames, no
- * element map: a node links its parent). Most class/id hints name no furniture and no hint
- * word: one combined pattern says so before the six furniture patterns or the per-word
- * look-ups run. A node notes whether it has a visible direct text, so the rules that scan
- * every element's own text (`ownTextOf`, computed once per node and kept) skip the many
+ * Cost: this runs on every page asked for `json`, so the walk does as little per node as it
+ * can. It allocates one `Node` per element and nothing per text node (the children being
+ * walked and the position in them at each depth, no frames, no element map: a node links
+ * its parent); one look-up per tag says what it is to the walk; the attributes are read in
+ * one pass. Class and id are searched as written, case ignored, by one pattern for all
+ * furniture words and one for all hint words (a match at a time: most hold none), and
+ * `hint` is written out lower-cased only when a rule asks for it. A text's visible length is
+ * counted on its whitespace runs made single spaces. A node notes whether it has a visible
+ * direct text, so the rules that scan every element's own text (text.ts) pass over the many
  * that have none.
  */
 import type { CheerioAPI } from 'cheerio';
@@ -173,11 +177,10 @@ const FURNITURE_AT = new RegExp(
   `(?:^|[\\s_-])(?:${Object.values(FURNITURE_WORDS).map((words) => `(${anyCase(words)})`).join('|')})(?=$|[\\s_-])`,
   'gi',
 );
+/** `FURNITURE_AT` without its groups: a quicker no for the three hints in four that name no furniture. */
+const ANY_FURNITURE = new RegExp(`(?:^|[\\s_-])(?:${anyCase(Object.values(FURNITURE_WORDS).join('|'))})(?=$|[\\s_-])`, 'i');
 
-/**
- * The hint of an element: lower-cased `class` and `id`, space-joined and trimmed (see
- * `Node.hint`). A class alone (most hints) already lower-case and trimmed is taken as it is.
- */
+/** The hint of an element: lower-cased `class` and `id`, space-joined and trimmed (`Node.hint`). */
 function hintOf(cls: string | undefined, id: string | undefined): string {
   if (!cls && !id) return '';
   if (id !== undefined || cls === undefined) return `${cls ?? ''} ${id ?? ''}`.toLowerCase().trim();
@@ -186,7 +189,7 @@ function hintOf(cls: string | undefined, id: string | undefined): string {
 
 /** The furniture a class or id names. */
 function furnitureOf(hint: string | undefined): number {
-  if (!hint) return 0;
+  if (!hint || !ANY_FURNITURE.test(hint)) return 0;
   let c = 0;
   FURNITURE_AT.lastIndex = 0;
   for (let m = FURNITURE_AT.exec(hint); m; m = FURNITURE_AT.exec(hint)) {
@@ -271,7 +274,7 @@ function visibleLength(data: string): number {
   return seen.charCodeAt(0) === 32 ? seen.length - 1 : seen.length;
 }
 
-/** Below this many characters (indentation between tags, mostly) a loop is cheaper than a replace. */
+/** Below this many characters (a line break, a few tabs) a loop is cheaper than a replace; at 16 it is already slower. */
 const SHORT_TEXT = 6;
 
 /** `visibleLength` one character at a time. */

@@ -39,6 +39,7 @@
  * that have none.
  */
 import type { CheerioAPI } from 'cheerio';
+import { visibleLength as loopLength } from '../../main-content/dom.js';
 import type { AnyNode, Element, Text } from 'domhandler';
 import { findFirst } from '../../formats/walk.js';
 
@@ -269,7 +270,7 @@ const UNSEEN_SPACE = /[ \t\n\f\r\u00a0]{2,}|[\t\n\f\r\u00a0]/g;
  * does this faster than a loop over characters, and returns a text with no such run as it is).
  */
 function visibleLength(data: string): number {
-  if (data.length < SHORT_TEXT) return visibleLengthByLoop(data);
+  if (data.length < SHORT_TEXT) return loopLength(data);
   const seen = data.replace(UNSEEN_SPACE, ' ');
   return seen.charCodeAt(0) === 32 ? seen.length - 1 : seen.length;
 }
@@ -277,22 +278,6 @@ function visibleLength(data: string): number {
 /** Below this many characters (a line break, a few tabs) a loop is cheaper than a replace; at 16 it is already slower. */
 const SHORT_TEXT = 6;
 
-/** `visibleLength` one character at a time. */
-function visibleLengthByLoop(data: string): number {
-  let n = 0;
-  let space = true;
-  for (let i = 0; i < data.length; i += 1) {
-    const code = data.charCodeAt(i);
-    if (code === 32 || code === 10 || code === 9 || code === 13 || code === 12 || code === 160) {
-      if (!space) n += 1;
-      space = true;
-    } else {
-      n += 1;
-      space = false;
-    }
-  }
-  return n;
-}
 
 /** The text children of an element, joined (a `<title>` holds only text). */
 const textData = (el: Element): string => el.children.map((t) => (t.type === 'text' ? (t as Text).data : '')).join('');

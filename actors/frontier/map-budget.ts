@@ -6,6 +6,11 @@
  * The budget's own timer can fire a millisecond before the clock says the budget is spent:
  * it marks the map out of time itself. Anything else that stops discovery marks it out of
  * time only when the clock says the budget is spent.
+ *
+ * A fetch whose own timeout would end with the budget is left to the budget: its timeout is
+ * set past the budget's end (`BUDGET_LEAD_MS`), so the budget's timer, which marks the map
+ * out of time, always fires first. Two timers due at the same moment would race, and a
+ * fetch timing out a millisecond before the budget would end discovery "in time".
  */
 import { setMaxListeners } from 'node:events';
 import { mediaType } from '../../pipeline/runtime/net/content.js';
@@ -65,11 +70,19 @@ export interface FetchExtra {
 /** A fetch within the budget: its timeout at most what is left, stopped with discovery. */
 export type BudgetFetch = (url: string, timeoutMs: number, extra?: FetchExtra) => Promise<FetchResult>;
 
+/** How far past the budget's end a fetch bounded by the budget has its own timeout. */
+export const BUDGET_LEAD_MS = 1_000;
+
+/** The timeout a fetch asking for `timeoutMs` gets with `left` ms of the budget left. */
+export function timeoutWithin(timeoutMs: number, left: number): number {
+  return timeoutMs + BUDGET_LEAD_MS < left ? timeoutMs : Math.max(0, left) + BUDGET_LEAD_MS;
+}
+
 export function fetchWithin(http: HttpFetcher, budget: MapBudget): BudgetFetch {
   return (url, timeoutMs, extra = {}) =>
     http.fetch({
       url,
-      timeoutMs: Math.max(1, Math.min(timeoutMs, budget.remaining())),
+      timeoutMs: timeoutWithin(timeoutMs, budget.remaining()),
       proxy: 'auto',
       content: extra.html ? { pdf: false } : null,
       ...(extra.maxBytes !== undefined ? { maxBytes: extra.maxBytes } : {}),

@@ -3,6 +3,7 @@
  * (test/helpers/map-site.ts), without a bus: MapRequested in, the Reply out.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BUDGET_LEAD_MS, timeoutWithin } from '../../actors/frontier/map-budget.js';
 import { handleMapRequested as handleMap, mapOptionsOf, type MapHandlerDeps, type MapRequested } from '../../actors/frontier/index.js';
 import { createLogger } from '../../pipeline/runtime/log.js';
 import { NetGuard } from '../../pipeline/runtime/net/guard.js';
@@ -185,6 +186,15 @@ describe('actors/frontier map', () => {
     } finally {
       await slow.close();
     }
+  });
+
+  it("leaves a fetch that would end with the budget to the budget's timer, so the two never race", () => {
+    // A sitemap asked for with the rest of the budget used to time out on its own timer, due
+    // the same millisecond as the budget's: when it fired first, discovery ended "in time".
+    expect(timeoutWithin(800, 800)).toBe(800 + BUDGET_LEAD_MS);
+    expect(timeoutWithin(5_000, 800)).toBe(800 + BUDGET_LEAD_MS);
+    expect(timeoutWithin(5_000, -3)).toBe(BUDGET_LEAD_MS);
+    expect(timeoutWithin(100, 5_000)).toBe(100);
   });
 
   it("says so when the budget's timer fires before its clock reaches the budget's end", async () => {

@@ -77,6 +77,12 @@ export interface FetchRequest {
   /** Overrides the fetcher's maxBytes for this request (only lower). */
   readonly maxBytes?: number;
   readonly signal?: AbortSignal;
+  /**
+   * A client of an outside API (pipeline/clients/service-http.ts) rather than a browser: this
+   * User-Agent instead of the browser identity (no `Sec-CH-UA`, `Sec-Fetch-*`), as services'
+   * usage policies ask (Nominatim refuses library and browser-faking defaults).
+   */
+  readonly userAgent?: string;
 }
 
 export interface FetchResult {
@@ -169,7 +175,8 @@ export class HttpFetcher {
     const location = request.location ?? null;
     const forced: Record<string, string> = { 'Accept-Encoding': ACCEPT_ENCODING };
     if (location) forced['Accept-Language'] = acceptLanguage(languagesFor(location));
-    const { cookie: callerCookie, rest: baseHeaders } = takeCookie(mergeHeaders(browserHeaders(request.mobile ?? false), request.headers, forced, location !== null));
+    const identity = request.userAgent ? { 'User-Agent': request.userAgent } : browserHeaders(request.mobile ?? false);
+    const { cookie: callerCookie, rest: baseHeaders } = takeCookie(mergeHeaders(identity, request.headers, forced, location !== null));
     let current = request.url;
     try {
       const first = this.guard.parse(request.url);

@@ -13,7 +13,9 @@
  * `storeInCache: false` no `pages` row is written at all: the caller asked that the
  * response not be kept, and a row without its body would serve nobody. A page that came
  * from the cache or the index is not written again (its copy is already there). The Reply's
- * `source` is the page's (fresh, cache or index), and its credits are the page's.
+ * `source` is the page's (fresh, cache or index), and its credits are the page's. A stored
+ * copy of an HTML or text page also goes into the local search index (search_docs and
+ * search_postings, pipeline/search/index/page.ts), written in parallel with `pages`.
  */
 import { createHash } from 'node:crypto';
 import type { ScrapeOptions } from '../../schemas/api/scrape-options.js';
@@ -37,6 +39,7 @@ import { HEADERS } from '../../schemas/topics.js';
 import type { CheerioAPI } from 'cheerio';
 import { storeJobPage } from '../../pipeline/jobs/job-page.js';
 import { jobPageFailed } from '../../pipeline/jobs/pages.js';
+import { writeSearchRows } from '../../pipeline/search/index/index.js';
 
 export { handleParseRequested, type ParseRequested } from './parse.js';
 
@@ -119,7 +122,7 @@ export async function handlePageFetched(page: PageFetched, runtime: ParserRuntim
   // that landed before collapses with its second copy.
   const copied =
     source === 'fresh' && options.storeInCache
-      ? runtime.writer.write('pages', [pagesRow(page, { title, document: json, contentHash }, options)])
+      ? Promise.all([runtime.writer.write('pages', [pagesRow(page, { title, document: json, contentHash }, options)]), writeSearchRows(runtime.writer, page, document, options)])
       : Promise.resolve();
   const extras = extrasOf(page.extras);
   if (plan) {

@@ -89,8 +89,11 @@ describe('job pages in the fetcher and the parser', () => {
     let settled = false;
     const outcome = handlePageFetched(page, parserRuntime(writer)).finally(() => (settled = true));
     await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(started.sort()).toEqual(['job_pages', 'pages']);
+    // The page copy, its search index rows (a document and its terms) and the job page, at once.
+    expect(started.sort()).toEqual(['job_pages', 'pages', 'search_docs', 'search_page_terms']);
     landed.pages?.();
+    landed.search_docs?.();
+    landed.search_page_terms?.();
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(settled).toBe(false);
     landed.job_pages?.();

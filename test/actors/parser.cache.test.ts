@@ -78,7 +78,8 @@ describe('actors/parser and the page cache', () => {
     const answer = reply(await handlePageFetched(page(), runtime));
     expect(answer).toMatchObject({ ok: true, credits: 1, source: 'fresh' });
     expect(JSON.parse(answer.data ?? '{}').markdown).toContain('Hi');
-    expect(writes.map((w) => [w.table, w.rows.length])).toEqual([['pages', 1]]);
+    // The copy, and its search index rows: the document and its terms (pipeline/search/index).
+    expect(writes.map((w) => [w.table, w.rows.length]).sort()).toEqual([['pages', 1], ['search_docs', 1], ['search_page_terms', 1]]);
   });
 
   it('writes nothing for storeInCache: false, and answers the same', async () => {

@@ -28,6 +28,9 @@ const TABLES = [
   'page_changes',
   'pages',
   'schema_migrations',
+  'search_docs',
+  'search_page_terms',
+  'search_postings',
   'watches',
   'webhook_deliveries',
 ];
@@ -92,7 +95,7 @@ function storeContract(
     });
 
     it('migrates once: the second run applies nothing and every table exists', async () => {
-      expect(firstMigration).toEqual(['0001_init', '0002_page_cache', '0003_merge_memory', '0004_page_changes']);
+      expect(firstMigration).toEqual(['0001_init', '0002_page_cache', '0003_merge_memory', '0004_page_changes', '0005_search_index']);
       expect(await store.migrate()).toEqual([]);
       const tables = await store.query<{ name: string }>('SELECT name FROM system.tables WHERE database = currentDatabase() ORDER BY name');
       expect(tables.map((t) => t.name)).toEqual(expect.arrayContaining(TABLES));
@@ -103,9 +106,10 @@ function storeContract(
           { version: 2, name: '0002_page_cache' },
           { version: 3, name: '0003_merge_memory' },
           { version: 4, name: '0004_page_changes' },
+          { version: 5, name: '0005_search_index' },
         ]),
       );
-      expect(recorded).toHaveLength(4);
+      expect(recorded).toHaveLength(5);
       const columns = await store.query<{ name: string }>("SELECT name FROM system.columns WHERE database = currentDatabase() AND table = 'pages'");
       expect(columns.map((c) => c.name)).toEqual(expect.arrayContaining(['body_base64', 'response_headers', 'cache_key', 'shareable']));
       // 0003_merge_memory: what a merge of the large-row tables may hold.

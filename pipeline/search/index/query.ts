@@ -1,0 +1,236 @@
+/**
+ * Reading the local index (infra/clickhouse/0005_search_index.sql) in two statements, every
+ * value a bound parameter, the same SQL on both drivers:
+ *
+ *   CANDIDATES  the postings of the query's terms (`search_postings FINAL`, visible rows only)
+ *               → one BM25 score per copy (url_hash, tenant, fetched_at), filtered, best first,
+ *               the first `limit` of them, and how many distinct URLs matched;
+ *   COPIES      the `search_docs` rows of the candidates' URLs and keys, with what a result
+ *               shows; `rank` keeps the newest per URL and key (what FINAL would keep, without
+ *               a merge in the read) and drops it unless the caller may see it.
+ *
+ * `rank` joins the two: a candidate counts only when it IS its key's newest copy of the URL
+ * (same fetched_at), so the postings of terms an older copy had and the newest lacks never
+ * score or show, and a copy whose newest version is no longer shareable never shows. One
+ * result per URL: the caller's own copy when it is among the URL's live candidates, else the
+ * best scoring one; the URL ranks by its best live candidate. When fewer than the page needs
+ * survive and there are more candidates, it asks again for 4× as many.
+ *
+ * Visibility: `tenant = {tenant} OR shareable = 1` on the postings, and on the newest copy of
+ * each URL and key, so another key's unshared copy never scores, counts or shows.
+ *
+ * The score of a copy d for the query terms Q (each term once):
+ *
+ *   score(d) = Σ_{t ∈ Q ∩ d} idf(t) · tf(t,d) · (k1 + 1) / (tf(t,d) + k1 · (1 − b + b · dl(d) / avgdl))
+ *   idf(t)   = ln(1 + (N − df(t) + 0.5) / (df(t) + 0.5))             k1 = 1.2, b = 0.75
+ *
+ * - tf and dl are rows.ts's weighted counts (title 3×, description 2×): the title boost.
+ * - df(t): visible postings of t (FINAL: one per URL and key; before the lang and time
+ *   filters, which select results, not statistics). N, avgdl: visible copies and their mean dl
+ *   (`corpusStats`, cached by the provider); N is raised to df when a cached N is behind.
+ * - Filters on the postings' own columns: `lang` matches a copy whose language is the tag or
+ *   starts with `tag-` (`en` matches `en-us`; a copy without a language never matches);
+ *   `sinceMs` keeps copies published at or after it, or, when the publication time is unknown,
+ *   fetched at or after it (second precision).
+ * - `total`: the results, when every candidate was read; else the number of distinct URLs
+ *   among all candidates, an estimate, as it also counts a URL whose only candidates are
+ *   postings its newest copy no longer has.
+ *
+ * Both statements turn off the engine's expression compilation: the scores' expression holds
+ * each query's N and avgdl as constants, so it would be compiled anew (5–6 ms) every time.
+ */
+import type { Store } from '../../runtime/store/store.js';
+
+export const BM25_K1 = 1.2;
+export const BM25_B = 0.75;
+/**
+ * Candidates asked for a page ending at result `wanted`: wanted + max(5, wanted / 2) — a few
+ * more than results, as a URL's several copies and stale candidates take places; when too few
+ * survive, 4× as many are asked.
+ */
+const candidatesFor = (wanted: number) => wanted + Math.max(5, Math.ceil(wanted / 2));
+const NO_COMPILE = 'SETTINGS compile_expressions = 0, compile_aggregate_expressions = 0';
+
+export interface CorpusStats {
+  /** Visible document copies. */
+  readonly docs: number;
+  /** Their mean weighted length. */
+  readonly avgDocLen: number;
+}
+
+export interface RankQuery {
+  readonly tenant: string;
+  /** Distinct index terms (tokenize.ts). */
+  readonly terms: readonly string[];
+  /** A normalized language tag (rows.ts normalizeLang), or '' for any. */
+  readonly lang: string;
+  /** Epoch ms: results published (else fetched) at or after it; 0 for any time. */
+  readonly sinceMs: number;
+  readonly offset: number;
+  readonly limit: number;
+}
+
+export interface ShownDoc {
+  readonly url: string;
+  readonly title: string;
+  readonly description: string;
+  readonly snippetText: string;
+  readonly publishedAtMs: number | null;
+}
+
+export interface RankedHit {
+  /** 1-based, across pages. */
+  readonly rank: number;
+  readonly score: number;
+  /** The key whose copy is shown: the caller's own, or a shared one. */
+  readonly tenant: string;
+  readonly doc: ShownDoc;
+}
+
+export interface Ranking {
+  readonly hits: readonly RankedHit[];
+  /** Distinct matching URLs (an estimate, see the header). */
+  readonly total: number;
+  /** Whether results go on past this page. */
+  readonly hasMore: boolean;
+}
+
+const VISIBLE = '(tenant = {tenant:String} OR shareable = 1)';
+
+export const CORPUS_STATS = `SELECT count() AS docs, avg(doc_len) AS avg_doc_len FROM search_docs FINAL WHERE ${VISIBLE}`;
+
+const IDF = 'log(1 + (greatest({docs:Float64}, toFloat64(df)) - df + 0.5) / (df + 0.5))';
+const TF_PART = `tf * ${BM25_K1 + 1} / (tf + ${BM25_K1} * (1 - ${BM25_B} + ${BM25_B} * doc_len / {avgDocLen:Float64}))`;
+const PASSES = `({lang:String} = '' OR lang = {lang:String} OR startsWith(lang, concat({lang:String}, '-')))
+      AND dated_at >= toDateTime({sinceS:UInt32}, 'UTC')`;
+
+export const CANDIDATES = `
+SELECT toString(url_hash) AS hash, tenant, toUnixTimestamp64Milli(fetched_at) AS fetched_ms, score,
+       uniqExact(url_hash) OVER () AS urls
+FROM (
+  SELECT url_hash, tenant, fetched_at, sum(${IDF} * ${TF_PART}) AS score
+  FROM (
+    SELECT url_hash, tenant, fetched_at, tf, doc_len, lang, dated_at, count() OVER (PARTITION BY term) AS df
+    FROM search_postings FINAL
+    WHERE term IN {terms:Array(String)} AND ${VISIBLE}
+  )
+  WHERE ${PASSES}
+  GROUP BY url_hash, tenant, fetched_at
+)
+ORDER BY score DESC, url_hash ASC, tenant ASC, fetched_at DESC
+LIMIT {limit:UInt32}
+${NO_COMPILE}`;
+
+export const COPIES = `
+SELECT toString(url_hash) AS hash, tenant, shareable, toUnixTimestamp64Milli(fetched_at) AS fetched_ms, url, title,
+       description, snippet_text, toUnixTimestamp64Milli(published_at) AS published_ms
+FROM search_docs
+WHERE url_hash IN {hashes:Array(UInt64)} AND tenant IN {tenants:Array(String)}
+${NO_COMPILE}`;
+
+export async function corpusStats(store: Store, tenant: string): Promise<CorpusStats> {
+  const [row] = await store.query<{ docs: string | number; avg_doc_len: number | null }>(CORPUS_STATS, { tenant });
+  const docs = Number(row?.docs ?? 0);
+  const avg = Number(row?.avg_doc_len ?? 0);
+  return { docs, avgDocLen: Number.isFinite(avg) && avg > 0 ? avg : 1 };
+}
+
+interface CandidateRow {
+  /** url_hash as decimal text. */
+  readonly hash: string;
+  readonly tenant: string;
+  readonly fetched_ms: string | number;
+  readonly score: number;
+  readonly urls: string | number;
+}
+
+interface CopyRow {
+  readonly hash: string;
+  readonly tenant: string;
+  readonly shareable: number;
+  readonly fetched_ms: string | number;
+  readonly url: string;
+  readonly title: string;
+  readonly description: string;
+  readonly snippet_text: string;
+  readonly published_ms: string | number | null;
+}
+
+const copyKey = (urlHash: string, tenant: string) => `${urlHash}\u0000${tenant}`;
+
+/**
+ * The newest copy per (URL, key) among `rows` — what `search_docs FINAL` would give, worked out
+ * here so the read needs no merge — keyed by URL and key, leaving out copies `tenant` may not see.
+ */
+function newestVisible(rows: readonly CopyRow[], tenant: string): Map<string, CopyRow> {
+  const newest = new Map<string, CopyRow>();
+  for (const row of rows) {
+    const key = copyKey(row.hash, row.tenant);
+    const seen = newest.get(key);
+    if (!seen || Number(row.fetched_ms) > Number(seen.fetched_ms)) newest.set(key, row);
+  }
+  for (const [key, row] of newest) if (row.tenant !== tenant && Number(row.shareable) !== 1) newest.delete(key);
+  return newest;
+}
+
+function shownDoc(row: CopyRow): ShownDoc {
+  const published = row.published_ms === null ? null : Number(row.published_ms);
+  return { url: row.url, title: row.title, description: row.description, snippetText: row.snippet_text, publishedAtMs: published };
+}
+
+interface UrlResult {
+  readonly score: number;
+  readonly own: boolean;
+  readonly tenant: string;
+  readonly doc: ShownDoc;
+}
+
+/**
+ * The live candidates, one per URL, in the candidates' order (best first): a URL ranks by its
+ * best live candidate and shows the caller's own copy when one is among them.
+ */
+function liveResults(candidates: readonly CandidateRow[], copies: readonly CopyRow[], tenant: string): UrlResult[] {
+  const newest = newestVisible(copies, tenant);
+  const byUrl = new Map<string, UrlResult>();
+  for (const candidate of candidates) {
+    const copy = newest.get(copyKey(candidate.hash, candidate.tenant));
+    if (!copy || Number(copy.fetched_ms) !== Number(candidate.fetched_ms)) continue;
+    const seen = byUrl.get(candidate.hash);
+    const own = candidate.tenant === tenant;
+    if (!seen) byUrl.set(candidate.hash, { score: candidate.score, own, tenant: candidate.tenant, doc: shownDoc(copy) });
+    else if (own && !seen.own) byUrl.set(candidate.hash, { score: seen.score, own, tenant: candidate.tenant, doc: shownDoc(copy) });
+  }
+  return [...byUrl.values()];
+}
+
+async function candidatesOf(store: Store, query: RankQuery, stats: CorpusStats, limit: number): Promise<CandidateRow[]> {
+  return store.query<CandidateRow>(CANDIDATES, {
+    tenant: query.tenant,
+    terms: [...query.terms],
+    docs: stats.docs,
+    avgDocLen: stats.avgDocLen,
+    lang: query.lang,
+    sinceS: Math.max(0, Math.floor(query.sinceMs / 1000)),
+    limit,
+  });
+}
+
+export async function rank(store: Store, query: RankQuery, stats: CorpusStats): Promise<Ranking> {
+  if (query.terms.length === 0) return { hits: [], total: 0, hasMore: false };
+  const wanted = query.offset + query.limit;
+  let limit = candidatesFor(wanted);
+  for (;;) {
+    const candidates = await candidatesOf(store, query, stats, limit);
+    const hashes = [...new Set(candidates.map((c) => BigInt(c.hash)))];
+    const tenants = [...new Set(candidates.map((c) => c.tenant))];
+    const copies = hashes.length ? await store.query<CopyRow>(COPIES, { hashes, tenants }) : [];
+    const results = liveResults(candidates, copies, query.tenant);
+    const exhausted = candidates.length < limit;
+    if (results.length >= wanted || exhausted) {
+      const total = exhausted ? results.length : Math.max(Number(candidates[0]?.urls ?? 0), results.length);
+      const hits = results.slice(query.offset, wanted).map((r, i): RankedHit => ({ rank: query.offset + i + 1, score: r.score, tenant: r.tenant, doc: r.doc }));
+      return { hits, total, hasMore: exhausted ? results.length > wanted : true };
+    }
+    limit *= 4;
+  }
+}

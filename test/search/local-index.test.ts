@@ -1,0 +1,414 @@
+/**
+ * pipeline/search/index: the tokenizer, the rows a page becomes, snippets and filters (no
+ * engine), then the index in a real store on both drivers — chdb in this process (embedded
+ * mode) and @clickhouse/client over HTTP to chdb's ClickHouse interface in its own process
+ * (distributed mode): the 0005 migration, BM25 ranking, per-key visibility, one result per
+ * URL, stale postings, lang and time filters, paging, snippets, hostile query text, and the
+ * parser writing the index next to `pages`.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { handlePageFetched } from '../../actors/parser/index.js';
+import { ServiceError } from '../../pipeline/clients/service-http.js';
+import { SAMPLE_EVENTS } from '../../pipeline/runtime/codec/samples.js';
+import { BatchWriter, createStore, type Store } from '../../pipeline/runtime/store/index.js';
+import { scrapeRequestFields } from '../../pipeline/pages/scrape-request.js';
+import {
+  LocalIndexProvider,
+  indexRows,
+  pageIndexFacts,
+  pageSearchRows,
+  queryTerms,
+  rangeStartMs,
+  snippetOf,
+  tokenize,
+  unappliedFilters,
+  urlHash,
+  type IndexedPage,
+} from '../../pipeline/search/index/index.js';
+import { MAX_TERMS, TEXT_LIMIT } from '../../pipeline/search/index/rows.js';
+import type { SearchQuery, SerpPage } from '../../pipeline/search/types.js';
+import type { EventValue } from '../../schemas/events/index.js';
+import { chdbAvailable, clickhouseHttpStore, quietLog, tempDir } from '../helpers/clickhouse.js';
+import { parserRuntime } from '../helpers/events.js';
+
+const hasChdb = await chdbAvailable();
+
+const NOW = Date.parse('2025-06-15T12:00:00.000Z');
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+
+function query(text: string, extra: Partial<SearchQuery> = {}): SearchQuery {
+  return { query: text, num: 10, page: 1, lang: null, country: null, location: null, tbs: null, timeRange: null, filter: null, device: 'desktop', ...extra };
+}
+
+function indexed(url: string, extra: Partial<IndexedPage> = {}): IndexedPage {
+  return { tenant: 'key-a', url, shareable: true, fetchedAtMs: NOW - HOUR, title: '', description: '', text: '', lang: 'en', publishedAtMs: null, ...extra };
+}
+
+/** `n` filler words that no test searches for. */
+const filler = (n: number, seed = 'filler') => Array.from({ length: n }, (_, i) => `${seed}${String.fromCharCode(97 + (i % 26))}${String.fromCharCode(97 + ((i * 7) % 26))}`).join(' ');
+
+describe('pipeline/search/index tokenize', () => {
+  it('folds Unicode: NFKC, lower case, diacritics, special letters', () => {
+    expect(tokenize('Café NAÏVE Ｆｕｌｌ ﬁne Straße Øre Œuvre Łódź')).toEqual(['cafe', 'naive', 'full', 'fine', 'strasse', 'ore', 'oeuvre', 'lodz']);
+    expect(tokenize('Ελληνικά ΚΕΊΜΕΝΟ кириллица')).toEqual(['ελληνικα', 'κειμενο', 'кириллица']);
+  });
+
+  it('splits Chinese and Japanese runs into bigrams, keeps a lone character', () => {
+    expect(tokenize('東京都 に tokyo東京')).toEqual(['東京', '京都', 'に', 'tokyo', '東京']);
+  });
+
+  it('drops stop words of en/de/fr/es and one-letter words, keeps digits', () => {
+    expect(tokenize('The cat and the hat')).toEqual(['cat', 'hat']);
+    expect(tokenize('Der Hund und die Katze für uns')).toEqual(['hund', 'katze', 'uns']);
+    expect(tokenize("Le chat et l'homme dans la maison")).toEqual(['chat', 'homme', 'maison']);
+    expect(tokenize('El perro y los gatos con unos amigos')).toEqual(['perro', 'gato', 'amigo']);
+    expect(tokenize('a b 7 x 42')).toEqual(['7', '42']);
+  });
+
+  it('applies the light plural rule and cuts terms at 40 characters', () => {
+    expect(tokenize('pages cities boxes classes status analysis bus gas watches')).toEqual(['page', 'city', 'box', 'class', 'status', 'analysis', 'bus', 'gas', 'watch']);
+    const long = 'x'.repeat(60);
+    expect(tokenize(long)).toEqual(['x'.repeat(40)]);
+  });
+
+  it('treats punctuation, quotes, SQL and regex characters as separators', () => {
+    expect(tokenize(`Robert'); DROP TABLE students;-- .*+?[(\\{x:String}`)).toEqual(['robert', 'drop', 'table', 'student', 'string']);
+    expect(queryTerms('page pages PAGE Pagés')).toEqual(['page']);
+    expect(queryTerms('the and of')).toEqual([]);
+  });
+});
+
+describe('pipeline/search/index rows', () => {
+  it('weights title terms 3×, description terms 2×, text terms 1×; doc_len is the weighted length', () => {
+    const { doc, terms } = indexRows(indexed('https://example.com/a', { title: 'Kettle', description: 'Kettle guide', text: 'kettle water water', lang: 'en_US', publishedAtMs: NOW - DAY }));
+    expect(terms).toEqual({
+      url_hash: urlHash('https://example.com/a'),
+      tenant: 'key-a',
+      shareable: 1,
+      fetched_at: NOW - HOUR,
+      doc_len: 3 + 4 + 3,
+      lang: 'en-us',
+      dated_at: (NOW - DAY) / 1000,
+      terms: ['kettle', 'guide', 'water'],
+      tfs: [3 + 2 + 1, 2, 2],
+    });
+    expect(doc).toMatchObject({ url_hash: terms.url_hash, tenant: 'key-a', url: 'https://example.com/a', shareable: 1, lang: 'en-us', doc_len: 10, published_at: NOW - DAY, fetched_at: NOW - HOUR });
+    expect(urlHash('https://example.com/a')).toMatch(/^\d+$/);
+  });
+
+  it('dates a page without a believable publication time by its fetch time', () => {
+    for (const publishedAtMs of [null, -5, Date.UTC(2150, 0, 1)]) {
+      const { doc, terms } = indexRows(indexed('https://example.com/d', { publishedAtMs }));
+      expect(doc.published_at).toBeNull();
+      expect(terms.dated_at).toBe(Math.floor((NOW - HOUR) / 1000));
+    }
+  });
+
+  it(`keeps at most ${MAX_TERMS} terms (all title terms) and reads the first ${TEXT_LIMIT} characters`, () => {
+    const many = Array.from({ length: 2000 }, (_, i) => `w${i}z`).join(' ');
+    const { terms } = indexRows(indexed('https://example.com/many', { title: 'Zanzibar', text: `${many} w5z w5z`, shareable: false }));
+    const list = terms.terms as string[];
+    expect(list).toHaveLength(MAX_TERMS);
+    expect(list[0]).toBe('zanzibar');
+    expect((terms.tfs as number[])[list.indexOf('w5z')]).toBe(3);
+    expect(terms.shareable).toBe(0);
+    const beyond = indexRows(indexed('https://example.com/long', { text: `${'word '.repeat(TEXT_LIMIT / 5)}faraway` }));
+    expect(beyond.terms.terms).toEqual(['word']);
+  });
+
+  it('reads a scrape document: metadata, markdown without its syntax, else html without tags', () => {
+    const facts = pageIndexFacts({
+      markdown: '# Heading\n\nSee [the docs](https://example.com/x/y) and ![logo](https://example.com/logo.png) **bold** text.',
+      metadata: { title: 'Doc title', description: 'About it', language: 'de_DE', publishedTime: '2024-02-03T04:05:06Z', statusCode: 200 },
+    });
+    expect(facts).toEqual({ title: 'Doc title', description: 'About it', lang: 'de-de', publishedAtMs: Date.parse('2024-02-03T04:05:06Z'), text: 'Heading See the docs and bold text.' });
+    const html = pageIndexFacts({ html: '<div><script>var x = "<p>";</script><style>p{}</style><p>Fish &amp; chips</p><!-- note --><p>two&nbsp;words</p></div>', metadata: { ogTitle: 'OG', 'article:published_time': 'bad date' } });
+    expect(html).toEqual({ title: 'OG', description: '', lang: '', publishedAtMs: null, text: 'Fish & chips two words' });
+  });
+
+  it('indexes a fetched HTML or text page below 400 under its normalized URL, fetch time and shareable flag', () => {
+    const fetched = { tenant: 'key-a', url: 'HTTPS://Example.COM:443/p#frag', statusCode: 200, contentType: 'text/html; charset=utf-8', requestedAtMs: 1_000, fetchedAtMs: 2_000, cacheKey: '' };
+    const document = { markdown: 'hello world', metadata: { title: 'T', contentType: 'text/html; charset=utf-8' } };
+    expect(pageSearchRows(fetched, document, {})?.doc).toMatchObject({ url: 'https://example.com/p', fetched_at: 1_000, shareable: 1 });
+    expect(pageSearchRows({ ...fetched, requestedAtMs: 0 }, document, { headers: { cookie: 'a=1' } })?.doc).toMatchObject({ fetched_at: 2_000, shareable: 0 });
+    expect(pageSearchRows({ ...fetched, statusCode: 404 }, document, {})).toBeNull();
+    expect(pageSearchRows({ ...fetched, contentType: 'application/pdf' }, { ...document, metadata: { contentType: 'application/pdf' } }, {})).toBeNull();
+    expect(pageSearchRows({ ...fetched, contentType: '' }, document, {})).not.toBeNull();
+  });
+});
+
+describe('pipeline/search/index snippets and filters', () => {
+  it('cuts ~200 characters around the first query term, matching folded forms', () => {
+    const text = `${filler(120)} Le Café du Coin serves coffee. ${filler(120, 'after')}`;
+    const snippet = snippetOf(text, '', new Set(['cafe']));
+    expect(snippet).toContain('Café du Coin');
+    expect(snippet.startsWith('… ')).toBe(true);
+    expect(snippet.endsWith(' …')).toBe(true);
+    expect(snippet.length).toBeLessThanOrEqual(250);
+    expect(snippetOf('', 'Only a description.', new Set(['x']))).toBe('Only a description.');
+    expect(snippetOf(`${filler(100)}`, '', new Set(['absent'])).startsWith('filler')).toBe(true);
+  });
+
+  it('lists what it cannot apply; computes time ranges', () => {
+    expect(unappliedFilters(query('x', { country: 'de', location: 'Berlin', filter: 'site:x', tbs: 'sbd:1', lang: 'english' }))).toEqual(['lang', 'country', 'location', 'filter', 'tbs']);
+    expect(unappliedFilters(query('x', { lang: 'pt-BR', tbs: 'qdr:d', timeRange: 'd' }))).toEqual([]);
+    expect(rangeStartMs('h', NOW)).toBe(NOW - HOUR);
+    expect(rangeStartMs('w', NOW)).toBe(NOW - 7 * DAY);
+    expect(new Date(rangeStartMs('m', NOW)).toISOString()).toBe('2025-05-15T12:00:00.000Z');
+    expect(new Date(rangeStartMs('y', NOW)).toISOString()).toBe('2024-06-15T12:00:00.000Z');
+  });
+
+  it('fails with a ServiceError timeout when the store does not answer in time, and on abort', async () => {
+    const stuck = { query: () => new Promise(() => {}) } as unknown as Store;
+    const provider = new LocalIndexProvider(stuck);
+    const timedOut = provider.search(query('kettle'), { tenant: 'k', timeoutMs: 30, signal: new AbortController().signal });
+    await expect(timedOut).rejects.toBeInstanceOf(ServiceError);
+    await expect(timedOut).rejects.toMatchObject({ kind: 'timeout', service: 'local' });
+    const abort = new AbortController();
+    const aborted = provider.search(query('kettle'), { tenant: 'k', timeoutMs: 10_000, signal: abort.signal });
+    abort.abort(new Error('client went away'));
+    await expect(aborted).rejects.toThrow('client went away');
+  });
+
+  it('answers a query without index terms with an empty page, without asking the store', async () => {
+    const unused = { query: () => Promise.reject(new Error('no store')) } as unknown as Store;
+    const page = await new LocalIndexProvider(unused).search(query('the . , ?'), { tenant: 'k', timeoutMs: 1000, signal: new AbortController().signal });
+    expect(page).toMatchObject({ provider: 'local', organic: [], totalResults: 0, hasMore: false });
+  });
+});
+
+function storeSuite(name: string, open: () => Promise<{ store: Store; cleanup: () => Promise<void> }>) {
+  describe.skipIf(!hasChdb)(name, () => {
+    let store: Store;
+    let cleanup: () => Promise<void> = async () => {};
+    let provider: LocalIndexProvider;
+
+    beforeAll(async () => {
+      ({ store, cleanup } = await open());
+      await store.migrate();
+      provider = new LocalIndexProvider(store, { now: () => NOW, statsTtlMs: 0 });
+    });
+
+    afterAll(async () => {
+      await store?.close();
+      await cleanup();
+    });
+
+    async function put(...pages: IndexedPage[]): Promise<void> {
+      const rows = pages.map(indexRows);
+      await store.insert('search_docs', rows.map((r) => r.doc));
+      await store.insert('search_page_terms', rows.map((r) => r.terms));
+    }
+
+    const search = (tenant: string, q: SearchQuery): Promise<SerpPage> => provider.search(q, { tenant, timeoutMs: 20_000, signal: new AbortController().signal });
+    const urls = (page: SerpPage) => page.organic.map((r) => r.url);
+
+    it('creates the index tables through the 0005 migration; postings arrive through the view', async () => {
+      const [recorded] = await store.query<{ name: string }>('SELECT name FROM schema_migrations FINAL WHERE version = 5');
+      expect(recorded?.name).toBe('0005_search_index');
+      const tables = await store.query<{ name: string; engine: string; sorting_key: string }>(
+        "SELECT name, engine, sorting_key FROM system.tables WHERE database = currentDatabase() AND name LIKE 'search_%' ORDER BY name",
+      );
+      expect(tables).toEqual([
+        { name: 'search_docs', engine: 'ReplacingMergeTree', sorting_key: 'url_hash, tenant' },
+        { name: 'search_page_terms', engine: 'Null', sorting_key: '' },
+        { name: 'search_page_terms_postings', engine: 'MaterializedView', sorting_key: '' },
+        { name: 'search_postings', engine: 'ReplacingMergeTree', sorting_key: 'term, url_hash, tenant' },
+      ]);
+      const page = indexed('https://view.example/p', { title: 'Viewed', text: 'viewed twice', lang: 'de', publishedAtMs: NOW - DAY });
+      await put(page);
+      const postings = await store.query('SELECT term, toString(url_hash) AS hash, tenant, shareable, tf, doc_len, lang, toUnixTimestamp(dated_at) AS dated FROM search_postings WHERE url_hash = {h:UInt64} ORDER BY term', { h: BigInt(urlHash(page.url)) });
+      const common = { hash: urlHash(page.url), tenant: 'key-a', shareable: 1, doc_len: 3 + 2, lang: 'de', dated: (NOW - DAY) / 1000 };
+      expect(postings).toEqual([
+        { term: 'twice', tf: 1, ...common },
+        { term: 'viewed', tf: 3 + 1, ...common },
+      ]);
+    });
+
+    it('ranks a title match above a body match', async () => {
+      await put(
+        indexed('https://rank.example/body', { title: 'Garden notes', text: `quillfeather ${filler(40)}` }),
+        indexed('https://rank.example/title', { title: 'Quillfeather', text: filler(40) }),
+      );
+      const page = await search('key-a', query('quillfeather'));
+      expect(urls(page)).toEqual(['https://rank.example/title', 'https://rank.example/body']);
+      expect(page).toMatchObject({ provider: 'local', totalResults: 2, hasMore: false, unapplied: [] });
+      expect(page.organic[0]).toMatchObject({ position: 1, title: 'Quillfeather', displayedUrl: 'rank.example › title' });
+    });
+
+    it('ranks a page with the rarer term above pages with the common one, and both terms above either', async () => {
+      const common = Array.from({ length: 6 }, (_, i) => indexed(`https://rarity.example/common-${i}`, { text: `plinthcommon ${filler(30)}` }));
+      await put(
+        ...common,
+        indexed('https://rarity.example/rare', { text: `glimrare ${filler(30)}` }),
+        indexed('https://rarity.example/both', { text: `glimrare plinthcommon ${filler(29)}` }),
+      );
+      const page = await search('key-a', query('plinthcommon glimrare'));
+      expect(urls(page).slice(0, 2)).toEqual(['https://rarity.example/both', 'https://rarity.example/rare']);
+      expect(page.totalResults).toBe(8);
+    });
+
+    it("never shows one key's unshared pages to another; shared ones are everyone's", async () => {
+      await put(
+        indexed('https://vis.example/private', { tenant: 'key-b', shareable: false, title: 'secretvault private' }),
+        indexed('https://vis.example/shared', { tenant: 'key-b', shareable: true, title: 'secretvault shared' }),
+      );
+      const forA = await search('key-a', query('secretvault private'));
+      expect(urls(forA)).toEqual(['https://vis.example/shared']);
+      expect(forA.totalResults).toBe(1);
+      const forB = await search('key-b', query('secretvault private'));
+      expect(urls(forB)).toEqual(['https://vis.example/private', 'https://vis.example/shared']);
+    });
+
+    it('returns one result per URL, preferring the caller its own copy', async () => {
+      const url = 'https://dedupe.example/page';
+      await put(
+        indexed(url, { tenant: 'key-a', shareable: false, title: 'duplicatum own copy' }),
+        indexed(url, { tenant: 'key-b', shareable: true, title: 'duplicatum duplicatum shared copy' }),
+        indexed(url, { tenant: 'key-c', shareable: true, title: 'duplicatum another shared copy' }),
+      );
+      const forA = await search('key-a', query('duplicatum'));
+      expect(forA.organic.map((r) => r.title)).toEqual(['duplicatum own copy']);
+      expect(forA.totalResults).toBe(1);
+      const forD = await search('key-d', query('duplicatum'));
+      expect(forD.organic.map((r) => r.title)).toEqual(['duplicatum duplicatum shared copy']);
+    });
+
+    it('asks for more candidates when copies of one URL fill the first round', async () => {
+      const popular = Array.from({ length: 12 }, (_, i) => indexed('https://crowd.example/popular', { tenant: `key-crowd-${i}`, title: 'crowdword crowdword' }));
+      const others = Array.from({ length: 3 }, (_, i) => indexed(`https://crowd.example/other-${i}`, { tenant: 'key-b', text: `crowdword ${filler(10 + i)}` }));
+      await put(...popular, ...others);
+      const page = await search('key-a', query('crowdword', { num: 3 }));
+      expect(urls(page)).toEqual(['https://crowd.example/popular', 'https://crowd.example/other-0', 'https://crowd.example/other-1']);
+      expect(page).toMatchObject({ totalResults: 4, hasMore: true });
+    });
+
+    it('scores only the newest copy of a page: terms the page lost do not match', async () => {
+      const url = 'https://stale.example/page';
+      await put(indexed(url, { fetchedAtMs: NOW - 2 * HOUR, title: 'Old title', text: 'obsoleteword keptword' }));
+      expect(urls(await search('key-a', query('obsoleteword')))).toEqual([url]);
+      await put(indexed(url, { fetchedAtMs: NOW - HOUR, title: 'New title', text: 'replacementword keptword' }));
+      expect(await search('key-a', query('obsoleteword'))).toMatchObject({ organic: [], totalResults: 0 });
+      expect((await search('key-a', query('keptword'))).organic.map((r) => r.title)).toEqual(['New title']);
+      await store.command('OPTIMIZE TABLE search_docs FINAL');
+      await store.command('OPTIMIZE TABLE search_postings FINAL');
+      expect(await search('key-a', query('obsoleteword'))).toMatchObject({ organic: [], totalResults: 0 });
+      expect((await search('key-a', query('replacementword keptword'))).organic.map((r) => r.title)).toEqual(['New title']);
+    });
+
+    it('hides a page from other keys once its newest copy is not shareable', async () => {
+      const url = 'https://unshared.example/page';
+      await put(indexed(url, { tenant: 'key-b', fetchedAtMs: NOW - 2 * HOUR, title: 'withdrawnword' }));
+      expect(urls(await search('key-a', query('withdrawnword')))).toEqual([url]);
+      await put(indexed(url, { tenant: 'key-b', fetchedAtMs: NOW - HOUR, shareable: false, title: 'withdrawnword' }));
+      expect(urls(await search('key-a', query('withdrawnword')))).toEqual([]);
+      expect(urls(await search('key-b', query('withdrawnword')))).toEqual([url]);
+    });
+
+    it('filters by language: a tag matches itself and its subtags', async () => {
+      await put(
+        indexed('https://lang.example/en-us', { lang: 'en-US', title: 'linguaword' }),
+        indexed('https://lang.example/de', { lang: 'de', title: 'linguaword' }),
+        indexed('https://lang.example/none', { lang: '', title: 'linguaword' }),
+        indexed('https://lang.example/english', { lang: 'eng', title: 'linguaword' }),
+      );
+      const sorted = async (lang: string | null) => urls(await search('key-a', query('linguaword', { lang }))).sort();
+      expect(await sorted('en')).toEqual(['https://lang.example/en-us']);
+      expect(await sorted('EN_us')).toEqual(['https://lang.example/en-us']);
+      expect(await sorted('de')).toEqual(['https://lang.example/de']);
+      expect(await sorted(null)).toHaveLength(4);
+      const unreadable = await search('key-a', query('linguaword', { lang: 'english' }));
+      expect(unreadable.unapplied).toEqual(['lang']);
+      expect(unreadable.organic).toHaveLength(4);
+    });
+
+    it('filters by time: the publication time when known, else the fetch time', async () => {
+      await put(
+        indexed('https://time.example/published-2d', { publishedAtMs: NOW - 2 * DAY, fetchedAtMs: NOW - HOUR, title: 'chronoword' }),
+        indexed('https://time.example/fetched-2h', { publishedAtMs: null, fetchedAtMs: NOW - 2 * HOUR, title: 'chronoword' }),
+        indexed('https://time.example/published-2y', { publishedAtMs: NOW - 800 * DAY, fetchedAtMs: NOW - HOUR, title: 'chronoword' }),
+      );
+      const within = async (range: 'd' | 'w' | 'y' | null) =>
+        urls(await search('key-a', query('chronoword', range ? { tbs: `qdr:${range}`, timeRange: range } : {}))).sort();
+      expect(await within('d')).toEqual(['https://time.example/fetched-2h']);
+      expect(await within('w')).toEqual(['https://time.example/fetched-2h', 'https://time.example/published-2d']);
+      expect(await within('y')).toEqual(['https://time.example/fetched-2h', 'https://time.example/published-2d']);
+      expect(await within(null)).toHaveLength(3);
+      const dated = (await search('key-a', query('chronoword'))).organic.find((r) => r.url.endsWith('published-2d'));
+      expect(dated?.date).toBe(new Date(NOW - 2 * DAY).toISOString());
+      expect((await search('key-a', query('chronoword'))).organic.find((r) => r.url.endsWith('fetched-2h'))?.date).toBeNull();
+    });
+
+    it('pages through the ranking with positions, hasMore and the total', async () => {
+      await put(...Array.from({ length: 7 }, (_, i) => indexed(`https://paging.example/${i}`, { text: `${'pagerword '.repeat(7 - i)}${filler(20)}` })));
+      const all = await search('key-a', query('pagerword'));
+      expect(urls(all)).toEqual(Array.from({ length: 7 }, (_, i) => `https://paging.example/${i}`));
+      const pages = await Promise.all([1, 2, 3, 4].map((page) => search('key-a', query('pagerword', { num: 3, page }))));
+      expect(pages.map((p) => p.organic.map((r) => r.position))).toEqual([[1, 2, 3], [4, 5, 6], [7], []]);
+      expect(pages.map((p) => p.hasMore)).toEqual([true, true, false, false]);
+      expect(pages.map((p) => p.totalResults)).toEqual([7, 7, 7, 7]);
+      expect(pages.flatMap(urls)).toEqual(urls(all));
+    });
+
+    it('cuts the snippet around the first query term of the stored text', async () => {
+      await put(indexed('https://snippet.example/cafe', { title: 'Coin', text: `${filler(100)} Le Café du Coin serves coffee. ${filler(100, 'after')}` }));
+      const [hit] = (await search('key-a', query('cafe'))).organic;
+      expect(hit?.snippet).toContain('Le Café du Coin serves coffee.');
+      expect(hit?.snippet.length).toBeLessThanOrEqual(250);
+    });
+
+    it('reads hostile query text as words: quotes, SQL, placeholders and regex characters', async () => {
+      await put(indexed('https://hostile.example/bobby', { title: 'Little Bobby Tables', text: 'robert drop table students' }));
+      for (const text of [`Robert'); DROP TABLE students;--`, "{terms:Array(String)} ' \\' \\", '.*+?[(^$|\\d', '"unterminated', 'ünïcødé 🙂 \u0000']) {
+        const page = await search('key-a', query(text));
+        expect(page.provider).toBe('local');
+      }
+      expect(urls(await search('key-a', query(`Robert'); DROP TABLE students;--`)))[0]).toBe('https://hostile.example/bobby');
+      const [count] = await store.query<{ n: string }>('SELECT count() AS n FROM search_docs');
+      expect(Number(count?.n)).toBeGreaterThan(0);
+    });
+
+    it('is written by the parser next to `pages` for a fresh HTML page, not for an error page', async () => {
+      const writer = new BatchWriter(store, { maxRows: 1000, maxDelayMs: 5 }, quietLog);
+      const fetched = (url: string, statusCode: number): EventValue<'PageFetched'> => ({
+        ...SAMPLE_EVENTS.PageFetched,
+        tenant: 'key-parser',
+        url,
+        finalUrl: url,
+        jobId: null,
+        statusCode,
+        body: Buffer.from('<!doctype html><html lang="en"><title>Parsed kettle page</title><body><main><h1>Kettles</h1><p>A parserword kettle boils water.</p></main></body></html>'),
+        headers: { 'content-type': 'text/html' },
+        contentType: 'text/html',
+        requestedAtMs: NOW - HOUR,
+        fetchedAtMs: NOW - HOUR + 500,
+        source: 'fresh',
+        extras: '{}',
+        options: JSON.stringify({ formats: ['markdown'] }),
+        cacheKey: scrapeRequestFields({ formats: ['markdown'] }).cacheKey,
+        bodySha256: '',
+      });
+      try {
+        expect((await handlePageFetched(fetched('https://parser.example/kettle', 200), parserRuntime(writer))).kind).toBe('ack');
+        expect((await handlePageFetched(fetched('https://parser.example/missing', 404), parserRuntime(writer))).kind).toBe('ack');
+      } finally {
+        await writer.close();
+      }
+      const page = await search('key-parser', query('parserword kettles', { lang: 'en' }));
+      expect(page.organic).toEqual([
+        { position: 1, title: 'Parsed kettle page', url: 'https://parser.example/kettle', displayedUrl: 'parser.example › kettle', snippet: 'Kettles A parserword kettle boils water.', date: null },
+      ]);
+      const [stored] = await store.query<{ n: string }>("SELECT count() AS n FROM pages WHERE tenant = 'key-parser'");
+      expect(Number(stored?.n)).toBe(2);
+    });
+  });
+}
+
+storeSuite('pipeline/search/index store (chdb in-process)', async () => {
+  const dir = tempDir('search-chdb');
+  const store = await createStore({ kind: 'chdb', dataDir: dir.path }, quietLog);
+  return { store, cleanup: async () => dir.remove() };
+});
+
+storeSuite('pipeline/search/index store (ClickHouse HTTP served by chdb)', async () => clickhouseHttpStore('search-chdb-http'));

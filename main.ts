@@ -16,6 +16,7 @@ import { parseArgs } from 'node:util';
 import { setFlagsFromString } from 'node:v8';
 import type { FastifyInstance } from 'fastify';
 import type { ActorSpec } from './actors/index.js';
+import { createSearcherActor } from './actors/searcher/index.js';
 import { createExtractorActor } from './actors/extractor/index.js';
 import { createFetcherActor } from './actors/fetcher/index.js';
 import { createFrontierActor } from './actors/frontier/index.js';
@@ -53,6 +54,7 @@ export const ACTORS: readonly ActorSpec[] = [
   { role: 'renderer', serves: ['render'], create: (runtime) => createRendererActor(runtime) },
   { role: 'parser', serves: ['scrape', 'parse'], create: (runtime) => createParserActor(runtime) },
   { role: 'extractor', serves: ['extract'], create: (runtime) => createExtractorActor(runtime) },
+  { role: 'searcher', serves: ['search'], create: (runtime) => createSearcherActor(runtime) },
   { role: 'notifier', serves: ['webhooks'], create: (runtime) => createNotifierActor(runtime) },
 ];
 

@@ -35,6 +35,7 @@ import { NetGuard } from '../pipeline/runtime/net/guard.js';
 import type { Requester } from '../pipeline/runtime/request-reply.js';
 import type { FreeOperationId, OperationId } from '../schemas/api/operations.js';
 import type { ExtractBody, ScrapeBody } from '../schemas/api/page-reading.js';
+import type { SearchBody } from '../schemas/api/search.js';
 import { PRICES, type Price } from '../schemas/api/prices.js';
 import type { ScrapeOptions } from '../schemas/api/scrape-options.js';
 import type { Capability } from '../schemas/capabilities.js';
@@ -54,6 +55,7 @@ import { mapHandler } from './handlers/map.js';
 import { parseHandler } from './handlers/parse.js';
 import { sourceHandler, templatesHandler } from './handlers/reference.js';
 import { scrapeEstimate, scrapeHandler } from './handlers/scrape.js';
+import { placesHandler, searchEstimate, searchHandler, serpHandler } from './handlers/search.js';
 
 /** What every handler factory is given: the gateway's own settings. */
 export interface GatewayHandlerDeps {
@@ -167,9 +169,14 @@ export const OPERATION_TABLE = {
   parse: byPipeline(['parse'], flat(PRICES.parsedFile), (d) => parseHandler(d.requester, pipelineWait(d))),
   fetch: byPipeline(['fetch'], flat(PRICES.freshPage), (d) => fetchHandler(d.requester, pipelineWait(d))),
   // Search
-  search: NOT_SERVED,
-  serp: NOT_SERVED,
-  placesSearch: NOT_SERVED,
+  search: byPipeline(
+    ['search', 'scrape'],
+    // The call, and with `scrapeOptions` each result's page at its scrape price.
+    { estimate: (ctx, deps) => searchEstimate(ctx.body as SearchBody, operatorModel(deps)) },
+    (d) => searchHandler(d.requester, pipelineWait(d), { render: d.serves.has('render'), extract: d.serves.has('extract'), operatorModel: operatorModel(d) }),
+  ),
+  serp: byPipeline(['search'], flat(PRICES.searchCall), (d) => serpHandler(d.requester, pipelineWait(d))),
+  placesSearch: byPipeline(['search'], flat(PRICES.placesCall), (d) => placesHandler(d.requester, pipelineWait(d))),
   // Site and company intelligence
   domain: NOT_SERVED,
   company: NOT_SERVED,

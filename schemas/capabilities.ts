@@ -14,7 +14,10 @@
  * - `webhooks`: job webhooks are delivered (the notifier; a job's `webhook`).
  * - `extract`: models finish pages' extraction (the extractor; the `json`, `summary` and
  *   `changeTracking` formats, POST /v1/extract).
+ * - `search`: web, SERP and places questions are answered from the configured providers and
+ *   the local index (the searcher; POST /v1/search with `scrape` for page content, /v1/serp,
+ *   /v1/places/search).
  */
-export const CAPABILITIES = ['scrape', 'fetch', 'parse', 'map', 'jobs', 'render', 'webhooks', 'extract'] as const;
+export const CAPABILITIES = ['scrape', 'fetch', 'parse', 'map', 'jobs', 'render', 'webhooks', 'extract', 'search'] as const;
 
 export type Capability = (typeof CAPABILITIES)[number];

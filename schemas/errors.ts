@@ -229,6 +229,18 @@ export const ERRORS = {
     retriable: true,
     description: 'The model answered something that is not JSON, or JSON that breaks the schema, again after one repair attempt; nothing it said is returned.',
   },
+  provider_rate_limited: {
+    status: 429,
+    retriable: true,
+    description:
+      'Search, SERP and places: every provider that could answer was rate limited (429), and no fallback answered; retry after the `Retry-After` header\'s seconds (the shortest wait a provider asked for).',
+  },
+  provider_failed: {
+    status: 502,
+    retriable: true,
+    description:
+      'Search, SERP and places: no configured provider could answer (each timed out, failed, refused our credentials or answered something unreadable); the message names each provider tried and why it failed. Never an empty success that hides the failure.',
+  },
 } as const satisfies Record<string, ErrorSpec>;
 
 export type ErrorCode = keyof typeof ERRORS;

@@ -3,7 +3,7 @@
  * count and key, and which roles write and read it. The bus, the Kafka topic definitions
  * (infra/kafka/topics.json is generated from this table) and the docs all read it.
  */
-export const ROLES = ['gateway', 'frontier', 'fetcher', 'renderer', 'parser', 'extractor', 'classifier', 'notifier'] as const;
+export const ROLES = ['gateway', 'frontier', 'fetcher', 'renderer', 'parser', 'extractor', 'searcher', 'classifier', 'notifier'] as const;
 export type Role = (typeof ROLES)[number];
 
 export interface TopicSpec {
@@ -83,6 +83,16 @@ export const TOPICS = {
     description:
       "A page the parser has read whose answer still needs a model (json fields markup and page rules left empty, a prompt, an abstractive summary): the extractor pool calls the model, then answers the reply topic and files a job's page as the parser would have. Model calls take seconds; on their own topic and pool they never hold the parser's slots.",
   },
+  searchRequested: {
+    name: 'wds.search.requested',
+    event: 'SearchRequested',
+    partitions: 12,
+    key: 'requestId',
+    producers: ['gateway'],
+    consumers: ['searcher'],
+    description:
+      "POST /v1/search, /v1/serp and /v1/places/search: a question for the searcher pool, which asks the configured providers in order (SearXNG, Brave, a SERP API, the local index; Nominatim and Overpass for places), falls back on a provider's failure and answers the reply topic. Provider calls wait on outside services; on their own pool they never hold the parser's or fetcher's slots.",
+  },
   jobEvents: {
     name: 'wds.job.events',
     event: 'JobEvent',
@@ -98,7 +108,7 @@ export const TOPICS = {
     event: 'Reply',
     partitions: 12,
     key: 'correlationId',
-    producers: ['frontier', 'fetcher', 'renderer', 'parser', 'extractor', 'classifier', 'notifier'],
+    producers: ['frontier', 'fetcher', 'renderer', 'parser', 'extractor', 'searcher', 'classifier', 'notifier'],
     consumers: ['gateway'],
     description: 'Answers to synchronous requests; each gateway reads them all and keeps its own.',
   },
@@ -116,7 +126,7 @@ export const TOPICS = {
     event: 'any',
     partitions: 3,
     key: 'the original message key',
-    producers: ['gateway', 'frontier', 'fetcher', 'renderer', 'parser', 'extractor', 'classifier', 'notifier'],
+    producers: ['gateway', 'frontier', 'fetcher', 'renderer', 'parser', 'extractor', 'searcher', 'classifier', 'notifier'],
     consumers: [],
     description:
       'Events an actor could not process after its retries, or could not decode: the original bytes and headers plus x-wds-error-code, x-wds-error-message, x-wds-attempts, x-wds-source-topic, x-wds-group, x-wds-failed-at.',

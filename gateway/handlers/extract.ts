@@ -30,14 +30,15 @@ import { PRICES } from '../../schemas/api/prices.js';
 import type { ErrorCode } from '../../schemas/errors.js';
 import { AppError } from '../../pipeline/runtime/errors.js';
 import type { ReplyValue } from '../../pipeline/runtime/request-reply.js';
-import { scrapeRequestFields, scrapeTopic } from '../../pipeline/pages/scrape-request.js';
+import { scrapeRequestFields } from '../../pipeline/pages/scrape-request.js';
 import { sealSecret } from '../../pipeline/clients/models/index.js';
 import { serverWebhookSecret } from '../../pipeline/webhooks/secret.js';
 import type { HandlerContext, OperationHandler } from '../handler.js';
 import { ValidationFailed } from '../replies.js';
 import type { Config } from '../../pipeline/runtime/config.js';
 import type { Requester } from '../../pipeline/runtime/request-reply.js';
-import { askPipeline, PIPELINE_SLACK_MS } from './ask.js';
+import { PIPELINE_SLACK_MS } from './ask.js';
+import { readPages } from './pages.js';
 import { jsonTargetProblems, MODEL_REQUIRED_MESSAGE, promptOnly } from './extraction.js';
 import { scrapeEstimate, unservedScrapeOptions, type ScrapeRouting } from './scrape.js';
 
@@ -99,20 +100,6 @@ export function resultOf(url: string, reply: ReplyValue): { result: ExtractResul
   return { result: { url, data: json, confidence, error: null, ...warning, ...sources }, credits: reply.credits };
 }
 
-/** Runs `work` over `items` at most `limit` at a time; results in input order. */
-async function inOrder<T, R>(items: readonly T[], limit: number, work: (item: T, index: number) => Promise<R>): Promise<R[]> {
-  const out: R[] = new Array(items.length);
-  let next = 0;
-  const lane = async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await work(items[i] as T, i);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
-  return out;
-}
-
 function checkBody(body: ExtractBody, routing: ScrapeRouting): void {
   const unserved = unservedScrapeOptions(pageOptions(body), routing);
   if (unserved.length) throw new AppError('not_implemented', `this instance does not serve ${unserved.join(', ')} yet`);
@@ -137,20 +124,8 @@ export function extractHandler(deps: { readonly requester: Requester; readonly c
       const pageTimeout = options.timeout ?? PAGE_TIMEOUT_MS.default;
       // Queueing behind EXTRACT_PARALLEL lanes, then the page, then a model's call and its retries.
       const timeoutMs = Math.min(deps.config.requestTimeoutMs, pageTimeout + PIPELINE_SLACK_MS + deps.config.modelTimeoutMs * 2);
-      const pages = await inOrder(body.urls, EXTRACT_PARALLEL, async (url, i) => {
-        const reply = await askPipeline(deps.requester, { ...ctx, requestId: `${ctx.requestId}:${i + 1}` }, scrapeTopic(fields), { jobId: null, url, ...fields }, timeoutMs).catch(
-          (error: unknown): ReplyValue => ({
-            correlationId: '',
-            ok: false,
-            data: null,
-            errorCode: error instanceof AppError ? error.code : 'internal_error',
-            errorMessage: error instanceof Error ? error.message : String(error),
-            credits: 0,
-            source: null,
-          }),
-        );
-        return resultOf(url, reply);
-      });
+      const replies = await readPages(deps.requester, ctx, body.urls, fields, EXTRACT_PARALLEL, timeoutMs);
+      const pages = replies.map((reply, i) => resultOf(body.urls[i] as string, reply));
       const rejected = pages.find((p) => p.result.error?.code === REJECTED);
       if (rejected) throw new AppError(REJECTED, rejected.result.error?.message ?? 'the model provider rejected the key');
       const credits = pages.reduce((sum, p) => sum + p.credits, 0);

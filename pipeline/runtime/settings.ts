@@ -1,8 +1,10 @@
 /**
  * The table of every setting of the service: name, environment variable, type, default and
  * description. pipeline/runtime/config.ts parses the environment against it; README.md's
- * "Configuration" table is checked against it by test/pipeline/readme.test.ts.
+ * "Configuration" table is checked against it by test/pipeline/readme.test.ts. A family's
+ * settings live in their own file beside this one (settings-search.ts) and are spread in.
  */
+import { SEARCH_SETTINGS } from './settings-search.js';
 
 /**
  * `urls`: comma-separated http(s) URLs (a proxy pool), read as a frozen array.
@@ -426,4 +428,5 @@ export const SETTINGS = {
     max: 120000,
     description: 'How long one webhook attempt waits for the receiver to answer before it counts as a timeout (and is retried).',
   },
+  ...SEARCH_SETTINGS,
 } as const satisfies Record<string, SettingSpec>;

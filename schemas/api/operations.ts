@@ -139,9 +139,46 @@ export const OPERATIONS = [
       'Costs 1 credit; a failed fetch costs nothing. A success has no envelope, so its cost is in the `x-credits-charged` and `x-credits-remaining` headers; failures are the JSON error envelope.',
   }),
   // Search
-  op({ id: 'search', method: 'POST', path: '/v1/search', tag: 'Search', summary: 'Web search', body: SearchBody }),
-  op({ id: 'serp', method: 'POST', path: '/v1/serp', tag: 'Search', summary: 'SERP search', body: SerpBody }),
-  op({ id: 'placesSearch', method: 'POST', path: '/v1/places/search', tag: 'Search', summary: 'Places search', body: PlacesSearchBody }),
+  op({
+    id: 'search',
+    method: 'POST',
+    path: '/v1/search',
+    tag: 'Search',
+    summary: 'Web search',
+    body: SearchBody,
+    description:
+      'Searches the web through the providers this instance is configured with, asked in order (SEARCH_PROVIDERS; by default SearXNG, Brave, a SERP API, then the local index of every page this instance has read): when one fails (timeout, 429, 5xx, an answer it cannot read) the next is asked. ' +
+      'The answer is `data.results`, up to `limit` `{url, title, description, position, source}` objects, and `data.provider`, the provider that answered (`searxng`, `brave`, `serpapi`, `local`; also each result\'s `source`); `data.warning` names providers that failed first and filters the answering provider could not apply. ' +
+      'The local index searches the pages stored by this key and the shared index (title, description and main text, BM25-ranked with a title boost); `lang` and `tbs` (`qdr:h|d|w|m|y`) apply to it. ' +
+      'With `scrapeOptions` (at least one format) each result is read through the scrape path and carries its page (`markdown`, `metadata`, `json`, …) beside its own fields; a page that fails gets `error` (`{code, message}`) without failing the request. ' +
+      'No provider able to answer: 429 `provider_rate_limited` (with `Retry-After`) when all were rate limited, else 502 `provider_failed`. ' +
+      'Costs 1 credit per search, plus each page read for `scrapeOptions` as the scrape it is (rules 2 and 3); a failed search or page costs nothing.',
+  }),
+  op({
+    id: 'serp',
+    method: 'POST',
+    path: '/v1/serp',
+    tag: 'Search',
+    summary: 'SERP search',
+    body: SerpBody,
+    description:
+      'One search engine results page, as the provider reports it, in SerpApi\'s fields (camel case): `organicResults` (`{position, title, link, displayedLink, snippet, date}`), `relatedQuestions`, `relatedSearches`, `answerBox` and `knowledgeGraph` (null when the provider gives none), `searchInformation.totalResults`, `searchParameters`, and `pagination` (`{current, next}`; `next` is null on the last page). ' +
+      'Pages are 1 to 10 of `num` results. The providers and their fallback are those of POST /v1/search; `provider` names the one that answered. ' +
+      'Costs 1 credit per results page; a failed call costs nothing.',
+  }),
+  op({
+    id: 'placesSearch',
+    method: 'POST',
+    path: '/v1/places/search',
+    tag: 'Search',
+    summary: 'Places search',
+    body: PlacesSearchBody,
+    description:
+      'Lists places of a kind in an area from OpenStreetMap: the area (`location`, or "… in X" / "… near X" in `query`) is resolved with Nominatim (NOMINATIM_URL), then Overpass (OVERPASS_URL) lists every place matching `query` in it (a category such as `cafes` or `dentists` by its OpenStreetMap tags, else by name). ' +
+      'Each place has `name`, `category`, `address`, `coordinates`, `phone`, `website`, `openingHours`, `osm` (`{type, id}`) and `osmUrl`; `data.attribution` carries the ODbL notice (© OpenStreetMap contributors) in every answer and must be shown with the data. ' +
+      'Nominatim is asked at most once a second across the whole instance, with a real User-Agent, and answers are cached. A question that names no place is 422. ' +
+      'Costs 1 credit per call, whatever it finds; a failed call costs nothing.',
+  }),
   // Site and company intelligence
   op({ id: 'domain', method: 'POST', path: '/v1/domain', tag: 'Site and company intelligence', summary: 'Domain registration, DNS, backlinks', body: DomainBody }),
   op({ id: 'company', method: 'POST', path: '/v1/company', tag: 'Site and company intelligence', summary: 'Enrich one company from its website', body: CompanyBody }),

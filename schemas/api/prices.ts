@@ -55,6 +55,14 @@ export const PRICES = {
   operatorModelPage: { credits: 4, rule: null, says: null },
   /** A page a caller's own `model` (POST /v1/extract) answered for: nothing on top of the page. */
   callerModelPage: { credits: 0, rule: 9, says: 'model calls are billed to that key at no credit cost' },
+  /**
+   * One web search (POST /v1/search) or one SERP page (POST /v1/serp) a provider answered,
+   * whichever provider it was (the local index included). The pages read for a search's
+   * `scrapeOptions` are charged on top, each as the scrape it is.
+   */
+  searchCall: { credits: 1, rule: null, says: null },
+  /** One places search (POST /v1/places/search) answered from OpenStreetMap, whatever it finds. */
+  placesCall: { credits: 1, rule: null, says: null },
 } as const satisfies Record<string, Price>;
 
 export type PriceName = keyof typeof PRICES;

@@ -3,7 +3,7 @@
  * "not shown": search follows Firecrawl v1's request (query, limit, tbs, filter, lang,
  * country, location, timeout, scrapeOptions); SERP and places use the names SERP APIs use.
  */
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import { Closed, Nullable, StringEnum, COUNTRY_CODE } from './common.js';
 import { ScrapeOptions } from './scrape-options.js';
 
@@ -24,6 +24,7 @@ export const SearchBody = Closed(
   },
   { description: "Web search. With `scrapeOptions` each result also carries its page's content in the requested formats." },
 );
+export type SearchBody = Static<typeof SearchBody>;
 
 export const SerpBody = Closed(
   {
@@ -36,8 +37,9 @@ export const SerpBody = Closed(
     num: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 10, description: 'Results per page.' })),
     tbs: Type.Optional(Nullable(Type.String({ maxLength: 100 }))),
   },
-  { description: 'One search engine results page: organic results, ads, related questions and searches, with positions.' },
+  { description: 'One search engine results page: organic results, related questions and searches, answer box and knowledge panel when the provider gives them, with positions.' },
 );
+export type SerpBody = Static<typeof SerpBody>;
 
 export const PlacesSearchBody = Type.Object(
   {
@@ -49,3 +51,4 @@ export const PlacesSearchBody = Type.Object(
   },
   { additionalProperties: true, description: 'Places search (an open object, as the spec declares it).' },
 );
+export type PlacesSearchBody = Static<typeof PlacesSearchBody>;

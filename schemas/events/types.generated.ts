@@ -6,7 +6,7 @@
 // lose precision), bytes → Buffer, ["null", T] → T | null.
 
 /** Every event type, one per folder in schemas/events/. */
-export const EVENT_NAMES = ['ExtractRequested', 'FetchRequested', 'JobEvent', 'MapRequested', 'PageFetched', 'ParseRequested', 'Reply', 'ScrapeRequested', 'TestPing'] as const;
+export const EVENT_NAMES = ['ExtractRequested', 'FetchRequested', 'JobEvent', 'MapRequested', 'PageFetched', 'ParseRequested', 'Reply', 'ScrapeRequested', 'SearchRequested', 'TestPing'] as const;
 
 export type EventName = (typeof EVENT_NAMES)[number];
 
@@ -20,6 +20,7 @@ export const CURRENT_VERSIONS = {
   ParseRequested: 1,
   Reply: 1,
   ScrapeRequested: 4,
+  SearchRequested: 1,
   TestPing: 1,
 } as const satisfies Record<EventName, number>;
 
@@ -245,6 +246,26 @@ export interface ScrapeRequested {
   sealedModel: string;
 }
 
+/** A search is wanted (POST /v1/search, /v1/serp, /v1/places/search): the searcher asks the configured providers in order (the local index among them) and answers with a Reply whose data is the results page (actors/searcher/). wds.events.SearchRequested v1 (schemas/events/SearchRequested/v1.avsc). */
+export interface SearchRequested {
+  /** Id of the API request; in every log line. */
+  requestId: string;
+  /** Id of the API key the work is billed to; the local index shows it its own pages and the shared ones. */
+  tenant: string;
+  /** web: POST /v1/search; serp: POST /v1/serp; places: POST /v1/places/search. */
+  kind: "web" | "serp" | "places";
+  /** The request body as JSON, without scrapeOptions (schemas/api/search.ts, defaults filled in). */
+  query: string;
+  /** Topic to send the Reply to. */
+  replyTo: string | null;
+  /** Copied into the Reply so the waiting requester finds it. */
+  correlationId: string | null;
+  /** Epoch milliseconds after which the work is pointless and is dropped; the providers' time is bounded by it. */
+  deadlineMs: number;
+  /** Epoch milliseconds when the event was written. */
+  createdAtMs: number;
+}
+
 /** A message with no business meaning, for runtime tests and benchmarks of the bus and the codec. wds.events.TestPing v1 (schemas/events/TestPing/v1.avsc). */
 export interface TestPing {
   /** Any id the sender chooses. */
@@ -267,5 +288,6 @@ export interface EventValues {
   ParseRequested: ParseRequested;
   Reply: Reply;
   ScrapeRequested: ScrapeRequested;
+  SearchRequested: SearchRequested;
   TestPing: TestPing;
 }

@@ -64,12 +64,12 @@ describe('gateway/operations', () => {
     }
   });
 
-  it('serves page reading and the reference operations, and says the others are not served', () => {
+  it('serves page reading, search and the reference operations, and says the others are not served', () => {
     const served = ROWS.filter(([, row]) => row.served !== false).map(([id]) => id);
     expect(served.sort()).toEqual(
-      ['scrape', 'crawlStart', 'crawlStatus', 'crawlCancel', 'crawlPages', 'crawlErrors', 'batchStart', 'batchStatus', 'batchPages', 'map', 'extract', 'parse', 'fetch', 'templates', 'source'].sort(),
+      ['scrape', 'crawlStart', 'crawlStatus', 'crawlCancel', 'crawlPages', 'crawlErrors', 'batchStart', 'batchStatus', 'batchPages', 'map', 'extract', 'parse', 'fetch', 'search', 'serp', 'placesSearch', 'templates', 'source'].sort(),
     );
-    expect(ROWS.filter(([, row]) => row.served === false)).toHaveLength(46 - 15);
+    expect(ROWS.filter(([, row]) => row.served === false)).toHaveLength(46 - 18);
   });
 
   it('builds the handlers of the rows the build serves, each metered one with its estimate', () => {
@@ -86,6 +86,9 @@ describe('gateway/operations', () => {
     // Extract reads pages (`scrape`) and needs the extractor for what a model finishes (`extract`).
     expect(Object.keys(operationHandlers(gatewayDeps, pipeline(['scrape', 'extract']))).sort()).toEqual(['extract', 'scrape', 'source', 'templates']);
     expect(Object.keys(operationHandlers(gatewayDeps, pipeline(['jobs', 'scrape'])))).toHaveLength(2 + 1 + 8);
+    // SERP and places need only the searcher; a search reads its results' pages, so it needs the parser too.
+    expect(Object.keys(operationHandlers(gatewayDeps, pipeline(['search']))).sort()).toEqual(['placesSearch', 'serp', 'source', 'templates']);
+    expect(Object.keys(operationHandlers(gatewayDeps, pipeline(['search', 'scrape']))).sort()).toEqual(['placesSearch', 'scrape', 'search', 'serp', 'source', 'templates']);
   });
 
   describe.skipIf(!spec)(`against the spec's endpoint index (needs ${SPEC_PATH})`, () => {

@@ -73,6 +73,11 @@ export function mapRequested(url: string, options: Record<string, unknown> = {},
   return { requestId: 'req-1', tenant: 'tenant-1', url, options: JSON.stringify(options), ...REPLY, deadlineMs: now + 30_000, createdAtMs: now, ...extra };
 }
 
+export function searchRequested(kind: 'web' | 'serp' | 'places', query: Record<string, unknown>, extra: Partial<EventValue<'SearchRequested'>> = {}): EventValue<'SearchRequested'> {
+  const now = Date.now();
+  return { requestId: 'req-1', tenant: 'tenant-1', kind, query: JSON.stringify(query), ...REPLY, deadlineMs: now + 30_000, createdAtMs: now, ...extra };
+}
+
 export function parseRequested(filename: string, contentType: string, body: Buffer | string, extra: Partial<EventValue<'ParseRequested'>> = {}): EventValue<'ParseRequested'> {
   const now = Date.now();
   return { requestId: 'req-1', tenant: 'tenant-1', filename, contentType, body: Buffer.from(body), options: '{}', ...REPLY, deadlineMs: now + 60_000, createdAtMs: now, ...extra };

@@ -120,6 +120,16 @@ export const SAMPLE_EVENTS: { readonly [N in EventName]: EventValue<N> } = {
     deadlineMs: AT_MS + 40_000,
     createdAtMs: AT_MS,
   },
+  SearchRequested: {
+    requestId: 'req_01JD8Y8S5TRX',
+    tenant: 'key_7f3a',
+    kind: 'web',
+    query: JSON.stringify({ query: 'Ünïcode "quoted" search', limit: 5, lang: 'de', country: 'DE', tbs: 'qdr:w' }),
+    replyTo: 'wds.replies',
+    correlationId: '9a2c4e6f-1b3d-4f5a-8c7e-0d2f4b6a8c1e',
+    deadlineMs: AT_MS + 60_000,
+    createdAtMs: AT_MS,
+  },
   TestPing: {
     id: 'ping-1',
     seq: 2 ** 53 - 2, // the largest long avsc writes (its safe range is ±(2^53 − 2))

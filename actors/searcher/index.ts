@@ -1,0 +1,51 @@
+/**
+ * The searcher actor: answers POST /v1/search, /v1/serp and /v1/places/search. It reads
+ * SearchRequested, asks the configured web-search providers in order with fallback
+ * (providers.ts, fallback.ts) or OpenStreetMap for places (pipeline/search/places.ts), and
+ * answers the reply topic (handler.ts). Provider calls wait on outside services, so they run
+ * in their own pool and never hold the fetcher's or the parser's slots.
+ *
+ * Every searcher process shares one client per service (pipeline/clients/), the local index
+ * reads the store (pipeline/search/index/), and Nominatim's one-request-a-second limiter and
+ * the places cache live in coordination state, so several searcher processes together keep
+ * the public instance's policy. `createSearcherActor(runtime)` builds its ActorDefinition; the
+ * composition root registers it as `{role: 'searcher', serves: ['search'], …}`.
+ */
+import { NominatimClient } from '../../pipeline/clients/nominatim.js';
+import { OverpassClient } from '../../pipeline/clients/overpass.js';
+import type { ActorDefinition } from '../../pipeline/runtime/pool.js';
+import type { Runtime } from '../../pipeline/runtime/runtime.js';
+import { handleSearchRequested, type SearcherDeps } from './handler.js';
+import { searchProviders } from './providers.js';
+
+export { handleSearchRequested, REPLY_MARGIN_MS, type SearcherDeps, type SearchRequested } from './handler.js';
+export { providerOrder, searchProviders } from './providers.js';
+export { askInOrder, ProvidersFailed, type FailedProvider } from './fallback.js';
+
+/** The longest a search may run: the request's `timeout` (schemas/api/search.ts) at most, and the answer. */
+const SEARCH_MAX_MS = 300_000;
+
+export function createSearcherActor(runtime: Runtime): ActorDefinition {
+  const { config } = runtime;
+  const log = runtime.log.child({ actor: 'searcher' });
+  const deps: SearcherDeps = {
+    // A provider named but not configured stops the process at start.
+    providers: searchProviders(config, runtime.store),
+    perProviderMs: config.searchTimeoutMs,
+    places: {
+      nominatim: new NominatimClient({ baseUrl: config.nominatimUrl, state: runtime.state, email: config.nominatimEmail }),
+      overpass: new OverpassClient({ url: config.overpassUrl }),
+      state: runtime.state,
+    },
+    log,
+  };
+  log.info({ providers: deps.providers.map((p) => p.name) }, 'search providers, in order');
+  return {
+    name: 'searcher',
+    group: 'searcher',
+    topics: ['searchRequested'],
+    concurrency: config.poolConcurrency,
+    timeoutMs: SEARCH_MAX_MS + 10_000,
+    handlers: { SearchRequested: { handle: (event, ctx) => handleSearchRequested(event, { ...deps, log: ctx.log }, ctx.signal), replySource: null } },
+  };
+}

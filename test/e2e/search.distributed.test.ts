@@ -42,6 +42,20 @@ async function post(base: string, key: string, path: string, body: unknown): Pro
   return { status: res.status, body: (await res.json()) as Record<string, any> };
 }
 
+/** The extraction fixture pages, served from 127.0.0.1. */
+async function startSite(): Promise<{ site: http.Server; origin: string }> {
+  const site = http.createServer((req, res) => {
+    const path = (req.url ?? '/').split('?')[0] ?? '/';
+    try {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(readFileSync(join(FIXTURES, `${path.slice(1)}.html`)));
+    } catch {
+      res.writeHead(404).end();
+    }
+  });
+  await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
+  return { site, origin: `http://127.0.0.1:${(site.address() as AddressInfo).port}` };
+}
+
 describe.skipIf(!hasChdb || !kafkaUp || !redisUp)('e2e/search distributed (gateway, fetcher, parser, two searchers on Kafka)', () => {
   let cluster: Cluster;
   let base: string;
@@ -52,16 +66,7 @@ describe.skipIf(!hasChdb || !kafkaUp || !redisUp)('e2e/search distributed (gatew
   let overpass: FakeOverpass;
 
   beforeAll(async () => {
-    site = http.createServer((req, res) => {
-      const path = (req.url ?? '/').split('?')[0] ?? '/';
-      try {
-        res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(readFileSync(join(FIXTURES, `${path.slice(1)}.html`)));
-      } catch {
-        res.writeHead(404).end();
-      }
-    });
-    await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
-    origin = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
+    ({ site, origin } = await startSite());
     [searxng, nominatim, overpass] = await Promise.all([
       startFakeSearxng({ results: [{ url: `${origin}/recipe`, title: 'Lentil soup', snippet: 'A warming lentil soup.' }] }),
       startFakeNominatim(),
@@ -116,16 +121,7 @@ describe.skipIf(!hasChdb || !kafkaUp || !redisUp)('e2e/search distributed with a
   let searxng: FakeSearch;
 
   beforeAll(async () => {
-    site = http.createServer((req, res) => {
-      const path = (req.url ?? '/').split('?')[0] ?? '/';
-      try {
-        res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(readFileSync(join(FIXTURES, `${path.slice(1)}.html`)));
-      } catch {
-        res.writeHead(404).end();
-      }
-    });
-    await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
-    origin = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
+    ({ site, origin } = await startSite());
     searxng = await startFakeSearxng({ results: [{ url: `${origin}/recipe`, title: 'Lentil soup', snippet: 'A warming lentil soup.' }] });
     cluster = await startCluster({ main: PRODUCTION_MAIN, env: { FETCH_ALLOW_PRIVATE: 'true', SEARXNG_URL: searxng.url } });
     const [gateway] = await Promise.all([cluster.service('gateway'), cluster.service('fetcher'), cluster.service('parser'), cluster.service('searcher')]);

@@ -49,6 +49,7 @@ import { indexRows, LocalIndexProvider, pageIndexFacts, pageSearchRows, tokenize
 import type { SearchQuery } from '../pipeline/search/types.js';
 import { corpusDir, readabilityPages, readHtml, trafilaturaPages } from './corpus.js';
 import { emit, median, positiveInteger } from './lib.js';
+import { seededRandom as rng } from './seeded-random.js';
 
 const PAGES = positiveInteger('BENCH_SEARCH_PAGES', 100_000);
 const QUERIES = positiveInteger('BENCH_SEARCH_QUERIES', 240);
@@ -62,17 +63,6 @@ const TARGET_QPS_RATIO = 20;
 const NOW = Date.now();
 const DAY = 86_400_000;
 
-/** mulberry32: a small seeded PRNG, so every run loads and asks the same things. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 const random = rng(16);
 const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
 

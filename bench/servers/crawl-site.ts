@@ -23,6 +23,7 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { seededRandom as random } from '../seeded-random.js';
 import { answerUsage } from './child.js';
 
 const PAGES = Number(process.env.CRAWL_SITE_PAGES ?? 10_000);
@@ -39,17 +40,6 @@ export function fanout(n: number): number {
   }
 }
 
-/** A small deterministic generator (mulberry32), so every run serves the same site. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const WORDS = (
   'the of and to in is that for it as was with be by on not he this are or his from at which but have an they you were her she there ' +

@@ -1,0 +1,14 @@
+/**
+ * A small deterministic generator (mulberry32) for the benches' generated sites and data, so
+ * every run serves and asks the same things. Not for anything that must be unpredictable.
+ */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}

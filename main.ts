@@ -16,6 +16,7 @@ import { parseArgs } from 'node:util';
 import { setFlagsFromString } from 'node:v8';
 import type { FastifyInstance } from 'fastify';
 import type { ActorSpec } from './actors/index.js';
+import { createClassifierActor } from './actors/classifier/index.js';
 import { createSearcherActor } from './actors/searcher/index.js';
 import { createExtractorActor } from './actors/extractor/index.js';
 import { createFetcherActor } from './actors/fetcher/index.js';
@@ -40,8 +41,9 @@ export type RoleArg = Role | 'all';
 /**
  * This build's actor pools and the capabilities each serves (schemas/capabilities.ts); the
  * gateway serves an operation when the build serves every capability its row in the operation
- * table needs (gateway/operations.ts), and answers it 501 otherwise. The classifier lands with its issue; the
- * notifier calls job webhooks (`webhooks`: without it the gateway answers a job with a webhook
+ * table needs (gateway/operations.ts), and answers it 501 otherwise. The classifier runs
+ * monitor checks (`monitors`, with the frontier's schedules and the scrape path); the
+ * notifier calls job and monitor webhooks (`webhooks`: without it the gateway answers a job with a webhook
  * 501); the frontier serves map and schedules crawl and batch jobs (`jobs`, served with the
  * parser's `scrape`: the fetcher and parser read the jobs' pages). The renderer serves
  * `render`: with it the gateway sends browser scrapes (waitFor, actions, screenshot, network)
@@ -55,6 +57,7 @@ export const ACTORS: readonly ActorSpec[] = [
   { role: 'parser', serves: ['scrape', 'parse'], create: (runtime) => createParserActor(runtime) },
   { role: 'extractor', serves: ['extract'], create: (runtime) => createExtractorActor(runtime) },
   { role: 'searcher', serves: ['search'], create: (runtime) => createSearcherActor(runtime) },
+  { role: 'classifier', serves: ['monitors'], create: (runtime) => createClassifierActor(runtime) },
   { role: 'notifier', serves: ['webhooks'], create: (runtime) => createNotifierActor(runtime) },
 ];
 

@@ -52,6 +52,15 @@ import {
 } from './handlers/jobs.js';
 import { extractEstimate, extractHandler } from './handlers/extract.js';
 import { mapHandler } from './handlers/map.js';
+import {
+  monitorChecksHandler,
+  monitorCreateHandler,
+  monitorDeleteHandler,
+  monitorGetHandler,
+  monitorListHandler,
+  monitorRunHandler,
+  type MonitorHandlerOptions,
+} from './handlers/monitors.js';
 import { parseHandler } from './handlers/parse.js';
 import { sourceHandler, templatesHandler } from './handlers/reference.js';
 import { scrapeEstimate, scrapeHandler } from './handlers/scrape.js';
@@ -147,6 +156,16 @@ const retentionMs = (deps: GatewayHandlerDeps) => Math.round(deps.config.jobRete
 const pipelineWait = (deps: GatewayHandlerDeps) => deps.config.requestTimeoutMs;
 /** Crawl and batch jobs: the frontier schedules them, the fetcher and parser read their pages. */
 const JOBS = ['jobs', 'scrape'] as const;
+/** Monitors: the frontier schedules their checks, the classifier runs them through the scrape path. */
+const MONITORS = ['monitors', 'jobs', 'scrape'] as const;
+
+function monitorOptions(deps: PipelineHandlerDeps): MonitorHandlerOptions {
+  return {
+    guard: new NetGuard({ allowPrivate: deps.config.fetchAllowPrivate }),
+    webhooks: deps.serves.has('webhooks'),
+    webhookAttempts: deps.config.webhookAttempts,
+  };
+}
 
 export const OPERATION_TABLE = {
   // Page reading
@@ -186,12 +205,13 @@ export const OPERATION_TABLE = {
   domainSnapshots: NOT_SERVED,
   domainScreen: NOT_SERVED,
   // Monitoring
-  monitorCreate: NOT_SERVED,
-  monitorList: NOT_SERVED,
-  monitorGet: NOT_SERVED,
-  monitorDelete: NOT_SERVED,
-  monitorRun: NOT_SERVED,
-  monitorChecks: NOT_SERVED,
+  monitorCreate: byPipeline(MONITORS, 'free', (d) => monitorCreateHandler(d.jobs, monitorOptions(d))),
+  monitorList: byPipeline(MONITORS, 'free', (d) => monitorListHandler(d.jobs)),
+  monitorGet: byPipeline(MONITORS, 'free', (d) => monitorGetHandler(d.jobs)),
+  monitorDelete: byPipeline(MONITORS, 'free', (d) => monitorDeleteHandler(d.jobs)),
+  // The check holds and charges its pages itself (rule 4), as a scheduled check does.
+  monitorRun: byPipeline(MONITORS, { estimate: () => 0 }, (d) => monitorRunHandler(d.jobs, monitorOptions(d))),
+  monitorChecks: byPipeline(MONITORS, 'free', (d) => monitorChecksHandler(d.jobs, monitorOptions(d))),
   watchCreate: NOT_SERVED,
   watchList: NOT_SERVED,
   watchGet: NOT_SERVED,

@@ -17,7 +17,9 @@
  * - `search`: web, SERP and places questions are answered from the configured providers and
  *   the local index (the searcher; POST /v1/search with `scrape` for page content, /v1/serp,
  *   /v1/places/search).
+ * - `monitors`: monitor checks are run and judged (the classifier; with `jobs`, the frontier
+ *   that schedules them, and `scrape` for their pages: the monitor operations).
  */
-export const CAPABILITIES = ['scrape', 'fetch', 'parse', 'map', 'jobs', 'render', 'webhooks', 'extract', 'search'] as const;
+export const CAPABILITIES = ['scrape', 'fetch', 'parse', 'map', 'jobs', 'render', 'webhooks', 'extract', 'search', 'monitors'] as const;
 
 export type Capability = (typeof CAPABILITIES)[number];

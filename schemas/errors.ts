@@ -229,6 +229,12 @@ export const ERRORS = {
     retriable: true,
     description: 'The model answered something that is not JSON, or JSON that breaks the schema, again after one repair attempt; nothing it said is returned.',
   },
+  monitor_check_running: {
+    status: 409,
+    retriable: true,
+    description:
+      "POST /v1/monitor/{id}/run: a check of this monitor is already queued or running (its id is in the message); a monitor runs one check at a time. Read it with GET /v1/monitor/{id}/checks, or run again once it is done.",
+  },
   provider_rate_limited: {
     status: 429,
     retriable: true,

@@ -93,6 +93,25 @@ export const TOPICS = {
     description:
       "POST /v1/search, /v1/serp and /v1/places/search: a question for the searcher pool, which asks the configured providers in order (SearXNG, Brave, a SERP API, the local index; Nominatim and Overpass for places), falls back on a provider's failure and answers the reply topic. Provider calls wait on outside services; on their own pool they never hold the parser's or fetcher's slots.",
   },
+  monitorChecks: {
+    name: 'wds.monitor.checks',
+    event: 'MonitorCheckRequested',
+    partitions: 12,
+    key: 'monitorId (one monitor\'s checks in order)',
+    producers: ['gateway', 'frontier'],
+    consumers: ['classifier'],
+    description:
+      "A monitor check to run: the frontier queues one when a monitor's schedule is due (and again, with the same check id, to resume a check a crash interrupted), the gateway for POST /v1/monitor/{id}/run. The classifier reads the pages through the scrape path, judges each against its previous snapshot and stores the results.",
+  },
+  monitorEvents: {
+    name: 'wds.monitor.events',
+    event: 'MonitorChecked',
+    partitions: 12,
+    key: 'monitorId',
+    producers: ['classifier'],
+    consumers: ['notifier'],
+    description: "A completed check that found pages new, changed, removed or failing, of a monitor with a webhook: the notifier delivers it, signed and retried.",
+  },
   jobEvents: {
     name: 'wds.job.events',
     event: 'JobEvent',

@@ -12,6 +12,10 @@
  * composition root registers it as `{role: 'frontier', serves: ['map'], …}`. Each frontier
  * process also runs the jobs' stall watchdog (jobs/handler.ts sweepStalledJobs) every
  * quarter of JOB_STALL_MS (at least 250 ms, at most 30 s), publishing what it sends again.
+ *
+ * It also holds the monitors' schedules (schedules/monitors.ts): at start-up it rebuilds them
+ * from the store and resumes interrupted checks (again every RECONCILE_MS), and every TICK_MS
+ * it starts the checks due, at most MONITOR_STARTS_PER_SECOND a second.
  */
 import type { ActorDefinition } from '../../pipeline/runtime/pool.js';
 import type { Runtime } from '../../pipeline/runtime/runtime.js';
@@ -23,6 +27,7 @@ import { keyRegistryFor } from '../../pipeline/keys/index.js';
 import { handleJobEvent, sweepStalledJobs, type JobHandlerDeps } from './jobs/handler.js';
 import { siteReader } from './jobs/site.js';
 import { handleMapRequested } from './map-handler.js';
+import { rebuildSchedules, RECONCILE_MS, resumeChecks, startDueChecks, TICK_MS, type ScheduleDeps } from './schedules/monitors.js';
 import type { DiscoveryLimits } from './map.js';
 
 export { handleMapRequested, mapOptionsOf, REPLY_MARGIN_MS, type MapHandlerDeps, type MapRequested } from './map-handler.js';
@@ -66,6 +71,7 @@ export function createFrontierActor(runtime: Runtime, options: FrontierActorOpti
     sweeping ??= sweep().finally(() => (sweeping = null));
   }, watchdogIntervalMs(config.jobStallMs));
   watchdog.unref();
+  const schedules = monitorSchedules(runtime, { state: runtime.state, store: runtime.store, writer: runtime.writer, log, startsPerSecond: config.monitorStartsPerSecond }, stopping.signal);
   return {
     name: 'frontier',
     group: 'frontier',
@@ -78,6 +84,7 @@ export function createFrontierActor(runtime: Runtime, options: FrontierActorOpti
       clearInterval(watchdog);
       stopping.abort();
       await sweeping;
+      await schedules.stop();
       keys.close();
     },
     handlers: {
@@ -93,6 +100,48 @@ export function createFrontierActor(runtime: Runtime, options: FrontierActorOpti
           },
           ctx.signal,
         ),
+    },
+  };
+}
+
+/**
+ * Runs the monitors' schedules in this process until `signal` aborts: the rebuild and resume
+ * at once and every RECONCILE_MS, the due checks every TICK_MS. One step of each kind at a
+ * time; a failed step is logged and tried again on the next round.
+ */
+function monitorSchedules(runtime: Runtime, deps: ScheduleDeps, signal: AbortSignal): { stop(): Promise<void> } {
+  const perTick = Math.max(1, Math.ceil((deps.startsPerSecond * TICK_MS) / 1000));
+  let reconciling: Promise<void> | null = null;
+  let ticking: Promise<void> | null = null;
+  const guarded = async (what: string, step: () => Promise<void>) => {
+    try {
+      await step();
+    } catch (error) {
+      if (!signal.aborted) deps.log.warn({ err: error }, `monitor schedules: could not ${what}; trying again`);
+    }
+  };
+  const reconcile = () =>
+    (reconciling ??= guarded('rebuild the schedules', async () => {
+      await rebuildSchedules(deps);
+      const resumed = await resumeChecks(deps);
+      if (resumed.length > 0) await runtime.events.emit(resumed);
+    }).finally(() => (reconciling = null)));
+  const tick = () =>
+    (ticking ??= guarded('start due checks', async () => {
+      const started = await startDueChecks(deps, perTick);
+      if (started.length > 0) await runtime.events.emit(started);
+    }).finally(() => (ticking = null)));
+  void reconcile();
+  const reconciler = setInterval(() => void reconcile(), RECONCILE_MS);
+  const ticker = setInterval(() => void tick(), TICK_MS);
+  reconciler.unref();
+  ticker.unref();
+  return {
+    async stop() {
+      clearInterval(reconciler);
+      clearInterval(ticker);
+      await reconciling;
+      await ticking;
     },
   };
 }

@@ -1,7 +1,8 @@
 /**
- * The notifier actor: calls job webhooks. It reads JobEvent (`jobEvents`, its own consumer
+ * The notifier actor: calls webhooks. It reads JobEvent (`jobEvents`, its own consumer
  * group beside the frontier's) and, for a crawl or batch started with a `webhook`, POSTs
- * `crawl.*` / `batch_scrape.*` events to it, signed with the key's secret, retried with
+ * `crawl.*` / `batch_scrape.*` events to it; and MonitorChecked (`monitorEvents`), a monitor's
+ * `monitor.check.completed` (monitor.ts). Each signed with the key's secret, retried with
  * backoff, each attempt recorded in `webhook_deliveries` (handler.ts, deliver.ts, post.ts).
  * Every request goes through the SSRF guard (FETCH_ALLOW_PRIVATE) and its guarded agents.
  * The composition root registers it as `{role: 'notifier', serves: ['webhooks'], …}`; the
@@ -15,9 +16,11 @@ import { keyWebhookSecret } from '../../pipeline/webhooks/signing.js';
 import { serverWebhookSecret } from '../../pipeline/webhooks/secret.js';
 import type { RetryPolicy } from './deliver.js';
 import { handleJobEvent } from './handler.js';
+import { handleMonitorChecked } from './monitor.js';
 
 export { deliver, retriableAnswer, type Delivery, type DeliveryResult, type RetryPolicy } from './deliver.js';
 export { webhookBody } from './handler.js';
+export { monitorWebhookBody, MONITOR_EVENT } from './monitor.js';
 
 export interface NotifierActorOptions {
   readonly allowCidrs?: readonly string[];
@@ -57,7 +60,7 @@ export function createNotifierActor(runtime: Runtime, options: NotifierActorOpti
   return {
     name: 'notifier',
     group: 'notifier',
-    topics: ['jobEvents'],
+    topics: ['jobEvents', 'monitorEvents'],
     concurrency: config.poolConcurrency,
     // A delivery's retries run inside one attempt of the pool (its own retries would send twice).
     timeoutMs: deliveryBudgetMs(policy) + 30_000,
@@ -67,6 +70,7 @@ export function createNotifierActor(runtime: Runtime, options: NotifierActorOpti
     handlers: {
       JobEvent: (event, ctx) =>
         handleJobEvent(event, { state: runtime.state, store: runtime.store, writer: runtime.writer, guard, agents, policy, secretFor, log: ctx.log }, ctx.signal),
+      MonitorChecked: (event, ctx) => handleMonitorChecked(event, { store: runtime.store, writer: runtime.writer, guard, agents, policy, secretFor, log: ctx.log }, ctx.signal),
     },
   };
 }

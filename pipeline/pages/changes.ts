@@ -34,6 +34,8 @@
  * empty alt text, `![](url)` — by HTML's own rule an empty alt marks an image with no content
  * (tracking pixels, spacers, rotating decoration), whose URL often changes on every load.
  * The diffs are of the normalized texts, so a `changed` page always has a hunk to show.
+ * Monitors compare with `ignoreNoise` (CompareOptions): texts equal once timestamps and
+ * cache-busting query strings are neutralised (pipeline/pages/changes-noise.ts) are `same`.
  *
  * Modes, computed only when the status is `changed` (as Firecrawl):
  * - `git-diff`: `diff.text` (unified diff, `--- previous\t<ISO>` / `+++ current\t<ISO>`) and
@@ -49,6 +51,7 @@ import type { Store } from '../runtime/store/store.js';
 import { parseJsonObject } from '../runtime/json.js';
 import { normalizeUrl } from './cache.js';
 import { gitDiff, jsonFieldDiff, MAX_EDIT_LINES, type GitDiff, type JsonFieldDiff } from './changes-diff.js';
+import { withoutNoise } from './changes-noise.js';
 
 export type ChangeStatus = 'new' | 'same' | 'changed' | 'removed';
 export type ChangeMode = 'git-diff' | 'json';
@@ -130,19 +133,33 @@ function iso(epochMs: number): string {
   return new Date(epochMs).toISOString();
 }
 
-function statusOf(previous: PageSnapshot | null, current: PageSnapshot, before: string, after: string): ChangeStatus {
+export interface CompareOptions {
+  /**
+   * Monitors: two pages whose normalized markdowns differ only by noise (timestamps,
+   * cache-busting query strings: pipeline/pages/changes-noise.ts) are `same`. The diff of a
+   * `changed` page is still of the normalized texts, noise included.
+   */
+  readonly ignoreNoise?: boolean;
+}
+
+function sameText(before: string, after: string, options: CompareOptions): boolean {
+  if (before === after) return true;
+  return options.ignoreNoise === true && withoutNoise(before) === withoutNoise(after);
+}
+
+function statusOf(previous: PageSnapshot | null, current: PageSnapshot, before: string, after: string, options: CompareOptions): ChangeStatus {
   if (isGone(current.statusCode)) return 'removed';
   if (!previous) return 'new';
   if (isGone(previous.statusCode)) return 'changed';
-  return before === after ? 'same' : 'changed';
+  return sameText(before, after, options) ? 'same' : 'changed';
 }
 
 /** Status, diffs and warnings of `current` against `previous` (null: first scrape). */
-export function comparePages(previous: PageSnapshot | null, current: PageSnapshot, modes: readonly ChangeMode[]): Comparison {
+export function comparePages(previous: PageSnapshot | null, current: PageSnapshot, modes: readonly ChangeMode[], options: CompareOptions = {}): Comparison {
   const compared = previous !== null && !isGone(current.statusCode);
   const before = compared ? normalizeMarkdown(previous.markdown) : '';
   const after = compared ? normalizeMarkdown(current.markdown) : '';
-  const changeStatus = statusOf(previous, current, before, after);
+  const changeStatus = statusOf(previous, current, before, after, options);
   const tracking: ChangeTracking = {
     previousScrapeAt: previous ? iso(previous.scrapedAt) : null,
     changeStatus,

@@ -2,10 +2,11 @@
  * The table of every setting of the service: name, environment variable, type, default and
  * description. pipeline/runtime/config.ts parses the environment against it; README.md's
  * "Configuration" table is checked against it by test/pipeline/readme.test.ts. A family's
- * settings live in their own file beside this one (settings-models.ts, settings-search.ts) and
+ * settings live in their own file beside this one (settings-models.ts, settings-search.ts, settings-monitors.ts) and
  * are spread in.
  */
 import { MODEL_SETTINGS } from './settings-models.js';
+import { MONITOR_SETTINGS } from './settings-monitors.js';
 import { SEARCH_SETTINGS } from './settings-search.js';
 
 /**
@@ -361,4 +362,5 @@ export const SETTINGS = {
     description: 'How long one webhook attempt waits for the receiver to answer before it counts as a timeout (and is retried).',
   },
   ...SEARCH_SETTINGS,
+  ...MONITOR_SETTINGS,
 } as const satisfies Record<string, SettingSpec>;

@@ -6,7 +6,7 @@
 // lose precision), bytes → Buffer, ["null", T] → T | null.
 
 /** Every event type, one per folder in schemas/events/. */
-export const EVENT_NAMES = ['ExtractRequested', 'FetchRequested', 'JobEvent', 'MapRequested', 'PageFetched', 'ParseRequested', 'Reply', 'ScrapeRequested', 'SearchRequested', 'TestPing'] as const;
+export const EVENT_NAMES = ['ExtractRequested', 'FetchRequested', 'JobEvent', 'MapRequested', 'MonitorCheckRequested', 'MonitorChecked', 'PageFetched', 'ParseRequested', 'Reply', 'ScrapeRequested', 'SearchRequested', 'TestPing'] as const;
 
 export type EventName = (typeof EVENT_NAMES)[number];
 
@@ -16,6 +16,8 @@ export const CURRENT_VERSIONS = {
   FetchRequested: 1,
   JobEvent: 1,
   MapRequested: 1,
+  MonitorCheckRequested: 1,
+  MonitorChecked: 1,
   PageFetched: 5,
   ParseRequested: 1,
   Reply: 1,
@@ -122,6 +124,32 @@ export interface MapRequested {
   correlationId: string | null;
   /** Epoch milliseconds after which the work is pointless and is dropped; the discovery answers before it with what it found. */
   deadlineMs: number;
+  /** Epoch milliseconds when the event was written. */
+  createdAtMs: number;
+}
+
+/** A monitor check is to run: queued by the frontier when the monitor's schedule is due, or by the gateway for POST /v1/monitor/{id}/run. Its row in monitor_checks (status queued) was written first; the classifier reads each page through the scrape path, judges it against the previous snapshot and completes the check (actors/classifier/). Sent again with the same checkId to resume a check a crash interrupted: pages already judged are not read again. wds.events.MonitorCheckRequested v1 (schemas/events/MonitorCheckRequested/v1.avsc). */
+export interface MonitorCheckRequested {
+  /** Id of the work (the check id, or the API request for a manual run); in every log line. */
+  requestId: string;
+  /** Id of the API key the monitor belongs to and the check's pages are billed to. */
+  tenant: string;
+  /** The monitor. */
+  monitorId: string;
+  /** The check (its monitor_checks row). */
+  checkId: string;
+  /** Epoch milliseconds when the event was written. */
+  createdAtMs: number;
+}
+
+/** A monitor check completed and found a page new, changed, removed or failing, and the monitor has a webhook: the notifier POSTs the check (its summary and per-page diffs, read from the store) to it, signed and retried (actors/notifier/monitor.ts). wds.events.MonitorChecked v1 (schemas/events/MonitorChecked/v1.avsc). */
+export interface MonitorChecked {
+  /** Id of the API key the monitor belongs to (its webhook signing secret). */
+  tenant: string;
+  /** The monitor. */
+  monitorId: string;
+  /** The completed check. */
+  checkId: string;
   /** Epoch milliseconds when the event was written. */
   createdAtMs: number;
 }
@@ -284,6 +312,8 @@ export interface EventValues {
   FetchRequested: FetchRequested;
   JobEvent: JobEvent;
   MapRequested: MapRequested;
+  MonitorCheckRequested: MonitorCheckRequested;
+  MonitorChecked: MonitorChecked;
   PageFetched: PageFetched;
   ParseRequested: ParseRequested;
   Reply: Reply;

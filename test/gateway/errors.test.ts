@@ -126,8 +126,8 @@ describe('gateway/errors', () => {
   });
 
   it('answers a POST with no body to an operation without a body schema with 501, not 400', async () => {
-    expectError(await send({ method: 'POST', url: '/v1/monitor/abc/run' }), 'not_implemented');
-    expectError(await send({ method: 'POST', url: '/v1/monitor/abc/run', headers: json, payload: '' }), 'not_implemented');
+    expectError(await send({ method: 'POST', url: '/v1/mentions/watches/abc/test' }), 'not_implemented');
+    expectError(await send({ method: 'POST', url: '/v1/mentions/watches/abc/test', headers: json, payload: '' }), 'not_implemented');
   });
 
   // A broken multipart body (busboy's "Multipart: Boundary not found", "Unexpected end of

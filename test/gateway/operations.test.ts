@@ -64,12 +64,13 @@ describe('gateway/operations', () => {
     }
   });
 
-  it('serves page reading, search and the reference operations, and says the others are not served', () => {
+  it('serves page reading, search, monitors and the reference operations, and says the others are not served', () => {
     const served = ROWS.filter(([, row]) => row.served !== false).map(([id]) => id);
+    const monitors = ['monitorCreate', 'monitorList', 'monitorGet', 'monitorDelete', 'monitorRun', 'monitorChecks'];
     expect(served.sort()).toEqual(
-      ['scrape', 'crawlStart', 'crawlStatus', 'crawlCancel', 'crawlPages', 'crawlErrors', 'batchStart', 'batchStatus', 'batchPages', 'map', 'extract', 'parse', 'fetch', 'search', 'serp', 'placesSearch', 'templates', 'source'].sort(),
+      ['scrape', 'crawlStart', 'crawlStatus', 'crawlCancel', 'crawlPages', 'crawlErrors', 'batchStart', 'batchStatus', 'batchPages', 'map', 'extract', 'parse', 'fetch', 'search', 'serp', 'placesSearch', ...monitors, 'templates', 'source'].sort(),
     );
-    expect(ROWS.filter(([, row]) => row.served === false)).toHaveLength(46 - 18);
+    expect(ROWS.filter(([, row]) => row.served === false)).toHaveLength(46 - 24);
   });
 
   it('builds the handlers of the rows the build serves, each metered one with its estimate', () => {
@@ -89,6 +90,9 @@ describe('gateway/operations', () => {
     // SERP and places need only the searcher; a search reads its results' pages, so it needs the parser too.
     expect(Object.keys(operationHandlers(gatewayDeps, pipeline(['search']))).sort()).toEqual(['placesSearch', 'serp', 'source', 'templates']);
     expect(Object.keys(operationHandlers(gatewayDeps, pipeline(['search', 'scrape']))).sort()).toEqual(['placesSearch', 'scrape', 'search', 'serp', 'source', 'templates']);
+    // Monitors need the classifier (`monitors`), the frontier's schedules (`jobs`) and the scrape path.
+    expect(Object.keys(operationHandlers(gatewayDeps, pipeline(['monitors', 'scrape']))).filter((id) => id.startsWith('monitor'))).toEqual([]);
+    expect(Object.keys(operationHandlers(gatewayDeps, pipeline(['monitors', 'jobs', 'scrape']))).filter((id) => id.startsWith('monitor'))).toHaveLength(6);
   });
 
   describe.skipIf(!spec)(`against the spec's endpoint index (needs ${SPEC_PATH})`, () => {
@@ -114,9 +118,9 @@ describe('gateway/operations', () => {
     afterAll(() => gw.close());
 
     it('answers 501 not_implemented', async () => {
-      const res = await gw.app.inject({ method: 'GET', url: '/v1/monitor', headers: bearer(key) });
+      const res = await gw.app.inject({ method: 'GET', url: '/v1/mentions', headers: bearer(key) });
       expect(res.statusCode).toBe(501);
-      expect(res.json()).toMatchObject({ success: false, error: { code: 'not_implemented', message: 'GET /v1/monitor is not served by this instance yet' } });
+      expect(res.json()).toMatchObject({ success: false, error: { code: 'not_implemented', message: 'GET /v1/mentions is not served by this instance yet' } });
     });
   });
 });

@@ -130,6 +130,19 @@ export const SAMPLE_EVENTS: { readonly [N in EventName]: EventValue<N> } = {
     deadlineMs: AT_MS + 60_000,
     createdAtMs: AT_MS,
   },
+  MonitorCheckRequested: {
+    requestId: 'chk_019a4c2e5f10a1b2c3d4e5f60718',
+    tenant: 'key_7f3a',
+    monitorId: 'mon_5b1e0c9d2a7f4e38b6c1d0e9f8a7b6c5',
+    checkId: 'chk_019a4c2e5f10a1b2c3d4e5f60718',
+    createdAtMs: AT_MS,
+  },
+  MonitorChecked: {
+    tenant: 'key_7f3a',
+    monitorId: 'mon_5b1e0c9d2a7f4e38b6c1d0e9f8a7b6c5',
+    checkId: 'chk_019a4c2e5f10a1b2c3d4e5f60718',
+    createdAtMs: AT_MS,
+  },
   TestPing: {
     id: 'ping-1',
     seq: 2 ** 53 - 2, // the largest long avsc writes (its safe range is ±(2^53 − 2))

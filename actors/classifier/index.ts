@@ -1,0 +1,65 @@
+/**
+ * The classifier actor: judgement. For monitors it runs each check (MonitorCheckRequested on
+ * `monitorChecks`): reads the pages through the scrape path, compares each with its previous
+ * snapshot using change tracking's module (pipeline/pages/changes.ts, with its noise
+ * normalisation) and stores the results (check.ts, judge.ts). Mention categories join it with
+ * their issue.
+ *
+ * The pages are asked for like a gateway asks (a Requester of its own, reading the replies
+ * topic in a group of its own), so a check reads exactly what POST /v1/scrape would. The
+ * composition root registers it as `{role: 'classifier', serves: ['monitors'], …}`.
+ */
+import { keyRegistryFor } from '../../pipeline/keys/index.js';
+import type { ActorDefinition } from '../../pipeline/runtime/pool.js';
+import { Requester } from '../../pipeline/runtime/request-reply.js';
+import type { Runtime } from '../../pipeline/runtime/runtime.js';
+import { handleCheckRequested } from './check.js';
+
+export { checkScrapeOptions, handleCheckRequested, worthNotifying, type CheckDeps, type MonitorCheckRequested } from './check.js';
+export { judgePage, MAX_DIFF_CHARS, MAX_LINES, type Judgement } from './judge.js';
+
+/** Most pages a monitor has (schemas/api/monitoring.ts: `url` and 50 `urls`). */
+const MAX_PAGES = 51;
+
+export function createClassifierActor(runtime: Runtime): ActorDefinition {
+  const { config } = runtime;
+  const keys = keyRegistryFor(config, runtime);
+  const log = runtime.log.child({ actor: 'classifier' });
+  let requester: Promise<Requester> | null = null;
+  const startRequester = () =>
+    (requester ??= (async () => {
+      const r = new Requester(runtime.events, log.child({ component: 'requester' }));
+      await r.start();
+      return r;
+    })());
+  const rounds = Math.ceil(MAX_PAGES / config.monitorPageConcurrency);
+  return {
+    name: 'classifier',
+    group: 'classifier',
+    topics: ['monitorChecks'],
+    concurrency: config.poolConcurrency,
+    // Every page of the largest monitor, a round of pages at a time, each up to its timeout.
+    timeoutMs: rounds * (config.monitorPageTimeoutMs + 15_000) + 60_000,
+    async close() {
+      if (requester) await (await requester).stop();
+      keys.close();
+    },
+    handlers: {
+      MonitorCheckRequested: (event, ctx) =>
+        handleCheckRequested(
+          event,
+          {
+            state: runtime.state,
+            store: runtime.store,
+            writer: runtime.writer,
+            keys,
+            requester: startRequester,
+            pageTimeoutMs: config.monitorPageTimeoutMs,
+            pageConcurrency: config.monitorPageConcurrency,
+            log: ctx.log,
+          },
+          ctx.signal,
+        ),
+    },
+  };
+}

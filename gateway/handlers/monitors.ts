@@ -1,0 +1,256 @@
+/**
+ * Monitors at the gateway: create, list, get, delete, run now, list checks.
+ *
+ * A monitor is stored (pipeline/monitors/record.ts) and put on the frontier's schedule
+ * (pipeline/monitors/schedule.ts), due at once: its first check runs within a moment of its
+ * creation (every page `new`), the next `intervalMinutes` later, and so on. The frontier
+ * starts due checks, the classifier runs them (actors/classifier/), the notifier calls the
+ * webhook. Another key's monitor is 404, like an unknown id.
+ *
+ * Creating checks the page URLs and the webhook against the SSRF guard (`url_blocked`; the
+ * webhook also `dns_failed`), as every fetch and delivery checks them again later. A monitor
+ * with a webhook needs the notifier (501 without it).
+ *
+ * The record: {id, name, status, url, urls, intervalMinutes, goal, webhook, createdAt,
+ * nextCheckAt, lastCheckAt, currentCheckId, lastCheckSummary} — `lastCheckAt` and
+ * `lastCheckSummary` ({totalPages, new, same, changed, removed, error}) from the newest
+ * completed check, `currentCheckId` the check queued or running now, if any.
+ *
+ * A check: {id, monitorId, trigger, status, reason, scheduledAt, queuedAt, startedAt,
+ * finishedAt, summary, creditsUsed, pages: [{url, status, statusCode, error, diff, added,
+ * removed, truncated, checkedAt}], webhook: {deliveries: [{event, status, attempts,
+ * statusCode, lastError, lastAttemptAt}]}}. Checks are listed newest first.
+ *
+ * POST /run queues a check now (409 `monitor_check_running` when one is queued or running) and
+ * waits up to RUN_WAIT_MS for it: the answer is the completed check, or the check still
+ * running (poll the checks). It is billed like a scheduled check: the check itself charges
+ * each page it reads (`creditsUsed`); the call adds nothing. A key that cannot pay gets its
+ * check recorded `skipped_no_credits` and the call answers 402.
+ */
+import { AppError } from '../../pipeline/runtime/errors.js';
+import type { Events } from '../../pipeline/runtime/events.js';
+import {
+  checkDeliveries,
+  checkPages,
+  isFinal,
+  listChecks,
+  newestChecks,
+  queuedCheck,
+  readCheck,
+  writeCheck,
+  type CheckDelivery,
+  type CheckRecord,
+  type PageResult,
+} from '../../pipeline/monitors/checks.js';
+import { createMonitor, deleteMonitor, intervalMs, listMonitors, monitorPages, readMonitor, type MonitorRecord, type MonitorSpec } from '../../pipeline/monitors/record.js';
+import { checkRequestEvent, scheduledMonitor, scheduleMonitor, takeRunning, unscheduleMonitor } from '../../pipeline/monitors/schedule.js';
+import type { State } from '../../pipeline/runtime/state/state.js';
+import type { BatchWriter } from '../../pipeline/runtime/store/batch-writer.js';
+import type { Store } from '../../pipeline/runtime/store/store.js';
+import { sleep } from '../../pipeline/runtime/retry.js';
+import type { Static } from '@sinclair/typebox';
+import type { MonitorBody } from '../../schemas/api/monitoring.js';
+import type { HandlerContext, OperationHandler } from '../handler.js';
+
+export const RUN_WAIT_MS = 30_000;
+const RUN_POLL_MS = 200;
+
+export interface MonitorGatewayDeps {
+  readonly state: State;
+  readonly store: Pick<Store, 'query'>;
+  readonly writer: Pick<BatchWriter, 'write'>;
+  readonly events: Pick<Events, 'emit'>;
+}
+
+export interface MonitorHandlerOptions {
+  /** The SSRF check of page and webhook URLs (NetGuard). */
+  readonly guard: { check(url: string): Promise<unknown> };
+  /** The build delivers webhooks (it has the notifier). */
+  readonly webhooks: boolean;
+  /** WEBHOOK_ATTEMPTS: tells a failed delivery from one still retrying. */
+  readonly webhookAttempts: number;
+  /** How long POST /run waits for its check (RUN_WAIT_MS). */
+  readonly runWaitMs?: number;
+}
+
+const tenantOf = (ctx: HandlerContext) => ctx.key?.id ?? '';
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+async function monitorOf(deps: MonitorGatewayDeps, ctx: HandlerContext): Promise<MonitorRecord> {
+  const id = ctx.params.monitor_id ?? '';
+  const monitor = await readMonitor(deps.store, tenantOf(ctx), id);
+  if (!monitor) throw new AppError('not_found', `no monitor ${id} for this key`);
+  return monitor;
+}
+
+function summaryOf(monitor: MonitorRecord, check: CheckRecord) {
+  return { totalPages: check.urls.length || monitorPages(monitor).length, ...check.counts };
+}
+
+async function monitorView(deps: MonitorGatewayDeps, monitor: MonitorRecord, newest: CheckRecord | undefined, completed: CheckRecord | undefined) {
+  const scheduled = await scheduledMonitor(deps.state, monitor.id);
+  return {
+    id: monitor.id,
+    name: monitor.name,
+    status: 'active',
+    url: monitor.url,
+    urls: monitor.urls,
+    intervalMinutes: monitor.intervalMinutes,
+    goal: monitor.goal,
+    webhook: monitor.webhook,
+    createdAt: iso(monitor.createdAtMs),
+    nextCheckAt: iso(scheduled?.nextCheckAt ?? null),
+    lastCheckAt: iso(completed?.finishedAtMs ?? null),
+    currentCheckId: newest && !isFinal(newest.status) ? newest.id : null,
+    lastCheckSummary: completed ? summaryOf(monitor, completed) : null,
+  };
+}
+
+function pageView(page: PageResult) {
+  return {
+    url: page.url,
+    status: page.status,
+    statusCode: page.statusCode || null,
+    error: page.error ? { code: page.errorCode, message: page.error } : null,
+    diff: page.diff || null,
+    added: page.added,
+    removed: page.removed,
+    truncated: page.truncated,
+    checkedAt: iso(page.checkedAtMs),
+  };
+}
+
+function deliveryView(d: CheckDelivery) {
+  return { event: d.event, status: d.status, attempts: d.attempts, statusCode: d.statusCode || null, lastError: d.lastError || null, lastAttemptAt: iso(d.lastAttemptAtMs) };
+}
+
+function checkView(monitor: MonitorRecord, check: CheckRecord, pages: readonly PageResult[], deliveries: readonly CheckDelivery[]) {
+  return {
+    id: check.id,
+    monitorId: check.monitorId,
+    trigger: check.trigger,
+    status: check.status,
+    reason: check.reason || null,
+    scheduledAt: iso(check.scheduledAtMs),
+    queuedAt: iso(check.queuedAtMs),
+    startedAt: iso(check.startedAtMs),
+    finishedAt: iso(check.finishedAtMs),
+    summary: summaryOf(monitor, check),
+    creditsUsed: check.creditsUsed,
+    pages: pages.map(pageView),
+    webhook: { deliveries: deliveries.map(deliveryView) },
+  };
+}
+
+async function checkViews(deps: MonitorGatewayDeps, options: MonitorHandlerOptions, monitor: MonitorRecord, checks: readonly CheckRecord[]) {
+  const ids = checks.map((c) => c.id);
+  const [pages, deliveries] = await Promise.all([
+    checkPages(deps.store, monitor.tenant, monitor.id, ids),
+    checkDeliveries(deps.store, monitor.tenant, ids, options.webhookAttempts),
+  ]);
+  return checks.map((c) => checkView(monitor, c, pages.get(c.id) ?? [], deliveries.get(c.id) ?? []));
+}
+
+/** The URL passed the guard, or the guard's error named after the field. */
+async function guarded(options: MonitorHandlerOptions, field: string, url: string, refuse: (code: string) => boolean): Promise<void> {
+  try {
+    await options.guard.check(url);
+  } catch (error) {
+    if (error instanceof AppError && refuse(error.code)) throw new AppError(error.code, `${field}: ${error.message}`, { cause: error });
+    if (!(error instanceof AppError)) throw error;
+  }
+}
+
+export function monitorCreateHandler(deps: MonitorGatewayDeps, options: MonitorHandlerOptions): OperationHandler {
+  return {
+    async handle(ctx) {
+      const body = ctx.body as Static<typeof MonitorBody>;
+      const spec: MonitorSpec = {
+        name: body.name,
+        url: body.url ?? null,
+        urls: body.urls ?? [],
+        intervalMinutes: body.intervalMinutes ?? 60,
+        goal: body.goal ?? null,
+        webhook: body.webhook ?? null,
+      };
+      if (spec.webhook !== null && !options.webhooks) {
+        throw new AppError('not_implemented', 'this instance does not deliver webhooks (it runs no notifier); create the monitor without `webhook` and read its checks');
+      }
+      // A page whose name does not resolve now may later; an address the guard refuses never will.
+      for (const url of monitorPages(spec)) await guarded(options, 'url', url, (code) => code === 'url_blocked');
+      if (spec.webhook !== null) await guarded(options, 'webhook', spec.webhook, () => true);
+      const monitor = await createMonitor(deps.writer, tenantOf(ctx), spec, Date.now());
+      await scheduleMonitor(deps.state, { id: monitor.id, tenant: monitor.tenant, intervalMs: intervalMs(monitor) }, monitor.createdAtMs);
+      return { data: await monitorView(deps, monitor, undefined, undefined) };
+    },
+  };
+}
+
+export function monitorListHandler(deps: MonitorGatewayDeps): OperationHandler {
+  return {
+    async handle(ctx) {
+      const monitors = await listMonitors(deps.store, tenantOf(ctx));
+      const { newest, completed } = await newestChecks(deps.store, tenantOf(ctx), monitors.map((m) => m.id));
+      const views = [];
+      for (const m of monitors) views.push(await monitorView(deps, m, newest.get(m.id), completed.get(m.id)));
+      return { data: { monitors: views } };
+    },
+  };
+}
+
+export function monitorGetHandler(deps: MonitorGatewayDeps): OperationHandler {
+  return {
+    async handle(ctx) {
+      const monitor = await monitorOf(deps, ctx);
+      const { newest, completed } = await newestChecks(deps.store, monitor.tenant, [monitor.id]);
+      return { data: await monitorView(deps, monitor, newest.get(monitor.id), completed.get(monitor.id)) };
+    },
+  };
+}
+
+export function monitorDeleteHandler(deps: MonitorGatewayDeps): OperationHandler {
+  return {
+    async handle(ctx) {
+      const monitor = await monitorOf(deps, ctx);
+      await deleteMonitor(deps.writer, monitor, Date.now());
+      await unscheduleMonitor(deps.state, monitor.id);
+      return { data: { id: monitor.id, deleted: true } };
+    },
+  };
+}
+
+export function monitorChecksHandler(deps: MonitorGatewayDeps, options: MonitorHandlerOptions): OperationHandler {
+  return {
+    async handle(ctx) {
+      const monitor = await monitorOf(deps, ctx);
+      const limit = typeof ctx.query.limit === 'number' ? ctx.query.limit : 20;
+      const checks = await listChecks(deps.store, monitor.tenant, monitor.id, limit);
+      return { data: { checks: await checkViews(deps, options, monitor, checks) } };
+    },
+  };
+}
+
+export function monitorRunHandler(deps: MonitorGatewayDeps, options: MonitorHandlerOptions): OperationHandler {
+  return {
+    // The check holds and charges its pages itself, like a scheduled one.
+    estimate: () => 0,
+    async handle(ctx) {
+      const monitor = await monitorOf(deps, ctx);
+      const now = Date.now();
+      const check = queuedCheck({ tenant: monitor.tenant, monitorId: monitor.id, trigger: 'manual', scheduledAtMs: now, urls: monitorPages(monitor), nowMs: now });
+      const holder = await takeRunning(deps.state, monitor.id, check.id);
+      if (holder !== null) throw new AppError('monitor_check_running', `check ${holder} of this monitor is queued or running; a monitor runs one check at a time`);
+      await writeCheck(deps.writer, check);
+      await deps.events.emit([checkRequestEvent(check, ctx.requestId)]);
+      let current: CheckRecord = check;
+      const until = Date.now() + (options.runWaitMs ?? RUN_WAIT_MS);
+      while (!isFinal(current.status) && Date.now() < until && !ctx.signal.aborted) {
+        await sleep(RUN_POLL_MS, ctx.signal).catch(() => undefined);
+        current = (await readCheck(deps.store, monitor.tenant, monitor.id, check.id)) ?? current;
+      }
+      if (current.status === 'skipped_no_credits') throw new AppError('insufficient_credits', `the check was skipped: ${current.reason}`);
+      const [view] = await checkViews(deps, options, monitor, [current]);
+      return { data: view as Record<string, unknown> };
+    },
+  };
+}

@@ -1,0 +1,83 @@
+-- 0006_monitors: monitors, their checks and each page's result (pipeline/monitors/).
+--
+-- monitors: one row per version of a monitor (ReplacingMergeTree(version), read with FINAL):
+-- a deletion is a new version with deleted = 1, never a DELETE. `spec` is the record as the
+-- API accepted it (name, url, urls, intervalMinutes, goal, webhook) as JSON; the columns the
+-- reads filter on are columns. Sorted by (tenant, id): a key's monitors are one range, and
+-- every read says `tenant = {tenant:String}` (another key's monitor is not found).
+CREATE TABLE IF NOT EXISTS monitors
+(
+    tenant      String,
+    id          String,
+    version     UInt64,
+    created_at  DateTime64(3, 'UTC'),
+    updated_at  DateTime64(3, 'UTC'),
+    deleted     UInt8,
+    spec        String
+)
+ENGINE = ReplacingMergeTree(version)
+ORDER BY (tenant, id);
+
+-- monitor_checks: one row per version of a check: `queued` when the frontier (or a manual
+-- run) starts it, `running` when the classifier takes it, then `completed`, or a `skipped_*`
+-- status with its reason. ReplacingMergeTree(version), read with FINAL. `trigger` is
+-- `scheduled` or `manual`; scheduled_at is when the schedule wanted it (lateness = started_at
+-- - scheduled_at); urls are the pages the check reads, fixed when it is queued. The counts
+-- are the check's summary once it completed.
+--
+-- Retention: 90 days after the check was queued (TTL), with its pages below.
+CREATE TABLE IF NOT EXISTS monitor_checks
+(
+    tenant        String,
+    monitor_id    String,
+    id            String,
+    version       UInt64,
+    trigger       LowCardinality(String),
+    status        LowCardinality(String),
+    reason        String,
+    scheduled_at  DateTime64(3, 'UTC'),
+    queued_at     DateTime64(3, 'UTC'),
+    started_at    Nullable(DateTime64(3, 'UTC')),
+    finished_at   Nullable(DateTime64(3, 'UTC')),
+    urls          Array(String),
+    count_new     UInt32,
+    count_same    UInt32,
+    count_changed UInt32,
+    count_removed UInt32,
+    count_error   UInt32,
+    credits_used  UInt32
+)
+ENGINE = ReplacingMergeTree(version)
+ORDER BY (tenant, monitor_id, id)
+TTL toDateTime(queued_at) + INTERVAL 90 DAY;
+
+-- monitor_check_pages: one row per page per check, written once when the page is judged (a
+-- row written twice, by a check resumed after a crash, has the same sort key and collapses).
+-- status: new, same, changed, removed or error (pipeline/monitors/judge.ts). The snapshot
+-- itself is kept by reference: the page's newest text is the `page_changes` row of
+-- (tenant, url, has_tag = 2, tag = monitor id) (0004), one row per page however often it is
+-- checked; here only what the check found: the unified diff (capped) and the lines added and
+-- removed (capped), ZSTD-compressed.
+--
+-- Retention: 90 days (TTL), as the checks.
+CREATE TABLE IF NOT EXISTS monitor_check_pages
+(
+    tenant       String,
+    monitor_id   String,
+    check_id     String,
+    url          String,
+    position     UInt16,
+    checked_at   DateTime64(3, 'UTC'),
+    status       LowCardinality(String),
+    status_code  UInt16,
+    error_code   String,
+    error        String,
+    credits      UInt16,
+    diff         String CODEC(ZSTD(3)),
+    added        Array(String) CODEC(ZSTD(3)),
+    removed      Array(String) CODEC(ZSTD(3)),
+    truncated    UInt8
+)
+ENGINE = ReplacingMergeTree
+ORDER BY (tenant, monitor_id, check_id, url)
+TTL toDateTime(checked_at) + INTERVAL 90 DAY;

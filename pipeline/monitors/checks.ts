@@ -1,0 +1,404 @@
+/**
+ * Monitor checks and their pages in the store (infra/clickhouse/0006_monitors.sql).
+ *
+ * A check is a versioned `monitor_checks` row: version 1 `queued` (written by whoever starts
+ * it, before its event is sent), 2 `running` (the classifier took it), 3 final: `completed`
+ * with its counts, or `skipped_overlap` / `skipped_no_credits` / `skipped_deleted` with the
+ * reason. A check resumed after a crash writes `running` again (the same version: either row
+ * may stay, both say running). Ids sort by creation time (`chk_` + 12 hex digits of the epoch
+ * ms + 16 random hex digits), so newest first is `id DESC` as well.
+ *
+ * Each page judged is one `monitor_check_pages` row; a resumed check reads which pages it
+ * already judged (`judgedPages`) and does not read them again. The webhook deliveries of a
+ * check are the notifier's `webhook_deliveries` rows whose source is the check id.
+ */
+import { randomBytes } from 'node:crypto';
+import type { BatchWriter } from '../runtime/store/batch-writer.js';
+import type { Store } from '../runtime/store/store.js';
+
+export const PAGE_STATUSES = ['new', 'same', 'changed', 'removed', 'error'] as const;
+export type PageStatus = (typeof PAGE_STATUSES)[number];
+export type CheckStatus = 'queued' | 'running' | 'completed' | 'skipped_overlap' | 'skipped_no_credits' | 'skipped_deleted';
+export type CheckTrigger = 'scheduled' | 'manual';
+export const FINAL_CHECK_STATUSES: readonly CheckStatus[] = ['completed', 'skipped_overlap', 'skipped_no_credits', 'skipped_deleted'];
+
+export type CheckCounts = Readonly<Record<PageStatus, number>>;
+export const NO_COUNTS: CheckCounts = { new: 0, same: 0, changed: 0, removed: 0, error: 0 };
+
+export interface CheckRecord {
+  readonly id: string;
+  readonly tenant: string;
+  readonly monitorId: string;
+  readonly trigger: CheckTrigger;
+  readonly status: CheckStatus;
+  readonly reason: string;
+  readonly scheduledAtMs: number;
+  readonly queuedAtMs: number;
+  readonly startedAtMs: number | null;
+  readonly finishedAtMs: number | null;
+  readonly urls: readonly string[];
+  readonly counts: CheckCounts;
+  readonly creditsUsed: number;
+}
+
+/** What the classifier found for one page of a check. */
+export interface PageResult {
+  readonly url: string;
+  /** The page's place in the monitor's list. */
+  readonly position: number;
+  readonly checkedAtMs: number;
+  readonly status: PageStatus;
+  /** The HTTP status the page answered; 0 when it did not answer. */
+  readonly statusCode: number;
+  readonly errorCode: string;
+  readonly error: string;
+  readonly credits: number;
+  /** Unified diff of a `changed` page (capped); empty otherwise. */
+  readonly diff: string;
+  readonly added: readonly string[];
+  readonly removed: readonly string[];
+  /** The diff or the line lists were cut to their caps. */
+  readonly truncated: boolean;
+}
+
+const VERSION: Readonly<Record<CheckStatus, number>> = {
+  queued: 1,
+  running: 2,
+  completed: 3,
+  skipped_overlap: 3,
+  skipped_no_credits: 3,
+  skipped_deleted: 3,
+};
+
+export function newCheckId(nowMs = Date.now()): string {
+  return `chk_${nowMs.toString(16).padStart(12, '0')}${randomBytes(8).toString('hex')}`;
+}
+
+export function isFinal(status: CheckStatus): boolean {
+  return FINAL_CHECK_STATUSES.includes(status);
+}
+
+export interface NewCheck {
+  readonly tenant: string;
+  readonly monitorId: string;
+  readonly trigger: CheckTrigger;
+  readonly scheduledAtMs: number;
+  readonly urls: readonly string[];
+  readonly nowMs: number;
+  readonly id?: string;
+}
+
+export function queuedCheck(check: NewCheck): CheckRecord {
+  return {
+    id: check.id ?? newCheckId(check.nowMs),
+    tenant: check.tenant,
+    monitorId: check.monitorId,
+    trigger: check.trigger,
+    status: 'queued',
+    reason: '',
+    scheduledAtMs: check.scheduledAtMs,
+    queuedAtMs: check.nowMs,
+    startedAtMs: null,
+    finishedAtMs: null,
+    urls: check.urls,
+    counts: NO_COUNTS,
+    creditsUsed: 0,
+  };
+}
+
+const dateOrNull = (ms: number | null) => (ms === null ? null : new Date(ms));
+
+/** Stores this state of the check as its status's version; resolves once it landed. */
+export async function writeCheck(writer: Pick<BatchWriter, 'write'>, check: CheckRecord): Promise<void> {
+  await writer.write('monitor_checks', [
+    {
+      tenant: check.tenant,
+      monitor_id: check.monitorId,
+      id: check.id,
+      version: VERSION[check.status],
+      trigger: check.trigger,
+      status: check.status,
+      reason: check.reason,
+      scheduled_at: new Date(check.scheduledAtMs),
+      queued_at: new Date(check.queuedAtMs),
+      started_at: dateOrNull(check.startedAtMs),
+      finished_at: dateOrNull(check.finishedAtMs),
+      urls: check.urls,
+      count_new: check.counts.new,
+      count_same: check.counts.same,
+      count_changed: check.counts.changed,
+      count_removed: check.counts.removed,
+      count_error: check.counts.error,
+      credits_used: check.creditsUsed,
+    },
+  ]);
+}
+
+const CHECK_COLUMNS = `tenant, monitor_id, id, trigger, status, reason,
+  toUnixTimestamp64Milli(scheduled_at) AS scheduled_ms, toUnixTimestamp64Milli(queued_at) AS queued_ms,
+  toUnixTimestamp64Milli(started_at) AS started_ms, toUnixTimestamp64Milli(finished_at) AS finished_ms,
+  urls, count_new, count_same, count_changed, count_removed, count_error, credits_used`;
+
+/** One check of a tenant's monitor. Params: tenant, monitorId, id. */
+export const CHECK_BY_ID = `
+SELECT ${CHECK_COLUMNS} FROM monitor_checks FINAL
+WHERE tenant = {tenant:String} AND monitor_id = {monitorId:String} AND id = {id:String}`;
+
+/** A monitor's checks, newest first. Params: tenant, monitorId, limit. */
+export const CHECKS_OF_MONITOR = `
+SELECT ${CHECK_COLUMNS} FROM monitor_checks FINAL
+WHERE tenant = {tenant:String} AND monitor_id = {monitorId:String}
+ORDER BY id DESC
+LIMIT {limit:UInt32}`;
+
+/**
+ * For each of a tenant's monitors: its newest check and its newest completed check (what the
+ * monitor record shows as current and last). Params: tenant, monitorIds.
+ */
+export const NEWEST_CHECKS = `
+SELECT ${CHECK_COLUMNS} FROM monitor_checks FINAL
+WHERE tenant = {tenant:String} AND monitor_id IN {monitorIds:Array(String)}
+ORDER BY monitor_id, id DESC
+LIMIT 1 BY monitor_id`;
+
+export const NEWEST_COMPLETED_CHECKS = `
+SELECT ${CHECK_COLUMNS} FROM monitor_checks FINAL
+WHERE tenant = {tenant:String} AND monitor_id IN {monitorIds:Array(String)} AND status = 'completed'
+ORDER BY monitor_id, id DESC
+LIMIT 1 BY monitor_id`;
+
+/** Every tenant's checks not finished (queued or running): the frontier resumes them. */
+export const UNFINISHED_CHECKS = `
+SELECT ${CHECK_COLUMNS} FROM monitor_checks FINAL
+WHERE status IN ('queued', 'running')
+ORDER BY id`;
+
+/** When each monitor's newest scheduled check was due: the schedule rebuild's anchor. */
+export const LAST_SCHEDULED = `
+SELECT tenant, monitor_id, toUnixTimestamp64Milli(max(scheduled_at)) AS scheduled_ms
+FROM monitor_checks
+WHERE trigger = 'scheduled'
+GROUP BY tenant, monitor_id`;
+
+interface CheckRow {
+  readonly tenant: string;
+  readonly monitor_id: string;
+  readonly id: string;
+  readonly trigger: string;
+  readonly status: string;
+  readonly reason: string;
+  readonly scheduled_ms: string | number;
+  readonly queued_ms: string | number;
+  readonly started_ms: string | number | null;
+  readonly finished_ms: string | number | null;
+  readonly urls: readonly string[];
+  readonly count_new: string | number;
+  readonly count_same: string | number;
+  readonly count_changed: string | number;
+  readonly count_removed: string | number;
+  readonly count_error: string | number;
+  readonly credits_used: string | number;
+}
+
+const msOrNull = (value: string | number | null) => (value === null ? null : Number(value));
+
+function checkOf(row: CheckRow): CheckRecord {
+  return {
+    id: row.id,
+    tenant: row.tenant,
+    monitorId: row.monitor_id,
+    trigger: row.trigger === 'manual' ? 'manual' : 'scheduled',
+    status: row.status as CheckStatus,
+    reason: row.reason,
+    scheduledAtMs: Number(row.scheduled_ms),
+    queuedAtMs: Number(row.queued_ms),
+    startedAtMs: msOrNull(row.started_ms),
+    finishedAtMs: msOrNull(row.finished_ms),
+    urls: row.urls,
+    counts: {
+      new: Number(row.count_new),
+      same: Number(row.count_same),
+      changed: Number(row.count_changed),
+      removed: Number(row.count_removed),
+      error: Number(row.count_error),
+    },
+    creditsUsed: Number(row.credits_used),
+  };
+}
+
+type Reader = Pick<Store, 'query'>;
+
+export async function readCheck(store: Reader, tenant: string, monitorId: string, id: string): Promise<CheckRecord | null> {
+  const [row] = await store.query<CheckRow>(CHECK_BY_ID, { tenant, monitorId, id });
+  return row ? checkOf(row) : null;
+}
+
+export async function listChecks(store: Reader, tenant: string, monitorId: string, limit: number): Promise<CheckRecord[]> {
+  return (await store.query<CheckRow>(CHECKS_OF_MONITOR, { tenant, monitorId, limit })).map(checkOf);
+}
+
+/** Each monitor's newest check and newest completed check, by monitor id. */
+export async function newestChecks(
+  store: Reader,
+  tenant: string,
+  monitorIds: readonly string[],
+): Promise<{ newest: Map<string, CheckRecord>; completed: Map<string, CheckRecord> }> {
+  if (monitorIds.length === 0) return { newest: new Map(), completed: new Map() };
+  const [newest, completed] = await Promise.all([
+    store.query<CheckRow>(NEWEST_CHECKS, { tenant, monitorIds }),
+    store.query<CheckRow>(NEWEST_COMPLETED_CHECKS, { tenant, monitorIds }),
+  ]);
+  const byMonitor = (rows: CheckRow[]) => new Map(rows.map((r) => [r.monitor_id, checkOf(r)]));
+  return { newest: byMonitor(newest), completed: byMonitor(completed) };
+}
+
+export async function unfinishedChecks(store: Reader): Promise<CheckRecord[]> {
+  return (await store.query<CheckRow>(UNFINISHED_CHECKS, {})).map(checkOf);
+}
+
+/** `tenant/monitorId` → when its newest scheduled check was due (ms). */
+export async function lastScheduled(store: Reader): Promise<Map<string, number>> {
+  const rows = await store.query<{ tenant: string; monitor_id: string; scheduled_ms: string | number }>(LAST_SCHEDULED, {});
+  return new Map(rows.map((r) => [`${r.tenant}/${r.monitor_id}`, Number(r.scheduled_ms)]));
+}
+
+// Pages.
+
+const PAGE_COLUMNS = `check_id, url, position, toUnixTimestamp64Milli(checked_at) AS checked_ms, status, status_code,
+  error_code, error, credits, diff, added, removed, truncated`;
+
+/** The pages of some checks of one monitor, in each check's page order. Params: tenant, monitorId, checkIds. */
+export const CHECK_PAGES = `
+SELECT ${PAGE_COLUMNS} FROM monitor_check_pages FINAL
+WHERE tenant = {tenant:String} AND monitor_id = {monitorId:String} AND check_id IN {checkIds:Array(String)}
+ORDER BY check_id, position, url`;
+
+interface PageRow {
+  readonly check_id: string;
+  readonly url: string;
+  readonly position: string | number;
+  readonly checked_ms: string | number;
+  readonly status: string;
+  readonly status_code: string | number;
+  readonly error_code: string;
+  readonly error: string;
+  readonly credits: string | number;
+  readonly diff: string;
+  readonly added: readonly string[];
+  readonly removed: readonly string[];
+  readonly truncated: string | number;
+}
+
+function pageOf(row: PageRow): PageResult {
+  return {
+    url: row.url,
+    position: Number(row.position),
+    checkedAtMs: Number(row.checked_ms),
+    status: row.status as PageStatus,
+    statusCode: Number(row.status_code),
+    errorCode: row.error_code,
+    error: row.error,
+    credits: Number(row.credits),
+    diff: row.diff,
+    added: row.added,
+    removed: row.removed,
+    truncated: Number(row.truncated) === 1,
+  };
+}
+
+/** check id → its pages. */
+export async function checkPages(store: Reader, tenant: string, monitorId: string, checkIds: readonly string[]): Promise<Map<string, PageResult[]>> {
+  const out = new Map<string, PageResult[]>(checkIds.map((id) => [id, []]));
+  if (checkIds.length === 0) return out;
+  for (const row of await store.query<PageRow>(CHECK_PAGES, { tenant, monitorId, checkIds })) out.get(row.check_id)?.push(pageOf(row));
+  return out;
+}
+
+/** The pages this check has already judged (a resumed check skips them). */
+export async function judgedPages(store: Reader, check: Pick<CheckRecord, 'tenant' | 'monitorId' | 'id'>): Promise<PageResult[]> {
+  return (await checkPages(store, check.tenant, check.monitorId, [check.id])).get(check.id) ?? [];
+}
+
+export async function writePage(writer: Pick<BatchWriter, 'write'>, check: Pick<CheckRecord, 'tenant' | 'monitorId' | 'id'>, page: PageResult): Promise<void> {
+  await writer.write('monitor_check_pages', [
+    {
+      tenant: check.tenant,
+      monitor_id: check.monitorId,
+      check_id: check.id,
+      url: page.url,
+      position: page.position,
+      checked_at: new Date(page.checkedAtMs),
+      status: page.status,
+      status_code: page.statusCode,
+      error_code: page.errorCode,
+      error: page.error,
+      credits: page.credits,
+      diff: page.diff,
+      added: page.added,
+      removed: page.removed,
+      truncated: page.truncated ? 1 : 0,
+    },
+  ]);
+}
+
+export function countsOf(pages: readonly Pick<PageResult, 'status'>[]): CheckCounts {
+  const counts: Record<PageStatus, number> = { ...NO_COUNTS };
+  for (const page of pages) counts[page.status] += 1;
+  return counts;
+}
+
+// Webhook deliveries.
+
+export interface CheckDelivery {
+  readonly checkId: string;
+  readonly event: string;
+  /** `delivered` once an attempt got a 2xx; `failed` after the last attempt; `retrying` between. */
+  readonly status: 'delivered' | 'failed' | 'retrying';
+  readonly attempts: number;
+  readonly statusCode: number;
+  readonly lastError: string;
+  readonly lastAttemptAtMs: number;
+}
+
+/** The newest attempt of each delivery of some checks. Params: tenant, checkIds. */
+export const CHECK_DELIVERIES = `
+SELECT source_id, id, event, max(attempt) AS attempts, argMax(ok, attempt) AS ok, argMax(status_code, attempt) AS status_code,
+  argMax(error, attempt) AS error, toUnixTimestamp64Milli(max(at)) AS at_ms
+FROM webhook_deliveries FINAL
+WHERE tenant = {tenant:String} AND source_id IN {checkIds:Array(String)}
+GROUP BY source_id, id, event`;
+
+/**
+ * Whether a failed attempt was the delivery's last whatever the attempts left: an answer the
+ * notifier does not retry (3xx, 4xx but 408 and 429: actors/notifier/deliver.ts), or a URL the
+ * SSRF guard refused or whose name does not resolve.
+ */
+function finalAnswer(statusCode: number, error: string): boolean {
+  if (statusCode === 0) return error.startsWith('url_blocked') || error.startsWith('dns_failed');
+  return statusCode < 500 && statusCode !== 408 && statusCode !== 429;
+}
+
+/** check id → its deliveries; `attemptsPerDelivery` tells a failed delivery from one still retrying. */
+export async function checkDeliveries(store: Reader, tenant: string, checkIds: readonly string[], attemptsPerDelivery: number): Promise<Map<string, CheckDelivery[]>> {
+  const out = new Map<string, CheckDelivery[]>();
+  if (checkIds.length === 0) return out;
+  const rows = await store.query<{ source_id: string; event: string; attempts: string | number; ok: string | number; status_code: string | number; error: string; at_ms: string | number }>(
+    CHECK_DELIVERIES,
+    { tenant, checkIds },
+  );
+  for (const row of rows) {
+    const attempts = Number(row.attempts);
+    const ok = Number(row.ok) === 1;
+    const delivery: CheckDelivery = {
+      checkId: row.source_id,
+      event: row.event,
+      status: ok ? 'delivered' : attempts >= attemptsPerDelivery || finalAnswer(Number(row.status_code), row.error) ? 'failed' : 'retrying',
+      attempts,
+      statusCode: Number(row.status_code),
+      lastError: row.error,
+      lastAttemptAtMs: Number(row.at_ms),
+    };
+    out.set(row.source_id, [...(out.get(row.source_id) ?? []), delivery]);
+  }
+  return out;
+}

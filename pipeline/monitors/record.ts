@@ -1,0 +1,133 @@
+/**
+ * Monitor records: what the API accepted, stored as versioned rows of `monitors`
+ * (infra/clickhouse/0006_monitors.sql; ReplacingMergeTree(version), read with FINAL). Created
+ * at version 1; deleting writes version 2 with `deleted = 1`. Monitors do not change
+ * otherwise (the spec has no update), so two versions are all a monitor has.
+ *
+ * Every read names the tenant: another key's monitor is the same as an unknown id (null, a
+ * 404 at the gateway). `ACTIVE_MONITORS` alone reads every tenant, for the frontier, which
+ * rebuilds the schedules from it at start-up.
+ */
+import { randomUUID } from 'node:crypto';
+import { parseJsonObject } from '../runtime/json.js';
+import type { BatchWriter } from '../runtime/store/batch-writer.js';
+import type { Store } from '../runtime/store/store.js';
+
+/** The fields the API accepts at creation (schemas/api/monitoring.ts MonitorBody). */
+export interface MonitorSpec {
+  readonly name: string;
+  readonly url: string | null;
+  readonly urls: readonly string[];
+  readonly intervalMinutes: number;
+  readonly goal: string | null;
+  readonly webhook: string | null;
+}
+
+export interface MonitorRecord extends MonitorSpec {
+  readonly id: string;
+  readonly tenant: string;
+  readonly createdAtMs: number;
+  readonly updatedAtMs: number;
+}
+
+export const newMonitorId = () => `mon_${randomUUID().replace(/-/g, '')}`;
+
+/** The pages a monitor checks: `url`, then `urls`, each once, in that order. */
+export function monitorPages(spec: Pick<MonitorSpec, 'url' | 'urls'>): string[] {
+  return [...new Set([...(spec.url ? [spec.url] : []), ...spec.urls])];
+}
+
+export const intervalMs = (monitor: Pick<MonitorSpec, 'intervalMinutes'>) => monitor.intervalMinutes * 60_000;
+
+const COLUMNS = `tenant, id, toUnixTimestamp64Milli(created_at) AS created_ms, toUnixTimestamp64Milli(updated_at) AS updated_ms, spec`;
+
+/** One monitor of a tenant. Params: tenant, id. */
+export const MONITOR_BY_ID = `
+SELECT ${COLUMNS} FROM monitors FINAL
+WHERE tenant = {tenant:String} AND id = {id:String} AND deleted = 0`;
+
+/** A tenant's monitors, newest first. Params: tenant. */
+export const MONITORS_OF_TENANT = `
+SELECT ${COLUMNS} FROM monitors FINAL
+WHERE tenant = {tenant:String} AND deleted = 0
+ORDER BY created_at DESC, id`;
+
+/** Every tenant's monitors: the frontier's schedule rebuild. */
+export const ACTIVE_MONITORS = `
+SELECT ${COLUMNS} FROM monitors FINAL
+WHERE deleted = 0`;
+
+interface MonitorRow {
+  readonly tenant: string;
+  readonly id: string;
+  readonly created_ms: string | number;
+  readonly updated_ms: string | number;
+  readonly spec: string;
+}
+
+const text = (value: unknown) => (typeof value === 'string' ? value : null);
+
+function recordOf(row: MonitorRow): MonitorRecord | null {
+  const spec = parseJsonObject(row.spec);
+  if (!spec || typeof spec.name !== 'string' || typeof spec.intervalMinutes !== 'number') return null;
+  return {
+    id: row.id,
+    tenant: row.tenant,
+    name: spec.name,
+    url: text(spec.url),
+    urls: Array.isArray(spec.urls) ? spec.urls.filter((u): u is string => typeof u === 'string') : [],
+    intervalMinutes: spec.intervalMinutes,
+    goal: text(spec.goal),
+    webhook: text(spec.webhook),
+    createdAtMs: Number(row.created_ms),
+    updatedAtMs: Number(row.updated_ms),
+  };
+}
+
+function rowOf(monitor: MonitorRecord, version: number, deleted: boolean): Record<string, unknown> {
+  const spec: MonitorSpec = {
+    name: monitor.name,
+    url: monitor.url,
+    urls: monitor.urls,
+    intervalMinutes: monitor.intervalMinutes,
+    goal: monitor.goal,
+    webhook: monitor.webhook,
+  };
+  return {
+    tenant: monitor.tenant,
+    id: monitor.id,
+    version,
+    created_at: new Date(monitor.createdAtMs),
+    updated_at: new Date(monitor.updatedAtMs),
+    deleted: deleted ? 1 : 0,
+    spec: JSON.stringify(spec),
+  };
+}
+
+/** Stores a new monitor (version 1); resolves once it landed. */
+export async function createMonitor(writer: Pick<BatchWriter, 'write'>, tenant: string, spec: MonitorSpec, nowMs: number): Promise<MonitorRecord> {
+  const monitor: MonitorRecord = { ...spec, id: newMonitorId(), tenant, createdAtMs: nowMs, updatedAtMs: nowMs };
+  await writer.write('monitors', [rowOf(monitor, 1, false)]);
+  return monitor;
+}
+
+/** Marks the monitor deleted (version 2); its checks stay until their retention ends. */
+export async function deleteMonitor(writer: Pick<BatchWriter, 'write'>, monitor: MonitorRecord, nowMs: number): Promise<void> {
+  await writer.write('monitors', [rowOf({ ...monitor, updatedAtMs: nowMs }, 2, true)]);
+}
+
+/** This tenant's monitor; null when unknown, deleted or another key's. */
+export async function readMonitor(store: Pick<Store, 'query'>, tenant: string, id: string): Promise<MonitorRecord | null> {
+  const [row] = await store.query<MonitorRow>(MONITOR_BY_ID, { tenant, id });
+  return row ? recordOf(row) : null;
+}
+
+export async function listMonitors(store: Pick<Store, 'query'>, tenant: string): Promise<MonitorRecord[]> {
+  const rows = await store.query<MonitorRow>(MONITORS_OF_TENANT, { tenant });
+  return rows.map(recordOf).filter((m): m is MonitorRecord => m !== null);
+}
+
+export async function activeMonitors(store: Pick<Store, 'query'>): Promise<MonitorRecord[]> {
+  const rows = await store.query<MonitorRow>(ACTIVE_MONITORS, {});
+  return rows.map(recordOf).filter((m): m is MonitorRecord => m !== null);
+}

@@ -1,0 +1,64 @@
+/**
+ * A monitor's page snapshots: the `page_changes` table of change tracking
+ * (infra/clickhouse/0004_page_changes.sql, pipeline/pages/changes.ts), under a history of the
+ * monitor's own: (tenant, url, has_tag = 2, tag = the monitor id). A scrape's `changeTracking`
+ * tag writes has_tag 0 or 1, so no caller's tag can reach a monitor's history, and two
+ * monitors of one page keep separate ones. One row per page (ReplacingMergeTree(scraped_at)),
+ * however often it is checked: the checks keep only what they found (monitor_check_pages).
+ *
+ * URLs are normalized with the page cache's rule (pipeline/pages/cache.ts normalizeUrl).
+ */
+import { normalizeUrl } from '../pages/cache.js';
+import type { PageSnapshot } from '../pages/changes.js';
+import type { BatchWriter } from '../runtime/store/batch-writer.js';
+import type { Store } from '../runtime/store/store.js';
+
+export const MONITOR_HISTORY = 2;
+
+/**
+ * The newest snapshot of each of a monitor's pages: one range read per URL of the sort key.
+ * Params: tenant, monitorId, urls (normalized).
+ */
+export const MONITOR_SNAPSHOTS = `
+SELECT url, toUnixTimestamp64Milli(scraped_at) AS scraped_at_ms, status_code, markdown
+FROM page_changes
+WHERE tenant = {tenant:String} AND url_hash IN (SELECT cityHash64(arrayJoin({urls:Array(String)})))
+  AND url IN {urls:Array(String)} AND has_tag = ${MONITOR_HISTORY} AND tag = {monitorId:String}
+ORDER BY url, scraped_at DESC
+LIMIT 1 BY url`;
+
+interface SnapshotRow {
+  readonly url: string;
+  readonly scraped_at_ms: string | number;
+  readonly status_code: string | number;
+  readonly markdown: string;
+}
+
+/** The given page URL → its newest snapshot in the monitor's history (absent: none yet). */
+export async function monitorSnapshots(store: Pick<Store, 'query'>, tenant: string, monitorId: string, urls: readonly string[]): Promise<Map<string, PageSnapshot>> {
+  const byNormal = new Map(urls.map((u) => [normalizeUrl(u), u]));
+  const out = new Map<string, PageSnapshot>();
+  if (byNormal.size === 0) return out;
+  const rows = await store.query<SnapshotRow>(MONITOR_SNAPSHOTS, { tenant, monitorId, urls: [...byNormal.keys()] });
+  for (const row of rows) {
+    const url = byNormal.get(row.url);
+    if (url !== undefined) out.set(url, { scrapedAt: Number(row.scraped_at_ms), statusCode: Number(row.status_code), markdown: row.markdown, json: null });
+  }
+  return out;
+}
+
+/** Writes the page's snapshot into the monitor's history; resolves once it landed. */
+export async function recordMonitorSnapshot(writer: Pick<BatchWriter, 'write'>, tenant: string, monitorId: string, url: string, snapshot: PageSnapshot): Promise<void> {
+  await writer.write('page_changes', [
+    {
+      tenant,
+      url: normalizeUrl(url),
+      has_tag: MONITOR_HISTORY,
+      tag: monitorId,
+      scraped_at: new Date(snapshot.scrapedAt),
+      status_code: snapshot.statusCode,
+      markdown: snapshot.markdown,
+      json: '',
+    },
+  ]);
+}

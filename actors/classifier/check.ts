@@ -20,7 +20,6 @@
  *   webhook, a MonitorChecked goes to the notifier, which delivers it on its own time: a
  *   receiver that is down never holds the next check.
  */
-import { Value } from '@sinclair/typebox/value';
 import type { KeyRegistry } from '../../pipeline/keys/registry.js';
 import {
   countsOf,
@@ -46,7 +45,7 @@ import type { Lock, State } from '../../pipeline/runtime/state/state.js';
 import type { BatchWriter } from '../../pipeline/runtime/store/batch-writer.js';
 import type { Store } from '../../pipeline/runtime/store/store.js';
 import { PRICES } from '../../schemas/api/prices.js';
-import { ScrapeOptions } from '../../schemas/api/scrape-options.js';
+import type { ScrapeOptions } from '../../schemas/api/scrape-options.js';
 import type { EventValue } from '../../schemas/events/index.js';
 import { HEADERS } from '../../schemas/topics.js';
 import { judgePage } from './judge.js';
@@ -71,11 +70,24 @@ export interface CheckDeps {
 
 /**
  * The scrape options of a monitor's page: markdown of the main content, never from the cache
- * (a check wants the page as it is now), the monitor's page timeout. Defaults filled in as
- * the gateway's validation would.
+ * (a check wants the page as it is now), the monitor's page timeout; the other fields at the
+ * defaults the gateway's validation fills in (schemas/api/scrape-options.ts).
  */
 export function checkScrapeOptions(timeoutMs: number): ScrapeOptions {
-  return Value.Default(ScrapeOptions, { formats: ['markdown'], maxAge: 0, timeout: timeoutMs }) as ScrapeOptions;
+  return {
+    formats: ['markdown'],
+    onlyMainContent: true,
+    maxAge: 0,
+    storeInCache: true,
+    waitFor: 0,
+    timeout: timeoutMs,
+    captchaHandling: 'auto',
+    captchaEvidence: false,
+    mobile: false,
+    proxy: 'auto',
+    blockAssets: true,
+    removeBase64Images: true,
+  };
 }
 
 async function finish(deps: CheckDeps, check: CheckRecord, status: CheckStatus, reason: string): Promise<void> {

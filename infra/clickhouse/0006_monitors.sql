@@ -1,23 +1,10 @@
--- 0006_monitors: monitors, their checks and each page's result (pipeline/monitors/).
+-- 0006_monitors: monitor checks and each page's result (pipeline/monitors/).
 --
--- monitors: one row per version of a monitor (ReplacingMergeTree(version), read with FINAL):
--- a deletion is a new version with deleted = 1, never a DELETE. `spec` is the record as the
--- API accepted it (name, url, urls, intervalMinutes, goal, webhook) as JSON; the columns the
--- reads filter on are columns. Sorted by (tenant, id): a key's monitors are one range, and
--- every read says `tenant = {tenant:String}` (another key's monitor is not found).
-CREATE TABLE IF NOT EXISTS monitors
-(
-    tenant      String,
-    id          String,
-    version     UInt64,
-    created_at  DateTime64(3, 'UTC'),
-    updated_at  DateTime64(3, 'UTC'),
-    deleted     UInt8,
-    spec        String
-)
-ENGINE = ReplacingMergeTree(version)
-ORDER BY (tenant, id);
-
+-- The monitors themselves are the versioned `monitors` table of 0001_init (read with FINAL;
+-- a deletion is a new version with deleted = 1). 0001's `checks` table (one row per URL
+-- checked, keyed by time) is not used: a check here is a record with a status of its own, and
+-- its pages are judged rows below it.
+--
 -- monitor_checks: one row per version of a check: `queued` when the frontier (or a manual
 -- run) starts it, `running` when the classifier takes it, then `completed`, or a `skipped_*`
 -- status with its reason. ReplacingMergeTree(version), read with FINAL. `trigger` is

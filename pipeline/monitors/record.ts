@@ -1,6 +1,6 @@
 /**
  * Monitor records: what the API accepted, stored as versioned rows of `monitors`
- * (infra/clickhouse/0006_monitors.sql; ReplacingMergeTree(version), read with FINAL). Created
+ * (infra/clickhouse/0001_init.sql; ReplacingMergeTree(version), read with FINAL). Created
  * at version 1; deleting writes version 2 with `deleted = 1`. Monitors do not change
  * otherwise (the spec has no update), so two versions are all a monitor has.
  *
@@ -9,7 +9,6 @@
  * rebuilds the schedules from it at start-up.
  */
 import { randomUUID } from 'node:crypto';
-import { parseJsonObject } from '../runtime/json.js';
 import type { BatchWriter } from '../runtime/store/batch-writer.js';
 import type { Store } from '../runtime/store/store.js';
 
@@ -39,7 +38,8 @@ export function monitorPages(spec: Pick<MonitorSpec, 'url' | 'urls'>): string[] 
 
 export const intervalMs = (monitor: Pick<MonitorSpec, 'intervalMinutes'>) => monitor.intervalMinutes * 60_000;
 
-const COLUMNS = `tenant, id, toUnixTimestamp64Milli(created_at) AS created_ms, toUnixTimestamp64Milli(updated_at) AS updated_ms, spec`;
+const COLUMNS = `tenant, id, name, url, urls, interval_minutes, goal, webhook,
+  toUnixTimestamp64Milli(created_at) AS created_ms, toUnixTimestamp64Milli(updated_at) AS updated_ms`;
 
 /** One monitor of a tenant. Params: tenant, id. */
 export const MONITOR_BY_ID = `
@@ -60,47 +60,48 @@ WHERE deleted = 0`;
 interface MonitorRow {
   readonly tenant: string;
   readonly id: string;
+  readonly name: string;
+  readonly url: string | null;
+  readonly urls: readonly string[];
+  readonly interval_minutes: string | number;
+  readonly goal: string | null;
+  readonly webhook: string | null;
   readonly created_ms: string | number;
   readonly updated_ms: string | number;
-  readonly spec: string;
 }
 
-const text = (value: unknown) => (typeof value === 'string' ? value : null);
-
-function recordOf(row: MonitorRow): MonitorRecord | null {
-  const spec = parseJsonObject(row.spec);
-  if (!spec || typeof spec.name !== 'string' || typeof spec.intervalMinutes !== 'number') return null;
+function recordOf(row: MonitorRow): MonitorRecord {
   return {
     id: row.id,
     tenant: row.tenant,
-    name: spec.name,
-    url: text(spec.url),
-    urls: Array.isArray(spec.urls) ? spec.urls.filter((u): u is string => typeof u === 'string') : [],
-    intervalMinutes: spec.intervalMinutes,
-    goal: text(spec.goal),
-    webhook: text(spec.webhook),
+    name: row.name,
+    url: row.url,
+    urls: row.urls,
+    intervalMinutes: Number(row.interval_minutes),
+    goal: row.goal,
+    webhook: row.webhook,
     createdAtMs: Number(row.created_ms),
     updatedAtMs: Number(row.updated_ms),
   };
 }
 
 function rowOf(monitor: MonitorRecord, version: number, deleted: boolean): Record<string, unknown> {
-  const spec: MonitorSpec = {
-    name: monitor.name,
-    url: monitor.url,
-    urls: monitor.urls,
-    intervalMinutes: monitor.intervalMinutes,
-    goal: monitor.goal,
-    webhook: monitor.webhook,
-  };
   return {
     tenant: monitor.tenant,
     id: monitor.id,
     version,
+    name: monitor.name,
+    url: monitor.url,
+    urls: monitor.urls,
+    interval_minutes: monitor.intervalMinutes,
+    goal: monitor.goal,
+    webhook: monitor.webhook,
+    status: deleted ? 'deleted' : 'active',
+    deleted: deleted ? 1 : 0,
     created_at: new Date(monitor.createdAtMs),
     updated_at: new Date(monitor.updatedAtMs),
-    deleted: deleted ? 1 : 0,
-    spec: JSON.stringify(spec),
+    // The schedule lives in coordination state (schedule.ts); the column keeps the creation time.
+    next_check_at: new Date(monitor.createdAtMs),
   };
 }
 
@@ -124,10 +125,10 @@ export async function readMonitor(store: Pick<Store, 'query'>, tenant: string, i
 
 export async function listMonitors(store: Pick<Store, 'query'>, tenant: string): Promise<MonitorRecord[]> {
   const rows = await store.query<MonitorRow>(MONITORS_OF_TENANT, { tenant });
-  return rows.map(recordOf).filter((m): m is MonitorRecord => m !== null);
+  return rows.map(recordOf);
 }
 
 export async function activeMonitors(store: Pick<Store, 'query'>): Promise<MonitorRecord[]> {
   const rows = await store.query<MonitorRow>(ACTIVE_MONITORS, {});
-  return rows.map(recordOf).filter((m): m is MonitorRecord => m !== null);
+  return rows.map(recordOf);
 }

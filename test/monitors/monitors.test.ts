@@ -1,0 +1,156 @@
+/**
+ * Monitors below the API: the classifier's page judgement (pure), and the frontier's
+ * schedules on a real store (chdb) and memory state — the pace at which due checks start,
+ * oldest first; a due time started once however often it is found; one check at a time per
+ * monitor; the rebuild from the store; the resume of a check nobody works on.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { judgePage, MAX_LINES } from '../../actors/classifier/judge.js';
+import { rebuildSchedules, resumeChecks, startDueChecks, type ScheduleDeps } from '../../actors/frontier/schedules/monitors.js';
+import { queuedCheck, readCheck, writeCheck } from '../../pipeline/monitors/checks.js';
+import { createMonitor, type MonitorRecord } from '../../pipeline/monitors/record.js';
+import { DUE_KEY, nextDue, runningCheck, scheduledMonitor, scheduleMonitor, takeRunning } from '../../pipeline/monitors/schedule.js';
+import type { PageSnapshot } from '../../pipeline/pages/changes.js';
+import { MemoryState } from '../../pipeline/runtime/state/memory.js';
+import { BatchWriter, createStore, type Store } from '../../pipeline/runtime/store/index.js';
+import { chdbAvailable, quietLog, tempDir } from '../helpers/clickhouse.js';
+
+const hasChdb = await chdbAvailable();
+const AT = Date.UTC(2026, 10, 26, 12, 0, 0);
+const PAGE = { url: 'https://shop.test/pricing', position: 0, checkedAtMs: AT };
+
+const snapshot = (markdown: string, statusCode = 200): PageSnapshot => ({ scrapedAt: AT - 3_600_000, statusCode, markdown, json: null });
+const reply = (markdown: string, statusCode = 200) => ({ ok: true, data: JSON.stringify({ markdown, metadata: { statusCode } }), errorCode: null, errorMessage: null, credits: 1 });
+
+describe('actors/classifier judgePage', () => {
+  it('reports a first check new and keeps its snapshot', () => {
+    const { result, snapshot: kept } = judgePage(PAGE, null, reply('# Pricing\n\nStarter: $19\n'));
+    expect(result).toMatchObject({ status: 'new', statusCode: 200, credits: 1, diff: '', added: [], removed: [] });
+    expect(kept?.markdown).toBe('# Pricing\n\nStarter: $19\n');
+  });
+
+  it('reports a real change with its diff and the lines added and removed', () => {
+    const { result } = judgePage(PAGE, snapshot('# Pricing\n\nStarter: $19\n\nTeam: $49\n'), reply('# Pricing\n\nStarter: $24\n\nTeam: $49\n'));
+    expect(result).toMatchObject({ status: 'changed', added: ['Starter: $24'], removed: ['Starter: $19'], truncated: false });
+    expect(result.diff).toContain('-Starter: $19\n+Starter: $24');
+  });
+
+  it.each([
+    ['a clock', 'Updated 2026-11-26 10:00:01 UTC', 'Updated 2026-11-26 10:05:44 UTC'],
+    ['a relative time', 'Posted 3 minutes ago', 'Posted 8 minutes ago'],
+    ['a cache-busting query string', '![logo](https://shop.test/logo.png?v=1795734910)', '![logo](https://shop.test/logo.png?v=1795771364)'],
+    ['a fingerprinted asset', '[styles](https://shop.test/app.3f9a2c1b.css)', '[styles](https://shop.test/app.9c0d7e11.css)'],
+    ['whitespace', 'Starter:   $19  ', 'Starter: $19'],
+  ])('reports a page whose only difference is %s same', (_what, before, after) => {
+    const { result, snapshot: kept } = judgePage(PAGE, snapshot(`# Pricing\n\n${before}\n`), reply(`# Pricing\n\n${after}\n`));
+    expect(result.status).toBe('same');
+    expect(result.diff).toBe('');
+    // A noise-only page still moves the snapshot on (so the next diff is not all noise); an identical one does not.
+    expect(kept === null).toBe(_what === 'whitespace');
+  });
+
+  it('reports a page gone once: removed, then same while it stays gone; back again is changed', () => {
+    const gone = judgePage(PAGE, snapshot('# Pricing\n'), reply('# Not found\n', 404));
+    expect(gone.result).toMatchObject({ status: 'removed', statusCode: 404 });
+    expect(judgePage(PAGE, snapshot('# Not found\n', 404), reply('# Not found\n', 410)).result.status).toBe('same');
+    expect(judgePage(PAGE, snapshot('# Not found\n', 404), reply('# Pricing\n')).result.status).toBe('changed');
+  });
+
+  it('reports a page that could not be read, or answered a server error, as an error and keeps the old snapshot', () => {
+    const refused = judgePage(PAGE, snapshot('# Pricing\n'), { ok: false, data: null, errorCode: 'connection_refused', errorMessage: 'the server refused the connection', credits: 0 });
+    expect(refused).toEqual({ result: expect.objectContaining({ status: 'error', statusCode: 0, errorCode: 'connection_refused', credits: 0 }), snapshot: null });
+    const failing = judgePage(PAGE, snapshot('# Pricing\n'), reply('Internal error', 503));
+    expect(failing).toEqual({ result: expect.objectContaining({ status: 'error', statusCode: 503, errorCode: 'http_error' }), snapshot: null });
+  });
+
+  it('caps the lines it lists and says so', () => {
+    const before = Array.from({ length: 400 }, (_, i) => `old line ${i}`).join('\n\n');
+    const after = Array.from({ length: 400 }, (_, i) => `new line ${i}`).join('\n\n');
+    const { result } = judgePage(PAGE, snapshot(before), reply(after));
+    expect(result.status).toBe('changed');
+    expect(result.added).toHaveLength(MAX_LINES);
+    expect(result.truncated).toBe(true);
+  });
+});
+
+describe('pipeline/monitors nextDue', () => {
+  it('keeps the grid and skips missed rounds', () => {
+    expect(nextDue(1000, 300, 900)).toBe(1000);
+    expect(nextDue(1000, 300, 1000)).toBe(1300);
+    expect(nextDue(1000, 300, 2150)).toBe(2200);
+  });
+});
+
+describe.skipIf(!hasChdb)('actors/frontier/schedules on chdb and memory state', () => {
+  let store: Store;
+  let writer: BatchWriter;
+  const dir = tempDir('wds-monitor-schedules');
+  let now = AT;
+  let state: MemoryState;
+  const deps = (): ScheduleDeps => ({ state, store, writer, log: quietLog, startsPerSecond: 50, now: () => now });
+
+  beforeAll(async () => {
+    store = await createStore({ kind: 'chdb', dataDir: dir.path }, quietLog);
+    await store.migrate();
+    writer = new BatchWriter(store, { maxRows: 1000, maxDelayMs: 5 }, quietLog);
+  }, 60_000);
+  afterAll(async () => {
+    await writer?.close();
+    await store?.close();
+    dir.remove();
+  });
+
+  const monitorOf = (tenant: string, i: number): Promise<MonitorRecord> =>
+    createMonitor(writer, tenant, { name: `m${i}`, url: `https://site.test/${i}`, urls: [], intervalMinutes: 5, goal: null, webhook: null }, AT);
+
+  it('starts due checks at the pace given, oldest due first, each due time once', async () => {
+    state = new MemoryState();
+    now = AT;
+    const monitors = await Promise.all(Array.from({ length: 40 }, (_, i) => monitorOf('pace', i)));
+    // Forty monitors all due at once, the oldest due first.
+    for (const [i, m] of monitors.entries()) await scheduleMonitor(state, { id: m.id, tenant: m.tenant, intervalMs: 300_000 }, AT - 40 + i);
+    const first = await startDueChecks(deps(), 13);
+    expect(first).toHaveLength(13);
+    expect(first.map((e) => (e.value as { monitorId: string }).monitorId)).toEqual(monitors.slice(0, 13).map((m) => m.id));
+    const rest = [...(await startDueChecks(deps(), 13)), ...(await startDueChecks(deps(), 13)), ...(await startDueChecks(deps(), 13))];
+    expect(rest).toHaveLength(27);
+    expect(await startDueChecks(deps(), 13)).toEqual([]);
+    // Each went back on the schedule one interval on, and holds its running latch.
+    expect(await scheduledMonitor(state, monitors[0]!.id)).toMatchObject({ nextCheckAt: AT - 40 + 300_000 });
+    expect(await state.zcard(DUE_KEY)).toBe(40);
+    // The same due time found again (a rebuild before the check landed) is not started twice.
+    await state.del(`monitor:${monitors[0]!.id}:running`);
+    await scheduleMonitor(state, { id: monitors[0]!.id, tenant: 'pace', intervalMs: 300_000 }, AT - 40);
+    expect(await startDueChecks(deps(), 13)).toEqual([]);
+  });
+
+  it('skips a due check while the previous one still runs, recording why', async () => {
+    state = new MemoryState();
+    now = AT;
+    const m = await monitorOf('overlap', 1);
+    await takeRunning(state, m.id, 'chk_still_running');
+    await scheduleMonitor(state, { id: m.id, tenant: m.tenant, intervalMs: 300_000 }, AT - 1);
+    expect(await startDueChecks(deps(), 10)).toEqual([]);
+    await writer.flush();
+    const rows = await store.query<{ status: string; reason: string }>(`SELECT status, reason FROM monitor_checks FINAL WHERE tenant = 'overlap'`);
+    expect(rows).toEqual([{ status: 'skipped_overlap', reason: 'check chk_still_running of this monitor is still running' }]);
+  });
+
+  it('rebuilds the schedule from the store and resumes a check nobody works on, once', async () => {
+    state = new MemoryState();
+    now = AT + 3 * 300_000 + 10;
+    const m = await monitorOf('rebuild', 7);
+    const never = await monitorOf('rebuild', 8);
+    const last = queuedCheck({ tenant: 'rebuild', monitorId: m.id, trigger: 'scheduled', scheduledAtMs: AT + 300_000, urls: [m.url ?? ''], nowMs: AT + 300_000 });
+    await writeCheck(writer, { ...last, status: 'running', startedAtMs: AT + 300_000 });
+    expect(await rebuildSchedules(deps())).toBeGreaterThanOrEqual(2);
+    expect((await scheduledMonitor(state, m.id))?.nextCheckAt).toBe(AT + 600_000);
+    expect((await scheduledMonitor(state, never.id))?.nextCheckAt).toBe(AT);
+    const resumed = await resumeChecks(deps());
+    expect(resumed.filter((e) => (e.value as { checkId: string }).checkId === last.id)).toHaveLength(1);
+    expect(await runningCheck(state, m.id)).toBe(last.id);
+    // Its latch is held now: a second sweep leaves it to its worker.
+    expect((await resumeChecks(deps())).filter((e) => (e.value as { checkId: string }).checkId === last.id)).toEqual([]);
+    expect((await readCheck(store, 'rebuild', m.id, last.id))?.status).toBe('running');
+  });
+});

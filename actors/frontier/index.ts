@@ -14,8 +14,9 @@
  * quarter of JOB_STALL_MS (at least 250 ms, at most 30 s), publishing what it sends again.
  *
  * It also holds the monitors' schedules (schedules/monitors.ts): at start-up it rebuilds them
- * from the store and resumes interrupted checks (again every RECONCILE_MS), and every TICK_MS
- * it starts the checks due, at most MONITOR_STARTS_PER_SECOND a second.
+ * from the store (again every REBUILD_MS) and resumes interrupted checks (again every
+ * RESUME_MS), and every TICK_MS it starts the checks due, at most MONITOR_STARTS_PER_SECOND a
+ * second.
  */
 import type { ActorDefinition } from '../../pipeline/runtime/pool.js';
 import type { Runtime } from '../../pipeline/runtime/runtime.js';
@@ -27,7 +28,7 @@ import { keyRegistryFor } from '../../pipeline/keys/index.js';
 import { handleJobEvent, sweepStalledJobs, type JobHandlerDeps } from './jobs/handler.js';
 import { siteReader } from './jobs/site.js';
 import { handleMapRequested } from './map-handler.js';
-import { rebuildSchedules, RECONCILE_MS, resumeChecks, startDueChecks, TICK_MS, type ScheduleDeps } from './schedules/monitors.js';
+import { REBUILD_MS, rebuildSchedules, RESUME_MS, resumeChecks, startDueChecks, TICK_MS, type ScheduleDeps } from './schedules/monitors.js';
 import type { DiscoveryLimits } from './map.js';
 
 export { handleMapRequested, mapOptionsOf, REPLY_MARGIN_MS, type MapHandlerDeps, type MapRequested } from './map-handler.js';
@@ -105,43 +106,39 @@ export function createFrontierActor(runtime: Runtime, options: FrontierActorOpti
 }
 
 /**
- * Runs the monitors' schedules in this process until `signal` aborts: the rebuild and resume
- * at once and every RECONCILE_MS, the due checks every TICK_MS. One step of each kind at a
- * time; a failed step is logged and tried again on the next round.
+ * Runs the monitors' schedules in this process until `signal` aborts: the rebuild at once and
+ * every REBUILD_MS, the resume of interrupted checks after it and every RESUME_MS, the due
+ * checks every TICK_MS. One step of each kind at a time; a failed step is logged and tried
+ * again on its next round.
  */
 function monitorSchedules(runtime: Runtime, deps: ScheduleDeps, signal: AbortSignal): { stop(): Promise<void> } {
   const perTick = Math.max(1, Math.ceil((deps.startsPerSecond * TICK_MS) / 1000));
-  let reconciling: Promise<void> | null = null;
-  let ticking: Promise<void> | null = null;
-  const guarded = async (what: string, step: () => Promise<void>) => {
-    try {
-      await step();
-    } catch (error) {
-      if (!signal.aborted) deps.log.warn({ err: error }, `monitor schedules: could not ${what}; trying again`);
-    }
+  const running = new Map<string, Promise<void>>();
+  const once = (what: string, step: () => Promise<void>) => {
+    if (running.has(what) || signal.aborted) return;
+    const run = step()
+      .catch((error: unknown) => {
+        if (!signal.aborted) deps.log.warn({ err: error }, `monitor schedules: could not ${what}; trying again`);
+      })
+      .finally(() => running.delete(what));
+    running.set(what, run);
   };
-  const reconcile = () =>
-    (reconciling ??= guarded('rebuild the schedules', async () => {
-      await rebuildSchedules(deps);
-      const resumed = await resumeChecks(deps);
-      if (resumed.length > 0) await runtime.events.emit(resumed);
-    }).finally(() => (reconciling = null)));
-  const tick = () =>
-    (ticking ??= guarded('start due checks', async () => {
-      const started = await startDueChecks(deps, perTick);
-      if (started.length > 0) await runtime.events.emit(started);
-    }).finally(() => (ticking = null)));
-  void reconcile();
-  const reconciler = setInterval(() => void reconcile(), RECONCILE_MS);
-  const ticker = setInterval(() => void tick(), TICK_MS);
-  reconciler.unref();
-  ticker.unref();
+  const emit = async (emissions: Awaited<ReturnType<typeof resumeChecks>>) => {
+    if (emissions.length > 0) await runtime.events.emit(emissions);
+  };
+  const rebuild = () => once('rebuild the schedules', () => rebuildSchedules(deps).then(() => undefined));
+  const resume = () => once('resume interrupted checks', async () => emit(await resumeChecks(deps)));
+  const tick = () => once('start due checks', async () => emit(await startDueChecks(deps, perTick)));
+  once('rebuild the schedules and resume checks', async () => {
+    await rebuildSchedules(deps);
+    await emit(await resumeChecks(deps));
+  });
+  const timers = [setInterval(rebuild, REBUILD_MS), setInterval(resume, RESUME_MS), setInterval(tick, TICK_MS)];
+  for (const timer of timers) timer.unref();
   return {
     async stop() {
-      clearInterval(reconciler);
-      clearInterval(ticker);
-      await reconciling;
-      await ticking;
+      for (const timer of timers) clearInterval(timer);
+      await Promise.all(running.values());
     },
   };
 }

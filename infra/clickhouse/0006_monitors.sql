@@ -12,6 +12,10 @@
 -- - scheduled_at); urls are the pages the check reads, fixed when it is queued. The counts
 -- are the check's summary once it completed.
 --
+-- Partitioned by the day it was queued, so the frontier's periodic reads of recent checks
+-- (unfinished ones to resume, the newest scheduled one per monitor) read a few days' parts,
+-- and the TTL drops whole days.
+--
 -- Retention: 90 days after the check was queued (TTL), with its pages below.
 CREATE TABLE IF NOT EXISTS monitor_checks
 (
@@ -35,8 +39,10 @@ CREATE TABLE IF NOT EXISTS monitor_checks
     credits_used  UInt32
 )
 ENGINE = ReplacingMergeTree(version)
+PARTITION BY toYYYYMMDD(queued_at)
 ORDER BY (tenant, monitor_id, id)
-TTL toDateTime(queued_at) + INTERVAL 90 DAY;
+TTL toDateTime(queued_at) + INTERVAL 90 DAY
+SETTINGS ttl_only_drop_parts = 1;
 
 -- monitor_check_pages: one row per page per check, written once when the page is judged (a
 -- row written twice, by a check resumed after a crash, has the same sort key and collapses).

@@ -167,17 +167,26 @@ WHERE tenant = {tenant:String} AND monitor_id IN {monitorIds:Array(String)} AND 
 ORDER BY monitor_id, id DESC
 LIMIT 1 BY monitor_id`;
 
-/** Every tenant's checks not finished (queued or running): the frontier resumes them. */
+/**
+ * Every tenant's checks queued in the last RESUME_WINDOW_DAYS and not finished (queued or
+ * running): the frontier resumes them. Older ones are abandoned (a check two days late tells
+ * nothing the next one will not). Reads those days' partitions only.
+ */
+export const RESUME_WINDOW_DAYS = 2;
 export const UNFINISHED_CHECKS = `
 SELECT ${CHECK_COLUMNS} FROM monitor_checks FINAL
-WHERE status IN ('queued', 'running')
+WHERE queued_at >= now64(3) - INTERVAL ${RESUME_WINDOW_DAYS} DAY AND status IN ('queued', 'running')
 ORDER BY id`;
 
-/** When each monitor's newest scheduled check was due: the schedule rebuild's anchor. */
+/**
+ * When each monitor's newest scheduled check was due, within the longest interval and a day
+ * (a monitor with none since is scheduled from its creation, on the same grid's terms): the
+ * schedule rebuild's anchor.
+ */
 export const LAST_SCHEDULED = `
 SELECT tenant, monitor_id, toUnixTimestamp64Milli(max(scheduled_at)) AS scheduled_ms
 FROM monitor_checks
-WHERE trigger = 'scheduled'
+WHERE queued_at >= now64(3) - INTERVAL 8 DAY AND trigger = 'scheduled'
 GROUP BY tenant, monitor_id`;
 
 interface CheckRow {

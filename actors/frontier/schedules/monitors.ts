@@ -1,12 +1,12 @@
 /**
  * Monitor schedules in the frontier: which checks start when.
  *
- * - `rebuildSchedules` (at start-up, and every RECONCILE_MS): puts every monitor of the store
+ * - `rebuildSchedules` (at start-up, and every REBUILD_MS): puts every monitor of the store
  *   on the schedule (pipeline/monitors/schedule.ts), due one interval after its newest
  *   scheduled check was due (or when it was created, for a monitor never checked), so a
  *   monitor keeps its rhythm across restarts; a check missed while nothing ran starts at once.
  *   Rebuilding twice, or from two processes, gives the same due times.
- * - `resumeChecks` (at start-up, and every RECONCILE_MS): sends again the event of every check
+ * - `resumeChecks` (at start-up, and every RESUME_MS): sends again the event of every check
  *   the store has queued or running whose running latch is free (its worker died, or the
  *   embedded process restarted mid-check); the classifier reads only the pages the check had
  *   not judged. A check whose latch is held is still being worked on and is left alone.
@@ -28,7 +28,10 @@ import type { BatchWriter } from '../../../pipeline/runtime/store/batch-writer.j
 import type { Store } from '../../../pipeline/runtime/store/store.js';
 
 export const TICK_MS = 250;
-export const RECONCILE_MS = 60_000;
+/** How often the unfinished checks are looked at again (a dead worker's latch expires in RUNNING_TTL_MS). */
+export const RESUME_MS = 60_000;
+/** How often the schedules are rebuilt from the store besides at start-up. */
+export const REBUILD_MS = 10 * 60_000;
 
 export interface ScheduleDeps {
   readonly state: State;

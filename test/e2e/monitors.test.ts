@@ -6,7 +6,7 @@
  *
  * A monitor's first check runs at once (every page `new`, the webhook called); a real change
  * is `changed` with its diff and lines, a page whose only difference is noise (a clock, a
- * cache-busting query string, whitespace) is `same`; a 404 is `removed`, an unreachable page
+ * cache-busting query string, reordered attributes, whitespace) is `same`; a 404 is `removed`, an unreachable page
  * an `error` of a completed check; a receiver that is down does not hold the next check and
  * its failed delivery is on the check; a key that cannot pay gets a `skipped_no_credits`
  * check and a 402; another key sees 404s; bad bodies are 422s.
@@ -64,7 +64,7 @@ describe('e2e/monitors (embedded)', () => {
 
   it('checks at once, finds changes and ignores noise, and calls the signed webhook each time', async () => {
     site.set('/pricing', { html: page('Pricing', '<p>Starter plan: $19 a month.</p><p>Team plan: $49 a month.</p>') });
-    site.set('/status', { html: page('Status', '<p>All systems normal.</p><p>Last updated 2026-11-26 23:15:10 UTC</p><img src="/logo.png?v=1795734910" alt="logo">') });
+    site.set('/status', { html: page('Status', '<p>All systems normal.</p><p>Last updated 2026-11-26 23:15:10 UTC</p><p><a class="doc" href="/docs" title="Docs">Read the docs</a></p><img src="/logo.png?v=1795734910" alt="logo">') });
     site.set('/gone', { html: page('Old', '<p>An old page.</p>') });
     const created = await call('POST', '/v1/monitor', {
       name: 'Competitor pricing',
@@ -93,7 +93,7 @@ describe('e2e/monitors (embedded)', () => {
 
     // A real change, a noise-only change, a page gone.
     site.set('/pricing', { html: page('Pricing', '<p>Starter plan: $24 a month.</p><p>Team plan: $49 a month.</p>') });
-    site.set('/status', { html: page('Status', '<p>All systems   normal.</p><p>Last updated 2026-11-27 08:02:44 UTC</p><img src="/logo.png?v=1795771364" alt="logo">') });
+    site.set('/status', { html: page('Status', '<p>All systems   normal.</p>\n<p>Last updated 2026-11-27 08:02:44 UTC</p><p><a title="Docs" href="/docs" class="doc">Read the docs</a></p><img alt="logo" src="/logo.png?v=1795771364">') });
     site.set('/gone', { status: 404, html: page('Not found', '<p>Gone.</p>') });
     const run = await call('POST', `/v1/monitor/${monitor.id}/run`);
     expect(run.status, JSON.stringify(run.body)).toBe(200);

@@ -36,11 +36,11 @@ import { readMonitor, type MonitorRecord } from '../../pipeline/monitors/record.
 import { extendRunning, releaseRunning, RUNNING_TTL_MS, takeRunning } from '../../pipeline/monitors/schedule.js';
 import { monitorSnapshots, recordMonitorSnapshot } from '../../pipeline/monitors/snapshots.js';
 import { scrapeRequestFields, scrapeTopic } from '../../pipeline/pages/scrape-request.js';
-import { AppError } from '../../pipeline/runtime/errors.js';
 import type { AnyEmission } from '../../pipeline/runtime/events.js';
 import type { Logger } from '../../pipeline/runtime/log.js';
 import type { Outcome } from '../../pipeline/runtime/pool.js';
-import type { ReplyValue, Requester } from '../../pipeline/runtime/request-reply.js';
+import { mapBounded } from '../../pipeline/runtime/bounded.js';
+import { failedReply, type ReplyValue, type Requester } from '../../pipeline/runtime/request-reply.js';
 import type { Lock, State } from '../../pipeline/runtime/state/state.js';
 import type { BatchWriter } from '../../pipeline/runtime/store/batch-writer.js';
 import type { Store } from '../../pipeline/runtime/store/store.js';
@@ -115,25 +115,8 @@ async function readPage(deps: CheckDeps, check: CheckRecord, url: string, positi
       signal,
     );
   } catch (error) {
-    return {
-      correlationId: '',
-      ok: false,
-      data: null,
-      errorCode: error instanceof AppError ? error.code : 'internal_error',
-      errorMessage: error instanceof Error ? error.message : String(error),
-      credits: 0,
-      source: null,
-    };
+    return failedReply(error);
   }
-}
-
-/** Runs `work` over `items`, `limit` at a time. */
-async function eachLimited<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const lane = async () => {
-    while (next < items.length) await work(items[next++] as T);
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
 }
 
 /** Whether the check found something the webhook is for: a page new, changed, removed or failing. */
@@ -197,8 +180,7 @@ async function runCheck(deps: CheckDeps, monitor: MonitorRecord, check: CheckRec
   let charged = 0;
   try {
     const previous = await monitorSnapshots(deps.store, check.tenant, monitor.id, todo.map((p) => p.url));
-    await eachLimited(todo, deps.pageConcurrency, async ({ url, position }) => {
-      if (signal.aborted) return;
+    await mapBounded(todo, deps.pageConcurrency, async ({ url, position }) => {
       const reply = await readPage(deps, check, url, position, signal);
       if (signal.aborted) return;
       const judgement = judgePage({ url, position, checkedAtMs: now() }, previous.get(url) ?? null, reply);
@@ -210,7 +192,7 @@ async function runCheck(deps: CheckDeps, monitor: MonitorRecord, check: CheckRec
       results.push(result);
       await extendRunning(deps.state, monitor.id);
       await worker.extend(RUNNING_TTL_MS);
-    });
+    }, signal);
   } finally {
     await deps.keys.settle(account, held, Math.min(charged, held), { requestId: check.id, op: 'monitorRun' });
   }

@@ -6,7 +6,7 @@
  */
 import { errorCode } from '../../pipeline/runtime/errors.js';
 import type { Logger } from '../../pipeline/runtime/log.js';
-import { mapBounded } from './bounded.js';
+import { mapBounded } from '../../pipeline/runtime/bounded.js';
 import type { BudgetFetch, MapBudget } from './map-budget.js';
 import type { Findings, Found } from './map-found.js';
 import type { SeedAnswer } from './map-seed.js';

@@ -6,7 +6,7 @@
  */
 import { errorCode } from '../../pipeline/runtime/errors.js';
 import type { Logger } from '../../pipeline/runtime/log.js';
-import { mapBounded } from './bounded.js';
+import { mapBounded } from '../../pipeline/runtime/bounded.js';
 import { isHtml, type BudgetFetch, type MapBudget } from './map-budget.js';
 import type { Findings, Found } from './map-found.js';
 import { readPage } from './page-links.js';

@@ -125,6 +125,22 @@ export class Requester {
   }
 }
 
+/**
+ * The failed Reply standing for a request that could not be asked or answered in time (its
+ * error's code and message), for callers that read several pages and let one fail alone.
+ */
+export function failedReply(error: unknown): ReplyValue {
+  return {
+    correlationId: '',
+    ok: false,
+    data: null,
+    errorCode: error instanceof AppError ? error.code : 'internal_error',
+    errorMessage: error instanceof Error ? error.message : String(error),
+    credits: 0,
+    source: null,
+  };
+}
+
 /** What a worker needs of a request to answer it. */
 export interface Answerable {
   readonly requestId: string;

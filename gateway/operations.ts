@@ -32,6 +32,7 @@
  */
 import type { Config } from '../pipeline/runtime/config.js';
 import { NetGuard } from '../pipeline/runtime/net/guard.js';
+import { serverWebhookSecret } from '../pipeline/webhooks/secret.js';
 import type { Requester } from '../pipeline/runtime/request-reply.js';
 import type { FreeOperationId, OperationId } from '../schemas/api/operations.js';
 import type { ExtractBody, ScrapeBody } from '../schemas/api/page-reading.js';
@@ -164,6 +165,7 @@ function monitorOptions(deps: PipelineHandlerDeps): MonitorHandlerOptions {
     guard: new NetGuard({ allowPrivate: deps.config.fetchAllowPrivate }),
     webhooks: deps.serves.has('webhooks'),
     webhookAttempts: deps.config.webhookAttempts,
+    serverSecret: serverWebhookSecret(deps.config),
   };
 }
 
@@ -206,8 +208,8 @@ export const OPERATION_TABLE = {
   domainScreen: NOT_SERVED,
   // Monitoring
   monitorCreate: byPipeline(MONITORS, 'free', (d) => monitorCreateHandler(d.jobs, monitorOptions(d))),
-  monitorList: byPipeline(MONITORS, 'free', (d) => monitorListHandler(d.jobs)),
-  monitorGet: byPipeline(MONITORS, 'free', (d) => monitorGetHandler(d.jobs)),
+  monitorList: byPipeline(MONITORS, 'free', (d) => monitorListHandler(d.jobs, monitorOptions(d))),
+  monitorGet: byPipeline(MONITORS, 'free', (d) => monitorGetHandler(d.jobs, monitorOptions(d))),
   monitorDelete: byPipeline(MONITORS, 'free', (d) => monitorDeleteHandler(d.jobs)),
   // The check holds and charges its pages itself (rule 4), as a scheduled check does.
   monitorRun: byPipeline(MONITORS, { estimate: () => 0 }, (d) => monitorRunHandler(d.jobs, monitorOptions(d))),

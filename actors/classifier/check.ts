@@ -207,5 +207,5 @@ async function runCheck(deps: CheckDeps, monitor: MonitorRecord, check: CheckRec
   };
   await writeCheck(deps.writer, completed);
   deps.log.debug({ monitorId: monitor.id, checkId: check.id, counts: completed.counts }, 'monitor check completed');
-  return { kind: 'ack', ...(monitor.webhook && worthNotifying(completed) ? { emit: [checkedEvent(monitor, completed)] } : {}) };
+  return { kind: 'ack', ...(monitor.sealedWebhook && worthNotifying(completed) ? { emit: [checkedEvent(monitor, completed)] } : {}) };
 }

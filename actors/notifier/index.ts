@@ -70,7 +70,8 @@ export function createNotifierActor(runtime: Runtime, options: NotifierActorOpti
     handlers: {
       JobEvent: (event, ctx) =>
         handleJobEvent(event, { state: runtime.state, store: runtime.store, writer: runtime.writer, guard, agents, policy, secretFor, log: ctx.log }, ctx.signal),
-      MonitorChecked: (event, ctx) => handleMonitorChecked(event, { store: runtime.store, writer: runtime.writer, guard, agents, policy, secretFor, log: ctx.log }, ctx.signal),
+      MonitorChecked: (event, ctx) =>
+        handleMonitorChecked(event, { store: runtime.store, writer: runtime.writer, guard, agents, policy, secretFor, serverSecret, log: ctx.log }, ctx.signal),
     },
   };
 }

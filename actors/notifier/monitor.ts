@@ -13,7 +13,7 @@
  * (`truncated` true): the whole check is at `links.checks`, the API path of its monitor's checks.
  */
 import { checkPages, readCheck, type CheckRecord, type PageResult } from '../../pipeline/monitors/checks.js';
-import { monitorPages, readMonitor, type MonitorRecord } from '../../pipeline/monitors/record.js';
+import { monitorPages, openWebhook, readMonitor, type MonitorRecord } from '../../pipeline/monitors/record.js';
 import type { Logger } from '../../pipeline/runtime/log.js';
 import type { Outcome } from '../../pipeline/runtime/pool.js';
 import type { Store } from '../../pipeline/runtime/store/store.js';
@@ -28,6 +28,8 @@ export const PAGE_LINES = 50;
 export interface MonitorNotifierDeps extends DeliveryDeps {
   readonly store: Pick<Store, 'query'>;
   readonly secretFor: (keyId: string) => string;
+  /** The deployment's server secret, to open the monitor's sealed webhook URL. */
+  readonly serverSecret: string;
   readonly log: Logger;
 }
 
@@ -83,7 +85,12 @@ export function monitorWebhookBody(monitor: MonitorRecord, check: CheckRecord, p
 
 export async function handleMonitorChecked(event: EventValue<'MonitorChecked'>, deps: MonitorNotifierDeps, signal: AbortSignal): Promise<Outcome> {
   const monitor = await readMonitor(deps.store, event.tenant, event.monitorId);
-  if (!monitor?.webhook) return { kind: 'ack' };
+  if (!monitor?.sealedWebhook) return { kind: 'ack' };
+  const url = openWebhook(deps.serverSecret, monitor);
+  if (url === null) {
+    deps.log.warn({ monitorId: monitor.id, checkId: event.checkId }, 'monitor webhook not delivered: its URL was sealed under another server secret (set WEBHOOK_SECRET the same on every process)');
+    return { kind: 'ack' };
+  }
   const check = await readCheck(deps.store, event.tenant, event.monitorId, event.checkId);
   if (!check) return { kind: 'ack' };
   const pages = (await checkPages(deps.store, check.tenant, check.monitorId, [check.id])).get(check.id) ?? [];
@@ -94,7 +101,7 @@ export async function handleMonitorChecked(event: EventValue<'MonitorChecked'>, 
       jobId: check.id,
       id: `${check.id}:${MONITOR_EVENT}`,
       event: MONITOR_EVENT,
-      url: monitor.webhook,
+      url,
       headers: {},
       body: monitorWebhookBody(monitor, check, pages),
       secret: deps.secretFor(check.tenant),

@@ -7,6 +7,7 @@
  * starts due checks, the classifier runs them (actors/classifier/), the notifier calls the
  * webhook. Another key's monitor is 404, like an unknown id.
  *
+ * The webhook is stored sealed (pipeline/monitors/record.ts) and shown opened to its key.
  * Creating checks the page URLs and the webhook against the SSRF guard (`url_blocked`; the
  * webhook also `dns_failed`), as every fetch and delivery checks them again later. A monitor
  * with a webhook needs the notifier (501 without it).
@@ -42,7 +43,7 @@ import {
   type CheckRecord,
   type PageResult,
 } from '../../pipeline/monitors/checks.js';
-import { createMonitor, deleteMonitor, intervalMs, listMonitors, monitorPages, readMonitor, type MonitorRecord, type MonitorSpec } from '../../pipeline/monitors/record.js';
+import { createMonitor, deleteMonitor, intervalMs, listMonitors, monitorPages, openWebhook, readMonitor, type MonitorRecord, type MonitorSpec } from '../../pipeline/monitors/record.js';
 import { checkRequestEvent, scheduledMonitor, scheduleMonitor, takeRunning, unscheduleMonitor } from '../../pipeline/monitors/schedule.js';
 import type { State } from '../../pipeline/runtime/state/state.js';
 import type { BatchWriter } from '../../pipeline/runtime/store/batch-writer.js';
@@ -69,6 +70,8 @@ export interface MonitorHandlerOptions {
   readonly webhooks: boolean;
   /** WEBHOOK_ATTEMPTS: tells a failed delivery from one still retrying. */
   readonly webhookAttempts: number;
+  /** The deployment's server secret, under which webhook URLs are stored sealed (pipeline/webhooks/secret.ts). */
+  readonly serverSecret: string;
   /** How long POST /run waits for its check (RUN_WAIT_MS). */
   readonly runWaitMs?: number;
 }
@@ -87,7 +90,7 @@ function summaryOf(monitor: MonitorRecord, check: CheckRecord) {
   return { totalPages: check.urls.length || monitorPages(monitor).length, ...check.counts };
 }
 
-async function monitorView(deps: MonitorGatewayDeps, monitor: MonitorRecord, newest: CheckRecord | undefined, completed: CheckRecord | undefined) {
+async function monitorView(deps: MonitorGatewayDeps, options: Pick<MonitorHandlerOptions, 'serverSecret'>, monitor: MonitorRecord, newest: CheckRecord | undefined, completed: CheckRecord | undefined) {
   const scheduled = await scheduledMonitor(deps.state, monitor.id);
   return {
     id: monitor.id,
@@ -97,7 +100,7 @@ async function monitorView(deps: MonitorGatewayDeps, monitor: MonitorRecord, new
     urls: monitor.urls,
     intervalMinutes: monitor.intervalMinutes,
     goal: monitor.goal,
-    webhook: monitor.webhook,
+    webhook: openWebhook(options.serverSecret, monitor),
     createdAt: iso(monitor.createdAtMs),
     nextCheckAt: iso(scheduled?.nextCheckAt ?? null),
     lastCheckAt: iso(completed?.finishedAtMs ?? null),
@@ -179,31 +182,31 @@ export function monitorCreateHandler(deps: MonitorGatewayDeps, options: MonitorH
       // A page whose name does not resolve now may later; an address the guard refuses never will.
       for (const url of monitorPages(spec)) await guarded(options, 'url', url, (code) => code === 'url_blocked');
       if (spec.webhook !== null) await guarded(options, 'webhook', spec.webhook, () => true);
-      const monitor = await createMonitor(deps.writer, tenantOf(ctx), spec, Date.now());
+      const monitor = await createMonitor(deps.writer, tenantOf(ctx), spec, Date.now(), options.serverSecret);
       await scheduleMonitor(deps.state, { id: monitor.id, tenant: monitor.tenant, intervalMs: intervalMs(monitor) }, monitor.createdAtMs);
-      return { data: await monitorView(deps, monitor, undefined, undefined) };
+      return { data: await monitorView(deps, options, monitor, undefined, undefined) };
     },
   };
 }
 
-export function monitorListHandler(deps: MonitorGatewayDeps): OperationHandler {
+export function monitorListHandler(deps: MonitorGatewayDeps, options: Pick<MonitorHandlerOptions, 'serverSecret'>): OperationHandler {
   return {
     async handle(ctx) {
       const monitors = await listMonitors(deps.store, tenantOf(ctx));
       const { newest, completed } = await newestChecks(deps.store, tenantOf(ctx), monitors.map((m) => m.id));
       const views = [];
-      for (const m of monitors) views.push(await monitorView(deps, m, newest.get(m.id), completed.get(m.id)));
+      for (const m of monitors) views.push(await monitorView(deps, options, m, newest.get(m.id), completed.get(m.id)));
       return { data: { monitors: views } };
     },
   };
 }
 
-export function monitorGetHandler(deps: MonitorGatewayDeps): OperationHandler {
+export function monitorGetHandler(deps: MonitorGatewayDeps, options: Pick<MonitorHandlerOptions, 'serverSecret'>): OperationHandler {
   return {
     async handle(ctx) {
       const monitor = await monitorOf(deps, ctx);
       const { newest, completed } = await newestChecks(deps.store, monitor.tenant, [monitor.id]);
-      return { data: await monitorView(deps, monitor, newest.get(monitor.id), completed.get(monitor.id)) };
+      return { data: await monitorView(deps, options, monitor, newest.get(monitor.id), completed.get(monitor.id)) };
     },
   };
 }

@@ -5,10 +5,17 @@
  * otherwise (the spec has no update), so two versions are all a monitor has.
  *
  * Every read names the tenant: another key's monitor is the same as an unknown id (null, a
- * 404 at the gateway). `ACTIVE_MONITORS` alone reads every tenant, for the frontier, which
+ * 404 at the gateway).
+ *
+ * The webhook URL is stored sealed (AES-256-GCM under the deployment's server secret,
+ * pipeline/clients/models/seal.ts, bound to the monitor id): receivers' URLs often are their
+ * credentials (a chat service's incoming-webhook path, a token in the query), so the store,
+ * its backups and anyone reading the table never see them in clear. The gateway opens it to
+ * show the caller its own monitor, the notifier to deliver. `ACTIVE_MONITORS` alone reads every tenant, for the frontier, which
  * rebuilds the schedules from it at start-up.
  */
 import { randomUUID } from 'node:crypto';
+import { openSealed, sealSecret } from '../clients/models/seal.js';
 import type { BatchWriter } from '../runtime/store/batch-writer.js';
 import type { Store } from '../runtime/store/store.js';
 
@@ -22,7 +29,9 @@ export interface MonitorSpec {
   readonly webhook: string | null;
 }
 
-export interface MonitorRecord extends MonitorSpec {
+export interface MonitorRecord extends Omit<MonitorSpec, 'webhook'> {
+  /** The webhook URL sealed (see the module doc; `openWebhook`); null without one. */
+  readonly sealedWebhook: string | null;
   readonly id: string;
   readonly tenant: string;
   readonly createdAtMs: number;
@@ -79,7 +88,7 @@ function recordOf(row: MonitorRow): MonitorRecord {
     urls: row.urls,
     intervalMinutes: Number(row.interval_minutes),
     goal: row.goal,
-    webhook: row.webhook,
+    sealedWebhook: row.webhook,
     createdAtMs: Number(row.created_ms),
     updatedAtMs: Number(row.updated_ms),
   };
@@ -95,7 +104,7 @@ function rowOf(monitor: MonitorRecord, version: number, deleted: boolean): Recor
     urls: monitor.urls,
     interval_minutes: monitor.intervalMinutes,
     goal: monitor.goal,
-    webhook: monitor.webhook,
+    webhook: monitor.sealedWebhook,
     status: deleted ? 'deleted' : 'active',
     deleted: deleted ? 1 : 0,
     created_at: new Date(monitor.createdAtMs),
@@ -105,9 +114,24 @@ function rowOf(monitor: MonitorRecord, version: number, deleted: boolean): Recor
   };
 }
 
-/** Stores a new monitor (version 1); resolves once it landed. */
-export async function createMonitor(writer: Pick<BatchWriter, 'write'>, tenant: string, spec: MonitorSpec, nowMs: number): Promise<MonitorRecord> {
-  const monitor: MonitorRecord = { ...spec, id: newMonitorId(), tenant, createdAtMs: nowMs, updatedAtMs: nowMs };
+const sealContext = (id: string) => `monitor-webhook:${id}`;
+
+/** The monitor's webhook URL in clear; null without one, or when it was sealed under another server secret. */
+export function openWebhook(serverSecret: string, monitor: Pick<MonitorRecord, 'id' | 'sealedWebhook'>): string | null {
+  if (monitor.sealedWebhook === null) return null;
+  try {
+    return openSealed(serverSecret, monitor.sealedWebhook, sealContext(monitor.id));
+  } catch {
+    return null;
+  }
+}
+
+/** Stores a new monitor (version 1), its webhook sealed under `serverSecret`; resolves once it landed. */
+export async function createMonitor(writer: Pick<BatchWriter, 'write'>, tenant: string, spec: MonitorSpec, nowMs: number, serverSecret: string): Promise<MonitorRecord> {
+  const { webhook, ...fields } = spec;
+  const id = newMonitorId();
+  const sealedWebhook = webhook === null ? null : sealSecret(serverSecret, webhook, sealContext(id));
+  const monitor: MonitorRecord = { ...fields, sealedWebhook, id, tenant, createdAtMs: nowMs, updatedAtMs: nowMs };
   await writer.write('monitors', [rowOf(monitor, 1, false)]);
   return monitor;
 }

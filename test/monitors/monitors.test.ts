@@ -2,13 +2,14 @@
  * Monitors below the API: the classifier's page judgement (pure), and the frontier's
  * schedules on a real store (chdb) and memory state — the pace at which due checks start,
  * oldest first; a due time started once however often it is found; one check at a time per
- * monitor; the rebuild from the store; the resume of a check nobody works on.
+ * monitor; the rebuild from the store; the resume of a check nobody works on; the webhook
+ * URL sealed at rest.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { judgePage, MAX_LINES } from '../../actors/classifier/judge.js';
 import { rebuildSchedules, resumeChecks, startDueChecks, type ScheduleDeps } from '../../actors/frontier/schedules/monitors.js';
 import { queuedCheck, readCheck, writeCheck } from '../../pipeline/monitors/checks.js';
-import { createMonitor, type MonitorRecord } from '../../pipeline/monitors/record.js';
+import { createMonitor, openWebhook, readMonitor, type MonitorRecord } from '../../pipeline/monitors/record.js';
 import { DUE_KEY, nextDue, runningCheck, scheduledMonitor, scheduleMonitor, takeRunning } from '../../pipeline/monitors/schedule.js';
 import type { PageSnapshot } from '../../pipeline/pages/changes.js';
 import { MemoryState } from '../../pipeline/runtime/state/memory.js';
@@ -101,7 +102,7 @@ describe.skipIf(!hasChdb)('actors/frontier/schedules on chdb and memory state', 
   });
 
   const monitorOf = (tenant: string, i: number): Promise<MonitorRecord> =>
-    createMonitor(writer, tenant, { name: `m${i}`, url: `https://site.test/${i}`, urls: [], intervalMinutes: 5, goal: null, webhook: null }, AT);
+    createMonitor(writer, tenant, { name: `m${i}`, url: `https://site.test/${i}`, urls: [], intervalMinutes: 5, goal: null, webhook: null }, AT, 'test-server-secret');
 
   it('starts due checks at the pace given, oldest due first, each due time once', async () => {
     state = new MemoryState();
@@ -122,6 +123,20 @@ describe.skipIf(!hasChdb)('actors/frontier/schedules on chdb and memory state', 
     await state.del(`monitor:${monitors[0]!.id}:running`);
     await scheduleMonitor(state, { id: monitors[0]!.id, tenant: 'pace', intervalMs: 300_000 }, AT - 40);
     expect(await startDueChecks(deps(), 13)).toEqual([]);
+  });
+
+  it('stores the webhook URL sealed, opened only with the server secret', async () => {
+    const hook = 'https://hooks.chat.test/services/T0001/B0002/aVeryPrivateToken?key=another-secret';
+    const m = await createMonitor(writer, 'sealed', { name: 'sealed', url: 'https://site.test/', urls: [], intervalMinutes: 5, goal: null, webhook: hook }, AT, 'test-server-secret');
+    await writer.flush();
+    const [row] = await store.query<{ webhook: string }>(`SELECT webhook FROM monitors FINAL WHERE tenant = 'sealed'`);
+    expect(row?.webhook).toMatch(/^v1\./);
+    expect(row?.webhook).not.toContain('aVeryPrivateToken');
+    const stored = await readMonitor(store, 'sealed', m.id);
+    expect(openWebhook('test-server-secret', stored!)).toBe(hook);
+    expect(openWebhook('another-server-secret', stored!)).toBeNull();
+    // Bound to its monitor: copied onto another monitor's row it does not open.
+    expect(openWebhook('test-server-secret', { id: 'mon_other', sealedWebhook: stored!.sealedWebhook })).toBeNull();
   });
 
   it('skips a due check while the previous one still runs, recording why', async () => {

@@ -7,6 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { judgePage, MAX_LINES } from '../../actors/classifier/judge.js';
+import { MAX_BODY_BYTES, monitorWebhookBody, PAGE_DIFF_CHARS, PAGE_LINES } from '../../actors/notifier/monitor.js';
 import { rebuildSchedules, resumeChecks, startDueChecks, type ScheduleDeps } from '../../actors/frontier/schedules/monitors.js';
 import { queuedCheck, readCheck, writeCheck } from '../../pipeline/monitors/checks.js';
 import { createMonitor, openWebhook, readMonitor, type MonitorRecord } from '../../pipeline/monitors/record.js';
@@ -71,6 +72,29 @@ describe('actors/classifier judgePage', () => {
     expect(result.status).toBe('changed');
     expect(result.added).toHaveLength(MAX_LINES);
     expect(result.truncated).toBe(true);
+  });
+});
+
+describe('actors/notifier monitorWebhookBody', () => {
+  const monitor = { id: 'mon_1', tenant: 'k', name: 'Big', url: null, urls: Array.from({ length: 50 }, (_, i) => `https://site.test/${i}`), intervalMinutes: 60, goal: null, sealedWebhook: null, createdAtMs: AT, updatedAtMs: AT };
+  const check = { ...queuedCheck({ tenant: 'k', monitorId: 'mon_1', trigger: 'scheduled' as const, scheduledAtMs: AT, urls: monitor.urls, nowMs: AT }), status: 'completed' as const, startedAtMs: AT, finishedAtMs: AT + 1000, counts: { new: 0, same: 1, changed: 49, removed: 0, error: 0 } };
+  const pages = monitor.urls.map((url, position) => ({
+    url, position, checkedAtMs: AT, status: position === 0 ? ('same' as const) : ('changed' as const), statusCode: 200, errorCode: '', error: '', credits: 1,
+    diff: `@@ -1 +1 @@\n${'-old text\n+new text\n'.repeat(1000)}`, added: Array.from({ length: 120 }, () => 'new text'), removed: ['old text'], truncated: false,
+  }));
+
+  it('lists the pages that were not same, each diff and list cut, the body within its cap with a link to the whole check', () => {
+    const raw = monitorWebhookBody(monitor, check, pages);
+    const body = JSON.parse(raw);
+    expect(Buffer.byteLength(raw)).toBeLessThanOrEqual(MAX_BODY_BYTES);
+    expect(body.truncated).toBe(true);
+    expect(body.pages.length).toBeGreaterThan(10);
+    expect(body.pages.length).toBeLessThan(49);
+    expect(body.pages.every((p: { status: string }) => p.status === 'changed')).toBe(true);
+    expect(body.pages[0].diff.length).toBeLessThanOrEqual(PAGE_DIFF_CHARS);
+    expect(body.pages[0]).toMatchObject({ truncated: true, removed: ['old text'] });
+    expect(body.pages[0].added).toHaveLength(PAGE_LINES);
+    expect(body).toMatchObject({ type: 'monitor.check.completed', check: { summary: { totalPages: 50, changed: 49, same: 1 } }, links: { checks: '/v1/monitor/mon_1/checks' } });
   });
 });
 

@@ -10,7 +10,7 @@
  * - Requests say who they are (`User-Agent: web-data-service/<version>`), as the services'
  *   usage policies ask (Nominatim refuses library defaults); no proxy is used.
  * - Failures are `ServiceError`s with a `kind`:
- *   - `rate_limited`: 429, with `retryAfterMs` from `Retry-After` (seconds or an HTTP date)
+ *   - `rate_limited`: 429 (or what the request's `rateLimited` says is one), with `retryAfterMs` from `Retry-After` (seconds or an HTTP date)
  *     or the `X-RateLimit-Reset` family (the first, per-second, value);
  *   - `rejected`: 401 or 403, the credentials (or the server's settings) refuse us;
  *   - `unavailable`: 5xx (529 included), any other HTTP error, a refused or reset connection,
@@ -55,6 +55,11 @@ export interface ServiceRequest {
   readonly signal?: AbortSignal;
   /** Largest answer read (default 5 MiB). */
   readonly maxBytes?: number;
+  /**
+   * For services that refuse an exhausted quota with another status than 429 (GitHub's 403
+   * with `x-ratelimit-remaining: 0`): whether this answer is a rate limit.
+   */
+  readonly rateLimited?: (status: number, headers: Readonly<Record<string, string>>) => boolean;
 }
 
 export interface ServiceAnswer {
@@ -124,7 +129,9 @@ export async function getJson(service: string, request: ServiceRequest, fetcher:
     throw new ServiceError(service, 'unavailable', `${where} could not be reached (${detail})`);
   }
   const status = res.statusCode;
-  if (status === 429) throw new ServiceError(service, 'rate_limited', `${where} answered 429 (rate limited)`, retryAfterMs(res.headers), status);
+  if (status === 429 || (status >= 400 && request.rateLimited?.(status, res.headers))) {
+    throw new ServiceError(service, 'rate_limited', `${where} answered ${status} (rate limited)`, retryAfterMs(res.headers), status);
+  }
   if (status === 401 || status === 403) throw new ServiceError(service, 'rejected', `${where} answered ${status}: the credentials or the server's settings refuse the request`, null, status);
   if (status >= 400) throw new ServiceError(service, 'unavailable', `${where} answered HTTP ${status}`, status === 503 ? retryAfterMs(res.headers) : null, status);
   let json: unknown;

@@ -59,7 +59,7 @@ export interface ServiceRequest {
    * For services that refuse an exhausted quota with another status than 429 (GitHub's 403
    * with `x-ratelimit-remaining: 0`): whether this answer is a rate limit.
    */
-  readonly rateLimited?: (status: number, headers: Readonly<Record<string, string>>) => boolean;
+  readonly rateLimited?: (status: number, headers: Readonly<Record<string, string>>, body: string) => boolean;
 }
 
 export interface ServiceAnswer {
@@ -87,7 +87,8 @@ export function shownEndpoint(url: URL): string {
 
 /**
  * How long a 429 (or a 503) asks us to wait, in ms: `Retry-After` (seconds or an HTTP date),
- * else `X-RateLimit-Reset` (seconds until the reset; a comma list takes its first value, as
+ * else `X-RateLimit-Reset` or X's `x-rate-limit-reset` (seconds until the reset, or an epoch
+ * time in seconds; a comma list takes its first value, as
  * Brave sends per-second then per-month), else null.
  */
 export function retryAfterMs(headers: Readonly<Record<string, string>>, nowMs = Date.now()): number | null {
@@ -97,7 +98,7 @@ export function retryAfterMs(headers: Readonly<Record<string, string>>, nowMs = 
     const at = Date.parse(after);
     if (Number.isFinite(at)) return Math.max(0, at - nowMs);
   }
-  const reset = headers['x-ratelimit-reset']?.split(',')[0]?.trim();
+  const reset = (headers['x-ratelimit-reset'] ?? headers['x-rate-limit-reset'])?.split(',')[0]?.trim();
   if (reset && /^\d+(\.\d+)?$/.test(reset)) {
     const value = Number(reset);
     // An epoch time (seconds) rather than a delay: some services send one.
@@ -129,7 +130,7 @@ export async function getJson(service: string, request: ServiceRequest, fetcher:
     throw new ServiceError(service, 'unavailable', `${where} could not be reached (${detail})`);
   }
   const status = res.statusCode;
-  if (status === 429 || (status >= 400 && request.rateLimited?.(status, res.headers))) {
+  if (status === 429 || (status >= 400 && request.rateLimited?.(status, res.headers, res.text().text))) {
     throw new ServiceError(service, 'rate_limited', `${where} answered ${status} (rate limited)`, retryAfterMs(res.headers), status);
   }
   if (status === 401 || status === 403) throw new ServiceError(service, 'rejected', `${where} answered ${status}: the credentials or the server's settings refuse the request`, null, status);

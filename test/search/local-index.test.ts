@@ -13,12 +13,17 @@ import { SAMPLE_EVENTS } from '../../pipeline/runtime/codec/samples.js';
 import { BatchWriter, createStore, type Store } from '../../pipeline/runtime/store/index.js';
 import { scrapeRequestFields } from '../../pipeline/pages/scrape-request.js';
 import {
+  BM25_B,
+  BM25_K1,
   LocalIndexProvider,
+  corpusStats,
+  eachTerm,
   indexRows,
   pageIndexFacts,
   pageSearchRows,
   queryTerms,
   rangeStartMs,
+  rank,
   snippetOf,
   tokenize,
   unappliedFilters,
@@ -64,6 +69,15 @@ describe('pipeline/search/index tokenize', () => {
     expect(tokenize("Le chat et l'homme dans la maison")).toEqual(['chat', 'homme', 'maison']);
     expect(tokenize('El perro y los gatos con unos amigos')).toEqual(['perro', 'gato', 'amigo']);
     expect(tokenize('a b 7 x 42')).toEqual(['7', '42']);
+  });
+
+  it('stops walking the terms when the callback returns true', () => {
+    const seen: string[] = [];
+    eachTerm('alpha beta gamma delta', (term) => {
+      seen.push(term);
+      return term === 'beta';
+    });
+    expect(seen).toEqual(['alpha', 'beta']);
   });
 
   it('applies the light plural rule and cuts terms at 40 characters', () => {
@@ -338,6 +352,33 @@ function storeSuite(name: string, open: () => Promise<{ store: Store; cleanup: (
       const dated = (await search('key-a', query('chronoword'))).organic.find((r) => r.url.endsWith('published-2d'));
       expect(dated?.date).toBe(new Date(NOW - 2 * DAY).toISOString());
       expect((await search('key-a', query('chronoword'))).organic.find((r) => r.url.endsWith('fetched-2h'))?.date).toBeNull();
+    });
+
+    it('scores each copy with BM25 as written: idf · tf · (k1 + 1) / (tf + k1 · (1 − b + b · dl / avgdl))', async () => {
+      await put(
+        indexed('https://bm25.example/both', { title: 'okapiterm', text: `okapiterm okapiother ${filler(12)}` }),
+        indexed('https://bm25.example/one', { text: `okapiterm ${filler(30)}` }),
+      );
+      const stats = await corpusStats(store, 'key-a');
+      const ranking = await rank(store, { tenant: 'key-a', terms: ['okapiterm', 'okapiother'], lang: '', sinceMs: 0, offset: 0, limit: 10 }, stats);
+      const idf = (df: number) => Math.log(1 + (stats.docs - df + 0.5) / (df + 0.5));
+      const part = (tf: number, dl: number) => (tf * (BM25_K1 + 1)) / (tf + BM25_K1 * (1 - BM25_B + (BM25_B * dl) / stats.avgDocLen));
+      const [both, one] = ranking.hits;
+      expect(both?.doc.url).toBe('https://bm25.example/both');
+      expect(both?.score).toBeCloseTo(idf(2) * part(3 + 1, 3 + 14) + idf(1) * part(1, 3 + 14), 9);
+      expect(one?.doc.url).toBe('https://bm25.example/one');
+      expect(one?.score).toBeCloseTo(idf(2) * part(1, 31), 9);
+    });
+
+    it('applies the language and time filters together', async () => {
+      await put(
+        indexed('https://both-filters.example/en-recent', { lang: 'en-GB', fetchedAtMs: NOW - HOUR, title: 'bifilterword' }),
+        indexed('https://both-filters.example/en-old', { lang: 'en', fetchedAtMs: NOW - 30 * DAY, title: 'bifilterword' }),
+        indexed('https://both-filters.example/de-recent', { lang: 'de', fetchedAtMs: NOW - HOUR, title: 'bifilterword' }),
+      );
+      const page = await search('key-a', query('bifilterword', { lang: 'en', tbs: 'qdr:d', timeRange: 'd' }));
+      expect(urls(page)).toEqual(['https://both-filters.example/en-recent']);
+      expect(page.totalResults).toBe(1);
     });
 
     it('pages through the ranking with positions, hasMore and the total', async () => {

@@ -16,7 +16,8 @@ const LEAD = 60;
 function firstMatch(text: string, terms: ReadonlySet<string>): number {
   let found = -1;
   eachTerm(text, (term, start) => {
-    if (found === -1 && terms.has(term)) found = start;
+    if (terms.has(term)) found = start;
+    return found !== -1;
   });
   return found;
 }

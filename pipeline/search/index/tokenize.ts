@@ -136,21 +136,26 @@ const MEMO_RUN_LENGTH = 12;
 const MEMO_LIMIT = 200_000;
 const memo = new Map<string, readonly string[]>();
 
-/** Calls `out` with each term of `text`, in order, with the offsets of the run it came from. */
-export function eachTerm(text: string, out: (term: string, start: number, end: number) => void): void {
+/**
+ * Calls `out` with each term of `text`, in order, with the offsets of the run it came from;
+ * stops early when `out` returns true (a search that found what it looked for).
+ */
+export function eachTerm(text: string, out: (term: string, start: number, end: number) => boolean | void): void {
   const run = new RegExp(RUN);
   for (let match = run.exec(text); match !== null; match = run.exec(text)) {
     const terms = runTerms(match[0]);
     if (terms.length === 0) continue;
     const start = match.index;
     const end = run.lastIndex;
-    for (const term of terms) out(term, start, end);
+    for (const term of terms) if (out(term, start, end) === true) return;
   }
 }
 
 /** The terms of `text`, in order, repeats kept (documents count them; queries dedupe them). */
 export function tokenize(text: string): string[] {
   const terms: string[] = [];
-  eachTerm(text, (term) => terms.push(term));
+  eachTerm(text, (term) => {
+    terms.push(term);
+  });
   return terms;
 }

@@ -24,6 +24,8 @@ const TABLES = [
   'job_pages',
   'jobs',
   'mentions',
+  'monitor_check_pages',
+  'monitor_checks',
   'monitors',
   'page_changes',
   'pages',
@@ -95,7 +97,7 @@ function storeContract(
     });
 
     it('migrates once: the second run applies nothing and every table exists', async () => {
-      expect(firstMigration).toEqual(['0001_init', '0002_page_cache', '0003_merge_memory', '0004_page_changes', '0005_search_index']);
+      expect(firstMigration).toEqual(['0001_init', '0002_page_cache', '0003_merge_memory', '0004_page_changes', '0005_search_index', '0006_monitors']);
       expect(await store.migrate()).toEqual([]);
       const tables = await store.query<{ name: string }>('SELECT name FROM system.tables WHERE database = currentDatabase() ORDER BY name');
       expect(tables.map((t) => t.name)).toEqual(expect.arrayContaining(TABLES));
@@ -107,9 +109,10 @@ function storeContract(
           { version: 3, name: '0003_merge_memory' },
           { version: 4, name: '0004_page_changes' },
           { version: 5, name: '0005_search_index' },
+          { version: 6, name: '0006_monitors' },
         ]),
       );
-      expect(recorded).toHaveLength(5);
+      expect(recorded).toHaveLength(6);
       const columns = await store.query<{ name: string }>("SELECT name FROM system.columns WHERE database = currentDatabase() AND table = 'pages'");
       expect(columns.map((c) => c.name)).toEqual(expect.arrayContaining(['body_base64', 'response_headers', 'cache_key', 'shareable']));
       // 0003_merge_memory: what a merge of the large-row tables may hold.

@@ -20,7 +20,7 @@
  * request's filters the answering provider could not apply; absent when there is nothing to say.
  */
 import type { SearchQuery, SerpPage } from '../../pipeline/search/types.js';
-import type { FailedProvider } from './fallback.js';
+import type { FailedProvider } from '../../pipeline/search/fallback.js';
 
 /** The last page a SERP request may ask for (schemas/api/search.ts SerpBody `page`). */
 export const LAST_SERP_PAGE = 10;

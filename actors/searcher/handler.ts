@@ -24,7 +24,7 @@ import type { SearchProvider } from '../../pipeline/search/types.js';
 import { PRICES } from '../../schemas/api/prices.js';
 import type { EventValue } from '../../schemas/events/index.js';
 import { serpAnswer, webAnswer } from './answers.js';
-import { askInOrder, ProvidersFailed } from './fallback.js';
+import { askInOrder, ProvidersFailed } from '../../pipeline/search/fallback.js';
 import { serpQueryOf, webQueryOf } from './queries.js';
 import { parseJsonObject } from '../../pipeline/runtime/json.js';
 

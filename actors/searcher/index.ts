@@ -16,11 +16,11 @@ import { OverpassClient } from '../../pipeline/clients/overpass.js';
 import type { ActorDefinition } from '../../pipeline/runtime/pool.js';
 import type { Runtime } from '../../pipeline/runtime/runtime.js';
 import { handleSearchRequested, type SearcherDeps } from './handler.js';
-import { searchProviders } from './providers.js';
+import { searchProviders } from '../../pipeline/search/providers.js';
 
 export { handleSearchRequested, REPLY_MARGIN_MS, type SearcherDeps, type SearchRequested } from './handler.js';
-export { providerOrder, searchProviders } from './providers.js';
-export { askInOrder, ProvidersFailed, type FailedProvider } from './fallback.js';
+export { providerOrder, searchProviders } from '../../pipeline/search/providers.js';
+export { askInOrder, ProvidersFailed, type FailedProvider } from '../../pipeline/search/fallback.js';
 
 /** The longest a search may run: the request's `timeout` (schemas/api/search.ts) at most, and the answer. */
 const SEARCH_MAX_MS = 300_000;

@@ -12,9 +12,9 @@
  *   provider tried was rate limited, `provider_failed` (502) otherwise; the message names
  *   each provider and why it failed.
  */
-import { AppError, errorCode } from '../../pipeline/runtime/errors.js';
-import { isServiceError, type ServiceFailure } from '../../pipeline/clients/service-http.js';
-import type { ProviderName, SearchProvider, SearchQuery, SerpPage } from '../../pipeline/search/types.js';
+import { AppError, errorCode } from '../runtime/errors.js';
+import { isServiceError, type ServiceFailure } from '../clients/service-http.js';
+import type { ProviderName, SearchProvider, SearchQuery, SerpPage } from './types.js';
 
 /** Less than this left before the deadline: the next provider is not started. */
 export const MIN_PROVIDER_MS = 250;

@@ -8,13 +8,13 @@
  * - Set: exactly those, in that order. An unknown name, a name twice, or a provider named but
  *   not configured stops the process at start (ConfigError), as any bad setting does.
  */
-import { BraveSearchProvider } from '../../pipeline/clients/brave-search.js';
-import { SearxngProvider } from '../../pipeline/clients/searxng.js';
-import { SerpApiProvider } from '../../pipeline/clients/serpapi.js';
-import { ConfigError, type Config } from '../../pipeline/runtime/config.js';
-import type { Store } from '../../pipeline/runtime/store/store.js';
-import { LocalIndexProvider } from '../../pipeline/search/index/index.js';
-import { PROVIDER_NAMES, type ProviderName, type SearchProvider } from '../../pipeline/search/types.js';
+import { BraveSearchProvider } from '../clients/brave-search.js';
+import { SearxngProvider } from '../clients/searxng.js';
+import { SerpApiProvider } from '../clients/serpapi.js';
+import { ConfigError, type Config } from '../runtime/config.js';
+import type { Store } from '../runtime/store/store.js';
+import { LocalIndexProvider } from './index/index.js';
+import { PROVIDER_NAMES, type ProviderName, type SearchProvider } from './types.js';
 
 type SearchConfig = Pick<Config, 'searchProviders' | 'searxngUrl' | 'braveSearchApiKey' | 'braveSearchUrl' | 'serpApiKey' | 'serpApiUrl'>;
 

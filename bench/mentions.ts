@@ -1,0 +1,106 @@
+/**
+ * The offline mention classifier (pipeline/mentions/classifier.ts, no model provider): its
+ * quality on the held-out split and its speed, against a keyword-list classifier in the same run.
+ *
+ *   quality   bench/data/mentions/test.jsonl, posts never trained on (SOURCES.md: public labelled
+ *             sets, split by a hash of the text): macro-F1 and per-category precision, recall
+ *             and F1 of the shipped model and of the baseline
+ *   baseline  a handful of cue words per category, looked up in the lower-cased title and text
+ *             (String.includes on word-padded text, no regular expression); the first category
+ *             in a fixed order with a cue wins, `competitor` needs a competitor's name and a
+ *             comparative word, no cue is `other`
+ *   speed     mentions classified per second on one core: BENCH_MENTIONS_PASSES passes
+ *             (default 7) over the test set after a warm-up pass, the median kept, for both
+ *             classifiers; also over the test posts of 50+ words alone (typical blog/Reddit/HN
+ *             length), and the model's load time
+ *
+ * Targets: macro-F1 ≥ 0.75 on the held-out split, ≥ 2,000 mentions/s. One JSON line on stdout;
+ * a progress bar on stderr.
+ *
+ *   npx tsx bench/mentions.ts          (alone; `npm run bench` runs it with the others)
+ */
+import { classifyMention, loadMentionModel, type MentionInput } from '../pipeline/mentions/classifier.js';
+import { mentionInput, readMentions, scoreCategories, type CategoryScore } from '../infra/train/mentions-classifier.js';
+import { emit, median, positiveInteger } from './lib.js';
+
+const PASSES = positiveInteger('BENCH_MENTIONS_PASSES', 7);
+const TARGET_MACRO_F1 = 0.75;
+const TARGET_PER_SECOND = 2_000;
+const LONG_WORDS = 50;
+
+/** Cue words per category, in the order the baseline tries them. */
+const CUES: readonly (readonly [string, readonly string[]])[] = [
+  ['bug_report', ['bug', 'crash', 'crashes', 'error', 'broken', 'not working', 'doesn\'t work', 'fails', 'freezes', 'issue']],
+  ['buying_intent', ['buy', 'purchase', 'pricing', 'price', 'subscribe', 'looking for', 'recommend', 'worth it', 'order']],
+  ['question', ['how do', 'how to', 'how can', 'what is', 'why does', 'is there', 'can i', 'anyone know', '?']],
+  ['complaint', ['terrible', 'awful', 'worst', 'hate', 'disappointed', 'annoying', 'useless', 'waste', 'bad']],
+  ['praise', ['love', 'great', 'awesome', 'amazing', 'excellent', 'best', 'thank', 'nice', 'good']],
+];
+const COMPARATIVE = ['better', 'worse', 'than', ' vs', 'versus', 'compared', 'switch', 'instead', 'alternative'];
+
+function keywordClassify(input: MentionInput): string {
+  const text = ` ${`${input.title ?? ''} ${input.text}`.toLowerCase()} `;
+  const has = (cue: string) => (cue === '?' || cue.startsWith(' ') ? text.includes(cue) : text.includes(` ${cue}`));
+  if (input.competitors.some((c) => c && text.includes(c.toLowerCase())) && COMPARATIVE.some(has)) return 'competitor';
+  for (const [category, cues] of CUES) if (cues.some(has)) return category;
+  return 'other';
+}
+
+function progress(label: string, done: number, total: number): void {
+  const width = 30;
+  const filled = Math.round((done / total) * width);
+  process.stderr.write(`\rbench/mentions ${label} [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total}   `);
+  if (done >= total) process.stderr.write('\n');
+}
+
+/** Median mentions/s of `classify` over `inputs`, one warm-up pass then PASSES measured ones. */
+function perSecond(label: string, inputs: readonly MentionInput[], classify: (input: MentionInput) => unknown): number {
+  const rates: number[] = [];
+  for (let pass = 0; pass <= PASSES; pass++) {
+    const started = performance.now();
+    for (const input of inputs) classify(input);
+    const seconds = (performance.now() - started) / 1000;
+    if (pass > 0) rates.push(inputs.length / seconds);
+    progress(label, pass, PASSES);
+  }
+  return median(rates);
+}
+
+const round3 = (n: number) => Math.round(n * 1000) / 1000;
+const scores = (per: Record<string, CategoryScore>) =>
+  Object.fromEntries(Object.entries(per).map(([l, s]) => [l, { p: round3(s.precision), r: round3(s.recall), f1: round3(s.f1), n: s.support }]));
+
+const test = readMentions(new URL('./data/mentions/test.jsonl', import.meta.url));
+const inputs = test.map(mentionInput);
+const gold = test.map((r) => r.label);
+const long = inputs.filter((i) => `${i.title ?? ''} ${i.text}`.split(' ').length >= LONG_WORDS);
+
+const loadStarted = performance.now();
+const model = loadMentionModel();
+const loadMs = performance.now() - loadStarted;
+
+const modelQuality = scoreCategories(gold, inputs.map((i) => classifyMention(i).category));
+const baselineQuality = scoreCategories(gold, inputs.map(keywordClassify));
+
+const modelRate = perSecond('model', inputs, (i) => classifyMention(i));
+const baselineRate = perSecond('keywords', inputs, keywordClassify);
+const modelLongRate = perSecond('model 50+ words', long, (i) => classifyMention(i));
+
+emit({
+  bench: 'mentions',
+  classifier: model.classifier,
+  held_out_items: test.length,
+  macro_f1: round3(modelQuality.macroF1),
+  baseline_macro_f1: round3(baselineQuality.macroF1),
+  per_category: scores(modelQuality.perCategory),
+  baseline_per_category: scores(baselineQuality.perCategory),
+  per_second: Math.round(modelRate),
+  baseline_per_second: Math.round(baselineRate),
+  speed_ratio_vs_keywords: round3(modelRate / baselineRate),
+  long_posts: long.length,
+  long_per_second: Math.round(modelLongRate),
+  model_load_ms: Math.round(loadMs),
+  passes: PASSES,
+  targets: { macro_f1: TARGET_MACRO_F1, per_second: TARGET_PER_SECOND },
+  targets_met: modelQuality.macroF1 >= TARGET_MACRO_F1 && Math.min(modelRate, modelLongRate) >= TARGET_PER_SECOND,
+});

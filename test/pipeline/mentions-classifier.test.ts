@@ -1,0 +1,77 @@
+/**
+ * The offline mention classifier with its shipped model (pipeline/mentions/classifier-model.json):
+ * held-out quality (deterministic: same model, same split), placeholders, scores, odd input,
+ * and that training is deterministic (infra/train/mentions-classifier.ts on a small slice).
+ */
+import { describe, expect, it } from 'vitest';
+import { classifyMention, loadMentionModel, mentionFeatures, tokenize } from '../../pipeline/mentions/classifier.js';
+import { DEFAULT_OPTIONS, mentionInput, readMentions, scoreCategories, trainMentionClassifier } from '../../infra/train/mentions-classifier.js';
+
+const data = new URL('../../bench/data/mentions/', import.meta.url);
+const test = readMentions(new URL('test.jsonl', data));
+
+describe('pipeline/mentions/classifier', () => {
+  it('scores macro-F1 above 0.75 on the held-out split, every category present', () => {
+    const predicted = test.map((r) => classifyMention(mentionInput(r)).category);
+    const { macroF1, perCategory } = scoreCategories(test.map((r) => r.label), predicted);
+    expect(Object.keys(perCategory).sort()).toEqual(['bug_report', 'buying_intent', 'competitor', 'complaint', 'other', 'praise', 'question']);
+    expect(macroF1).toBeGreaterThan(0.75);
+  });
+
+  it('names the classifier and gives a score in (0, 1] for every held-out post', () => {
+    for (const row of test) {
+      const { score, classifier } = classifyMention(mentionInput(row));
+      expect(classifier).toBe('linear-v1');
+      expect(score).toBeGreaterThan(0);
+      expect(score).toBeLessThanOrEqual(1);
+    }
+  });
+
+  it('reads a compared competitor through its placeholder: naming it as a competitor decides, its name does not', () => {
+    const compared = test.filter((r) => r.source === 'compsent19' && r.label === 'competitor');
+    const share = (withCompetitor: boolean) =>
+      compared.filter((r) => classifyMention({ ...mentionInput(r), competitors: withCompetitor ? (r.competitors ?? []) : [] }).category === 'competitor').length / compared.length;
+    expect(compared.length).toBeGreaterThan(100);
+    expect(share(true)).toBeGreaterThan(0.75);
+    expect(share(false)).toBeLessThan(share(true) - 0.4);
+
+    const bits = loadMentionModel().bucketBits;
+    const named = (name: string) => mentionFeatures({ text: `Honestly ${name} runs better than Acme here.`, brandTerms: ['Acme'], competitors: [name] }, bits);
+    expect(Array.from(named('Globex Cloud'))).toEqual(Array.from(named('Initech')));
+    expect(Array.from(named('Initech'))).not.toEqual(Array.from(mentionFeatures({ text: 'Honestly Initech runs better than Acme here.', brandTerms: ['Acme'], competitors: [] }, bits)));
+  });
+
+  it('tokenizes Unicode letters and digits in one scan and marks sentence starts', () => {
+    expect(tokenize('Ça plante!  Why? 東京 v2.0 — ok')).toEqual({
+      tokens: ['ça', 'plante', 'why', '東京', 'v2', '0', 'ok'],
+      starts: [true, false, true, true, false, true, false],
+    });
+  });
+
+  it('takes empty, emoji-only, broken and very long input without throwing', () => {
+    const odd = [
+      { text: '', title: null },
+      { text: '😀🎉🔥', title: '🙂' },
+      { text: '\ud800 lone surrogate \udfff', title: undefined },
+      { text: 'this app keeps crashing '.repeat(900), title: 'x'.repeat(5000) },
+    ];
+    for (const post of odd) {
+      const result = classifyMention({ ...post, brandTerms: ['', '  ', 'Acme'], competitors: ['!!', 'Globex'] });
+      expect(result.score).toBeGreaterThan(0);
+      expect(result.score).toBeLessThanOrEqual(1);
+    }
+    expect(classifyMention({ text: '😀🎉🔥', brandTerms: [], competitors: [] })).toEqual({ category: 'other', score: 1, classifier: 'linear-v1' });
+    expect(classifyMention({ text: 'this app keeps crashing '.repeat(900), brandTerms: [], competitors: [] }).category).toBe('bug_report');
+  });
+
+  it('trains to the same weights twice on the same data', () => {
+    const slice = readMentions(new URL('train.jsonl', data)).filter((_, i) => i % 40 === 0);
+    const options = { ...DEFAULT_OPTIONS, bucketBits: 14, epochs: 2 };
+    const first = trainMentionClassifier(slice, options);
+    const second = trainMentionClassifier(slice, options);
+    expect(first.weights.length).toBeGreaterThan(100);
+    expect(second.weights).toBe(first.weights);
+    expect(second.bias).toEqual(first.bias);
+    expect(second.temperature).toBe(first.temperature);
+  });
+});

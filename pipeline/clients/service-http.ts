@@ -1,7 +1,10 @@
 /**
  * JSON over HTTP to an outside service's API (search providers, OpenStreetMap, …): one GET
- * through the shared HTTP stack (pipeline/runtime/net/http.ts), its answer decoded and its
- * failures sorted into what a caller can act on.
+ * (`getJson`) or POST (`postJson`, `postForm`: token endpoints, XRPC procedures) through the
+ * shared HTTP stack (pipeline/runtime/net/http.ts), its answer decoded and its failures
+ * sorted into what a caller can act on, the same way whatever the method. A POST is sent
+ * once (the stack never retries one) and its body is never quoted in a message: it may hold
+ * a password.
  *
  * - The endpoint is operator configuration (`SEARXNG_URL`, `NOMINATIM_URL`, …), so it may be
  *   a private address: the client's own fetcher lets private addresses through for these
@@ -11,15 +14,17 @@
  *   usage policies ask (Nominatim refuses library defaults); no proxy is used.
  * - Failures are `ServiceError`s with a `kind`:
  *   - `rate_limited`: 429 (or what the request's `rateLimited` says is one), with `retryAfterMs` from `Retry-After` (seconds or an HTTP date)
- *     or the `X-RateLimit-Reset` family (the first, per-second, value);
+ *     or the `X-RateLimit-Reset` family (the first, per-second, value; Bluesky's `RateLimit-Reset`);
  *   - `rejected`: 401 or 403, the credentials (or the server's settings) refuse us;
  *   - `unavailable`: 5xx (529 included), any other HTTP error, a refused or reset connection,
  *     a name that does not resolve;
  *   - `timeout`: no answer within the request's `timeoutMs`;
  *   - `unreadable`: an answer that is not JSON (or not the shape the client expects: the
  *     client throws `unreadable` itself).
- * - Secrets travel in headers or the query only as the service demands; messages never quote
- *   a URL's query string (it may hold `api_key`).
+ * - An HTTP failure whose JSON body names its error (`{"error": "ExpiredToken"}` of XRPC, an
+ *   OAuth `invalid_grant`) carries that name as `errorName`, for clients that act on it.
+ * - Secrets travel in headers, the query or a POST body only as the service demands; messages
+ *   never quote a URL's query string (it may hold `api_key`) nor a body.
  */
 import { AppError, errorCode } from '../runtime/errors.js';
 import { NetGuard } from '../runtime/net/guard.js';
@@ -38,6 +43,8 @@ export class ServiceError extends Error {
     readonly retryAfterMs: number | null = null,
     /** The HTTP status, when there was an answer. */
     readonly status: number | null = null,
+    /** The error's name the answer's JSON body gave (`error`), when it gave one as a string. */
+    readonly errorName: string | null = null,
   ) {
     super(`${service}: ${message}`);
     this.name = 'ServiceError';
@@ -87,8 +94,8 @@ export function shownEndpoint(url: URL): string {
 
 /**
  * How long a 429 (or a 503) asks us to wait, in ms: `Retry-After` (seconds or an HTTP date),
- * else `X-RateLimit-Reset` or X's `x-rate-limit-reset` (seconds until the reset, or an epoch
- * time in seconds; a comma list takes its first value, as
+ * else `X-RateLimit-Reset`, X's `x-rate-limit-reset` or Bluesky's `RateLimit-Reset` (seconds
+ * until the reset, or an epoch time in seconds; a comma list takes its first value, as
  * Brave sends per-second then per-month), else null.
  */
 export function retryAfterMs(headers: Readonly<Record<string, string>>, nowMs = Date.now()): number | null {
@@ -98,7 +105,7 @@ export function retryAfterMs(headers: Readonly<Record<string, string>>, nowMs = 
     const at = Date.parse(after);
     if (Number.isFinite(at)) return Math.max(0, at - nowMs);
   }
-  const reset = (headers['x-ratelimit-reset'] ?? headers['x-rate-limit-reset'])?.split(',')[0]?.trim();
+  const reset = (headers['x-ratelimit-reset'] ?? headers['x-rate-limit-reset'] ?? headers['ratelimit-reset'])?.split(',')[0]?.trim();
   if (reset && /^\d+(\.\d+)?$/.test(reset)) {
     const value = Number(reset);
     // An epoch time (seconds) rather than a delay: some services send one.
@@ -108,7 +115,29 @@ export function retryAfterMs(headers: Readonly<Record<string, string>>, nowMs = 
 }
 
 /** GETs `request.url` and decodes its JSON answer; failures are ServiceErrors (see above). */
-export async function getJson(service: string, request: ServiceRequest, fetcher: HttpFetcher = serviceFetcher()): Promise<ServiceAnswer> {
+export function getJson(service: string, request: ServiceRequest, fetcher: HttpFetcher = serviceFetcher()): Promise<ServiceAnswer> {
+  return exchange(service, request, null, fetcher);
+}
+
+/** POSTs `body` as JSON (undefined: an empty body, for a procedure without input) and decodes the JSON answer. */
+export function postJson(service: string, request: ServiceRequest & { readonly body: unknown }, fetcher: HttpFetcher = serviceFetcher()): Promise<ServiceAnswer> {
+  const payload = request.body === undefined ? { body: '', contentType: null } : { body: JSON.stringify(request.body), contentType: 'application/json' };
+  return exchange(service, request, payload, fetcher);
+}
+
+/** POSTs `form` as `application/x-www-form-urlencoded` (an OAuth token request) and decodes the JSON answer. */
+export function postForm(service: string, request: ServiceRequest & { readonly form: Readonly<Record<string, string>> }, fetcher: HttpFetcher = serviceFetcher()): Promise<ServiceAnswer> {
+  return exchange(service, request, { body: new URLSearchParams(request.form).toString(), contentType: 'application/x-www-form-urlencoded' }, fetcher);
+}
+
+/** What a POST sends. */
+interface Payload {
+  readonly body: string;
+  readonly contentType: string | null;
+}
+
+/** One request (a GET when `payload` is null), its JSON answer or its failure sorted. */
+async function exchange(service: string, request: ServiceRequest, payload: Payload | null, fetcher: HttpFetcher): Promise<ServiceAnswer> {
   const where = shownEndpoint(request.url);
   let res;
   try {
@@ -120,6 +149,7 @@ export async function getJson(service: string, request: ServiceRequest, fetcher:
       proxy: 'none',
       content: null,
       maxBytes: request.maxBytes ?? DEFAULT_MAX_BYTES,
+      ...(payload ? { method: 'POST' as const, body: payload.body, ...(payload.contentType ? { contentType: payload.contentType } : {}) } : {}),
       ...(request.signal ? { signal: request.signal } : {}),
     });
   } catch (error) {
@@ -130,11 +160,13 @@ export async function getJson(service: string, request: ServiceRequest, fetcher:
     throw new ServiceError(service, 'unavailable', `${where} could not be reached (${detail})`);
   }
   const status = res.statusCode;
-  if (status === 429 || (status >= 400 && request.rateLimited?.(status, res.headers, res.text().text))) {
-    throw new ServiceError(service, 'rate_limited', `${where} answered ${status} (rate limited)`, retryAfterMs(res.headers), status);
+  if (status >= 400) {
+    const body = res.text().text;
+    const failure = (kind: ServiceFailure, message: string, wait: number | null = null) => new ServiceError(service, kind, message, wait, status, errorNameOf(body));
+    if (status === 429 || request.rateLimited?.(status, res.headers, body)) throw failure('rate_limited', `${where} answered ${status} (rate limited)`, retryAfterMs(res.headers));
+    if (status === 401 || status === 403) throw failure('rejected', `${where} answered ${status}: the credentials or the server's settings refuse the request`);
+    throw failure('unavailable', `${where} answered HTTP ${status}`, status === 503 ? retryAfterMs(res.headers) : null);
   }
-  if (status === 401 || status === 403) throw new ServiceError(service, 'rejected', `${where} answered ${status}: the credentials or the server's settings refuse the request`, null, status);
-  if (status >= 400) throw new ServiceError(service, 'unavailable', `${where} answered HTTP ${status}`, status === 503 ? retryAfterMs(res.headers) : null, status);
   let json: unknown;
   try {
     json = JSON.parse(res.text().text);
@@ -142,4 +174,15 @@ export async function getJson(service: string, request: ServiceRequest, fetcher:
     throw new ServiceError(service, 'unreadable', `${where} answered something that is not JSON (${res.contentType || 'no content type'})`, null, status);
   }
   return { status, headers: res.headers, json };
+}
+
+/** `error` of a JSON error body (`{"error": "ExpiredToken", "message": …}`), when it is a string. */
+function errorNameOf(body: string): string | null {
+  try {
+    const parsed: unknown = JSON.parse(body);
+    const name = typeof parsed === 'object' && parsed !== null ? (parsed as { error?: unknown }).error : undefined;
+    return typeof name === 'string' && name.trim() !== '' ? name : null;
+  } catch {
+    return null;
+  }
 }

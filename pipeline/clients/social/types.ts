@@ -40,6 +40,16 @@ export interface CollectQuery {
   readonly limit: number;
   readonly timeoutMs: number;
   readonly signal?: AbortSignal;
+  /**
+   * Where the feeds connector (feeds.ts) reads: a watch's feed URLs, and the sites whose pages
+   * it discovers feeds on. Other connectors ignore it.
+   */
+  readonly sources?: { readonly feeds: readonly string[]; readonly sites: readonly string[] };
+  /**
+   * The API key the watch belongs to: the web connector asks the local index as it, so a key
+   * finds its own pages and the shared ones, never another key's. Platforms ignore it.
+   */
+  readonly tenant?: string;
 }
 
 export interface Collected {

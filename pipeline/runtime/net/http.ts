@@ -31,6 +31,11 @@
  * - `timeoutMs` bounds the whole fetch: every hop and retry (`fetch_timeout`).
  * - Network hiccups (reset, broken pipe, temporary DNS failure) are retried with
  *   pipeline/runtime/retry.ts inside that budget; an HTTP answer of any status is a result.
+ * - A request is a GET unless it says `method: 'POST'` (service clients: a token endpoint, an
+ *   XRPC procedure) with its `body` and `contentType`. A POST is sent once, never retried: a
+ *   hiccup may come after the server acted on it. Its redirects go as fetch() takes them: 307
+ *   and 308 repeat the POST, body and all; 301, 302 and 303 are followed with a GET without
+ *   the body or its Content-Type.
  */
 import type http from 'node:http';
 import type https from 'node:https';
@@ -83,7 +88,20 @@ export interface FetchRequest {
    * usage policies ask (Nominatim refuses library and browser-faking defaults).
    */
   readonly userAgent?: string;
+  /** Default GET. */
+  readonly method?: 'GET' | 'POST';
+  /** A POST's body (none: an empty one). */
+  readonly body?: string | Buffer;
+  /** The body's Content-Type. */
+  readonly contentType?: string;
 }
+
+/** What a hop sends besides its headers. */
+interface Outgoing {
+  readonly method: 'GET' | 'POST';
+  readonly body: string | Buffer;
+}
+const GET: Outgoing = { method: 'GET', body: '' };
 
 export interface FetchResult {
   readonly url: string;
@@ -175,8 +193,11 @@ export class HttpFetcher {
     const location = request.location ?? null;
     const forced: Record<string, string> = { 'Accept-Encoding': ACCEPT_ENCODING };
     if (location) forced['Accept-Language'] = acceptLanguage(languagesFor(location));
+    if (request.contentType) forced['Content-Type'] = request.contentType;
     const identity = request.userAgent ? { 'User-Agent': request.userAgent } : browserHeaders(request.mobile ?? false);
-    const { cookie: callerCookie, rest: baseHeaders } = takeCookie(mergeHeaders(identity, request.headers, forced, location !== null));
+    const { cookie: callerCookie, rest } = takeCookie(mergeHeaders(identity, request.headers, forced, location !== null));
+    let baseHeaders = rest;
+    let outgoing: Outgoing = request.method === 'POST' ? { method: 'POST', body: request.body ?? Buffer.alloc(0) } : GET;
     let current = request.url;
     try {
       const first = this.guard.parse(request.url);
@@ -193,8 +214,8 @@ export class HttpFetcher {
         await this.guard.check(url);
         const cookie = cookies.header(url);
         visited(visits, url, cookie);
-        const headers = withCookie(url.origin === origin ? baseHeaders : withoutAuthorization(baseHeaders), cookie);
-        const hop = await this.hopWithRetries(url, headers, choice.proxyUrl, signal, maxBytes, request.content === undefined ? { pdf: false } : request.content);
+        const headers = withCookie(url.origin === origin ? baseHeaders : without(baseHeaders, 'authorization'), cookie);
+        const hop = await this.hopWithRetries(url, headers, outgoing, choice.proxyUrl, signal, maxBytes, request.content === undefined ? { pdf: false } : request.content);
         cookies.store(url, hop.setCookies);
         if (hop.location === null) {
           return this.result(request.url, url, redirects, hop, choice);
@@ -213,6 +234,10 @@ export class HttpFetcher {
           throw new AppError('too_many_redirects', `redirect loop: ${target.origin}${target.pathname} was asked for before with the same cookies`);
         }
         redirects.push(next.href);
+        if (outgoing.method === 'POST' && hop.statusCode !== 307 && hop.statusCode !== 308) {
+          outgoing = GET;
+          baseHeaders = without(baseHeaders, 'content-type');
+        }
         url = target;
         current = url.href;
       }
@@ -249,22 +274,24 @@ export class HttpFetcher {
     };
   }
 
-  private hopWithRetries(url: URL, headers: Record<string, string>, proxyUrl: string | null, signal: AbortSignal, maxBytes: number, policy: ContentPolicy | null): Promise<Hop> {
-    return retry(() => this.hop(url, headers, proxyUrl, signal, maxBytes, policy), {
+  private hopWithRetries(url: URL, headers: Record<string, string>, outgoing: Outgoing, proxyUrl: string | null, signal: AbortSignal, maxBytes: number, policy: ContentPolicy | null): Promise<Hop> {
+    return retry(() => this.hop(url, headers, outgoing, proxyUrl, signal, maxBytes, policy), {
       ...this.retryPolicy,
       signal,
-      retriable: (error) => !signal.aborted && isTransient(error),
+      retriable: (error) => outgoing.method === 'GET' && !signal.aborted && isTransient(error),
     }).catch((error: unknown) => {
       throw error instanceof RetriesExhausted ? error.cause : error;
     });
   }
 
   /** One request, no redirect following: the status, headers and body (or the Location). */
-  private hop(url: URL, headers: Record<string, string>, proxyUrl: string | null, signal: AbortSignal, maxBytes: number, policy: ContentPolicy | null): Promise<Hop> {
+  private hop(url: URL, headers: Record<string, string>, outgoing: Outgoing, proxyUrl: string | null, signal: AbortSignal, maxBytes: number, policy: ContentPolicy | null): Promise<Hop> {
     return new Promise<Hop>((resolve, reject) => {
       let settled = false;
       const stream = gotScraping.stream(url.href, {
         headers,
+        // A body makes got's stream read-only (no write end to close); a GET sends none.
+        ...(outgoing.method === 'POST' ? { method: 'POST' as const, body: outgoing.body } : {}),
         followRedirect: false,
         http2: false,
         useHeaderGenerator: false,
@@ -372,8 +399,9 @@ function withCookie(headers: Record<string, string>, cookie: string): Record<str
   return cookie ? { ...headers, Cookie: cookie } : headers;
 }
 
-function withoutAuthorization(headers: Record<string, string>): Record<string, string> {
-  return Object.fromEntries(Object.entries(headers).filter(([name]) => name.toLowerCase() !== 'authorization'));
+/** The headers without `lowerName` (in any case). */
+function without(headers: Record<string, string>, lowerName: string): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).filter(([name]) => name.toLowerCase() !== lowerName));
 }
 
 /** Scheme, host and path of a URL, without userinfo or query: what messages show. */

@@ -42,7 +42,8 @@ export type RoleArg = Role | 'all';
  * This build's actor pools and the capabilities each serves (schemas/capabilities.ts); the
  * gateway serves an operation when the build serves every capability its row in the operation
  * table needs (gateway/operations.ts), and answers it 501 otherwise. The classifier runs
- * monitor checks (`monitors`, with the frontier's schedules and the scrape path); the
+ * monitor checks (`monitors`, with the frontier's schedules and the scrape path) and sorts
+ * and stores mentions (`mentions`, with the searcher that collects them); the
  * notifier calls job and monitor webhooks (`webhooks`: without it the gateway answers a job with a webhook
  * 501); the frontier serves map and schedules crawl and batch jobs (`jobs`, served with the
  * parser's `scrape`: the fetcher and parser read the jobs' pages). The renderer serves
@@ -57,7 +58,7 @@ export const ACTORS: readonly ActorSpec[] = [
   { role: 'parser', serves: ['scrape', 'parse'], create: (runtime) => createParserActor(runtime) },
   { role: 'extractor', serves: ['extract'], create: (runtime) => createExtractorActor(runtime) },
   { role: 'searcher', serves: ['search'], create: (runtime) => createSearcherActor(runtime) },
-  { role: 'classifier', serves: ['monitors'], create: (runtime) => createClassifierActor(runtime) },
+  { role: 'classifier', serves: ['monitors', 'mentions'], create: (runtime) => createClassifierActor(runtime) },
   { role: 'notifier', serves: ['webhooks'], create: (runtime) => createNotifierActor(runtime) },
 ];
 

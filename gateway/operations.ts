@@ -66,6 +66,17 @@ import { parseHandler } from './handlers/parse.js';
 import { sourceHandler, templatesHandler } from './handlers/reference.js';
 import { scrapeEstimate, scrapeHandler } from './handlers/scrape.js';
 import { placesHandler, searchEstimate, searchHandler, serpHandler } from './handlers/search.js';
+import { mentionListHandler, mentionUpdateHandler } from './handlers/mentions.js';
+import {
+  watchCreateHandler,
+  watchDeleteHandler,
+  watchGetHandler,
+  watchListHandler,
+  watchTestHandler,
+  watchTestUnsavedHandler,
+  watchUpdateHandler,
+  type WatchHandlerOptions,
+} from './handlers/watches.js';
 
 /** What every handler factory is given: the gateway's own settings. */
 export interface GatewayHandlerDeps {
@@ -169,6 +180,18 @@ function monitorOptions(deps: PipelineHandlerDeps): MonitorHandlerOptions {
   };
 }
 
+/** Mention watches: the frontier schedules their collections, the searcher collects, the classifier sorts and stores. */
+const MENTIONS = ['mentions', 'search', 'jobs'] as const;
+
+function watchOptions(deps: PipelineHandlerDeps): WatchHandlerOptions {
+  return {
+    guard: new NetGuard({ allowPrivate: deps.config.fetchAllowPrivate }),
+    webhooks: deps.serves.has('webhooks'),
+    serverSecret: serverWebhookSecret(deps.config),
+    config: deps.config,
+  };
+}
+
 export const OPERATION_TABLE = {
   // Page reading
   scrape: byPipeline(
@@ -214,15 +237,16 @@ export const OPERATION_TABLE = {
   // The check holds and charges its pages itself (rule 4), as a scheduled check does.
   monitorRun: byPipeline(MONITORS, { estimate: () => 0 }, (d) => monitorRunHandler(d.jobs, monitorOptions(d))),
   monitorChecks: byPipeline(MONITORS, 'free', (d) => monitorChecksHandler(d.jobs, monitorOptions(d))),
-  watchCreate: NOT_SERVED,
-  watchList: NOT_SERVED,
-  watchGet: NOT_SERVED,
-  watchUpdate: NOT_SERVED,
-  watchDelete: NOT_SERVED,
-  watchTest: NOT_SERVED,
-  watchTestUnsaved: NOT_SERVED,
-  mentionList: NOT_SERVED,
-  mentionUpdate: NOT_SERVED,
+  watchCreate: byPipeline(MENTIONS, 'free', (d) => watchCreateHandler(d.jobs, watchOptions(d))),
+  watchList: byPipeline(MENTIONS, 'free', (d) => watchListHandler(d.jobs, watchOptions(d))),
+  watchGet: byPipeline(MENTIONS, 'free', (d) => watchGetHandler(d.jobs, watchOptions(d))),
+  watchUpdate: byPipeline(MENTIONS, 'free', (d) => watchUpdateHandler(d.jobs, watchOptions(d))),
+  watchDelete: byPipeline(MENTIONS, 'free', (d) => watchDeleteHandler(d.jobs)),
+  // A test is charged like a collection: only when a platform answered (the reply's credits).
+  watchTest: byPipeline(MENTIONS, flat(PRICES.mentionCollection), (d) => watchTestHandler(d.requester, d.jobs, watchOptions(d))),
+  watchTestUnsaved: byPipeline(MENTIONS, flat(PRICES.mentionCollection), (d) => watchTestUnsavedHandler(d.requester, watchOptions(d))),
+  mentionList: byPipeline(MENTIONS, 'free', (d) => mentionListHandler(d.jobs)),
+  mentionUpdate: byPipeline(MENTIONS, 'free', (d) => mentionUpdateHandler(d.jobs)),
   // Leads
   leadsStart: NOT_SERVED,
   leadsSources: NOT_SERVED,

@@ -19,7 +19,10 @@
  *   /v1/places/search).
  * - `monitors`: monitor checks are run and judged (the classifier; with `jobs`, the frontier
  *   that schedules them, and `scrape` for their pages: the monitor operations).
+ * - `mentions`: mention watches' posts are sorted into categories and stored (the
+ *   classifier; with `search`, the searcher that collects them, and `jobs`, the frontier that
+ *   schedules them: the watch and mention operations).
  */
-export const CAPABILITIES = ['scrape', 'fetch', 'parse', 'map', 'jobs', 'render', 'webhooks', 'extract', 'search', 'monitors'] as const;
+export const CAPABILITIES = ['scrape', 'fetch', 'parse', 'map', 'jobs', 'render', 'webhooks', 'extract', 'search', 'monitors', 'mentions'] as const;
 
 export type Capability = (typeof CAPABILITIES)[number];

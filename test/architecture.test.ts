@@ -20,7 +20,7 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const LAYERS = ['schemas', 'pipeline', 'actors', 'gateway', 'infra'] as const;
 
 /** pipeline/'s product half: rules the gateway and the actors share (docs/architecture.md). */
-const PRODUCT = ['pipeline/pages', 'pipeline/jobs', 'pipeline/keys', 'pipeline/webhooks', 'pipeline/extract', 'pipeline/search', 'pipeline/monitors'] as const;
+const PRODUCT = ['pipeline/pages', 'pipeline/jobs', 'pipeline/keys', 'pipeline/webhooks', 'pipeline/extract', 'pipeline/search', 'pipeline/monitors', 'pipeline/mentions'] as const;
 
 interface SourceFacts {
   /** Repository files it imports, relative to the root with `/`. */

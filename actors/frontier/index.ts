@@ -13,10 +13,11 @@
  * process also runs the jobs' stall watchdog (jobs/handler.ts sweepStalledJobs) every
  * quarter of JOB_STALL_MS (at least 250 ms, at most 30 s), publishing what it sends again.
  *
- * It also holds the monitors' schedules (schedules/monitors.ts): at start-up it rebuilds them
- * from the store (again every REBUILD_MS) and resumes interrupted checks (again every
- * RESUME_MS), and every TICK_MS it starts the checks due, at most MONITOR_STARTS_PER_SECOND a
- * second.
+ * It also holds the monitors' and the mention watches' schedules (schedules/monitors.ts,
+ * schedules/watches.ts): at start-up it rebuilds them from the store (again every REBUILD_MS)
+ * and resumes interrupted checks and collections (again every RESUME_MS), and every TICK_MS
+ * it starts the ones due, at most MONITOR_STARTS_PER_SECOND checks and
+ * MENTION_STARTS_PER_SECOND collections a second.
  */
 import type { ActorDefinition } from '../../pipeline/runtime/pool.js';
 import type { Runtime } from '../../pipeline/runtime/runtime.js';
@@ -29,6 +30,8 @@ import { handleJobEvent, sweepStalledJobs, type JobHandlerDeps } from './jobs/ha
 import { siteReader } from './jobs/site.js';
 import { handleMapRequested } from './map-handler.js';
 import { REBUILD_MS, rebuildSchedules, RESUME_MS, resumeChecks, startDueChecks, TICK_MS, type ScheduleDeps } from './schedules/monitors.js';
+import { rebuildWatchSchedules, resumeCollections, startDueCollections } from './schedules/watches.js';
+import type { AnyEmission } from '../../pipeline/runtime/events.js';
 import type { DiscoveryLimits } from './map.js';
 
 export { handleMapRequested, mapOptionsOf, REPLY_MARGIN_MS, type MapHandlerDeps, type MapRequested } from './map-handler.js';
@@ -72,7 +75,11 @@ export function createFrontierActor(runtime: Runtime, options: FrontierActorOpti
     sweeping ??= sweep().finally(() => (sweeping = null));
   }, watchdogIntervalMs(config.jobStallMs));
   watchdog.unref();
-  const schedules = monitorSchedules(runtime, { state: runtime.state, store: runtime.store, writer: runtime.writer, log, startsPerSecond: config.monitorStartsPerSecond }, stopping.signal);
+  const scheduleDeps = { state: runtime.state, store: runtime.store, writer: runtime.writer, log };
+  const schedules = [
+    runSchedules(runtime, 'monitor', { rebuild: rebuildSchedules, resume: resumeChecks, start: startDueChecks }, { ...scheduleDeps, startsPerSecond: config.monitorStartsPerSecond }, stopping.signal),
+    runSchedules(runtime, 'watch', { rebuild: rebuildWatchSchedules, resume: resumeCollections, start: startDueCollections }, { ...scheduleDeps, startsPerSecond: config.mentionStartsPerSecond }, stopping.signal),
+  ];
   return {
     name: 'frontier',
     group: 'frontier',
@@ -85,7 +92,7 @@ export function createFrontierActor(runtime: Runtime, options: FrontierActorOpti
       clearInterval(watchdog);
       stopping.abort();
       await sweeping;
-      await schedules.stop();
+      await Promise.all(schedules.map((s) => s.stop()));
       keys.close();
     },
     handlers: {
@@ -105,33 +112,40 @@ export function createFrontierActor(runtime: Runtime, options: FrontierActorOpti
   };
 }
 
+/** The three steps of a schedule (schedules/monitors.ts, schedules/watches.ts). */
+interface ScheduleSteps {
+  rebuild(deps: ScheduleDeps): Promise<number>;
+  resume(deps: ScheduleDeps): Promise<AnyEmission[]>;
+  start(deps: ScheduleDeps, budget: number): Promise<AnyEmission[]>;
+}
+
 /**
- * Runs the monitors' schedules in this process until `signal` aborts: the rebuild at once and
- * every REBUILD_MS, the resume of interrupted checks after it and every RESUME_MS, the due
- * checks every TICK_MS. One step of each kind at a time; a failed step is logged and tried
- * again on its next round.
+ * Runs one kind of schedule in this process until `signal` aborts: the rebuild at once and
+ * every REBUILD_MS, the resume of interrupted runs after it and every RESUME_MS, the due runs
+ * every TICK_MS. One step of each kind at a time; a failed step is logged and tried again on
+ * its next round.
  */
-function monitorSchedules(runtime: Runtime, deps: ScheduleDeps, signal: AbortSignal): { stop(): Promise<void> } {
+function runSchedules(runtime: Runtime, kind: string, steps: ScheduleSteps, deps: ScheduleDeps, signal: AbortSignal): { stop(): Promise<void> } {
   const perTick = Math.max(1, Math.ceil((deps.startsPerSecond * TICK_MS) / 1000));
   const running = new Map<string, Promise<void>>();
   const once = (what: string, step: () => Promise<void>) => {
     if (running.has(what) || signal.aborted) return;
     const run = step()
       .catch((error: unknown) => {
-        if (!signal.aborted) deps.log.warn({ err: error }, `monitor schedules: could not ${what}; trying again`);
+        if (!signal.aborted) deps.log.warn({ err: error }, `${kind} schedules: could not ${what}; trying again`);
       })
       .finally(() => running.delete(what));
     running.set(what, run);
   };
-  const emit = async (emissions: Awaited<ReturnType<typeof resumeChecks>>) => {
+  const emit = async (emissions: AnyEmission[]) => {
     if (emissions.length > 0) await runtime.events.emit(emissions);
   };
-  const rebuild = () => once('rebuild the schedules', () => rebuildSchedules(deps).then(() => undefined));
-  const resume = () => once('resume interrupted checks', async () => emit(await resumeChecks(deps)));
-  const tick = () => once('start due checks', async () => emit(await startDueChecks(deps, perTick)));
-  once('rebuild the schedules and resume checks', async () => {
-    await rebuildSchedules(deps);
-    await emit(await resumeChecks(deps));
+  const rebuild = () => once('rebuild the schedules', () => steps.rebuild(deps).then(() => undefined));
+  const resume = () => once('resume interrupted runs', async () => emit(await steps.resume(deps)));
+  const tick = () => once('start due runs', async () => emit(await steps.start(deps, perTick)));
+  once('rebuild the schedules and resume runs', async () => {
+    await steps.rebuild(deps);
+    await emit(await steps.resume(deps));
   });
   const timers = [setInterval(rebuild, REBUILD_MS), setInterval(resume, RESUME_MS), setInterval(tick, TICK_MS)];
   for (const timer of timers) timer.unref();

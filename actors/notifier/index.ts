@@ -1,8 +1,9 @@
 /**
  * The notifier actor: calls webhooks. It reads JobEvent (`jobEvents`, its own consumer
  * group beside the frontier's) and, for a crawl or batch started with a `webhook`, POSTs
- * `crawl.*` / `batch_scrape.*` events to it; and MonitorChecked (`monitorEvents`), a monitor's
- * `monitor.check.completed` (monitor.ts). Each signed with the key's secret, retried with
+ * `crawl.*` / `batch_scrape.*` events to it; MonitorChecked (`monitorEvents`), a monitor's
+ * `monitor.check.completed` (monitor.ts); and MentionsStored (`mentionEvents`), a watch's
+ * `mentions.found` (mentions.ts). Each signed with the key's secret, retried with
  * backoff, each attempt recorded in `webhook_deliveries` (handler.ts, deliver.ts, post.ts).
  * Every request goes through the SSRF guard (FETCH_ALLOW_PRIVATE) and its guarded agents.
  * The composition root registers it as `{role: 'notifier', serves: ['webhooks'], …}`; the
@@ -17,10 +18,12 @@ import { serverWebhookSecret } from '../../pipeline/webhooks/secret.js';
 import type { RetryPolicy } from './deliver.js';
 import { handleJobEvent } from './handler.js';
 import { handleMonitorChecked } from './monitor.js';
+import { handleMentionsStored } from './mentions.js';
 
 export { deliver, retriableAnswer, type Delivery, type DeliveryResult, type RetryPolicy } from './deliver.js';
 export { webhookBody } from './handler.js';
 export { monitorWebhookBody, MONITOR_EVENT } from './monitor.js';
+export { mentionsWebhookBody, MENTIONS_EVENT } from './mentions.js';
 
 export interface NotifierActorOptions {
   readonly allowCidrs?: readonly string[];
@@ -60,7 +63,7 @@ export function createNotifierActor(runtime: Runtime, options: NotifierActorOpti
   return {
     name: 'notifier',
     group: 'notifier',
-    topics: ['jobEvents', 'monitorEvents'],
+    topics: ['jobEvents', 'monitorEvents', 'mentionEvents'],
     concurrency: config.poolConcurrency,
     // A delivery's retries run inside one attempt of the pool (its own retries would send twice).
     timeoutMs: deliveryBudgetMs(policy) + 30_000,
@@ -72,6 +75,8 @@ export function createNotifierActor(runtime: Runtime, options: NotifierActorOpti
         handleJobEvent(event, { state: runtime.state, store: runtime.store, writer: runtime.writer, guard, agents, policy, secretFor, log: ctx.log }, ctx.signal),
       MonitorChecked: (event, ctx) =>
         handleMonitorChecked(event, { store: runtime.store, writer: runtime.writer, guard, agents, policy, secretFor, serverSecret, log: ctx.log }, ctx.signal),
+      MentionsStored: (event, ctx) =>
+        handleMentionsStored(event, { store: runtime.store, writer: runtime.writer, guard, agents, policy, secretFor, serverSecret, log: ctx.log }, ctx.signal),
     },
   };
 }

@@ -10,17 +10,25 @@
  * the places cache live in coordination state, so several searcher processes together keep
  * the public instance's policy. `createSearcherActor(runtime)` builds its ActorDefinition; the
  * composition root registers it as `{role: 'searcher', serves: ['search'], …}`.
+ *
+ * It also collects mention watches (WatchCollectRequested, collect.ts): asking the platforms
+ * (pipeline/mentions/connectors.ts: one connector per platform, shared by every collection of
+ * the process) is the same kind of work as asking search providers.
  */
 import { NominatimClient } from '../../pipeline/clients/nominatim.js';
 import { OverpassClient } from '../../pipeline/clients/overpass.js';
 import type { ActorDefinition } from '../../pipeline/runtime/pool.js';
 import type { Runtime } from '../../pipeline/runtime/runtime.js';
 import { handleSearchRequested, type SearcherDeps } from './handler.js';
+import { handleWatchCollectRequested, type CollectDeps } from './collect.js';
+import { keyRegistryFor } from '../../pipeline/keys/index.js';
+import { mentionConnectors } from '../../pipeline/mentions/connectors.js';
 import { searchProviders } from '../../pipeline/search/providers.js';
 
 export { handleSearchRequested, REPLY_MARGIN_MS, type SearcherDeps, type SearchRequested } from './handler.js';
 export { providerOrder, searchProviders } from '../../pipeline/search/providers.js';
 export { askInOrder, ProvidersFailed, type FailedProvider } from '../../pipeline/search/fallback.js';
+export { ASK_PER_PLATFORM, gather, handleWatchCollectRequested, type CollectDeps, type WatchCollectRequested } from './collect.js';
 
 /** The longest a search may run: the request's `timeout` (schemas/api/search.ts) at most, and the answer. */
 const SEARCH_MAX_MS = 300_000;
@@ -40,12 +48,28 @@ export function createSearcherActor(runtime: Runtime): ActorDefinition {
     log,
   };
   log.info({ providers: deps.providers.map((p) => p.name) }, 'search providers, in order');
+  const keys = keyRegistryFor(config, runtime);
+  const collect: Omit<CollectDeps, 'log'> = {
+    state: runtime.state,
+    store: runtime.store,
+    writer: runtime.writer,
+    keys,
+    connectors: mentionConnectors(config, runtime.store),
+    platformTimeoutMs: config.mentionPlatformTimeoutMs,
+    modelJudgesContext: config.modelProvider !== null,
+  };
   return {
     name: 'searcher',
     group: 'searcher',
-    topics: ['searchRequested'],
+    topics: ['searchRequested', 'watchCollections'],
     concurrency: config.poolConcurrency,
     timeoutMs: SEARCH_MAX_MS + 10_000,
-    handlers: { SearchRequested: { handle: (event, ctx) => handleSearchRequested(event, { ...deps, log: ctx.log }, ctx.signal), replySource: null } },
+    async close() {
+      keys.close();
+    },
+    handlers: {
+      SearchRequested: { handle: (event, ctx) => handleSearchRequested(event, { ...deps, log: ctx.log }, ctx.signal), replySource: null },
+      WatchCollectRequested: { handle: (event, ctx) => handleWatchCollectRequested(event, { ...collect, log: ctx.log }, ctx.signal), replySource: null },
+    },
   };
 }

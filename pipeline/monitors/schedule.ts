@@ -1,5 +1,6 @@
 /**
- * Monitor schedules in coordination state, shared by the gateway (which schedules a new
+ * Monitor schedules in coordination state (the `monitor` DueSchedule of
+ * pipeline/runtime/state/due-schedule.ts), shared by the gateway (which schedules a new
  * monitor and takes the running latch for a manual run), the frontier (which starts due
  * checks, actors/frontier/schedules/) and the classifier (which releases the latch).
  *
@@ -22,73 +23,32 @@
  */
 import { HEADERS } from '../../schemas/topics.js';
 import type { AnyEmission } from '../runtime/events.js';
+import { DueSchedule, type Scheduled } from '../runtime/state/due-schedule.js';
 import type { State } from '../runtime/state/state.js';
 
-export const DUE_KEY = 'monitors:due';
-export const monitorKey = (id: string) => `monitor:${id}`;
-export const runningKey = (id: string) => `monitor:${id}:running`;
-export const slotKey = (id: string, dueMs: number) => `monitor:${id}:slot:${dueMs}`;
+export { nextDue, RUNNING_TTL_MS, type Scheduled } from '../runtime/state/due-schedule.js';
 
-/** How long the running latch lives without being extended. */
-export const RUNNING_TTL_MS = 3 * 60_000;
+const MONITORS = new DueSchedule('monitor');
 
-export interface Scheduled {
-  readonly id: string;
-  readonly tenant: string;
-  readonly intervalMs: number;
-}
+export const DUE_KEY = MONITORS.dueKey;
+export const monitorKey = MONITORS.itemKey;
+export const runningKey = MONITORS.runningKey;
+export const slotKey = MONITORS.slotKey;
 
 /** Puts the monitor on the schedule, due at `dueMs` (replacing any due time it had). */
-export async function scheduleMonitor(state: State, monitor: Scheduled, dueMs: number): Promise<void> {
-  await state.hset(monitorKey(monitor.id), { tenant: monitor.tenant, intervalMs: String(monitor.intervalMs), nextCheckAt: String(dueMs) });
-  await state.zadd(DUE_KEY, dueMs, monitor.id);
-}
-
+export const scheduleMonitor = (state: State, monitor: Scheduled, dueMs: number) => MONITORS.schedule(state, monitor, dueMs);
 /** Takes the monitor off the schedule (its id leaves `monitors:due` when next popped). */
-export async function unscheduleMonitor(state: State, id: string): Promise<void> {
-  await state.del(monitorKey(id));
-}
-
+export const unscheduleMonitor = (state: State, id: string) => MONITORS.unschedule(state, id);
 /** The monitor's schedule as state holds it; null when it is not scheduled. */
-export async function scheduledMonitor(state: State, id: string): Promise<(Scheduled & { nextCheckAt: number }) | null> {
-  const h = await state.hgetall(monitorKey(id));
-  if (!h.tenant) return null;
-  return { id, tenant: h.tenant, intervalMs: Number(h.intervalMs) || 0, nextCheckAt: Number(h.nextCheckAt) || 0 };
-}
-
-/** The first due time after `nowMs` on the monitor's grid (`dueMs` + k × interval): missed rounds are not made up. */
-export function nextDue(dueMs: number, intervalMs: number, nowMs: number): number {
-  if (dueMs > nowMs) return dueMs;
-  return dueMs + (Math.floor((nowMs - dueMs) / intervalMs) + 1) * intervalMs;
-}
-
+export const scheduledMonitor = (state: State, id: string) => MONITORS.scheduled(state, id);
 /** Takes the running latch for `checkId`; the id of the check holding it when another does. */
-export async function takeRunning(state: State, monitorId: string, checkId: string): Promise<string | null> {
-  if (await state.setIfAbsent(runningKey(monitorId), checkId, RUNNING_TTL_MS)) return null;
-  const holder = await state.get(runningKey(monitorId));
-  if (holder === checkId) {
-    await state.expire(runningKey(monitorId), RUNNING_TTL_MS);
-    return null;
-  }
-  // Released between the two calls: try once more.
-  if (holder === null && (await state.setIfAbsent(runningKey(monitorId), checkId, RUNNING_TTL_MS))) return null;
-  return holder ?? 'another check';
-}
-
+export const takeRunning = (state: State, monitorId: string, checkId: string) => MONITORS.takeRunning(state, monitorId, checkId);
 /** The check holding the monitor's running latch; null when none does. */
-export function runningCheck(state: State, monitorId: string): Promise<string | null> {
-  return state.get(runningKey(monitorId));
-}
-
+export const runningCheck = (state: State, monitorId: string) => MONITORS.running(state, monitorId);
 /** Keeps the latch while a long check works. */
-export async function extendRunning(state: State, monitorId: string): Promise<void> {
-  await state.expire(runningKey(monitorId), RUNNING_TTL_MS);
-}
-
+export const extendRunning = (state: State, monitorId: string) => MONITORS.extendRunning(state, monitorId);
 /** Releases the latch if `checkId` still holds it. */
-export async function releaseRunning(state: State, monitorId: string, checkId: string): Promise<void> {
-  if ((await state.get(runningKey(monitorId))) === checkId) await state.del(runningKey(monitorId));
-}
+export const releaseRunning = (state: State, monitorId: string, checkId: string) => MONITORS.releaseRunning(state, monitorId, checkId);
 
 /** The MonitorCheckRequested that hands a queued check to the classifier. */
 export function checkRequestEvent(check: { readonly id: string; readonly tenant: string; readonly monitorId: string }, requestId = check.id): AnyEmission {

@@ -2,9 +2,10 @@
  * The table of every setting of the service: name, environment variable, type, default and
  * description. pipeline/runtime/config.ts parses the environment against it; README.md's
  * "Configuration" table is checked against it by test/pipeline/readme.test.ts. A family's
- * settings live in their own file beside this one (settings-models.ts, settings-search.ts, settings-monitors.ts) and
+ * settings live in their own file beside this one (settings-models.ts, settings-search.ts, settings-monitors.ts, settings-mentions.ts) and
  * are spread in.
  */
+import { MENTION_SETTINGS } from './settings-mentions.js';
 import { MODEL_SETTINGS } from './settings-models.js';
 import { MONITOR_SETTINGS } from './settings-monitors.js';
 import { SEARCH_SETTINGS } from './settings-search.js';
@@ -363,4 +364,5 @@ export const SETTINGS = {
   },
   ...SEARCH_SETTINGS,
   ...MONITOR_SETTINGS,
+  ...MENTION_SETTINGS,
 } as const satisfies Record<string, SettingSpec>;

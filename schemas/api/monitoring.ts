@@ -52,6 +52,8 @@ const watchFields = {
   context: Type.Optional(Nullable(Type.String({ maxLength: 1000 }), { description: 'What the product is, to tell relevant mentions from namesakes.' })),
   intervalMinutes: Type.Optional(Type.Integer({ minimum: 5, maximum: 10080, default: 60 })),
   webhook: Type.Optional(Nullable(HttpUrl('POSTed to with each batch of new mentions.'))),
+  feeds: Type.Optional(Type.Array(HttpUrl('An RSS, Atom or JSON Feed URL.'), { maxItems: 20, description: 'Feeds the `feeds` platform reads (besides those discovered on `sites`).' })),
+  sites: Type.Optional(Type.Array(HttpUrl('A site whose feeds are discovered (its `<link rel="alternate">` feeds, else /feed, /rss.xml, /atom.xml …).'), { maxItems: 20, description: 'Sites whose feeds the `feeds` platform reads.' })),
 };
 
 export const WatchBody = Closed(watchFields, {

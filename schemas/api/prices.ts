@@ -63,6 +63,12 @@ export const PRICES = {
   searchCall: { credits: 1, rule: null, says: null },
   /** One places search (POST /v1/places/search) answered from OpenStreetMap, whatever it finds. */
   placesCall: { credits: 1, rule: null, says: null },
+  /**
+   * One collection of a mention watch in which at least one platform answered, however many
+   * mentions it stores (a collection where none answered is not charged); a test of watch
+   * fields costs the same, and nothing when no platform answered.
+   */
+  mentionCollection: { credits: 1, rule: null, says: null },
 } as const satisfies Record<string, Price>;
 
 export type PriceName = keyof typeof PRICES;

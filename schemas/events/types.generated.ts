@@ -6,7 +6,7 @@
 // lose precision), bytes → Buffer, ["null", T] → T | null.
 
 /** Every event type, one per folder in schemas/events/. */
-export const EVENT_NAMES = ['ExtractRequested', 'FetchRequested', 'JobEvent', 'MapRequested', 'MonitorCheckRequested', 'MonitorChecked', 'PageFetched', 'ParseRequested', 'Reply', 'ScrapeRequested', 'SearchRequested', 'TestPing'] as const;
+export const EVENT_NAMES = ['ExtractRequested', 'FetchRequested', 'JobEvent', 'MapRequested', 'MentionsFound', 'MentionsStored', 'MonitorCheckRequested', 'MonitorChecked', 'PageFetched', 'ParseRequested', 'Reply', 'ScrapeRequested', 'SearchRequested', 'TestPing', 'WatchCollectRequested'] as const;
 
 export type EventName = (typeof EVENT_NAMES)[number];
 
@@ -16,6 +16,8 @@ export const CURRENT_VERSIONS = {
   FetchRequested: 1,
   JobEvent: 1,
   MapRequested: 1,
+  MentionsFound: 1,
+  MentionsStored: 1,
   MonitorCheckRequested: 1,
   MonitorChecked: 1,
   PageFetched: 5,
@@ -24,6 +26,7 @@ export const CURRENT_VERSIONS = {
   ScrapeRequested: 4,
   SearchRequested: 1,
   TestPing: 1,
+  WatchCollectRequested: 1,
 } as const satisfies Record<EventName, number>;
 
 /** A page read by the parser still needs a model: fields its markup and page rules left empty, a prompt, an abstractive summary. The extractor pool asks the model, then answers and files the page as the parser would have. wds.events.ExtractRequested v1 (schemas/events/ExtractRequested/v1.avsc). */
@@ -124,6 +127,58 @@ export interface MapRequested {
   correlationId: string | null;
   /** Epoch milliseconds after which the work is pointless and is dropped; the discovery answers before it with what it found. */
   deadlineMs: number;
+  /** Epoch milliseconds when the event was written. */
+  createdAtMs: number;
+}
+
+/** The posts a collection (or a test) of a mention watch found and kept: the classifier sorts each into a category (the offline classifier, or the operator's model constrained to the seven categories, which also judges relevance when the watch has a context), stores them as mentions and completes the collection; for a test it answers replyTo instead and stores nothing (actors/classifier/mentions.ts). wds.events.MentionsFound v1 (schemas/events/MentionsFound/v1.avsc). */
+export interface MentionsFound {
+  /** Id of the work; in every log line. */
+  requestId: string;
+  /** Id of the API key the watch belongs to. */
+  tenant: string;
+  /** The watch; empty for a test of unsaved fields. */
+  watchId: string;
+  /** The collection; for a test, the request id. */
+  collectionId: string;
+  /** What classification needs of the watch, as JSON: {keywords, competitors, context}. */
+  terms: string;
+  /** Newest first. */
+  posts: Array<{
+    /** web, feeds, reddit, hackernews, x, bluesky, youtube or github. */
+    platform: string;
+    /** The platform's id of the post. */
+    externalId: string;
+    url: string;
+    author: string | null;
+    title: string | null;
+    /** Plain text, cut at MAX_TEXT_CHARS (pipeline/mentions/found.ts). */
+    text: string;
+    publishedAtMs: number;
+    /** Declared by the platform or identified (BCP 47 primary subtag). */
+    lang: string | null;
+    /** The watch keywords the post contains. */
+    matched: Array<string>;
+  }>;
+  /** JSON: per platform asked, {status, found, source, warnings, error} (pipeline/mentions/found.ts PlatformResult). */
+  platforms: string;
+  /** Tests only: the topic to answer. */
+  replyTo: string | null;
+  correlationId: string | null;
+  /** For a test, when its answer is no longer awaited. */
+  deadlineMs: number;
+  /** Epoch milliseconds when the event was written. */
+  createdAtMs: number;
+}
+
+/** A collection stored new mentions and the watch has a webhook: the notifier POSTs the batch (read from the store) to it, signed and retried (actors/notifier/mentions.ts). wds.events.MentionsStored v1 (schemas/events/MentionsStored/v1.avsc). */
+export interface MentionsStored {
+  /** Id of the API key the watch belongs to (its webhook signing secret). */
+  tenant: string;
+  watchId: string;
+  collectionId: string;
+  /** The new mentions of the batch. */
+  mentionIds: Array<string>;
   /** Epoch milliseconds when the event was written. */
   createdAtMs: number;
 }
@@ -306,12 +361,36 @@ export interface TestPing {
   sentAtMs: number;
 }
 
+/** A mention watch is to be collected: queued by the frontier when the watch's schedule is due (its watch_collections row, status queued, written first), or a test of watch fields by the gateway (POST /v1/mentions/watches/{id}/test and /v1/mentions/test: nothing stored, the answer goes to replyTo). The searcher asks each platform of the watch (pipeline/clients/social/, the web search providers, feeds), keeps the posts that match the watch (pipeline/mentions/match.ts) and were not stored before, and hands them to the classifier as MentionsFound (actors/searcher/collect.ts). wds.events.WatchCollectRequested v1 (schemas/events/WatchCollectRequested/v1.avsc). */
+export interface WatchCollectRequested {
+  /** Id of the work (the collection id, or the API request of a test); in every log line. */
+  requestId: string;
+  /** Id of the API key the watch belongs to and the collection is billed to. */
+  tenant: string;
+  /** The watch; empty for a test of unsaved fields. */
+  watchId: string;
+  /** The collection (its watch_collections row); for a test, the request id. */
+  collectionId: string;
+  /** For a test only: the watch fields as JSON (schemas/api/monitoring.ts WatchBody, webhook left out). Null for a scheduled collection, which reads its watch from the store. */
+  test: string | null;
+  /** Topic to send the Reply to (tests). */
+  replyTo: string | null;
+  /** Copied into the Reply so the waiting requester finds it. */
+  correlationId: string | null;
+  /** Epoch milliseconds after which the work is pointless; the platforms' time is bounded by it. */
+  deadlineMs: number;
+  /** Epoch milliseconds when the event was written. */
+  createdAtMs: number;
+}
+
 /** Event name → the value of its current version. */
 export interface EventValues {
   ExtractRequested: ExtractRequested;
   FetchRequested: FetchRequested;
   JobEvent: JobEvent;
   MapRequested: MapRequested;
+  MentionsFound: MentionsFound;
+  MentionsStored: MentionsStored;
   MonitorCheckRequested: MonitorCheckRequested;
   MonitorChecked: MonitorChecked;
   PageFetched: PageFetched;
@@ -320,4 +399,5 @@ export interface EventValues {
   ScrapeRequested: ScrapeRequested;
   SearchRequested: SearchRequested;
   TestPing: TestPing;
+  WatchCollectRequested: WatchCollectRequested;
 }

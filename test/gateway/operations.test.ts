@@ -64,13 +64,14 @@ describe('gateway/operations', () => {
     }
   });
 
-  it('serves page reading, search, monitors and the reference operations, and says the others are not served', () => {
+  it('serves page reading, search, monitors, mention watches and the reference operations, and says the others are not served', () => {
     const served = ROWS.filter(([, row]) => row.served !== false).map(([id]) => id);
     const monitors = ['monitorCreate', 'monitorList', 'monitorGet', 'monitorDelete', 'monitorRun', 'monitorChecks'];
+    const mentions = ['watchCreate', 'watchList', 'watchGet', 'watchUpdate', 'watchDelete', 'watchTest', 'watchTestUnsaved', 'mentionList', 'mentionUpdate'];
     expect(served.sort()).toEqual(
-      ['scrape', 'crawlStart', 'crawlStatus', 'crawlCancel', 'crawlPages', 'crawlErrors', 'batchStart', 'batchStatus', 'batchPages', 'map', 'extract', 'parse', 'fetch', 'search', 'serp', 'placesSearch', ...monitors, 'templates', 'source'].sort(),
+      ['scrape', 'crawlStart', 'crawlStatus', 'crawlCancel', 'crawlPages', 'crawlErrors', 'batchStart', 'batchStatus', 'batchPages', 'map', 'extract', 'parse', 'fetch', 'search', 'serp', 'placesSearch', ...monitors, ...mentions, 'templates', 'source'].sort(),
     );
-    expect(ROWS.filter(([, row]) => row.served === false)).toHaveLength(46 - 24);
+    expect(ROWS.filter(([, row]) => row.served === false)).toHaveLength(46 - 33);
   });
 
   it('builds the handlers of the rows the build serves, each metered one with its estimate', () => {
@@ -93,6 +94,10 @@ describe('gateway/operations', () => {
     // Monitors need the classifier (`monitors`), the frontier's schedules (`jobs`) and the scrape path.
     expect(Object.keys(operationHandlers(gatewayDeps, pipeline(['monitors', 'scrape']))).filter((id) => id.startsWith('monitor'))).toEqual([]);
     expect(Object.keys(operationHandlers(gatewayDeps, pipeline(['monitors', 'jobs', 'scrape']))).filter((id) => id.startsWith('monitor'))).toHaveLength(6);
+    // Mention watches need the classifier (`mentions`), the searcher that collects (`search`) and the frontier's schedules (`jobs`).
+    const watchOps = (caps: Parameters<typeof pipeline>[0]) => Object.keys(operationHandlers(gatewayDeps, pipeline(caps))).filter((id) => id.startsWith('watch') || id.startsWith('mention'));
+    expect(watchOps(['mentions', 'jobs'])).toEqual([]);
+    expect(watchOps(['mentions', 'search', 'jobs'])).toHaveLength(9);
   });
 
   describe.skipIf(!spec)(`against the spec's endpoint index (needs ${SPEC_PATH})`, () => {

@@ -23,6 +23,7 @@ const TABLES = [
   'job_errors',
   'job_pages',
   'jobs',
+  'mention_status_changes',
   'mentions',
   'monitor_check_pages',
   'monitor_checks',
@@ -33,6 +34,7 @@ const TABLES = [
   'search_docs',
   'search_page_terms',
   'search_postings',
+  'watch_collections',
   'watches',
   'webhook_deliveries',
 ];
@@ -97,7 +99,7 @@ function storeContract(
     });
 
     it('migrates once: the second run applies nothing and every table exists', async () => {
-      expect(firstMigration).toEqual(['0001_init', '0002_page_cache', '0003_merge_memory', '0004_page_changes', '0005_search_index', '0006_monitors']);
+      expect(firstMigration).toEqual(['0001_init', '0002_page_cache', '0003_merge_memory', '0004_page_changes', '0005_search_index', '0006_monitors', '0007_mentions']);
       expect(await store.migrate()).toEqual([]);
       const tables = await store.query<{ name: string }>('SELECT name FROM system.tables WHERE database = currentDatabase() ORDER BY name');
       expect(tables.map((t) => t.name)).toEqual(expect.arrayContaining(TABLES));
@@ -110,11 +112,15 @@ function storeContract(
           { version: 4, name: '0004_page_changes' },
           { version: 5, name: '0005_search_index' },
           { version: 6, name: '0006_monitors' },
+          { version: 7, name: '0007_mentions' },
         ]),
       );
-      expect(recorded).toHaveLength(6);
+      expect(recorded).toHaveLength(7);
       const columns = await store.query<{ name: string }>("SELECT name FROM system.columns WHERE database = currentDatabase() AND table = 'pages'");
       expect(columns.map((c) => c.name)).toEqual(expect.arrayContaining(['body_base64', 'response_headers', 'cache_key', 'shareable']));
+      // 0007_mentions: what a stored mention carries beyond 0001's columns.
+      const mentionColumns = await store.query<{ name: string }>("SELECT name FROM system.columns WHERE database = currentDatabase() AND table = 'mentions'");
+      expect(mentionColumns.map((c) => c.name)).toEqual(expect.arrayContaining(['external_id', 'text', 'lang', 'collection_id', 'classifier', 'score', 'matched']));
       // 0003_merge_memory: what a merge of the large-row tables may hold.
       for (const table of ['pages', 'job_pages']) {
         const [ddl] = await store.query<{ statement: string }>(`SHOW CREATE TABLE ${table}`);

@@ -180,7 +180,7 @@ describe('e2e/mentions (embedded)', () => {
   });
 
   it('filters, pages newest first, sets statuses with history, and collects only what is new', async () => {
-    const [watch] = (await call('GET', '/v1/mentions/watches')).body.data.watches as Body[];
+    const watch = ((await call('GET', '/v1/mentions/watches')).body.data.watches as Body[])[0] as Body;
     const onlyGithub = (await call('GET', '/v1/mentions?platform=github')).body.data.mentions as Body[];
     expect(onlyGithub.map((m) => m.platform)).toEqual(['github']);
     const all = (await call('GET', '/v1/mentions?limit=100')).body.data.mentions as Body[];
@@ -245,7 +245,7 @@ describe('e2e/mentions (embedded)', () => {
     } finally {
       gh.quota = 'ok';
     }
-    const [watch] = (await call('GET', '/v1/mentions/watches')).body.data.watches as Body[];
+    const watch = ((await call('GET', '/v1/mentions/watches')).body.data.watches as Body[])[0] as Body;
     const saved = await call('POST', `/v1/mentions/watches/${watch.id}/test`, undefined);
     expect(saved.status).toBe(200);
     expect(saved.body.data.watchId).toBe(watch.id);
@@ -257,8 +257,8 @@ describe('e2e/mentions (embedded)', () => {
   });
 
   it('keeps each key to its own watches and mentions, and refuses bad bodies with 422', async () => {
-    const [watch] = (await call('GET', '/v1/mentions/watches')).body.data.watches as Body[];
-    const [mention] = (await call('GET', '/v1/mentions')).body.data.mentions as Body[];
+    const watch = ((await call('GET', '/v1/mentions/watches')).body.data.watches as Body[])[0] as Body;
+    const mention = ((await call('GET', '/v1/mentions')).body.data.mentions as Body[])[0] as Body;
     const keys = new FileKeyRegistry(svc.dataDir);
     const other = await keys.create({ name: 'stranger', credits: 10 }).finally(() => keys.close());
     expect((await call('GET', `/v1/mentions/watches/${watch.id}`, undefined, other.key)).status).toBe(404);
@@ -294,7 +294,7 @@ describe('e2e/mentions (embedded)', () => {
     expect((await call('GET', '/v1/mentions', undefined, broke.key)).body.data.mentions).toEqual([]);
     expect((await call('POST', '/v1/mentions/test', { ...watchFields(), name: 'broke' }, broke.key)).status).toBe(402);
 
-    const [watch] = (await call('GET', '/v1/mentions/watches')).body.data.watches as Body[];
+    const watch = ((await call('GET', '/v1/mentions/watches')).body.data.watches as Body[])[0] as Body;
     expect((await call('DELETE', `/v1/mentions/watches/${watch.id}`)).body.data).toMatchObject({ id: watch.id, deleted: true });
     expect((await call('GET', `/v1/mentions/watches/${watch.id}`)).status).toBe(404);
     expect(((await call('GET', `/v1/mentions?watch_id=${watch.id}`)).body.data.mentions as Body[]).length).toBeGreaterThan(0);

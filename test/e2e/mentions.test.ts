@@ -285,7 +285,7 @@ describe('e2e/mentions (embedded)', () => {
     expect((await call('GET', '/v1/mentions?category=rant')).status).toBe(422);
   });
 
-  it('skips a collection the key cannot pay for, and forgets a deleted watch but keeps its mentions', async () => {
+  it('skips a collection the key cannot pay for, charges nothing for one no platform answered, and forgets a deleted watch but keeps its mentions', async () => {
     const broke = await meteredKey(svc.dataDir, 0);
     const created = await call('POST', '/v1/mentions/watches', { ...watchFields(), name: 'broke' }, broke.key);
     expect(created.status).toBe(200);
@@ -293,6 +293,24 @@ describe('e2e/mentions (embedded)', () => {
     expect(done.lastCollection).toMatchObject({ status: 'skipped_no_credits', creditsUsed: 0 });
     expect((await call('GET', '/v1/mentions', undefined, broke.key)).body.data.mentions).toEqual([]);
     expect((await call('POST', '/v1/mentions/test', { ...watchFields(), name: 'broke' }, broke.key)).status).toBe(402);
+
+    // A collection in which no platform answered is failed, with the reasons, and costs nothing.
+    const paying = await meteredKey(svc.dataDir, 3);
+    gh.quota = 'spent';
+    try {
+      const only = await call('POST', '/v1/mentions/watches', { name: 'github only', keywords: ['Acme DB'], platforms: ['github', 'youtube'] }, paying.key);
+      const failed = await collected(only.body.data.id, null, paying.key);
+      expect(failed.lastCollection).toMatchObject({ status: 'failed', creditsUsed: 0, found: 0 });
+      expect(failed.lastCollection.reason).toContain('github');
+      expect(failed.lastCollection.platforms.github.error.code).toBe('provider_rate_limited');
+      expect(await paying.balance()).toBe(3);
+      const tested = await call('POST', '/v1/mentions/test', { name: 'github only', keywords: ['Acme DB'], platforms: ['github', 'youtube'] }, paying.key);
+      expect(tested.status).toBe(200);
+      expect(tested.body.data.cost.credits).toBe(0);
+      expect(await paying.balance()).toBe(3);
+    } finally {
+      gh.quota = 'ok';
+    }
 
     const watch = ((await call('GET', '/v1/mentions/watches')).body.data.watches as Body[])[0] as Body;
     expect((await call('DELETE', `/v1/mentions/watches/${watch.id}`)).body.data).toMatchObject({ id: watch.id, deleted: true });

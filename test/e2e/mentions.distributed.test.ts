@@ -22,6 +22,7 @@ import { hasKafka } from '../helpers/kafka.js';
 import { startHookReceiver, type HookReceiver } from '../helpers/monitor-site.js';
 import { REDIS_INSTALL, redisProbe } from '../helpers/redis.js';
 import { until } from '../helpers/wait.js';
+import { apiCaller, type Body } from '../helpers/api.js';
 
 const hasChdb = await chdbAvailable();
 const kafkaUp = await hasKafka();
@@ -31,8 +32,6 @@ const redisUp = await engine('redis', () => redisProbe(), REDIS_INSTALL);
 const WAIT = { timeoutMs: 120_000, intervalMs: 250 };
 const HOUR = 3_600_000;
 
-type Body = Record<string, any>;
-
 describe.skipIf(!hasChdb || !kafkaUp || !redisUp)('e2e/mentions distributed (two frontiers, a searcher, a classifier, a notifier on Kafka)', () => {
   let cluster: Cluster;
   let base: string;
@@ -41,15 +40,8 @@ describe.skipIf(!hasChdb || !kafkaUp || !redisUp)('e2e/mentions distributed (two
   let feed: http.Server;
   let feedUrl: string;
 
-  async function call(method: string, path: string, body?: unknown): Promise<{ status: number; body: Body }> {
-    const res = await fetch(`${base}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${cluster.apiKey}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      signal: AbortSignal.timeout(WAIT.timeoutMs),
-    });
-    return { status: res.status, body: (await res.json()) as Body };
-  }
+  const call = apiCaller(() => base, '', WAIT.timeoutMs);
+  const callAs = (method: string, path: string, body?: unknown) => call(method, path, body, cluster.apiKey);
 
   beforeAll(async () => {
     const at = (h: number) => Math.floor((Date.now() - h * HOUR) / 1000);
@@ -100,29 +92,29 @@ describe.skipIf(!hasChdb || !kafkaUp || !redisUp)('e2e/mentions distributed (two
   it('answers a test through the searcher and classifier processes, storing nothing', async () => {
     // The first answer absorbs a consumer-group rebalance still pending after start-up.
     const test = await until('a test answered', async () => {
-      const res = await call('POST', '/v1/mentions/test', fields('probe'));
+      const res = await callAs('POST', '/v1/mentions/test', fields('probe'));
       return res.status === 200 ? res : null;
     }, WAIT);
     expect(test.body.data.platforms.hackernews).toMatchObject({ status: 'ok', found: 2 });
     expect(test.body.data.platforms.feeds).toMatchObject({ status: 'ok', found: 1 });
-    expect((await call('GET', '/v1/mentions')).body.data.mentions).toEqual([]);
+    expect((await callAs('GET', '/v1/mentions')).body.data.mentions).toEqual([]);
   }, 240_000);
 
   it('collects each watch once with two frontiers, stores its mentions once and delivers its webhook', async () => {
     const ids: string[] = [];
     for (let i = 0; i < 6; i++) {
-      const created = await call('POST', '/v1/mentions/watches', { ...fields(`w${i}`), ...(i === 0 ? { webhook: `${hooks.origin}/mentions` } : {}) });
+      const created = await callAs('POST', '/v1/mentions/watches', { ...fields(`w${i}`), ...(i === 0 ? { webhook: `${hooks.origin}/mentions` } : {}) });
       expect(created.status, JSON.stringify(created.body)).toBe(200);
       ids.push(created.body.data.id);
     }
     for (const id of ids) {
       const watch = await until(`the first collection of ${id}`, async () => {
-        const w = (await call('GET', `/v1/mentions/watches/${id}`)).body.data;
+        const w = (await callAs('GET', `/v1/mentions/watches/${id}`)).body.data;
         return w.lastCollection?.status === 'completed' ? w : null;
       }, WAIT);
       // Collected once: a second collection would have found nothing new.
       expect(watch.lastCollection.found).toBe(3);
-      const mentions = (await call('GET', `/v1/mentions?watch_id=${id}`)).body.data.mentions as Body[];
+      const mentions = (await callAs('GET', `/v1/mentions?watch_id=${id}`)).body.data.mentions as Body[];
       expect(mentions).toHaveLength(3);
       expect(Date.parse(watch.nextCollectionAt)).toBeGreaterThan(Date.now() + 50 * 60_000);
     }

@@ -14,11 +14,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type Server } from '../helpers/process.js';
 import { until } from '../helpers/wait.js';
+import { apiCaller, type Body } from '../helpers/api.js';
 
 const API_KEY = 'e2e-mentions-restart-key-0123456789';
 const WAIT = { timeoutMs: 60_000, intervalMs: 100 };
-
-type Body = Record<string, any>;
 
 describe('e2e/mentions: a restart in the middle of a collection', () => {
   let dataDir: string;
@@ -30,14 +29,8 @@ describe('e2e/mentions: a restart in the middle of a collection', () => {
 
   const env = () => ({ DATA_DIR: dataDir, API_KEY, FETCH_ALLOW_PRIVATE: 'true' });
 
-  async function call(method: string, path: string, body?: unknown): Promise<Body> {
-    const res = await fetch(`${server?.url}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${API_KEY}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    return (await res.json()) as Body;
-  }
+  const api = apiCaller(() => server?.url ?? '', API_KEY);
+  const call = async (method: string, path: string, body?: unknown) => (await api(method, path, body)).body;
 
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'wds-mentions-restart-'));

@@ -23,12 +23,11 @@ import { startFakeReddit, type FakeReddit } from '../helpers/fake-reddit.js';
 import { startFakeX, type FakeX } from '../helpers/fake-x.js';
 import { startHookReceiver, type HookReceiver } from '../helpers/monitor-site.js';
 import { until } from '../helpers/wait.js';
+import { apiCaller, type ApiAnswer, type Body } from '../helpers/api.js';
 
 const API_KEY = 'e2e-mentions-key-0123456789';
 const WAIT = { timeoutMs: 45_000, intervalMs: 150 };
 const HOUR = 3_600_000;
-
-type Body = Record<string, any>;
 
 const ago = (ms: number) => new Date(Date.now() - ms).toISOString();
 
@@ -56,14 +55,7 @@ describe('e2e/mentions (embedded)', () => {
   let feed: Awaited<ReturnType<typeof startFeed>>;
   let hooks: HookReceiver;
 
-  async function call(method: string, path: string, body?: unknown, key = API_KEY): Promise<{ status: number; body: Body }> {
-    const res = await fetch(`${svc.base}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    return { status: res.status, body: (await res.json()) as Body };
-  }
+  const call = apiCaller(() => svc.base, API_KEY);
 
   const watchFields = () => ({
     name: 'Acme DB',
@@ -193,7 +185,7 @@ describe('e2e/mentions (embedded)', () => {
     const seen: string[] = [];
     let cursor: string | null = null;
     do {
-      const page: { status: number; body: Body } = await call('GET', `/v1/mentions?limit=3${cursor ? `&cursor=${cursor}` : ''}`);
+      const page: ApiAnswer = await call('GET', `/v1/mentions?limit=3${cursor ? `&cursor=${cursor}` : ''}`);
       expect(page.status).toBe(200);
       seen.push(...(page.body.data.mentions as Body[]).map((m) => m.id));
       cursor = page.body.data.next;
@@ -210,7 +202,7 @@ describe('e2e/mentions (embedded)', () => {
     expect((await call('GET', '/v1/mentions?status=done')).body.data.mentions.map((m: Body) => m.id)).toEqual([target.id]);
 
     // A new feed item, then a change of keywords collects at once: only the new post is stored; statuses stay.
-    feed.items.push({ id: 'post-2', title: 'Acme DB benchmarks', text: 'We measured Acme DB against the rest.', at: ago(HOUR / 2) });
+    feed.items.push({ id: 'post-2', title: 'Acme DB benchmarks', text: 'We measured Acme DB against the rest.', at: ago(10 * 60_000) });
     const before = watch.lastCollection.id;
     const updated = await call('PATCH', `/v1/mentions/watches/${watch.id}`, { keywords: ['Acme DB', 'AcmeDB'] });
     expect(updated.status).toBe(200);

@@ -167,6 +167,8 @@ async function exchange(service: string, request: ServiceRequest, payload: Paylo
     if (status === 401 || status === 403) throw failure('rejected', `${where} answered ${status}: the credentials or the server's settings refuse the request`);
     throw failure('unavailable', `${where} answered HTTP ${status}`, status === 503 ? retryAfterMs(res.headers) : null);
   }
+  // A redirect the fetcher did not follow (a POST's 307/308 to another origin).
+  if (status >= 300) throw new ServiceError(service, 'unavailable', `${where} answered a redirect (${status}) that is not followed`, null, status);
   let json: unknown;
   try {
     json = JSON.parse(res.text().text);

@@ -59,6 +59,8 @@ describe('pipeline/clients/service-http POST', () => {
             return setTimeout(() => json(200, {}), 2000);
           case '/307':
             return res.writeHead(307, { location: '/echo' }).end();
+          case '/307-away':
+            return res.writeHead(307, { location: `http://localhost:${(server.address() as AddressInfo).port}/echo` }).end();
           case '/303':
             return res.writeHead(303, { location: '/echo' }).end();
           default:
@@ -150,6 +152,13 @@ describe('pipeline/clients/service-http POST', () => {
     expect(kept.json).toMatchObject({ method: 'POST', contentType: 'application/json', body: '{"a":1}' });
     const seeOther = await postForm('svc', { ...request('/303'), form: { a: '1' } }, fetcher);
     expect(seeOther.json).toMatchObject({ method: 'GET', contentType: null, body: '' });
+  });
+
+  it('never carries a POST body to another origin on 307', async () => {
+    const echoes = seen.filter((s) => s.path === '/echo').length;
+    const away = await sorted(() => postJson('svc', { ...request('/307-away'), body: { password: 'app-password-1234' } }, fetcher));
+    expect(away).toMatchObject({ kind: 'unavailable', status: 307 });
+    expect(seen.filter((s) => s.path === '/echo')).toHaveLength(echoes);
   });
 
   it("reads Bluesky's ratelimit-reset (epoch seconds) as the wait", async () => {

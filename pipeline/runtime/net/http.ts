@@ -34,8 +34,9 @@
  * - A request is a GET unless it says `method: 'POST'` (service clients: a token endpoint, an
  *   XRPC procedure) with its `body` and `contentType`. A POST is sent once, never retried: a
  *   hiccup may come after the server acted on it. Its redirects go as fetch() takes them: 307
- *   and 308 repeat the POST, body and all; 301, 302 and 303 are followed with a GET without
- *   the body or its Content-Type.
+ *   and 308 repeat the POST, body and all, but only to the same origin (the body may hold
+ *   credentials; a 307/308 elsewhere is the answer); 301, 302 and 303 are followed with a GET
+ *   without the body or its Content-Type.
  */
 import type http from 'node:http';
 import type https from 'node:https';
@@ -232,6 +233,10 @@ export class HttpFetcher {
         const target = this.guard.parse(next);
         if (visits.get(withoutHash(target))?.has(cookies.header(target))) {
           throw new AppError('too_many_redirects', `redirect loop: ${target.origin}${target.pathname} was asked for before with the same cookies`);
+        }
+        // A POST's body may hold credentials (a session's password): it never follows a 307/308 to another origin.
+        if (outgoing.method === 'POST' && (hop.statusCode === 307 || hop.statusCode === 308) && target.origin !== url.origin) {
+          return this.result(request.url, url, redirects, hop, choice);
         }
         redirects.push(next.href);
         if (outgoing.method === 'POST' && hop.statusCode !== 307 && hop.statusCode !== 308) {

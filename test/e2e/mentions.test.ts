@@ -34,7 +34,11 @@ const ago = (ms: number) => new Date(Date.now() - ms).toISOString();
 /** A feed whose items the test changes between collections. */
 async function startFeed(): Promise<{ url: string; items: { id: string; title: string; text: string; at: string }[]; close(): Promise<void> }> {
   const items: { id: string; title: string; text: string; at: string }[] = [];
-  const server = http.createServer((_req, res) => {
+  const server = http.createServer((req, res) => {
+    if (req.url === '/acme.html') {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<!doctype html><html><head><title>Acme DB review</title></head><body><main><h1>Acme DB review</h1><p>We ran Acme DB for a month: fast ingest, a clear admin console, and a few rough edges in backups.</p></main></body></html>');
+      return;
+    }
     const entries = items
       .map((i) => `<item><guid>urn:e2e:${i.id}</guid><title>${i.title}</title><link>https://blog.example/${i.id}</link><description>${i.text}</description><pubDate>${new Date(i.at).toUTCString()}</pubDate></item>`)
       .join('');
@@ -62,7 +66,7 @@ describe('e2e/mentions (embedded)', () => {
     keywords: ['Acme DB'],
     excludeKeywords: ['hiring'],
     competitors: ['Postgres'],
-    platforms: ['hackernews', 'github', 'x', 'reddit', 'bluesky', 'youtube', 'feeds'],
+    platforms: ['hackernews', 'github', 'x', 'reddit', 'bluesky', 'youtube', 'feeds', 'web'],
     feeds: [feed.url],
     intervalMinutes: 60,
   });
@@ -114,6 +118,9 @@ describe('e2e/mentions (embedded)', () => {
         WEBHOOK_ATTEMPTS: '2',
       },
     });
+    // A page this instance has read: the `web` platform finds it in the local index.
+    const scraped = await call('POST', '/v1/scrape', { url: feed.url.replace('/feed.xml', '/acme.html') });
+    expect(scraped.status).toBe(200);
     const keys = new FileKeyRegistry(svc.dataDir);
     try {
       const id = (await keys.list()).find((k) => k.name === 'API_KEY')?.id ?? '';
@@ -142,17 +149,19 @@ describe('e2e/mentions (embedded)', () => {
     expect(last.status).toBe('completed');
     expect(last.creditsUsed).toBe(1);
     expect(last.platforms.youtube).toMatchObject({ status: 'not_configured', error: { code: 'not_configured' } });
-    for (const p of ['hackernews', 'github', 'x', 'reddit', 'bluesky', 'feeds']) expect(last.platforms[p]?.status, p).toBe('ok');
-    expect(last.found).toBe(7);
+    for (const p of ['hackernews', 'github', 'x', 'reddit', 'bluesky', 'feeds', 'web']) expect(last.platforms[p]?.status, p).toBe('ok');
+    expect(last.platforms.web.source).toBe('local');
+    expect(last.found).toBe(8);
 
     const list = await call('GET', `/v1/mentions?watch_id=${watch.id}&limit=100`);
     expect(list.status).toBe(200);
     const mentions = list.body.data.mentions as Body[];
-    expect(mentions).toHaveLength(7);
-    expect(new Set(mentions.map((m) => m.id)).size).toBe(7);
+    expect(mentions).toHaveLength(8);
+    expect(new Set(mentions.map((m) => m.id)).size).toBe(8);
     // The post with an excluded keyword is dropped.
     expect(mentions.some((m) => String(m.text).includes('hiring'))).toBe(false);
-    expect(new Set(mentions.map((m) => m.platform))).toEqual(new Set(['hackernews', 'github', 'x', 'reddit', 'bluesky', 'feeds']));
+    expect(new Set(mentions.map((m) => m.platform))).toEqual(new Set(['hackernews', 'github', 'x', 'reddit', 'bluesky', 'feeds', 'web']));
+    expect(mentions.find((m) => m.platform === 'web')).toMatchObject({ title: 'Acme DB review', url: feed.url.replace('/feed.xml', '/acme.html') });
     for (const m of mentions) {
       expect(MENTION_CATEGORIES).toContain(m.category);
       expect(m.classifier).toBe('linear-v1');
@@ -181,7 +190,7 @@ describe('e2e/mentions (embedded)', () => {
     expect(byCategory.length).toBe(all.filter((m) => m.category === category).length);
     expect((await call('GET', `/v1/mentions?since=${encodeURIComponent(new Date(Date.now() + HOUR).toISOString())}`)).body.data.mentions).toEqual([]);
 
-    // Cursor paging: three pages of 3, 3, 1, each mention once, newest found first.
+    // Cursor paging: three pages of 3, 3, 2, each mention once, newest found first.
     const seen: string[] = [];
     let cursor: string | null = null;
     do {
@@ -210,7 +219,7 @@ describe('e2e/mentions (embedded)', () => {
     const again = await collected(watch.id, before);
     expect(again.lastCollection).toMatchObject({ status: 'completed', found: 1 });
     const after = (await call('GET', `/v1/mentions?watch_id=${watch.id}&limit=100`)).body.data.mentions as Body[];
-    expect(after).toHaveLength(8);
+    expect(after).toHaveLength(9);
     expect(after[0]?.title).toBe('Acme DB benchmarks');
     expect(after.find((m) => m.id === target.id)?.status).toBe('done');
   });

@@ -62,3 +62,6 @@ export interface OperationHandler {
 }
 
 export type Handlers = Readonly<Record<string, OperationHandler>>;
+
+/** The key a request's records belong to (every record belongs to one key; another key's is a 404). */
+export const tenantOf = (ctx: Pick<HandlerContext, 'key'>): string => ctx.key?.id ?? '';

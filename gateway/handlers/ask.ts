@@ -9,7 +9,7 @@ import { HEADERS, type TopicKey } from '../../schemas/topics.js';
 import { AppError } from '../../pipeline/runtime/errors.js';
 import type { TopicEvent } from '../../pipeline/runtime/events.js';
 import type { ReplyValue, Requester } from '../../pipeline/runtime/request-reply.js';
-import type { HandlerContext, HandlerResult } from '../handler.js';
+import { tenantOf, type HandlerContext, type HandlerResult } from '../handler.js';
 
 /** The fields every request event carries, filled in from the API request. */
 type RequestFields = 'requestId' | 'tenant' | 'replyTo' | 'correlationId' | 'deadlineMs' | 'createdAtMs';
@@ -35,7 +35,7 @@ export function askPipeline<K extends TopicKey>(
       value: {
         ...fields,
         requestId: ctx.requestId,
-        tenant: ctx.key?.id ?? '',
+        tenant: tenantOf(ctx),
         replyTo,
         correlationId,
         deadlineMs: now + timeoutMs,

@@ -35,7 +35,7 @@ import type { BatchWriter } from '../../pipeline/runtime/store/batch-writer.js';
 import { JOB_ERRORS, JOB_PAGES_SETTLED } from '../../pipeline/runtime/store/queries.js';
 import type { Store } from '../../pipeline/runtime/store/store.js';
 import type { ScrapeOptions } from '../../schemas/api/scrape-options.js';
-import type { HandlerContext, OperationHandler } from '../handler.js';
+import { tenantOf, type HandlerContext, type OperationHandler } from '../handler.js';
 import { unservedScrapeOptions } from './scrape.js';
 import { checkExtractionFormats } from './extraction.js';
 
@@ -68,10 +68,6 @@ export const STATUS_PAGE_SIZE = 50;
 export const ERRORS_LISTED = 10_000;
 
 const PATHS: Record<JobKind, string> = { crawl: '/v1/crawl', batch: '/v1/batch' };
-
-function tenantOf(ctx: HandlerContext): string {
-  return ctx.key?.id ?? '';
-}
 
 async function jobOf(deps: JobGatewayDeps, ctx: HandlerContext, kind: JobKind): Promise<JobRecord> {
   const id = ctx.params.job_id ?? '';

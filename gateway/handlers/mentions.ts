@@ -8,10 +8,9 @@ import type { Static } from '@sinclair/typebox';
 import { decodeMentionCursor, listMentions, mentionView, readMention, setMentionStatus, statusHistory, type MentionFilters } from '../../pipeline/mentions/store.js';
 import { AppError } from '../../pipeline/runtime/errors.js';
 import type { MentionStatusBody } from '../../schemas/api/monitoring.js';
-import type { HandlerContext, OperationHandler } from '../handler.js';
+import { tenantOf, type HandlerContext, type OperationHandler } from '../handler.js';
 import type { WatchGatewayDeps } from './watches.js';
 
-const tenantOf = (ctx: HandlerContext) => ctx.key?.id ?? '';
 const text = (v: unknown) => (typeof v === 'string' ? v : undefined);
 
 function filtersOf(query: Record<string, unknown>): MentionFilters {

@@ -51,7 +51,7 @@ import type { Store } from '../../pipeline/runtime/store/store.js';
 import { sleep } from '../../pipeline/runtime/retry.js';
 import type { Static } from '@sinclair/typebox';
 import type { MonitorBody } from '../../schemas/api/monitoring.js';
-import type { HandlerContext, OperationHandler } from '../handler.js';
+import { tenantOf, type HandlerContext, type OperationHandler } from '../handler.js';
 
 export const RUN_WAIT_MS = 30_000;
 const RUN_POLL_MS = 200;
@@ -76,7 +76,6 @@ export interface MonitorHandlerOptions {
   readonly runWaitMs?: number;
 }
 
-const tenantOf = (ctx: HandlerContext) => ctx.key?.id ?? '';
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 async function monitorOf(deps: MonitorGatewayDeps, ctx: HandlerContext): Promise<MonitorRecord> {

@@ -45,7 +45,7 @@ import { parseJsonObject } from '../../pipeline/runtime/json.js';
 import type { Config } from '../../pipeline/runtime/config.js';
 import type { WatchBody } from '../../schemas/api/monitoring.js';
 import { isErrorCode } from '../../schemas/errors.js';
-import type { HandlerContext, OperationHandler } from '../handler.js';
+import { tenantOf, type HandlerContext, type OperationHandler } from '../handler.js';
 import { askPipeline } from './ask.js';
 import type { JobGatewayDeps } from './jobs.js';
 
@@ -62,7 +62,6 @@ export interface WatchHandlerOptions {
 
 export type WatchGatewayDeps = Pick<JobGatewayDeps, 'state' | 'store' | 'writer'>;
 
-const tenantOf = (ctx: HandlerContext) => ctx.key?.id ?? '';
 const iso = (ms: number | null | undefined) => (ms === null || ms === undefined ? null : new Date(ms).toISOString());
 
 /** Fields that change what a watch looks for: changing one collects at once. */

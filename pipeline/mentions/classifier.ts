@@ -28,9 +28,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { stemmer } from 'stemmer';
-import { MENTION_CATEGORIES } from '../../schemas/api/monitoring.js';
+import { MENTION_CATEGORIES, type MentionCategory } from '../../schemas/api/monitoring.js';
 
-export type MentionCategory = (typeof MENTION_CATEGORIES)[number];
+export type { MentionCategory };
 
 export interface MentionInput {
   readonly text: string;

@@ -25,7 +25,7 @@
  *   Messages come from the model client, which never quotes the key, and are scrubbed of it
  *   again here. The caller's own abort is not a model failure: it is thrown as is.
  */
-import { MENTION_CATEGORIES } from '../../schemas/api/monitoring.js';
+import { MENTION_CATEGORIES, type MentionCategory } from '../../schemas/api/monitoring.js';
 import { generateStructured, type ModelCallOptions, type ModelChoice, type Usage } from '../clients/models/index.js';
 import { scrub } from '../clients/models/errors.js';
 import type { FoundPost } from '../clients/social/types.js';
@@ -33,7 +33,6 @@ import { AppError } from '../runtime/errors.js';
 import type { ErrorCode } from '../../schemas/errors.js';
 import type { WatchTerms } from './match.js';
 
-type MentionCategory = (typeof MENTION_CATEGORIES)[number];
 
 export interface Judgement {
   readonly category: MentionCategory;

@@ -13,13 +13,12 @@
  *
  * Every read names the tenant: another key's mention is the same as an unknown id.
  */
-import { MENTION_CATEGORIES, MENTION_STATUSES } from '../../schemas/api/monitoring.js';
+import type { MentionCategory, MentionStatus } from '../../schemas/api/monitoring.js';
 import type { BatchWriter } from '../runtime/store/batch-writer.js';
 import type { Store } from '../runtime/store/store.js';
 import type { FoundMention } from './found.js';
 
-export type MentionCategory = (typeof MENTION_CATEGORIES)[number];
-export type MentionStatus = (typeof MENTION_STATUSES)[number];
+export type { MentionCategory, MentionStatus };
 
 export interface Mention {
   readonly id: string;

@@ -32,6 +32,8 @@ export const ChecksQuery = Type.Object({ limit: Type.Optional(Pagination(100, 20
 export const MENTION_PLATFORMS = ['web', 'feeds', 'reddit', 'hackernews', 'x', 'bluesky', 'youtube', 'github'] as const;
 export const MENTION_CATEGORIES = ['bug_report', 'complaint', 'question', 'buying_intent', 'praise', 'competitor', 'other'] as const;
 export const MENTION_STATUSES = ['new', 'seen', 'irrelevant', 'done'] as const;
+export type MentionCategory = (typeof MENTION_CATEGORIES)[number];
+export type MentionStatus = (typeof MENTION_STATUSES)[number];
 
 const Terms = (description: string, maxItems: number) =>
   Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { maxItems, description });

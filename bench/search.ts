@@ -28,10 +28,14 @@
  * (chdb runs bound statements one at a time per process) after a warm-up of 10 queries; the
  * scan runs every n-th query, BENCH_SEARCH_SCAN_QUERIES (default 60) of them (the multi scan
  * half as many). The tables are merged (OPTIMIZE FINAL) before measuring. Index size is bytes
- * on disk of the active parts (system.parts) of search_docs + search_postings per page.
+ * on disk of the active parts (system.parts) of search_docs + search_term_postings per page.
  *
  * Also measured: the parser's cost of building a page's index rows (pageSearchRows) per corpus
  * page, beside what building its document costs.
+ *
+ * BENCH_SEARCH_DIR keeps the store in that directory instead of a temporary one: a run that finds
+ * it already loaded with BENCH_SEARCH_PAGES pages skips the load (the pages are still drawn, so
+ * the queries are the same) and measures at once; for A/B runs of the query side.
  *
  * Targets: ≥ 20× the scan's queries/s, p99 under the scan's p50. One JSON line on stdout; it
  * also gives each side's CPU time per query (this process: JS and the engine's threads) and
@@ -39,7 +43,7 @@
  *
  *   npx tsx bench/search.ts            (alone; `npm run bench` runs it with the others)
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildHtmlDocument, resolveOptions, type ScrapeDocument } from '../actors/parser/document/index.js';
@@ -54,6 +58,7 @@ import { seededRandom as rng } from './seeded-random.js';
 const PAGES = positiveInteger('BENCH_SEARCH_PAGES', 100_000);
 const QUERIES = positiveInteger('BENCH_SEARCH_QUERIES', 240);
 const SCAN_QUERIES = positiveInteger('BENCH_SEARCH_SCAN_QUERIES', 60);
+const KEPT_DIR = process.env.BENCH_SEARCH_DIR || '';
 const BATCH_PAGES = 2_000;
 const TENANTS = Array.from({ length: 10 }, (_, i) => `bench-key-${i}`);
 const VOCABULARY = 30_000;
@@ -165,6 +170,21 @@ const SCAN_TABLE = `CREATE TABLE IF NOT EXISTS scan_pages (tenant String, url St
 ENGINE = MergeTree ORDER BY url`;
 
 /** Loads PAGES variants into the index and the scan table; returns seconds taken and postings written. */
+/** Whether the store already holds the loaded pages (a kept BENCH_SEARCH_DIR); a partial load is emptied. */
+async function isLoaded(store: Store): Promise<boolean> {
+  const [row] = await store.query<{ n: string }>('SELECT count() AS n FROM scan_pages');
+  if (Number(row?.n ?? 0) === PAGES) return true;
+  for (const table of ['search_docs', 'search_term_postings', 'scan_pages']) await store.command(`TRUNCATE TABLE ${table}`);
+  return false;
+}
+
+/** Draws the pages a load would (so the seeded queries after it are the same) without storing them; postings as stored. */
+async function redraw(store: Store, base: readonly BasePage[]): Promise<{ seconds: number; postings: number }> {
+  for (let i = 0; i < PAGES; i += 1) variant(base[i % base.length] as BasePage, i);
+  const [row] = await store.query<{ n: string }>('SELECT count() AS n FROM search_term_postings');
+  return { seconds: 0, postings: Number(row?.n ?? 0) };
+}
+
 async function load(store: Store, base: readonly BasePage[]): Promise<{ seconds: number; postings: number }> {
   const started = performance.now();
   let inFlight: Promise<unknown> = Promise.resolve();
@@ -265,13 +285,15 @@ async function main(): Promise<void> {
     emit({ bench: 'search', skipped: `corpus not found under ${corpusDir()}` });
     return;
   }
-  const dir = mkdtempSync(join(tmpdir(), 'bench-search-'));
+  if (KEPT_DIR) mkdirSync(KEPT_DIR, { recursive: true });
+  const dir = KEPT_DIR || mkdtempSync(join(tmpdir(), 'bench-search-'));
   const store = await createStore({ kind: 'chdb', dataDir: dir }, createLogger(process.env.BENCH_LOG_LEVEL || 'error'));
   try {
     await store.migrate();
     await store.command(SCAN_TABLE);
-    const loaded = await load(store, corpus.pages);
-    for (const table of ['search_docs', 'search_postings', 'scan_pages']) await store.command(`OPTIMIZE TABLE ${table} FINAL`);
+    const reused = await isLoaded(store);
+    const loadedPages = reused ? await redraw(store, corpus.pages) : await load(store, corpus.pages);
+    if (!reused) for (const table of ['search_docs', 'search_term_postings', 'scan_pages']) await store.command(`OPTIMIZE TABLE ${table} FINAL`);
     const asked = queries(corpus.pages);
     const provider = new LocalIndexProvider(store);
     const search = (q: Asked) => {
@@ -291,13 +313,14 @@ async function main(): Promise<void> {
     const baseline = await measure(scanned, scan);
     const multi = await measure(spread(asked, Math.ceil(SCAN_QUERIES / 2)), multiScan);
     const docsBytes = await bytesPerPage(store, 'search_docs');
-    const postingsBytes = await bytesPerPage(store, 'search_postings');
+    const postingsBytes = await bytesPerPage(store, 'search_term_postings');
     emit({
       bench: 'search',
       pages: PAGES,
-      postings: loaded.postings,
-      load_s: round2(loaded.seconds),
-      load_pages_per_s: Math.round(PAGES / loaded.seconds),
+      postings: loadedPages.postings,
+      reused_store: reused,
+      load_s: round2(loadedPages.seconds),
+      load_pages_per_s: reused ? null : Math.round(PAGES / loadedPages.seconds),
       queries_with_results: found,
       ...index,
       index_bytes_per_page: docsBytes + postingsBytes,
@@ -327,7 +350,7 @@ async function main(): Promise<void> {
     });
   } finally {
     await store.close();
-    rmSync(dir, { recursive: true, force: true });
+    if (!KEPT_DIR) rmSync(dir, { recursive: true, force: true });
   }
 }
 

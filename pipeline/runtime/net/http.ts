@@ -53,6 +53,7 @@ import { ACCEPT_ENCODING, mergeHeaders } from './headers.js';
 import { browserHeaders } from './identity.js';
 import { acceptLanguage, languagesFor, type Location } from './locale.js';
 import { ProxyRouter, type ProxyPools, type ProxyRoute, type ProxyUsed } from './proxies.js';
+import { flatHeaders, safeOrigin, setCookiesOf, takeCookie, visited, withCookie, without, withoutHash } from './hop-parts.js';
 
 export const DEFAULT_MAX_BYTES = 15 * 1024 * 1024;
 export const DEFAULT_MAX_REDIRECTS = 10;
@@ -131,15 +132,6 @@ interface Hop {
   /** The response's Set-Cookie headers, one per cookie. */
   readonly setCookies: readonly string[];
   readonly fetchedAtMs: number;
-}
-
-function flatHeaders(headers: http.IncomingHttpHeaders): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) {
-    if (value === undefined) continue;
-    out[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : String(value);
-  }
-  return out;
 }
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
@@ -366,55 +358,5 @@ export class HttpFetcher {
         resolve({ statusCode: res.statusCode, headers, body, location: null, setCookies: res.setCookies, fetchedAtMs: res.at });
       });
     });
-  }
-}
-
-function withoutHash(url: URL): string {
-  if (!url.href.includes('#')) return url.href;
-  const copy = new URL(url.href);
-  copy.hash = '';
-  return copy.href;
-}
-
-/** The URL's Cookie headers asked with so far, `cookie` added. */
-function visited(visits: Map<string, Set<string>>, url: URL, cookie: string): void {
-  const key = withoutHash(url);
-  const cookies = visits.get(key) ?? new Set<string>();
-  cookies.add(cookie);
-  visits.set(key, cookies);
-}
-
-/** The Set-Cookie lines of a response, one per cookie (Node keeps them apart). */
-function setCookiesOf(res: http.IncomingMessage): string[] {
-  return res.headers['set-cookie'] ?? [];
-}
-
-/** The caller's Cookie header (its name in any case) taken out of the headers to send. */
-function takeCookie(headers: Record<string, string>): { cookie: string | undefined; rest: Record<string, string> } {
-  let cookie: string | undefined;
-  const rest: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) {
-    if (name.toLowerCase() === 'cookie') cookie = value;
-    else rest[name] = value;
-  }
-  return { cookie, rest };
-}
-
-function withCookie(headers: Record<string, string>, cookie: string): Record<string, string> {
-  return cookie ? { ...headers, Cookie: cookie } : headers;
-}
-
-/** The headers without `lowerName` (in any case). */
-function without(headers: Record<string, string>, lowerName: string): Record<string, string> {
-  return Object.fromEntries(Object.entries(headers).filter(([name]) => name.toLowerCase() !== lowerName));
-}
-
-/** Scheme, host and path of a URL, without userinfo or query: what messages show. */
-function safeOrigin(url: string): string {
-  try {
-    const u = new URL(url);
-    return `${u.origin}${u.pathname}`;
-  } catch {
-    return '(unparseable URL)';
   }
 }

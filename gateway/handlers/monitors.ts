@@ -31,7 +31,6 @@
 import { AppError } from '../../pipeline/runtime/errors.js';
 import type { Events } from '../../pipeline/runtime/events.js';
 import {
-  checkDeliveries,
   checkPages,
   isFinal,
   listChecks,
@@ -39,10 +38,10 @@ import {
   queuedCheck,
   readCheck,
   writeCheck,
-  type CheckDelivery,
   type CheckRecord,
   type PageResult,
 } from '../../pipeline/monitors/checks.js';
+import { checkDeliveries, type CheckDelivery } from '../../pipeline/monitors/deliveries.js';
 import { createMonitor, deleteMonitor, intervalMs, listMonitors, monitorPages, openWebhook, readMonitor, type MonitorRecord, type MonitorSpec } from '../../pipeline/monitors/record.js';
 import { checkRequestEvent, scheduledMonitor, scheduleMonitor, takeRunning, unscheduleMonitor } from '../../pipeline/monitors/schedule.js';
 import type { State } from '../../pipeline/runtime/state/state.js';

@@ -115,7 +115,7 @@ function keptPosts(posts: readonly FoundPost[], watch: CompiledWatch): FoundMent
   return kept;
 }
 
-/** Asks every platform of the watch and keeps what matches; `isNew` drops what was stored before. */
+/** Asks every platform of the watch and keeps what matches. */
 export async function gather(
   tenant: string,
   spec: WatchSpec,
@@ -123,7 +123,6 @@ export async function gather(
   deps: Pick<CollectDeps, 'connectors' | 'platformTimeoutMs' | 'modelJudgesContext'>,
   timeoutMs: number,
   signal: AbortSignal,
-  isNew: (posts: readonly FoundMention[]) => Promise<FoundMention[]> = async (posts) => [...posts],
 ): Promise<Gathered> {
   const watch = compileWatch({ ...spec, context: deps.modelJudgesContext ? null : spec.context });
   const results: PlatformResults = {};
@@ -132,11 +131,23 @@ export async function gather(
   await mapBounded(platforms, platforms.length || 1, async (platform: Platform) => {
     const connector = deps.connectors.get(platform) as Connector;
     const asked = await askPlatform(connector, tenant, spec, sinceMs, Math.min(deps.platformTimeoutMs, timeoutMs), signal);
-    const fresh = await isNew(keptPosts(asked.posts, watch));
-    results[platform] = { ...asked.result, found: fresh.length };
-    posts.push(...fresh);
+    const kept = keptPosts(asked.posts, watch);
+    results[platform] = { ...asked.result, found: kept.length };
+    posts.push(...kept);
   }, signal);
   posts.sort((a, b) => b.publishedAtMs - a.publishedAtMs);
+  return { results, posts };
+}
+
+/** The posts the watch has not stored yet (one read for every platform), each platform's `found` counting those. */
+async function withoutStored(store: CollectDeps['store'], tenant: string, watchId: string, gathered: Gathered): Promise<Gathered> {
+  const ids = gathered.posts.map((p) => mentionId(tenant, watchId, p.platform, p.externalId));
+  const stored = await storedMentionIds(store, tenant, ids);
+  const posts = gathered.posts.filter((_, i) => !stored.has(ids[i] as string));
+  const results: PlatformResults = {};
+  for (const [platform, result] of Object.entries(gathered.results) as [Platform, PlatformResult][]) {
+    results[platform] = { ...result, found: posts.filter((p) => p.platform === platform).length };
+  }
   return { results, posts };
 }
 
@@ -202,11 +213,8 @@ async function runCollection(event: WatchCollectRequested, deps: CollectDeps, co
   await writeCollection(deps.writer, running);
   let gathered: Gathered;
   try {
-    const isNew = async (posts: readonly FoundMention[]) => {
-      const stored = await storedMentionIds(deps.store, event.tenant, posts.map((p) => mentionId(event.tenant, watch.id, p.platform, p.externalId)));
-      return posts.filter((p) => !stored.has(mentionId(event.tenant, watch.id, p.platform, p.externalId)));
-    };
-    gathered = await gather(event.tenant, { ...watch, webhook: null }, sinceMs, deps, Math.max(1_000, event.deadlineMs - now()), signal, isNew);
+    const asked = await gather(event.tenant, { ...watch, webhook: null }, sinceMs, deps, Math.max(1_000, event.deadlineMs - now()), signal);
+    gathered = await withoutStored(deps.store, event.tenant, watch.id, asked);
   } catch (error) {
     await deps.keys.settle(account, held, 0, { requestId: collection.id, op: 'mentionCollection' });
     throw error;

@@ -28,7 +28,7 @@
  * (chdb runs bound statements one at a time per process) after a warm-up of 10 queries; the
  * scan runs every n-th query, BENCH_SEARCH_SCAN_QUERIES (default 60) of them (the multi scan
  * half as many). The tables are merged (OPTIMIZE FINAL) before measuring. Index size is bytes
- * on disk of the active parts (system.parts) of search_docs + search_term_postings per page.
+ * on disk of the active parts (system.parts) of search_docs + search_postings per page.
  *
  * Also measured: the parser's cost of building a page's index rows (pageSearchRows) per corpus
  * page, beside what building its document costs.
@@ -174,14 +174,14 @@ ENGINE = MergeTree ORDER BY url`;
 async function isLoaded(store: Store): Promise<boolean> {
   const [row] = await store.query<{ n: string }>('SELECT count() AS n FROM scan_pages');
   if (Number(row?.n ?? 0) === PAGES) return true;
-  for (const table of ['search_docs', 'search_term_postings', 'scan_pages']) await store.command(`TRUNCATE TABLE ${table}`);
+  for (const table of ['search_docs', 'search_postings', 'scan_pages']) await store.command(`TRUNCATE TABLE ${table}`);
   return false;
 }
 
 /** Draws the pages a load would (so the seeded queries after it are the same) without storing them; postings as stored. */
 async function redraw(store: Store, base: readonly BasePage[]): Promise<{ seconds: number; postings: number }> {
   for (let i = 0; i < PAGES; i += 1) variant(base[i % base.length] as BasePage, i);
-  const [row] = await store.query<{ n: string }>('SELECT count() AS n FROM search_term_postings');
+  const [row] = await store.query<{ n: string }>('SELECT count() AS n FROM search_postings');
   return { seconds: 0, postings: Number(row?.n ?? 0) };
 }
 
@@ -293,7 +293,7 @@ async function main(): Promise<void> {
     await store.command(SCAN_TABLE);
     const reused = await isLoaded(store);
     const loadedPages = reused ? await redraw(store, corpus.pages) : await load(store, corpus.pages);
-    if (!reused) for (const table of ['search_docs', 'search_term_postings', 'scan_pages']) await store.command(`OPTIMIZE TABLE ${table} FINAL`);
+    if (!reused) for (const table of ['search_docs', 'search_postings', 'scan_pages']) await store.command(`OPTIMIZE TABLE ${table} FINAL`);
     const asked = queries(corpus.pages);
     const provider = new LocalIndexProvider(store);
     const search = (q: Asked) => {
@@ -313,7 +313,7 @@ async function main(): Promise<void> {
     const baseline = await measure(scanned, scan);
     const multi = await measure(spread(asked, Math.ceil(SCAN_QUERIES / 2)), multiScan);
     const docsBytes = await bytesPerPage(store, 'search_docs');
-    const postingsBytes = await bytesPerPage(store, 'search_term_postings');
+    const postingsBytes = await bytesPerPage(store, 'search_postings');
     emit({
       bench: 'search',
       pages: PAGES,

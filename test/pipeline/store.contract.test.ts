@@ -32,6 +32,7 @@ const TABLES = [
   'pages',
   'schema_migrations',
   'search_docs',
+  'search_lengths',
   'search_page_terms',
   'search_postings',
   'watch_collections',
@@ -99,7 +100,7 @@ function storeContract(
     });
 
     it('migrates once: the second run applies nothing and every table exists', async () => {
-      expect(firstMigration).toEqual(['0001_init', '0002_page_cache', '0003_merge_memory', '0004_page_changes', '0005_search_index', '0006_monitors', '0007_mentions']);
+      expect(firstMigration).toEqual(['0001_init', '0002_page_cache', '0003_merge_memory', '0004_page_changes', '0005_search_index', '0006_monitors', '0007_mentions', '0008_search_reads']);
       expect(await store.migrate()).toEqual([]);
       const tables = await store.query<{ name: string }>('SELECT name FROM system.tables WHERE database = currentDatabase() ORDER BY name');
       expect(tables.map((t) => t.name)).toEqual(expect.arrayContaining(TABLES));
@@ -113,9 +114,10 @@ function storeContract(
           { version: 5, name: '0005_search_index' },
           { version: 6, name: '0006_monitors' },
           { version: 7, name: '0007_mentions' },
+          { version: 8, name: '0008_search_reads' },
         ]),
       );
-      expect(recorded).toHaveLength(7);
+      expect(recorded).toHaveLength(8);
       const columns = await store.query<{ name: string }>("SELECT name FROM system.columns WHERE database = currentDatabase() AND table = 'pages'");
       expect(columns.map((c) => c.name)).toEqual(expect.arrayContaining(['body_base64', 'response_headers', 'cache_key', 'shareable']));
       // 0007_mentions: what a stored mention carries beyond 0001's columns.
@@ -127,6 +129,11 @@ function storeContract(
         for (const setting of ['index_granularity_bytes = 1048576', 'merge_max_block_size_bytes = 1048576', 'min_bytes_for_wide_part = 134217728']) {
           expect(ddl?.statement, `${table}: ${setting}`).toContain(setting);
         }
+      }
+      // 0008_search_reads: the search index's parts stay compact at any size.
+      for (const table of ['search_docs', 'search_postings']) {
+        const [ddl] = await store.query<{ statement: string }>(`SHOW CREATE TABLE ${table}`);
+        expect(ddl?.statement, table).toContain('min_bytes_for_wide_part = 1099511627776');
       }
     });
 

@@ -2,10 +2,12 @@
  * pipeline/search/index: the tokenizer, the rows a page becomes, snippets and filters (no
  * engine), then the index in a real store on both drivers — chdb in this process (embedded
  * mode) and @clickhouse/client over HTTP to chdb's ClickHouse interface in its own process
- * (distributed mode): the 0005 migration, BM25 ranking, per-key visibility, one result per
+ * (distributed mode): the 0005 and 0008 migrations, BM25 ranking, per-key visibility, one result per
  * URL, stale postings, lang and time filters, paging, snippets, hostile query text, and the
  * parser writing the index next to `pages`.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handlePageFetched } from '../../actors/parser/index.js';
 import { ServiceError } from '../../pipeline/clients/service-http.js';
@@ -17,6 +19,8 @@ import {
   BM25_K1,
   LocalIndexProvider,
   corpusStats,
+  indexStats,
+  statsFor,
   eachTerm,
   indexRows,
   pageIndexFacts,
@@ -30,6 +34,7 @@ import {
   urlHash,
   type IndexedPage,
 } from '../../pipeline/search/index/index.js';
+import { migrationsDir, splitStatements } from '../../pipeline/runtime/store/migration-files.js';
 import { MAX_TERMS, TEXT_LIMIT } from '../../pipeline/search/index/rows.js';
 import type { SearchQuery, SerpPage } from '../../pipeline/search/types.js';
 import type { EventValue } from '../../schemas/events/index.js';
@@ -218,7 +223,7 @@ function storeSuite(name: string, open: () => Promise<{ store: Store; cleanup: (
     const search = (tenant: string, q: SearchQuery): Promise<SerpPage> => provider.search(q, { tenant, timeoutMs: 20_000, signal: new AbortController().signal });
     const urls = (page: SerpPage) => page.organic.map((r) => r.url);
 
-    it('creates the index tables through the 0005 migration; postings arrive through the view', async () => {
+    it('creates the index tables through the 0005 and 0008 migrations; postings and lengths arrive through views', async () => {
       const [recorded] = await store.query<{ name: string }>('SELECT name FROM schema_migrations FINAL WHERE version = 5');
       expect(recorded?.name).toBe('0005_search_index');
       const tables = await store.query<{ name: string; engine: string; sorting_key: string }>(
@@ -226,6 +231,8 @@ function storeSuite(name: string, open: () => Promise<{ store: Store; cleanup: (
       );
       expect(tables).toEqual([
         { name: 'search_docs', engine: 'ReplacingMergeTree', sorting_key: 'url_hash, tenant' },
+        { name: 'search_docs_lengths', engine: 'MaterializedView', sorting_key: '' },
+        { name: 'search_lengths', engine: 'ReplacingMergeTree', sorting_key: 'url_hash, tenant' },
         { name: 'search_page_terms', engine: 'Null', sorting_key: '' },
         { name: 'search_page_terms_postings', engine: 'MaterializedView', sorting_key: '' },
         { name: 'search_postings', engine: 'ReplacingMergeTree', sorting_key: 'term, url_hash, tenant' },
@@ -238,6 +245,24 @@ function storeSuite(name: string, open: () => Promise<{ store: Store; cleanup: (
         { term: 'twice', tf: 1, ...common },
         { term: 'viewed', tf: 3 + 1, ...common },
       ]);
+      const lengths = await store.query('SELECT tenant, shareable, doc_len FROM search_lengths WHERE url_hash = {h:UInt64}', { h: BigInt(urlHash(page.url)) });
+      expect(lengths).toEqual([{ tenant: 'key-a', shareable: 1, doc_len: 3 + 2 }]);
+    });
+
+    it('0008 fills search_lengths with the copies search_docs held before it', async () => {
+      const [before] = await store.query<{ n: string }>('SELECT count() AS n FROM search_lengths FINAL');
+      await store.command('TRUNCATE TABLE search_lengths');
+      const page = indexed('https://backfill.example/p', { tenant: 'key-old', shareable: false, text: filler(6) });
+      await store.insert('search_docs', [indexRows(page).doc]);
+      await store.command('TRUNCATE TABLE search_lengths');
+      const statements = splitStatements(readFileSync(join(migrationsDir(), '0008_search_reads.sql'), 'utf8'));
+      for (const statement of statements) await store.command(statement);
+      const [after] = await store.query<{ n: string }>('SELECT count() AS n FROM search_lengths FINAL');
+      expect(Number(after?.n)).toBe(Number(before?.n) + 1);
+      for (const statement of statements) await store.command(statement);
+      const [again] = await store.query<{ n: string }>('SELECT count() AS n FROM search_lengths FINAL');
+      expect(again?.n).toBe(after?.n);
+      expect(statsFor(await indexStats(store), 'key-old').docs - statsFor(await indexStats(store), 'key-nobody').docs).toBe(1);
     });
 
     it('ranks a title match above a body match', async () => {
@@ -368,6 +393,45 @@ function storeSuite(name: string, open: () => Promise<{ store: Store; cleanup: (
       expect(both?.score).toBeCloseTo(idf(2) * part(3 + 1, 3 + 14) + idf(1) * part(1, 3 + 14), 9);
       expect(one?.doc.url).toBe('https://bm25.example/one');
       expect(one?.score).toBeCloseTo(idf(2) * part(1, 31), 9);
+    });
+
+    it("reads every key's N and avgdl at once: the shared copies plus the key's own unshared ones", async () => {
+      const url = 'https://stats.example/page';
+      await put(
+        indexed(url, { tenant: 'key-stats', shareable: false, fetchedAtMs: NOW - 2 * HOUR, text: filler(5) }),
+        indexed(url, { tenant: 'key-stats', shareable: false, fetchedAtMs: NOW - HOUR, text: filler(50) }),
+        indexed('https://stats.example/once-shared', { tenant: 'key-stats', shareable: true, fetchedAtMs: NOW - 2 * HOUR, text: filler(7) }),
+        indexed('https://stats.example/once-shared', { tenant: 'key-stats', shareable: false, fetchedAtMs: NOW - HOUR, text: filler(9) }),
+      );
+      const perKey = async (tenant: string) => {
+        const [row] = await store.query<{ docs: string; avg: number }>('SELECT count() AS docs, avg(doc_len) AS avg FROM search_docs FINAL WHERE tenant = {tenant:String} OR shareable = 1', { tenant });
+        return { docs: Number(row?.docs), avgDocLen: Number(row?.avg) };
+      };
+      const all = await indexStats(store);
+      for (const tenant of ['key-a', 'key-b', 'key-stats', 'key-nobody']) {
+        const expected = await perKey(tenant);
+        expect(statsFor(all, tenant), tenant).toEqual({ docs: expected.docs, avgDocLen: expect.closeTo(expected.avgDocLen, 9) });
+      }
+      expect(statsFor(all, 'key-stats').docs - statsFor(all, 'key-nobody').docs).toBe(2);
+    });
+
+    it('scores a one-term query with the same BM25, df counted before the filters', async () => {
+      await put(
+        indexed('https://bm25-one.example/en', { lang: 'en', text: `soloterm soloterm ${filler(20)}` }),
+        indexed('https://bm25-one.example/de-1', { lang: 'de', text: `soloterm ${filler(10)}` }),
+        indexed('https://bm25-one.example/de-2', { lang: 'de', text: `soloterm ${filler(40)}` }),
+      );
+      const stats = await corpusStats(store, 'key-a');
+      const idf = Math.log(1 + (stats.docs - 3 + 0.5) / (3 + 0.5));
+      const part = (tf: number, dl: number) => (tf * (BM25_K1 + 1)) / (tf + BM25_K1 * (1 - BM25_B + (BM25_B * dl) / stats.avgDocLen));
+      const ask = (lang: string) => rank(store, { tenant: 'key-a', terms: ['soloterm'], lang, sinceMs: 0, offset: 0, limit: 10 }, stats);
+      const all = await ask('');
+      expect(all.hits.map((h) => h.doc.url)).toEqual(['https://bm25-one.example/en', 'https://bm25-one.example/de-1', 'https://bm25-one.example/de-2']);
+      expect(all.hits.map((h) => h.score)).toEqual([expect.closeTo(idf * part(2, 22), 9), expect.closeTo(idf * part(1, 11), 9), expect.closeTo(idf * part(1, 41), 9)]);
+      expect(all.total).toBe(3);
+      const english = await ask('en');
+      expect(english.hits.map((h) => [h.doc.url, h.score])).toEqual([['https://bm25-one.example/en', expect.closeTo(idf * part(2, 22), 9)]]);
+      expect(english.total).toBe(1);
     });
 
     it('applies the language and time filters together', async () => {

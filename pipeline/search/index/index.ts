@@ -26,15 +26,19 @@
  * Visibility everywhere: a key sees its own copies and the copies any key stored as
  * shareable (pages fetched without the caller's own headers: pipeline/pages/cache.ts).
  *
- * bench/search.ts, 100,000 pages in chdb on a shared 2-core machine (three runs): p50 31–35 ms,
- * p99 50–106 ms, 25–32 queries/s; a plain scan of the same text (positionCaseInsensitiveUTF8
- * per term) p50 365–701 ms: 11–20× its queries/s (the scan uses both cores, the index one;
- * 21× less CPU per query where measured), p99 at 8–17% of its p50. 8.4 KB on disk per page
- * (search_docs 1.2 KB, search_postings 7.2 KB).
+ * - infra/clickhouse/0008_search_reads.sql — both tables keep compact parts (what a search reads
+ *   of a part is a few columns of a few granules), and `search_lengths` (each copy's key,
+ *   visibility, version and length, filled by a view) serves BM25's statistics.
+ *
+ * bench/search.ts, 100,000 pages in chdb on a quiet 2-core machine: p50 13.2–13.6 ms, p99
+ * 21.7–23.5 ms, 70–72 queries/s; a plain scan of the same text (positionCaseInsensitiveUTF8
+ * per term) p50 285–294 ms: 21.0–21.7× its queries/s (the scan uses both cores, the index one;
+ * 39–40× less CPU per query), p99 at 7–8% of its p50. 8.5 KB on disk per page (search_docs
+ * 1.2 KB, search_postings 7.3 KB, search_lengths 21 B).
  */
 export { LocalIndexProvider, MAX_QUERY_TERMS, queryTerms, rangeStartMs, unappliedFilters, type LocalIndexOptions } from './provider.js';
 export { isIndexable, pageSearchRows, writeSearchRows, type FetchedPage } from './page.js';
 export { indexRows, normalizeLang, pageIndexFacts, urlHash, type IndexedPage, type IndexRows, type PageFacts } from './rows.js';
-export { BM25_B, BM25_K1, corpusStats, rank, type CorpusStats, type RankedHit, type RankQuery, type Ranking, type ShownDoc } from './query.js';
+export { BM25_B, BM25_K1, corpusStats, indexStats, rank, statsFor, type CorpusStats, type IndexStats, type RankedHit, type RankQuery, type Ranking, type ShownDoc } from './query.js';
 export { snippetOf } from './snippet.js';
 export { eachTerm, tokenize } from './tokenize.js';

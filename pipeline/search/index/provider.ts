@@ -6,7 +6,8 @@
  *   MAX_QUERY_TERMS, are ranked with BM25 (query.ts), every term optional: a page holding more
  *   of them ranks higher through the sum. A query with no index term (only stop words or
  *   punctuation) has no results. Quotes, operators and SQL in the text are just text.
- * - N and avgdl per key are cached for STATS_TTL_MS (60 s), at most STATS_CACHE_SIZE keys.
+ * - N and avgdl are read for every key at once (query.ts indexStats) and reused for STATS_TTL_MS
+ *   (60 s).
  * - Applied: `lang` (query.ts: `en` matches `en-US`; pages without a language do not match),
  *   the `tbs` time ranges h/d/w/m/y (published time when the page gives one, else fetch time;
  *   m and y are calendar months and years), `page` and `num`. `device` changes nothing.
@@ -24,14 +25,13 @@
 import { ServiceError } from '../../clients/service-http.js';
 import type { Store } from '../../runtime/store/store.js';
 import { displayedUrlOf, emptyPage, type OrganicResult, type ProviderContext, type SearchProvider, type SearchQuery, type SerpPage, type TimeRange } from '../types.js';
-import { corpusStats, rank, type CorpusStats } from './query.js';
+import { indexStats, rank, statsFor, type CorpusStats, type IndexStats } from './query.js';
 import { normalizeLang } from './rows.js';
 import { snippetOf } from './snippet.js';
 import { tokenize } from './tokenize.js';
 
 export const MAX_QUERY_TERMS = 32;
 export const STATS_TTL_MS = 60_000;
-export const STATS_CACHE_SIZE = 1_000;
 
 export interface LocalIndexOptions {
   /** The clock (epoch ms), for the time filters and the stats cache. */
@@ -97,7 +97,7 @@ export class LocalIndexProvider implements SearchProvider {
   readonly name = 'local' as const;
   private readonly now: () => number;
   private readonly statsTtlMs: number;
-  private readonly stats = new Map<string, { readonly at: number; readonly value: Promise<CorpusStats> }>();
+  private stats: { readonly at: number; readonly value: Promise<IndexStats> } | null = null;
 
   constructor(
     private readonly store: Store,
@@ -147,18 +147,17 @@ export class LocalIndexProvider implements SearchProvider {
     return { ...page, organic, totalResults: ranking.total, hasMore: ranking.hasMore };
   }
 
-  /** N and avgdl of what `tenant` sees, reused for statsTtlMs; a failed read is not kept. */
-  private corpusStats(tenant: string): Promise<CorpusStats> {
+  /** N and avgdl of what `tenant` sees, from every key's statistics read at most every statsTtlMs; a failed read is not kept. */
+  private async corpusStats(tenant: string): Promise<CorpusStats> {
     const now = this.now();
-    const cached = this.stats.get(tenant);
-    if (cached && now - cached.at < this.statsTtlMs) return cached.value;
-    this.stats.delete(tenant);
-    if (this.stats.size >= STATS_CACHE_SIZE) this.stats.delete(this.stats.keys().next().value as string);
-    const value = corpusStats(this.store, tenant);
-    this.stats.set(tenant, { at: now, value });
-    value.catch(() => {
-      if (this.stats.get(tenant)?.value === value) this.stats.delete(tenant);
-    });
-    return value;
+    if (!this.stats || now - this.stats.at >= this.statsTtlMs) {
+      const value = indexStats(this.store);
+      const entry = { at: now, value };
+      this.stats = entry;
+      value.catch(() => {
+        if (this.stats === entry) this.stats = null;
+      });
+    }
+    return statsFor(await this.stats.value, tenant);
   }
 }

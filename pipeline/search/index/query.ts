@@ -28,7 +28,8 @@
  * - tf and dl are rows.ts's weighted counts (title 3×, description 2×): the title boost.
  * - df(t): visible postings of t (FINAL: one per URL and key; before the lang and time
  *   filters, which select results, not statistics). N, avgdl: visible copies and their mean dl
- *   (`corpusStats`, cached by the provider); N is raised to df when a cached N is behind.
+ *   (`corpusStats`; the provider caches `indexStats`, every key's at once); N is raised to df
+ *   when a cached N is behind.
  * - Filters on the postings' own columns: `lang` matches a copy whose language is the tag or
  *   starts with `tag-` (`en` matches `en-us`; a copy without a language never matches);
  *   `sinceMs` keeps copies published at or after it, or, when the publication time is unknown,
@@ -36,6 +37,11 @@
  * - `total`: the results, when every candidate was read; else the number of distinct URLs
  *   among all candidates, an estimate, as it also counts a URL whose only candidates are
  *   postings its newest copy no longer has.
+ *
+ * A query of one term has one posting per copy (FINAL), so CANDIDATES skips the grouping: each
+ * posting is a candidate and df is the number of them (a window over all rows instead of one per
+ * term). Measured on 100,000 pages: 5.0 ms against 6.5 ms for one term through the grouping
+ * statement.
  *
  * Both statements turn off the engine's expression compilation: the scores' expression holds
  * each query's N and avgdl as constants, so it would be compiled anew (5–6 ms) every time.
@@ -102,7 +108,15 @@ export interface Ranking {
 
 const VISIBLE = '(tenant = {tenant:String} OR shareable = 1)';
 
-export const CORPUS_STATS = `SELECT count() AS docs, avg(doc_len) AS avg_doc_len FROM search_docs FINAL WHERE ${VISIBLE}`;
+/**
+ * What every key sees, in one read of `search_lengths` (0008: each copy's key, visibility,
+ * version and length): the copies whose newest version is shareable (seen by all) and, per key,
+ * its unshared ones. A key's N and avgdl follow from its row and the shared row, so one
+ * statement a minute serves every key.
+ */
+export const INDEX_STATS = `SELECT shareable = 1 AS shared, if(shared, '', tenant) AS owner, count() AS docs, sum(doc_len) AS doc_len
+FROM search_lengths FINAL
+GROUP BY shared, owner`;
 
 /**
  * The score's factors in the fewest operations (the header's formula, rearranged):
@@ -120,10 +134,28 @@ interface Filters {
   readonly since: boolean;
 }
 
-/** CANDIDATES with the filters a query asks for; one it does not ask for is left out, not passed as "any". */
-function candidatesSql({ lang, since }: Filters): string {
+/** CANDIDATES for one term: every visible posting is a copy's candidate, df is their count before the filters. */
+function singleTermSql(passes: readonly string[], filterColumns: string): string {
+  return `
+SELECT url_hash AS hash, tenant, toUnixTimestamp64Milli(fetched_at) AS fetched_ms, ${IDF} * part AS score, uniqExact(url_hash) OVER () AS urls
+FROM (
+  SELECT url_hash, tenant, fetched_at, ${TF_PART} AS part${filterColumns}, count() OVER () AS df
+  FROM search_postings FINAL
+  WHERE term IN {terms:Array(String)} AND ${VISIBLE}
+)${passes.length ? `\nWHERE ${passes.join(' AND ')}` : ''}
+ORDER BY score DESC, url_hash ASC, tenant ASC, fetched_at DESC
+LIMIT {limit:UInt32}
+${NO_COMPILE}`;
+}
+
+/**
+ * CANDIDATES with the filters a query asks for; one it does not ask for is left out, not passed
+ * as "any". With `single`, the statement for a query of one term.
+ */
+function candidatesSql({ lang, since }: Filters, single: boolean): string {
   const passes = [...(lang ? [LANG_PASSES] : []), ...(since ? [TIME_PASSES] : [])];
   const filterColumns = [...(lang ? ['lang'] : []), ...(since ? ['dated_at'] : [])].map((c) => `, ${c}`).join('');
+  if (single) return singleTermSql(passes, filterColumns);
   return `
 SELECT url_hash AS hash, tenant, toUnixTimestamp64Milli(fetched_at) AS fetched_ms, score, uniqExact(url_hash) OVER () AS urls
 FROM (
@@ -147,11 +179,41 @@ FROM search_docs
 WHERE url_hash IN {hashes:Array(UInt64)} AND tenant IN {tenants:Array(String)}
 ${NO_COMPILE}`;
 
+interface Totals {
+  readonly docs: number;
+  readonly docLen: number;
+}
+
+/** The index's copies as every key sees them (INDEX_STATS). */
+export interface IndexStats {
+  /** Copies whose newest version is shareable. */
+  readonly shared: Totals;
+  /** Per key, its copies whose newest version is not shareable. */
+  readonly unshared: ReadonlyMap<string, Totals>;
+}
+
+export async function indexStats(store: Store): Promise<IndexStats> {
+  const rows = await store.query<{ shared: number; owner: string; docs: string | number; doc_len: string | number }>(INDEX_STATS);
+  let shared: Totals = { docs: 0, docLen: 0 };
+  const unshared = new Map<string, Totals>();
+  for (const row of rows) {
+    const totals = { docs: Number(row.docs), docLen: Number(row.doc_len) };
+    if (Number(row.shared) === 1) shared = totals;
+    else unshared.set(row.owner, totals);
+  }
+  return { shared, unshared };
+}
+
+/** N and avgdl of what `tenant` sees: the shared copies and its own unshared ones. */
+export function statsFor(stats: IndexStats, tenant: string): CorpusStats {
+  const own = stats.unshared.get(tenant);
+  const docs = stats.shared.docs + (own?.docs ?? 0);
+  const docLen = stats.shared.docLen + (own?.docLen ?? 0);
+  return { docs, avgDocLen: docs > 0 && docLen > 0 ? docLen / docs : 1 };
+}
+
 export async function corpusStats(store: Store, tenant: string): Promise<CorpusStats> {
-  const [row] = await store.query<{ docs: string | number; avg_doc_len: number | null }>(CORPUS_STATS, { tenant });
-  const docs = Number(row?.docs ?? 0);
-  const avg = Number(row?.avg_doc_len ?? 0);
-  return { docs, avgDocLen: Number.isFinite(avg) && avg > 0 ? avg : 1 };
+  return statsFor(await indexStats(store), tenant);
 }
 
 interface CandidateRow {
@@ -224,7 +286,7 @@ function liveResults(candidates: readonly CandidateRow[], copies: readonly CopyR
 
 async function candidatesOf(store: Store, query: RankQuery, stats: CorpusStats, limit: number): Promise<CandidateRow[]> {
   const sinceS = Math.max(0, Math.floor(query.sinceMs / 1000));
-  return store.query<CandidateRow>(candidatesSql({ lang: query.lang !== '', since: sinceS > 0 }), {
+  return store.query<CandidateRow>(candidatesSql({ lang: query.lang !== '', since: sinceS > 0 }, query.terms.length === 1), {
     tenant: query.tenant,
     terms: [...query.terms],
     docs: stats.docs,

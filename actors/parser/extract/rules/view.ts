@@ -9,20 +9,7 @@
  * Positions in the visible text are how "near the headline" is measured: a date 200
  * characters below the h1 is near it, one in the footer 20,000 characters on is not.
  *
- * Furniture, inherited down the tree (a bit set, `Ctx`):
- *   footer   `<footer>` outside an article, role=contentinfo, class/id words footer,
- *            colophon, copyright, site-info;
- *   nav      `<nav>`, role=navigation/menu/menubar, class/id words nav, navbar, menu,
- *            breadcrumb(s);
- *   aside    `<aside>` outside an article, role=complementary, class/id words sidebar,
- *            widget(-area);
- *   header   `<header>` outside an article, role=banner, class/id words masthead,
- *            site-header, topbar;
- *   comments class/id words comment(s), comment-list, respond, disqus, reviews-list;
- *   related  class/id words related, recommended, more-stories, read-more,
- *            popular, trending, carousel, upsell, cross-sell;
- *   article  inside `<article>`;  main  inside `<main>` or role=main;  also inside a
- *   `<table>`, an `<li>`, a `<figure>` (so no rule walks up the tree to ask).
+ * Furniture, inherited down the tree (a bit set, `Ctx`): class-words.ts.
  * Walking skips `<script>`, `<style>`, `<template>`, `<svg>` and `<head>`'s non-title content;
  * `<noscript>` is walked for images only (lazy-loading fallbacks), not for text. The first
  * `<base href>` is noted on the way (skipped subtrees searched too), so no second walk finds it.
@@ -42,29 +29,13 @@ import type { CheerioAPI } from 'cheerio';
 import { visibleLength as loopLength } from '../../main-content/dom.js';
 import type { AnyNode, Element, Text } from 'domhandler';
 import { findFirst } from '../../formats/walk.js';
+import { Ctx, HINT_WORD_AT, furnitureOf, hintOf, type HintWord } from './class-words.js';
 
 export type { Element };
-
-export const Ctx = {
-  Footer: 1,
-  Nav: 2,
-  Aside: 4,
-  Header: 8,
-  Comments: 16,
-  Related: 32,
-  Article: 64,
-  Main: 128,
-  NoScript: 256,
-  Table: 512,
-  ListItem: 1024,
-  Figure: 2048,
-} as const;
+export { Ctx, FURNITURE, HINT_WORDS } from './class-words.js';
 
 /** Candidates a rule looks at, at most (the nearest ones): bounds the work on hostile pages. */
 export const MAX_CANDIDATES = 200;
-
-/** Furniture a reader skips when looking for the page's own facts. */
-export const FURNITURE = Ctx.Footer | Ctx.Nav | Ctx.Aside | Ctx.Header | Ctx.Comments | Ctx.Related;
 
 export interface Node {
   readonly el: Element;
@@ -135,70 +106,6 @@ export interface PageView {
 
 const SKIPPED = new Set(['script', 'style', 'template', 'svg', 'math', 'head', 'iframe', 'object', 'select', 'textarea']);
 const TAGS = new Set(['h1', 'h2', 'time', 'img', 'a', 'p', 'address', 'button', 'input', 's', 'del', 'strike', 'article', 'main', 'dt', 'th', 'li', 'footer']);
-/**
- * Words are matched in the class and id as written, ignoring case, not in a lower-cased
- * copy (no string per element): the same matches, as a `k` of a word also matches the
- * Kelvin sign, which lower-cases to `k` (and no word ends in `i`, which `İ` lower-cases to
- * with a combining dot after it).
- */
-const anyCase = (words: string): string => words.replace(/k/g, '[k\u212a]');
-
-/** Substrings of class/id the rules look up (`byHint`). */
-export const HINT_WORDS = [
-  'author', 'byline', 'date', 'time', 'publish', 'posted', 'updated', 'modified', 'price', 'stock', 'availab',
-  'rating', 'stars', 'review', 'address', 'adresse', 'contact', 'cart', 'basket', 'buy', 'lead', 'intro', 'standfirst',
-  'summary', 'excerpt', 'teaser', 'subtitle', 'subhead', 'dek', 'deck', 'title', 'headline', 'meta', 'info',
-] as const;
-type HintWord = (typeof HINT_WORDS)[number];
-/**
- * Every hint word where it occurs: no word is the start of another, so each match is one
- * word, and searching again from the character after a match's start finds the words that
- * overlap it ("updated" holds "date"). Most hints hold none: one search says so.
- */
-const HINT_WORD_AT = new RegExp(HINT_WORDS.map(anyCase).join('|'), 'gi');
-
-const FURNITURE_WORDS = {
-  footer: 'footer|site-?footer|colophon|copyright|site-?info|page-?footer|global-?footer',
-  nav: 'nav|navbar|navigation|menu|main-?menu|breadcrumbs?|skip-?links?',
-  aside: 'sidebar|side-?bar|widget-?area|rail|right-?rail',
-  header: 'masthead|site-?header|topbar|top-?bar|global-?header|page-?header-?nav',
-  comments: 'comments?|comment-?list|commentlist|respond|disqus|reviews-?list|user-?reviews',
-  related:
-    'related|related-?(?:posts|articles|stories|products|content)|recommend(?:ed|ations)?|more-?(?:stories|articles|news)|read-?more|popular|trending|carousel|upsells?|cross-?sells?|also-?bought|outbrain|taboola',
-} as const;
-/** The bit of each `FURNITURE_WORDS` group, in its order (group n of `FURNITURE_AT` is the n-th). */
-const FURNITURE_BITS = [Ctx.Footer, Ctx.Nav, Ctx.Aside, Ctx.Header, Ctx.Comments, Ctx.Related];
-/**
- * Every furniture word of a hint, a word being bounded by the hint's ends, spaces, `_` or
- * `-`; the group that matched names the kind. No word of one kind is another kind's word
- * cut at a `-`, so one kind matches where a word starts, and searching again from the
- * character after a match's start finds the others. Most hints hold none: one search says so.
- */
-const FURNITURE_AT = new RegExp(
-  `(?:^|[\\s_-])(?:${Object.values(FURNITURE_WORDS).map((words) => `(${anyCase(words)})`).join('|')})(?=$|[\\s_-])`,
-  'gi',
-);
-/** `FURNITURE_AT` without its groups: a quicker no for the three hints in four that name no furniture. */
-const ANY_FURNITURE = new RegExp(`(?:^|[\\s_-])(?:${anyCase(Object.values(FURNITURE_WORDS).join('|'))})(?=$|[\\s_-])`, 'i');
-
-/** The hint of an element: lower-cased `class` and `id`, space-joined and trimmed (`Node.hint`). */
-function hintOf(cls: string | undefined, id: string | undefined): string {
-  if (!cls && !id) return '';
-  if (id !== undefined || cls === undefined) return `${cls ?? ''} ${id ?? ''}`.toLowerCase().trim();
-  return cls.toLowerCase().trim();
-}
-
-/** The furniture a class or id names. */
-function furnitureOf(hint: string | undefined): number {
-  if (!hint || !ANY_FURNITURE.test(hint)) return 0;
-  let c = 0;
-  FURNITURE_AT.lastIndex = 0;
-  for (let m = FURNITURE_AT.exec(hint); m; m = FURNITURE_AT.exec(hint)) {
-    for (let group = 1; group <= FURNITURE_BITS.length; group += 1) if (m[group] !== undefined) c |= FURNITURE_BITS[group - 1] as number;
-    FURNITURE_AT.lastIndex = m.index + 1;
-  }
-  return c;
-}
 
 /** What the walk does with a tag, as bits (`TAG_KIND`): most tags are none of these. */
 const Kind = { Skipped: 1, Listed: 2, Document: 4, Header: 8, InArticleFurniture: 16 } as const;
@@ -277,7 +184,6 @@ function visibleLength(data: string): number {
 
 /** Below this many characters (a line break, a few tabs) a loop is cheaper than a replace; at 16 it is already slower. */
 const SHORT_TEXT = 6;
-
 
 /** The text children of an element, joined (a `<title>` holds only text). */
 const textData = (el: Element): string => el.children.map((t) => (t.type === 'text' ? (t as Text).data : '')).join('');

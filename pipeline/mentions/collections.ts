@@ -15,6 +15,7 @@
 import { randomBytes } from 'node:crypto';
 import { parseJsonObject } from '../runtime/json.js';
 import type { BatchWriter } from '../runtime/store/batch-writer.js';
+import { newestRuns, type NewestRuns, type RunTable } from '../runtime/store/runs.js';
 import type { Store } from '../runtime/store/store.js';
 import type { PlatformResult } from './found.js';
 
@@ -115,18 +116,8 @@ export const COLLECTION_BY_ID = `
 SELECT ${COLUMNS} FROM watch_collections FINAL
 WHERE tenant = {tenant:String} AND watch_id = {watchId:String} AND id = {id:String}`;
 
-/** The newest collection, and the newest completed one, of each of a tenant's watches. */
-export const NEWEST_COLLECTIONS = `
-SELECT ${COLUMNS} FROM watch_collections FINAL
-WHERE tenant = {tenant:String} AND watch_id IN {watchIds:Array(String)}
-ORDER BY watch_id, id DESC
-LIMIT 1 BY watch_id`;
-
-export const NEWEST_COMPLETED_COLLECTIONS = `
-SELECT ${COLUMNS} FROM watch_collections FINAL
-WHERE tenant = {tenant:String} AND watch_id IN {watchIds:Array(String)} AND status = 'completed'
-ORDER BY watch_id, id DESC
-LIMIT 1 BY watch_id`;
+/** The newest collection, and the newest completed one, of each of a tenant's watches (runs.ts). */
+const COLLECTION_RUNS: RunTable = { table: 'watch_collections', parent: 'watch_id', columns: COLUMNS };
 
 /** Every tenant's collections queued in the last two days and not finished: the frontier resumes them. */
 export const UNFINISHED_COLLECTIONS = `
@@ -187,14 +178,8 @@ export async function readCollection(store: Reader, tenant: string, watchId: str
 }
 
 /** Per watch: its newest collection and its newest completed one. */
-export async function newestCollections(store: Reader, tenant: string, watchIds: readonly string[]): Promise<{ newest: Map<string, CollectionRecord>; completed: Map<string, CollectionRecord> }> {
-  if (watchIds.length === 0) return { newest: new Map(), completed: new Map() };
-  const [newest, completed] = await Promise.all([
-    store.query<CollectionRow>(NEWEST_COLLECTIONS, { tenant, watchIds }),
-    store.query<CollectionRow>(NEWEST_COMPLETED_COLLECTIONS, { tenant, watchIds }),
-  ]);
-  const byWatch = (rows: CollectionRow[]) => new Map(rows.map((r) => [r.watch_id, collectionOf(r)]));
-  return { newest: byWatch(newest), completed: byWatch(completed) };
+export function newestCollections(store: Reader, tenant: string, watchIds: readonly string[]): Promise<NewestRuns<CollectionRecord>> {
+  return newestRuns(store, COLLECTION_RUNS, tenant, watchIds, collectionOf);
 }
 
 export async function unfinishedCollections(store: Reader): Promise<CollectionRecord[]> {

@@ -14,6 +14,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { BatchWriter } from '../runtime/store/batch-writer.js';
+import { newestRuns, type NewestRuns, type RunTable } from '../runtime/store/runs.js';
 import type { Store } from '../runtime/store/store.js';
 
 export const PAGE_STATUSES = ['new', 'same', 'changed', 'removed', 'error'] as const;
@@ -151,21 +152,8 @@ WHERE tenant = {tenant:String} AND monitor_id = {monitorId:String}
 ORDER BY id DESC
 LIMIT {limit:UInt32}`;
 
-/**
- * For each of a tenant's monitors: its newest check and its newest completed check (what the
- * monitor record shows as current and last). Params: tenant, monitorIds.
- */
-export const NEWEST_CHECKS = `
-SELECT ${CHECK_COLUMNS} FROM monitor_checks FINAL
-WHERE tenant = {tenant:String} AND monitor_id IN {monitorIds:Array(String)}
-ORDER BY monitor_id, id DESC
-LIMIT 1 BY monitor_id`;
-
-export const NEWEST_COMPLETED_CHECKS = `
-SELECT ${CHECK_COLUMNS} FROM monitor_checks FINAL
-WHERE tenant = {tenant:String} AND monitor_id IN {monitorIds:Array(String)} AND status = 'completed'
-ORDER BY monitor_id, id DESC
-LIMIT 1 BY monitor_id`;
+/** What the monitor record shows as current and last: each monitor's newest check and newest completed one (runs.ts). */
+const CHECK_RUNS: RunTable = { table: 'monitor_checks', parent: 'monitor_id', columns: CHECK_COLUMNS };
 
 /**
  * Every tenant's checks queued in the last RESUME_WINDOW_DAYS and not finished (queued or
@@ -247,18 +235,8 @@ export async function listChecks(store: Reader, tenant: string, monitorId: strin
 }
 
 /** Each monitor's newest check and newest completed check, by monitor id. */
-export async function newestChecks(
-  store: Reader,
-  tenant: string,
-  monitorIds: readonly string[],
-): Promise<{ newest: Map<string, CheckRecord>; completed: Map<string, CheckRecord> }> {
-  if (monitorIds.length === 0) return { newest: new Map(), completed: new Map() };
-  const [newest, completed] = await Promise.all([
-    store.query<CheckRow>(NEWEST_CHECKS, { tenant, monitorIds }),
-    store.query<CheckRow>(NEWEST_COMPLETED_CHECKS, { tenant, monitorIds }),
-  ]);
-  const byMonitor = (rows: CheckRow[]) => new Map(rows.map((r) => [r.monitor_id, checkOf(r)]));
-  return { newest: byMonitor(newest), completed: byMonitor(completed) };
+export function newestChecks(store: Reader, tenant: string, monitorIds: readonly string[]): Promise<NewestRuns<CheckRecord>> {
+  return newestRuns(store, CHECK_RUNS, tenant, monitorIds, checkOf);
 }
 
 export async function unfinishedChecks(store: Reader): Promise<CheckRecord[]> {

@@ -123,7 +123,14 @@ async function store(event: MentionsFound, deps: MentionDeps, signal: AbortSigna
   if (signal.aborted) return { kind: 'retry', code: 'service_unavailable', message: 'the classifier stopped while sorting mentions' };
   const judged: Judged[] = sorted.map((s) => ({ ...s, id: mentionId(event.tenant, event.watchId, s.post.platform, s.post.externalId) }));
   const stored = await storedMentionIds(deps.store, event.tenant, judged.map((j) => j.id));
-  const fresh = judged.filter((j, i) => !stored.has(j.id) && judged.findIndex((k) => k.id === j.id) === i);
+  // Fresh: not stored yet, and the first post of its id in this event.
+  const seen = new Set(stored);
+  const fresh: Judged[] = [];
+  for (const j of judged) {
+    if (seen.has(j.id)) continue;
+    seen.add(j.id);
+    fresh.push(j);
+  }
   await writeMentions(deps.writer, event.tenant, event.watchId, event.collectionId, fresh, now());
   const results = (parseJsonObject(event.platforms) ?? collection.platforms) as PlatformResults;
   const platforms = Object.fromEntries(Object.entries(results).map(([p, r]) => [p, { ...r, found: fresh.filter((j) => j.post.platform === p).length }]));

@@ -15,7 +15,7 @@
 import { randomBytes } from 'node:crypto';
 import { parseJsonObject } from '../runtime/json.js';
 import type { BatchWriter } from '../runtime/store/batch-writer.js';
-import { newestRuns, type NewestRuns, type RunTable } from '../runtime/store/runs.js';
+import { lastScheduledRuns, newestRuns, unfinishedRuns, type NewestRuns, type RunTable } from '../runtime/store/runs.js';
 import type { Store } from '../runtime/store/store.js';
 import type { PlatformResult } from './found.js';
 
@@ -116,21 +116,8 @@ export const COLLECTION_BY_ID = `
 SELECT ${COLUMNS} FROM watch_collections FINAL
 WHERE tenant = {tenant:String} AND watch_id = {watchId:String} AND id = {id:String}`;
 
-/** The newest collection, and the newest completed one, of each of a tenant's watches (runs.ts). */
+/** A watch's collections as runs (runs.ts): the record's current and last collection, resuming, the schedule's anchor. */
 const COLLECTION_RUNS: RunTable = { table: 'watch_collections', parent: 'watch_id', columns: COLUMNS };
-
-/** Every tenant's collections queued in the last two days and not finished: the frontier resumes them. */
-export const UNFINISHED_COLLECTIONS = `
-SELECT ${COLUMNS} FROM watch_collections FINAL
-WHERE queued_at >= now64(3) - INTERVAL 2 DAY AND status IN ('queued', 'running')
-ORDER BY id`;
-
-/** When each watch's newest scheduled collection was due (the rebuild's anchor). */
-export const LAST_SCHEDULED_COLLECTIONS = `
-SELECT tenant, watch_id, toUnixTimestamp64Milli(max(scheduled_at)) AS scheduled_ms
-FROM watch_collections
-WHERE queued_at >= now64(3) - INTERVAL 8 DAY
-GROUP BY tenant, watch_id`;
 
 interface CollectionRow {
   readonly tenant: string;
@@ -182,14 +169,13 @@ export function newestCollections(store: Reader, tenant: string, watchIds: reado
   return newestRuns(store, COLLECTION_RUNS, tenant, watchIds, collectionOf);
 }
 
-export async function unfinishedCollections(store: Reader): Promise<CollectionRecord[]> {
-  return (await store.query<CollectionRow>(UNFINISHED_COLLECTIONS, {})).map(collectionOf);
+export function unfinishedCollections(store: Reader): Promise<CollectionRecord[]> {
+  return unfinishedRuns(store, COLLECTION_RUNS, collectionOf);
 }
 
 /** `tenant/watchId` → when its newest collection was due (ms). */
-export async function lastScheduledCollections(store: Reader): Promise<Map<string, number>> {
-  const rows = await store.query<{ tenant: string; watch_id: string; scheduled_ms: string | number }>(LAST_SCHEDULED_COLLECTIONS, {});
-  return new Map(rows.map((r) => [`${r.tenant}/${r.watch_id}`, Number(r.scheduled_ms)]));
+export function lastScheduledCollections(store: Reader): Promise<Map<string, number>> {
+  return lastScheduledRuns(store, COLLECTION_RUNS);
 }
 
 /** How far back a collection asks, given the watch's newest completed collection (see the module doc). */

@@ -14,7 +14,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { BatchWriter } from '../runtime/store/batch-writer.js';
-import { newestRuns, type NewestRuns, type RunTable } from '../runtime/store/runs.js';
+import { lastScheduledRuns, newestRuns, unfinishedRuns, type NewestRuns, type RunTable } from '../runtime/store/runs.js';
 import type { Store } from '../runtime/store/store.js';
 
 export const PAGE_STATUSES = ['new', 'same', 'changed', 'removed', 'error'] as const;
@@ -152,30 +152,8 @@ WHERE tenant = {tenant:String} AND monitor_id = {monitorId:String}
 ORDER BY id DESC
 LIMIT {limit:UInt32}`;
 
-/** What the monitor record shows as current and last: each monitor's newest check and newest completed one (runs.ts). */
+/** A monitor's checks as runs (runs.ts): the record's current and last check, resuming, the schedule's anchor. */
 const CHECK_RUNS: RunTable = { table: 'monitor_checks', parent: 'monitor_id', columns: CHECK_COLUMNS };
-
-/**
- * Every tenant's checks queued in the last RESUME_WINDOW_DAYS and not finished (queued or
- * running): the frontier resumes them. Older ones are abandoned (a check two days late tells
- * nothing the next one will not). Reads those days' partitions only.
- */
-export const RESUME_WINDOW_DAYS = 2;
-export const UNFINISHED_CHECKS = `
-SELECT ${CHECK_COLUMNS} FROM monitor_checks FINAL
-WHERE queued_at >= now64(3) - INTERVAL ${RESUME_WINDOW_DAYS} DAY AND status IN ('queued', 'running')
-ORDER BY id`;
-
-/**
- * When each monitor's newest scheduled check was due, within the longest interval and a day
- * (a monitor with none since is scheduled from its creation, on the same grid's terms): the
- * schedule rebuild's anchor.
- */
-export const LAST_SCHEDULED = `
-SELECT tenant, monitor_id, toUnixTimestamp64Milli(max(scheduled_at)) AS scheduled_ms
-FROM monitor_checks
-WHERE queued_at >= now64(3) - INTERVAL 8 DAY AND trigger = 'scheduled'
-GROUP BY tenant, monitor_id`;
 
 interface CheckRow {
   readonly tenant: string;
@@ -239,14 +217,13 @@ export function newestChecks(store: Reader, tenant: string, monitorIds: readonly
   return newestRuns(store, CHECK_RUNS, tenant, monitorIds, checkOf);
 }
 
-export async function unfinishedChecks(store: Reader): Promise<CheckRecord[]> {
-  return (await store.query<CheckRow>(UNFINISHED_CHECKS, {})).map(checkOf);
+export function unfinishedChecks(store: Reader): Promise<CheckRecord[]> {
+  return unfinishedRuns(store, CHECK_RUNS, checkOf);
 }
 
 /** `tenant/monitorId` → when its newest scheduled check was due (ms). */
-export async function lastScheduled(store: Reader): Promise<Map<string, number>> {
-  const rows = await store.query<{ tenant: string; monitor_id: string; scheduled_ms: string | number }>(LAST_SCHEDULED, {});
-  return new Map(rows.map((r) => [`${r.tenant}/${r.monitor_id}`, Number(r.scheduled_ms)]));
+export function lastScheduled(store: Reader): Promise<Map<string, number>> {
+  return lastScheduledRuns(store, CHECK_RUNS);
 }
 
 // Pages.

@@ -2,8 +2,9 @@
  * Runs of recurring work, versioned rows read with FINAL: a monitor's checks (monitor_checks,
  * pipeline/monitors/checks.ts) and a watch's collections (watch_collections,
  * pipeline/mentions/collections.ts). Both records show, per parent, its newest run and its
- * newest completed one; the reads differ only in the table, the parent's id column and the
- * columns returned, all of them the caller's constants.
+ * newest completed one, and the frontier resumes the unfinished runs and rebuilds each
+ * schedule from the newest scheduled run; the reads differ only in the table, the parent's id
+ * column and the columns returned, all of them the caller's constants.
  */
 import type { Store } from './store.js';
 
@@ -46,4 +47,37 @@ export async function newestRuns<Row extends object, R>(
   ]);
   const byParent = (rows: Row[]) => new Map(rows.map((row) => [String((row as Record<string, unknown>)[runs.parent]), recordOf(row)]));
   return { newest: byParent(newest), completed: byParent(completed) };
+}
+
+/**
+ * How far back unfinished runs are resumed: older ones are abandoned (a run two days late
+ * tells nothing the next one will not).
+ */
+export const RESUME_WINDOW_DAYS = 2;
+
+/**
+ * Every tenant's runs queued in the last RESUME_WINDOW_DAYS and not finished (queued or
+ * running), oldest first: the frontier resumes them. Reads those days' partitions only.
+ */
+export async function unfinishedRuns<Row extends object, R>(store: Pick<Store, 'query'>, runs: RunTable, recordOf: (row: Row) => R): Promise<R[]> {
+  const sql = `
+SELECT ${runs.columns} FROM ${runs.table} FINAL
+WHERE queued_at >= now64(3) - INTERVAL ${RESUME_WINDOW_DAYS} DAY AND status IN ('queued', 'running')
+ORDER BY id`;
+  return (await store.query<Row>(sql, {})).map(recordOf);
+}
+
+/**
+ * `tenant/parentId` → when the parent's newest scheduled run was due (ms), within the longest
+ * interval and a day (a parent with none since is scheduled from its creation, on the same
+ * grid's terms): the schedule rebuild's anchor.
+ */
+export async function lastScheduledRuns(store: Pick<Store, 'query'>, runs: RunTable): Promise<Map<string, number>> {
+  const sql = `
+SELECT tenant, ${runs.parent} AS parent, toUnixTimestamp64Milli(max(scheduled_at)) AS scheduled_ms
+FROM ${runs.table}
+WHERE queued_at >= now64(3) - INTERVAL 8 DAY AND trigger = 'scheduled'
+GROUP BY tenant, parent`;
+  const rows = await store.query<{ tenant: string; parent: string; scheduled_ms: string | number }>(sql, {});
+  return new Map(rows.map((r) => [`${r.tenant}/${r.parent}`, Number(r.scheduled_ms)]));
 }

@@ -15,7 +15,7 @@
 import { randomBytes } from 'node:crypto';
 import { parseJsonObject } from '../runtime/json.js';
 import type { BatchWriter } from '../runtime/store/batch-writer.js';
-import { lastScheduledRuns, newestRuns, unfinishedRuns, type NewestRuns, type RunTable } from '../runtime/store/runs.js';
+import { lastScheduledRuns, newestRuns, runFields, unfinishedRuns, type NewestRuns, type RunRow, type RunTable } from '../runtime/store/runs.js';
 import type { Store } from '../runtime/store/store.js';
 import type { PlatformResult } from './found.js';
 
@@ -119,43 +119,24 @@ WHERE tenant = {tenant:String} AND watch_id = {watchId:String} AND id = {id:Stri
 /** A watch's collections as runs (runs.ts): the record's current and last collection, resuming, the schedule's anchor. */
 const COLLECTION_RUNS: RunTable = { table: 'watch_collections', parent: 'watch_id', columns: COLUMNS };
 
-interface CollectionRow {
-  readonly tenant: string;
+interface CollectionRow extends RunRow {
   readonly watch_id: string;
-  readonly id: string;
   readonly version: string | number;
-  readonly trigger: string;
-  readonly status: string;
-  readonly reason: string;
-  readonly scheduled_ms: string | number;
-  readonly queued_ms: string | number;
-  readonly started_ms: string | number | null;
-  readonly finished_ms: string | number | null;
   readonly since_ms: string | number;
   readonly platforms: string;
   readonly found: string | number;
-  readonly credits_used: string | number;
 }
-
-const msOrNull = (v: string | number | null) => (v === null ? null : Number(v));
 
 function collectionOf(row: CollectionRow): CollectionRecord {
   return {
-    id: row.id,
-    tenant: row.tenant,
+    ...runFields(row),
     watchId: row.watch_id,
     version: Number(row.version),
     trigger: row.trigger as CollectionTrigger,
     status: row.status as CollectionStatus,
-    reason: row.reason,
-    scheduledAtMs: Number(row.scheduled_ms),
-    queuedAtMs: Number(row.queued_ms),
-    startedAtMs: msOrNull(row.started_ms),
-    finishedAtMs: msOrNull(row.finished_ms),
     sinceMs: Number(row.since_ms),
     platforms: (parseJsonObject(row.platforms) ?? {}) as Record<string, PlatformResult>,
     found: Number(row.found),
-    creditsUsed: Number(row.credits_used),
   };
 }
 

@@ -14,7 +14,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { BatchWriter } from '../runtime/store/batch-writer.js';
-import { lastScheduledRuns, newestRuns, unfinishedRuns, type NewestRuns, type RunTable } from '../runtime/store/runs.js';
+import { lastScheduledRuns, newestRuns, runFields, unfinishedRuns, type NewestRuns, type RunRow, type RunTable } from '../runtime/store/runs.js';
 import type { Store } from '../runtime/store/store.js';
 
 export const PAGE_STATUSES = ['new', 'same', 'changed', 'removed', 'error'] as const;
@@ -155,40 +155,22 @@ LIMIT {limit:UInt32}`;
 /** A monitor's checks as runs (runs.ts): the record's current and last check, resuming, the schedule's anchor. */
 const CHECK_RUNS: RunTable = { table: 'monitor_checks', parent: 'monitor_id', columns: CHECK_COLUMNS };
 
-interface CheckRow {
-  readonly tenant: string;
+interface CheckRow extends RunRow {
   readonly monitor_id: string;
-  readonly id: string;
-  readonly trigger: string;
-  readonly status: string;
-  readonly reason: string;
-  readonly scheduled_ms: string | number;
-  readonly queued_ms: string | number;
-  readonly started_ms: string | number | null;
-  readonly finished_ms: string | number | null;
   readonly urls: readonly string[];
   readonly count_new: string | number;
   readonly count_same: string | number;
   readonly count_changed: string | number;
   readonly count_removed: string | number;
   readonly count_error: string | number;
-  readonly credits_used: string | number;
 }
-
-const msOrNull = (value: string | number | null) => (value === null ? null : Number(value));
 
 function checkOf(row: CheckRow): CheckRecord {
   return {
-    id: row.id,
-    tenant: row.tenant,
+    ...runFields(row),
     monitorId: row.monitor_id,
     trigger: row.trigger === 'manual' ? 'manual' : 'scheduled',
     status: row.status as CheckStatus,
-    reason: row.reason,
-    scheduledAtMs: Number(row.scheduled_ms),
-    queuedAtMs: Number(row.queued_ms),
-    startedAtMs: msOrNull(row.started_ms),
-    finishedAtMs: msOrNull(row.finished_ms),
     urls: row.urls,
     counts: {
       new: Number(row.count_new),
@@ -197,7 +179,6 @@ function checkOf(row: CheckRow): CheckRecord {
       removed: Number(row.count_removed),
       error: Number(row.count_error),
     },
-    creditsUsed: Number(row.credits_used),
   };
 }
 

@@ -8,6 +8,36 @@
  */
 import type { Store } from './store.js';
 
+/** The columns every run row has, as read (times in epoch ms). */
+export interface RunRow {
+  readonly tenant: string;
+  readonly id: string;
+  readonly trigger: string;
+  readonly status: string;
+  readonly reason: string;
+  readonly scheduled_ms: string | number;
+  readonly queued_ms: string | number;
+  readonly started_ms: string | number | null;
+  readonly finished_ms: string | number | null;
+  readonly credits_used: string | number;
+}
+
+const msOrNull = (value: string | number | null) => (value === null ? null : Number(value));
+
+/** A run row's common columns as a record's fields (trigger and status are the caller's to type). */
+export function runFields(row: RunRow) {
+  return {
+    id: row.id,
+    tenant: row.tenant,
+    reason: row.reason,
+    scheduledAtMs: Number(row.scheduled_ms),
+    queuedAtMs: Number(row.queued_ms),
+    startedAtMs: msOrNull(row.started_ms),
+    finishedAtMs: msOrNull(row.finished_ms),
+    creditsUsed: Number(row.credits_used),
+  };
+}
+
 export interface RunTable {
   readonly table: string;
   /** The parent's id column (`monitor_id`, `watch_id`). */

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { hasCode } from '../../pipeline/runtime/errors.js';
+import { MIGRATION_TIMEOUT_MS, migrationOptions } from '../../pipeline/runtime/store/clickhouse.js';
 import { migrate, type MigrationRunner } from '../../pipeline/runtime/store/migrate.js';
 import { migrationsDir, readMigrations, splitStatements } from '../../pipeline/runtime/store/migration-files.js';
 import { storeError } from '../../pipeline/runtime/store/store-error.js';
@@ -78,6 +79,14 @@ describe('pipeline/runtime/store/migrate', () => {
       [2, '0002_second'],
     ]);
     expect(await migrate(runner, quietLog, dir.path)).toEqual([]);
+  });
+
+  it('runs migrations on the ClickHouse server with a timeout of their own, never shorter than the store\'s', () => {
+    const options = { url: 'http://127.0.0.1:8123', database: 'wds', requestTimeoutMs: 30_000 };
+    expect(migrationOptions(options)).toEqual({ ...options, requestTimeoutMs: MIGRATION_TIMEOUT_MS });
+    expect(migrationOptions({ url: options.url })).toEqual({ url: options.url, requestTimeoutMs: MIGRATION_TIMEOUT_MS });
+    expect(migrationOptions({ ...options, requestTimeoutMs: 2 * MIGRATION_TIMEOUT_MS }).requestTimeoutMs).toBe(2 * MIGRATION_TIMEOUT_MS);
+    expect(MIGRATION_TIMEOUT_MS).toBeGreaterThan(30_000);
   });
 
   it('refuses badly named files and duplicate versions', () => {

@@ -8,7 +8,9 @@
  *   results are JSONEachRow with 64-bit integers as strings (SESSION_SETTINGS on every
  *   request).
  * - Request and response bodies are gzip-compressed unless `compression: false`.
- * - The database must exist; migrate() creates tables in it, not the database itself.
+ * - The database must exist; migrate() creates tables in it, not the database itself. A
+ *   migration may copy data (0008 fills a table from another), so its statements run on a
+ *   client of their own with MIGRATION_TIMEOUT_MS, not the per-request timeout.
  * - Any failure — HTTP, socket, ClickHouse exception — rejects with AppError
  *   `store_unavailable` carrying ClickHouse's message and code (store-error.ts). The client's
  *   own log lines go to the pino logger, never to the console.
@@ -34,10 +36,18 @@ export interface ClickHouseStoreOptions {
   readonly username?: string;
   readonly password?: string;
   readonly database?: string;
-  /** Per-request timeout; default 30 s. */
+  /** Per-request timeout; default 30 s (migrations: MIGRATION_TIMEOUT_MS at least). */
   readonly requestTimeoutMs?: number;
   /** gzip request and response bodies; default true. */
   readonly compression?: boolean;
+}
+
+/** How long one migration statement may take. */
+export const MIGRATION_TIMEOUT_MS = 30 * 60_000;
+
+/** The options of the client migrations run on: the store's, with at least MIGRATION_TIMEOUT_MS a request. */
+export function migrationOptions(options: ClickHouseStoreOptions): ClickHouseStoreOptions {
+  return { ...options, requestTimeoutMs: Math.max(options.requestTimeoutMs ?? 0, MIGRATION_TIMEOUT_MS) };
 }
 
 /** The client's logger interface, writing into `log`. */
@@ -68,7 +78,10 @@ export class ClickHouseStore implements Store {
   private readonly client: ClickHouseClient;
   private closed = false;
 
-  constructor(options: ClickHouseStoreOptions, private readonly log: Logger) {
+  constructor(
+    private readonly options: ClickHouseStoreOptions,
+    private readonly log: Logger,
+  ) {
     const compression = options.compression ?? true;
     this.client = createClient({
       url: options.url,
@@ -92,8 +105,14 @@ export class ClickHouseStore implements Store {
     }
   }
 
-  migrate(): Promise<string[]> {
-    return migrate(this, this.log);
+  async migrate(): Promise<string[]> {
+    if (this.closed) throw storeError('clickhouse', new Error('the store is closed'));
+    const runner = new ClickHouseStore(migrationOptions(this.options), this.log);
+    try {
+      return await migrate(runner, this.log);
+    } finally {
+      await runner.close();
+    }
   }
 
   insert(table: string, rows: readonly Record<string, unknown>[]): Promise<void> {

@@ -81,10 +81,11 @@ describe('pipeline/runtime/store/migrate', () => {
     expect(await migrate(runner, quietLog, dir.path)).toEqual([]);
   });
 
-  it('runs migrations on the ClickHouse server with a timeout of their own, never shorter than the store\'s', () => {
+  it('runs migrations on the ClickHouse server with a timeout of their own, never shorter than the store\'s, and progress headers', () => {
     const options = { url: 'http://127.0.0.1:8123', database: 'wds', requestTimeoutMs: 30_000 };
-    expect(migrationOptions(options)).toEqual({ ...options, requestTimeoutMs: MIGRATION_TIMEOUT_MS });
-    expect(migrationOptions({ url: options.url })).toEqual({ url: options.url, requestTimeoutMs: MIGRATION_TIMEOUT_MS });
+    const progress = { send_progress_in_http_headers: 1, http_headers_progress_interval_ms: '60000' };
+    expect(migrationOptions(options)).toEqual({ ...options, requestTimeoutMs: MIGRATION_TIMEOUT_MS, settings: progress });
+    expect(migrationOptions({ url: options.url })).toEqual({ url: options.url, requestTimeoutMs: MIGRATION_TIMEOUT_MS, settings: progress });
     expect(migrationOptions({ ...options, requestTimeoutMs: 2 * MIGRATION_TIMEOUT_MS }).requestTimeoutMs).toBe(2 * MIGRATION_TIMEOUT_MS);
     expect(MIGRATION_TIMEOUT_MS).toBeGreaterThan(30_000);
   });

@@ -18,6 +18,7 @@
 import {
   ClickHouseLogLevel,
   createClient,
+  type ClickHouseSettings,
   type ClickHouseClient,
   type ErrorLogParams,
   type Logger as ClientLogger,
@@ -40,14 +41,24 @@ export interface ClickHouseStoreOptions {
   readonly requestTimeoutMs?: number;
   /** gzip request and response bodies; default true. */
   readonly compression?: boolean;
+  /** Settings sent with every request besides SESSION_SETTINGS. */
+  readonly settings?: ClickHouseSettings;
 }
 
 /** How long one migration statement may take. */
 export const MIGRATION_TIMEOUT_MS = 30 * 60_000;
 
-/** The options of the client migrations run on: the store's, with at least MIGRATION_TIMEOUT_MS a request. */
+/**
+ * The options of the client migrations run on: the store's, with at least MIGRATION_TIMEOUT_MS a
+ * request, and the server sending progress headers every 60 s while a statement runs, so a
+ * proxy's idle timeout does not cut a long one.
+ */
 export function migrationOptions(options: ClickHouseStoreOptions): ClickHouseStoreOptions {
-  return { ...options, requestTimeoutMs: Math.max(options.requestTimeoutMs ?? 0, MIGRATION_TIMEOUT_MS) };
+  return {
+    ...options,
+    requestTimeoutMs: Math.max(options.requestTimeoutMs ?? 0, MIGRATION_TIMEOUT_MS),
+    settings: { ...options.settings, send_progress_in_http_headers: 1, http_headers_progress_interval_ms: '60000' },
+  };
 }
 
 /** The client's logger interface, writing into `log`. */
@@ -90,7 +101,7 @@ export class ClickHouseStore implements Store {
       database: options.database ?? 'default',
       request_timeout: options.requestTimeoutMs ?? 30_000,
       compression: { request: compression, response: compression },
-      clickhouse_settings: { ...SESSION_SETTINGS },
+      clickhouse_settings: { ...SESSION_SETTINGS, ...options.settings },
       json: { stringify: toJson },
       log: { LoggerClass: loggerClass(log), level: ClickHouseLogLevel.WARN },
     });

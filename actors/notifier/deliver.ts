@@ -18,6 +18,7 @@
 import { AppError } from '../../pipeline/runtime/errors.js';
 import type { GuardedAgents } from '../../pipeline/runtime/net/agents.js';
 import { redactUrl, type NetGuard } from '../../pipeline/runtime/net/guard.js';
+import { safeOrigin } from '../../pipeline/runtime/net/hop-parts.js';
 import { retry, RetriesExhausted } from '../../pipeline/runtime/retry.js';
 import type { BatchWriter } from '../../pipeline/runtime/store/batch-writer.js';
 import { SIGNATURE_HEADER, signatureHeader } from '../../pipeline/webhooks/signing.js';
@@ -75,18 +76,9 @@ class AttemptFailed extends Error {
 /** The delay ceiling's upper half: jittered, never near zero. */
 const halfJitter = () => 0.5 + Math.random() / 2;
 
-/** What records and logs show of a webhook URL: no user info, no query (either may hold a token). */
-export function shownWebhookUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    return `${u.origin}${u.pathname}`;
-  } catch {
-    return '(unparseable URL)';
-  }
-}
-
 export async function deliver(deps: DeliveryDeps, delivery: Delivery, signal?: AbortSignal): Promise<DeliveryResult> {
-  const shownUrl = shownWebhookUrl(delivery.url);
+  // What records and logs show of the URL: no user info, no query (either may hold a token).
+  const shownUrl = safeOrigin(delivery.url);
   let attempts = 0;
   let last: PostResult = { statusCode: 0, error: '', timedOut: false };
   const attempt = async (n: number): Promise<PostResult> => {

@@ -222,6 +222,9 @@ describe('e2e/mentions (embedded)', () => {
     expect(after).toHaveLength(9);
     expect(after[0]?.title).toBe('Acme DB benchmarks');
     expect(after.find((m) => m.id === target.id)?.status).toBe('done');
+    // The new post's webhook goes out after the collection is recorded; wait for it so none is in flight later.
+    const hook = await until('the second webhook delivery', () => hooks.received.find((h) => h.body.collection?.id === again.lastCollection.id), WAIT);
+    expect((hook.body.mentions as Body[]).map((m) => m.title)).toEqual(['Acme DB benchmarks']);
   });
 
   it('tests watch fields now without storing, sending or charging twice, and names each platform\'s error', async () => {

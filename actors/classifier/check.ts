@@ -40,7 +40,7 @@ import type { AnyEmission } from '../../pipeline/runtime/events.js';
 import type { Logger } from '../../pipeline/runtime/log.js';
 import type { Outcome } from '../../pipeline/runtime/pool.js';
 import { mapBounded } from '../../pipeline/runtime/bounded.js';
-import { failedReply, type ReplyValue, type Requester } from '../../pipeline/runtime/request-reply.js';
+import { ask, failedReply, PIPELINE_SLACK_MS, type ReplyValue, type Requester } from '../../pipeline/runtime/request-reply.js';
 import type { Lock, State } from '../../pipeline/runtime/state/state.js';
 import type { BatchWriter } from '../../pipeline/runtime/store/batch-writer.js';
 import type { Store } from '../../pipeline/runtime/store/store.js';
@@ -51,9 +51,6 @@ import { HEADERS } from '../../schemas/topics.js';
 import { judgePage } from './judge.js';
 
 export type MonitorCheckRequested = EventValue<'MonitorCheckRequested'>;
-
-/** Time a page's scrape may take beyond its own timeout (queueing, parsing). */
-const PAGE_SLACK_MS = 15_000;
 
 export interface CheckDeps {
   readonly state: State;
@@ -97,23 +94,10 @@ async function finish(deps: CheckDeps, check: CheckRecord, status: CheckStatus, 
 
 async function readPage(deps: CheckDeps, check: CheckRecord, url: string, position: number, signal: AbortSignal): Promise<ReplyValue> {
   const fields = scrapeRequestFields(checkScrapeOptions(deps.pageTimeoutMs));
-  const requestId = `${check.id}:${position + 1}`;
-  const timeoutMs = deps.pageTimeoutMs + PAGE_SLACK_MS;
+  const ctx = { requestId: `${check.id}:${position + 1}`, tenant: check.tenant, signal };
   try {
     const requester = await deps.requester();
-    return await requester.request(
-      (correlationId, replyTo) => {
-        const now = Date.now();
-        return {
-          topic: scrapeTopic(fields),
-          key: requestId,
-          headers: { [HEADERS.requestId]: requestId },
-          value: { requestId, tenant: check.tenant, jobId: null, url, ...fields, replyTo, correlationId, deadlineMs: now + timeoutMs, createdAtMs: now },
-        };
-      },
-      timeoutMs,
-      signal,
-    );
+    return await ask(requester, ctx, scrapeTopic(fields), { jobId: null, url, ...fields }, deps.pageTimeoutMs + PIPELINE_SLACK_MS);
   } catch (error) {
     return failedReply(error);
   }

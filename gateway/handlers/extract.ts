@@ -29,15 +29,13 @@ import { PAGE_TIMEOUT_MS, type ScrapeOptions } from '../../schemas/api/scrape-op
 import { PRICES } from '../../schemas/api/prices.js';
 import type { ErrorCode } from '../../schemas/errors.js';
 import { AppError } from '../../pipeline/runtime/errors.js';
-import type { ReplyValue } from '../../pipeline/runtime/request-reply.js';
+import { PIPELINE_SLACK_MS, type ReplyValue, type Requester } from '../../pipeline/runtime/request-reply.js';
 import { scrapeRequestFields } from '../../pipeline/pages/scrape-request.js';
 import { sealSecret } from '../../pipeline/clients/models/index.js';
 import { serverWebhookSecret } from '../../pipeline/webhooks/secret.js';
 import type { HandlerContext, OperationHandler } from '../handler.js';
 import { ValidationFailed } from '../replies.js';
 import type { Config } from '../../pipeline/runtime/config.js';
-import type { Requester } from '../../pipeline/runtime/request-reply.js';
-import { PIPELINE_SLACK_MS } from './ask.js';
 import { readPages } from './pages.js';
 import { jsonTargetProblems, MODEL_REQUIRED_MESSAGE, promptOnly } from './extraction.js';
 import { scrapeEstimate, unservedScrapeOptions, type ScrapeRouting } from './scrape.js';

@@ -10,9 +10,9 @@ import { RAW_RESPONSE_HEADERS } from '../../schemas/api/operations.js';
 import { readFetchedBytes } from '../../schemas/events/replies.js';
 import type { Static } from '@sinclair/typebox';
 import { AppError } from '../../pipeline/runtime/errors.js';
-import type { Requester } from '../../pipeline/runtime/request-reply.js';
+import { PIPELINE_SLACK_MS, type Requester } from '../../pipeline/runtime/request-reply.js';
 import type { OperationHandler } from '../handler.js';
-import { askPipeline, PIPELINE_SLACK_MS, replyResult } from './ask.js';
+import { askPipeline, replyResult } from './ask.js';
 
 export function fetchHandler(requester: Requester, requestTimeoutMs: number): OperationHandler {
   return {

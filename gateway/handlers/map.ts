@@ -6,9 +6,9 @@
  * (the operation's price, gateway/operations.ts) and charged after; a failed map is not charged.
  */
 import { MAP_TIME_BUDGET_MS, type MapBody } from '../../schemas/api/page-reading.js';
-import type { Requester } from '../../pipeline/runtime/request-reply.js';
+import { PIPELINE_SLACK_MS, type Requester } from '../../pipeline/runtime/request-reply.js';
 import type { OperationHandler } from '../handler.js';
-import { askPipeline, PIPELINE_SLACK_MS, replyResult } from './ask.js';
+import { askPipeline, replyResult } from './ask.js';
 
 export function mapHandler(requester: Requester, requestTimeoutMs: number): OperationHandler {
   return {

@@ -17,9 +17,9 @@ import { scrapeRequestFields, scrapeTopic } from '../../pipeline/pages/scrape-re
 import { AppError } from '../../pipeline/runtime/errors.js';
 import { BROWSER_FORMATS, needsBrowser } from '../../pipeline/pages/rendering.js';
 import { PRICES } from '../../schemas/api/prices.js';
-import type { Requester } from '../../pipeline/runtime/request-reply.js';
+import { PIPELINE_SLACK_MS, type Requester } from '../../pipeline/runtime/request-reply.js';
 import type { OperationHandler } from '../handler.js';
-import { askPipeline, PIPELINE_SLACK_MS, replyResult } from './ask.js';
+import { askPipeline, replyResult } from './ask.js';
 import { checkExtractionFormats, EXTRACTION_FORMATS } from './extraction.js';
 import { extractionEstimate } from '../../pipeline/extract/plan.js';
 

@@ -11,10 +11,26 @@ import { HEADERS, TOPICS, type TopicKey } from '../../schemas/topics.js';
 import type { EventValue } from '../../schemas/events/index.js';
 import type { Subscription } from './bus/bus.js';
 import { AppError, errorCode } from './errors.js';
-import type { AnyEmission, Emission, Events } from './events.js';
+import type { AnyEmission, Emission, Events, TopicEvent } from './events.js';
 import type { Logger } from './log.js';
 
 export type ReplyValue = EventValue<'Reply'>;
+
+/** The fields every request event carries, filled in by `ask`. */
+type RequestFields = 'requestId' | 'tenant' | 'replyTo' | 'correlationId' | 'deadlineMs' | 'createdAtMs';
+
+/** What the asker gives of a `topic` request event: all but the fields `ask` fills in. */
+export type AskFields<K extends TopicKey> = Omit<EventValue<TopicEvent<K>>, RequestFields>;
+
+/** Who asks: the request's id (the event's key and requestId header) and key; `signal` aborts the wait. */
+export interface AskContext {
+  readonly requestId: string;
+  readonly tenant: string;
+  readonly signal?: AbortSignal;
+}
+
+/** Time the pipeline may take beyond a request's own timeout (queueing, parsing). */
+export const PIPELINE_SLACK_MS = 15_000;
 
 interface Pending {
   resolve: (reply: ReplyValue) => void;
@@ -123,6 +139,39 @@ export class Requester {
   get inFlight(): number {
     return this.pending.size;
   }
+}
+
+/**
+ * Publishes the `topic` event made of `fields` and the request's own (id, tenant, where to
+ * reply, a deadline `timeoutMs` from now), keyed and tagged by the request id, and resolves
+ * with its Reply (rejections: see Requester.request).
+ */
+export function ask<K extends TopicKey>(
+  requester: Pick<Requester, 'request'>,
+  ctx: AskContext,
+  topic: K,
+  fields: AskFields<K>,
+  timeoutMs: number,
+): Promise<ReplyValue> {
+  const now = Date.now();
+  return requester.request(
+    (correlationId, replyTo) => ({
+      topic,
+      key: ctx.requestId,
+      headers: { [HEADERS.requestId]: ctx.requestId },
+      value: {
+        ...fields,
+        requestId: ctx.requestId,
+        tenant: ctx.tenant,
+        replyTo,
+        correlationId,
+        deadlineMs: now + timeoutMs,
+        createdAtMs: now,
+      } as EventValue<TopicEvent<K>>,
+    }),
+    timeoutMs,
+    ctx.signal,
+  );
 }
 
 /**

@@ -5,19 +5,17 @@
  * moment: the later write wins, field by field as each was sent); deleting writes a version
  * with `deleted = 1`.
  *
- * The watch fields live in `params` (JSON). The webhook URL is stored there sealed
- * (AES-256-GCM under the deployment's server secret, bound to the watch id), as monitors'
- * are (pipeline/monitors/record.ts): a receiver's URL is often its credential.
- *
- * Every read names the tenant: another key's watch is the same as an unknown id (null, a 404
- * at the gateway). `activeWatches` alone reads every tenant, for the frontier's rebuild.
+ * The watch fields live in `params` (JSON), the webhook URL there sealed. Reads and the seal
+ * as every versioned record has them (pipeline/runtime/store/records.ts): another key's watch
+ * is the same as an unknown id (null, a 404 at the gateway); `activeWatches` alone reads every
+ * tenant, for the frontier's rebuild.
  */
 import { randomUUID } from 'node:crypto';
 import { MENTION_PLATFORMS } from '../../schemas/api/monitoring.js';
 import type { Platform } from '../clients/social/types.js';
-import { openSealed, sealSecret } from '../clients/models/seal.js';
 import { parseJsonObject } from '../runtime/json.js';
 import type { BatchWriter } from '../runtime/store/batch-writer.js';
+import { recordReads, webhookSeal } from '../runtime/store/records.js';
 import type { Store } from '../runtime/store/store.js';
 
 /** The watch fields (schemas/api/monitoring.ts WatchBody), defaults filled in. */
@@ -73,21 +71,7 @@ export const watchIntervalMs = (watch: Pick<WatchSpec, 'intervalMinutes'>) => wa
 const COLUMNS = `tenant, id, version, name, params,
   toUnixTimestamp64Milli(created_at) AS created_ms, toUnixTimestamp64Milli(updated_at) AS updated_ms`;
 
-/** One watch of a tenant. Params: tenant, id. */
-export const WATCH_BY_ID = `
-SELECT ${COLUMNS} FROM watches FINAL
-WHERE tenant = {tenant:String} AND id = {id:String} AND deleted = 0`;
-
-/** A tenant's watches, newest first. Params: tenant. */
-export const WATCHES_OF_TENANT = `
-SELECT ${COLUMNS} FROM watches FINAL
-WHERE tenant = {tenant:String} AND deleted = 0
-ORDER BY created_at DESC, id`;
-
-/** Every tenant's watches: the frontier's schedule rebuild. */
-export const ACTIVE_WATCHES = `
-SELECT ${COLUMNS} FROM watches FINAL
-WHERE deleted = 0`;
+const READS = recordReads('watches', COLUMNS);
 
 interface WatchRow {
   readonly tenant: string;
@@ -130,23 +114,16 @@ function rowOf(watch: WatchRecord, deleted: boolean): Record<string, unknown> {
   };
 }
 
-const sealContext = (id: string) => `watch-webhook:${id}`;
+const WEBHOOK = webhookSeal('watch');
 
 /** The watch's webhook URL in clear; null without one, or when it was sealed under another server secret. */
-export function openWatchWebhook(serverSecret: string, watch: Pick<WatchRecord, 'id' | 'sealedWebhook'>): string | null {
-  if (watch.sealedWebhook === null) return null;
-  try {
-    return openSealed(serverSecret, watch.sealedWebhook, sealContext(watch.id));
-  } catch {
-    return null;
-  }
-}
+export const openWatchWebhook = (serverSecret: string, watch: Pick<WatchRecord, 'id' | 'sealedWebhook'>): string | null => WEBHOOK.open(serverSecret, watch);
 
 /** Stores a new watch (version 1); resolves once it landed. */
 export async function createWatch(writer: Pick<BatchWriter, 'write'>, tenant: string, spec: WatchSpec, nowMs: number, serverSecret: string): Promise<WatchRecord> {
   const { webhook, ...fields } = spec;
   const id = newWatchId();
-  const sealedWebhook = webhook === null ? null : sealSecret(serverSecret, webhook, sealContext(id));
+  const sealedWebhook = webhook === null ? null : WEBHOOK.seal(serverSecret, webhook, id);
   const watch: WatchRecord = { ...fields, id, tenant, version: 1, sealedWebhook, createdAtMs: nowMs, updatedAtMs: nowMs };
   await writer.write('watches', [rowOf(watch, false)]);
   return watch;
@@ -156,7 +133,7 @@ export async function createWatch(writer: Pick<BatchWriter, 'write'>, tenant: st
 export async function updateWatch(writer: Pick<BatchWriter, 'write'>, watch: WatchRecord, spec: WatchSpec, nowMs: number, serverSecret: string): Promise<WatchRecord> {
   const { webhook, ...fields } = spec;
   const same = webhook !== null && openWatchWebhook(serverSecret, watch) === webhook;
-  const sealedWebhook = webhook === null ? null : same ? watch.sealedWebhook : sealSecret(serverSecret, webhook, sealContext(watch.id));
+  const sealedWebhook = webhook === null ? null : same ? watch.sealedWebhook : WEBHOOK.seal(serverSecret, webhook, watch.id);
   const next: WatchRecord = { ...watch, ...fields, sealedWebhook, version: watch.version + 1, updatedAtMs: Math.max(nowMs, watch.updatedAtMs + 1) };
   await writer.write('watches', [rowOf(next, false)]);
   return next;
@@ -169,16 +146,16 @@ export async function deleteWatch(writer: Pick<BatchWriter, 'write'>, watch: Wat
 
 /** This tenant's watch; null when unknown, deleted or another key's. */
 export async function readWatch(store: Pick<Store, 'query'>, tenant: string, id: string): Promise<WatchRecord | null> {
-  const [row] = await store.query<WatchRow>(WATCH_BY_ID, { tenant, id });
+  const [row] = await store.query<WatchRow>(READS.byId, { tenant, id });
   return row ? recordOf(row) : null;
 }
 
 export async function listWatches(store: Pick<Store, 'query'>, tenant: string): Promise<WatchRecord[]> {
-  return (await store.query<WatchRow>(WATCHES_OF_TENANT, { tenant })).map(recordOf);
+  return (await store.query<WatchRow>(READS.ofTenant, { tenant })).map(recordOf);
 }
 
 export async function activeWatches(store: Pick<Store, 'query'>): Promise<WatchRecord[]> {
-  return (await store.query<WatchRow>(ACTIVE_WATCHES, {})).map(recordOf);
+  return (await store.query<WatchRow>(READS.active, {})).map(recordOf);
 }
 
 /** The watch's fields as a spec (its webhook opened), to merge a PATCH into. */

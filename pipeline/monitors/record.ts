@@ -4,19 +4,15 @@
  * at version 1; deleting writes version 2 with `deleted = 1`. Monitors do not change
  * otherwise (the spec has no update), so two versions are all a monitor has.
  *
- * Every read names the tenant: another key's monitor is the same as an unknown id (null, a
- * 404 at the gateway).
- *
- * The webhook URL is stored sealed (AES-256-GCM under the deployment's server secret,
- * pipeline/clients/models/seal.ts, bound to the monitor id): receivers' URLs often are their
- * credentials (a chat service's incoming-webhook path, a token in the query), so the store,
- * its backups and anyone reading the table never see them in clear. The gateway opens it to
- * show the caller its own monitor, the notifier to deliver. `ACTIVE_MONITORS` alone reads every tenant, for the frontier, which
- * rebuilds the schedules from it at start-up.
+ * Reads and the sealed webhook URL as every versioned record has them
+ * (pipeline/runtime/store/records.ts): another key's monitor is the same as an unknown id
+ * (null, a 404 at the gateway); `activeMonitors` alone reads every tenant, for the frontier's
+ * schedule rebuild. The gateway opens the webhook to show the caller its own monitor, the
+ * notifier to deliver.
  */
 import { randomUUID } from 'node:crypto';
-import { openSealed, sealSecret } from '../clients/models/seal.js';
 import type { BatchWriter } from '../runtime/store/batch-writer.js';
+import { recordReads, webhookSeal } from '../runtime/store/records.js';
 import type { Store } from '../runtime/store/store.js';
 
 /** The fields the API accepts at creation (schemas/api/monitoring.ts MonitorBody). */
@@ -50,21 +46,7 @@ export const intervalMs = (monitor: Pick<MonitorSpec, 'intervalMinutes'>) => mon
 const COLUMNS = `tenant, id, name, url, urls, interval_minutes, goal, webhook,
   toUnixTimestamp64Milli(created_at) AS created_ms, toUnixTimestamp64Milli(updated_at) AS updated_ms`;
 
-/** One monitor of a tenant. Params: tenant, id. */
-export const MONITOR_BY_ID = `
-SELECT ${COLUMNS} FROM monitors FINAL
-WHERE tenant = {tenant:String} AND id = {id:String} AND deleted = 0`;
-
-/** A tenant's monitors, newest first. Params: tenant. */
-export const MONITORS_OF_TENANT = `
-SELECT ${COLUMNS} FROM monitors FINAL
-WHERE tenant = {tenant:String} AND deleted = 0
-ORDER BY created_at DESC, id`;
-
-/** Every tenant's monitors: the frontier's schedule rebuild. */
-export const ACTIVE_MONITORS = `
-SELECT ${COLUMNS} FROM monitors FINAL
-WHERE deleted = 0`;
+const READS = recordReads('monitors', COLUMNS);
 
 interface MonitorRow {
   readonly tenant: string;
@@ -114,23 +96,16 @@ function rowOf(monitor: MonitorRecord, version: number, deleted: boolean): Recor
   };
 }
 
-const sealContext = (id: string) => `monitor-webhook:${id}`;
+const WEBHOOK = webhookSeal('monitor');
 
 /** The monitor's webhook URL in clear; null without one, or when it was sealed under another server secret. */
-export function openWebhook(serverSecret: string, monitor: Pick<MonitorRecord, 'id' | 'sealedWebhook'>): string | null {
-  if (monitor.sealedWebhook === null) return null;
-  try {
-    return openSealed(serverSecret, monitor.sealedWebhook, sealContext(monitor.id));
-  } catch {
-    return null;
-  }
-}
+export const openWebhook = (serverSecret: string, monitor: Pick<MonitorRecord, 'id' | 'sealedWebhook'>): string | null => WEBHOOK.open(serverSecret, monitor);
 
 /** Stores a new monitor (version 1), its webhook sealed under `serverSecret`; resolves once it landed. */
 export async function createMonitor(writer: Pick<BatchWriter, 'write'>, tenant: string, spec: MonitorSpec, nowMs: number, serverSecret: string): Promise<MonitorRecord> {
   const { webhook, ...fields } = spec;
   const id = newMonitorId();
-  const sealedWebhook = webhook === null ? null : sealSecret(serverSecret, webhook, sealContext(id));
+  const sealedWebhook = webhook === null ? null : WEBHOOK.seal(serverSecret, webhook, id);
   const monitor: MonitorRecord = { ...fields, sealedWebhook, id, tenant, createdAtMs: nowMs, updatedAtMs: nowMs };
   await writer.write('monitors', [rowOf(monitor, 1, false)]);
   return monitor;
@@ -143,16 +118,16 @@ export async function deleteMonitor(writer: Pick<BatchWriter, 'write'>, monitor:
 
 /** This tenant's monitor; null when unknown, deleted or another key's. */
 export async function readMonitor(store: Pick<Store, 'query'>, tenant: string, id: string): Promise<MonitorRecord | null> {
-  const [row] = await store.query<MonitorRow>(MONITOR_BY_ID, { tenant, id });
+  const [row] = await store.query<MonitorRow>(READS.byId, { tenant, id });
   return row ? recordOf(row) : null;
 }
 
 export async function listMonitors(store: Pick<Store, 'query'>, tenant: string): Promise<MonitorRecord[]> {
-  const rows = await store.query<MonitorRow>(MONITORS_OF_TENANT, { tenant });
+  const rows = await store.query<MonitorRow>(READS.ofTenant, { tenant });
   return rows.map(recordOf);
 }
 
 export async function activeMonitors(store: Pick<Store, 'query'>): Promise<MonitorRecord[]> {
-  const rows = await store.query<MonitorRow>(ACTIVE_MONITORS, {});
+  const rows = await store.query<MonitorRow>(READS.active, {});
   return rows.map(recordOf);
 }

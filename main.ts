@@ -137,7 +137,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
         keys,
         state: runtime.state,
         version: serviceVersion(),
-        pipeline: { serves: build.serves, requester, jobs: runtime },
+        pipeline: { serves: build.serves, requester, records: runtime },
       });
       await app.listen({ port: config.port, host: config.host });
     }

@@ -3,7 +3,11 @@
  * rate limiting, validation, credit reservation and the envelope; a handler does only its
  * operation's work.
  */
+import type { Events } from '../pipeline/runtime/events.js';
 import type { Logger } from '../pipeline/runtime/log.js';
+import type { State } from '../pipeline/runtime/state/state.js';
+import type { BatchWriter } from '../pipeline/runtime/store/batch-writer.js';
+import type { Store } from '../pipeline/runtime/store/store.js';
 import type { KeyRecord } from '../pipeline/keys/registry.js';
 import type { Operation } from '../schemas/api/operations.js';
 
@@ -62,6 +66,17 @@ export interface OperationHandler {
 }
 
 export type Handlers = Readonly<Record<string, OperationHandler>>;
+
+/**
+ * What the handlers of stored things — jobs, monitors, watches and mentions — read and write:
+ * the runtime's coordination state, store, batch writer and events.
+ */
+export interface RecordDeps {
+  readonly state: State;
+  readonly store: Pick<Store, 'query'>;
+  readonly writer: Pick<BatchWriter, 'write'>;
+  readonly events: Pick<Events, 'emit'>;
+}
 
 /** The key a request's records belong to (every record belongs to one key; another key's is a 404). */
 export const tenantOf = (ctx: Pick<HandlerContext, 'key'>): string => ctx.key?.id ?? '';

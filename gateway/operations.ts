@@ -40,7 +40,7 @@ import type { SearchBody } from '../schemas/api/search.js';
 import { PRICES, type Price } from '../schemas/api/prices.js';
 import type { ScrapeOptions } from '../schemas/api/scrape-options.js';
 import type { Capability } from '../schemas/capabilities.js';
-import type { HandlerContext, Handlers, OperationHandler } from './handler.js';
+import type { HandlerContext, Handlers, OperationHandler, RecordDeps } from './handler.js';
 import { fetchHandler } from './handlers/fetch.js';
 import {
   crawlCancelHandler,
@@ -48,7 +48,6 @@ import {
   jobPagesHandler,
   jobStartHandler,
   jobStatusHandler,
-  type JobGatewayDeps,
   type JobHandlerOptions,
 } from './handlers/jobs.js';
 import { extractEstimate, extractHandler } from './handlers/extract.js';
@@ -89,8 +88,8 @@ export interface PipelineDeps {
   /** What this build's actors serve, all roles together (main.ts ACTORS `serves`). */
   readonly serves: ReadonlySet<Capability>;
   readonly requester: Requester;
-  /** Job records and job events (the runtime's state, store, writer and events). */
-  readonly jobs: JobGatewayDeps;
+  /** Where jobs, monitors, watches and mentions are kept (the runtime's state, store, writer and events). */
+  readonly records: RecordDeps;
 }
 
 /** What a `byPipeline` row's factory is given. */
@@ -200,14 +199,14 @@ export const OPERATION_TABLE = {
     { estimate: (ctx, deps) => scrapeEstimate(ctx.body as ScrapeBody, operatorModel(deps)) },
     (d) => scrapeHandler(d.requester, pipelineWait(d), { render: d.serves.has('render'), extract: d.serves.has('extract'), operatorModel: operatorModel(d) }),
   ),
-  crawlStart: byPipeline(JOBS, jobStart, (d) => jobStartHandler(d.jobs, 'crawl', retentionMs(d), d.jobOptions)),
-  crawlStatus: byPipeline(JOBS, 'free', (d) => jobStatusHandler(d.jobs, 'crawl')),
-  crawlCancel: byPipeline(JOBS, 'free', (d) => crawlCancelHandler(d.jobs)),
-  crawlPages: byPipeline(JOBS, 'free', (d) => jobPagesHandler(d.jobs, 'crawl')),
-  crawlErrors: byPipeline(JOBS, 'free', (d) => crawlErrorsHandler(d.jobs)),
-  batchStart: byPipeline(JOBS, jobStart, (d) => jobStartHandler(d.jobs, 'batch', retentionMs(d), d.jobOptions)),
-  batchStatus: byPipeline(JOBS, 'free', (d) => jobStatusHandler(d.jobs, 'batch')),
-  batchPages: byPipeline(JOBS, 'free', (d) => jobPagesHandler(d.jobs, 'batch')),
+  crawlStart: byPipeline(JOBS, jobStart, (d) => jobStartHandler(d.records, 'crawl', retentionMs(d), d.jobOptions)),
+  crawlStatus: byPipeline(JOBS, 'free', (d) => jobStatusHandler(d.records, 'crawl')),
+  crawlCancel: byPipeline(JOBS, 'free', (d) => crawlCancelHandler(d.records)),
+  crawlPages: byPipeline(JOBS, 'free', (d) => jobPagesHandler(d.records, 'crawl')),
+  crawlErrors: byPipeline(JOBS, 'free', (d) => crawlErrorsHandler(d.records)),
+  batchStart: byPipeline(JOBS, jobStart, (d) => jobStartHandler(d.records, 'batch', retentionMs(d), d.jobOptions)),
+  batchStatus: byPipeline(JOBS, 'free', (d) => jobStatusHandler(d.records, 'batch')),
+  batchPages: byPipeline(JOBS, 'free', (d) => jobPagesHandler(d.records, 'batch')),
   map: byPipeline(['map'], flat(PRICES.map), (d) => mapHandler(d.requester, pipelineWait(d))),
   extract: byPipeline(['scrape', 'extract'], { estimate: (ctx, deps) => extractEstimate(ctx.body as ExtractBody, operatorModel(deps)) }, (d) => extractHandler(d, { render: d.serves.has('render'), extract: true, operatorModel: operatorModel(d) })),
   parse: byPipeline(['parse'], flat(PRICES.parsedFile), (d) => parseHandler(d.requester, pipelineWait(d))),
@@ -230,23 +229,23 @@ export const OPERATION_TABLE = {
   domainSnapshots: NOT_SERVED,
   domainScreen: NOT_SERVED,
   // Monitoring
-  monitorCreate: byPipeline(MONITORS, 'free', (d) => monitorCreateHandler(d.jobs, monitorOptions(d))),
-  monitorList: byPipeline(MONITORS, 'free', (d) => monitorListHandler(d.jobs, monitorOptions(d))),
-  monitorGet: byPipeline(MONITORS, 'free', (d) => monitorGetHandler(d.jobs, monitorOptions(d))),
-  monitorDelete: byPipeline(MONITORS, 'free', (d) => monitorDeleteHandler(d.jobs)),
+  monitorCreate: byPipeline(MONITORS, 'free', (d) => monitorCreateHandler(d.records, monitorOptions(d))),
+  monitorList: byPipeline(MONITORS, 'free', (d) => monitorListHandler(d.records, monitorOptions(d))),
+  monitorGet: byPipeline(MONITORS, 'free', (d) => monitorGetHandler(d.records, monitorOptions(d))),
+  monitorDelete: byPipeline(MONITORS, 'free', (d) => monitorDeleteHandler(d.records)),
   // The check holds and charges its pages itself (rule 4), as a scheduled check does.
-  monitorRun: byPipeline(MONITORS, { estimate: () => 0 }, (d) => monitorRunHandler(d.jobs, monitorOptions(d))),
-  monitorChecks: byPipeline(MONITORS, 'free', (d) => monitorChecksHandler(d.jobs, monitorOptions(d))),
-  watchCreate: byPipeline(MENTIONS, 'free', (d) => watchCreateHandler(d.jobs, watchOptions(d))),
-  watchList: byPipeline(MENTIONS, 'free', (d) => watchListHandler(d.jobs, watchOptions(d))),
-  watchGet: byPipeline(MENTIONS, 'free', (d) => watchGetHandler(d.jobs, watchOptions(d))),
-  watchUpdate: byPipeline(MENTIONS, 'free', (d) => watchUpdateHandler(d.jobs, watchOptions(d))),
-  watchDelete: byPipeline(MENTIONS, 'free', (d) => watchDeleteHandler(d.jobs)),
+  monitorRun: byPipeline(MONITORS, { estimate: () => 0 }, (d) => monitorRunHandler(d.records, monitorOptions(d))),
+  monitorChecks: byPipeline(MONITORS, 'free', (d) => monitorChecksHandler(d.records, monitorOptions(d))),
+  watchCreate: byPipeline(MENTIONS, 'free', (d) => watchCreateHandler(d.records, watchOptions(d))),
+  watchList: byPipeline(MENTIONS, 'free', (d) => watchListHandler(d.records, watchOptions(d))),
+  watchGet: byPipeline(MENTIONS, 'free', (d) => watchGetHandler(d.records, watchOptions(d))),
+  watchUpdate: byPipeline(MENTIONS, 'free', (d) => watchUpdateHandler(d.records, watchOptions(d))),
+  watchDelete: byPipeline(MENTIONS, 'free', (d) => watchDeleteHandler(d.records)),
   // A test is charged like a collection: only when a platform answered (the reply's credits).
-  watchTest: byPipeline(MENTIONS, flat(PRICES.mentionCollection), (d) => watchTestHandler(d.requester, d.jobs, watchOptions(d))),
+  watchTest: byPipeline(MENTIONS, flat(PRICES.mentionCollection), (d) => watchTestHandler(d.requester, d.records, watchOptions(d))),
   watchTestUnsaved: byPipeline(MENTIONS, flat(PRICES.mentionCollection), (d) => watchTestUnsavedHandler(d.requester, watchOptions(d))),
-  mentionList: byPipeline(MENTIONS, 'free', (d) => mentionListHandler(d.jobs)),
-  mentionUpdate: byPipeline(MENTIONS, 'free', (d) => mentionUpdateHandler(d.jobs)),
+  mentionList: byPipeline(MENTIONS, 'free', (d) => mentionListHandler(d.records)),
+  mentionUpdate: byPipeline(MENTIONS, 'free', (d) => mentionUpdateHandler(d.records)),
   // Leads
   leadsStart: NOT_SERVED,
   leadsSources: NOT_SERVED,

@@ -26,25 +26,15 @@
  * answers them 501 before anything is created (the same check as POST /v1/scrape).
  */
 import { AppError } from '../../pipeline/runtime/errors.js';
-import type { Emission, Events } from '../../pipeline/runtime/events.js';
+import type { Emission } from '../../pipeline/runtime/events.js';
 import { decodeCursor, encodeCursor, jobEvent, jobKindOf, newJobId } from '../../pipeline/jobs/pages.js';
 import { createJob, endJob, readJob, type JobKind, type JobRecord } from '../../pipeline/jobs/record.js';
 import { jobWebhookOf } from '../../pipeline/jobs/webhook.js';
-import type { State } from '../../pipeline/runtime/state/state.js';
-import type { BatchWriter } from '../../pipeline/runtime/store/batch-writer.js';
 import { JOB_ERRORS, JOB_PAGES_SETTLED } from '../../pipeline/runtime/store/queries.js';
-import type { Store } from '../../pipeline/runtime/store/store.js';
 import type { ScrapeOptions } from '../../schemas/api/scrape-options.js';
-import { tenantOf, type HandlerContext, type OperationHandler } from '../handler.js';
+import { tenantOf, type HandlerContext, type OperationHandler, type RecordDeps } from '../handler.js';
 import { unservedScrapeOptions } from './scrape.js';
 import { checkExtractionFormats } from './extraction.js';
-
-export interface JobGatewayDeps {
-  readonly state: State;
-  readonly store: Pick<Store, 'query'>;
-  readonly writer: Pick<BatchWriter, 'write'>;
-  readonly events: Pick<Events, 'emit'>;
-}
 
 /** What the gateway needs to accept job webhooks: the SSRF check of their URL (NetGuard). */
 export interface WebhookAcceptance {
@@ -69,7 +59,7 @@ export const ERRORS_LISTED = 10_000;
 
 const PATHS: Record<JobKind, string> = { crawl: '/v1/crawl', batch: '/v1/batch' };
 
-async function jobOf(deps: JobGatewayDeps, ctx: HandlerContext, kind: JobKind): Promise<JobRecord> {
+async function jobOf(deps: RecordDeps, ctx: HandlerContext, kind: JobKind): Promise<JobRecord> {
   const id = ctx.params.job_id ?? '';
   const job = jobKindOf(id) === kind ? await readJob(deps, tenantOf(ctx), id) : null;
   // A job is answered until `expiresAt` (JOB_RETENTION_HOURS after it started), then it is gone.
@@ -95,7 +85,7 @@ async function acceptWebhook(raw: unknown, options: JobHandlerOptions): Promise<
 }
 
 /** POST /v1/crawl or /v1/batch/scrape: creates the job and hands it to the frontier. */
-export function jobStartHandler(deps: JobGatewayDeps, kind: JobKind, retentionMs: number, options: JobHandlerOptions): OperationHandler {
+export function jobStartHandler(deps: RecordDeps, kind: JobKind, retentionMs: number, options: JobHandlerOptions): OperationHandler {
   return {
     async handle(ctx) {
       const { webhook, ...params } = ctx.body as { webhook?: unknown; scrapeOptions?: ScrapeOptions };
@@ -130,7 +120,7 @@ function documentOf(json: string): Record<string, unknown> {
   }
 }
 
-async function listPages(deps: JobGatewayDeps, job: JobRecord, cursor: unknown, limit: number) {
+async function listPages(deps: RecordDeps, job: JobRecord, cursor: unknown, limit: number) {
   const after = decodeCursor(typeof cursor === 'string' ? cursor : null);
   if (after === null) throw new AppError('bad_request', 'the cursor is not one this API returned; pass the `next` of the previous page');
   const upTo = Math.min(job.watermark, Number.MAX_SAFE_INTEGER);
@@ -155,7 +145,7 @@ function statusOf(job: JobRecord) {
 }
 
 /** A job's status with the first page of its documents. */
-export function jobStatusHandler(deps: JobGatewayDeps, kind: JobKind): OperationHandler {
+export function jobStatusHandler(deps: RecordDeps, kind: JobKind): OperationHandler {
   return {
     async handle(ctx) {
       const job = await jobOf(deps, ctx, kind);
@@ -165,7 +155,7 @@ export function jobStatusHandler(deps: JobGatewayDeps, kind: JobKind): Operation
 }
 
 /** A job's documents, cursor-paged. */
-export function jobPagesHandler(deps: JobGatewayDeps, kind: JobKind): OperationHandler {
+export function jobPagesHandler(deps: RecordDeps, kind: JobKind): OperationHandler {
   return {
     async handle(ctx) {
       const job = await jobOf(deps, ctx, kind);
@@ -184,7 +174,7 @@ interface ErrorRow {
 }
 
 /** The pages a crawl could not read, with the error for each. */
-export function crawlErrorsHandler(deps: JobGatewayDeps): OperationHandler {
+export function crawlErrorsHandler(deps: RecordDeps): OperationHandler {
   return {
     async handle(ctx) {
       const job = await jobOf(deps, ctx, 'crawl');
@@ -207,7 +197,7 @@ export function crawlErrorsHandler(deps: JobGatewayDeps): OperationHandler {
 }
 
 /** Cancels a crawl (the status it has when it had already ended). */
-export function crawlCancelHandler(deps: JobGatewayDeps): OperationHandler {
+export function crawlCancelHandler(deps: RecordDeps): OperationHandler {
   return {
     async handle(ctx) {
       const job = await jobOf(deps, ctx, 'crawl');

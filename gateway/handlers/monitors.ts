@@ -29,7 +29,6 @@
  * check recorded `skipped_no_credits` and the call answers 402.
  */
 import { AppError } from '../../pipeline/runtime/errors.js';
-import type { Events } from '../../pipeline/runtime/events.js';
 import {
   checkPages,
   isFinal,
@@ -44,23 +43,13 @@ import {
 import { checkDeliveries, type CheckDelivery } from '../../pipeline/monitors/deliveries.js';
 import { createMonitor, deleteMonitor, intervalMs, listMonitors, monitorPages, openWebhook, readMonitor, type MonitorRecord, type MonitorSpec } from '../../pipeline/monitors/record.js';
 import { checkRequestEvent, scheduledMonitor, scheduleMonitor, takeRunning, unscheduleMonitor } from '../../pipeline/monitors/schedule.js';
-import type { State } from '../../pipeline/runtime/state/state.js';
-import type { BatchWriter } from '../../pipeline/runtime/store/batch-writer.js';
-import type { Store } from '../../pipeline/runtime/store/store.js';
 import { sleep } from '../../pipeline/runtime/retry.js';
 import type { Static } from '@sinclair/typebox';
 import type { MonitorBody } from '../../schemas/api/monitoring.js';
-import { tenantOf, type HandlerContext, type OperationHandler } from '../handler.js';
+import { tenantOf, type HandlerContext, type OperationHandler, type RecordDeps } from '../handler.js';
 
 export const RUN_WAIT_MS = 30_000;
 const RUN_POLL_MS = 200;
-
-export interface MonitorGatewayDeps {
-  readonly state: State;
-  readonly store: Pick<Store, 'query'>;
-  readonly writer: Pick<BatchWriter, 'write'>;
-  readonly events: Pick<Events, 'emit'>;
-}
 
 export interface MonitorHandlerOptions {
   /** The SSRF check of page and webhook URLs (NetGuard). */
@@ -77,7 +66,7 @@ export interface MonitorHandlerOptions {
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
-async function monitorOf(deps: MonitorGatewayDeps, ctx: HandlerContext): Promise<MonitorRecord> {
+async function monitorOf(deps: RecordDeps, ctx: HandlerContext): Promise<MonitorRecord> {
   const id = ctx.params.monitor_id ?? '';
   const monitor = await readMonitor(deps.store, tenantOf(ctx), id);
   if (!monitor) throw new AppError('not_found', `no monitor ${id} for this key`);
@@ -88,7 +77,7 @@ function summaryOf(monitor: MonitorRecord, check: CheckRecord) {
   return { totalPages: check.urls.length || monitorPages(monitor).length, ...check.counts };
 }
 
-async function monitorView(deps: MonitorGatewayDeps, options: Pick<MonitorHandlerOptions, 'serverSecret'>, monitor: MonitorRecord, newest: CheckRecord | undefined, completed: CheckRecord | undefined) {
+async function monitorView(deps: RecordDeps, options: Pick<MonitorHandlerOptions, 'serverSecret'>, monitor: MonitorRecord, newest: CheckRecord | undefined, completed: CheckRecord | undefined) {
   const scheduled = await scheduledMonitor(deps.state, monitor.id);
   return {
     id: monitor.id,
@@ -143,7 +132,7 @@ function checkView(monitor: MonitorRecord, check: CheckRecord, pages: readonly P
   };
 }
 
-async function checkViews(deps: MonitorGatewayDeps, options: MonitorHandlerOptions, monitor: MonitorRecord, checks: readonly CheckRecord[]) {
+async function checkViews(deps: RecordDeps, options: MonitorHandlerOptions, monitor: MonitorRecord, checks: readonly CheckRecord[]) {
   const ids = checks.map((c) => c.id);
   const [pages, deliveries] = await Promise.all([
     checkPages(deps.store, monitor.tenant, monitor.id, ids),
@@ -162,7 +151,7 @@ async function guarded(options: MonitorHandlerOptions, field: string, url: strin
   }
 }
 
-export function monitorCreateHandler(deps: MonitorGatewayDeps, options: MonitorHandlerOptions): OperationHandler {
+export function monitorCreateHandler(deps: RecordDeps, options: MonitorHandlerOptions): OperationHandler {
   return {
     async handle(ctx) {
       const body = ctx.body as Static<typeof MonitorBody>;
@@ -187,7 +176,7 @@ export function monitorCreateHandler(deps: MonitorGatewayDeps, options: MonitorH
   };
 }
 
-export function monitorListHandler(deps: MonitorGatewayDeps, options: Pick<MonitorHandlerOptions, 'serverSecret'>): OperationHandler {
+export function monitorListHandler(deps: RecordDeps, options: Pick<MonitorHandlerOptions, 'serverSecret'>): OperationHandler {
   return {
     async handle(ctx) {
       const monitors = await listMonitors(deps.store, tenantOf(ctx));
@@ -199,7 +188,7 @@ export function monitorListHandler(deps: MonitorGatewayDeps, options: Pick<Monit
   };
 }
 
-export function monitorGetHandler(deps: MonitorGatewayDeps, options: Pick<MonitorHandlerOptions, 'serverSecret'>): OperationHandler {
+export function monitorGetHandler(deps: RecordDeps, options: Pick<MonitorHandlerOptions, 'serverSecret'>): OperationHandler {
   return {
     async handle(ctx) {
       const monitor = await monitorOf(deps, ctx);
@@ -209,7 +198,7 @@ export function monitorGetHandler(deps: MonitorGatewayDeps, options: Pick<Monito
   };
 }
 
-export function monitorDeleteHandler(deps: MonitorGatewayDeps): OperationHandler {
+export function monitorDeleteHandler(deps: RecordDeps): OperationHandler {
   return {
     async handle(ctx) {
       const monitor = await monitorOf(deps, ctx);
@@ -220,7 +209,7 @@ export function monitorDeleteHandler(deps: MonitorGatewayDeps): OperationHandler
   };
 }
 
-export function monitorChecksHandler(deps: MonitorGatewayDeps, options: MonitorHandlerOptions): OperationHandler {
+export function monitorChecksHandler(deps: RecordDeps, options: MonitorHandlerOptions): OperationHandler {
   return {
     async handle(ctx) {
       const monitor = await monitorOf(deps, ctx);
@@ -231,7 +220,7 @@ export function monitorChecksHandler(deps: MonitorGatewayDeps, options: MonitorH
   };
 }
 
-export function monitorRunHandler(deps: MonitorGatewayDeps, options: MonitorHandlerOptions): OperationHandler {
+export function monitorRunHandler(deps: RecordDeps, options: MonitorHandlerOptions): OperationHandler {
   return {
     // The check holds and charges its pages itself, like a scheduled one.
     estimate: () => 0,

@@ -45,9 +45,8 @@ import { parseJsonObject } from '../../pipeline/runtime/json.js';
 import type { Config } from '../../pipeline/runtime/config.js';
 import type { WatchBody } from '../../schemas/api/monitoring.js';
 import { isErrorCode } from '../../schemas/errors.js';
-import { tenantOf, type HandlerContext, type OperationHandler } from '../handler.js';
+import { tenantOf, type HandlerContext, type OperationHandler, type RecordDeps } from '../handler.js';
 import { askPipeline } from './ask.js';
-import type { JobGatewayDeps } from './jobs.js';
 
 export interface WatchHandlerOptions {
   /** The SSRF check of webhook, feed and site URLs (NetGuard). */
@@ -60,7 +59,7 @@ export interface WatchHandlerOptions {
   readonly config: Parameters<typeof platformReadiness>[0] & Pick<Config, 'requestTimeoutMs'>;
 }
 
-export type WatchGatewayDeps = Pick<JobGatewayDeps, 'state' | 'store' | 'writer'>;
+export type WatchGatewayDeps = Pick<RecordDeps, 'state' | 'store' | 'writer'>;
 
 const iso = (ms: number | null | undefined) => (ms === null || ms === undefined ? null : new Date(ms).toISOString());
 

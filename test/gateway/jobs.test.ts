@@ -6,7 +6,8 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { HandlerContext, OperationHandler } from '../../gateway/handler.js';
-import type { JobGatewayDeps, JobHandlerOptions } from '../../gateway/handlers/jobs.js';
+import type { JobHandlerOptions } from '../../gateway/handlers/jobs.js';
+import type { RecordDeps } from '../../gateway/handler.js';
 import { OPERATION_TABLE, type PipelineHandlerDeps } from '../../gateway/operations.js';
 import type { Config } from '../../pipeline/runtime/config.js';
 import type { Requester } from '../../pipeline/runtime/request-reply.js';
@@ -28,16 +29,16 @@ const BROWSER_PAGE_CREDITS = PRICES.browserPage.credits;
 const JOB_OPERATIONS = ['crawlStart', 'crawlStatus', 'crawlPages', 'crawlErrors', 'crawlCancel', 'batchStart', 'batchStatus', 'batchPages'] as const;
 
 /**
- * The job operations' handlers as the operation table's rows build them, over `jobs`, with
+ * The job operations' handlers as the operation table's rows build them, over `records`, with
  * jobs answered for `retentionMs` (JOB_RETENTION_HOURS) and the build's job options.
  */
-function jobHandlers(jobs: JobGatewayDeps, retentionMs: number, jobOptions: JobHandlerOptions = {}): Record<string, OperationHandler> {
+function jobHandlers(records: RecordDeps, retentionMs: number, jobOptions: JobHandlerOptions = {}): Record<string, OperationHandler> {
   const deps: PipelineHandlerDeps = {
     config: { jobRetentionHours: retentionMs / 3_600_000 } as Config,
     version: 'test',
     serves: new Set(['jobs', 'scrape']),
     requester: null as unknown as Requester,
-    jobs,
+    records,
     jobOptions,
   };
   return Object.fromEntries(

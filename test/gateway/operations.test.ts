@@ -7,7 +7,7 @@
  * not compile.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { JobGatewayDeps } from '../../gateway/handlers/jobs.js';
+import type { RecordDeps } from '../../gateway/handler.js';
 import {
   byPipeline,
   NOT_SERVED,
@@ -31,7 +31,7 @@ const gatewayDeps = { config: loadConfig({ LOG_LEVEL: 'silent' }), version: '0.1
 
 /** A pipeline whose actors serve `serves`; the handlers only keep the requester and job deps. */
 function pipeline(serves: readonly Capability[]): PipelineDeps {
-  return { serves: new Set(serves), requester: {} as Requester, jobs: {} as JobGatewayDeps };
+  return { serves: new Set(serves), requester: {} as Requester, records: {} as RecordDeps };
 }
 
 /** Compile-time checks of the table's type; never called. */

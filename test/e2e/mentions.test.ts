@@ -13,9 +13,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MENTION_CATEGORIES } from '../../schemas/api/monitoring.js';
 import { FileKeyRegistry } from '../../pipeline/keys/ledger-file.js';
-import { serverWebhookSecret } from '../../pipeline/webhooks/secret.js';
-import { keyWebhookSecret } from '../../pipeline/webhooks/signing.js';
-import { meteredKey, startEmbedded, type Embedded } from '../helpers/embedded.js';
+import { apiKeyWebhookSecret, meteredKey, startEmbedded, type Embedded } from '../helpers/embedded.js';
 import { startFakeBluesky, type FakeBluesky } from '../helpers/fake-bluesky.js';
 import { startFakeGitHub, type FakeGitHub } from '../helpers/fake-github.js';
 import { startFakeHackerNews, type FakeHackerNews } from '../helpers/fake-hackernews.js';
@@ -121,13 +119,7 @@ describe('e2e/mentions (embedded)', () => {
     // A page this instance has read: the `web` platform finds it in the local index.
     const scraped = await call('POST', '/v1/scrape', { url: feed.url.replace('/feed.xml', '/acme.html') });
     expect(scraped.status).toBe(200);
-    const keys = new FileKeyRegistry(svc.dataDir);
-    try {
-      const id = (await keys.list()).find((k) => k.name === 'API_KEY')?.id ?? '';
-      hooks.secret = keyWebhookSecret(serverWebhookSecret(svc.config), id);
-    } finally {
-      keys.close();
-    }
+    hooks.secret = await apiKeyWebhookSecret(svc);
   }, 60_000);
 
   afterAll(async () => {

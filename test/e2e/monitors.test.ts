@@ -12,31 +12,20 @@
  * check and a 402; another key sees 404s; bad bodies are 422s.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FileKeyRegistry } from '../../pipeline/keys/ledger-file.js';
-import { serverWebhookSecret } from '../../pipeline/webhooks/secret.js';
-import { keyWebhookSecret } from '../../pipeline/webhooks/signing.js';
-import { meteredKey, startEmbedded, type Embedded } from '../helpers/embedded.js';
+import { apiKeyWebhookSecret, meteredKey, startEmbedded, type Embedded } from '../helpers/embedded.js';
 import { page, startHookReceiver, startMonitorSite, type HookReceiver, type MonitorSite } from '../helpers/monitor-site.js';
 import { until } from '../helpers/wait.js';
+import { apiCaller, type Body } from '../helpers/api.js';
 
 const API_KEY = 'e2e-monitors-key-0123456789';
 const WAIT = { timeoutMs: 30_000, intervalMs: 100 };
-
-type Body = Record<string, any>;
 
 describe('e2e/monitors (embedded)', () => {
   let svc: Embedded;
   let site: MonitorSite;
   let hooks: HookReceiver;
 
-  async function call(method: string, path: string, body?: unknown, key = API_KEY): Promise<{ status: number; body: Body }> {
-    const res = await fetch(`${svc.base}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    return { status: res.status, body: (await res.json()) as Body };
-  }
+  const call = apiCaller(() => svc.base, API_KEY);
 
   const checks = async (id: string, key = API_KEY) => (await call('GET', `/v1/monitor/${id}/checks`, undefined, key)).body.data?.checks as Body[];
 
@@ -47,13 +36,7 @@ describe('e2e/monitors (embedded)', () => {
       apiKey: API_KEY,
       env: { FETCH_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_BASE_MS: '50', WEBHOOK_RETRY_MAX_MS: '100', WEBHOOK_ATTEMPTS: '2', WEBHOOK_TIMEOUT_MS: '2000' },
     });
-    const keys = new FileKeyRegistry(svc.dataDir);
-    try {
-      const id = (await keys.list()).find((k) => k.name === 'API_KEY')?.id ?? '';
-      hooks.secret = keyWebhookSecret(serverWebhookSecret(svc.config), id);
-    } finally {
-      keys.close();
-    }
+    hooks.secret = await apiKeyWebhookSecret(svc);
   }, 60_000);
 
   afterAll(async () => {

@@ -19,7 +19,7 @@ import { FileKeyRegistry } from '../../pipeline/keys/ledger-file.js';
 import type { Runtime } from '../../pipeline/runtime/runtime.js';
 import { serverWebhookSecret } from '../../pipeline/webhooks/secret.js';
 import { keyWebhookSecret, verifySignature } from '../../pipeline/webhooks/signing.js';
-import { startEmbedded, type Embedded } from '../helpers/embedded.js';
+import { apiKeyWebhookSecret, startEmbedded, type Embedded } from '../helpers/embedded.js';
 import { startMapSite, type MapSite } from '../helpers/map-site.js';
 import { until } from '../helpers/wait.js';
 
@@ -107,15 +107,7 @@ describe('e2e/webhooks', () => {
     await once(receiver, 'listening');
     hookOrigin = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
     svc = await start({ FETCH_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_BASE_MS: '50', WEBHOOK_RETRY_MAX_MS: '200', WEBHOOK_ATTEMPTS: '4', WEBHOOK_TIMEOUT_MS: '3000' });
-    // The key's secret, as `npm run keys -- webhook-secret <id>` derives it.
-    const keys = new FileKeyRegistry(svc.dataDir);
-    try {
-      const id = (await keys.list()).find((k) => k.name === 'API_KEY')?.id;
-      if (!id) throw new Error('no API_KEY key');
-      secret = keyWebhookSecret(serverWebhookSecret(svc.config), id);
-    } finally {
-      keys.close();
-    }
+    secret = await apiKeyWebhookSecret(svc);
   });
 
   afterAll(async () => {

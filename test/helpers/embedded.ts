@@ -12,6 +12,8 @@ import { startService, type Service } from '../../main.js';
 import { loadConfig, type Config } from '../../pipeline/runtime/config.js';
 import { FileKeyRegistry } from '../../pipeline/keys/ledger-file.js';
 import { createLogger, type Logger } from '../../pipeline/runtime/log.js';
+import { serverWebhookSecret } from '../../pipeline/webhooks/secret.js';
+import { keyWebhookSecret } from '../../pipeline/webhooks/signing.js';
 
 export interface Embedded {
   readonly service: Service;
@@ -75,6 +77,18 @@ export async function meteredKey(dataDir: string, credits: number): Promise<{ ke
         }
       },
     };
+  } finally {
+    keys.close();
+  }
+}
+
+/** The webhook signing secret of the service's API_KEY key, as `npm run keys -- webhook-secret <id>` derives it. */
+export async function apiKeyWebhookSecret(svc: Pick<Embedded, 'dataDir' | 'config'>): Promise<string> {
+  const keys = new FileKeyRegistry(svc.dataDir);
+  try {
+    const id = (await keys.list()).find((k) => k.name === 'API_KEY')?.id;
+    if (!id) throw new Error('no API_KEY key');
+    return keyWebhookSecret(serverWebhookSecret(svc.config), id);
   } finally {
     keys.close();
   }

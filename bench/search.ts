@@ -28,8 +28,8 @@
  * (chdb runs bound statements one at a time per process) after a warm-up of 10 queries; the
  * scan runs every n-th query, BENCH_SEARCH_SCAN_QUERIES (default 60) of them (the multi scan
  * half as many). The tables are merged (OPTIMIZE FINAL) before measuring. Index size is bytes
- * on disk of the active parts (system.parts) of search_docs + search_postings + search_lengths
- * per page.
+ * on disk of the active parts (system.parts) of search_docs + search_postings + search_lengths +
+ * search_shown per page.
  *
  * Also measured: the parser's cost of building a page's index rows (pageSearchRows) per corpus
  * page, beside what building its document costs.
@@ -66,6 +66,8 @@ const VOCABULARY = 30_000;
 const ZIPF_S = 1.1;
 const WARMUP = 10;
 const TARGET_QPS_RATIO = 20;
+/** What a load fills: the index's tables and the baseline's. */
+const INDEX_TABLES = ['search_docs', 'search_postings', 'search_lengths', 'search_shown', 'scan_pages'];
 const NOW = Date.now();
 const DAY = 86_400_000;
 
@@ -175,7 +177,7 @@ ENGINE = MergeTree ORDER BY url`;
 async function isLoaded(store: Store): Promise<boolean> {
   const [row] = await store.query<{ n: string }>('SELECT count() AS n FROM scan_pages');
   if (Number(row?.n ?? 0) === PAGES) return true;
-  for (const table of ['search_docs', 'search_postings', 'search_lengths', 'scan_pages']) await store.command(`TRUNCATE TABLE ${table}`);
+  for (const table of INDEX_TABLES) await store.command(`TRUNCATE TABLE ${table}`);
   return false;
 }
 
@@ -294,7 +296,7 @@ async function main(): Promise<void> {
     await store.command(SCAN_TABLE);
     const reused = await isLoaded(store);
     const loadedPages = reused ? await redraw(store, corpus.pages) : await load(store, corpus.pages);
-    if (!reused) for (const table of ['search_docs', 'search_postings', 'search_lengths', 'scan_pages']) await store.command(`OPTIMIZE TABLE ${table} FINAL`);
+    if (!reused) for (const table of INDEX_TABLES) await store.command(`OPTIMIZE TABLE ${table} FINAL`);
     const asked = queries(corpus.pages);
     const provider = new LocalIndexProvider(store);
     const search = (q: Asked) => {
@@ -316,6 +318,7 @@ async function main(): Promise<void> {
     const docsBytes = await bytesPerPage(store, 'search_docs');
     const postingsBytes = await bytesPerPage(store, 'search_postings');
     const lengthsBytes = await bytesPerPage(store, 'search_lengths');
+    const shownBytes = await bytesPerPage(store, 'search_shown');
     emit({
       bench: 'search',
       pages: PAGES,
@@ -325,10 +328,11 @@ async function main(): Promise<void> {
       load_pages_per_s: reused ? null : Math.round(PAGES / loadedPages.seconds),
       queries_with_results: found,
       ...index,
-      index_bytes_per_page: docsBytes + postingsBytes + lengthsBytes,
+      index_bytes_per_page: docsBytes + postingsBytes + lengthsBytes + shownBytes,
       docs_bytes_per_page: docsBytes,
       postings_bytes_per_page: postingsBytes,
       lengths_bytes_per_page: lengthsBytes,
+      shown_bytes_per_page: shownBytes,
       baseline: 'scan_pages: positionCaseInsensitiveUTF8(text, term) > 0 for each term (OR) over every visible row',
       baseline_queries: baseline.queries,
       baseline_p50_ms: baseline.p50_ms,

@@ -35,6 +35,7 @@ const TABLES = [
   'search_lengths',
   'search_page_terms',
   'search_postings',
+  'search_shown',
   'watch_collections',
   'watches',
   'webhook_deliveries',
@@ -100,7 +101,7 @@ function storeContract(
     });
 
     it('migrates once: the second run applies nothing and every table exists', async () => {
-      expect(firstMigration).toEqual(['0001_init', '0002_page_cache', '0003_merge_memory', '0004_page_changes', '0005_search_index', '0006_monitors', '0007_mentions', '0008_search_reads']);
+      expect(firstMigration).toEqual(['0001_init', '0002_page_cache', '0003_merge_memory', '0004_page_changes', '0005_search_index', '0006_monitors', '0007_mentions', '0008_search_reads', '0009_search_shown']);
       expect(await store.migrate()).toEqual([]);
       const tables = await store.query<{ name: string }>('SELECT name FROM system.tables WHERE database = currentDatabase() ORDER BY name');
       expect(tables.map((t) => t.name)).toEqual(expect.arrayContaining(TABLES));
@@ -115,9 +116,10 @@ function storeContract(
           { version: 6, name: '0006_monitors' },
           { version: 7, name: '0007_mentions' },
           { version: 8, name: '0008_search_reads' },
+          { version: 9, name: '0009_search_shown' },
         ]),
       );
-      expect(recorded).toHaveLength(8);
+      expect(recorded).toHaveLength(9);
       const columns = await store.query<{ name: string }>("SELECT name FROM system.columns WHERE database = currentDatabase() AND table = 'pages'");
       expect(columns.map((c) => c.name)).toEqual(expect.arrayContaining(['body_base64', 'response_headers', 'cache_key', 'shareable']));
       // 0007_mentions: what a stored mention carries beyond 0001's columns.
@@ -130,8 +132,8 @@ function storeContract(
           expect(ddl?.statement, `${table}: ${setting}`).toContain(setting);
         }
       }
-      // 0008_search_reads: the search index's parts stay compact at any size.
-      for (const table of ['search_docs', 'search_postings']) {
+      // 0008_search_reads and 0009_search_shown: the search index's parts stay compact at any size.
+      for (const table of ['search_docs', 'search_postings', 'search_shown']) {
         const [ddl] = await store.query<{ statement: string }>(`SHOW CREATE TABLE ${table}`);
         expect(ddl?.statement, table).toContain('min_bytes_for_wide_part = 1099511627776');
       }

@@ -2,7 +2,7 @@
  * pipeline/search/index: the tokenizer, the rows a page becomes, snippets and filters (no
  * engine), then the index in a real store on both drivers — chdb in this process (embedded
  * mode) and @clickhouse/client over HTTP to chdb's ClickHouse interface in its own process
- * (distributed mode): the 0005 and 0008 migrations, BM25 ranking, per-key visibility, one result per
+ * (distributed mode): the 0005, 0008 and 0009 migrations, BM25 ranking, per-key visibility, one result per
  * URL, stale postings, lang and time filters, paging, snippets, hostile query text, and the
  * parser writing the index next to `pages`.
  */
@@ -223,7 +223,7 @@ function storeSuite(name: string, open: () => Promise<{ store: Store; cleanup: (
     const search = (tenant: string, q: SearchQuery): Promise<SerpPage> => provider.search(q, { tenant, timeoutMs: 20_000, signal: new AbortController().signal });
     const urls = (page: SerpPage) => page.organic.map((r) => r.url);
 
-    it('creates the index tables through the 0005 and 0008 migrations; postings and lengths arrive through views', async () => {
+    it('creates the index tables through the 0005, 0008 and 0009 migrations; postings, lengths and shown fields arrive through views', async () => {
       const [recorded] = await store.query<{ name: string }>('SELECT name FROM schema_migrations FINAL WHERE version = 5');
       expect(recorded?.name).toBe('0005_search_index');
       const tables = await store.query<{ name: string; engine: string; sorting_key: string }>(
@@ -232,10 +232,12 @@ function storeSuite(name: string, open: () => Promise<{ store: Store; cleanup: (
       expect(tables).toEqual([
         { name: 'search_docs', engine: 'ReplacingMergeTree', sorting_key: 'url_hash, tenant' },
         { name: 'search_docs_lengths', engine: 'MaterializedView', sorting_key: '' },
+        { name: 'search_docs_shown', engine: 'MaterializedView', sorting_key: '' },
         { name: 'search_lengths', engine: 'ReplacingMergeTree', sorting_key: 'url_hash, tenant' },
         { name: 'search_page_terms', engine: 'Null', sorting_key: '' },
         { name: 'search_page_terms_postings', engine: 'MaterializedView', sorting_key: '' },
         { name: 'search_postings', engine: 'ReplacingMergeTree', sorting_key: 'term, url_hash, tenant' },
+        { name: 'search_shown', engine: 'ReplacingMergeTree', sorting_key: 'url_hash, tenant' },
       ]);
       const page = indexed('https://view.example/p', { title: 'Viewed', text: 'viewed twice', lang: 'de', publishedAtMs: NOW - DAY });
       await put(page);
@@ -247,6 +249,8 @@ function storeSuite(name: string, open: () => Promise<{ store: Store; cleanup: (
       ]);
       const lengths = await store.query('SELECT tenant, shareable, doc_len FROM search_lengths WHERE url_hash = {h:UInt64}', { h: BigInt(urlHash(page.url)) });
       expect(lengths).toEqual([{ tenant: 'key-a', shareable: 1, doc_len: 3 + 2 }]);
+      const shown = await store.query('SELECT tenant, shown FROM search_shown WHERE url_hash = {h:UInt64}', { h: BigInt(urlHash(page.url)) });
+      expect(shown).toEqual([{ tenant: 'key-a', shown: ['1', page.url, 'Viewed', '', 'viewed twice', String(NOW - DAY)] }]);
     });
 
     it('0008 fills search_lengths with the copies search_docs held before it', async () => {
@@ -263,6 +267,23 @@ function storeSuite(name: string, open: () => Promise<{ store: Store; cleanup: (
       const [again] = await store.query<{ n: string }>('SELECT count() AS n FROM search_lengths FINAL');
       expect(again?.n).toBe(after?.n);
       expect(statsFor(await indexStats(store), 'key-old').docs - statsFor(await indexStats(store), 'key-nobody').docs).toBe(1);
+    });
+
+    it('0009 fills search_shown with the copies search_docs held before it, and a search shows them', async () => {
+      const page = indexed('https://backfill.example/shown', { title: 'Ravenquill archive', text: `ravenquill ${filler(6)}` });
+      await put(page);
+      await store.command('TRUNCATE TABLE search_shown');
+      const statements = splitStatements(readFileSync(join(migrationsDir(), '0009_search_shown.sql'), 'utf8'));
+      for (const statement of statements) await store.command(statement);
+      const [after] = await store.query<{ n: string }>('SELECT count() AS n FROM search_shown FINAL');
+      expect(Number(after?.n)).toBeGreaterThan(0);
+      for (const statement of statements) await store.command(statement);
+      const [again] = await store.query<{ n: string }>('SELECT count() AS n FROM search_shown FINAL');
+      expect(again?.n).toBe(after?.n);
+      const found = await search('key-a', query('ravenquill'));
+      expect(found.organic).toHaveLength(1);
+      expect(found.organic[0]).toMatchObject({ url: page.url, title: 'Ravenquill archive', date: null });
+      expect(found.organic[0]?.snippet).toContain('ravenquill');
     });
 
     it('ranks a title match above a body match', async () => {

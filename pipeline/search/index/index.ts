@@ -17,9 +17,9 @@
  * - page.ts — the parser's hook: a fresh page stored in `pages` (HTML or text, status < 400)
  *   also writes its two index rows, in parallel with the `pages` write. Building them costs
  *   0.75–1.2 ms per corpus page (bench/search.ts), beside 10–14 ms to build its document.
- * - query.ts — BM25 (k1 1.2, b 0.75) over the visible postings of the query's terms, then the
- *   candidates' rows in `search_docs`: only a key's newest copy counts, one result per URL
- *   (the caller's own copy first), lang and time filters, paging. Two statements per search.
+ * - query.ts — BM25 (k1 1.2, b 0.75) over the visible postings of the query's terms, then what
+ *   the candidates show, from `search_shown`: only a key's newest copy counts, one result per
+ *   URL (the caller's own copy first), lang and time filters, paging. Two statements per search.
  * - snippet.ts — ~200 characters of the stored text around the first query term.
  * - provider.ts — `LocalIndexProvider`, the `local` SearchProvider.
  *
@@ -29,12 +29,16 @@
  * - infra/clickhouse/0008_search_reads.sql — both tables keep compact parts (what a search reads
  *   of a part is a few columns of a few granules), and `search_lengths` (each copy's key,
  *   visibility, version and length, filled by a view) serves BM25's statistics.
+ * - infra/clickhouse/0009_search_shown.sql — `search_shown`: what a result shows of a copy in
+ *   one narrow column, filled by a view from `search_docs`.
  *
- * bench/search.ts, 100,000 pages in chdb on a quiet 2-core machine: p50 13.2–13.6 ms, p99
- * 21.7–23.5 ms, 70–72 queries/s; a plain scan of the same text (positionCaseInsensitiveUTF8
- * per term) p50 285–294 ms: 21.0–21.7× its queries/s (the scan uses both cores, the index one;
- * 39–40× less CPU per query), p99 at 7–8% of its p50. 8.5 KB on disk per page (search_docs
- * 1.2 KB, search_postings 7.3 KB, search_lengths 21 B).
+ * bench/search.ts, 100,000 pages in chdb on a quiet 2-core machine (before 0009): p50
+ * 13.2–13.6 ms, p99 21.7–23.5 ms, 70–72 queries/s; a plain scan of the same text
+ * (positionCaseInsensitiveUTF8 per term) p50 285–294 ms: 21.0–21.7× its queries/s (the scan
+ * uses both cores, the index one; 39–40× less CPU per query), p99 at 7–8% of its p50. On the
+ * same machine when 1.5–1.8× slower at single-threaded work: 16.1–17.5× with 0009, 14.0–14.9×
+ * without. 9.6 KB on disk per page (search_docs 1.2 KB, search_postings 7.3 KB, search_shown
+ * 1.1 KB, search_lengths 21 B).
  */
 export { LocalIndexProvider, MAX_QUERY_TERMS, queryTerms, rangeStartMs, unappliedFilters, type LocalIndexOptions } from './provider.js';
 export { isIndexable, pageSearchRows, writeSearchRows, type FetchedPage } from './page.js';

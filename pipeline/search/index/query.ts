@@ -6,8 +6,8 @@
  *               → one BM25 score per copy (url_hash, tenant, fetched_at), filtered, best first,
  *               the first `limit` of them, and how many distinct URLs matched (candidatesSql:
  *               one statement per combination of the filters asked for);
- *   COPIES      the `search_docs` rows of the candidates' URLs and keys, with what a result
- *               shows; `rank` keeps the newest per URL and key (what FINAL would keep, without
+ *   COPIES      the `search_shown` rows (0009: search_docs' shown fields in one narrow column)
+ *               of the candidates' URLs and keys, with what a result shows; `rank` keeps the newest per URL and key (what FINAL would keep, without
  *               a merge in the read) and drops it unless the caller may see it.
  *
  * `rank` joins the two: a candidate counts only when it IS its key's newest copy of the URL
@@ -173,9 +173,8 @@ ${NO_COMPILE}`;
 }
 
 const COPIES = `
-SELECT url_hash AS hash, tenant, shareable, toUnixTimestamp64Milli(fetched_at) AS fetched_ms, url, title,
-       description, snippet_text, toUnixTimestamp64Milli(published_at) AS published_ms
-FROM search_docs
+SELECT url_hash AS hash, tenant, toUnixTimestamp64Milli(fetched_at) AS fetched_ms, shown
+FROM search_shown
 WHERE url_hash IN {hashes:Array(UInt64)} AND tenant IN {tenants:Array(String)}
 ${NO_COMPILE}`;
 
@@ -225,22 +224,37 @@ interface CandidateRow {
   readonly urls: string | number;
 }
 
+/** A `search_shown` row (0009): `shown` is [shareable, url, title, description, snippet_text, published ms or '']. */
+interface ShownRow {
+  readonly hash: string;
+  readonly tenant: string;
+  readonly fetched_ms: string | number;
+  readonly shown: readonly string[];
+}
+
 interface CopyRow {
   readonly hash: string;
   readonly tenant: string;
-  readonly shareable: number;
-  readonly fetched_ms: string | number;
-  readonly url: string;
-  readonly title: string;
-  readonly description: string;
-  readonly snippet_text: string;
-  readonly published_ms: string | number | null;
+  readonly shareable: boolean;
+  readonly fetchedMs: number;
+  readonly doc: ShownDoc;
+}
+
+function copyOf(row: ShownRow): CopyRow {
+  const [shareable = '0', url = '', title = '', description = '', snippetText = '', published = ''] = row.shown;
+  return {
+    hash: row.hash,
+    tenant: row.tenant,
+    shareable: shareable === '1',
+    fetchedMs: Number(row.fetched_ms),
+    doc: { url, title, description, snippetText, publishedAtMs: published === '' ? null : Number(published) },
+  };
 }
 
 const copyKey = (urlHash: string, tenant: string) => `${urlHash}\u0000${tenant}`;
 
 /**
- * The newest copy per (URL, key) among `rows` — what `search_docs FINAL` would give, worked out
+ * The newest copy per (URL, key) among `rows` — what `search_shown FINAL` would give, worked out
  * here so the read needs no merge — keyed by URL and key, leaving out copies `tenant` may not see.
  */
 function newestVisible(rows: readonly CopyRow[], tenant: string): Map<string, CopyRow> {
@@ -248,15 +262,10 @@ function newestVisible(rows: readonly CopyRow[], tenant: string): Map<string, Co
   for (const row of rows) {
     const key = copyKey(row.hash, row.tenant);
     const seen = newest.get(key);
-    if (!seen || Number(row.fetched_ms) > Number(seen.fetched_ms)) newest.set(key, row);
+    if (!seen || row.fetchedMs > seen.fetchedMs) newest.set(key, row);
   }
-  for (const [key, row] of newest) if (row.tenant !== tenant && Number(row.shareable) !== 1) newest.delete(key);
+  for (const [key, row] of newest) if (row.tenant !== tenant && !row.shareable) newest.delete(key);
   return newest;
-}
-
-function shownDoc(row: CopyRow): ShownDoc {
-  const published = row.published_ms === null ? null : Number(row.published_ms);
-  return { url: row.url, title: row.title, description: row.description, snippetText: row.snippet_text, publishedAtMs: published };
 }
 
 interface UrlResult {
@@ -275,11 +284,11 @@ function liveResults(candidates: readonly CandidateRow[], copies: readonly CopyR
   const byUrl = new Map<string, UrlResult>();
   for (const candidate of candidates) {
     const copy = newest.get(copyKey(candidate.hash, candidate.tenant));
-    if (!copy || Number(copy.fetched_ms) !== Number(candidate.fetched_ms)) continue;
+    if (!copy || copy.fetchedMs !== Number(candidate.fetched_ms)) continue;
     const seen = byUrl.get(candidate.hash);
     const own = candidate.tenant === tenant;
-    if (!seen) byUrl.set(candidate.hash, { score: candidate.score, own, tenant: candidate.tenant, doc: shownDoc(copy) });
-    else if (own && !seen.own) byUrl.set(candidate.hash, { score: seen.score, own, tenant: candidate.tenant, doc: shownDoc(copy) });
+    if (!seen) byUrl.set(candidate.hash, { score: candidate.score, own, tenant: candidate.tenant, doc: copy.doc });
+    else if (own && !seen.own) byUrl.set(candidate.hash, { score: seen.score, own, tenant: candidate.tenant, doc: copy.doc });
   }
   return [...byUrl.values()];
 }
@@ -306,7 +315,7 @@ export async function rank(store: Store, query: RankQuery, stats: CorpusStats): 
     const candidates = await candidatesOf(store, query, stats, limit);
     const hashes = [...new Set(candidates.map((c) => BigInt(c.hash)))];
     const tenants = [...new Set(candidates.map((c) => c.tenant))];
-    const copies = hashes.length ? await store.query<CopyRow>(COPIES, { hashes, tenants }) : [];
+    const copies = hashes.length ? (await store.query<ShownRow>(COPIES, { hashes, tenants })).map(copyOf) : [];
     const results = liveResults(candidates, copies, query.tenant);
     const exhausted = candidates.length < limit;
     if (results.length >= wanted || exhausted) {

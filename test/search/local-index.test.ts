@@ -276,7 +276,9 @@ function storeSuite(name: string, open: () => Promise<{ store: Store; cleanup: (
       const statements = splitStatements(readFileSync(join(migrationsDir(), '0009_search_shown.sql'), 'utf8'));
       for (const statement of statements) await store.command(statement);
       const [after] = await store.query<{ n: string }>('SELECT count() AS n FROM search_shown FINAL');
+      const [docs] = await store.query<{ n: string }>('SELECT count() AS n FROM search_docs FINAL');
       expect(Number(after?.n)).toBeGreaterThan(0);
+      expect(after?.n).toBe(docs?.n);
       for (const statement of statements) await store.command(statement);
       const [again] = await store.query<{ n: string }>('SELECT count() AS n FROM search_shown FINAL');
       expect(again?.n).toBe(after?.n);

@@ -24,6 +24,7 @@ import type { HttpFetcher } from '../runtime/net/http.js';
 import { sleep } from '../runtime/retry.js';
 import type { State } from '../runtime/state/state.js';
 import { isOsmType, type OsmType } from './overpass.js';
+import { record, text } from './json-shapes.js';
 import { getJson, serviceFetcher, ServiceError, shownEndpoint } from './service-http.js';
 
 export const NOMINATIM_URL = 'https://nominatim.openstreetmap.org';
@@ -178,11 +179,6 @@ function searchUrl(base: URL, query: Required<NominatimQuery>, email: string | n
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
 // ---- reading jsonv2 ----------------------------------------------------------------------
-
-type JsonObject = Record<string, unknown>;
-
-const record = (v: unknown): JsonObject | null => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as JsonObject) : null);
-const text = (v: unknown): string | null => (typeof v === 'string' && v.trim() !== '' ? v.trim() : null);
 
 /** A number, or a string holding one (Nominatim writes coordinates as strings). */
 function numberOf(v: unknown): number | null {

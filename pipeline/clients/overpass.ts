@@ -19,6 +19,7 @@
  *   service-http.ts sorts them. A body without an `elements` list is `unreadable`.
  */
 import type { HttpFetcher } from '../runtime/net/http.js';
+import { record, text } from './json-shapes.js';
 import { getJson, serviceFetcher, ServiceError, shownEndpoint } from './service-http.js';
 
 export const OVERPASS_URL = 'https://overpass-api.de/api/interpreter';
@@ -89,10 +90,6 @@ export class OverpassClient {
   }
 }
 
-type JsonObject = Record<string, unknown>;
-
-const record = (v: unknown): JsonObject | null => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as JsonObject) : null);
-const text = (v: unknown): string | null => (typeof v === 'string' && v.trim() !== '' ? v.trim() : null);
 const finite = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 
 function answerOf(json: unknown, url: URL, status: number): OverpassAnswer {

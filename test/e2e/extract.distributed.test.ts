@@ -24,6 +24,7 @@ import { startFakeAnthropic, startFakeOpenAI, type FakeModel } from '../helpers/
 import { hasKafka } from '../helpers/kafka.js';
 import { REDIS_INSTALL, redisProbe } from '../helpers/redis.js';
 import { until } from '../helpers/wait.js';
+import { postJson } from '../helpers/api.js';
 
 const hasChdb = await chdbAvailable();
 const kafkaUp = await hasKafka();
@@ -33,16 +34,6 @@ const redisUp = await engine('redis', () => redisProbe(), REDIS_INSTALL);
 const TEST_TIMEOUT_MS = 90_000;
 const FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'extract', 'site');
 const CALLER_KEY = 'sk-ant-distributed-caller-9d8c7b6a';
-
-async function post(base: string, key: string, path: string, body: unknown): Promise<{ status: number; body: Record<string, any> }> {
-  const res = await fetch(`${base}${path}`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-    signal: AbortSignal.timeout(TEST_TIMEOUT_MS),
-  });
-  return { status: res.status, body: (await res.json()) as Record<string, any> };
-}
 
 describe.skipIf(!hasChdb || !kafkaUp || !redisUp)('e2e/extract distributed (gateway, fetcher, parser, extractor on Kafka)', () => {
   let cluster: Cluster;
@@ -76,7 +67,7 @@ describe.skipIf(!hasChdb || !kafkaUp || !redisUp)('e2e/extract distributed (gate
     base = gateway.url as string;
     store = cluster.store();
     // The first answer absorbs a consumer-group rebalance still pending after start-up (both pools').
-    await until('a first extraction answered', async () => (await post(base, cluster.apiKey, '/v1/scrape', { url: `${origin}/article-plain`, formats: [{ type: 'json', template: 'article' }] })).status === 200, { timeoutMs: 120_000, intervalMs: 500 });
+    await until('a first extraction answered', async () => (await postJson(base, cluster.apiKey, '/v1/scrape', { url: `${origin}/article-plain`, formats: [{ type: 'json', template: 'article' }] })).status === 200, { timeoutMs: 120_000, intervalMs: 500 });
   }, 180_000);
   afterAll(async () => {
     await cluster?.stop();
@@ -86,7 +77,7 @@ describe.skipIf(!hasChdb || !kafkaUp || !redisUp)('e2e/extract distributed (gate
   }, 60_000);
 
   it('fills what the markup left with the operator\'s model in the extractor process, charging its price', async () => {
-    const { status, body } = await post(base, cluster.apiKey, '/v1/scrape', { url: `${origin}/article-plain`, formats: [{ type: 'json', template: 'article' }] });
+    const { status, body } = await postJson(base, cluster.apiKey, '/v1/scrape', { url: `${origin}/article-plain`, formats: [{ type: 'json', template: 'article' }] });
     expect(status, JSON.stringify(body)).toBe(200);
     expect(body.data.json).toMatchObject({ title: 'City council approves new bike lanes', section: 'City', tags: ['cycling'] });
     expect(body.data.metadata.jsonSources).toMatchObject({ title: 'page', section: 'model' });
@@ -96,7 +87,7 @@ describe.skipIf(!hasChdb || !kafkaUp || !redisUp)('e2e/extract distributed (gate
   }, TEST_TIMEOUT_MS);
 
   it('answers POST /v1/extract with a caller\'s own model, at no credit cost for it', async () => {
-    const { status, body } = await post(base, cluster.apiKey, '/v1/extract', {
+    const { status, body } = await postJson(base, cluster.apiKey, '/v1/extract', {
       urls: [`${origin}/product-microdata`, `${origin}/product-jsonld`],
       template: 'product',
       model: { provider: 'anthropic', apiKey: CALLER_KEY },
@@ -108,7 +99,7 @@ describe.skipIf(!hasChdb || !kafkaUp || !redisUp)('e2e/extract distributed (gate
   }, TEST_TIMEOUT_MS);
 
   it('tracks changes in the ClickHouse server', async () => {
-    const track = () => post(base, cluster.apiKey, '/v1/scrape', { url: `${origin}/changing`, formats: ['markdown', { type: 'changeTracking', modes: ['git-diff'] }] });
+    const track = () => postJson(base, cluster.apiKey, '/v1/scrape', { url: `${origin}/changing`, formats: ['markdown', { type: 'changeTracking', modes: ['git-diff'] }] });
     expect((await track()).body.data.changeTracking.changeStatus).toBe('new');
     changing = '<html><body><h1>Menu</h1><p>Soup of the day: tomato.</p></body></html>';
     const changed = await track();

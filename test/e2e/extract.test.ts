@@ -30,6 +30,7 @@ import { TOPICS } from '../../schemas/topics.js';
 import { startEmbedded, type Embedded } from '../helpers/embedded.js';
 import { reply, startFakeAnthropic, startFakeOpenAI, type FakeModel } from '../helpers/fake-models.js';
 import { scrape } from '../helpers/scrape.js';
+import { postJson } from '../helpers/api.js';
 
 const API_KEY = 'e2e-extract-key-0123456789';
 const FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'extract', 'site');
@@ -59,16 +60,6 @@ async function startSite(): Promise<Site> {
     url: (path: string) => `${origin}${path}`,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   });
-}
-
-async function post(base: string, key: string, path: string, body: unknown): Promise<{ status: number; body: Record<string, any> }> {
-  const res = await fetch(`${base}${path}`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-    signal: AbortSignal.timeout(60_000),
-  });
-  return { status: res.status, body: (await res.json()) as Record<string, any> };
 }
 
 let site: Site;
@@ -168,10 +159,10 @@ describe('e2e/extract without a model', () => {
     const invalid = await scrape(svc.base, API_KEY, { url: site.url('/product-jsonld'), formats: [{ type: 'json', schema: { type: 'strin' } }] });
     expect(invalid.status).toBe(422);
     expect(invalid.body.detail[0].loc.slice(0, 4)).toEqual(['body', 'formats', 0, 'schema']);
-    const crawl = await post(svc.base, API_KEY, '/v1/crawl', { url: site.url('/'), scrapeOptions: { formats: [{ type: 'json', template: 'nope' }] } });
+    const crawl = await postJson(svc.base, API_KEY, '/v1/crawl', { url: site.url('/'), scrapeOptions: { formats: [{ type: 'json', template: 'nope' }] } });
     expect(crawl.status).toBe(422);
     expect(crawl.body.detail[0].loc).toEqual(['body', 'scrapeOptions', 'formats', 0, 'template']);
-    const extract = await post(svc.base, API_KEY, '/v1/extract', { urls: [site.url('/product-jsonld')], prompt: 'the price' });
+    const extract = await postJson(svc.base, API_KEY, '/v1/extract', { urls: [site.url('/product-jsonld')], prompt: 'the price' });
     expect(extract.status).toBe(400);
     expect(extract.body.error.code).toBe('model_required');
   });
@@ -188,7 +179,7 @@ describe('e2e/extract without a model', () => {
 
   it('POST /v1/extract: one result per URL in input order, failures per URL, confidence ordering results', async () => {
     const urls = [site.url('/product-jsonld'), site.url('/missing'), site.url('/produkt-de'), 'http://127.0.0.1:1/refused', site.url('/no-markup')];
-    const { status, body } = await post(svc.base, API_KEY, '/v1/extract', { urls, template: 'product' });
+    const { status, body } = await postJson(svc.base, API_KEY, '/v1/extract', { urls, template: 'product' });
     expect(status, JSON.stringify(body)).toBe(200);
     const results = body.data.results as [Record<string, any>, Record<string, any>, Record<string, any>, Record<string, any>, Record<string, any>];
     expect(results.map((r) => r.url)).toEqual(urls);
@@ -206,23 +197,23 @@ describe('e2e/extract without a model', () => {
     // Each page answered is charged as a scrape; a URL with an error costs nothing.
     expect(body.data.cost.credits).toBe(3);
     // None of the asked fields on the page: an error of its URL, costing nothing.
-    const isbn = await post(svc.base, API_KEY, '/v1/extract', { urls: [site.url('/no-markup')], schema: { type: 'object', properties: { isbn: { type: 'string' } } } });
+    const isbn = await postJson(svc.base, API_KEY, '/v1/extract', { urls: [site.url('/no-markup')], schema: { type: 'object', properties: { isbn: { type: 'string' } } } });
     expect(isbn.body.data.results[0]).toMatchObject({ data: null, confidence: 0, error: { code: 'no_data_found' } });
     expect(isbn.body.data.cost.credits).toBe(0);
   });
 
   it('POST /v1/extract with nothing to shape it answers the page\'s own structured data', async () => {
-    const { body } = await post(svc.base, API_KEY, '/v1/extract', { urls: [site.url('/recipe'), site.url('/jobposting')] });
+    const { body } = await postJson(svc.base, API_KEY, '/v1/extract', { urls: [site.url('/recipe'), site.url('/jobposting')] });
     const [recipe, job] = body.data.results as [Record<string, any>, Record<string, any>];
     expect(recipe.data.items[0]).toMatchObject({ '@type': 'Recipe', name: 'Lentil soup' });
     expect(job.data.items.some((i: Record<string, unknown>) => i['@type'] === 'JobPosting')).toBe(true);
   });
 
   it('fills the jobPosting and recipe templates with their rules (salary range, remote, durations)', async () => {
-    const { body } = await post(svc.base, API_KEY, '/v1/extract', { urls: [site.url('/jobposting')], template: 'jobPosting' });
+    const { body } = await postJson(svc.base, API_KEY, '/v1/extract', { urls: [site.url('/jobposting')], template: 'jobPosting' });
     expect(body.data.results[0].data).toMatchObject({ title: 'Senior Backend Engineer', company: 'Nordlicht GmbH', salaryMin: 70000, salaryMax: 90000, salaryCurrency: 'EUR' });
     expect(String(body.data.results[0].data.location)).toMatch(/remote/i);
-    const recipe = await post(svc.base, API_KEY, '/v1/extract', { urls: [site.url('/recipe')], template: 'recipe' });
+    const recipe = await postJson(svc.base, API_KEY, '/v1/extract', { urls: [site.url('/recipe')], template: 'recipe' });
     expect(recipe.body.data.results[0].data).toMatchObject({ name: 'Lentil soup', prepTimeMinutes: 15, cookTimeMinutes: 40, ingredients: ['200 g red lentils', '1 onion', '1 l vegetable stock'] });
   });
 
@@ -248,7 +239,7 @@ describe('e2e/extract without a model', () => {
   });
 
   it('extracts in batch jobs too: each stored page carries its json', async () => {
-    const started = await post(svc.base, API_KEY, '/v1/batch/scrape', { urls: [site.url('/product-jsonld'), site.url('/product-microdata')], scrapeOptions: { formats: [{ type: 'json', template: 'product' }] } });
+    const started = await postJson(svc.base, API_KEY, '/v1/batch/scrape', { urls: [site.url('/product-jsonld'), site.url('/product-microdata')], scrapeOptions: { formats: [{ type: 'json', template: 'product' }] } });
     expect(started.status, JSON.stringify(started.body)).toBe(200);
     let job: Record<string, any> = {};
     for (let i = 0; i < 100 && job.status !== 'completed'; i += 1) {
@@ -373,18 +364,18 @@ describe('e2e/extract with the operator\'s model and callers\' own models', () =
 
   it('answers a prompt alone through the model, and fails it with the model\'s code when the model fails', async () => {
     openai.respondWith(reply.object({ lanes_km: 12, starts: 'summer' }));
-    const { body } = await post(svc.base, API_KEY, '/v1/extract', { urls: [site.url('/article-plain')], prompt: 'How many km of lanes, and when does building start?' });
+    const { body } = await postJson(svc.base, API_KEY, '/v1/extract', { urls: [site.url('/article-plain')], prompt: 'How many km of lanes, and when does building start?' });
     expect(body.data.results[0]).toMatchObject({ data: { lanes_km: 12, starts: 'summer' }, error: null });
     expect(body.data.cost.credits).toBe(5);
     openai.respondWith(reply.hang());
-    const timedOut = await post(svc.base, API_KEY, '/v1/extract', { urls: [site.url('/article-plain')], prompt: 'anything' });
+    const timedOut = await postJson(svc.base, API_KEY, '/v1/extract', { urls: [site.url('/article-plain')], prompt: 'anything' });
     expect(timedOut.body.data.results[0]).toMatchObject({ data: null, error: { code: 'model_timeout' } });
     expect(timedOut.body.data.cost.credits).toBe(0);
   });
 
   it('uses the caller\'s own model for that request only, at no credit cost', async () => {
     const before = openai.requests.length;
-    const { status, body } = await post(svc.base, API_KEY, '/v1/extract', {
+    const { status, body } = await postJson(svc.base, API_KEY, '/v1/extract', {
       urls: [site.url('/product-microdata')],
       schema: { type: 'object', properties: { name: { type: 'string' }, sku: { type: 'string' } }, required: ['name'] },
       model: { provider: 'anthropic', apiKey: CALLER_KEY, name: 'claude-3-5-haiku-latest' },
@@ -401,7 +392,7 @@ describe('e2e/extract with the operator\'s model and callers\' own models', () =
 
   it('answers a key the provider rejects with 400 model_key_rejected, charging nothing', async () => {
     const wrong = 'sk-ant-wrong-key-5e6f7a8b9c';
-    const { status, body } = await post(svc.base, API_KEY, '/v1/extract', {
+    const { status, body } = await postJson(svc.base, API_KEY, '/v1/extract', {
       urls: [site.url('/product-microdata')],
       template: 'product',
       model: { provider: 'anthropic', apiKey: wrong },

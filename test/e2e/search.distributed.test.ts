@@ -23,6 +23,7 @@ import { startFakeNominatim, startFakeOverpass, type FakeNominatim, type FakeOve
 import { hasKafka } from '../helpers/kafka.js';
 import { REDIS_INSTALL, redisProbe } from '../helpers/redis.js';
 import { until } from '../helpers/wait.js';
+import { postJson } from '../helpers/api.js';
 
 const hasChdb = await chdbAvailable();
 const kafkaUp = await hasKafka();
@@ -31,16 +32,6 @@ const redisUp = await engine('redis', () => redisProbe(), REDIS_INSTALL);
 /** A request takes well under a second, but one consumer-group rebalance of the mock stalls ~29 s. */
 const TEST_TIMEOUT_MS = 90_000;
 const FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'extract', 'site');
-
-async function post(base: string, key: string, path: string, body: unknown): Promise<{ status: number; body: Record<string, any> }> {
-  const res = await fetch(`${base}${path}`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-    signal: AbortSignal.timeout(TEST_TIMEOUT_MS),
-  });
-  return { status: res.status, body: (await res.json()) as Record<string, any> };
-}
 
 /** The extraction fixture pages, served from 127.0.0.1. */
 async function startSite(): Promise<{ site: http.Server; origin: string }> {
@@ -79,8 +70,8 @@ describe.skipIf(!hasChdb || !kafkaUp || !redisUp)('e2e/search distributed (gatew
     const [gateway] = await Promise.all([cluster.service('gateway'), cluster.service('fetcher'), cluster.service('parser'), cluster.service('searcher'), cluster.service('searcher')]);
     base = gateway.url as string;
     // The first answers absorb a consumer-group rebalance still pending after start-up.
-    await until('a first scrape answered', async () => (await post(base, cluster.apiKey, '/v1/scrape', { url: `${origin}/article-plain` })).status === 200, { timeoutMs: 120_000, intervalMs: 500 });
-    await until('a first search answered', async () => (await post(base, cluster.apiKey, '/v1/search', { query: 'warmup' })).status === 200, { timeoutMs: 120_000, intervalMs: 500 });
+    await until('a first scrape answered', async () => (await postJson(base, cluster.apiKey, '/v1/scrape', { url: `${origin}/article-plain` })).status === 200, { timeoutMs: 120_000, intervalMs: 500 });
+    await until('a first search answered', async () => (await postJson(base, cluster.apiKey, '/v1/search', { query: 'warmup' })).status === 200, { timeoutMs: 120_000, intervalMs: 500 });
   }, 240_000);
   afterAll(async () => {
     await cluster?.stop();
@@ -89,7 +80,7 @@ describe.skipIf(!hasChdb || !kafkaUp || !redisUp)('e2e/search distributed (gatew
   }, 60_000);
 
   it('finds a page the parser process stored, from the ClickHouse server, in a searcher process', async () => {
-    const { status, body } = await post(base, cluster.apiKey, '/v1/search', { query: 'bike lanes council' });
+    const { status, body } = await postJson(base, cluster.apiKey, '/v1/search', { query: 'bike lanes council' });
     expect(status, JSON.stringify(body)).toBe(200);
     expect(body.data.provider).toBe('local');
     expect(body.data.results[0]).toMatchObject({ url: `${origin}/article-plain`, position: 1, source: 'local' });
@@ -99,7 +90,7 @@ describe.skipIf(!hasChdb || !kafkaUp || !redisUp)('e2e/search distributed (gatew
 
   it('keeps Nominatim to one request a second across both searcher processes', async () => {
     const places = ['Austin, TX', 'Berlin', 'Marfa, Texas', 'Austin, Minnesota'];
-    const answers = await Promise.all(places.map((location) => post(base, cluster.apiKey, '/v1/places/search', { query: 'cafes', location })));
+    const answers = await Promise.all(places.map((location) => postJson(base, cluster.apiKey, '/v1/places/search', { query: 'cafes', location })));
     for (const answer of answers) {
       expect(answer.status, JSON.stringify(answer.body)).toBe(200);
       expect(answer.body.data.attribution.license).toBe('ODbL-1.0');
@@ -126,7 +117,7 @@ describe.skipIf(!hasChdb || !kafkaUp || !redisUp)('e2e/search distributed with a
     cluster = await startCluster({ main: PRODUCTION_MAIN, env: { FETCH_ALLOW_PRIVATE: 'true', SEARXNG_URL: searxng.url } });
     const [gateway] = await Promise.all([cluster.service('gateway'), cluster.service('fetcher'), cluster.service('parser'), cluster.service('searcher')]);
     base = gateway.url as string;
-    await until('a first search answered', async () => (await post(base, cluster.apiKey, '/v1/search', { query: 'lentil' })).status === 200, { timeoutMs: 120_000, intervalMs: 500 });
+    await until('a first search answered', async () => (await postJson(base, cluster.apiKey, '/v1/search', { query: 'lentil' })).status === 200, { timeoutMs: 120_000, intervalMs: 500 });
   }, 240_000);
   afterAll(async () => {
     await cluster?.stop();
@@ -135,7 +126,7 @@ describe.skipIf(!hasChdb || !kafkaUp || !redisUp)('e2e/search distributed with a
   }, 60_000);
 
   it('answers from SearXNG and reads each result through the fetcher and parser processes', async () => {
-    const { status, body } = await post(base, cluster.apiKey, '/v1/search', { query: 'lentil soup', scrapeOptions: { formats: ['markdown'] } });
+    const { status, body } = await postJson(base, cluster.apiKey, '/v1/search', { query: 'lentil soup', scrapeOptions: { formats: ['markdown'] } });
     expect(status, JSON.stringify(body)).toBe(200);
     expect(body.data.provider).toBe('searxng');
     expect(body.data.results[0]).toMatchObject({ url: `${origin}/recipe`, source: 'searxng' });

@@ -24,6 +24,7 @@ import { meteredKey, startEmbedded, type Embedded } from '../helpers/embedded.js
 import { startFakeBrave, startFakeSearxng, startFakeSerpApi, type FakeSearch } from '../helpers/fake-search.js';
 import { startFakeNominatim, startFakeOverpass, type FakeNominatim, type FakeOverpass } from '../helpers/fake-osm.js';
 import { scrape } from '../helpers/scrape.js';
+import { postJson } from '../helpers/api.js';
 
 const API_KEY = 'e2e-search-key-0123456789';
 const FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'extract', 'site');
@@ -46,16 +47,6 @@ async function startSite(): Promise<Site> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return { origin, url: (path) => `${origin}${path}`, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
-}
-
-async function post(base: string, key: string, path: string, body: unknown): Promise<{ status: number; headers: Headers; body: Record<string, any> }> {
-  const res = await fetch(`${base}${path}`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-    signal: AbortSignal.timeout(60_000),
-  });
-  return { status: res.status, headers: res.headers, body: (await res.json()) as Record<string, any> };
 }
 
 let site: Site;
@@ -97,7 +88,7 @@ describe('e2e/search with no provider configured: the local index', () => {
   });
 
   it('finds what it has read, best match first, charged one search', async () => {
-    const { status, body } = await post(svc.base, API_KEY, '/v1/search', { query: 'bike lanes council' });
+    const { status, body } = await postJson(svc.base, API_KEY, '/v1/search', { query: 'bike lanes council' });
     expect(status, JSON.stringify(body)).toBe(200);
     expect(body.data.provider).toBe('local');
     expect(body.data.results[0]).toMatchObject({ url: site.url('/article-plain'), title: expect.stringContaining('bike lanes'), position: 1, source: 'local' });
@@ -106,17 +97,17 @@ describe('e2e/search with no provider configured: the local index', () => {
   });
 
   it('shows another key the shared pages but never one read with the caller\'s own headers', async () => {
-    const mine = await post(svc.base, API_KEY, '/v1/search', { query: 'Aurora kettle' });
+    const mine = await postJson(svc.base, API_KEY, '/v1/search', { query: 'Aurora kettle' });
     expect(mine.body.data.results.map((r: { url: string }) => r.url)).toContain(site.url('/product-jsonld'));
-    const theirs = await post(svc.base, otherKey, '/v1/search', { query: 'Aurora kettle' });
+    const theirs = await postJson(svc.base, otherKey, '/v1/search', { query: 'Aurora kettle' });
     expect(theirs.status).toBe(200);
     expect(theirs.body.data.results.map((r: { url: string }) => r.url)).not.toContain(site.url('/product-jsonld'));
-    const shared = await post(svc.base, otherKey, '/v1/search', { query: 'lentil soup' });
+    const shared = await postJson(svc.base, otherKey, '/v1/search', { query: 'lentil soup' });
     expect(shared.body.data.results.map((r: { url: string }) => r.url)).toContain(site.url('/recipe'));
   });
 
   it('answers a SERP page from the local index', async () => {
-    const { status, body } = await post(svc.base, API_KEY, '/v1/serp', { query: 'soil', num: 5 });
+    const { status, body } = await postJson(svc.base, API_KEY, '/v1/serp', { query: 'soil', num: 5 });
     expect(status, JSON.stringify(body)).toBe(200);
     expect(body.data.provider).toBe('local');
     expect(body.data.organicResults[0]).toMatchObject({ position: 1, link: site.url('/article-jsonld'), displayedLink: expect.stringContaining('127.0.0.1') });
@@ -124,19 +115,19 @@ describe('e2e/search with no provider configured: the local index', () => {
   });
 
   it('answers an empty list, not an error, for words it has never seen', async () => {
-    const { status, body } = await post(svc.base, API_KEY, '/v1/search', { query: 'zyzzyva quokka' });
+    const { status, body } = await postJson(svc.base, API_KEY, '/v1/search', { query: 'zyzzyva quokka' });
     expect(status).toBe(200);
     expect(body.data.results).toEqual([]);
   });
 
   it('refuses empty and oversized queries with 422 detail, charging nothing', async () => {
     for (const query of ['   ', 'x'.repeat(501)]) {
-      const { status, body } = await post(svc.base, API_KEY, '/v1/search', { query });
+      const { status, body } = await postJson(svc.base, API_KEY, '/v1/search', { query });
       expect(status, JSON.stringify(body)).toBe(422);
       expect(body.detail[0].loc).toEqual(['body', 'query']);
     }
-    expect((await post(svc.base, API_KEY, '/v1/serp', { query: '' })).status).toBe(422);
-    expect((await post(svc.base, API_KEY, '/v1/search', { query: 'x', limit: 101 })).status).toBe(422);
+    expect((await postJson(svc.base, API_KEY, '/v1/serp', { query: '' })).status).toBe(422);
+    expect((await postJson(svc.base, API_KEY, '/v1/search', { query: 'x', limit: 101 })).status).toBe(422);
   });
 });
 
@@ -185,12 +176,12 @@ describe('e2e/search with providers configured', () => {
   });
 
   it('asks the providers in order, and falls back with a warning when one fails', async () => {
-    const first = await post(svc.base, API_KEY, '/v1/search', { query: 'bike lanes', limit: 3 });
+    const first = await postJson(svc.base, API_KEY, '/v1/search', { query: 'bike lanes', limit: 3 });
     expect(first.status, JSON.stringify(first.body)).toBe(200);
     expect(first.body.data.provider).toBe('searxng');
     expect(first.body.data.results).toHaveLength(3);
     searxng.setMode('error');
-    const next = await post(svc.base, API_KEY, '/v1/search', { query: 'bike lanes', limit: 3 });
+    const next = await postJson(svc.base, API_KEY, '/v1/search', { query: 'bike lanes', limit: 3 });
     expect(next.body.data.provider).toBe('brave');
     expect(next.body.data.warning).toMatch(/searxng failed \(unavailable\); brave answered/);
   });
@@ -198,12 +189,12 @@ describe('e2e/search with providers configured', () => {
   it('answers 429 with Retry-After when every provider is rate limited, and 502 when they fail, charging nothing', async () => {
     const { key, balance } = await meteredKey(svc.dataDir, 10);
     for (const fake of [searxng, brave, serpapi]) fake.setMode('rate_limited');
-    const limited = await post(svc.base, key, '/v1/search', { query: 'bike lanes' });
+    const limited = await postJson(svc.base, key, '/v1/search', { query: 'bike lanes' });
     expect(limited.status, JSON.stringify(limited.body)).toBe(429);
     expect(limited.body.error.code).toBe('provider_rate_limited');
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
     for (const fake of [searxng, brave, serpapi]) fake.setMode('error');
-    const failed = await post(svc.base, key, '/v1/serp', { query: 'bike lanes' });
+    const failed = await postJson(svc.base, key, '/v1/serp', { query: 'bike lanes' });
     expect(failed.status).toBe(502);
     expect(failed.body.error.code).toBe('provider_failed');
     expect(failed.body.error.message).toMatch(/searxng: .*brave: .*serpapi: /);
@@ -212,7 +203,7 @@ describe('e2e/search with providers configured', () => {
   });
 
   it('reads each result\'s page with scrapeOptions, marks a failed one, and charges the search plus the pages read', async () => {
-    const { status, body } = await post(svc.base, API_KEY, '/v1/search', { query: 'bike lanes', limit: 3, scrapeOptions: { formats: ['markdown', { type: 'json', template: 'article' }] } });
+    const { status, body } = await postJson(svc.base, API_KEY, '/v1/search', { query: 'bike lanes', limit: 3, scrapeOptions: { formats: ['markdown', { type: 'json', template: 'article' }] } });
     expect(status, JSON.stringify(body)).toBe(200);
     const [article, gone, closed] = body.data.results;
     expect(article).toMatchObject({ url: site.url('/article-plain'), position: 1, source: 'searxng' });
@@ -226,7 +217,7 @@ describe('e2e/search with providers configured', () => {
   });
 
   it('reads nothing when scrapeOptions ask for no format', async () => {
-    const { body } = await post(svc.base, API_KEY, '/v1/search', { query: 'bike lanes', limit: 2, scrapeOptions: { formats: [] } });
+    const { body } = await postJson(svc.base, API_KEY, '/v1/search', { query: 'bike lanes', limit: 2, scrapeOptions: { formats: [] } });
     expect(body.data.results[0].markdown).toBeUndefined();
     expect(body.data.cost.credits).toBe(1);
   });
@@ -234,7 +225,7 @@ describe('e2e/search with providers configured', () => {
   it('answers a SERP page with what the SERP API gives', async () => {
     searxng.setMode('error');
     brave.setMode('error');
-    const { status, body } = await post(svc.base, API_KEY, '/v1/serp', { query: 'bike lanes', num: 2 });
+    const { status, body } = await postJson(svc.base, API_KEY, '/v1/serp', { query: 'bike lanes', num: 2 });
     expect(status, JSON.stringify(body)).toBe(200);
     expect(body.data.provider).toBe('serpapi');
     expect(body.data.organicResults).toHaveLength(2);
@@ -242,7 +233,7 @@ describe('e2e/search with providers configured', () => {
     expect(body.data.pagination).toEqual({ current: 1, next: 2 });
   });
   it('lists places of a kind in an area from OpenStreetMap, with the ODbL attribution, charged one call', async () => {
-    const { status, body } = await post(svc.base, API_KEY, '/v1/places/search', { query: 'coffee shops', location: 'Austin, TX', limit: 10 });
+    const { status, body } = await postJson(svc.base, API_KEY, '/v1/places/search', { query: 'coffee shops', location: 'Austin, TX', limit: 10 });
     expect(status, JSON.stringify(body)).toBe(200);
     expect(body.data.provider).toBe('openstreetmap');
     expect(body.data.attribution).toMatchObject({ text: '© OpenStreetMap contributors', license: 'ODbL-1.0', url: 'https://www.openstreetmap.org/copyright' });
@@ -258,17 +249,17 @@ describe('e2e/search with providers configured', () => {
     expect(nominatim.requests.at(-1)?.userAgent).toMatch(/^web-data-service\//);
     // The same question again is answered from the cache: neither service is asked.
     const asked = nominatim.requests.length + overpass.requests.length;
-    expect((await post(svc.base, API_KEY, '/v1/places/search', { query: 'coffee shops', location: 'Austin, TX', limit: 10 })).status).toBe(200);
+    expect((await postJson(svc.base, API_KEY, '/v1/places/search', { query: 'coffee shops', location: 'Austin, TX', limit: 10 })).status).toBe(200);
     expect(nominatim.requests.length + overpass.requests.length).toBe(asked);
   });
 
   it('refuses a places question that names no place, and answers 429 when Overpass has no slot', async () => {
-    const nowhere = await post(svc.base, API_KEY, '/v1/places/search', { query: 'dentists' });
+    const nowhere = await postJson(svc.base, API_KEY, '/v1/places/search', { query: 'dentists' });
     expect(nowhere.status, JSON.stringify(nowhere.body)).toBe(422);
     expect(nowhere.body.detail[0].loc[0]).toBe('body');
     overpass.setMode('rate_limited');
     try {
-      const busy = await post(svc.base, API_KEY, '/v1/places/search', { query: 'pharmacies in Austin, TX' });
+      const busy = await postJson(svc.base, API_KEY, '/v1/places/search', { query: 'pharmacies in Austin, TX' });
       expect(busy.status, JSON.stringify(busy.body)).toBe(429);
       expect(busy.body.error.code).toBe('provider_rate_limited');
     } finally {

@@ -7,6 +7,7 @@ export type Body = Record<string, any>;
 
 export interface ApiAnswer {
   readonly status: number;
+  readonly headers: Headers;
   readonly body: Body;
 }
 
@@ -20,6 +21,11 @@ export function apiCaller(base: () => string, defaultKey: string, timeoutMs?: nu
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       ...(timeoutMs === undefined ? {} : { signal: AbortSignal.timeout(timeoutMs) }),
     });
-    return { status: res.status, body: (await res.json()) as Body };
+    return { status: res.status, headers: res.headers, body: (await res.json()) as Body };
   };
+}
+
+/** One POST of `body` as JSON to `base` + `path` with `key` (60 s at most). */
+export function postJson(base: string, key: string, path: string, body: unknown): Promise<ApiAnswer> {
+  return apiCaller(() => base, key, 60_000)('POST', path, body);
 }

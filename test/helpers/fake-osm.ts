@@ -29,9 +29,8 @@
  * memory) and `remark_partial` (the elements and a timeout remark). Every request is
  * recorded with its User-Agent and arrival time (ms); `requests` is that list.
  */
-import { once } from 'node:events';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type http from 'node:http';
+import { startStandIn, type StandInAnswer, type StandInReply } from './stand-in.js';
 
 export interface FakeOsmRequest {
   readonly method: string;
@@ -175,58 +174,24 @@ export const OSM_ELEMENTS: readonly FixtureElement[] = [
 
 // ---- the server -------------------------------------------------------------------------------
 
-interface Answer {
-  readonly status: number;
-  readonly body: string;
-  readonly headers?: Readonly<Record<string, string>>;
-}
-type Reply = Answer | 'hang';
+type Answer = StandInAnswer;
+type Reply = StandInReply;
 
 const json = (status: number, value: unknown): Answer => ({ status, body: JSON.stringify(value), headers: { 'content-type': 'application/json; charset=utf-8' } });
 const html = (status: number, body: string): Answer => ({ status, body, headers: { 'content-type': 'text/html; charset=utf-8' } });
 
 async function startServer<Mode>(initial: Mode, route: (request: FakeOsmRequest, mode: Mode) => Reply): Promise<FakeServer<Mode>> {
-  const requests: FakeOsmRequest[] = [];
-  const hung = new Set<http.ServerResponse>();
-  let mode = initial;
-  const server = http.createServer((req, res) => {
-    const atMs = Date.now();
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const parsed = new URL(req.url ?? '/', 'http://fake');
-      const request: FakeOsmRequest = {
-        method: req.method ?? 'GET',
-        path: parsed.pathname,
-        query: parsed.searchParams,
-        headers: req.headers,
-        userAgent: req.headers['user-agent'] ?? null,
-        atMs,
-        ql: qlOf(req, parsed.searchParams, Buffer.concat(chunks).toString('utf8')),
-      };
-      requests.push(request);
-      const reply = route(request, mode);
-      if (reply === 'hang') {
-        hung.add(res);
-        res.on('close', () => hung.delete(res));
-        return;
-      }
-      res.writeHead(reply.status, { ...reply.headers });
-      res.end(reply.body);
-    });
+  const read = (req: http.IncomingMessage, url: URL, body: string, atMs: number): FakeOsmRequest => ({
+    method: req.method ?? 'GET',
+    path: url.pathname,
+    query: url.searchParams,
+    headers: req.headers,
+    userAgent: req.headers['user-agent'] ?? null,
+    atMs,
+    ql: qlOf(req, url.searchParams, body),
   });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    requests,
-    setMode: (next) => void (mode = next),
-    close: async () => {
-      for (const res of hung) res.destroy();
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
+  const { base, ...server } = await startStandIn<Mode, FakeOsmRequest>(initial, read, route);
+  return { url: base, ...server };
 }
 
 /** Overpass's query: `data=` in the URL, in a form body, or the body itself. */

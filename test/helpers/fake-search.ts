@@ -24,9 +24,8 @@
  * Keys: with `apiKey` set, Brave answers any other `X-Subscription-Token` 401 and SerpApi any
  * other `api_key` 401 `{error: "Invalid API key…"}`. Every request is recorded.
  */
-import { once } from 'node:events';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type http from 'node:http';
+import { startStandIn, type StandInAnswer, type StandInReply } from './stand-in.js';
 
 export interface FakeSearchResult {
   readonly url: string;
@@ -107,45 +106,14 @@ export function startFakeSerpApi(options: FakeKeyedSearchOptions = {}): Promise<
 
 // ---- the server ---------------------------------------------------------------------------
 
-interface Answer {
-  readonly status: number;
-  readonly body: string;
-  readonly headers?: Readonly<Record<string, string>>;
-}
-type Reply = Answer | 'hang';
+type Answer = StandInAnswer;
+type Reply = StandInReply;
 type Route = (request: FakeSearchRequest, mode: FakeSearchMode, base: string) => Reply;
 
 async function startFake(options: FakeSearchOptions, prefix: string, route: Route): Promise<FakeSearch> {
-  const requests: FakeSearchRequest[] = [];
-  const hung = new Set<http.ServerResponse>();
-  let mode: FakeSearchMode = options.mode ?? 'ok';
-  let base = '';
-  const server = http.createServer((req, res) => {
-    const parsed = new URL(req.url ?? '/', 'http://fake');
-    const request: FakeSearchRequest = { path: parsed.pathname, query: parsed.searchParams, headers: req.headers };
-    requests.push(request);
-    const reply = route(request, mode, base);
-    if (reply === 'hang') {
-      hung.add(res);
-      res.on('close', () => hung.delete(res));
-      return;
-    }
-    res.writeHead(reply.status, { 'content-type': 'application/json; charset=utf-8', ...reply.headers });
-    res.end(reply.body);
-  });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return {
-    url: `${base}${prefix}`,
-    requests,
-    setMode: (next) => void (mode = next),
-    close: async () => {
-      for (const res of hung) res.destroy();
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
+  const read = (req: http.IncomingMessage, url: URL): FakeSearchRequest => ({ path: url.pathname, query: url.searchParams, headers: req.headers });
+  const { base, ...server } = await startStandIn<FakeSearchMode, FakeSearchRequest>(options.mode ?? 'ok', read, route);
+  return { url: `${base}${prefix}`, ...server };
 }
 
 const json = (status: number, value: unknown, headers: Record<string, string> = {}): Answer => ({ status, body: JSON.stringify(value), headers });

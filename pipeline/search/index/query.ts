@@ -7,8 +7,9 @@
  *               the first `limit` of them, and how many distinct URLs matched (candidatesSql:
  *               one statement per combination of the filters asked for);
  *   COPIES      the `search_shown` rows (0009: search_docs' shown fields in one narrow column)
- *               of the candidates' URLs and keys, with what a result shows; `rank` keeps the newest per URL and key (what FINAL would keep, without
- *               a merge in the read) and drops it unless the caller may see it.
+ *               of the candidates' URLs and keys, with what a result shows; `rank` keeps the
+ *               newest per URL and key (what FINAL would keep, without a merge in the read)
+ *               and drops it unless the caller may see it.
  *
  * `rank` joins the two: a candidate counts only when it IS its key's newest copy of the URL
  * (same fetched_at), so the postings of terms an older copy had and the newest lacks never

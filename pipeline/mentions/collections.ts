@@ -150,13 +150,13 @@ export function newestCollections(store: Reader, tenant: string, watchIds: reado
   return newestRuns(store, COLLECTION_RUNS, tenant, watchIds, collectionOf);
 }
 
-export function unfinishedCollections(store: Reader): Promise<CollectionRecord[]> {
-  return unfinishedRuns(store, COLLECTION_RUNS, collectionOf);
+export function unfinishedCollections(store: Reader, nowMs: number): Promise<CollectionRecord[]> {
+  return unfinishedRuns(store, COLLECTION_RUNS, collectionOf, nowMs);
 }
 
 /** `tenant/watchId` → when its newest collection was due (ms). */
-export function lastScheduledCollections(store: Reader): Promise<Map<string, number>> {
-  return lastScheduledRuns(store, COLLECTION_RUNS);
+export function lastScheduledCollections(store: Reader, nowMs: number): Promise<Map<string, number>> {
+  return lastScheduledRuns(store, COLLECTION_RUNS, nowMs);
 }
 
 /** How far back a collection asks, given the watch's newest completed collection (see the module doc). */

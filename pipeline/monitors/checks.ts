@@ -198,13 +198,13 @@ export function newestChecks(store: Reader, tenant: string, monitorIds: readonly
   return newestRuns(store, CHECK_RUNS, tenant, monitorIds, checkOf);
 }
 
-export function unfinishedChecks(store: Reader): Promise<CheckRecord[]> {
-  return unfinishedRuns(store, CHECK_RUNS, checkOf);
+export function unfinishedChecks(store: Reader, nowMs: number): Promise<CheckRecord[]> {
+  return unfinishedRuns(store, CHECK_RUNS, checkOf, nowMs);
 }
 
 /** `tenant/monitorId` → when its newest scheduled check was due (ms). */
-export function lastScheduled(store: Reader): Promise<Map<string, number>> {
-  return lastScheduledRuns(store, CHECK_RUNS);
+export function lastScheduled(store: Reader, nowMs: number): Promise<Map<string, number>> {
+  return lastScheduledRuns(store, CHECK_RUNS, nowMs);
 }
 
 // Pages.

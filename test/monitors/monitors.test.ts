@@ -16,9 +16,11 @@ import type { PageSnapshot } from '../../pipeline/pages/changes.js';
 import { MemoryState } from '../../pipeline/runtime/state/memory.js';
 import { BatchWriter, createStore, type Store } from '../../pipeline/runtime/store/index.js';
 import { chdbAvailable, quietLog, tempDir } from '../helpers/clickhouse.js';
+import { recentNoon } from '../helpers/clock.js';
 
 const hasChdb = await chdbAvailable();
-const AT = Date.UTC(2026, 10, 26, 12, 0, 0);
+/** A fixed clock the store's 90-day retention keeps (test/helpers/clock.ts). */
+const AT = recentNoon();
 const PAGE = { url: 'https://shop.test/pricing', position: 0, checkedAtMs: AT };
 
 const snapshot = (markdown: string, statusCode = 200): PageSnapshot => ({ scrapedAt: AT - 3_600_000, statusCode, markdown, json: null });

@@ -20,10 +20,12 @@ import { loadConfig } from '../../pipeline/runtime/config.js';
 import { MemoryState } from '../../pipeline/runtime/state/memory.js';
 import { BatchWriter, createStore, type Store } from '../../pipeline/runtime/store/index.js';
 import { chdbAvailable, quietLog, tempDir } from '../helpers/clickhouse.js';
+import { recentNoon } from '../helpers/clock.js';
 import { reply, startFakeOpenAI, type FakeModel, type FakeRequest } from '../helpers/fake-models.js';
 
 const hasChdb = await chdbAvailable();
-const AT = Date.UTC(2026, 10, 27, 12, 0, 0);
+/** A fixed clock the store's 90-day retention keeps (test/helpers/clock.ts). */
+const AT = recentNoon();
 const HOUR = 3_600_000;
 const KEY = 'sk-test-watches-0123456789abcdef';
 

@@ -44,7 +44,8 @@ export interface ScheduleDeps {
 
 /** Every stored monitor back on the schedule; returns how many. */
 export async function rebuildSchedules(deps: ScheduleDeps): Promise<number> {
-  const [monitors, anchors] = await Promise.all([activeMonitors(deps.store), lastScheduled(deps.store)]);
+  const now = deps.now ?? Date.now;
+  const [monitors, anchors] = await Promise.all([activeMonitors(deps.store), lastScheduled(deps.store, now())]);
   for (const monitor of monitors) {
     const every = intervalMs(monitor);
     const anchor = anchors.get(`${monitor.tenant}/${monitor.id}`);
@@ -55,8 +56,9 @@ export async function rebuildSchedules(deps: ScheduleDeps): Promise<number> {
 
 /** The events of unfinished checks nobody works on; their latches taken for them. */
 export async function resumeChecks(deps: ScheduleDeps): Promise<AnyEmission[]> {
+  const now = deps.now ?? Date.now;
   const out: AnyEmission[] = [];
-  for (const check of await unfinishedChecks(deps.store)) {
+  for (const check of await unfinishedChecks(deps.store, now())) {
     // Held: the check (or a newer one) is being worked on; its latch expires if its worker died.
     if ((await runningCheck(deps.state, check.monitorId)) !== null) continue;
     if ((await takeRunning(deps.state, check.monitorId, check.id)) !== null) continue;

@@ -25,7 +25,7 @@ import type { ScheduleDeps } from './monitors.js';
 /** Every stored watch back on the schedule; returns how many. */
 export async function rebuildWatchSchedules(deps: ScheduleDeps): Promise<number> {
   const now = deps.now ?? Date.now;
-  const [watches, anchors] = await Promise.all([activeWatches(deps.store), lastScheduledCollections(deps.store)]);
+  const [watches, anchors] = await Promise.all([activeWatches(deps.store), lastScheduledCollections(deps.store, now())]);
   for (const watch of watches) {
     const every = watchIntervalMs(watch);
     const anchor = anchors.get(`${watch.tenant}/${watch.id}`);
@@ -36,8 +36,9 @@ export async function rebuildWatchSchedules(deps: ScheduleDeps): Promise<number>
 
 /** The events of unfinished collections nobody works on; their latches taken for them. */
 export async function resumeCollections(deps: ScheduleDeps): Promise<AnyEmission[]> {
+  const now = deps.now ?? Date.now;
   const out: AnyEmission[] = [];
-  for (const collection of await unfinishedCollections(deps.store)) {
+  for (const collection of await unfinishedCollections(deps.store, now())) {
     if ((await WATCHES.running(deps.state, collection.watchId)) !== null) continue;
     if ((await WATCHES.takeRunning(deps.state, collection.watchId, collection.id)) !== null) continue;
     deps.log.info({ watchId: collection.watchId, collectionId: collection.id }, 'resuming an interrupted watch collection');

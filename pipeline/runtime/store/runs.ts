@@ -85,16 +85,23 @@ export async function newestRuns<Row extends object, R>(
  */
 export const RESUME_WINDOW_DAYS = 2;
 
+/** How far back the schedule's anchor is looked for: the longest interval (a week) and a day. */
+export const ANCHOR_WINDOW_DAYS = 8;
+
+const DAY_MS = 86_400_000;
+
 /**
  * Every tenant's runs queued in the last RESUME_WINDOW_DAYS and not finished (queued or
  * running), oldest first: the frontier resumes them. Reads those days' partitions only.
+ * `nowMs` comes from the caller's clock (never the store's `now64()`), so an injected clock
+ * decides what is recent.
  */
-export async function unfinishedRuns<Row extends object, R>(store: Pick<Store, 'query'>, runs: RunTable, recordOf: (row: Row) => R): Promise<R[]> {
+export async function unfinishedRuns<Row extends object, R>(store: Pick<Store, 'query'>, runs: RunTable, recordOf: (row: Row) => R, nowMs: number): Promise<R[]> {
   const sql = `
 SELECT ${runs.columns} FROM ${runs.table} FINAL
-WHERE queued_at >= now64(3) - INTERVAL ${RESUME_WINDOW_DAYS} DAY AND status IN ('queued', 'running')
+WHERE queued_at >= fromUnixTimestamp64Milli({sinceMs:Int64}) AND status IN ('queued', 'running')
 ORDER BY id`;
-  return (await store.query<Row>(sql, {})).map(recordOf);
+  return (await store.query<Row>(sql, { sinceMs: nowMs - RESUME_WINDOW_DAYS * DAY_MS })).map(recordOf);
 }
 
 /**
@@ -102,12 +109,12 @@ ORDER BY id`;
  * interval and a day (a parent with none since is scheduled from its creation, on the same
  * grid's terms): the schedule rebuild's anchor.
  */
-export async function lastScheduledRuns(store: Pick<Store, 'query'>, runs: RunTable): Promise<Map<string, number>> {
+export async function lastScheduledRuns(store: Pick<Store, 'query'>, runs: RunTable, nowMs: number): Promise<Map<string, number>> {
   const sql = `
 SELECT tenant, ${runs.parent} AS parent, toUnixTimestamp64Milli(max(scheduled_at)) AS scheduled_ms
 FROM ${runs.table}
-WHERE queued_at >= now64(3) - INTERVAL 8 DAY AND trigger = 'scheduled'
+WHERE queued_at >= fromUnixTimestamp64Milli({sinceMs:Int64}) AND trigger = 'scheduled'
 GROUP BY tenant, parent`;
-  const rows = await store.query<{ tenant: string; parent: string; scheduled_ms: string | number }>(sql, {});
+  const rows = await store.query<{ tenant: string; parent: string; scheduled_ms: string | number }>(sql, { sinceMs: nowMs - ANCHOR_WINDOW_DAYS * DAY_MS });
   return new Map(rows.map((r) => [`${r.tenant}/${r.parent}`, Number(r.scheduled_ms)]));
 }

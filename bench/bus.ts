@@ -201,6 +201,16 @@ function hopView(bus: Bus, from: string, to: string): Bus {
   };
 }
 
+/** Each ping encoded for the wire, keyed by its number, counted as sent. */
+async function encodedPings(codec: EventCodec, tracker: Tracker, seqs: readonly number[], payload: Buffer) {
+  const messages = [];
+  for (const seq of seqs) {
+    tracker.sent(seq);
+    messages.push({ key: `m${seq}`, value: await codec.encode('TestPing', pingOf(seq, payload)), headers: {} });
+  }
+  return messages;
+}
+
 function pingOf(seq: number, payload: Buffer): EventValue<'TestPing'> {
   return { id: `m${seq}`, seq, payload, sentAtMs: Date.now() };
 }
@@ -273,11 +283,7 @@ async function bareMemoryPipeline(bus: MemoryBus, codec: EventCodec, prefix: str
   return {
     tracker,
     async publish(seqs) {
-      const messages = [];
-      for (const seq of seqs) {
-        tracker.sent(seq);
-        messages.push({ key: `m${seq}`, value: await codec.encode('TestPing', pingOf(seq, payload)), headers: {} });
-      }
+      const messages = await encodedPings(codec, tracker, seqs, payload);
       await bus.publish(topics[0], messages);
     },
     async close() {
@@ -319,11 +325,7 @@ async function rawKafkaPipeline(brokers: string[], codec: EventCodec, prefix: st
   return {
     tracker,
     async publish(seqs) {
-      const messages = [];
-      for (const seq of seqs) {
-        tracker.sent(seq);
-        messages.push({ key: `m${seq}`, value: await codec.encode('TestPing', pingOf(seq, payload)), headers: {} });
-      }
+      const messages = await encodedPings(codec, tracker, seqs, payload);
       await producer.send({ topic: topics[0], acks: -1, messages });
     },
     async close() {

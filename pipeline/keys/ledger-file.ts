@@ -11,7 +11,7 @@
  */
 import { closeSync, fstatSync, mkdirSync, openSync, readSync, watch, writeSync, type FSWatcher } from 'node:fs';
 import { join } from 'node:path';
-import type { KeyRecord, KeyRegistry, NewKeyOptions, StoredKeyFields } from './registry.js';
+import { keyRecord, type KeyRecord, type KeyRegistry, type NewKeyOptions, type StoredKeyFields } from './registry.js';
 import { generateKey, generateKeyId, hashKey, keyPrefix } from './secret.js';
 
 type LedgerLine =
@@ -134,15 +134,7 @@ export class FileKeyRegistry implements KeyRegistry {
   }
 
   private view(key: MutableKey): KeyRecord {
-    return {
-      id: key.id,
-      name: key.name,
-      prefix: key.prefix,
-      unlimited: key.unlimited,
-      revoked: key.revoked,
-      balance: key.unlimited ? null : key.balance,
-      createdAt: key.createdAt,
-    };
+    return keyRecord(key, key.balance);
   }
 
   async create(options: NewKeyOptions): Promise<{ key: string; record: KeyRecord }> {

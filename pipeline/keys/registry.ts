@@ -19,6 +19,19 @@ export interface KeyRecord {
 /** What an implementation keeps of a key: the record without its balance, plus the secret's hash. */
 export type StoredKeyFields = Omit<KeyRecord, 'balance'> & { readonly hash: string };
 
+/** The record callers see of a stored key: never its hash; an unlimited key has no balance. */
+export function keyRecord(key: Omit<StoredKeyFields, 'hash'>, balance: number): KeyRecord {
+  return {
+    id: key.id,
+    name: key.name,
+    prefix: key.prefix,
+    unlimited: key.unlimited,
+    revoked: key.revoked,
+    balance: key.unlimited ? null : balance,
+    createdAt: key.createdAt,
+  };
+}
+
 export interface NewKeyOptions {
   name: string;
   credits: number | 'unlimited';

@@ -15,7 +15,7 @@ import { randomUUID } from 'node:crypto';
 import { sleep } from '../runtime/retry.js';
 import type { State } from '../runtime/state/state.js';
 import type { Store } from '../runtime/store/store.js';
-import type { KeyRecord, KeyRegistry, NewKeyOptions, StoredKeyFields } from './registry.js';
+import { keyRecord, type KeyRecord, type KeyRegistry, type NewKeyOptions, type StoredKeyFields } from './registry.js';
 import { generateKey, generateKeyId, hashKey, keyPrefix } from './secret.js';
 
 type StoredKey = StoredKeyFields;
@@ -122,15 +122,7 @@ export class StoreKeyRegistry implements KeyRegistry {
 
   /** The record callers see: never the key's hash (the file registry's records have none either). */
   private async view(key: StoredKey): Promise<KeyRecord> {
-    return {
-      id: key.id,
-      name: key.name,
-      prefix: key.prefix,
-      unlimited: key.unlimited,
-      revoked: key.revoked,
-      balance: key.unlimited ? null : await this.available(key.id),
-      createdAt: key.createdAt,
-    };
+    return keyRecord(key, key.unlimited ? 0 : await this.available(key.id));
   }
 
   private async byHash(hash: string): Promise<StoredKey | null> {

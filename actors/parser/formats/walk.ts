@@ -9,17 +9,19 @@ const isElement = (node: AnyNode): node is Element => node.type === 'tag' || nod
 
 const childrenOf = (node: AnyNode): readonly AnyNode[] | undefined => (node as { children?: AnyNode[] }).children;
 
+/** Puts `node`'s children on `stack` so that they pop in document order. */
+function pushChildren(stack: AnyNode[], node: AnyNode): void {
+  const children = childrenOf(node);
+  if (children) for (let i = children.length - 1; i >= 0; i -= 1) stack.push(children[i] as AnyNode);
+}
+
 /** The first element under `root` (not `root` itself) that passes `test`, in document order. */
 export function findFirst(root: AnyNode, test: (el: Element) => boolean): Element | undefined {
   const stack: AnyNode[] = [];
-  const push = (node: AnyNode) => {
-    const children = childrenOf(node);
-    if (children) for (let i = children.length - 1; i >= 0; i -= 1) stack.push(children[i] as AnyNode);
-  };
-  push(root);
+  pushChildren(stack, root);
   for (let node = stack.pop(); node; node = stack.pop()) {
     if (isElement(node) && test(node)) return node;
-    push(node);
+    pushChildren(stack, node);
   }
   return undefined;
 }
@@ -31,14 +33,10 @@ export function findFirst(root: AnyNode, test: (el: Element) => boolean): Elemen
 export function findOutermost(root: AnyNode, test: (el: Element) => boolean): Element[] {
   const out: Element[] = [];
   const stack: AnyNode[] = [];
-  const push = (node: AnyNode) => {
-    const children = childrenOf(node);
-    if (children) for (let i = children.length - 1; i >= 0; i -= 1) stack.push(children[i] as AnyNode);
-  };
-  push(root);
+  pushChildren(stack, root);
   for (let node = stack.pop(); node; node = stack.pop()) {
     if (isElement(node) && test(node)) out.push(node);
-    else push(node);
+    else pushChildren(stack, node);
   }
   return out;
 }

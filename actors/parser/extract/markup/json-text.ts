@@ -140,25 +140,33 @@ class LenientReader {
     return FAIL;
   }
 
+  /**
+   * Where a container's reading stands before its next member: `end` (the container closed,
+   * or the text ran out or stopped), `next` (a separator was passed) or `member` (one starts
+   * at `pos`).
+   */
+  private member(close: '}' | ']'): 'end' | 'next' | 'member' {
+    if (this.stopped) return 'end';
+    this.skipSpace();
+    if (this.pos >= this.s.length) {
+      this.stopped = true;
+      return 'end';
+    }
+    const c = this.s[this.pos];
+    if (c === close || c === ',') {
+      this.pos += 1;
+      return c === ',' ? 'next' : 'end';
+    }
+    return 'member';
+  }
+
   private object(depth: number): Record<string, unknown> {
     const s = this.s;
     const out: Record<string, unknown> = {};
     this.pos += 1;
-    while (!this.stopped) {
-      this.skipSpace();
-      if (this.pos >= s.length) {
-        this.stopped = true;
-        break;
-      }
+    for (let step = this.member('}'); step !== 'end'; step = this.member('}')) {
+      if (step === 'next') continue;
       const c = s[this.pos] as string;
-      if (c === '}') {
-        this.pos += 1;
-        break;
-      }
-      if (c === ',') {
-        this.pos += 1;
-        continue;
-      }
       const key = c === '"' || c === "'" ? this.string(c) : this.bareKey();
       if (key === FAIL) break;
       this.skipSpace();
@@ -178,21 +186,8 @@ class LenientReader {
     const s = this.s;
     const out: unknown[] = [];
     this.pos += 1;
-    while (!this.stopped) {
-      this.skipSpace();
-      if (this.pos >= s.length) {
-        this.stopped = true;
-        break;
-      }
-      const c = s[this.pos];
-      if (c === ']') {
-        this.pos += 1;
-        break;
-      }
-      if (c === ',') {
-        this.pos += 1;
-        continue;
-      }
+    for (let step = this.member(']'); step !== 'end'; step = this.member(']')) {
+      if (step === 'next') continue;
       const value = this.value(depth);
       if (value === FAIL) break;
       out.push(value);

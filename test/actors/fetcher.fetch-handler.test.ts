@@ -15,7 +15,7 @@ import type { EventValue } from '../../schemas/events/index.js';
 import { readFetchedBytes } from '../../schemas/events/replies.js';
 import { TOPICS } from '../../schemas/topics.js';
 import { BINARY_IMAGE, startFixtureSite, type FixtureSite } from '../helpers/fixture-site.js';
-import { fetchRequested, runHandler } from '../helpers/events.js';
+import { fetchRequested, runHandler, soleReply } from '../helpers/events.js';
 
 function request(url: string, extra: Partial<FetchRequested> = {}): FetchRequested {
   return fetchRequested(url, { requestId: 'req-f1', correlationId: 'corr-f1', ...extra });
@@ -44,12 +44,8 @@ describe('actors/fetcher/fetch-handler', () => {
 
   /** The one Reply an ack emits, checked against the Reply schema. */
   async function replyOf(outcome: Outcome): Promise<EventValue<'Reply'>> {
-    expect(outcome.kind).toBe('ack');
-    const emit = outcome.kind === 'ack' ? [...(outcome.emit ?? [])] : [];
-    expect(emit.map((e) => e.topic)).toEqual(['replies']);
-    const reply = emit[0]?.value as EventValue<'Reply'>;
-    await codec.encode('Reply', reply);
-    expect(emit[0]?.key).toBe('corr-f1');
+    const { reply, key } = await soleReply(codec, outcome);
+    expect(key).toBe('corr-f1');
     return reply;
   }
 

@@ -13,7 +13,7 @@ import type { Outcome } from '../../pipeline/runtime/pool.js';
 import type { EventValue } from '../../schemas/events/index.js';
 import { TOPICS } from '../../schemas/topics.js';
 import { minimalPdf, zip } from '../fixtures/documents/generate.js';
-import { parseRequested, runHandler } from '../helpers/events.js';
+import { parseRequested, runHandler, soleReply } from '../helpers/events.js';
 
 function request(filename: string, contentType: string, body: Buffer | string, extra: Partial<ParseRequested> = {}): ParseRequested {
   return parseRequested(filename, contentType, body, { requestId: 'req-p1', correlationId: 'corr-p1', ...extra });
@@ -32,14 +32,7 @@ describe('actors/parser/parse', () => {
     codec = await createCodec();
   });
 
-  async function replyOf(outcome: Outcome): Promise<EventValue<'Reply'>> {
-    expect(outcome.kind).toBe('ack');
-    const emit = outcome.kind === 'ack' ? [...(outcome.emit ?? [])] : [];
-    expect(emit.map((e) => e.topic)).toEqual(['replies']);
-    const reply = emit[0]?.value as EventValue<'Reply'>;
-    await codec.encode('Reply', reply);
-    return reply;
-  }
+  const replyOf = async (outcome: Outcome): Promise<EventValue<'Reply'>> => (await soleReply(codec, outcome)).reply;
 
   it('answers the document of a PDF, 1 credit', async () => {
     const pdf = minimalPdf([['Annual summary', 'Costs fell.']], 'Summary');

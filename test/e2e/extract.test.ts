@@ -22,12 +22,11 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ActorSpec } from '../../actors/index.js';
 import { ACTORS } from '../../main.js';
-import { FileKeyRegistry } from '../../pipeline/keys/ledger-file.js';
 import type { BusMessage } from '../../pipeline/runtime/bus/bus.js';
 import { createLogger } from '../../pipeline/runtime/log.js';
 import type { Runtime } from '../../pipeline/runtime/runtime.js';
 import { TOPICS } from '../../schemas/topics.js';
-import { startEmbedded, type Embedded } from '../helpers/embedded.js';
+import { meteredKey, startEmbedded, type Embedded } from '../helpers/embedded.js';
 import { reply, startFakeAnthropic, startFakeOpenAI, type FakeModel } from '../helpers/fake-models.js';
 import { scrape } from '../helpers/scrape.js';
 import { postJson } from '../helpers/api.js';
@@ -79,12 +78,7 @@ describe('e2e/extract without a model', () => {
       apiKey: API_KEY,
       env: { FETCH_ALLOW_PRIVATE: 'true' },
       before: async (config) => {
-        const keys = new FileKeyRegistry(config.dataDir);
-        try {
-          otherKey = (await keys.create({ name: 'other', credits: 1000 })).key;
-        } finally {
-          keys.close();
-        }
+        otherKey = (await meteredKey(config.dataDir, 1000)).key;
       },
     });
   });

@@ -14,11 +14,11 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startService, type Service } from '../../main.js';
+import type { Service } from '../../main.js';
 import { loadConfig } from '../../pipeline/runtime/config.js';
 import { createLogger } from '../../pipeline/runtime/log.js';
 import { RedisState } from '../../pipeline/runtime/state/redis.js';
-import { meteredKey as metered } from '../helpers/embedded.js';
+import { meteredKey as metered, serveEmbedded } from '../helpers/embedded.js';
 import { engine } from '../helpers/engines.js';
 import { HIDDEN_PER_SECTION, SECTIONS, startMapSite, type MapSite } from '../helpers/map-site.js';
 import { dropNamespace, REDIS_INSTALL, redisProbe, TEST_REDIS_URL, testNamespace } from '../helpers/redis.js';
@@ -94,10 +94,7 @@ beforeAll(async () => {
   slow = await startMapSite({ delayMs: (path) => (path.startsWith('/page/') ? 150 : 0) });
   dataDir = mkdtempSync(join(tmpdir(), 'wds-jobs-'));
   const config = loadConfig({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', API_KEY, FETCH_ALLOW_PRIVATE: 'true' });
-  service = await startService({ config, log: createLogger('silent'), role: 'all' });
-  const address = service.app?.server.address();
-  if (!address || typeof address !== 'object') throw new Error('the gateway is not listening');
-  base = `http://127.0.0.1:${address.port}`;
+  ({ service, base } = await serveEmbedded(config));
 });
 
 afterAll(async () => {
@@ -295,10 +292,7 @@ describe('e2e/jobs: restart', () => {
     await waitFor(`/v1/crawl/${id}`, (d) => d.completed >= 3);
     await service.stop();
     const config = loadConfig({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', API_KEY, FETCH_ALLOW_PRIVATE: 'true' });
-    service = await startService({ config, log: createLogger('silent'), role: 'all' });
-    const address = service.app?.server.address();
-    if (!address || typeof address !== 'object') throw new Error('the gateway is not listening');
-    base = `http://127.0.0.1:${address.port}`;
+    ({ service, base } = await serveEmbedded(config));
     const status = (await call('GET', `/v1/crawl/${id}`)).body.data as Body;
     expect(status.status).toBe('failed');
     expect(status.error).toMatch(/^interrupted/);
@@ -334,10 +328,7 @@ describe.skipIf(!hasRedis)('e2e/jobs: coordination state in Redis', () => {
       REDIS_NAMESPACE: namespace,
       JOB_STALL_MS: '1500',
     });
-    service = await startService({ config, log: createLogger('silent'), role: 'all' });
-    const address = service.app?.server.address();
-    if (!address || typeof address !== 'object') throw new Error('the gateway is not listening');
-    base = `http://127.0.0.1:${address.port}`;
+    ({ service, base } = await serveEmbedded(config));
   }
 
   it('crawls and batch-scrapes with the frontier state in Redis', async () => {

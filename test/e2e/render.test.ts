@@ -12,7 +12,7 @@ import { ACTORS } from '../../main.js';
 import { openKeyRegistry } from '../../pipeline/keys/index.js';
 import { createLogger } from '../../pipeline/runtime/log.js';
 import { PRICES } from '../../schemas/api/prices.js';
-import { startEmbedded, type Embedded } from '../helpers/embedded.js';
+import { serviceForBlock, startEmbedded, type Embedded } from '../helpers/embedded.js';
 import { CHROMIUM, engine } from '../helpers/engines.js';
 import { startRenderSite, type RenderSite } from '../helpers/render-site.js';
 import { scrape } from '../helpers/scrape.js';
@@ -146,17 +146,11 @@ describe.skipIf(!hasChromium)('e2e/render (embedded, production actors)', () => 
 });
 
 describe.skipIf(!hasChromium)('e2e/render with private addresses not allowed (the default)', () => {
-  let closed: Started;
-  beforeAll(async () => {
-    closed = await start({});
-  });
-  afterAll(async () => {
-    await closed?.stop();
-  });
+  const closed = serviceForBlock(() => start({}));
 
   it('refuses a loopback URL with 403 url_blocked and never reaches it', async () => {
     const before = site.requests.length;
-    const { status, body } = await scrape(closed.base, API_KEY, { url: site.url('/js'), waitFor: 100, formats: ['screenshot'] });
+    const { status, body } = await scrape(closed().base, API_KEY, { url: site.url('/js'), waitFor: 100, formats: ['screenshot'] });
     expect(status).toBe(403);
     expect(body.error.code).toBe('url_blocked');
     expect(site.requests.length).toBe(before);

@@ -11,10 +11,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startService, type Service } from '../../main.js';
+import type { Service } from '../../main.js';
 import { loadConfig } from '../../pipeline/runtime/config.js';
 import { openKeyRegistry } from '../../pipeline/keys/index.js';
 import { createLogger } from '../../pipeline/runtime/log.js';
+import { serveEmbedded } from '../helpers/embedded.js';
 import { startFixtureSite, type FixtureSite } from '../helpers/fixture-site.js';
 import { scrape } from '../helpers/scrape.js';
 
@@ -44,10 +45,7 @@ beforeAll(async () => {
   const keys = await openKeyRegistry(config, createLogger('silent'));
   keyB = (await keys.create({ name: 'e2e-cache-b', credits: 10 })).key;
   keys.close();
-  service = await startService({ config, log: createLogger('silent'), role: 'all' });
-  const address = service.app?.server.address();
-  if (!address || typeof address !== 'object') throw new Error('the gateway is not listening');
-  base = `http://127.0.0.1:${address.port}`;
+  ({ service, base } = await serveEmbedded(config));
 });
 
 afterAll(async () => {

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PARSER_FORMATS } from '../../actors/parser/document/index.js';
 import { SERVED_FORMATS } from '../../gateway/handlers/scrape.js';
-import { startEmbedded, type Embedded } from '../helpers/embedded.js';
+import { serviceForBlock, startEmbedded, type Embedded } from '../helpers/embedded.js';
 import { startFixtureSite, type FixtureSite } from '../helpers/fixture-site.js';
 import { scrape } from '../helpers/scrape.js';
 
@@ -88,18 +88,12 @@ describe('e2e/scrape (embedded, production actors)', () => {
 });
 
 describe('e2e/scrape with private addresses not allowed (the default)', () => {
-  let closed: Embedded;
-  beforeAll(async () => {
-    closed = await start({});
-  });
-  afterAll(async () => {
-    await closed?.stop();
-  });
+  const closed = serviceForBlock(() => start({}));
 
   it('refuses a loopback URL with 403 url_blocked and never reaches it', async () => {
     const before = site.requests.length;
     for (const url of [site.url('/html'), `http://2130706433:${site.port}/html`, `http://[::ffff:127.0.0.1]:${site.port}/html`]) {
-      const { status, body } = await scrape(closed.base, API_KEY, { url });
+      const { status, body } = await scrape(closed().base, API_KEY, { url });
       expect(status, url).toBe(403);
       expect(body.error.code).toBe('url_blocked');
     }

@@ -19,7 +19,6 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { FileKeyRegistry } from '../../pipeline/keys/ledger-file.js';
 import { meteredKey, startEmbedded, type Embedded } from '../helpers/embedded.js';
 import { startFakeBrave, startFakeSearxng, startFakeSerpApi, type FakeSearch } from '../helpers/fake-search.js';
 import { startFakeNominatim, startFakeOverpass, type FakeNominatim, type FakeOverpass } from '../helpers/fake-osm.js';
@@ -66,12 +65,7 @@ describe('e2e/search with no provider configured: the local index', () => {
       apiKey: API_KEY,
       env: { FETCH_ALLOW_PRIVATE: 'true' },
       before: async (config) => {
-        const keys = new FileKeyRegistry(config.dataDir);
-        try {
-          otherKey = (await keys.create({ name: 'other', credits: 1000 })).key;
-        } finally {
-          keys.close();
-        }
+        otherKey = (await meteredKey(config.dataDir, 1000)).key;
       },
     });
     // Pages this instance reads are indexed as they are stored; one is read with the caller's

@@ -1,13 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, testGateway, type TestGateway } from '../helpers/gateway.js';
+import { bearer, gatewayWithKey, type TestGateway } from '../helpers/gateway.js';
 
 describe('gateway/app', () => {
   let gw: TestGateway;
   let key: string;
-  beforeAll(async () => {
-    gw = await testGateway();
-    key = await gw.key();
-  });
+  beforeAll(async () => ({ gw, key } = await gatewayWithKey()));
   afterAll(() => gw.close());
 
   it('lists the extraction templates for free', async () => {

@@ -4,6 +4,7 @@
  * 127.0.0.1 and a free port. chdb admits one data directory per process, so a file's
  * services run one after the other.
  */
+import { afterAll, beforeAll } from 'vitest';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -37,17 +38,41 @@ export interface EmbeddedOptions {
   readonly actors?: readonly ActorSpec[];
 }
 
+/**
+ * A service for the enclosing describe block: started before its tests, stopped after.
+ * The getter answers the running service.
+ */
+export function serviceForBlock<T extends { stop(): Promise<void> }>(start: () => Promise<T>): () => T {
+  let started: T | undefined;
+  beforeAll(async () => {
+    started = await start();
+  });
+  afterAll(async () => {
+    await started?.stop();
+  });
+  return () => {
+    if (!started) throw new Error('the block\'s service did not start');
+    return started;
+  };
+}
+
+/** Starts every role of the service in this process on `config`; its gateway's base URL. */
+export async function serveEmbedded(config: Config, options: Pick<EmbeddedOptions, 'log' | 'actors'> = {}): Promise<{ service: Service; base: string }> {
+  const service = await startService({ config, log: options.log ?? createLogger('silent'), role: 'all', ...(options.actors ? { actors: options.actors } : {}) });
+  const address = service.app?.server.address();
+  if (!address || typeof address !== 'object') throw new Error('the gateway is not listening');
+  return { service, base: `http://127.0.0.1:${address.port}` };
+}
+
 export async function startEmbedded(options: EmbeddedOptions): Promise<Embedded> {
   const dataDir = mkdtempSync(join(tmpdir(), 'wds-e2e-'));
   try {
     const config = loadConfig({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', API_KEY: options.apiKey, ...options.env });
     await options.before?.(config);
-    const service = await startService({ config, log: options.log ?? createLogger('silent'), role: 'all', ...(options.actors ? { actors: options.actors } : {}) });
-    const address = service.app?.server.address();
-    if (!address || typeof address !== 'object') throw new Error('the gateway is not listening');
+    const { service, base } = await serveEmbedded(config, options);
     return {
       service,
-      base: `http://127.0.0.1:${address.port}`,
+      base,
       dataDir,
       config,
       async stop() {

@@ -4,13 +4,15 @@
  * failure answer). Each builder fills every field of the event's current version with a
  * value a test rarely cares about; `extra` overrides any of them.
  */
+import { expect } from 'vitest';
 import { scrapeRequestFields } from '../../pipeline/pages/scrape-request.js';
 import type { BusMessage } from '../../pipeline/runtime/bus/bus.js';
 import { createLogger, type Logger } from '../../pipeline/runtime/log.js';
 import type { ParserRuntime } from '../../actors/parser/index.js';
 import { loadConfig } from '../../pipeline/runtime/config.js';
 import type { BatchWriter, Store } from '../../pipeline/runtime/store/index.js';
-import { handleEvent, type EventHandler, type EventHandling, type Settled } from '../../pipeline/runtime/pool.js';
+import type { EventCodec } from '../../pipeline/runtime/codec/codec.js';
+import { handleEvent, type EventHandler, type EventHandling, type Outcome, type Settled } from '../../pipeline/runtime/pool.js';
 import type { ScrapeOptions } from '../../schemas/api/scrape-options.js';
 import type { EventName, EventValue } from '../../schemas/events/index.js';
 import { TOPICS } from '../../schemas/topics.js';
@@ -85,6 +87,16 @@ export function parseRequested(filename: string, contentType: string, body: Buff
 
 export function jobEvent(tenant: string, jobId: string, type: string, data: object = {}, extra: Partial<EventValue<'JobEvent'>> = {}): EventValue<'JobEvent'> {
   return { tenant, jobId, kind: 'crawl', type, atMs: Date.now(), data: JSON.stringify(data), ...extra };
+}
+
+/** The one Reply an ack emits, checked against the Reply schema, and the key it is sent under. */
+export async function soleReply(codec: EventCodec, outcome: Outcome): Promise<{ reply: EventValue<'Reply'>; key: string | undefined }> {
+  expect(outcome.kind).toBe('ack');
+  const emit = outcome.kind === 'ack' ? [...(outcome.emit ?? [])] : [];
+  expect(emit.map((e) => e.topic)).toEqual(['replies']);
+  const reply = emit[0]?.value as EventValue<'Reply'>;
+  await codec.encode('Reply', reply);
+  return { reply, key: emit[0]?.key };
 }
 
 export interface RunOptions {

@@ -57,6 +57,12 @@ export async function testGateway(
   };
 }
 
+/** A test gateway and an unlimited key on it, for a suite that needs nothing else. */
+export async function gatewayWithKey(): Promise<{ gw: TestGateway; key: string }> {
+  const gw = await testGateway();
+  return { gw, key: await gw.key() };
+}
+
 export function bearer(key: string): Record<string, string> {
   return { authorization: `Bearer ${key}` };
 }

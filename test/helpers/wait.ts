@@ -39,3 +39,13 @@ export async function until<T>(
     await sleep(intervalMs);
   }
 }
+
+/** What `promise` rejects with; throws when it resolves instead. */
+export async function rejection<E = unknown>(promise: Promise<unknown>): Promise<E> {
+  try {
+    await promise;
+  } catch (error) {
+    return error as E;
+  }
+  throw new Error('expected a rejection');
+}

@@ -160,20 +160,25 @@ registryContract('file ledger, the reference', true, async () => {
   };
 });
 
-registryContract('store: chdb in this process + memory state', hasChdb, async () => {
-  const dir = tempDir('wds-keys-chdb');
-  const store = await createStore({ kind: 'chdb', dataDir: dir.path }, quietLog);
-  await store.migrate();
-  const state = new MemoryState();
+/** The store-backed registry over `store` and `state`; closing closes both, then cleans up. */
+function storeRegistry(store: Store, state: State, cleanup: () => unknown) {
   return {
     registry: new StoreKeyRegistry(store, state),
     state,
     async close() {
       await state.close();
       await store.close();
-      dir.remove();
+      await cleanup();
     },
   };
+}
+
+registryContract('store: chdb in this process + memory state', hasChdb, async () => {
+  const dir = tempDir('wds-keys-chdb');
+  const store = await createStore({ kind: 'chdb', dataDir: dir.path }, quietLog);
+  await store.migrate();
+  const state = new MemoryState();
+  return storeRegistry(store, state, () => dir.remove());
 });
 
 /** The ClickHouse process of the suites below; started by the first that needs it. */
@@ -197,15 +202,7 @@ registryContract('store: ClickHouse HTTP served by chdb + Redis', hasChdb && red
   const namespace = testNamespace();
   const state = new RedisState({ url: TEST_REDIS_URL, namespace, log: quietLog });
   await state.connect();
-  return {
-    registry: new StoreKeyRegistry(store, state),
-    state,
-    async close() {
-      await state.close();
-      await store.close();
-      await dropNamespace(namespace);
-    },
-  };
+  return storeRegistry(store, state, () => dropNamespace(namespace));
 });
 
 describe.skipIf(!(hasChdb && redisUp))('pipeline/keys across two gateway processes (Redis + ClickHouse HTTP served by chdb)', () => {

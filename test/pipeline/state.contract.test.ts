@@ -14,6 +14,7 @@ import { RedisState } from '../../pipeline/runtime/state/redis.js';
 import type { Claim, State, WorkQueueKeys } from '../../pipeline/runtime/state/state.js';
 import { engine } from '../helpers/engines.js';
 import { dropNamespace, REDIS_INSTALL, redisProbe, TEST_REDIS_URL, testNamespace } from '../helpers/redis.js';
+import { rejection } from '../helpers/wait.js';
 
 interface Subject {
   /** A State over the suite's data; two calls may give two clients of the same data. */
@@ -30,15 +31,6 @@ async function eventually(check: () => Promise<boolean>, limitMs = 3000): Promis
     if (Date.now() > giveUpAt) throw new Error(`condition did not hold within ${limitMs} ms`);
     await sleep(10);
   }
-}
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a rejection');
 }
 
 function stateContract(name: string, makeSubject: () => Subject): void {

@@ -14,6 +14,7 @@ import { createState } from '../../pipeline/runtime/state/index.js';
 import { RedisState } from '../../pipeline/runtime/state/redis.js';
 import { engine } from '../helpers/engines.js';
 import { countNamespace, dropNamespace, REDIS_INSTALL, redisProbe, TEST_REDIS_URL, testNamespace } from '../helpers/redis.js';
+import { rejection } from '../helpers/wait.js';
 
 interface LogLine {
   level: number;
@@ -37,15 +38,6 @@ async function closedPort(): Promise<number> {
   server.close();
   await once(server, 'close');
   return port;
-}
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a rejection');
 }
 
 describe('pipeline/runtime/state/redis (Redis down)', () => {

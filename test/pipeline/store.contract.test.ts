@@ -12,6 +12,7 @@ import { CACHED_PAGE_FOR_TENANT, CACHED_PAGE_SHARED, JOB_BY_ID, JOB_ERRORS, JOB_
 import type { StoreError } from '../../pipeline/runtime/store/store-error.js';
 import { runTs } from '../helpers/process.js';
 import { chdbAvailable, clickhouseHttpStore, quietLog, tempDir, type TempDir } from '../helpers/clickhouse.js';
+import { rejection as rejected } from '../helpers/wait.js';
 
 const hasChdb = await chdbAvailable();
 
@@ -55,14 +56,7 @@ const NASTY = [
   '',
 ];
 
-async function rejection(promise: Promise<unknown>): Promise<StoreError> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as StoreError;
-  }
-  throw new Error('expected the store to reject');
-}
+const rejection = (promise: Promise<unknown>) => rejected<StoreError>(promise);
 
 function pageRow(tenant: string, jobId: string, seq: number, url: string) {
   return {

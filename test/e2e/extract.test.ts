@@ -26,7 +26,7 @@ import type { BusMessage } from '../../pipeline/runtime/bus/bus.js';
 import { createLogger } from '../../pipeline/runtime/log.js';
 import type { Runtime } from '../../pipeline/runtime/runtime.js';
 import { TOPICS } from '../../schemas/topics.js';
-import { meteredKey, startEmbedded, type Embedded } from '../helpers/embedded.js';
+import { embeddedWithSecondKey, meteredKey, startEmbedded, type Embedded } from '../helpers/embedded.js';
 import { reply, startFakeAnthropic, startFakeOpenAI, type FakeModel } from '../helpers/fake-models.js';
 import { scrape } from '../helpers/scrape.js';
 import { postJson } from '../helpers/api.js';
@@ -74,13 +74,7 @@ describe('e2e/extract without a model', () => {
   let svc: Embedded;
   let otherKey = '';
   beforeAll(async () => {
-    svc = await startEmbedded({
-      apiKey: API_KEY,
-      env: { FETCH_ALLOW_PRIVATE: 'true' },
-      before: async (config) => {
-        otherKey = (await meteredKey(config.dataDir, 1000)).key;
-      },
-    });
+    ({ svc, otherKey } = await embeddedWithSecondKey(API_KEY, { FETCH_ALLOW_PRIVATE: 'true' }));
   });
   afterAll(async () => {
     await svc?.stop();

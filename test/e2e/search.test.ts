@@ -19,7 +19,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { meteredKey, startEmbedded, type Embedded } from '../helpers/embedded.js';
+import { embeddedWithSecondKey, meteredKey, startEmbedded, type Embedded } from '../helpers/embedded.js';
 import { startFakeBrave, startFakeSearxng, startFakeSerpApi, type FakeSearch } from '../helpers/fake-search.js';
 import { startFakeNominatim, startFakeOverpass, type FakeNominatim, type FakeOverpass } from '../helpers/fake-osm.js';
 import { scrape } from '../helpers/scrape.js';
@@ -61,13 +61,7 @@ describe('e2e/search with no provider configured: the local index', () => {
   let svc: Embedded;
   let otherKey = '';
   beforeAll(async () => {
-    svc = await startEmbedded({
-      apiKey: API_KEY,
-      env: { FETCH_ALLOW_PRIVATE: 'true' },
-      before: async (config) => {
-        otherKey = (await meteredKey(config.dataDir, 1000)).key;
-      },
-    });
+    ({ svc, otherKey } = await embeddedWithSecondKey(API_KEY, { FETCH_ALLOW_PRIVATE: 'true' }));
     // Pages this instance reads are indexed as they are stored; one is read with the caller's
     // own headers, so it stays out of the shared index.
     for (const path of ['/article-plain', '/article-jsonld', '/recipe', '/jobposting']) {

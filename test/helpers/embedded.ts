@@ -107,6 +107,19 @@ export async function meteredKey(dataDir: string, credits: number): Promise<{ ke
   }
 }
 
+/** An embedded service on API_KEY `apiKey`, and a second key (1,000 credits) made in its ledger before it starts. */
+export async function embeddedWithSecondKey(apiKey: string, env: Record<string, string>): Promise<{ svc: Embedded; otherKey: string }> {
+  let otherKey = '';
+  const svc = await startEmbedded({
+    apiKey,
+    env,
+    before: async (config) => {
+      otherKey = (await meteredKey(config.dataDir, 1000)).key;
+    },
+  });
+  return { svc, otherKey };
+}
+
 /** The webhook signing secret of the service's API_KEY key, as `npm run keys -- webhook-secret <id>` derives it. */
 export async function apiKeyWebhookSecret(svc: Pick<Embedded, 'dataDir' | 'config'>): Promise<string> {
   const keys = new FileKeyRegistry(svc.dataDir);

@@ -22,7 +22,10 @@
  */
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { afterAll, describe } from 'vitest';
+import type { Bus } from '../../pipeline/runtime/bus/bus.js';
 import { KafkaBus } from '../../pipeline/runtime/bus/kafka.js';
+import { MemoryBus } from '../../pipeline/runtime/bus/memory.js';
 import type { Logger } from '../../pipeline/runtime/log.js';
 import { engine } from './engines.js';
 
@@ -104,5 +107,36 @@ export function connectTestKafkaBus(cluster: MockKafka, clientId: string, log: L
     redeliveryDelayMs: 20,
     maxRedeliveryDelayMs: 200,
     leaderSyncDelayMs: 300,
+  });
+}
+
+export type BusSuite<R> = (name: string, setup: () => Promise<R>, options?: { concurrent?: boolean; testTimeoutMs?: number }) => void;
+export type BusRig<R> = (bus: Bus, limitMs: number, close: () => Promise<void>) => Promise<R>;
+
+/**
+ * Registers `suite` twice: on the memory bus (10 s limits) and on Kafka, librdkafka's mock
+ * cluster (45 s limits, tests run concurrently: its group joins are slow), each bus wrapped by
+ * `rig`. The Kafka half is skipped only where kcat is missing and engines are not required.
+ */
+export async function onBothBuses<R>(title: string, clientId: string, log: Logger, suite: BusSuite<R>, rig: BusRig<R>): Promise<void> {
+  suite(`${title} (memory bus)`, async () => {
+    const bus = new MemoryBus({ log, redeliveryDelayMs: 5, maxRedeliveryDelayMs: 50 });
+    return rig(bus, 10_000, () => bus.close());
+  });
+  const kafkaUp = await hasKafka();
+  describe.skipIf(!kafkaUp)(`${title} (kafka, mock cluster)`, () => {
+    let cluster: MockKafka | undefined;
+    afterAll(async () => {
+      await cluster?.stop();
+    });
+    suite(
+      'suite',
+      async () => {
+        cluster = await startMockKafka();
+        const bus = await connectTestKafkaBus(cluster, clientId, log);
+        return rig(bus, 45_000, () => bus.close());
+      },
+      { concurrent: true, testTimeoutMs: 90_000 },
+    );
   });
 }

@@ -16,14 +16,13 @@ import type { EventValue } from '../../schemas/events/index.js';
 import { HEADERS, TOPICS } from '../../schemas/topics.js';
 import { MemoryBlobs } from '../../pipeline/runtime/blobs.js';
 import type { Bus, BusMessage } from '../../pipeline/runtime/bus/bus.js';
-import { MemoryBus } from '../../pipeline/runtime/bus/memory.js';
 import { createCodec, type DecodedEvent } from '../../pipeline/runtime/codec/index.js';
 import { AppError } from '../../pipeline/runtime/errors.js';
 import { Events, type Emission } from '../../pipeline/runtime/events.js';
 import { createLogger } from '../../pipeline/runtime/log.js';
 import { ActorPool, handleEvent, type ActorContext, type ActorDefinition, type Outcome, type PoolRetry } from '../../pipeline/runtime/pool.js';
 import { scrapeRequested } from '../helpers/events.js';
-import { connectTestKafkaBus, hasKafka, startMockKafka, type MockKafka } from '../helpers/kafka.js';
+import { onBothBuses } from '../helpers/kafka.js';
 import { until } from '../helpers/wait.js';
 
 type TestPing = EventValue<'TestPing'>;
@@ -472,26 +471,5 @@ describe('pipeline/runtime/pool handleEvent: the plumbing around a handler, once
   });
 });
 
-poolSuite('pipeline/runtime/pool (memory bus)', async () => {
-  const bus = new MemoryBus({ log, redeliveryDelayMs: 5, maxRedeliveryDelayMs: 50 });
-  return rig(bus, 10_000, () => bus.close());
-});
+await onBothBuses('pipeline/runtime/pool', 'pool-test', log, poolSuite, rig);
 
-const kafkaUp = await hasKafka();
-
-describe.skipIf(!kafkaUp)('pipeline/runtime/pool (kafka, mock cluster)', () => {
-  let cluster: MockKafka | undefined;
-  afterAll(async () => {
-    await cluster?.stop();
-  });
-
-  poolSuite(
-    'suite',
-    async () => {
-      cluster = await startMockKafka();
-      const bus = await connectTestKafkaBus(cluster, 'pool-test', log);
-      return rig(bus, 45_000, () => bus.close());
-    },
-    { concurrent: true, testTimeoutMs: 90_000 },
-  );
-});

@@ -13,14 +13,13 @@ import { TOPICS } from '../../schemas/topics.js';
 import type { EventValue } from '../../schemas/events/index.js';
 import { MemoryBlobs } from '../../pipeline/runtime/blobs.js';
 import type { Bus, OutgoingMessage } from '../../pipeline/runtime/bus/bus.js';
-import { MemoryBus } from '../../pipeline/runtime/bus/memory.js';
 import { createCodec, type EventCodec } from '../../pipeline/runtime/codec/index.js';
 import { AppError, hasCode } from '../../pipeline/runtime/errors.js';
 import { Events, type Emission } from '../../pipeline/runtime/events.js';
 import { createLogger } from '../../pipeline/runtime/log.js';
 import { ActorPool, type Outcome } from '../../pipeline/runtime/pool.js';
 import { Requester } from '../../pipeline/runtime/request-reply.js';
-import { connectTestKafkaBus, hasKafka, startMockKafka, type MockKafka } from '../helpers/kafka.js';
+import { onBothBuses } from '../helpers/kafka.js';
 import { until } from '../helpers/wait.js';
 
 const log = createLogger(process.env.TEST_LOG_LEVEL ?? 'silent');
@@ -265,26 +264,5 @@ function requestReplySuite(name: string, setup: () => Promise<Rig>, options: { c
   });
 }
 
-requestReplySuite('pipeline/runtime/request-reply (memory bus)', async () => {
-  const bus = new MemoryBus({ log, redeliveryDelayMs: 5, maxRedeliveryDelayMs: 50 });
-  return rig(bus, 10_000, () => bus.close());
-});
+await onBothBuses('pipeline/runtime/request-reply', 'request-reply-test', log, requestReplySuite, rig);
 
-const kafkaUp = await hasKafka();
-
-describe.skipIf(!kafkaUp)('pipeline/runtime/request-reply (kafka, mock cluster)', () => {
-  let cluster: MockKafka | undefined;
-  afterAll(async () => {
-    await cluster?.stop();
-  });
-
-  requestReplySuite(
-    'suite',
-    async () => {
-      cluster = await startMockKafka();
-      const bus = await connectTestKafkaBus(cluster, 'request-reply-test', log);
-      return rig(bus, 45_000, () => bus.close());
-    },
-    { concurrent: true, testTimeoutMs: 90_000 },
-  );
-});

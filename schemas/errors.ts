@@ -6,8 +6,8 @@
  * `status` is the HTTP status the gateway answers with; `retriable` tells a client (and
  * the actor pool) whether the same request may succeed later unchanged.
  *
- * README.md lists these codes under "Error codes"; test/pipeline/readme.test.ts fails when
- * the list and this table disagree.
+ * docs/errors.md lists these codes under "Error codes"; test/docs/reference-tables.test.ts
+ * fails when the list and this table disagree.
  */
 export interface ErrorSpec {
   readonly status: number;

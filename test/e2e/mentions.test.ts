@@ -2,7 +2,7 @@
  * Mention watches end to end in embedded mode, through the production actors (gateway → the
  * frontier's watch schedule → WatchCollectRequested → searcher (connectors) → MentionsFound →
  * classifier → store → MentionsStored → notifier → receiver), against local stand-ins of
- * every platform speaking its real API, pointed at by the settings the README documents
+ * every platform speaking its real API, pointed at by the settings docs/configuration.md documents
  * (HACKERNEWS_URL, GITHUB_API_URL, X_API_URL, REDDIT_URL, REDDIT_OAUTH_URL, BLUESKY_URL, …),
  * a feed served on 127.0.0.1, and a webhook receiver that checks every signature. YouTube is
  * left without a key: it must be reported as not configured, never silently empty.

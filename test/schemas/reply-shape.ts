@@ -1,6 +1,6 @@
 /**
  * What every reply of the API must look like, whatever was sent: a documented status, and
- * a body of the shape that status promises (README "Errors"; schemas/errors.ts).
+ * a body of the shape that status promises (docs/errors.md; schemas/errors.ts).
  */
 import { expect } from 'vitest';
 import { ERRORS, isErrorCode } from '../../schemas/errors.js';

@@ -37,7 +37,7 @@ async function main(argv: string[]): Promise<number> {
   out(`${GENERATED_TYPES_PATH}: ${fresh ? 'unchanged' : 'written'}`);
   if (values.fixtures) {
     // Loaded only now: the fixtures use the event registry, which checks the generated file.
-    const { writeMissingFixtures } = await import('../../pipeline/runtime/codec/fixtures.js');
+    const { writeMissingFixtures } = await import('./event-fixtures.js');
     for (const line of writeMissingFixtures(root)) out(line);
   }
   return 0;

@@ -10,7 +10,7 @@ import { scrapeRequestedHandling, type FetcherDeps, type ScrapeRequested } from 
 import { HttpFetcher } from '../../pipeline/runtime/net/http.js';
 import { handlePageFetched } from '../../actors/parser/index.js';
 import { createCodec } from '../../pipeline/runtime/codec/index.js';
-import { SAMPLE_EVENTS } from '../../pipeline/runtime/codec/samples.js';
+import { SAMPLE_EVENTS } from '../../infra/codegen/event-samples.js';
 import type { AnyEmission } from '../../pipeline/runtime/events.js';
 import { jobPageRequestId, newJobId } from '../../pipeline/jobs/pages.js';
 import { createLogger } from '../../pipeline/runtime/log.js';

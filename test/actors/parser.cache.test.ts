@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { handlePageFetched, pagesRow } from '../../actors/parser/index.js';
-import { SAMPLE_EVENTS } from '../../pipeline/runtime/codec/samples.js';
+import { SAMPLE_EVENTS } from '../../infra/codegen/event-samples.js';
 import { cachePlan } from '../../pipeline/pages/cache.js';
 import { scrapeRequestFields } from '../../pipeline/pages/scrape-request.js';
 import type { Outcome } from '../../pipeline/runtime/pool.js';

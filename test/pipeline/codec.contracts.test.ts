@@ -13,7 +13,7 @@ import { CURRENT_VERSIONS, EVENT_NAMES, EVENTS, type EventDefinition } from '../
 import { eventSchemasDir, findPackageRoot, loadEventDefinitions } from '../../schemas/events/load.js';
 import { compileEventTypes } from '../../pipeline/runtime/codec/event-types.js';
 import { fingerprintHex } from '../../pipeline/runtime/codec/fingerprint.js';
-import { FIXTURES_DIR, fixturePaths, readFixture } from '../../pipeline/runtime/codec/fixtures.js';
+import { FIXTURES_DIR, fixturePaths, readFixture } from '../../infra/codegen/event-fixtures.js';
 import { GENERATED_TYPES_PATH, renderEventTypes } from '../../infra/codegen/generate-types.js';
 import { SingleObjectCodec } from '../../pipeline/runtime/codec/single-object.js';
 import { REPO_ROOT } from '../helpers/process.js';

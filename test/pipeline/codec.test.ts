@@ -13,7 +13,7 @@ import { ConfluentCodec, subjectOf } from '../../pipeline/runtime/codec/confluen
 import { compileEventTypes } from '../../pipeline/runtime/codec/event-types.js';
 import { fingerprintBytes } from '../../pipeline/runtime/codec/fingerprint.js';
 import { createCodec } from '../../pipeline/runtime/codec/index.js';
-import { SAMPLE_EVENTS } from '../../pipeline/runtime/codec/samples.js';
+import { SAMPLE_EVENTS } from '../../infra/codegen/event-samples.js';
 import { SingleObjectCodec } from '../../pipeline/runtime/codec/single-object.js';
 import { startSchemaRegistry, type LocalSchemaRegistry } from '../helpers/schema-registry.js';
 

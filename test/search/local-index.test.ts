@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handlePageFetched } from '../../actors/parser/index.js';
 import { ServiceError } from '../../pipeline/clients/service-http.js';
-import { SAMPLE_EVENTS } from '../../pipeline/runtime/codec/samples.js';
+import { SAMPLE_EVENTS } from '../../infra/codegen/event-samples.js';
 import { BatchWriter, createStore, type Store } from '../../pipeline/runtime/store/index.js';
 import { scrapeRequestFields } from '../../pipeline/pages/scrape-request.js';
 import {

@@ -10,10 +10,10 @@
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { EVENTS, type EventName } from '../../../schemas/events/index.js';
-import { fingerprintHex } from './fingerprint.js';
-import { SAMPLE_EVENTS } from './samples.js';
-import { SingleObjectCodec } from './single-object.js';
+import { EVENTS, type EventName } from '../../schemas/events/index.js';
+import { fingerprintHex } from '../../pipeline/runtime/codec/fingerprint.js';
+import { SAMPLE_EVENTS } from './event-samples.js';
+import { SingleObjectCodec } from '../../pipeline/runtime/codec/single-object.js';
 
 export const FIXTURES_DIR = 'test/fixtures/events';
 
@@ -72,7 +72,7 @@ export function writeMissingFixtures(root: string): string[] {
       continue;
     }
     const value = SAMPLE_EVENTS[name] as unknown;
-    if (value === undefined) throw new Error(`pipeline/runtime/codec/samples.ts has no sample of ${name}`);
+    if (value === undefined) throw new Error(`infra/codegen/event-samples.ts has no sample of ${name}`);
     const bytes = codec.encodeSync(name, value);
     const file: FixtureFile = {
       event: name,

@@ -2,8 +2,9 @@
  * One deterministic example value of every event type's current version, with every
  * nullable field set and bytes that are not UTF-8. The wire fixtures are written from these
  * (`npm run gen:events -- --fixtures`); tests and benchmarks use them as ready-made events.
+ * Test-only: it lives with the tool that writes the fixtures, and the service never imports it.
  */
-import type { EventName, EventValue } from '../../../schemas/events/index.js';
+import type { EventName, EventValue } from '../../schemas/events/index.js';
 
 const AT_MS = 1_795_000_000_000; // 2026-11-18T11:06:40Z, fixed so the fixtures are reproducible
 const OPTIONS = JSON.stringify({ formats: ['markdown'], onlyMainContent: true, timeout: 30000 });

@@ -51,6 +51,20 @@ const MANY: FakeSearchResult[] = Array.from({ length: 35 }, (_, i) => ({
   date: '2024-05-06T07:08:09.000Z',
 }));
 
+/** Each of `wholes`, answered with 200, is an `unreadable` failure. */
+async function expectUnreadable(fake: FakeSearch, provider: SearchProvider, wholes: readonly unknown[]): Promise<void> {
+  for (const json of wholes) {
+    fake.setMode({ status: 200, json });
+    expect((await failure(provider.search(question(), ctx()))).kind).toBe('unreadable');
+  }
+}
+
+/** Every test starts on a stand-in that answers normally and has seen nothing. */
+function resetFake(fake: FakeSearch): void {
+  fake.setMode('ok');
+  fake.requests.length = 0;
+}
+
 const urlsOf = (page: SerpPage) => page.organic.map((r) => r.url);
 const positionsOf = (page: SerpPage) => page.organic.map((r) => r.position);
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
@@ -87,10 +101,7 @@ describe('pipeline/clients/searxng', () => {
     provider = new SearxngProvider({ baseUrl: `${fake.url}/`, fetcher: serviceFetcher() });
   });
   afterAll(() => fake.close());
-  beforeEach(() => {
-    fake.setMode('ok');
-    fake.requests.length = 0;
-  });
+  beforeEach(() => resetFake(fake));
 
   it('asks <prefix>/search for JSON with the page, language and time range, and nothing else', async () => {
     await provider.search(question({ query: 'http headers', page: 2, lang: 'pt-BR', tbs: 'qdr:w', timeRange: 'w' }), ctx());
@@ -203,10 +214,7 @@ describe('pipeline/clients/searxng', () => {
 
   it('reads odd shapes without a TypeError: a wrong whole is unreadable, wrong parts are skipped', async () => {
     const wholes = [null, 42, 'text', [], {}, { results: null }, { results: 'many' }, { results: {} }];
-    for (const json of wholes) {
-      fake.setMode({ status: 200, json });
-      expect((await failure(provider.search(question(), ctx()))).kind).toBe('unreadable');
-    }
+    await expectUnreadable(fake, provider, wholes);
     fake.setMode({
       status: 200,
       json: {
@@ -237,10 +245,7 @@ describe('pipeline/clients/brave-search', () => {
     provider = new BraveSearchProvider({ apiKey: BRAVE_KEY, baseUrl: fake.url, fetcher: serviceFetcher() });
   });
   afterAll(() => fake.close());
-  beforeEach(() => {
-    fake.setMode('ok');
-    fake.requests.length = 0;
-  });
+  beforeEach(() => resetFake(fake));
 
   it('sends the token header and maps paging, country, language and freshness onto Brave parameters', async () => {
     const page = await provider.search(question({ query: 'web scraping', page: 2, country: 'de', lang: 'pt-BR', tbs: 'qdr:w', timeRange: 'w' }), ctx());
@@ -362,10 +367,7 @@ describe('pipeline/clients/brave-search', () => {
 
   it('reads odd shapes without a TypeError: a wrong whole is unreadable, wrong parts are skipped', async () => {
     const wholes = [null, 7, 'text', [], {}, { type: 'search', web: [] }, { type: 'search', web: { results: {} } }, { web: null }];
-    for (const json of wholes) {
-      fake.setMode({ status: 200, json });
-      expect((await failure(provider.search(question(), ctx()))).kind).toBe('unreadable');
-    }
+    await expectUnreadable(fake, provider, wholes);
     fake.setMode({
       status: 200,
       json: {
@@ -396,10 +398,7 @@ describe('pipeline/clients/serpapi', () => {
     provider = new SerpApiProvider({ apiKey: SERP_KEY, baseUrl: fake.url, fetcher: serviceFetcher() });
   });
   afterAll(() => fake.close());
-  beforeEach(() => {
-    fake.setMode('ok');
-    fake.requests.length = 0;
-  });
+  beforeEach(() => resetFake(fake));
 
   it("asks /search.json with Google's parameters: key, paging, hl, gl, location, tbs as given, device", async () => {
     const page = await provider.search(question({ query: 'http', page: 2, num: 10, lang: 'en', country: 'de', location: 'Berlin, Germany', tbs: 'qdr:d', timeRange: 'd', device: 'mobile' }), ctx());
@@ -495,10 +494,7 @@ describe('pipeline/clients/serpapi', () => {
 
   it('reads odd shapes without a TypeError: a wrong whole is unreadable, wrong parts are skipped', async () => {
     const wholes = [null, 1, 'text', [], {}, { organic_results: null }, { search_metadata: {}, organic_results: {} }, { error: 5 }];
-    for (const json of wholes) {
-      fake.setMode({ status: 200, json });
-      expect((await failure(provider.search(question(), ctx()))).kind).toBe('unreadable');
-    }
+    await expectUnreadable(fake, provider, wholes);
     fake.setMode({
       status: 200,
       json: {

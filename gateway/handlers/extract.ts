@@ -31,7 +31,7 @@ import type { ErrorCode } from '../../schemas/errors.js';
 import { AppError } from '../../pipeline/runtime/errors.js';
 import { PIPELINE_SLACK_MS, type ReplyValue, type Requester } from '../../pipeline/runtime/request-reply.js';
 import { scrapeRequestFields } from '../../pipeline/pages/scrape-request.js';
-import { sealSecret } from '../../pipeline/clients/models/index.js';
+import { sealSecret } from '../../pipeline/runtime/seal.js';
 import { serverWebhookSecret } from '../../pipeline/webhooks/secret.js';
 import type { HandlerContext, OperationHandler } from '../handler.js';
 import { ValidationFailed } from '../replies.js';

@@ -14,7 +14,7 @@ import { SerpApiProvider } from '../clients/serpapi.js';
 import { ConfigError, type Config } from '../runtime/config.js';
 import type { Store } from '../runtime/store/store.js';
 import { LocalIndexProvider } from './index/index.js';
-import { PROVIDER_NAMES, type ProviderName, type SearchProvider } from './types.js';
+import { PROVIDER_NAMES, type ProviderName, type SearchProvider } from '../clients/web-search.js';
 
 type SearchConfig = Pick<Config, 'searchProviders' | 'searxngUrl' | 'braveSearchApiKey' | 'braveSearchUrl' | 'serpApiKey' | 'serpApiUrl'>;
 

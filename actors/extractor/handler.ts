@@ -24,7 +24,7 @@ import { PRICES } from '../../schemas/api/prices.js';
 import type { EventValue } from '../../schemas/events/index.js';
 import { AppError, serviceCode } from '../../pipeline/runtime/errors.js';
 import type { Logger } from '../../pipeline/runtime/log.js';
-import type { Config } from '../../pipeline/runtime/config.js';
+import type { Config } from '../../pipeline/service/config.js';
 import type { Outcome } from '../../pipeline/runtime/pool.js';
 import { parseJsonObject } from '../../pipeline/runtime/json.js';
 import { finishPage, type FinishDeps } from '../../pipeline/extract/finish.js';

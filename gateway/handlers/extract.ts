@@ -35,7 +35,7 @@ import { sealSecret } from '../../pipeline/runtime/seal.js';
 import { serverWebhookSecret } from '../../pipeline/webhooks/secret.js';
 import type { HandlerContext, OperationHandler } from '../handler.js';
 import { ValidationFailed } from '../replies.js';
-import type { Config } from '../../pipeline/runtime/config.js';
+import type { Config } from '../../pipeline/service/config.js';
 import { readPages } from './pages.js';
 import { jsonTargetProblems, MODEL_REQUIRED_MESSAGE, promptOnly } from './extraction.js';
 import { scrapeEstimate, unservedScrapeOptions, type ScrapeRouting } from './scrape.js';

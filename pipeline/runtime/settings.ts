@@ -1,14 +1,13 @@
 /**
- * The table of every setting of the service: name, environment variable, type, default and
- * description. pipeline/runtime/config.ts parses the environment against it; README.md's
- * "Configuration" table is checked against it by test/pipeline/readme.test.ts. A family's
- * settings live in their own file beside this one (settings-models.ts, settings-search.ts, settings-monitors.ts, settings-mentions.ts) and
- * are spread in.
+ * The runtime's own settings (HTTP edge, outbound fetching, bus, store, state, pools, the
+ * renderer's browser, webhooks) and the shape every setting has: name, environment variable,
+ * type, default and description. Each family declares its part beside its rules
+ * (pipeline/monitors/settings.ts, pipeline/mentions/settings.ts, pipeline/search/settings.ts,
+ * pipeline/clients/models/settings.ts); pipeline/service/settings.ts assembles the one table
+ * from the parts, and pipeline/runtime/config.ts parses the environment against it.
+ * README.md's "Configuration" table is checked against the assembled table by
+ * test/pipeline/readme.test.ts.
  */
-import { MENTION_SETTINGS } from './settings-mentions.js';
-import { MODEL_SETTINGS } from './settings-models.js';
-import { MONITOR_SETTINGS } from './settings-monitors.js';
-import { SEARCH_SETTINGS } from './settings-search.js';
 
 /**
  * `urls`: comma-separated http(s) URLs (a proxy pool), read as a frozen array.
@@ -30,9 +29,14 @@ export interface SettingSpec {
   readonly values?: readonly string[];
   /** Never printed: the value is replaced by `***` wherever config is shown. */
   readonly secret?: boolean;
+  /** A `string` setting, when set, has at least this many characters. */
+  readonly minLength?: number;
 }
 
-export const SETTINGS = {
+/** A part of the settings table (the runtime's, or a family's): setting name → its spec. */
+export type SettingsTable = Readonly<Record<string, SettingSpec>>;
+
+export const RUNTIME_SETTINGS = {
   port: {
     env: 'PORT',
     type: 'integer',
@@ -72,6 +76,7 @@ export const SETTINGS = {
     type: 'string',
     default: null,
     secret: true,
+    minLength: 16,
     description:
       'When set, this key is made to exist at start with unlimited credits (single-user self-hosting, scripts). Minimum 16 characters.',
   },
@@ -321,12 +326,12 @@ export const SETTINGS = {
     description:
       "Renders each renderer process starts on one Chromium before the next render starts on a freshly launched one (what a browser leaks over a long life goes with it). The old browser closes once its renders in flight have finished; while it is still finishing, the new one takes on renders past this count rather than a third browser being launched. 0: never recycled (a crashed browser is still relaunched).",
   },
-  ...MODEL_SETTINGS,
   webhookSecret: {
     env: 'WEBHOOK_SECRET',
     type: 'string',
     default: null,
     secret: true,
+    minLength: 32,
     description:
       "Server secret from which each key's webhook signing secret is derived (HMAC-SHA256 of the key id), and the key callers' own model keys are sealed with while a POST /v1/extract is under way (AES-256-GCM, HKDF-derived). Unset: a random one is generated once into DATA_DIR/webhook-secret. Set it (at least 32 characters) in distributed mode, the same on every gateway, extractor and notifier and wherever the keys CLI runs.",
   },
@@ -362,7 +367,4 @@ export const SETTINGS = {
     max: 120000,
     description: 'How long one webhook attempt waits for the receiver to answer before it counts as a timeout (and is retried).',
   },
-  ...SEARCH_SETTINGS,
-  ...MONITOR_SETTINGS,
-  ...MENTION_SETTINGS,
-} as const satisfies Record<string, SettingSpec>;
+} as const satisfies SettingsTable;

@@ -10,7 +10,7 @@ import { extractRequestedHandling, handleExtractRequested, type ExtractRequested
 import { sealSecret } from '../../pipeline/runtime/seal.js';
 import { encodeTask, type ExtractTask } from '../../pipeline/extract/task.js';
 import { jobPageRequestId, newJobId } from '../../pipeline/jobs/pages.js';
-import { loadConfig } from '../../pipeline/runtime/config.js';
+import { loadConfig } from '../../pipeline/service/config.js';
 import type { AnyEmission } from '../../pipeline/runtime/events.js';
 import { createLogger } from '../../pipeline/runtime/log.js';
 import type { Store } from '../../pipeline/runtime/store/index.js';

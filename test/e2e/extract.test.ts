@@ -25,7 +25,7 @@ import { ACTORS } from '../../main.js';
 import { FileKeyRegistry } from '../../pipeline/keys/ledger-file.js';
 import type { BusMessage } from '../../pipeline/runtime/bus/bus.js';
 import { createLogger } from '../../pipeline/runtime/log.js';
-import type { Runtime } from '../../pipeline/runtime/runtime.js';
+import type { ServiceRuntime } from '../../pipeline/service/config.js';
 import { TOPICS } from '../../schemas/topics.js';
 import { startEmbedded, type Embedded } from '../helpers/embedded.js';
 import { reply, startFakeAnthropic, startFakeOpenAI, type FakeModel } from '../helpers/fake-models.js';
@@ -265,7 +265,7 @@ function logSink(): { stream: Writable; text: () => string } {
 }
 
 /** An actor that only hands the test the runtime (its bus and store) of the service it runs in. */
-function runtimeTap(got: (runtime: Runtime) => void): ActorSpec {
+function runtimeTap(got: (runtime: ServiceRuntime) => void): ActorSpec {
   return {
     role: 'classifier',
     create: (runtime) => {
@@ -281,7 +281,7 @@ describe('e2e/extract with the operator\'s model and callers\' own models', () =
   let svc: Embedded;
   let openai: FakeModel;
   let anthropic: FakeModel;
-  let runtime: Runtime | null = null;
+  let runtime: ServiceRuntime | null = null;
   const logs = logSink();
   const seen: BusMessage[] = [];
 
@@ -303,7 +303,7 @@ describe('e2e/extract with the operator\'s model and callers\' own models', () =
       },
     });
     // Every message on every topic, from the start.
-    const tap = runtime as Runtime | null;
+    const tap = runtime as ServiceRuntime | null;
     if (!tap) throw new Error('the runtime tap did not run');
     await tap.bus.consume({
       group: 'key-audit',
@@ -404,7 +404,7 @@ describe('e2e/extract with the operator\'s model and callers\' own models', () =
   });
 
   it('leaves callers\' keys nowhere: no topic, no log line, no table holds them', async () => {
-    const tap = runtime as Runtime | null;
+    const tap = runtime as ServiceRuntime | null;
     if (!tap) throw new Error('no runtime');
     const secrets = [CALLER_KEY, 'sk-ant-wrong-key-5e6f7a8b9c', OPERATOR_KEY];
     await new Promise((r) => setTimeout(r, 300));

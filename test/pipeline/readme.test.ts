@@ -1,12 +1,12 @@
 /**
  * README.md documents two tables whose source of truth is code: the settings
- * (pipeline/runtime/settings.ts SETTINGS) and the error codes (schemas/errors.ts ERRORS). These tests
+ * (pipeline/service/settings.ts SETTINGS) and the error codes (schemas/errors.ts ERRORS). These tests
  * fail when README and code disagree.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { SETTINGS } from '../../pipeline/runtime/config.js';
+import { SETTINGS } from '../../pipeline/service/config.js';
 import { ERRORS } from '../../schemas/errors.js';
 import { REPO_ROOT } from '../helpers/process.js';
 
@@ -62,7 +62,7 @@ function matchesDefault(cell: string, value: string | number | boolean | null): 
 
 describe('README.md', () => {
   describe('## Configuration', () => {
-    it('lists exactly the settings of pipeline/runtime/settings.ts, each with its default', () => {
+    it('lists exactly the settings of pipeline/service/settings.ts, each with its default', () => {
       const { header, rows } = table(section(readme(), 'Configuration'));
       const defaultColumn = header.findIndex((h) => /default/i.test(h));
       expect(defaultColumn, `no Default column in ${JSON.stringify(header)}`).toBeGreaterThan(0);

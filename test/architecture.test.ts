@@ -1,9 +1,12 @@
 /**
  * The layering of style habit 1, checked on the source: schemas ← pipeline ← actors/gateway,
  * with pipeline/ split in two (docs/architecture.md): pipeline/runtime/ knows no product rule,
- * and the product rules (pages, jobs, keys, webhooks) build on it; infra/ holds the tools,
- * which nothing in the service imports. No circular imports (madge), engine clients confined
- * to their adapters, no console.
+ * and the product rules (pages, jobs, keys, webhooks, …) build on it; infra/ holds the tools,
+ * which nothing in the service imports. Per folder, the import table (test/architecture-rules.ts,
+ * style habit 17) says what each may import: every local import is checked against it, and
+ * no two of its folders import each other. No circular imports (madge), engine clients
+ * confined to their adapters, no console, `process.env` read in one file, and
+ * docs/architecture.md names only paths that exist and prints the table as it is.
  *
  * Imports are read with the TypeScript parser (static, type-only, re-exports, dynamic
  * `import()` and `require()`), so a comment or a string never counts as an import.

@@ -1,8 +1,8 @@
 /**
- * The runtime's own settings (HTTP edge, outbound fetching, bus, store, state, pools, the
- * renderer's browser, webhooks) and the shape every setting has: name, environment variable,
- * type, default and description. Each family declares its part beside its rules
- * (pipeline/monitors/settings.ts, pipeline/mentions/settings.ts, pipeline/search/settings.ts,
+ * The runtime's own settings (HTTP edge, keys at start, outbound fetching, bus, store, state,
+ * job retention, pools, the renderer's browser, the server secret) and the shape every setting
+ * has: name, environment variable, type, default and description. Each family declares its
+ * part beside its rules (pipeline/{jobs,webhooks,search,monitors,mentions}/settings.ts,
  * pipeline/clients/models/settings.ts); pipeline/service/settings.ts assembles the one table
  * from the parts, and pipeline/runtime/config.ts parses the environment against it.
  * README.md's "Configuration" table is checked against the assembled table by
@@ -277,14 +277,6 @@ export const RUNTIME_SETTINGS = {
     description:
       "How long a crawl or batch job is answered after it starts (its `expiresAt`): status, pages and errors; its coordination state expires with it. Later it is a 404 `not_found`, and the store drops its rows (`jobs`, `job_pages`, `job_errors`) at its next merge past that time (a ClickHouse TTL set at start-up).",
   },
-  jobStallMs: {
-    env: 'JOB_STALL_MS',
-    type: 'integer',
-    default: 300000,
-    min: 1000,
-    description:
-      "A running crawl or batch job none of whose pages has settled for this long is looked at by the frontier's watchdog: its pages still in flight after this long are sent to be fetched again (the process holding them died), more pages are scheduled and the job is completed if it is done. Longer than a page's `timeout` avoids fetching a slow page twice.",
-  },
   poolConcurrency: {
     env: 'POOL_CONCURRENCY',
     type: 'integer',
@@ -334,37 +326,5 @@ export const RUNTIME_SETTINGS = {
     minLength: 32,
     description:
       "Server secret from which each key's webhook signing secret is derived (HMAC-SHA256 of the key id), and the key callers' own model keys are sealed with while a POST /v1/extract is under way (AES-256-GCM, HKDF-derived). Unset: a random one is generated once into DATA_DIR/webhook-secret. Set it (at least 32 characters) in distributed mode, the same on every gateway, extractor and notifier and wherever the keys CLI runs.",
-  },
-  webhookAttempts: {
-    env: 'WEBHOOK_ATTEMPTS',
-    type: 'integer',
-    default: 5,
-    min: 1,
-    max: 20,
-    description: 'Attempts per webhook delivery (the first included); timeouts, connection errors, 408, 429 and 5xx are retried, other answers are not.',
-  },
-  webhookRetryBaseMs: {
-    env: 'WEBHOOK_RETRY_BASE_MS',
-    type: 'integer',
-    default: 1000,
-    min: 0,
-    max: 600000,
-    description: 'Backoff before the second attempt of a webhook delivery; it doubles each attempt (1 s, 2 s, 4 s, 8 s), each delay between half and all of it (jitter).',
-  },
-  webhookRetryMaxMs: {
-    env: 'WEBHOOK_RETRY_MAX_MS',
-    type: 'integer',
-    default: 60000,
-    min: 0,
-    max: 600000,
-    description: 'Longest backoff between two attempts of a webhook delivery.',
-  },
-  webhookTimeoutMs: {
-    env: 'WEBHOOK_TIMEOUT_MS',
-    type: 'integer',
-    default: 10000,
-    min: 100,
-    max: 120000,
-    description: 'How long one webhook attempt waits for the receiver to answer before it counts as a timeout (and is retried).',
   },
 } as const satisfies SettingsTable;

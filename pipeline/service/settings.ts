@@ -6,13 +6,17 @@
  */
 import { RUNTIME_SETTINGS, type SettingsTable } from '../runtime/settings.js';
 import { MODEL_SETTINGS } from '../clients/models/settings.js';
+import { JOB_SETTINGS } from '../jobs/settings.js';
 import { MENTION_SETTINGS } from '../mentions/settings.js';
 import { MONITOR_SETTINGS } from '../monitors/settings.js';
 import { SEARCH_SETTINGS } from '../search/settings.js';
+import { WEBHOOK_SETTINGS } from '../webhooks/settings.js';
 
 /** Each part by its owner, in the order the table lists them. */
 export const SETTINGS_PARTS = {
   runtime: RUNTIME_SETTINGS,
+  jobs: JOB_SETTINGS,
+  webhooks: WEBHOOK_SETTINGS,
   models: MODEL_SETTINGS,
   search: SEARCH_SETTINGS,
   monitors: MONITOR_SETTINGS,
@@ -21,6 +25,8 @@ export const SETTINGS_PARTS = {
 
 export const SETTINGS = {
   ...SETTINGS_PARTS.runtime,
+  ...SETTINGS_PARTS.jobs,
+  ...SETTINGS_PARTS.webhooks,
   ...SETTINGS_PARTS.models,
   ...SETTINGS_PARTS.search,
   ...SETTINGS_PARTS.monitors,

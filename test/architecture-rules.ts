@@ -1,62 +1,67 @@
 /**
- * The import table: for each folder (or file) of the service, which other folders its files
- * may import. It is the one source of the rules: test/architecture.test.ts checks every local
- * import against it and finds cycles between its rows, and the "May import" column of
- * docs/architecture.md's folder table must read as `mayImportCell` renders each row (a test
- * compares them).
+ * The import table, read from its one source: the folder table of docs/architecture.md
+ * ("## The folders"), whose first column names a folder (or file) and whose "May import"
+ * column names what its files may import. test/architecture.test.ts checks every local import
+ * against it and finds cycles between its rows, so adding a folder is one row in the doc.
  *
- * `path` is a folder (`pipeline/pages/`), a file (`main.ts`), or `actors/<pool>/`: every folder
- * directly under actors/, each its own row. A file belongs to the row with the most specific
- * path that holds it and may always import within that row's own folder (or file). `mayImport`
- * names folders (every file below) or files; `because` gives the reason of an allowance that is
- * not simply "downward", and the doc prints it beside the entry.
+ * A row's path is a folder (`pipeline/pages/`), a file (`main.ts`), or `actors/<pool>/`: every
+ * folder directly under actors/, each its own row. A file belongs to the row with the most
+ * specific path that holds it and may always import within that row's own folder (or file).
+ * The "May import" cell is `nothing`, or backticked folders (every file below) and files
+ * separated by `, `, each optionally followed by its reason in parentheses: the reason of an
+ * allowance that is not simply "downward".
  */
+import { readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
 export interface ImportRule {
   readonly path: string;
   readonly mayImport: readonly string[];
-  readonly because?: Readonly<Record<string, string>>;
 }
 
-const RUNTIME_ONLY = ['schemas/', 'pipeline/runtime/'] as const;
-const ANY_PIPELINE = ['schemas/', 'pipeline/'] as const;
+export const DOC = join(resolve(dirname(fileURLToPath(import.meta.url)), '..'), 'docs/architecture.md');
 
-export const IMPORT_RULES: readonly ImportRule[] = [
-  { path: 'schemas/api/', mayImport: ['schemas/'] },
-  { path: 'schemas/events/', mayImport: ['schemas/'] },
-  { path: 'schemas/topics.ts', mayImport: ['schemas/'] },
-  { path: 'schemas/errors.ts', mayImport: ['schemas/'] },
-  { path: 'schemas/capabilities.ts', mayImport: ['schemas/'] },
-  { path: 'schemas/templates.ts', mayImport: ['schemas/'] },
-  { path: 'pipeline/runtime/', mayImport: ['schemas/'] },
-  { path: 'pipeline/clients/', mayImport: RUNTIME_ONLY },
-  { path: 'pipeline/pages/', mayImport: RUNTIME_ONLY },
-  { path: 'pipeline/jobs/', mayImport: RUNTIME_ONLY },
-  { path: 'pipeline/keys/', mayImport: RUNTIME_ONLY },
-  { path: 'pipeline/webhooks/', mayImport: RUNTIME_ONLY },
-  { path: 'pipeline/extract/', mayImport: [...RUNTIME_ONLY, 'pipeline/pages/', 'pipeline/jobs/'] },
-  {
-    path: 'pipeline/search/',
-    mayImport: [...RUNTIME_ONLY, 'pipeline/clients/', 'pipeline/pages/cache.ts'],
-    because: { 'pipeline/pages/cache.ts': 'the local index files a page under the URL and shareable flag of its cache plan, as `pages` files it' },
-  },
-  { path: 'pipeline/monitors/', mayImport: [...RUNTIME_ONLY, 'pipeline/pages/'] },
-  { path: 'pipeline/mentions/', mayImport: [...RUNTIME_ONLY, 'pipeline/clients/', 'pipeline/search/'] },
-  {
-    path: 'pipeline/service/',
-    mayImport: ANY_PIPELINE,
-    because: { 'pipeline/': 'it assembles the families: their settings parts into the one table' },
-  },
-  { path: 'actors/index.ts', mayImport: ANY_PIPELINE },
-  { path: 'actors/<pool>/', mayImport: ANY_PIPELINE },
-  { path: 'gateway/', mayImport: ANY_PIPELINE },
-  { path: 'infra/clickhouse/', mayImport: [] },
-  { path: 'infra/kafka/', mayImport: [] },
-  { path: 'infra/cli/', mayImport: ANY_PIPELINE },
-  { path: 'infra/codegen/', mayImport: ANY_PIPELINE },
-  { path: 'infra/chdb-http/', mayImport: ANY_PIPELINE },
-  { path: 'infra/train/', mayImport: ANY_PIPELINE },
-  { path: 'main.ts', mayImport: ['schemas/', 'pipeline/', 'actors/', 'gateway/'] },
-];
+/** The folder table's rows: the first cell's backticked path → the row's cells. */
+export function folderTable(doc: string): Map<string, string[]> {
+  const start = doc.indexOf('## The folders');
+  const section = doc.slice(start, doc.indexOf('\n## ', start + 1));
+  const rows = new Map<string, string[]>();
+  for (const line of section.split('\n').filter((l) => l.startsWith('| `'))) {
+    const cells = line.slice(1, -1).split(' | ').map((c) => c.trim());
+    rows.set((cells[0] ?? '').replace(/^`|`$/g, ''), cells);
+  }
+  return rows;
+}
+
+/** `a`, `b` (why, with `code`) → ['a', 'b']; null when the cell does not read as the table's form. */
+export function parseMayImport(cell: string): string[] | null {
+  if (cell === 'nothing') return [];
+  const items: string[] = [];
+  let depth = 0;
+  let item = '';
+  for (const ch of `${cell}, `) {
+    depth += ch === '(' ? 1 : ch === ')' ? -1 : 0;
+    item += ch;
+    if (depth === 0 && item.endsWith(', ')) {
+      items.push(item.slice(0, -2));
+      item = '';
+    }
+  }
+  const paths = items.map((i) => /^`([^`]+)`(?: \(.+\))?$/.exec(i)?.[1] ?? null);
+  return item === '' && paths.every((p) => p !== null) ? (paths as string[]) : null;
+}
+
+/** The table's rules; a row whose "May import" cell does not parse is an error naming it. */
+export function readImportRules(doc: string = readFileSync(DOC, 'utf8')): ImportRule[] {
+  return [...folderTable(doc)].map(([path, cells]) => {
+    const mayImport = parseMayImport(cells.at(-1) ?? '');
+    if (mayImport === null) throw new Error(`docs/architecture.md, row ${path}: its May import cell does not read as \`path\`, … or nothing`);
+    return { path, mayImport };
+  });
+}
+
+export const IMPORT_RULES: readonly ImportRule[] = readImportRules();
 
 /** The row's `path` with `<pool>` filled in: `actors/fetcher/x.ts` → `actors/fetcher/`. */
 function ownPath(rule: ImportRule, file: string): string | null {
@@ -82,10 +87,4 @@ export function ownerOf(file: string, rules: readonly ImportRule[] = IMPORT_RULE
     if (own !== null && (best === null || own.length > best.own.length)) best = { rule, own };
   }
   return best;
-}
-
-/** The doc's "May import" cell of a row: each entry in backticks, a reason in parentheses. */
-export function mayImportCell(rule: ImportRule): string {
-  if (rule.mayImport.length === 0) return 'nothing';
-  return rule.mayImport.map((p) => (rule.because?.[p] ? `\`${p}\` (${rule.because[p]})` : `\`${p}\``)).join(', ');
 }

@@ -1,8 +1,8 @@
 /**
- * The runtime's own settings (HTTP edge, keys at start, outbound fetching, bus, store, state,
- * job retention, pools, the renderer's browser, the server secret) and the shape every setting
- * has: name, environment variable, type, default and description. Each family declares its
- * part beside its rules (pipeline/{jobs,webhooks,search,monitors,mentions}/settings.ts,
+ * The runtime's own settings (HTTP edge, outbound fetching, bus, store, state, job retention,
+ * pools, the renderer's browser, the server secret) and the shape every setting has: name,
+ * environment variable, type, default and description. Each family declares its part beside
+ * its rules (pipeline/{keys,jobs,webhooks,search,monitors,mentions}/settings.ts,
  * pipeline/clients/models/settings.ts); pipeline/service/settings.ts assembles the one table
  * from the parts, and pipeline/runtime/config.ts parses the environment against it.
  * README.md's "Configuration" table is checked against the assembled table by
@@ -70,22 +70,6 @@ export const RUNTIME_SETTINGS = {
     default: false,
     description:
       'When true, outbound fetches may reach loopback and private addresses. Off in production; tests and local development turn it on.',
-  },
-  apiKey: {
-    env: 'API_KEY',
-    type: 'string',
-    default: null,
-    secret: true,
-    minLength: 16,
-    description:
-      'When set, this key is made to exist at start with unlimited credits (single-user self-hosting, scripts). Minimum 16 characters.',
-  },
-  bootstrapKeyCredits: {
-    env: 'BOOTSTRAP_KEY_CREDITS',
-    type: 'credits',
-    default: 'unlimited',
-    description:
-      'Credits of the key created on first start when no key exists and API_KEY is unset: a whole number or `unlimited`.',
   },
   sourceUrl: {
     env: 'SOURCE_URL',

@@ -7,6 +7,7 @@
 import { RUNTIME_SETTINGS, type SettingsTable } from '../runtime/settings.js';
 import { MODEL_SETTINGS } from '../clients/models/settings.js';
 import { JOB_SETTINGS } from '../jobs/settings.js';
+import { KEY_SETTINGS } from '../keys/settings.js';
 import { MENTION_SETTINGS } from '../mentions/settings.js';
 import { MONITOR_SETTINGS } from '../monitors/settings.js';
 import { SEARCH_SETTINGS } from '../search/settings.js';
@@ -15,6 +16,7 @@ import { WEBHOOK_SETTINGS } from '../webhooks/settings.js';
 /** Each part by its owner, in the order the table lists them. */
 export const SETTINGS_PARTS = {
   runtime: RUNTIME_SETTINGS,
+  keys: KEY_SETTINGS,
   jobs: JOB_SETTINGS,
   webhooks: WEBHOOK_SETTINGS,
   models: MODEL_SETTINGS,
@@ -25,6 +27,7 @@ export const SETTINGS_PARTS = {
 
 export const SETTINGS = {
   ...SETTINGS_PARTS.runtime,
+  ...SETTINGS_PARTS.keys,
   ...SETTINGS_PARTS.jobs,
   ...SETTINGS_PARTS.webhooks,
   ...SETTINGS_PARTS.models,

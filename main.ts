@@ -25,7 +25,7 @@ import { createNotifierActor } from './actors/notifier/index.js';
 import { createParserActor } from './actors/parser/index.js';
 import { createRendererActor } from './actors/renderer/index.js';
 import { buildGateway } from './gateway/app.js';
-import { ConfigError, loadConfig, redactedConfig, type Config } from './pipeline/runtime/config.js';
+import { ConfigError, loadConfig, redactedConfig, type Config } from './pipeline/service/config.js';
 import { keyRegistryFor, type KeyRegistry } from './pipeline/keys/index.js';
 import { errorCode } from './pipeline/runtime/errors.js';
 import { createLogger, type Logger } from './pipeline/runtime/log.js';

@@ -10,7 +10,7 @@
 import type { Capability } from '../schemas/capabilities.js';
 import type { Role } from '../schemas/topics.js';
 import type { ActorDefinition } from '../pipeline/runtime/pool.js';
-import type { Runtime } from '../pipeline/runtime/runtime.js';
+import type { ServiceRuntime } from '../pipeline/service/config.js';
 
 /** What an actor may know of the build it runs in: the capabilities its actors serve (all roles). */
 export interface ActorBuild {
@@ -20,5 +20,5 @@ export interface ActorBuild {
 export interface ActorSpec {
   readonly role: Exclude<Role, 'gateway'>;
   readonly serves?: readonly Capability[];
-  create(runtime: Runtime, build: ActorBuild): ActorDefinition;
+  create(runtime: ServiceRuntime, build: ActorBuild): ActorDefinition;
 }

@@ -61,9 +61,8 @@ import { fileURLToPath } from 'node:url';
 import { ACTORS, startService, type Service } from '../main.js';
 import { scheduledMonitor, scheduleMonitor } from '../pipeline/monitors/schedule.js';
 import { comparePages, type PageSnapshot } from '../pipeline/pages/changes.js';
-import { loadConfig, type Config } from '../pipeline/runtime/config.js';
+import { loadConfig, type Config, type ServiceRuntime } from '../pipeline/service/config.js';
 import { createLogger } from '../pipeline/runtime/log.js';
-import type { Runtime } from '../pipeline/runtime/runtime.js';
 import { emit, median, positiveInteger, startServer, type ServerChild } from './lib.js';
 import { drive } from './servers/drive.js';
 import type { PageKind } from './servers/monitor-site.js';
@@ -106,17 +105,17 @@ function progress(label: string, done: number, total: number, startedMs: number)
 
 interface Embedded {
   readonly base: string;
-  readonly runtime: Runtime;
+  readonly runtime: ServiceRuntime;
   readonly config: Config;
   readonly service: Service;
 }
 
 /** The service with the production actors in this process, its runtime captured. */
 async function startEmbedded(dataDir: string): Promise<Embedded> {
-  let runtime: Runtime | null = null;
+  let runtime: ServiceRuntime | null = null;
   const actors = ACTORS.map((a) => ({
     ...a,
-    create: (rt: Runtime, build: Parameters<(typeof a)['create']>[1]) => {
+    create: (rt: ServiceRuntime, build: Parameters<(typeof a)['create']>[1]) => {
       runtime = rt;
       return a.create(rt, build);
     },
@@ -175,7 +174,7 @@ class DueTimes {
   private sweeping: Promise<void> | null = null;
   private readonly timer: NodeJS.Timeout;
 
-  constructor(private readonly runtime: Runtime) {
+  constructor(private readonly runtime: ServiceRuntime) {
     this.timer = setInterval(() => void this.watch(), WATCH_MS);
   }
 

@@ -51,7 +51,7 @@ import { buildHtmlDocument, resolveOptions, type ScrapeDocument } from '../actor
 import { createStore, type Store } from '../pipeline/runtime/store/index.js';
 import { createLogger } from '../pipeline/runtime/log.js';
 import { indexRows, LocalIndexProvider, pageIndexFacts, pageSearchRows, tokenize, type IndexedPage, type PageFacts } from '../pipeline/search/index/index.js';
-import type { SearchQuery } from '../pipeline/search/types.js';
+import type { SearchQuery } from '../pipeline/clients/web-search.js';
 import { corpusDir, readabilityPages, readHtml, trafilaturaPages } from './corpus.js';
 import { emit, median, positiveInteger } from './lib.js';
 import { seededRandom as rng } from './seeded-random.js';

@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import type { Config } from '../pipeline/runtime/config.js';
+import type { Config } from '../pipeline/service/config.js';
 import type { Logger } from '../pipeline/runtime/log.js';
 import type { KeyRegistry } from '../pipeline/keys/registry.js';
 import type { State } from '../pipeline/runtime/state/state.js';

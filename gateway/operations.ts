@@ -30,7 +30,7 @@
  * unknown id does not compile, and test/gateway/operations.test.ts checks the spec's endpoint
  * index against it.
  */
-import type { Config } from '../pipeline/runtime/config.js';
+import type { Config } from '../pipeline/service/config.js';
 import { NetGuard } from '../pipeline/runtime/net/guard.js';
 import { serverWebhookSecret } from '../pipeline/webhooks/secret.js';
 import type { Requester } from '../pipeline/runtime/request-reply.js';

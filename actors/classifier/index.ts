@@ -14,7 +14,7 @@
 import { keyRegistryFor } from '../../pipeline/keys/index.js';
 import type { ActorDefinition } from '../../pipeline/runtime/pool.js';
 import { Requester } from '../../pipeline/runtime/request-reply.js';
-import type { Runtime } from '../../pipeline/runtime/runtime.js';
+import type { ServiceRuntime } from '../../pipeline/service/config.js';
 import { handleCheckRequested } from './check.js';
 import { handleMentionsFound } from './mentions.js';
 import { operatorModel } from '../../pipeline/clients/models/index.js';
@@ -26,7 +26,7 @@ export { handleMentionsFound, sortMentions, type MentionDeps, type MentionsFound
 /** Most pages a monitor has (schemas/api/monitoring.ts: `url` and 50 `urls`). */
 const MAX_PAGES = 51;
 
-export function createClassifierActor(runtime: Runtime): ActorDefinition {
+export function createClassifierActor(runtime: ServiceRuntime): ActorDefinition {
   const { config } = runtime;
   const keys = keyRegistryFor(config, runtime);
   const log = runtime.log.child({ actor: 'classifier' });

@@ -24,14 +24,15 @@ import { PRICES } from '../../schemas/api/prices.js';
 import type { EventValue } from '../../schemas/events/index.js';
 import { AppError, serviceCode } from '../../pipeline/runtime/errors.js';
 import type { Logger } from '../../pipeline/runtime/log.js';
-import type { Config } from '../../pipeline/runtime/config.js';
+import type { Config } from '../../pipeline/service/config.js';
 import type { Outcome } from '../../pipeline/runtime/pool.js';
 import { parseJsonObject } from '../../pipeline/runtime/json.js';
 import { finishPage, type FinishDeps } from '../../pipeline/extract/finish.js';
 import { schemaOfTarget, writeJson, writeModel, writeSummary } from '../../pipeline/extract/answer.js';
 import { mergeModelAnswer, schemaForMissing } from '../../pipeline/extract/fill.js';
 import { decodeTask, type JsonTask, type SummaryTask } from '../../pipeline/extract/task.js';
-import { callerModel, generateStructured, generateText, openSealed, operatorModel, type ModelChoice } from '../../pipeline/clients/models/index.js';
+import { callerModel, generateStructured, generateText, operatorModel, type ModelChoice } from '../../pipeline/clients/models/index.js';
+import { openSealed } from '../../pipeline/runtime/seal.js';
 import { extractionPrompt, summaryPrompt, PROMPT_ONLY_SCHEMA } from './prompts.js';
 
 export type ExtractRequested = EventValue<'ExtractRequested'>;

@@ -7,7 +7,7 @@
  * The composition root registers it as `{role: 'extractor', serves: ['extract'], …}`.
  */
 import type { ActorDefinition, EventHandling } from '../../pipeline/runtime/pool.js';
-import type { Runtime } from '../../pipeline/runtime/runtime.js';
+import type { ServiceRuntime } from '../../pipeline/service/config.js';
 import { jobPageFailed } from '../../pipeline/jobs/pages.js';
 import { serverWebhookSecret } from '../../pipeline/webhooks/secret.js';
 import { operatorModel } from '../../pipeline/clients/models/index.js';
@@ -24,7 +24,7 @@ export function extractRequestedHandling(deps: ExtractorDeps): EventHandling<'Ex
   };
 }
 
-export function createExtractorActor(runtime: Runtime, options: { readonly fetch?: typeof fetch } = {}): ActorDefinition {
+export function createExtractorActor(runtime: ServiceRuntime, options: { readonly fetch?: typeof fetch } = {}): ActorDefinition {
   const { config } = runtime;
   // A model configured half-way (openai without MODEL_API_KEY, openai-compatible without
   // MODEL_BASE_URL or MODEL_NAME) stops the process at start, as any bad setting does.

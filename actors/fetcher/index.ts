@@ -11,7 +11,7 @@
  */
 import type { ActorDefinition } from '../../pipeline/runtime/pool.js';
 import { DEFAULT_POOL_RETRY } from '../../pipeline/runtime/pool.js';
-import type { Runtime } from '../../pipeline/runtime/runtime.js';
+import type { ServiceRuntime } from '../../pipeline/service/config.js';
 import { NetGuard } from '../../pipeline/runtime/net/guard.js';
 import { proxyPoolsOf, type ProxyPools } from '../../pipeline/runtime/net/proxies.js';
 import { handleFetchRequested } from './fetch-handler.js';
@@ -40,7 +40,7 @@ export interface FetcherActorOptions {
 /** The proxy pools of the config (shared with the frontier; pipeline/runtime/net/proxies.ts). */
 export { proxyPoolsOf };
 
-export function createFetcherActor(runtime: Runtime, options: FetcherActorOptions = {}): ActorDefinition {
+export function createFetcherActor(runtime: ServiceRuntime, options: FetcherActorOptions = {}): ActorDefinition {
   const { config } = runtime;
   const guard = new NetGuard({ allowPrivate: config.fetchAllowPrivate, allowCidrs: options.allowCidrs ?? [] });
   const proxies = options.proxies ?? proxyPoolsOf(config);

@@ -20,7 +20,7 @@
  * MENTION_STARTS_PER_SECOND collections a second.
  */
 import type { ActorDefinition } from '../../pipeline/runtime/pool.js';
-import type { Runtime } from '../../pipeline/runtime/runtime.js';
+import type { ServiceRuntime } from '../../pipeline/service/config.js';
 import { HttpFetcher } from '../../pipeline/runtime/net/http.js';
 import { NetGuard } from '../../pipeline/runtime/net/guard.js';
 import { proxyPoolsOf } from '../../pipeline/runtime/net/proxies.js';
@@ -47,7 +47,7 @@ export interface FrontierActorOptions {
 /** How often the stall watchdog looks, for a stall time of `stallMs`. */
 export const watchdogIntervalMs = (stallMs: number) => Math.min(30_000, Math.max(250, Math.floor(stallMs / 4)));
 
-export function createFrontierActor(runtime: Runtime, options: FrontierActorOptions = {}): ActorDefinition {
+export function createFrontierActor(runtime: ServiceRuntime, options: FrontierActorOptions = {}): ActorDefinition {
   const { config } = runtime;
   const guard = new NetGuard({ allowPrivate: config.fetchAllowPrivate, allowCidrs: options.allowCidrs ?? [] });
   const http = new HttpFetcher({
@@ -125,7 +125,7 @@ interface ScheduleSteps {
  * every TICK_MS. One step of each kind at a time; a failed step is logged and tried again on
  * its next round.
  */
-function runSchedules(runtime: Runtime, kind: string, steps: ScheduleSteps, deps: ScheduleDeps, signal: AbortSignal): { stop(): Promise<void> } {
+function runSchedules(runtime: ServiceRuntime, kind: string, steps: ScheduleSteps, deps: ScheduleDeps, signal: AbortSignal): { stop(): Promise<void> } {
   const perTick = Math.max(1, Math.ceil((deps.startsPerSecond * TICK_MS) / 1000));
   const running = new Map<string, Promise<void>>();
   const once = (what: string, step: () => Promise<void>) => {

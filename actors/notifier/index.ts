@@ -12,7 +12,7 @@
 import { guardedAgents } from '../../pipeline/runtime/net/agents.js';
 import { NetGuard } from '../../pipeline/runtime/net/guard.js';
 import type { ActorDefinition } from '../../pipeline/runtime/pool.js';
-import type { Runtime } from '../../pipeline/runtime/runtime.js';
+import type { ServiceRuntime } from '../../pipeline/service/config.js';
 import { keyWebhookSecret } from '../../pipeline/webhooks/signing.js';
 import { serverWebhookSecret } from '../../pipeline/webhooks/secret.js';
 import type { RetryPolicy } from './deliver.js';
@@ -36,7 +36,7 @@ export function deliveryBudgetMs(policy: RetryPolicy): number {
   return total;
 }
 
-export function createNotifierActor(runtime: Runtime, options: NotifierActorOptions = {}): ActorDefinition {
+export function createNotifierActor(runtime: ServiceRuntime, options: NotifierActorOptions = {}): ActorDefinition {
   const { config } = runtime;
   const guard = new NetGuard({ allowPrivate: config.fetchAllowPrivate, allowCidrs: options.allowCidrs ?? [] });
   const agents = guardedAgents(guard, { keepAlive: true, maxSockets: 64 });

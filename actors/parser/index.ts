@@ -25,7 +25,7 @@ import { serviceCode } from '../../pipeline/runtime/errors.js';
 import type { ActorDefinition, EventHandling, Outcome } from '../../pipeline/runtime/pool.js';
 import { parseJsonObject } from '../../pipeline/runtime/json.js';
 import { replyTo } from '../../pipeline/runtime/request-reply.js';
-import type { Runtime } from '../../pipeline/runtime/runtime.js';
+import type { ServiceRuntime } from '../../pipeline/service/config.js';
 import { cacheColumns, cachePlan, isPageSource } from '../../pipeline/pages/cache.js';
 import { decodeScrapeOptions, defaultScrapeOptions } from '../../pipeline/pages/options.js';
 import { buildDocument, type ScrapeDocument } from './document/index.js';
@@ -79,7 +79,7 @@ export function pagesRow(
 }
 
 /** What the parser needs of the runtime: the batch writer, and for extraction the store and the config. */
-export type ParserRuntime = Pick<Runtime, 'writer' | 'store' | 'config'>;
+export type ParserRuntime = Pick<ServiceRuntime, 'writer' | 'store' | 'config'>;
 
 export async function handlePageFetched(page: PageFetched, runtime: ParserRuntime): Promise<Outcome> {
   const options = decodeScrapeOptions(page.options) ?? defaultScrapeOptions();
@@ -238,7 +238,7 @@ export function pageFetchedHandling(runtime: ParserRuntime): EventHandling<'Page
   };
 }
 
-export function createParserActor(runtime: Runtime): ActorDefinition {
+export function createParserActor(runtime: ServiceRuntime): ActorDefinition {
   return {
     name: 'parser',
     group: 'parser',

@@ -11,7 +11,7 @@
  * renders (browser.ts) and closed when the pool stops.
  */
 import type { ActorDefinition } from '../../pipeline/runtime/pool.js';
-import type { Runtime } from '../../pipeline/runtime/runtime.js';
+import type { ServiceRuntime } from '../../pipeline/service/config.js';
 import { NetGuard } from '../../pipeline/runtime/net/guard.js';
 import { proxyPoolsOf, ProxyRouter } from '../../pipeline/runtime/net/proxies.js';
 import { BrowserPool } from './browser.js';
@@ -34,7 +34,7 @@ export interface RendererActorOptions {
 /** Attempts the renderer makes at most: a render that failed for a retriable reason is tried once more. */
 export const RENDER_ATTEMPTS = 2;
 
-export function createRendererActor(runtime: Runtime, options: RendererActorOptions = {}): ActorDefinition {
+export function createRendererActor(runtime: ServiceRuntime, options: RendererActorOptions = {}): ActorDefinition {
   const { config } = runtime;
   const log = runtime.log.child({ actor: 'renderer' });
   const guard = new NetGuard({ allowPrivate: config.fetchAllowPrivate, allowCidrs: options.allowCidrs ?? [] });

@@ -1,5 +1,5 @@
 /**
- * What a served search answers, built from the provider's page (pipeline/search/types.ts).
+ * What a served search answers, built from the provider's page (pipeline/clients/web-search.ts).
  *
  * POST /v1/search, `data`:
  *   {results: [{url, title, description, position, source}], provider, warning?}
@@ -19,7 +19,7 @@
  * `warning` says which providers failed before the one that answered, and which of the
  * request's filters the answering provider could not apply; absent when there is nothing to say.
  */
-import type { SearchQuery, SerpPage } from '../../pipeline/search/types.js';
+import type { SearchQuery, SerpPage } from '../../pipeline/clients/web-search.js';
 import type { FailedProvider } from '../../pipeline/search/fallback.js';
 
 /** The last page a SERP request may ask for (schemas/api/search.ts SerpBody `page`). */

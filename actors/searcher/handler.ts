@@ -20,7 +20,7 @@ import type { Outcome } from '../../pipeline/runtime/pool.js';
 import { replyTo } from '../../pipeline/runtime/request-reply.js';
 import { serviceCode } from '../../pipeline/runtime/errors.js';
 import { PlacesInputError, searchPlaces, type PlacesDeps } from '../../pipeline/search/places.js';
-import type { SearchProvider } from '../../pipeline/search/types.js';
+import type { SearchProvider } from '../../pipeline/clients/web-search.js';
 import { PRICES } from '../../schemas/api/prices.js';
 import type { EventValue } from '../../schemas/events/index.js';
 import { serpAnswer, webAnswer } from './answers.js';

@@ -18,7 +18,7 @@
 import { NominatimClient } from '../../pipeline/clients/nominatim.js';
 import { OverpassClient } from '../../pipeline/clients/overpass.js';
 import type { ActorDefinition } from '../../pipeline/runtime/pool.js';
-import type { Runtime } from '../../pipeline/runtime/runtime.js';
+import type { ServiceRuntime } from '../../pipeline/service/config.js';
 import { handleSearchRequested, type SearcherDeps } from './handler.js';
 import { handleWatchCollectRequested, type CollectDeps } from './collect.js';
 import { keyRegistryFor } from '../../pipeline/keys/index.js';
@@ -33,7 +33,7 @@ export { ASK_PER_PLATFORM, gather, handleWatchCollectRequested, type CollectDeps
 /** The longest a search may run: the request's `timeout` (schemas/api/search.ts) at most, and the answer. */
 const SEARCH_MAX_MS = 300_000;
 
-export function createSearcherActor(runtime: Runtime): ActorDefinition {
+export function createSearcherActor(runtime: ServiceRuntime): ActorDefinition {
   const { config } = runtime;
   const log = runtime.log.child({ actor: 'searcher' });
   const deps: SearcherDeps = {

@@ -1,10 +1,10 @@
 /**
  * The questions of SearchRequested events, read back from their JSON (`query`, the request
  * body the gateway validated, schemas/api/search.ts) with the schema's defaults for what is
- * missing: a web search and a SERP page become one SearchQuery (pipeline/search/types.ts).
+ * missing: a web search and a SERP page become one SearchQuery (pipeline/clients/web-search.ts).
  */
 import { parseJsonObject } from '../../pipeline/runtime/json.js';
-import { timeRangeOf, type SearchQuery } from '../../pipeline/search/types.js';
+import { timeRangeOf, type SearchQuery } from '../../pipeline/clients/web-search.js';
 
 const text = (v: unknown): string | null => (typeof v === 'string' && v.trim() !== '' ? v.trim() : null);
 const count = (v: unknown, min: number, max: number, fallback: number): number => (typeof v === 'number' && Number.isInteger(v) ? Math.min(max, Math.max(min, v)) : fallback);

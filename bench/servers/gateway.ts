@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildGateway } from '../../gateway/app.js';
-import { loadConfig } from '../../pipeline/runtime/config.js';
+import { loadConfig } from '../../pipeline/service/config.js';
 import { FileKeyRegistry } from '../../pipeline/keys/ledger-file.js';
 import { createLogger } from '../../pipeline/runtime/log.js';
 import { MemoryState } from '../../pipeline/runtime/state/memory.js';

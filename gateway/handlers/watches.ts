@@ -42,7 +42,7 @@ import {
 } from '../../pipeline/mentions/watch.js';
 import { AppError } from '../../pipeline/runtime/errors.js';
 import { parseJsonObject } from '../../pipeline/runtime/json.js';
-import type { Config } from '../../pipeline/runtime/config.js';
+import type { Config } from '../../pipeline/service/config.js';
 import type { WatchBody } from '../../schemas/api/monitoring.js';
 import { isErrorCode } from '../../schemas/errors.js';
 import { tenantOf, type HandlerContext, type OperationHandler, type RecordDeps } from '../handler.js';

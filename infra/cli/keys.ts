@@ -14,7 +14,7 @@
  * the notifier read the same setting or directory; it is printed, never logged.
  */
 import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig } from '../../pipeline/runtime/config.js';
+import { ConfigError, loadConfig } from '../../pipeline/service/config.js';
 import { openKeyRegistry } from '../../pipeline/keys/index.js';
 import { createStderrLogger } from '../../pipeline/runtime/log.js';
 import type { KeyRecord } from '../../pipeline/keys/registry.js';

@@ -27,7 +27,7 @@
  *   put into a message.
  */
 import type { HttpFetcher } from '../runtime/net/http.js';
-import { displayedUrlOf, emptyPage, type OrganicResult, type ProviderContext, type RelatedQuestion, type SearchProvider, type SearchQuery, type SerpPage, type TimeRange } from '../search/types.js';
+import { displayedUrlOf, emptyPage, type OrganicResult, type ProviderContext, type RelatedQuestion, type SearchProvider, type SearchQuery, type SerpPage, type TimeRange } from './web-search.js';
 import { below, httpUrl, isoDate, list, record, text, type JsonObject } from './json-shapes.js';
 import { getJson, serviceFetcher, ServiceError, shownEndpoint } from './service-http.js';
 

@@ -20,7 +20,7 @@
  *   `results` array is `unreadable`.
  */
 import type { HttpFetcher } from '../runtime/net/http.js';
-import { displayedUrlOf, emptyPage, type OrganicResult, type ProviderContext, type SearchProvider, type SearchQuery, type SerpPage, type TimeRange } from '../search/types.js';
+import { displayedUrlOf, emptyPage, type OrganicResult, type ProviderContext, type SearchProvider, type SearchQuery, type SerpPage, type TimeRange } from './web-search.js';
 import { below, httpUrl, isoDate, list, record, text, type JsonObject } from './json-shapes.js';
 import { getJson, isServiceError, serviceFetcher, ServiceError, shownEndpoint } from './service-http.js';
 

@@ -21,7 +21,7 @@
  *   `organic_results` that is not a list, is `unreadable`.
  */
 import type { HttpFetcher } from '../runtime/net/http.js';
-import { displayedUrlOf, emptyPage, type OrganicResult, type ProviderContext, type RelatedQuestion, type RelatedSearch, type SearchProvider, type SearchQuery, type SerpPage } from '../search/types.js';
+import { displayedUrlOf, emptyPage, type OrganicResult, type ProviderContext, type RelatedQuestion, type RelatedSearch, type SearchProvider, type SearchQuery, type SerpPage } from './web-search.js';
 import { below, httpUrl, list, record, text, type JsonObject } from './json-shapes.js';
 import { getJson, serviceFetcher, ServiceError, shownEndpoint } from './service-http.js';
 

@@ -4,7 +4,7 @@
  * Otherwise (embedded) they live in the ledger file under DATA_DIR, which the server and
  * `npm run keys` share even though chdb itself admits one process at a time.
  */
-import type { Config } from '../runtime/config.js';
+import type { RuntimeConfig as Config } from '../runtime/config.js';
 import type { Logger } from '../runtime/log.js';
 import { createState } from '../runtime/state/index.js';
 import type { State } from '../runtime/state/state.js';

@@ -1,6 +1,6 @@
 /**
  * The mention connectors of a process, one per platform, built once from the settings
- * (pipeline/runtime/settings-mentions.ts) and shared by every collection the process runs:
+ * (pipeline/mentions/settings.ts) and shared by every collection the process runs:
  * each keeps what it should across collections (OAuth tokens, Bluesky sessions, feed
  * validators and discovered feeds).
  *
@@ -24,18 +24,20 @@ import { RedditConnector } from '../clients/social/reddit.js';
 import type { Connector, Platform } from '../clients/social/types.js';
 import { XConnector } from '../clients/social/x.js';
 import { YouTubeConnector } from '../clients/social/youtube.js';
-import type { Config } from '../runtime/config.js';
+import type { RuntimeConfig } from '../runtime/config.js';
 import { NetGuard } from '../runtime/net/guard.js';
 import { HttpFetcher } from '../runtime/net/http.js';
 import type { Store } from '../runtime/store/store.js';
 import { searchProviders } from '../search/providers.js';
+import type { SearchConfig } from '../search/settings.js';
+import type { MentionsConfig } from './settings.js';
 import { WebConnector } from './web.js';
 
 export type Connectors = ReadonlyMap<Platform, Connector>;
 
 const pair = <A, B>(a: A | null, b: B | null) => (a !== null && b !== null ? { a, b } : null);
 
-export function mentionConnectors(config: Config, store: Store): Connectors {
+export function mentionConnectors(config: MentionsConfig & SearchConfig & Pick<RuntimeConfig, 'fetchAllowPrivate' | 'fetchMaxBytes'>, store: Store): Connectors {
   const reddit = pair(config.redditClientId, config.redditClientSecret);
   const bluesky = pair(config.blueskyIdentifier, config.blueskyAppPassword);
   const feedsFetcher = new HttpFetcher({ guard: new NetGuard({ allowPrivate: config.fetchAllowPrivate }), maxBytes: config.fetchMaxBytes });
@@ -52,7 +54,7 @@ export function mentionConnectors(config: Config, store: Store): Connectors {
   return new Map(connectors.map((c) => [c.platform, c]));
 }
 
-type ReadinessConfig = Pick<Config, 'blueskyIdentifier' | 'blueskyAppPassword' | 'githubToken' | 'youtubeApiKey' | 'xBearerToken'>;
+type ReadinessConfig = Pick<MentionsConfig, 'blueskyIdentifier' | 'blueskyAppPassword' | 'githubToken' | 'youtubeApiKey' | 'xBearerToken'>;
 
 /** Per platform: null when it can be asked, else the settings it lacks (as the connectors say it). */
 export function platformReadiness(config: ReadinessConfig): Readonly<Record<Platform, string | null>> {

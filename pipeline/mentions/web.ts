@@ -8,7 +8,7 @@
  *   asked for with the time filter every provider applies (`tbs=qdr:…`): the past week when
  *   `sinceMs` is within 7 days, else the past month, else the past year, else none.
  * - A result's post: `externalId` the result's URL normalized as the page cache files it
- *   (pipeline/pages/cache.ts `normalizeUrl`: the same page found by two terms or two
+ *   (pipeline/runtime/url.ts `normalizeUrl`: the same page found by two terms or two
  *   collections is one post), `url`, `title`, `text` the provider's snippet, no author, no
  *   language. `publishedAtMs` is the date the provider gives (ISO 8601, `Mar 2, 2024`,
  *   `3 days ago`); a result without one is dated at the collection, so it passes `sinceMs`
@@ -26,9 +26,9 @@
 import { ServiceError } from '../clients/service-http.js';
 import { isoDate } from '../clients/json-shapes.js';
 import { newestFirst, type Collected, type CollectQuery, type Connector, type FoundPost } from '../clients/social/types.js';
-import { normalizeUrl } from '../pages/cache.js';
+import { normalizeUrl } from '../runtime/url.js';
 import { askInOrder, ProvidersFailed, type FailedProvider } from '../search/fallback.js';
-import type { OrganicResult, SearchProvider, SearchQuery, TimeRange } from '../search/types.js';
+import type { OrganicResult, SearchProvider, SearchQuery, TimeRange } from '../clients/web-search.js';
 
 export interface WebOptions {
   /** In the order to ask them: `searchProviders(config, store)`. */

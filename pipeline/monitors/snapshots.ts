@@ -6,9 +6,9 @@
  * monitors of one page keep separate ones. One row per page (ReplacingMergeTree(scraped_at)),
  * however often it is checked: the checks keep only what they found (monitor_check_pages).
  *
- * URLs are normalized with the page cache's rule (pipeline/pages/cache.ts normalizeUrl).
+ * URLs are normalized with the page cache's rule (pipeline/runtime/url.ts normalizeUrl).
  */
-import { normalizeUrl } from '../pages/cache.js';
+import { normalizeUrl } from '../runtime/url.js';
 import type { PageSnapshot } from '../pages/changes.js';
 import type { BatchWriter } from '../runtime/store/batch-writer.js';
 import type { Store } from '../runtime/store/store.js';

@@ -6,9 +6,8 @@
  * pipeline/runtime/store/queries.ts.
  *
  * What a copy is found by:
- * - `url`: the requested URL normalized (WHATWG parsing: scheme and host lower-cased, default
- *   port and dot segments dropped, an empty path made `/`) without its `#fragment`, which
- *   never reaches the server. Query parameters keep their order: servers may read it.
+ * - `url`: the requested URL normalized by the runtime's rule (pipeline/runtime/url.ts
+ *   normalizeUrl: WHATWG parsing, no `#fragment`, query parameters in their order).
  * - `cache_key`: a hash of the options that change the bytes the server sends: `mobile`
  *   (the browser identity), `location` (its country routes the proxy; its languages, as
  *   the fetcher turns them into Accept-Language, pick the language of the page), the `pdf`
@@ -31,6 +30,7 @@ import { createHash } from 'node:crypto';
 import type { ScrapeOptions } from '../../schemas/api/scrape-options.js';
 import { parseJsonObject } from '../runtime/json.js';
 import { languagesFor } from '../runtime/net/locale.js';
+import { normalizeUrl } from '../runtime/url.js';
 import { needsBrowser, renderVariant } from './rendering.js';
 
 export type PageSource = 'fresh' | 'cache' | 'index';
@@ -55,17 +55,6 @@ export interface CachePlan {
 
 export function isPageSource(value: unknown): value is PageSource {
   return typeof value === 'string' && (PAGE_SOURCES as readonly string[]).includes(value);
-}
-
-/** The URL a copy is filed under; a string that does not parse is used as it is. */
-export function normalizeUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    parsed.hash = '';
-    return parsed.href;
-  } catch {
-    return url;
-  }
 }
 
 /** Caller headers as sorted `[lower-case name, value]` pairs; null when there are none. */

@@ -10,7 +10,7 @@
  * snapshot: record only pages that were answered.
  *
  * History key: (tenant, url, tag). `tenant` is the API key's id: a key never sees another
- * key's snapshots. `url` is normalized with the page cache's rule (pipeline/pages/cache.ts
+ * key's snapshots. `url` is normalized with the page cache's rule (pipeline/runtime/url.ts
  * `normalizeUrl`). `tag` is the caller's string; each tag has its own history, and `null`
  * (no tag) is a history of its own, distinct from the tag `""`.
  *
@@ -49,7 +49,7 @@
 import type { BatchWriter } from '../runtime/store/batch-writer.js';
 import type { Store } from '../runtime/store/store.js';
 import { parseJsonObject } from '../runtime/json.js';
-import { normalizeUrl } from './cache.js';
+import { normalizeUrl } from '../runtime/url.js';
 import { gitDiff, jsonFieldDiff, MAX_EDIT_LINES, type GitDiff, type JsonFieldDiff } from './changes-diff.js';
 import { withoutNoise } from './changes-noise.js';
 

@@ -1,14 +1,15 @@
 /**
- * The service's configuration: `loadConfig` parses the environment once against the table of
- * settings (pipeline/runtime/settings.ts), validates every value and returns a frozen object; a bad
- * value throws a ConfigError naming the variable, and the process stops before it listens.
- * This is the only file that reads `process.env`.
+ * The mechanism of configuration: `parseSettings` parses an environment once against a table
+ * of settings (pipeline/runtime/settings.ts: the spec, and the runtime's own part), validates
+ * every value and returns a frozen object; a bad value throws a ConfigError naming the
+ * variable, and the process stops before it listens. The service's table is assembled from
+ * the runtime's part and each family's by pipeline/service/settings.ts, and
+ * pipeline/service/config.ts, the only file that reads `process.env`, hands it here.
  */
-import { SETTINGS, type SettingSpec } from './settings.js';
+import { RUNTIME_SETTINGS, type SettingSpec, type SettingsTable } from './settings.js';
 
-export { SETTINGS };
+export { RUNTIME_SETTINGS, type SettingSpec, type SettingsTable };
 
-type Settings = typeof SETTINGS;
 type ValueOf<S extends SettingSpec> = S['type'] extends 'integer'
   ? number
   : S['type'] extends 'boolean'
@@ -23,7 +24,14 @@ type ValueOf<S extends SettingSpec> = S['type'] extends 'integer'
             ? string | null
             : string;
 
-export type Config = { readonly [K in keyof Settings]: ValueOf<Settings[K]> };
+/** The parsed values of a table (or of one part of it): setting name → its value. */
+export type ConfigOf<T extends SettingsTable> = { readonly [K in keyof T]: ValueOf<T[K]> };
+
+/** The runtime's own settings, all the runtime reads (pipeline/runtime/runtime.ts). */
+export type RuntimeConfig = ConfigOf<typeof RUNTIME_SETTINGS>;
+
+/** An environment: variable name → value, unset variables absent or undefined. */
+export type Environment = Readonly<Record<string, string | undefined>>;
 
 export class ConfigError extends Error {
   readonly code = 'config_invalid';
@@ -126,35 +134,28 @@ function parseValue(spec: SettingSpec, raw: string): string | number | boolean |
     case 'countryUrls':
       return countryUrls(spec.env, raw);
     case 'string':
+      if (spec.minLength !== undefined && raw.length < spec.minLength) throw new ConfigError(spec.env, `must be at least ${spec.minLength} characters`);
       return raw;
   }
 }
 
-/** Parses settings from an environment (default: the process's). Throws ConfigError. */
-export function loadConfig(env: Readonly<Record<string, string | undefined>> = process.env): Config {
+/** Parses a table's settings from an environment. Throws ConfigError. */
+export function parseSettings<T extends SettingsTable>(table: T, env: Environment): ConfigOf<T> {
   const out: Record<string, unknown> = {};
-  for (const [name, spec] of Object.entries(SETTINGS) as [string, SettingSpec][]) {
+  for (const [name, spec] of Object.entries(table)) {
     const raw = env[spec.env];
     out[name] = raw === undefined || raw === '' ? spec.default : parseValue(spec, raw);
   }
-  const apiKey = out.apiKey as string | null;
-  if (apiKey !== null && apiKey.length < 16) {
-    throw new ConfigError('API_KEY', 'must be at least 16 characters');
-  }
-  const webhookSecret = out.webhookSecret as string | null;
-  if (webhookSecret !== null && webhookSecret.length < 32) {
-    throw new ConfigError('WEBHOOK_SECRET', 'must be at least 32 characters');
-  }
-  return Object.freeze(out) as Config;
+  return Object.freeze(out) as ConfigOf<T>;
 }
 
-/** The config with secrets masked, safe to log: secret settings as `***`, proxy URLs without their user info. */
-export function redactedConfig(config: Config): Record<string, unknown> {
+/** A table's values with secrets masked, safe to log: secret settings as `***`, proxy URLs without their user info. */
+export function redactSettings<T extends SettingsTable>(table: T, config: ConfigOf<T>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [name, spec] of Object.entries(SETTINGS) as [keyof Config, SettingSpec][]) {
-    const value = config[name];
+  for (const [name, spec] of Object.entries(table)) {
+    const value: unknown = config[name];
     if (spec.secret && value !== null) out[name] = '***';
-    else if (spec.type === 'urls' && Array.isArray(value)) out[name] = value.map(maskUrl);
+    else if (spec.type === 'urls' && Array.isArray(value)) out[name] = value.map((v) => maskUrl(String(v)));
     else if (spec.type === 'countryUrls' && value !== null && typeof value === 'object') {
       out[name] = Object.fromEntries(Object.entries(value as Record<string, readonly string[]>).map(([cc, urls]) => [cc, urls.map(maskUrl)]));
     } else out[name] = value;

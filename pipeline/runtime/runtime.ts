@@ -11,7 +11,7 @@ import type { Bus } from './bus/bus.js';
 import { createBus } from './bus/index.js';
 import type { EventCodec } from './codec/codec.js';
 import { createCodec } from './codec/index.js';
-import type { Config } from './config.js';
+import type { RuntimeConfig } from './config.js';
 import { Events } from './events.js';
 import type { Logger } from './log.js';
 import type { State } from './state/state.js';
@@ -23,8 +23,9 @@ import { applyJobRetention } from './store/retention.js';
 /** Encoded events above this size travel by reference when the bus is Kafka. */
 export const KAFKA_INLINE_LIMIT_BYTES = 512 * 1024;
 
-export interface Runtime {
-  readonly config: Config;
+/** `C`: the config the process was started with; the runtime itself reads only its own part. */
+export interface Runtime<C extends RuntimeConfig = RuntimeConfig> {
+  readonly config: C;
   readonly log: Logger;
   readonly bus: Bus;
   readonly codec: EventCodec;
@@ -51,7 +52,7 @@ async function closeAll(opened: readonly (() => Promise<void>)[]): Promise<void>
  * step fails, what the earlier steps opened is closed before the error is rethrown, so a
  * failed start leaves no chdb lock, Redis connection or Kafka client behind in the process.
  */
-export async function createRuntime(config: Config, log: Logger, role: Role | 'all'): Promise<Runtime> {
+export async function createRuntime<C extends RuntimeConfig>(config: C, log: Logger, role: Role | 'all'): Promise<Runtime<C>> {
   const codec = await createCodec(config.schemaRegistryUrl ? { registryUrl: config.schemaRegistryUrl } : {});
   const opened: (() => Promise<void>)[] = [];
   try {

@@ -1,14 +1,13 @@
 /**
- * The table of every setting of the service: name, environment variable, type, default and
- * description. pipeline/runtime/config.ts parses the environment against it; README.md's
- * "Configuration" table is checked against it by test/pipeline/readme.test.ts. A family's
- * settings live in their own file beside this one (settings-models.ts, settings-search.ts, settings-monitors.ts, settings-mentions.ts) and
- * are spread in.
+ * The runtime's own settings (HTTP edge, outbound fetching, bus, store, state, job retention,
+ * pools, the renderer's browser, the server secret) and the shape every setting has: name,
+ * environment variable, type, default and description. Each family declares its part beside
+ * its rules (pipeline/{keys,jobs,webhooks,search,monitors,mentions}/settings.ts,
+ * pipeline/clients/models/settings.ts); pipeline/service/settings.ts assembles the one table
+ * from the parts, and pipeline/runtime/config.ts parses the environment against it.
+ * docs/configuration.md's table is checked against the assembled table by
+ * test/docs/reference-tables.test.ts.
  */
-import { MENTION_SETTINGS } from './settings-mentions.js';
-import { MODEL_SETTINGS } from './settings-models.js';
-import { MONITOR_SETTINGS } from './settings-monitors.js';
-import { SEARCH_SETTINGS } from './settings-search.js';
 
 /**
  * `urls`: comma-separated http(s) URLs (a proxy pool), read as a frozen array.
@@ -30,9 +29,14 @@ export interface SettingSpec {
   readonly values?: readonly string[];
   /** Never printed: the value is replaced by `***` wherever config is shown. */
   readonly secret?: boolean;
+  /** A `string` setting, when set, has at least this many characters. */
+  readonly minLength?: number;
 }
 
-export const SETTINGS = {
+/** A part of the settings table (the runtime's, or a family's): setting name → its spec. */
+export type SettingsTable = Readonly<Record<string, SettingSpec>>;
+
+export const RUNTIME_SETTINGS = {
   port: {
     env: 'PORT',
     type: 'integer',
@@ -66,21 +70,6 @@ export const SETTINGS = {
     default: false,
     description:
       'When true, outbound fetches may reach loopback and private addresses. Off in production; tests and local development turn it on.',
-  },
-  apiKey: {
-    env: 'API_KEY',
-    type: 'string',
-    default: null,
-    secret: true,
-    description:
-      'When set, this key is made to exist at start with unlimited credits (single-user self-hosting, scripts). Minimum 16 characters.',
-  },
-  bootstrapKeyCredits: {
-    env: 'BOOTSTRAP_KEY_CREDITS',
-    type: 'credits',
-    default: 'unlimited',
-    description:
-      'Credits of the key created on first start when no key exists and API_KEY is unset: a whole number or `unlimited`.',
   },
   sourceUrl: {
     env: 'SOURCE_URL',
@@ -272,14 +261,6 @@ export const SETTINGS = {
     description:
       "How long a crawl or batch job is answered after it starts (its `expiresAt`): status, pages and errors; its coordination state expires with it. Later it is a 404 `not_found`, and the store drops its rows (`jobs`, `job_pages`, `job_errors`) at its next merge past that time (a ClickHouse TTL set at start-up).",
   },
-  jobStallMs: {
-    env: 'JOB_STALL_MS',
-    type: 'integer',
-    default: 300000,
-    min: 1000,
-    description:
-      "A running crawl or batch job none of whose pages has settled for this long is looked at by the frontier's watchdog: its pages still in flight after this long are sent to be fetched again (the process holding them died), more pages are scheduled and the job is completed if it is done. Longer than a page's `timeout` avoids fetching a slow page twice.",
-  },
   poolConcurrency: {
     env: 'POOL_CONCURRENCY',
     type: 'integer',
@@ -321,48 +302,13 @@ export const SETTINGS = {
     description:
       "Renders each renderer process starts on one Chromium before the next render starts on a freshly launched one (what a browser leaks over a long life goes with it). The old browser closes once its renders in flight have finished; while it is still finishing, the new one takes on renders past this count rather than a third browser being launched. 0: never recycled (a crashed browser is still relaunched).",
   },
-  ...MODEL_SETTINGS,
   webhookSecret: {
     env: 'WEBHOOK_SECRET',
     type: 'string',
     default: null,
     secret: true,
+    minLength: 32,
     description:
       "Server secret from which each key's webhook signing secret is derived (HMAC-SHA256 of the key id), and the key callers' own model keys are sealed with while a POST /v1/extract is under way (AES-256-GCM, HKDF-derived). Unset: a random one is generated once into DATA_DIR/webhook-secret. Set it (at least 32 characters) in distributed mode, the same on every gateway, extractor and notifier and wherever the keys CLI runs.",
   },
-  webhookAttempts: {
-    env: 'WEBHOOK_ATTEMPTS',
-    type: 'integer',
-    default: 5,
-    min: 1,
-    max: 20,
-    description: 'Attempts per webhook delivery (the first included); timeouts, connection errors, 408, 429 and 5xx are retried, other answers are not.',
-  },
-  webhookRetryBaseMs: {
-    env: 'WEBHOOK_RETRY_BASE_MS',
-    type: 'integer',
-    default: 1000,
-    min: 0,
-    max: 600000,
-    description: 'Backoff before the second attempt of a webhook delivery; it doubles each attempt (1 s, 2 s, 4 s, 8 s), each delay between half and all of it (jitter).',
-  },
-  webhookRetryMaxMs: {
-    env: 'WEBHOOK_RETRY_MAX_MS',
-    type: 'integer',
-    default: 60000,
-    min: 0,
-    max: 600000,
-    description: 'Longest backoff between two attempts of a webhook delivery.',
-  },
-  webhookTimeoutMs: {
-    env: 'WEBHOOK_TIMEOUT_MS',
-    type: 'integer',
-    default: 10000,
-    min: 100,
-    max: 120000,
-    description: 'How long one webhook attempt waits for the receiver to answer before it counts as a timeout (and is retried).',
-  },
-  ...SEARCH_SETTINGS,
-  ...MONITOR_SETTINGS,
-  ...MENTION_SETTINGS,
-} as const satisfies Record<string, SettingSpec>;
+} as const satisfies SettingsTable;

@@ -14,7 +14,7 @@
  */
 import { AppError, errorCode } from '../runtime/errors.js';
 import { isServiceError, type ServiceFailure } from '../clients/service-http.js';
-import type { ProviderName, SearchProvider, SearchQuery, SerpPage } from './types.js';
+import type { ProviderName, SearchProvider, SearchQuery, SerpPage } from '../clients/web-search.js';
 
 /** Less than this left before the deadline: the next provider is not started. */
 export const MIN_PROVIDER_MS = 250;

@@ -1,6 +1,6 @@
 /**
  * Which web-search providers this instance asks, in which order (SEARCH_PROVIDERS), built
- * once per searcher process from the settings (pipeline/runtime/settings-search.ts).
+ * once per searcher process from the settings (pipeline/search/settings.ts).
  *
  * - Unset SEARCH_PROVIDERS: every configured provider in the order SearXNG (SEARXNG_URL),
  *   Brave (BRAVE_SEARCH_API_KEY), SERP API (SERP_API_KEY), then the local index, which is
@@ -11,12 +11,13 @@
 import { BraveSearchProvider } from '../clients/brave-search.js';
 import { SearxngProvider } from '../clients/searxng.js';
 import { SerpApiProvider } from '../clients/serpapi.js';
-import { ConfigError, type Config } from '../runtime/config.js';
+import { PROVIDER_NAMES, type ProviderName, type SearchProvider } from '../clients/web-search.js';
+import { ConfigError } from '../runtime/config.js';
 import type { Store } from '../runtime/store/store.js';
 import { LocalIndexProvider } from './index/index.js';
-import { PROVIDER_NAMES, type ProviderName, type SearchProvider } from './types.js';
+import type { SearchConfig as SearchSettingValues } from './settings.js';
 
-type SearchConfig = Pick<Config, 'searchProviders' | 'searxngUrl' | 'braveSearchApiKey' | 'braveSearchUrl' | 'serpApiKey' | 'serpApiUrl'>;
+type SearchConfig = Pick<SearchSettingValues, 'searchProviders' | 'searxngUrl' | 'braveSearchApiKey' | 'braveSearchUrl' | 'serpApiKey' | 'serpApiUrl'>;
 
 /** What each provider needs configured, and what the error says when it is not. */
 const REQUIRES: Readonly<Record<ProviderName, { readonly ready: (c: SearchConfig) => boolean; readonly setting: string | null }>> = {

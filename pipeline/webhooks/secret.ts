@@ -8,11 +8,11 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Config } from '../runtime/config.js';
+import type { RuntimeConfig } from '../runtime/config.js';
 
 export const SERVER_SECRET_FILE = 'webhook-secret';
 
-export function serverWebhookSecret(config: Pick<Config, 'webhookSecret' | 'dataDir'>): string {
+export function serverWebhookSecret(config: Pick<RuntimeConfig, 'webhookSecret' | 'dataDir'>): string {
   if (config.webhookSecret !== null) return config.webhookSecret;
   const path = join(config.dataDir, SERVER_SECRET_FILE);
   const existing = readSecret(path);

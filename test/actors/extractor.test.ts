@@ -7,10 +7,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { extractRequestedHandling, handleExtractRequested, type ExtractRequested } from '../../actors/extractor/index.js';
-import { sealSecret } from '../../pipeline/clients/models/index.js';
+import { sealSecret } from '../../pipeline/runtime/seal.js';
 import { encodeTask, type ExtractTask } from '../../pipeline/extract/task.js';
 import { jobPageRequestId, newJobId } from '../../pipeline/jobs/pages.js';
-import { loadConfig } from '../../pipeline/runtime/config.js';
+import { loadConfig } from '../../pipeline/service/config.js';
 import type { AnyEmission } from '../../pipeline/runtime/events.js';
 import { createLogger } from '../../pipeline/runtime/log.js';
 import type { Store } from '../../pipeline/runtime/store/index.js';

@@ -15,7 +15,7 @@ import { SerpApiProvider } from '../../pipeline/clients/serpapi.js';
 import type { ReplyValue } from '../../pipeline/runtime/request-reply.js';
 import { createLogger } from '../../pipeline/runtime/log.js';
 import { MemoryState } from '../../pipeline/runtime/state/memory.js';
-import { timeRangeOf, type SearchQuery } from '../../pipeline/search/types.js';
+import { timeRangeOf, type SearchQuery } from '../../pipeline/clients/web-search.js';
 import { PRICES } from '../../schemas/api/prices.js';
 import type { Outcome } from '../../pipeline/runtime/pool.js';
 import { searchRequested } from '../helpers/events.js';

@@ -1,6 +1,6 @@
 /**
  * The reference in docs/ holds two tables whose source of truth is code: the settings
- * (docs/configuration.md "## Settings" against pipeline/runtime/settings.ts SETTINGS) and the
+ * (docs/configuration.md "## Settings" against pipeline/service/settings.ts SETTINGS) and the
  * error codes (docs/errors.md "## Error codes" against schemas/errors.ts ERRORS). These tests
  * fail when the docs and the code disagree: a setting or code missing, extra or repeated, a
  * default, status or retriable flag that differs. (They held README.md's tables until the
@@ -10,7 +10,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { SETTINGS } from '../../pipeline/runtime/config.js';
+import { SETTINGS } from '../../pipeline/service/config.js';
 import { ERRORS } from '../../schemas/errors.js';
 import { REPO_ROOT } from '../helpers/process.js';
 
@@ -170,7 +170,7 @@ function withoutRow(text: string, name: string): string {
 
 describe('docs/configuration.md', () => {
   describe('## Settings', () => {
-    it('lists exactly the settings of pipeline/runtime/settings.ts, each with its default', () => {
+    it('lists exactly the settings of pipeline/service/settings.ts, each with its default', () => {
       checkSettingsTable(doc(CONFIGURATION));
     });
   });

@@ -24,7 +24,7 @@ import type { ActorSpec } from '../../actors/index.js';
 import { ACTORS } from '../../main.js';
 import type { BusMessage } from '../../pipeline/runtime/bus/bus.js';
 import { createLogger } from '../../pipeline/runtime/log.js';
-import type { Runtime } from '../../pipeline/runtime/runtime.js';
+import type { ServiceRuntime } from '../../pipeline/service/config.js';
 import { TOPICS } from '../../schemas/topics.js';
 import { embeddedWithSecondKey, meteredKey, startEmbedded, type Embedded } from '../helpers/embedded.js';
 import { reply, startFakeAnthropic, startFakeOpenAI, type FakeModel } from '../helpers/fake-models.js';
@@ -253,7 +253,7 @@ function logSink(): { stream: Writable; text: () => string } {
 }
 
 /** An actor that only hands the test the runtime (its bus and store) of the service it runs in. */
-function runtimeTap(got: (runtime: Runtime) => void): ActorSpec {
+function runtimeTap(got: (runtime: ServiceRuntime) => void): ActorSpec {
   return {
     role: 'classifier',
     create: (runtime) => {
@@ -269,7 +269,7 @@ describe('e2e/extract with the operator\'s model and callers\' own models', () =
   let svc: Embedded;
   let openai: FakeModel;
   let anthropic: FakeModel;
-  let runtime: Runtime | null = null;
+  let runtime: ServiceRuntime | null = null;
   const logs = logSink();
   const seen: BusMessage[] = [];
 
@@ -291,7 +291,7 @@ describe('e2e/extract with the operator\'s model and callers\' own models', () =
       },
     });
     // Every message on every topic, from the start.
-    const tap = runtime as Runtime | null;
+    const tap = runtime as ServiceRuntime | null;
     if (!tap) throw new Error('the runtime tap did not run');
     await tap.bus.consume({
       group: 'key-audit',
@@ -392,7 +392,7 @@ describe('e2e/extract with the operator\'s model and callers\' own models', () =
   });
 
   it('leaves callers\' keys nowhere: no topic, no log line, no table holds them', async () => {
-    const tap = runtime as Runtime | null;
+    const tap = runtime as ServiceRuntime | null;
     if (!tap) throw new Error('no runtime');
     const secrets = [CALLER_KEY, 'sk-ant-wrong-key-5e6f7a8b9c', OPERATOR_KEY];
     await new Promise((r) => setTimeout(r, 300));

@@ -15,7 +15,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startService } from '../../main.js';
-import { loadConfig } from '../../pipeline/runtime/config.js';
+import { loadConfig } from '../../pipeline/service/config.js';
 import { openKeyRegistry, type KeyRegistry } from '../../pipeline/keys/index.js';
 import { createLogger } from '../../pipeline/runtime/log.js';
 import { createStore, type Store } from '../../pipeline/runtime/store/index.js';

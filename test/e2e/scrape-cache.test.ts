@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Service } from '../../main.js';
-import { loadConfig } from '../../pipeline/runtime/config.js';
+import { loadConfig } from '../../pipeline/service/config.js';
 import { openKeyRegistry } from '../../pipeline/keys/index.js';
 import { createLogger } from '../../pipeline/runtime/log.js';
 import { serveEmbedded } from '../helpers/embedded.js';

@@ -16,7 +16,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACTORS } from '../../main.js';
 import { FileKeyRegistry } from '../../pipeline/keys/ledger-file.js';
-import type { Runtime } from '../../pipeline/runtime/runtime.js';
+import type { ServiceRuntime } from '../../pipeline/service/config.js';
 import { serverWebhookSecret } from '../../pipeline/webhooks/secret.js';
 import { keyWebhookSecret, verifySignature } from '../../pipeline/webhooks/signing.js';
 import { apiKeyWebhookSecret, startEmbedded, type Embedded } from '../helpers/embedded.js';
@@ -40,22 +40,22 @@ interface Delivery {
 }
 
 interface Started extends Embedded {
-  runtime: Runtime;
+  runtime: ServiceRuntime;
 }
 
 /** The service with the production actors, capturing the runtime to read the store. */
 async function start(env: Record<string, string>): Promise<Started> {
-  let runtime: Runtime | null = null;
+  let runtime: ServiceRuntime | null = null;
   const actors = ACTORS.map((a) => ({
     ...a,
-    create: (rt: Runtime, build: Parameters<(typeof a)['create']>[1]) => {
+    create: (rt: ServiceRuntime, build: Parameters<(typeof a)['create']>[1]) => {
       runtime = rt;
       return a.create(rt, build);
     },
   }));
   const running = await startEmbedded({ apiKey: API_KEY, env, actors });
   if (!runtime) throw new Error('no actor was created');
-  return Object.assign(running, { runtime: runtime as Runtime });
+  return Object.assign(running, { runtime: runtime as ServiceRuntime });
 }
 
 async function call(base: string, method: string, path: string, body?: unknown): Promise<{ status: number; body: Body }> {

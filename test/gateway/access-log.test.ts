@@ -11,7 +11,7 @@ import { buildGateway } from '../../gateway/app.js';
 import type { FastifyReply, FastifyRequest, InjectOptions } from 'fastify';
 import { AccessLog } from '../../gateway/access-log.js';
 import type { HandlerContext } from '../../gateway/handler.js';
-import { loadConfig } from '../../pipeline/runtime/config.js';
+import { loadConfig } from '../../pipeline/service/config.js';
 import { FileKeyRegistry } from '../../pipeline/keys/ledger-file.js';
 import { createLogger } from '../../pipeline/runtime/log.js';
 import { MemoryState } from '../../pipeline/runtime/state/memory.js';

@@ -9,7 +9,7 @@ import type { HandlerContext, OperationHandler } from '../../gateway/handler.js'
 import type { JobHandlerOptions } from '../../gateway/handlers/jobs.js';
 import type { RecordDeps } from '../../gateway/handler.js';
 import { OPERATION_TABLE, type PipelineHandlerDeps } from '../../gateway/operations.js';
-import type { Config } from '../../pipeline/runtime/config.js';
+import type { Config } from '../../pipeline/service/config.js';
 import type { Requester } from '../../pipeline/runtime/request-reply.js';
 import type { Emission } from '../../pipeline/runtime/events.js';
 import { liveJob } from '../../pipeline/jobs/record.js';
@@ -19,7 +19,7 @@ import { createLogger } from '../../pipeline/runtime/log.js';
 import { NetGuard } from '../../pipeline/runtime/net/guard.js';
 import { MemoryState } from '../../pipeline/runtime/state/memory.js';
 import { OPERATIONS } from '../../schemas/api/operations.js';
-import { loadConfig } from '../../pipeline/runtime/config.js';
+import { loadConfig } from '../../pipeline/service/config.js';
 
 /** The gateway's settings a price estimate reads (no operator model). */
 const GATEWAY = { config: loadConfig({}), version: 'test' };

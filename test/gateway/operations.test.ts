@@ -17,7 +17,7 @@ import {
   type OperationTable,
   type PipelineDeps,
 } from '../../gateway/operations.js';
-import { loadConfig } from '../../pipeline/runtime/config.js';
+import { loadConfig } from '../../pipeline/service/config.js';
 import type { Requester } from '../../pipeline/runtime/request-reply.js';
 import { OPERATIONS, type OperationId } from '../../schemas/api/operations.js';
 import { CAPABILITIES, type Capability } from '../../schemas/capabilities.js';

@@ -13,7 +13,7 @@ import { needsBrowser } from '../../pipeline/pages/rendering.js';
 import { PRICES } from '../../schemas/api/prices.js';
 import type { Requester } from '../../pipeline/runtime/request-reply.js';
 import { OPERATIONS } from '../../schemas/api/operations.js';
-import { loadConfig } from '../../pipeline/runtime/config.js';
+import { loadConfig } from '../../pipeline/service/config.js';
 import type { ScrapeOptions } from '../../schemas/api/scrape-options.js';
 
 const BROWSER_PAGE_CREDITS = PRICES.browserPage.credits;

@@ -17,7 +17,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadConfig, type Config } from '../../pipeline/runtime/config.js';
+import { loadConfig, type Config } from '../../pipeline/service/config.js';
 import { openKeyRegistry, type KeyRegistry } from '../../pipeline/keys/index.js';
 import { ClickHouseStore } from '../../pipeline/runtime/store/clickhouse.js';
 import type { Store } from '../../pipeline/runtime/store/index.js';

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ActorSpec } from '../../actors/index.js';
 import { startService, type Service } from '../../main.js';
-import { loadConfig, type Config } from '../../pipeline/runtime/config.js';
+import { loadConfig, type Config } from '../../pipeline/service/config.js';
 import { FileKeyRegistry } from '../../pipeline/keys/ledger-file.js';
 import { createLogger, type Logger } from '../../pipeline/runtime/log.js';
 import { serverWebhookSecret } from '../../pipeline/webhooks/secret.js';

@@ -9,7 +9,7 @@ import { scrapeRequestFields } from '../../pipeline/pages/scrape-request.js';
 import type { BusMessage } from '../../pipeline/runtime/bus/bus.js';
 import { createLogger, type Logger } from '../../pipeline/runtime/log.js';
 import type { ParserRuntime } from '../../actors/parser/index.js';
-import { loadConfig } from '../../pipeline/runtime/config.js';
+import { loadConfig } from '../../pipeline/service/config.js';
 import type { BatchWriter, Store } from '../../pipeline/runtime/store/index.js';
 import type { EventCodec } from '../../pipeline/runtime/codec/codec.js';
 import { handleEvent, type EventHandler, type EventHandling, type Outcome, type Settled } from '../../pipeline/runtime/pool.js';

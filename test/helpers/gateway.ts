@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { buildGateway } from '../../gateway/app.js';
 import type { Handlers } from '../../gateway/handler.js';
-import { loadConfig, type Config } from '../../pipeline/runtime/config.js';
+import { loadConfig, type Config } from '../../pipeline/service/config.js';
 import { FileKeyRegistry } from '../../pipeline/keys/ledger-file.js';
 import { createLogger } from '../../pipeline/runtime/log.js';
 import { MemoryState } from '../../pipeline/runtime/state/memory.js';

@@ -9,7 +9,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { startService, type RoleArg } from '../../main.js';
-import { loadConfig } from '../../pipeline/runtime/config.js';
+import { loadConfig } from '../../pipeline/service/config.js';
 import { createLogger } from '../../pipeline/runtime/log.js';
 
 const config = loadConfig();

@@ -26,7 +26,7 @@ import type { Emission } from '../../pipeline/runtime/events.js';
 import type { ActorDefinition, Outcome } from '../../pipeline/runtime/pool.js';
 import { sleep } from '../../pipeline/runtime/retry.js';
 import { replyTo } from '../../pipeline/runtime/request-reply.js';
-import type { Runtime } from '../../pipeline/runtime/runtime.js';
+import type { ServiceRuntime } from '../../pipeline/service/config.js';
 import type { EventValue } from '../../schemas/events/index.js';
 import { HEADERS } from '../../schemas/topics.js';
 
@@ -96,7 +96,7 @@ export function titleOf(body: Buffer): string {
 
 export const syntheticFetcher: ActorSpec = {
   role: 'fetcher',
-  create(runtime: Runtime): ActorDefinition {
+  create(runtime: ServiceRuntime): ActorDefinition {
     return {
       name: 'synthetic-fetcher',
       group: 'fetcher',
@@ -152,7 +152,7 @@ export const syntheticFetcher: ActorSpec = {
 export const syntheticParser: ActorSpec = {
   role: 'parser',
   serves: ['scrape'],
-  create(runtime: Runtime): ActorDefinition {
+  create(runtime: ServiceRuntime): ActorDefinition {
     return {
       name: 'synthetic-parser',
       group: 'parser',

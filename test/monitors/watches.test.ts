@@ -16,7 +16,7 @@ import type { FoundMention } from '../../pipeline/mentions/found.js';
 import { WATCHES } from '../../pipeline/mentions/schedule.js';
 import { listMentions } from '../../pipeline/mentions/store.js';
 import { createWatch, watchSpecOf, type WatchRecord } from '../../pipeline/mentions/watch.js';
-import { loadConfig } from '../../pipeline/runtime/config.js';
+import { loadConfig } from '../../pipeline/service/config.js';
 import { MemoryState } from '../../pipeline/runtime/state/memory.js';
 import { BatchWriter, createStore, type Store } from '../../pipeline/runtime/store/index.js';
 import { chdbAvailable, quietLog, tempDir } from '../helpers/clickhouse.js';

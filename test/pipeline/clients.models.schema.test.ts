@@ -11,7 +11,7 @@ import { fitInput } from '../../pipeline/clients/models/fit.js';
 import { parseModelJson } from '../../pipeline/clients/models/output.js';
 import { dropOptionalNulls, prepareSchema } from '../../pipeline/clients/models/schema.js';
 import { compileCheck } from '../../pipeline/clients/models/validate.js';
-import { ConfigError, loadConfig } from '../../pipeline/runtime/config.js';
+import { ConfigError, loadConfig } from '../../pipeline/service/config.js';
 import { AppError } from '../../pipeline/runtime/errors.js';
 
 describe('pipeline/clients/models/schema: the strict form', () => {

@@ -10,7 +10,7 @@
 import { Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { callerModel, generateStructured, generateText, operatorModel, type ModelCallOptions, type ModelChoice } from '../../pipeline/clients/models/index.js';
-import { loadConfig, type Config } from '../../pipeline/runtime/config.js';
+import { loadConfig, type Config } from '../../pipeline/service/config.js';
 import { AppError } from '../../pipeline/runtime/errors.js';
 import { createLogger } from '../../pipeline/runtime/log.js';
 import { reply, startFakeAnthropic, startFakeOpenAI, type FakeModel, type FakeRequest } from '../helpers/fake-models.js';

@@ -13,7 +13,7 @@ import { BraveSearchProvider } from '../../pipeline/clients/brave-search.js';
 import { SearxngProvider } from '../../pipeline/clients/searxng.js';
 import { SerpApiProvider } from '../../pipeline/clients/serpapi.js';
 import { isServiceError, serviceFetcher, type ServiceError, type ServiceFailure } from '../../pipeline/clients/service-http.js';
-import type { ProviderContext, SearchProvider, SearchQuery, SerpPage } from '../../pipeline/search/types.js';
+import type { ProviderContext, SearchProvider, SearchQuery, SerpPage } from '../../pipeline/clients/web-search.js';
 import { startFakeBrave, startFakeSearxng, startFakeSerpApi, type FakeSearch, type FakeSearchMode, type FakeSearchResult } from '../helpers/fake-search.js';
 
 const BRAVE_KEY = 'BSAtestKey-7Qm2Lx9Vw4Rt8Yp1';

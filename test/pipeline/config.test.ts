@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, redactedConfig, SETTINGS } from '../../pipeline/runtime/config.js';
+import { ConfigError, loadConfig, redactedConfig, SETTINGS } from '../../pipeline/service/config.js';
+import { SETTINGS_PARTS } from '../../pipeline/service/settings.js';
 import { runTs } from '../helpers/process.js';
 
 function configError(env: Record<string, string>): ConfigError {
@@ -173,6 +174,13 @@ describe('pipeline/runtime/config', () => {
       expect(shown[name], spec.env).toBe('***');
       expect(JSON.stringify(shown)).not.toContain(`value-of-${spec.env}`);
     }
+  });
+
+  it('is assembled from its parts, each setting declared by one part only (pipeline/service/settings.ts)', () => {
+    // A spread keeps the later of two equal names: a second declaration would vanish silently.
+    const names = Object.values(SETTINGS_PARTS).flatMap((part) => Object.keys(part));
+    expect(names.sort()).toEqual(Object.keys(SETTINGS).sort());
+    expect(Object.keys(SETTINGS_PARTS.runtime).filter((name) => /^(model|search|monitor|mention)/.test(name))).toEqual([]);
   });
 
   it('every setting has an env var, a description and a default of its type', () => {

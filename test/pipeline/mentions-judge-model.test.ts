@@ -12,7 +12,7 @@ import { callerModel, operatorModel, type ModelChoice } from '../../pipeline/cli
 import type { FoundPost } from '../../pipeline/clients/social/types.js';
 import { judgeMentions, type JudgeOptions } from '../../pipeline/mentions/judge-model.js';
 import type { WatchTerms } from '../../pipeline/mentions/match.js';
-import { loadConfig, type Config } from '../../pipeline/runtime/config.js';
+import { loadConfig, type Config } from '../../pipeline/service/config.js';
 import { createLogger } from '../../pipeline/runtime/log.js';
 import { reply, startFakeAnthropic, startFakeOpenAI, type FakeModel, type FakeReply, type FakeRequest } from '../helpers/fake-models.js';
 

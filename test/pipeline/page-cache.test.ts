@@ -3,7 +3,8 @@
  * how long it may be, whether the response is kept, and the row columns' round trip.
  */
 import { describe, expect, it } from 'vitest';
-import { cacheColumns, cachedCopy, cachePlan, isPageSource, normalizeUrl, type CachedRow } from '../../pipeline/pages/cache.js';
+import { cacheColumns, cachedCopy, cachePlan, isPageSource, type CachedRow } from '../../pipeline/pages/cache.js';
+import { normalizeUrl } from '../../pipeline/runtime/url.js';
 import { SOURCE_CREDITS } from '../../schemas/api/prices.js';
 
 describe('pipeline/pages/cache', () => {

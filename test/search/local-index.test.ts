@@ -36,7 +36,7 @@ import {
 } from '../../pipeline/search/index/index.js';
 import { migrationsDir, splitStatements } from '../../pipeline/runtime/store/migration-files.js';
 import { MAX_TERMS, TEXT_LIMIT } from '../../pipeline/search/index/rows.js';
-import type { SearchQuery, SerpPage } from '../../pipeline/search/types.js';
+import type { SearchQuery, SerpPage } from '../../pipeline/clients/web-search.js';
 import type { EventValue } from '../../schemas/events/index.js';
 import { chdbAvailable, clickhouseHttpStore, quietLog, tempDir } from '../helpers/clickhouse.js';
 import { parserRuntime } from '../helpers/events.js';

@@ -15,7 +15,8 @@
  * - The key is a non-enumerable property of a ModelChoice: a choice logged or serialised by
  *   mistake (pino, JSON.stringify, util.inspect) shows no key. Code reads `choice.apiKey` as usual.
  */
-import { ConfigError, maskUrl, type Config } from '../../runtime/config.js';
+import { ConfigError, maskUrl } from '../../runtime/config.js';
+import type { ModelsConfig } from './settings.js';
 
 export type ModelProvider = 'openai' | 'anthropic' | 'openai-compatible';
 export type ModelOwner = 'operator' | 'caller';
@@ -34,7 +35,7 @@ export interface ModelChoice {
 /** The model names used when none is given (MODEL_NAME unset, a caller's `model.name` absent). */
 export const DEFAULT_MODEL_NAMES = { openai: 'gpt-4o-mini', anthropic: 'claude-3-5-haiku-latest' } as const;
 
-export type ModelConfig = Pick<Config, 'modelProvider' | 'modelName' | 'modelApiKey' | 'modelBaseUrl' | 'openaiBaseUrl' | 'anthropicBaseUrl'>;
+export type ModelConfig = Pick<ModelsConfig, 'modelProvider' | 'modelName' | 'modelApiKey' | 'modelBaseUrl' | 'openaiBaseUrl' | 'anthropicBaseUrl'>;
 
 interface Problem {
   readonly env: string;
@@ -59,7 +60,7 @@ export function operatorModel(config: ModelConfig): ModelChoice | null {
 
 /** A caller's own model (POST /v1/extract `model`), reached at OPENAI_BASE_URL or ANTHROPIC_BASE_URL. */
 export function callerModel(
-  config: Pick<Config, 'openaiBaseUrl' | 'anthropicBaseUrl'>,
+  config: Pick<ModelsConfig, 'openaiBaseUrl' | 'anthropicBaseUrl'>,
   model: { readonly provider: 'openai' | 'anthropic'; readonly apiKey: string; readonly name?: string | null },
 ): ModelChoice {
   const baseUrl = model.provider === 'openai' ? config.openaiBaseUrl : config.anthropicBaseUrl;

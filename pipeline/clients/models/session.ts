@@ -29,7 +29,7 @@ import {
   type ToolSet,
   type Warning,
 } from 'ai';
-import type { Config } from '../../runtime/config.js';
+import type { ModelsConfig } from './settings.js';
 import { AppError } from '../../runtime/errors.js';
 import type { Logger } from '../../runtime/log.js';
 import type { ModelChoice } from './config.js';
@@ -41,7 +41,7 @@ import type { JsonSchema } from './schema.js';
 (globalThis as { AI_SDK_LOG_WARNINGS?: unknown }).AI_SDK_LOG_WARNINGS = false;
 
 export interface ModelCallOptions {
-  readonly config: Pick<Config, 'modelTimeoutMs' | 'modelMaxRetries' | 'modelMaxInputChars'>;
+  readonly config: Pick<ModelsConfig, 'modelTimeoutMs' | 'modelMaxRetries' | 'modelMaxInputChars'>;
   /** The caller's abort (a pool's deadline, a cancelled job): passed on as is. */
   readonly signal?: AbortSignal;
   readonly log?: Logger;

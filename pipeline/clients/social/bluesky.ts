@@ -2,7 +2,7 @@
  * Bluesky posts as a source of mentions: `app.bsky.feed.searchPosts`, asked with a session of
  * an account's app password.
  *
- * Settings (the names are a contract with pipeline/runtime/settings*.ts):
+ * Settings (the names are a contract with pipeline/mentions/settings.ts):
  * - `BLUESKY_URL` (default `https://bsky.social`): the PDS where the session is made, which
  *   also proxies `app.bsky.*` calls to the AppView;
  * - `BLUESKY_IDENTIFIER` (a handle or an email) and `BLUESKY_APP_PASSWORD`: without both the

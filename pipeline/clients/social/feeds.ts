@@ -34,7 +34,7 @@
  *   collection fails with ServiceError `unavailable` listing why.
  */
 import { createHash } from 'node:crypto';
-import { normalizeUrl } from '../../pages/cache.js';
+import { normalizeUrl } from '../../runtime/url.js';
 import { mapBounded } from '../../runtime/bounded.js';
 import { errorCode } from '../../runtime/errors.js';
 import type { FetchResult, HttpFetcher } from '../../runtime/net/http.js';

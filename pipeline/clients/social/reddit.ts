@@ -2,7 +2,7 @@
  * Reddit posts as a source of mentions: Reddit's search, through its OAuth API when the
  * operator registered an app, else through the public JSON.
  *
- * Settings (the names are a contract with pipeline/runtime/settings*.ts):
+ * Settings (the names are a contract with pipeline/mentions/settings.ts):
  * - `REDDIT_URL` (default `https://www.reddit.com`): the public JSON and the token endpoint;
  * - `REDDIT_OAUTH_URL` (default `https://oauth.reddit.com`): the API with a bearer token;
  * - `REDDIT_CLIENT_ID`, `REDDIT_CLIENT_SECRET`: a "script" or "web" app's id and secret.

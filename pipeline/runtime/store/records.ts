@@ -5,11 +5,11 @@
  * id; `active` reads every tenant, for the frontier's schedule rebuild.
  *
  * A record's webhook URL is stored sealed (AES-256-GCM under the deployment's server secret,
- * pipeline/clients/models/seal.ts) and bound to the record's id: a receiver's URL is often its
+ * pipeline/runtime/seal.ts) and bound to the record's id: a receiver's URL is often its
  * credential (a chat service's incoming-webhook path, a token in the query), so the store, its
  * backups and anyone reading the table never see it in clear.
  */
-import { openSealed, sealSecret } from '../../clients/models/seal.js';
+import { openSealed, sealSecret } from '../seal.js';
 
 export interface RecordReads {
   /** One record of a tenant. Params: tenant, id. */

@@ -1,5 +1,5 @@
 /**
- * The local index as a web-search provider (`local`, pipeline/search/types.ts): this instance's
+ * The local index as a web-search provider (`local`, pipeline/clients/web-search.ts): this instance's
  * own pages answer the search, with no outside service.
  *
  * - The query text is tokenized as documents are (tokenize.ts) and its distinct terms, at most
@@ -24,7 +24,7 @@
  */
 import { ServiceError } from '../../clients/service-http.js';
 import type { Store } from '../../runtime/store/store.js';
-import { displayedUrlOf, emptyPage, type OrganicResult, type ProviderContext, type SearchProvider, type SearchQuery, type SerpPage, type TimeRange } from '../types.js';
+import { displayedUrlOf, emptyPage, type OrganicResult, type ProviderContext, type SearchProvider, type SearchQuery, type SerpPage, type TimeRange } from '../../clients/web-search.js';
 import { indexStats, rank, statsFor, type CorpusStats, type IndexStats } from './query.js';
 import { normalizeLang } from './rows.js';
 import { snippetOf } from './snippet.js';

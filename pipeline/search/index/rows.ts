@@ -14,7 +14,7 @@
  * - At most MAX_TERMS (1,500) postings per page: every title term, then the most frequent
  *   others (ties: first seen first). doc_len still counts every term.
  * - url_hash: the first 8 bytes of SHA-256 of the URL, as a decimal UInt64; the caller passes
- *   the normalized URL (pipeline/pages/cache.ts normalizeUrl).
+ *   the normalized URL (pipeline/runtime/url.ts normalizeUrl).
  * - lang: lower case, `_` → `-` (`en_US` → `en-us`); '' unless it looks like a language tag.
  * - published_at: null unless after 1970 and before 2100 (a page's claim, not trusted further).
  * - dated_at (postings): the publication time, else the fetch time, in epoch seconds.

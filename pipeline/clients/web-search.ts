@@ -4,6 +4,10 @@
  * The searcher actor (actors/searcher/) asks them in the configured order and falls back on
  * a failure; POST /v1/search and POST /v1/serp answer from the page the first one gives.
  *
+ * It lives among the clients, whose only other imports are the runtime, so that the clients
+ * that speak it and the search rules that ask them (pipeline/search/providers.ts,
+ * fallback.ts) both import it without a two-way pair between the folders.
+ *
  * Field names follow SerpApi's (the de-facto SERP shape: `organic_results[{position, title,
  * link, displayed_link, snippet, date}]`), in camel case as the rest of this API.
  */

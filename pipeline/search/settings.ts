@@ -1,12 +1,15 @@
 /**
  * The settings of the search family (POST /v1/search, /v1/serp, /v1/places/search; the
  * searcher actor, actors/searcher/): where each provider is reached and with which key.
- * Part of the one settings table (settings.ts spreads them in, and checks them there against
- * SettingSpec); README.md's "Configuration" lists them with the rest.
+ * This family's part of the one settings table:
+ * pipeline/service/settings.ts assembles the parts, pipeline/runtime/config.ts parses them
+ * (`satisfies SettingsTable` checks each entry here); README.md's "Configuration" lists them.
  *
  * Provider endpoints are operator configuration: they may be private addresses (a SearXNG on
  * the same network). Result URLs that are then read go through the fetcher's SSRF guard.
  */
+import type { ConfigOf, SettingsTable } from '../runtime/config.js';
+
 export const SEARCH_SETTINGS = {
   searchProviders: {
     env: 'SEARCH_PROVIDERS',
@@ -73,4 +76,7 @@ export const SEARCH_SETTINGS = {
     default: 'https://overpass-api.de/api/interpreter',
     description: 'The Overpass API interpreter endpoint places search lists places with.',
   },
-} as const;
+} as const satisfies SettingsTable;
+
+/** The values of this part, as pipeline/runtime/config.ts parses them. */
+export type SearchConfig = ConfigOf<typeof SEARCH_SETTINGS>;

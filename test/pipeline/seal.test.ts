@@ -1,10 +1,10 @@
 /**
- * pipeline/clients/models/seal: a caller's model key sealed for its trip on an event opens
+ * pipeline/runtime/seal: a caller's model key sealed for its trip on an event opens
  * with the same server secret (and context) only; the sealed form shows nothing of the key,
  * differs every time, and anything altered is refused with `bad_request`.
  */
 import { describe, expect, it } from 'vitest';
-import { openSealed, sealSecret } from '../../pipeline/clients/models/seal.js';
+import { openSealed, sealSecret } from '../../pipeline/runtime/seal.js';
 import { AppError } from '../../pipeline/runtime/errors.js';
 
 const SECRET = 'server-secret-0123456789abcdef0123456789abcdef';
@@ -20,7 +20,7 @@ function refused(fn: () => unknown): AppError {
   throw new Error('expected a refusal');
 }
 
-describe('pipeline/clients/models/seal', () => {
+describe('pipeline/runtime/seal', () => {
   it('round-trips, in the compact form v1.<iv>.<ciphertext+tag>, URL-safe', () => {
     const sealed = sealSecret(SECRET, KEY);
     expect(sealed).toMatch(/^v1\.[A-Za-z0-9_-]{16}\.[A-Za-z0-9_-]+$/);

@@ -1,10 +1,12 @@
 /**
  * The settings of extraction's models (the `json`, `summary` and `changeTracking` formats, POST
  * /v1/extract; the extractor actor, actors/extractor/, and pipeline/clients/models/): the
- * operator's model, where each provider is reached, and how calls are bounded. Part of the one
- * settings table (settings.ts spreads them in, and checks them there against SettingSpec);
- * README.md's "Configuration" lists them with the rest.
+ * operator's model, where each provider is reached, and how calls are bounded. This family's part of the one settings table:
+ * pipeline/service/settings.ts assembles the parts, pipeline/runtime/config.ts parses them
+ * (`satisfies SettingsTable` checks each entry here); README.md's "Configuration" lists them.
  */
+import type { ConfigOf, SettingsTable } from '../../runtime/config.js';
+
 export const MODEL_SETTINGS = {
   modelProvider: {
     env: 'MODEL_PROVIDER',
@@ -77,4 +79,7 @@ export const MODEL_SETTINGS = {
     max: 1024,
     description: 'Model calls each extractor process runs at once (its own pool: slow calls never hold the parser\'s slots).',
   },
-} as const;
+} as const satisfies SettingsTable;
+
+/** The values of this part, as pipeline/runtime/config.ts parses them. */
+export type ModelsConfig = ConfigOf<typeof MODEL_SETTINGS>;

@@ -11,7 +11,7 @@
  * context throws `bad_request` without saying more.
  */
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
-import { AppError } from '../../runtime/errors.js';
+import { AppError } from './errors.js';
 
 const VERSION = 'v1';
 const SALT = 'web-data-service/model-key-seal';

@@ -1,8 +1,8 @@
 /**
  * The settings of mention watches (POST /v1/mentions/watches …): where each platform's API is
- * reached and with which credentials, and how collections are paced. Part of the one
- * settings table (settings.ts spreads them in, and checks them there against SettingSpec);
- * README.md's "Configuration" lists them with the rest.
+ * reached and with which credentials, and how collections are paced. This family's part of the one settings table:
+ * pipeline/service/settings.ts assembles the parts, pipeline/runtime/config.ts parses them
+ * (`satisfies SettingsTable` checks each entry here); README.md's "Configuration" lists them.
  *
  * `<PLATFORM>_URL` replaces the platform's documented API base, so a deployment (and our
  * tests) can point a connector at a proxy or a stand-in; the endpoints are operator
@@ -11,6 +11,8 @@
  * public JSON instead). `web` asks the search providers (SEARCH_PROVIDERS, the local index
  * among them); `feeds` reads the feed URLs of the watch through the fetcher's SSRF guard.
  */
+import type { ConfigOf, SettingsTable } from '../runtime/config.js';
+
 export const MENTION_SETTINGS = {
   hackernewsUrl: {
     env: 'HACKERNEWS_URL',
@@ -123,4 +125,7 @@ export const MENTION_SETTINGS = {
     max: 300000,
     description: 'How long a collection waits for one platform (all its terms and pages); a platform that takes longer is that collection\'s error for it.',
   },
-} as const;
+} as const satisfies SettingsTable;
+
+/** The values of this part, as pipeline/runtime/config.ts parses them. */
+export type MentionsConfig = ConfigOf<typeof MENTION_SETTINGS>;

@@ -1,8 +1,11 @@
 /**
  * The settings of monitors (POST /v1/monitor …): how fast the frontier starts due checks and
- * how a check reads its pages. Part of the one settings table (settings.ts spreads them in,
- * and checks them there against SettingSpec); README.md's "Configuration" lists them.
+ * how a check reads its pages. This family's part of the one settings table:
+ * pipeline/service/settings.ts assembles the parts, pipeline/runtime/config.ts parses them
+ * (`satisfies SettingsTable` checks each entry here); README.md's "Configuration" lists them.
  */
+import type { ConfigOf, SettingsTable } from '../runtime/config.js';
+
 export const MONITOR_SETTINGS = {
   monitorStartsPerSecond: {
     env: 'MONITOR_STARTS_PER_SECOND',
@@ -29,4 +32,7 @@ export const MONITOR_SETTINGS = {
     max: 50,
     description: 'Pages of one check read at the same time.',
   },
-} as const;
+} as const satisfies SettingsTable;
+
+/** The values of this part, as pipeline/runtime/config.ts parses them. */
+export type MonitorsConfig = ConfigOf<typeof MONITOR_SETTINGS>;

@@ -1,0 +1,28 @@
+/**
+ * The service's configuration: the assembled settings table (./settings.ts) parsed once by the
+ * runtime's mechanism (pipeline/runtime/config.ts). This is the only file that reads
+ * `process.env` (test/architecture.test.ts checks it); everything else is handed the frozen
+ * result, or the part of it it needs.
+ */
+import { parseSettings, redactSettings, type ConfigOf, type Environment } from '../runtime/config.js';
+import type { Runtime } from '../runtime/runtime.js';
+import { SETTINGS } from './settings.js';
+
+export { ConfigError, maskUrl } from '../runtime/config.js';
+export { SETTINGS };
+
+/** Every setting's value: the runtime's and every family's. */
+export type Config = ConfigOf<typeof SETTINGS>;
+
+/** The runtime of a process of this service, carrying the whole config for its pools and gateway. */
+export type ServiceRuntime = Runtime<Config>;
+
+/** Parses the settings from an environment (default: the process's). Throws ConfigError. */
+export function loadConfig(env: Environment = process.env): Config {
+  return parseSettings(SETTINGS, env);
+}
+
+/** The config with secrets masked, safe to log: secret settings as `***`, proxy URLs without their user info. */
+export function redactedConfig(config: Config): Record<string, unknown> {
+  return redactSettings(SETTINGS, config);
+}

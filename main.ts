@@ -41,7 +41,7 @@ export type RoleArg = Role | 'all';
 /**
  * This build's actor pools and the capabilities each serves (schemas/capabilities.ts); the
  * gateway serves an operation when the build serves every capability its row in the operation
- * table needs (gateway/operations.ts), and answers it 501 otherwise. The classifier runs
+ * table needs (gateway/wiring.ts), and answers it 501 otherwise. The classifier runs
  * monitor checks (`monitors`, with the frontier's schedules and the scrape path) and sorts
  * and stores mentions (`mentions`, with the searcher that collects them); the
  * notifier calls job and monitor webhooks (`webhooks`: without it the gateway answers a job with a webhook
@@ -118,7 +118,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       keys?.close();
       await runtime.close();
     })());
-  // Every role's capabilities, as the gateway's routing sees them (gateway/operations.ts).
+  // Every role's capabilities, as the gateway's routing sees them (gateway/wiring.ts).
   const build = { serves: capabilitiesOf(actors) };
   try {
     for (const actor of actors.filter((a) => role === 'all' || a.role === role)) {

@@ -4,7 +4,7 @@
  * handler and a factory.
  * `serves` names the capabilities (schemas/capabilities.ts) this actor brings to the build: the
  * gateway serves an operation through the pipeline only when the build's actors serve every
- * capability its row in the operation table needs (gateway/operations.ts), and answers 501
+ * capability its row in the operation table needs (gateway/wiring.ts), and answers 501
  * `not_implemented` otherwise.
  */
 import type { Capability } from '../schemas/capabilities.js';

@@ -1,5 +1,5 @@
 /**
- * Extraction quality of the page rules (actors/parser/extract/rules): how often what they
+ * Extraction quality of the page rules (actors/parser/page-data/rules): how often what they
  * read from the visible page agrees with what the same page's own JSON-LD says, on pages
  * where the markup has been removed first.
  *
@@ -39,8 +39,8 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Element } from 'domhandler';
 import { loadHtml } from '../actors/parser/formats/load-html.js';
-import { readPageFacts } from '../actors/parser/extract/rules/index.js';
-import type { Thing, ThingValue } from '../pipeline/extract/types.js';
+import { readPageFacts } from '../actors/parser/page-data/rules/index.js';
+import type { Thing, ThingValue } from '../pipeline/structured/types.js';
 import { corpusDir, readHtml, readabilityPages, trafilaturaPages } from './corpus.js';
 import { emit } from './lib.js';
 

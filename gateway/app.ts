@@ -2,7 +2,7 @@
  * The HTTP gateway: Fastify on Node's HTTP server. It routes the 46 operations, serves the
  * OpenAPI document and the reference page, and answers every failure through one error
  * handler. It never fetches a page itself: the operations it serves, and how, are the
- * operation table's (gateway/operations.ts).
+ * operation table's (gateway/wiring.ts).
  */
 import { randomBytes } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
@@ -16,7 +16,7 @@ import { AccessLog, stampArrival } from './access-log.js';
 import { registerDocs } from './docs.js';
 import type { Handlers } from './handler.js';
 import { buildOpenApi } from './openapi.js';
-import { operationHandlers, type PipelineDeps } from './operations.js';
+import { operationHandlers, type PipelineDeps } from './wiring.js';
 import { RateLimiter } from './rate-limit.js';
 import { noRoute, sendError } from './replies.js';
 import { registerOperations } from './routes.js';

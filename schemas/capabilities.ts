@@ -1,7 +1,7 @@
 /**
  * What a build's actor pools can complete, by name: the contract between the actors and the
  * gateway. Each actor lists the capabilities it serves (main.ts ACTORS `serves`); each
- * operation of the gateway's table (gateway/operations.ts) names those it needs, and the
+ * operation of the gateway's table (gateway/wiring.ts) names those it needs, and the
  * gateway serves it only in a build whose actors (all roles) serve them all, answering 501
  * `not_implemented` otherwise.
  *

@@ -9,9 +9,9 @@
  * is the `price` of the thing in `offers`; a nested Person, Organization or Brand gives its
  * name to a text field, a PostalAddress one line, an ImageObject its url; a path may end in
  * a value rule, `jobLocationType=TELECOMMUTE->remote`: that value gives that text). Filling
- * (pipeline/extract/fill.ts) converts what it finds to the field's type (ISO 8601 durations to
+ * (pipeline/structured/fill.ts) converts what it finds to the field's type (ISO 8601 durations to
  * minutes, dates to RFC 3339, "€ 1.299,00" to 1299). `pageRules` lists the paths among them
- * that the page rules (actors/parser/extract/rules, `PAGE_RULE_PROPERTIES`) read from the
+ * that the page rules (actors/parser/page-data/rules, `PAGE_RULE_PROPERTIES`) read from the
  * visible page when the markup has nothing; a field without any is filled from markup or by
  * a model only. `schema`, which answers are validated against, is derived from the fields.
  */
@@ -43,7 +43,7 @@ export interface ExtractionTemplate {
 
 /**
  * What the page rules read from the visible page (the one `page` thing of
- * actors/parser/extract/rules): a headline, the byline's Person things, dates, the meta
+ * actors/parser/page-data/rules): a headline, the byline's Person things, dates, the meta
  * description and lead image, a price with its currency and availability, a rating, and an
  * organisation's contacts.
  */

@@ -8,7 +8,7 @@
  *   configuration changed in between): the page is finished with what markup gave, and says so.
  * - `json` with a template or schema: the model is asked for the missing fields only (their
  *   part of the schema), and its answer is merged without overwriting markup or page values;
- *   every value is validated against the schema before it is kept (pipeline/extract/fill.ts).
+ *   every value is validated against the schema before it is kept (pipeline/structured/fill.ts).
  *   With `prompt` alone, the model answers the whole object.
  * - `summary`: an abstractive summary in the page's language replaces the extractive one.
  * - Failures: a caller's key the provider rejects fails the page `model_key_rejected` (the
@@ -18,7 +18,7 @@
  *   the page fails with the model's code.
  * - Charging: the operator's model adds PRICES.operatorModelPage to the page when it answered;
  *   a caller's own model adds nothing (rule 9).
- * - The page is finished as the parser would have (pipeline/extract/finish.ts).
+ * - The page is finished as the parser would have (pipeline/structured/finish.ts).
  */
 import { PRICES } from '../../schemas/api/prices.js';
 import type { EventValue } from '../../schemas/events/index.js';
@@ -27,10 +27,10 @@ import type { Logger } from '../../pipeline/runtime/log.js';
 import type { Config } from '../../pipeline/service/config.js';
 import type { Outcome } from '../../pipeline/runtime/pool.js';
 import { parseJsonObject } from '../../pipeline/runtime/json.js';
-import { finishPage, type FinishDeps } from '../../pipeline/extract/finish.js';
-import { schemaOfTarget, writeJson, writeModel, writeSummary } from '../../pipeline/extract/answer.js';
-import { mergeModelAnswer, schemaForMissing } from '../../pipeline/extract/fill.js';
-import { decodeTask, type JsonTask, type SummaryTask } from '../../pipeline/extract/task.js';
+import { finishPage, type FinishDeps } from '../../pipeline/structured/finish.js';
+import { schemaOfTarget, writeJson, writeModel, writeSummary } from '../../pipeline/structured/answer.js';
+import { mergeModelAnswer, schemaForMissing } from '../../pipeline/structured/fill.js';
+import { decodeTask, type JsonTask, type SummaryTask } from '../../pipeline/structured/task.js';
 import { callerModel, generateStructured, generateText, operatorModel, type ModelChoice } from '../../pipeline/clients/models/index.js';
 import { openSealed } from '../../pipeline/runtime/seal.js';
 import { extractionPrompt, summaryPrompt, PROMPT_ONLY_SCHEMA } from './prompts.js';

@@ -30,10 +30,10 @@ import { cacheColumns, cachePlan, isPageSource } from '../../pipeline/pages/cach
 import { decodeScrapeOptions, defaultScrapeOptions } from '../../pipeline/pages/options.js';
 import { buildDocument, type ScrapeDocument } from './document/index.js';
 import { handleParseRequested } from './parse.js';
-import { extractFromPage, readPage, type ExtractionOutcome, type PageReading } from './extract/index.js';
-import { extractionPlan, type ExtractionPlan } from '../../pipeline/extract/plan.js';
-import { finishPage } from '../../pipeline/extract/finish.js';
-import { encodeTask, type ExtractTask, type FinishPlan } from '../../pipeline/extract/task.js';
+import { extractFromPage, readPage, type ExtractionOutcome, type PageReading } from './page-data/index.js';
+import { extractionPlan, type ExtractionPlan } from '../../pipeline/structured/plan.js';
+import { finishPage } from '../../pipeline/structured/finish.js';
+import { encodeTask, type ExtractTask, type FinishPlan } from '../../pipeline/structured/task.js';
 import type { Emission } from '../../pipeline/runtime/events.js';
 import { HEADERS } from '../../schemas/topics.js';
 import type { CheerioAPI } from 'cheerio';
@@ -155,10 +155,10 @@ interface PageRead {
 }
 
 /**
- * A page whose formats ask for extraction (actors/parser/extract): what markup and page rules
+ * A page whose formats ask for extraction (actors/parser/page-data): what markup and page rules
  * answer is written into the answer; what is left for a model goes to the extractor pool
  * (ExtractRequested), which finishes the page; otherwise the page is finished here
- * (pipeline/extract/finish.ts: change tracking, the reply, the job page).
+ * (pipeline/structured/finish.ts: change tracking, the reply, the job page).
  */
 async function finishExtraction(
   page: PageFetched,

@@ -5,7 +5,7 @@
  * Each URL is read through the real scrape path (a ScrapeRequested per URL with the request's
  * `scrapeOptions`, its cache and rendering rules) with one format, `{type: 'json', schema,
  * template, prompt}`: the parser fills it from the page's markup and page rules, and the
- * extractor asks a model for what is left (pipeline/extract, actors/parser/extract,
+ * extractor asks a model for what is left (pipeline/structured, actors/parser/page-data,
  * actors/extractor). Pages are read EXTRACT_PARALLEL at a time.
  *
  * - The model: the caller's own `model` ({provider, apiKey, name}) is sealed here (AES-256-GCM
@@ -18,7 +18,7 @@
  *   (`upstream_error`) or yields none of the asked fields (`no_data_found`) gets
  *   `error: {code, message}` and `data: null`, and costs nothing; the request still succeeds. A caller's key
  *   the provider rejects fails the whole request 400 `model_key_rejected` (nothing charged).
- * - `confidence` (0–1) is the page's `metadata.jsonConfidence` (pipeline/extract/fill.ts
+ * - `confidence` (0–1) is the page's `metadata.jsonConfidence` (pipeline/structured/fill.ts
  *   `confidenceOf`: where each field came from and how much of the schema was filled).
  * - Charging: each page as the scrape it is (a fresh page 1, a browser page 5, a cached one 0),
  *   plus PRICES.operatorModelPage for each page the operator's model answered; the caller's
@@ -37,7 +37,7 @@ import type { HandlerContext, OperationHandler } from '../handler.js';
 import { ValidationFailed } from '../replies.js';
 import type { Config } from '../../pipeline/service/config.js';
 import { readPages } from './pages.js';
-import { jsonTargetProblems, MODEL_REQUIRED_MESSAGE, promptOnly } from './extraction.js';
+import { jsonTargetProblems, MODEL_REQUIRED_MESSAGE, promptOnly } from './format-checks.js';
 import { scrapeEstimate, unservedScrapeOptions, type ScrapeRouting } from './scrape.js';
 
 /** Pages read at once for one request. */

@@ -5,7 +5,7 @@
  * store's `jobs` table, status `scraping`) and publishes a JobEvent `started`; the frontier
  * does the rest (actors/frontier/jobs). The answer is `{id, url}`, `url` being the job's
  * status path. Starting is free but needs a balance of at least one page (the operations'
- * price, gateway/operations.ts, reserves one); each page is charged as it is stored (the frontier holds a page's credits before fetching it, and a
+ * price, gateway/wiring.ts, reserves one); each page is charged as it is stored (the frontier holds a page's credits before fetching it, and a
  * job whose balance runs out ends `failed`, keeping its pages).
  *
  * Status is `{status, total, completed, failed, creditsUsed, expiresAt, error?, data, next}`
@@ -34,7 +34,7 @@ import { JOB_ERRORS, JOB_PAGES_SETTLED } from '../../pipeline/runtime/store/quer
 import type { ScrapeOptions } from '../../schemas/api/scrape-options.js';
 import { tenantOf, type HandlerContext, type OperationHandler, type RecordDeps } from '../handler.js';
 import { unservedScrapeOptions } from './scrape.js';
-import { checkExtractionFormats } from './extraction.js';
+import { checkExtractionFormats } from './format-checks.js';
 
 /** What the gateway needs to accept job webhooks: the SSRF check of their URL (NetGuard). */
 export interface WebhookAcceptance {

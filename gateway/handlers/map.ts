@@ -3,7 +3,7 @@
  * the frontier's Reply, whose data is `{links: [{url, title?, description?}]}` and, when the
  * time budget cut the discovery short, `warning` (actors/frontier/map-handler.ts). A map is one
  * flat charge (schemas/api/prices.ts PRICES.map, the spec's charging rule 5), reserved before
- * (the operation's price, gateway/operations.ts) and charged after; a failed map is not charged.
+ * (the operation's price, gateway/wiring.ts) and charged after; a failed map is not charged.
  */
 import { MAP_TIME_BUDGET_MS, type MapBody } from '../../schemas/api/page-reading.js';
 import { PIPELINE_SLACK_MS, type Requester } from '../../pipeline/runtime/request-reply.js';

@@ -6,7 +6,7 @@
  * The gateway picks the path (pipeline/pages/rendering.ts `needsBrowser`): a scrape with
  * `waitFor > 0`, `actions`, or the `screenshot` or `network` format goes to `renderRequested`
  * (the renderer pool, Chromium) and reserves a browser page's credits (`scrapeEstimate`, the
- * operation's price in gateway/operations.ts); every other scrape goes
+ * operation's price in gateway/wiring.ts); every other scrape goes
  * to `scrapeRequested` (the fetcher, plain HTTP). A build without a renderer answers 501 for
  * the browser options. (A plain scrape whose fetch meets a challenge frame is sent on to the
  * renderer by the fetcher, still charged the fetched page reserved here: `escalated`.)
@@ -20,8 +20,8 @@ import { PRICES } from '../../schemas/api/prices.js';
 import { PIPELINE_SLACK_MS, type Requester } from '../../pipeline/runtime/request-reply.js';
 import type { OperationHandler } from '../handler.js';
 import { askPipeline, replyResult } from './ask.js';
-import { checkExtractionFormats, EXTRACTION_FORMATS } from './extraction.js';
-import { extractionEstimate } from '../../pipeline/extract/plan.js';
+import { checkExtractionFormats, EXTRACTION_FORMATS } from './format-checks.js';
+import { extractionEstimate } from '../../pipeline/structured/plan.js';
 
 
 /**

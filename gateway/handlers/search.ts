@@ -30,7 +30,7 @@ import { placeQueryProblem } from '../../pipeline/search/places.js';
 import type { HandlerContext, HandlerResult, OperationHandler } from '../handler.js';
 import { ValidationFailed } from '../replies.js';
 import { askPipeline } from './ask.js';
-import { checkExtractionFormats } from './extraction.js';
+import { checkExtractionFormats } from './format-checks.js';
 import { readPages } from './pages.js';
 import { scrapeEstimate, unservedScrapeOptions, type ScrapeRouting } from './scrape.js';
 

@@ -272,7 +272,7 @@ export const OPERATIONS = [
   op({ id: 'source', method: 'GET', path: '/v1/source', tag: 'Reference', summary: 'Source-code offer', auth: false, pricing: 'free' }),
 ] as const satisfies readonly Operation[];
 
-/** The id of an operation of the contract: what the gateway's operation table (gateway/operations.ts) is keyed by. */
+/** The id of an operation of the contract: what the gateway's operation table (gateway/wiring.ts) is keyed by. */
 export type OperationId = (typeof OPERATIONS)[number]['id'];
 
 /** The operations the contract prices `free`: they never charge. */

@@ -7,7 +7,7 @@
  * beyond those stated: not shown") has no rule; the operation's description in
  * schemas/api/operations.ts states it, and the same test checks the two agree.
  *
- * The gateway reserves from these before the work (gateway/operations.ts, each operation's
+ * The gateway reserves from these before the work (gateway/wiring.ts, each operation's
  * price), the actors charge them in their replies, and a job's frontier holds them per page.
  * Rule 1 (a failed request is not charged) is the gateway's settlement (gateway/routes.ts).
  */

@@ -59,7 +59,7 @@ export interface ExtractRequested {
   source: string;
   /** The page's answer so far as JSON: its formats and metadata, with `json` filled from markup and page rules. */
   document: string;
-  /** What is left for a model, as JSON (pipeline/extract/task.ts): the json target and its missing fields, the prompt, the summary, the change tracking to finish. */
+  /** What is left for a model, as JSON (pipeline/structured/task.ts): the json target and its missing fields, the prompt, the summary, the change tracking to finish. */
   task: string;
   /** The page's main content as markdown, what the model reads (cut to MODEL_MAX_INPUT_CHARS by the extractor). */
   text: string;

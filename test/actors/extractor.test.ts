@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { extractRequestedHandling, handleExtractRequested, type ExtractRequested } from '../../actors/extractor/index.js';
 import { sealSecret } from '../../pipeline/runtime/seal.js';
-import { encodeTask, type ExtractTask } from '../../pipeline/extract/task.js';
+import { encodeTask, type ExtractTask } from '../../pipeline/structured/task.js';
 import { jobPageRequestId, newJobId } from '../../pipeline/jobs/pages.js';
 import { loadConfig } from '../../pipeline/service/config.js';
 import type { AnyEmission } from '../../pipeline/runtime/events.js';

@@ -1,5 +1,5 @@
 /**
- * The page rules (actors/parser/extract/rules): what a reader sees on a page without
+ * The page rules (actors/parser/page-data/rules): what a reader sees on a page without
  * structured markup, read into one `source: 'page'` thing. Articles in three languages,
  * product pages, a contact page, an empty page, what is never read (footer dates, markup),
  * the untouched tree, and hostile inputs that must stay linear; and the view's shortcuts
@@ -8,11 +8,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import { loadHtml } from '../../actors/parser/formats/load-html.js';
-import { findDate, parseDateAttribute, parseMoney, readPageFacts, titleHeadline } from '../../actors/parser/extract/rules/index.js';
-import { type Anchor, nearest, nearestInOrder } from '../../actors/parser/extract/rules/near.js';
-import { ownText, ownTextHead, ownTextOf, ownTextStart } from '../../actors/parser/extract/rules/text.js';
-import { type Node, Ctx, FURNITURE, hinted, viewOf } from '../../actors/parser/extract/rules/view.js';
-import type { Thing, ThingValue } from '../../pipeline/extract/types.js';
+import { findDate, parseDateAttribute, parseMoney, readPageFacts, titleHeadline } from '../../actors/parser/page-data/rules/index.js';
+import { type Anchor, nearest, nearestInOrder } from '../../actors/parser/page-data/rules/near.js';
+import { ownText, ownTextHead, ownTextOf, ownTextStart } from '../../actors/parser/page-data/rules/text.js';
+import { type Node, Ctx, FURNITURE, hinted, viewOf } from '../../actors/parser/page-data/rules/view.js';
+import type { Thing, ThingValue } from '../../pipeline/structured/types.js';
 
 const URL = 'https://news.example.com/2024/politics/harbour-plan';
 
@@ -28,7 +28,7 @@ const nested = (thing: Thing, name: string): Thing => thing.props[name]?.[0] as 
 const PROSE =
   'The city council approved the new harbour plan on Tuesday after years of debate, setting aside money for flood walls and a ferry terminal. Work starts next spring.';
 
-describe('actors/parser/extract/rules: articles', () => {
+describe('actors/parser/page-data/rules: articles', () => {
   const english = `<!doctype html><html lang="en"><head><title>Council approves harbour plan | Example News</title></head><body>
     <header class="site-header"><h1 class="site-logo"><a href="/"><img src="/logo.png" alt="Example News"></a></h1>
       <nav><a href="/politics">Politics</a> <span>March 1, 2024</span></nav></header>
@@ -103,7 +103,7 @@ describe('actors/parser/extract/rules: articles', () => {
   });
 });
 
-describe('actors/parser/extract/rules: products', () => {
+describe('actors/parser/page-data/rules: products', () => {
   const product = `<html lang="de"><head><title>Acme Wasserkocher KX-100 kaufen</title></head><body>
     <nav><span class="price">9,99 €</span></nav>
     <div class="product"><h1>Acme Wasserkocher KX-100</h1>
@@ -170,7 +170,7 @@ describe('actors/parser/extract/rules: products', () => {
   });
 });
 
-describe('actors/parser/extract/rules: contact pages, empty pages, markup', () => {
+describe('actors/parser/page-data/rules: contact pages, empty pages, markup', () => {
   it('reads the address (lines joined), e-mail and telephone of a contact page', () => {
     const got = facts(`<html><body><h1>Contact</h1><div class="contact">
       <address>Acme GmbH<br>Hauptstraße 5<br>10115 Berlin<br>Tel: +49 30 1234567<br>info@acme.example</address>
@@ -212,7 +212,7 @@ describe('actors/parser/extract/rules: contact pages, empty pages, markup', () =
   });
 });
 
-describe('actors/parser/extract/rules: dates', () => {
+describe('actors/parser/page-data/rules: dates', () => {
   it('reads the common written formats into ISO 8601', () => {
     const iso = (text: string, lang = '') => findDate(text, lang)?.iso;
     expect(iso('2024-03-12')).toBe('2024-03-12');
@@ -242,7 +242,7 @@ describe('actors/parser/extract/rules: dates', () => {
   });
 });
 
-describe('actors/parser/extract/rules: hostile pages stay linear', () => {
+describe('actors/parser/page-data/rules: hostile pages stay linear', () => {
   it('reads a 200 KB run of digits, commas and spaces in a price element', () => {
     const run = '1,2 3.4'.repeat(30_000);
     const got = facts(`<html><body><h1>Widget</h1><button>Add to cart</button><span class="price">${run} €</span>
@@ -260,7 +260,7 @@ describe('actors/parser/extract/rules: hostile pages stay linear', () => {
   });
 });
 
-describe('actors/parser/extract/rules: the view and its shortcuts read what the plain way reads', () => {
+describe('actors/parser/page-data/rules: the view and its shortcuts read what the plain way reads', () => {
   it('scans in document order nearest first exactly as the sorting scan does', () => {
     const rows = Array.from({ length: 60 }, (_, i) =>
       `<div class="${i % 7 === 0 ? 'sidebar' : 'row'}"><p>${i % 9 ? 'word' : ''}</p><span>x</span><em></em></div>`);

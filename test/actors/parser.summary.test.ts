@@ -1,10 +1,10 @@
 /**
- * The extractive summary (actors/parser/extract/summary.ts): markdown reduced to prose,
+ * The extractive summary (actors/parser/page-data/summary.ts): markdown reduced to prose,
  * sentences split by Intl.Segmenter in English, German and Japanese, the central ones chosen
  * and returned in the page's order within the limits, the same answer every time.
  */
 import { describe, expect, it } from 'vitest';
-import { extractiveSummary, inlineText, proseParagraphs } from '../../actors/parser/extract/summary.js';
+import { extractiveSummary, inlineText, proseParagraphs } from '../../actors/parser/page-data/summary.js';
 
 const ENGLISH = `# Harbour plan approved
 
@@ -33,7 +33,7 @@ The council will review the harbour plan's costs every year, **starting in 2025*
 const positions = (summary: string, source: string): number[] =>
   summary.split(/(?<=[.!?])\s/).map((s) => source.indexOf(s.slice(0, 20)));
 
-describe('actors/parser/extract/summary', () => {
+describe('actors/parser/page-data/summary', () => {
   it('picks the central English sentences, in the page order, without markdown syntax', () => {
     const result = extractiveSummary(ENGLISH, { language: 'en', maxSentences: 2 });
     expect(result.sentences).toBe(2);

@@ -8,7 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { HandlerContext, OperationHandler } from '../../gateway/handler.js';
 import type { JobHandlerOptions } from '../../gateway/handlers/jobs.js';
 import type { RecordDeps } from '../../gateway/handler.js';
-import { OPERATION_TABLE, type PipelineHandlerDeps } from '../../gateway/operations.js';
+import { OPERATION_TABLE, type PipelineHandlerDeps } from '../../gateway/wiring.js';
 import type { Config } from '../../pipeline/service/config.js';
 import type { Requester } from '../../pipeline/runtime/request-reply.js';
 import type { Emission } from '../../pipeline/runtime/events.js';

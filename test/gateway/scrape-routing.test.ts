@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import type { HandlerContext } from '../../gateway/handler.js';
 import { scrapeEstimate, scrapeHandler, unservedScrapeOptions } from '../../gateway/handlers/scrape.js';
-import { OPERATION_TABLE } from '../../gateway/operations.js';
+import { OPERATION_TABLE } from '../../gateway/wiring.js';
 import { AppError } from '../../pipeline/runtime/errors.js';
 import { createLogger } from '../../pipeline/runtime/log.js';
 import { needsBrowser } from '../../pipeline/pages/rendering.js';

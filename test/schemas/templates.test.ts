@@ -5,8 +5,8 @@
  * descriptions GET /v1/templates has always listed.
  */
 import { describe, expect, it } from 'vitest';
-import { checkCallerSchema } from '../../pipeline/extract/schema.js';
-import { conform } from '../../pipeline/extract/fill.js';
+import { checkCallerSchema } from '../../pipeline/structured/schema.js';
+import { conform } from '../../pipeline/structured/fill.js';
 import { PAGE_RULE_PROPERTIES, TEMPLATES, findTemplate } from '../../schemas/templates.js';
 
 describe('schemas/templates', () => {

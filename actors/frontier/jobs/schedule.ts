@@ -15,7 +15,7 @@ import { endJob, jobRunning, jobTtlMs, type JobRecord, type JobStateDeps } from 
 import type { KeyRecord, KeyRegistry } from '../../../pipeline/keys/registry.js';
 import type { Logger } from '../../../pipeline/runtime/log.js';
 import { needsBrowser } from '../../../pipeline/pages/rendering.js';
-import { extractionEstimate } from '../../../pipeline/extract/plan.js';
+import { extractionEstimate } from '../../../pipeline/structured/plan.js';
 import { scrapeRequestFields, scrapeTopic } from '../../../pipeline/pages/scrape-request.js';
 import { PRICES } from '../../../schemas/api/prices.js';
 import { PAGE_TIMEOUT_MS, type ScrapeOptions } from '../../../schemas/api/scrape-options.js';

@@ -50,7 +50,7 @@ export interface HtmlMode {
   readonly pageLinks?: (links: string[]) => void;
   /**
    * Called with the whole page as loaded, before anything is removed, and its base URL: the
-   * extraction reads the page's structured markup and visible facts here (actors/parser/extract).
+   * extraction reads the page's structured markup and visible facts here (actors/parser/page-data).
    * It must not change the tree.
    */
   readonly read?: ($: CheerioAPI, base: string) => void;

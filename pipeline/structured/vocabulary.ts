@@ -1,5 +1,5 @@
 /**
- * The little schema.org knowledge filling needs, as tables (pipeline/extract/fill.ts):
+ * The little schema.org knowledge filling needs, as tables (pipeline/structured/fill.ts):
  *
  * - `isSubtype` (the type table is schema-org.ts, shared with the markup reader): a
  *   template's `Article` takes a `NewsArticle`, `Organization` a `Restaurant`;

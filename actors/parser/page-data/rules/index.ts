@@ -1,7 +1,7 @@
 /**
  * The page rules: what a reader can see on a page that carries no structured markup, read
  * into one schema.org-shaped thing (`source: 'page'`). Structured markup — JSON-LD,
- * microdata, RDFa, `<meta>` tags — is the markup reader's (actors/parser/extract/markup);
+ * microdata, RDFa, `<meta>` tags — is the markup reader's (actors/parser/page-data/markup);
  * these rules never look at it: no `<script>`, no `<meta>`, no itemprop/itemscope,
  * property/typeof attributes. They read elements, class and id words, visible text,
  * `<time datetime>`, `rel="author"` links, `<address>`, `mailto:` and `tel:` links, the
@@ -32,7 +32,7 @@
  * the rules do not expect yields what was read so far rather than an error.
  */
 import type { CheerioAPI } from 'cheerio';
-import type { Thing, ThingValue } from '../../../../pipeline/extract/types.js';
+import type { Thing, ThingValue } from '../../../../pipeline/structured/types.js';
 import { absolute } from '../../formats/urls.js';
 import { readAuthors } from './authors.js';
 import { contentRegion, readDescription, readImage } from './content.js';

@@ -1,10 +1,10 @@
 /**
  * The questions the markup reader asks of schema.org's type hierarchy (the table is
- * pipeline/extract/schema-org.ts, shared with filling): is a thing of a type or one of its
+ * pipeline/structured/schema-org.ts, shared with filling): is a thing of a type or one of its
  * subtypes, and which things of a page are.
  */
-import type { Thing } from '../../../../pipeline/extract/types.js';
-import { isSubtype } from '../../../../pipeline/extract/schema-org.js';
+import type { Thing } from '../../../../pipeline/structured/types.js';
+import { isSubtype } from '../../../../pipeline/structured/schema-org.js';
 import { hasValues, shortName } from './values.js';
 
 /** Whether the thing is of `type` or of one of its subtypes (`type` as a short name or schema.org IRI). */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_SCHEMA_BYTES, checkCallerSchema, normalizeCallerSchema } from '../../pipeline/extract/schema.js';
-import { conform, fillFromThings } from '../../pipeline/extract/fill.js';
-import type { Thing } from '../../pipeline/extract/types.js';
+import { MAX_SCHEMA_BYTES, checkCallerSchema, normalizeCallerSchema } from '../../pipeline/structured/schema.js';
+import { conform, fillFromThings } from '../../pipeline/structured/fill.js';
+import type { Thing } from '../../pipeline/structured/types.js';
 
 const S = { type: 'string' } as const;
 
@@ -27,7 +27,7 @@ const PYDANTIC = {
   type: 'object',
 };
 
-describe('pipeline/extract/schema: checkCallerSchema', () => {
+describe('pipeline/structured/schema: checkCallerSchema', () => {
   it('accepts typical schemas: zod (draft-07), pydantic ($defs, anyOf null), 2020-12, property maps, top-level arrays', () => {
     expect(checkCallerSchema(ZOD)).toEqual([]);
     expect(checkCallerSchema(PYDANTIC)).toEqual([]);
@@ -103,7 +103,7 @@ describe('pipeline/extract/schema: checkCallerSchema', () => {
   });
 });
 
-describe('pipeline/extract/schema: normalizeCallerSchema', () => {
+describe('pipeline/structured/schema: normalizeCallerSchema', () => {
   it('wraps a top-level array schema as {items}, lifting $defs so references still resolve', () => {
     const array = { $schema: 'http://json-schema.org/draft-07/schema', type: 'array', items: { $ref: '#/$defs/P' }, $defs: { P: { type: 'object', properties: { name: S } } } };
     expect(normalizeCallerSchema(array)).toEqual({

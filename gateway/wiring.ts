@@ -27,7 +27,7 @@
  * `byPipeline` row naming the capabilities it needs, its price and the factory. A new kind of
  * actor work is a new capability in schemas/capabilities.ts, served by the actor that does it
  * (its `serves` in main.ts ACTORS). The table is keyed by the contract's ids: a missing or
- * unknown id does not compile, and test/gateway/operations.test.ts checks the spec's endpoint
+ * unknown id does not compile, and test/gateway/wiring.test.ts checks the spec's endpoint
  * index against it.
  */
 import type { Config } from '../pipeline/service/config.js';

@@ -1,9 +1,9 @@
 /**
  * The shapes extraction passes between its parts: what the page's structured markup says
- * (actors/parser/extract/markup), what the page rules read from the visible page
- * (actors/parser/extract/rules), and how a filled answer records where each field came from
- * (pipeline/extract/fill.ts). The parser reads markup and rules; the extractor pool
- * (actors/extractor) asks a model for what is left; both fill through pipeline/extract.
+ * (actors/parser/page-data/markup), what the page rules read from the visible page
+ * (actors/parser/page-data/rules), and how a filled answer records where each field came from
+ * (pipeline/structured/fill.ts). The parser reads markup and rules; the extractor pool
+ * (actors/extractor) asks a model for what is left; both fill through pipeline/structured.
  */
 
 /** Where a thing was read: a markup syntax, the page's meta tags, or the page rules. */
@@ -27,7 +27,7 @@ export interface Thing {
   readonly props: Readonly<Record<string, readonly ThingValue[]>>;
 }
 
-/** Where a filled field's value came from; `confidence` weighs them (pipeline/extract/fill.ts). */
+/** Where a filled field's value came from; `confidence` weighs them (pipeline/structured/fill.ts). */
 export type FieldSource = 'markup' | 'page' | 'model';
 
 export const sourceOfThing = (source: ThingSource): FieldSource => (source === 'page' ? 'page' : 'markup');

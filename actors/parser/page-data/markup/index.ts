@@ -1,7 +1,7 @@
 /**
  * The page's structured markup — JSON-LD, microdata, RDFa Lite, and the Open Graph / Twitter
  * card / meta tags — read from the tree the parser already loaded and normalised to
- * schema.org-shaped `Thing`s (pipeline/extract/types.ts). The `json` format answers from
+ * schema.org-shaped `Thing`s (pipeline/structured/types.ts). The `json` format answers from
  * these first; the page rules and the model fill what they leave.
  *
  * Order of `things`: the JSON-LD things, then the microdata items, then the RDFa nodes (each
@@ -31,7 +31,7 @@
  * `isType`, `findThings`), to-json.ts (`thingToJson`).
  */
 import type { CheerioAPI } from 'cheerio';
-import type { Thing } from '../../../../pipeline/extract/types.js';
+import type { Thing } from '../../../../pipeline/structured/types.js';
 import { readJsonLd } from './json-ld.js';
 import { readMeta } from './meta.js';
 import { readMicrodata } from './microdata.js';

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { confidenceOf, conform, fillFromThings, mergeModelAnswer, schemaForMissing, targetSchema, type ExtractTarget, type Filled } from '../../pipeline/extract/fill.js';
-import { pathsForName } from '../../pipeline/extract/fields.js';
-import { durationMinutes, parseDate, parseNumber, plainText, cutAtWord } from '../../pipeline/extract/text.js';
-import type { Thing, ThingSource, ThingValue } from '../../pipeline/extract/types.js';
+import { confidenceOf, conform, fillFromThings, mergeModelAnswer, schemaForMissing, targetSchema, type ExtractTarget, type Filled } from '../../pipeline/structured/fill.js';
+import { pathsForName } from '../../pipeline/structured/fields.js';
+import { durationMinutes, parseDate, parseNumber, plainText, cutAtWord } from '../../pipeline/structured/text.js';
+import type { Thing, ThingSource, ThingValue } from '../../pipeline/structured/types.js';
 import { findTemplate } from '../../schemas/templates.js';
 
 // ---- hand-built things (the markup reader's shape: types, source, props as arrays) -------
@@ -29,7 +29,7 @@ const N = { type: 'number' } as const;
 
 // ---- templates ------------------------------------------------------------------------
 
-describe('pipeline/extract/fill: templates from JSON-LD-like things', () => {
+describe('pipeline/structured/fill: templates from JSON-LD-like things', () => {
   it('fills every product field from a Product with a nested Offer, Brand, images and rating', () => {
     const product = thing('Product', {
       name: 'Acme Anvil 5kg',
@@ -239,7 +239,7 @@ describe('pipeline/extract/fill: templates from JSON-LD-like things', () => {
   });
 });
 
-describe('pipeline/extract/fill: markup first, then the page', () => {
+describe('pipeline/structured/fill: markup first, then the page', () => {
   const markupProduct = thing('Product', { name: 'Anvil', offers: thing('Offer', { price: 10, priceCurrency: 'USD' }) });
 
   it('prefers markup over the page thing', () => {
@@ -316,7 +316,7 @@ describe('pipeline/extract/fill: markup first, then the page', () => {
 
 // ---- caller schemas -----------------------------------------------------------------
 
-describe('pipeline/extract/fill: a caller schema matched by name and meaning', () => {
+describe('pipeline/structured/fill: a caller schema matched by name and meaning', () => {
   const article = thing('NewsArticle', {
     headline: 'Rates rise again',
     datePublished: '2024-03-12T09:30:00Z',
@@ -470,7 +470,7 @@ describe('pipeline/extract/fill: a caller schema matched by name and meaning', (
 
 // ---- coercion rules -------------------------------------------------------------------
 
-describe('pipeline/extract/coerce and text: the conversion rules', () => {
+describe('pipeline/structured/coerce and text: the conversion rules', () => {
   it('reads numbers in the usual notations', () => {
     expect(['1.299,00', '1,299.00', '€ 19.99', '19,99 EUR', '1 299,00 zł', "CHF 1'299.50", '1,299', '1.299.000', '-5', '0,5', '4.667'].map(parseNumber)).toEqual([
       1299, 1299, 19.99, 19.99, 1299, 1299.5, 1299, 1299000, -5, 0.5, 4.667,
@@ -540,7 +540,7 @@ describe('pipeline/extract/coerce and text: the conversion rules', () => {
 
 // ---- the model's turn -------------------------------------------------------------------
 
-describe('pipeline/extract/fill: a model for what is left', () => {
+describe('pipeline/structured/fill: a model for what is left', () => {
   const schema = obj({ name: S, price: N, brand: S, tags: { type: 'array', items: S }, release: { type: 'string', format: 'date' } }, ['name']);
   const filled: Filled = fillFromThings(schemaTarget(schema), [thing('Product', { name: 'Anvil', offers: thing('Offer', { price: 10 }) })], null);
 
@@ -586,7 +586,7 @@ describe('pipeline/extract/fill: a model for what is left', () => {
 
 // ---- conform ------------------------------------------------------------------------
 
-describe('pipeline/extract/validate: conform', () => {
+describe('pipeline/structured/validate: conform', () => {
   it('removes what breaks the schema, names it, and keeps the rest', () => {
     const schema = {
       type: 'object',
@@ -631,7 +631,7 @@ describe('pipeline/extract/validate: conform', () => {
 
 // ---- confidence -----------------------------------------------------------------------
 
-describe('pipeline/extract/confidence', () => {
+describe('pipeline/structured/confidence', () => {
   const schema = obj({ a: S, b: S, c: S, d: S }, ['a']);
   const of = (sources: Record<string, 'markup' | 'page' | 'model'>) =>
     confidenceOf(schema, { sources, missing: ['a', 'b', 'c', 'd'].filter((f) => !(f in sources)) });

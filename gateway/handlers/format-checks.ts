@@ -6,12 +6,12 @@
  * - A `json` format's `template` must name one of GET /v1/templates (422 `template_unknown`).
  * - A `json` format's `schema` must be a JSON Schema the service can fill and validate against:
  *   valid, of an object (a top-level array is wrapped as `{items: …}`), and bounded in size
- *   (pipeline/extract/schema.ts; 422 `schema_invalid`, `schema_not_object`, `schema_too_large`).
+ *   (pipeline/structured/schema.ts; 422 `schema_invalid`, `schema_not_object`, `schema_too_large`).
  * - A `prompt` with neither `schema` nor `template` needs a model: without the operator's (and,
  *   on POST /v1/extract, without the caller's own `model`) it is 400 `model_required`.
  */
 import { AppError } from '../../pipeline/runtime/errors.js';
-import { checkCallerSchema } from '../../pipeline/extract/schema.js';
+import { checkCallerSchema } from '../../pipeline/structured/schema.js';
 import { TEMPLATES, findTemplate } from '../../schemas/templates.js';
 import { ValidationFailed } from '../replies.js';
 import type { ValidationDetail } from '../validation.js';

@@ -3,7 +3,7 @@
  * and from the extractor (after a model): `json` is the filled object as it passes the
  * target's schema (`conform`: a value that breaks the schema is removed and named, never
  * sent), `metadata.jsonSources` says where each field came from (`markup`, `page`, `model`)
- * and `metadata.jsonConfidence` how far to trust the whole (pipeline/extract/fill.ts
+ * and `metadata.jsonConfidence` how far to trust the whole (pipeline/structured/fill.ts
  * `confidenceOf`); `summary` with `metadata.summarySource` (`extractive` or `model`).
  */
 import { findTemplate } from '../../schemas/templates.js';

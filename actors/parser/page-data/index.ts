@@ -6,7 +6,7 @@
  *   hook): its structured markup (markup/: JSON-LD, microdata, RDFa, Open Graph, meta tags)
  *   and its visible facts (rules/: headline, byline, dates, prices, ratings, addresses).
  * - `json`: a template or the caller's schema is filled from markup first, then page rules
- *   (pipeline/extract/fill.ts); fields still empty go to a model when one is available (the
+ *   (pipeline/structured/fill.ts); fields still empty go to a model when one is available (the
  *   caller's own on POST /v1/extract, else the operator's MODEL_*), else they stay out and are
  *   named in `warning`. With neither schema nor template, `prompt` needs a model (none:
  *   `model_required`), and with no prompt either the answer is the page's own structured data,
@@ -22,11 +22,11 @@
 import type { CheerioAPI } from 'cheerio';
 import { findTemplate } from '../../../schemas/templates.js';
 import { AppError } from '../../../pipeline/runtime/errors.js';
-import { fillFromThings, normalizeCallerSchema, type ExtractTarget, type Filled } from '../../../pipeline/extract/fill.js';
-import { writeJson, writeSummary } from '../../../pipeline/extract/answer.js';
-import type { ExtractionPlan, JsonRequest } from '../../../pipeline/extract/plan.js';
-import type { ExtractTask, FinishPlan, JsonTarget, JsonTask, SummaryTask } from '../../../pipeline/extract/task.js';
-import type { Thing } from '../../../pipeline/extract/types.js';
+import { fillFromThings, normalizeCallerSchema, type ExtractTarget, type Filled } from '../../../pipeline/structured/fill.js';
+import { writeJson, writeSummary } from '../../../pipeline/structured/answer.js';
+import type { ExtractionPlan, JsonRequest } from '../../../pipeline/structured/plan.js';
+import type { ExtractTask, FinishPlan, JsonTarget, JsonTask, SummaryTask } from '../../../pipeline/structured/task.js';
+import type { Thing } from '../../../pipeline/structured/types.js';
 import { readStructuredData, thingToJson } from './markup/index.js';
 import { readPageFacts } from './rules/index.js';
 import { extractiveSummary } from './summary.js';

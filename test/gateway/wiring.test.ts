@@ -1,5 +1,5 @@
 /**
- * gateway/operations.ts, the operation table: a row for every operation of the contract and
+ * gateway/wiring.ts, the operation table: a row for every operation of the contract and
  * of the spec's endpoint index (served, or explicitly not served), prices that agree with
  * the contract's pricing, and handlers built for exactly the rows the build serves. The
  * `@ts-expect-error` lines are checked by `tsc -p tsconfig.json`: a table missing an id,
@@ -16,7 +16,7 @@ import {
   type OperationRow,
   type OperationTable,
   type PipelineDeps,
-} from '../../gateway/operations.js';
+} from '../../gateway/wiring.js';
 import { loadConfig } from '../../pipeline/service/config.js';
 import type { Requester } from '../../pipeline/runtime/request-reply.js';
 import { OPERATIONS, type OperationId } from '../../schemas/api/operations.js';
@@ -50,7 +50,7 @@ export function typeChecks(): void {
   void [withoutExtract, extra, freeMap, meteredStatus, unknownNeed];
 }
 
-describe('gateway/operations', () => {
+describe('gateway/wiring', () => {
   it('has one row per operation of the contract, and no other', () => {
     expect(ROWS.map(([id]) => id).sort()).toEqual(OPERATIONS.map((op) => op.id).sort());
     expect(ROWS).toHaveLength(46);
@@ -109,7 +109,7 @@ describe('gateway/operations', () => {
         const id = byRoute.get(route);
         return !id || !(id in OPERATION_TABLE);
       });
-      expect(withoutRow, 'spec operations with no row in gateway/operations.ts').toEqual([]);
+      expect(withoutRow, 'spec operations with no row in gateway/wiring.ts').toEqual([]);
     });
   });
 

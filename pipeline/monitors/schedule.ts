@@ -24,6 +24,8 @@
 import { HEADERS } from '../../schemas/topics.js';
 import type { AnyEmission } from '../runtime/events.js';
 import { DueSchedule, type Scheduled } from '../runtime/state/due-schedule.js';
+import type { CheckRecord } from './checks.js';
+import type { MonitorRecord } from './record.js';
 import type { State } from '../runtime/state/state.js';
 
 export { nextDue, RUNNING_TTL_MS, type Scheduled } from '../runtime/state/due-schedule.js';
@@ -50,12 +52,30 @@ export const extendRunning = (state: State, monitorId: string) => MONITORS.exten
 /** Releases the latch if `checkId` still holds it. */
 export const releaseRunning = (state: State, monitorId: string, checkId: string) => MONITORS.releaseRunning(state, monitorId, checkId);
 
-/** The MonitorCheckRequested that hands a queued check to the classifier. */
-export function checkRequestEvent(check: { readonly id: string; readonly tenant: string; readonly monitorId: string }, requestId = check.id): AnyEmission {
+/** What the classifier and the notifier need of a monitor: read once, by whoever queues its check. */
+export type CheckedMonitor = Pick<MonitorRecord, 'name' | 'goal' | 'sealedWebhook'>;
+
+/**
+ * The MonitorCheckRequested fields of a queued check but those every request carries (`ask`
+ * fills them in for a manual run that awaits its answer). `resumed`: sent again after a crash,
+ * so the classifier reads the check's row and the pages it already judged; `monitor` null: it
+ * reads the monitor too.
+ */
+export function checkRequestFields(check: CheckRecord, monitor: CheckedMonitor | null, resumed = false) {
+  return {
+    monitorId: check.monitorId,
+    checkId: check.id,
+    check: { trigger: check.trigger, scheduledAtMs: check.scheduledAtMs, queuedAtMs: check.queuedAtMs, urls: [...check.urls], resumed },
+    monitor: monitor && { name: monitor.name, goal: monitor.goal, sealedWebhook: monitor.sealedWebhook },
+  };
+}
+
+/** The MonitorCheckRequested that hands a queued check to the classifier (nobody awaits its answer). */
+export function checkRequestEvent(check: CheckRecord, monitor: CheckedMonitor | null, resumed = false): AnyEmission {
   return {
     topic: 'monitorChecks',
     key: check.monitorId,
-    headers: { [HEADERS.requestId]: requestId },
-    value: { requestId, tenant: check.tenant, monitorId: check.monitorId, checkId: check.id, createdAtMs: Date.now() },
+    headers: { [HEADERS.requestId]: check.id },
+    value: { requestId: check.id, tenant: check.tenant, ...checkRequestFields(check, monitor, resumed), replyTo: null, correlationId: null, deadlineMs: null, createdAtMs: Date.now() },
   };
 }

@@ -18,8 +18,8 @@ export const CURRENT_VERSIONS = {
   MapRequested: 1,
   MentionsFound: 1,
   MentionsStored: 1,
-  MonitorCheckRequested: 1,
-  MonitorChecked: 1,
+  MonitorCheckRequested: 2,
+  MonitorChecked: 2,
   PageFetched: 5,
   ParseRequested: 1,
   Reply: 1,
@@ -183,7 +183,7 @@ export interface MentionsStored {
   createdAtMs: number;
 }
 
-/** A monitor check is to run: queued by the frontier when the monitor's schedule is due, or by the gateway for POST /v1/monitor/{id}/run. Its row in monitor_checks (status queued) was written first; the classifier reads each page through the scrape path, judges it against the previous snapshot and completes the check (actors/classifier/). Sent again with the same checkId to resume a check a crash interrupted: pages already judged are not read again. wds.events.MonitorCheckRequested v1 (schemas/events/MonitorCheckRequested/v1.avsc). */
+/** A monitor check is to run: queued by the frontier when the monitor's schedule is due, or by the gateway for POST /v1/monitor/{id}/run. Its row in monitor_checks (status queued) was written first; the classifier reads each page through the scrape path, judges it against the previous snapshot and completes the check (actors/classifier/). Sent again with the same checkId to resume a check a crash interrupted: pages already judged are not read again. v2 carries the check and what the classifier and notifier need of the monitor, read once by whoever queued it, and the reply address of a manual run. wds.events.MonitorCheckRequested v2 (schemas/events/MonitorCheckRequested/v2.avsc). */
 export interface MonitorCheckRequested {
   /** Id of the work (the check id, or the API request for a manual run); in every log line. */
   requestId: string;
@@ -195,9 +195,32 @@ export interface MonitorCheckRequested {
   checkId: string;
   /** Epoch milliseconds when the event was written. */
   createdAtMs: number;
+  /** The check as queued; null (a v1 event): the classifier reads its row. */
+  check: {
+    /** scheduled or manual. */
+    trigger: string;
+    scheduledAtMs: number;
+    queuedAtMs: number;
+    /** The pages to read, in the monitor's order. */
+    urls: Array<string>;
+    /** Sent again for a check a crash interrupted: the classifier reads its row and the pages it already judged. */
+    resumed: boolean;
+  } | null;
+  /** What the classifier and notifier need of the monitor; null (a v1 event): read from the store. */
+  monitor: {
+    name: string;
+    goal: string | null;
+    /** The webhook URL as stored, sealed under the server secret (pipeline/monitors/record.ts); null without one. */
+    sealedWebhook: string | null;
+  } | null;
+  /** A manual run: the topic to answer once the check is final. */
+  replyTo: string | null;
+  correlationId: string | null;
+  /** A manual run: when its answer is no longer awaited (the check runs to its end anyway). */
+  deadlineMs: number | null;
 }
 
-/** A monitor check completed and found a page new, changed, removed or failing, and the monitor has a webhook: the notifier POSTs the check (its summary and per-page diffs, read from the store) to it, signed and retried (actors/notifier/monitor.ts). wds.events.MonitorChecked v1 (schemas/events/MonitorChecked/v1.avsc). */
+/** A monitor check completed and found a page new, changed, removed or failing, and the monitor has a webhook: the notifier POSTs the check (its summary and per-page diffs) to it, signed and retried (actors/notifier/monitor.ts). v2 carries the webhook (sealed) and the body the classifier built from what it just judged (pipeline/monitors/notice.ts), so the notifier reads nothing from the store; a v1 event (both null) is read from the store. wds.events.MonitorChecked v2 (schemas/events/MonitorChecked/v2.avsc). */
 export interface MonitorChecked {
   /** Id of the API key the monitor belongs to (its webhook signing secret). */
   tenant: string;
@@ -207,6 +230,10 @@ export interface MonitorChecked {
   checkId: string;
   /** Epoch milliseconds when the event was written. */
   createdAtMs: number;
+  /** The monitor's webhook URL as stored, sealed under the server secret (pipeline/monitors/record.ts). */
+  sealedWebhook: string | null;
+  /** The delivery's JSON body (event monitor.check.completed), within the webhook's MAX_BODY_BYTES. */
+  body: string | null;
 }
 
 /** A page was fetched (over HTTP or in a browser) and awaits parsing. wds.events.PageFetched v5 (schemas/events/PageFetched/v5.avsc). */

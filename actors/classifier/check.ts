@@ -46,7 +46,8 @@ import {
 import { readMonitor, type MonitorRecord } from '../../pipeline/monitors/record.js';
 import { monitorWebhookBody } from '../../pipeline/monitors/notice.js';
 import { extendRunning, releaseRunning, runningCheck, RUNNING_TTL_MS, scheduledMonitor, takeRunning } from '../../pipeline/monitors/schedule.js';
-import { monitorSnapshots, recordMonitorSnapshot } from '../../pipeline/monitors/snapshots.js';
+import { keepDigest, monitorSnapshots, recordMonitorSnapshot, snapshotDigest, storedDigest } from '../../pipeline/monitors/snapshots.js';
+import type { PageSnapshot } from '../../pipeline/pages/changes.js';
 import { scrapeRequestFields, scrapeTopic } from '../../pipeline/pages/scrape-request.js';
 import type { AnyEmission } from '../../pipeline/runtime/events.js';
 import type { Logger } from '../../pipeline/runtime/log.js';
@@ -60,7 +61,7 @@ import { PRICES } from '../../schemas/api/prices.js';
 import type { ScrapeOptions } from '../../schemas/api/scrape-options.js';
 import type { EventValue } from '../../schemas/events/index.js';
 import { HEADERS } from '../../schemas/topics.js';
-import { judgePage } from './judge.js';
+import { judgePage, readSnapshot } from './judge.js';
 
 export type MonitorCheckRequested = EventValue<'MonitorCheckRequested'>;
 
@@ -200,7 +201,7 @@ export async function handleCheckRequested(event: MonitorCheckRequested, deps: C
 const workerLock = (checkId: string) => `monitor-check:${checkId}`;
 
 /** A check this long still running gets its `running` row; one done sooner goes from queued to final. */
-export const RUNNING_ROW_AFTER_MS = 1_000;
+export const RUNNING_ROW_AFTER_MS = 2_000;
 
 /** Writes the `running` row once the check has run RUNNING_ROW_AFTER_MS; `settle` stops the timer and awaits the write. */
 function runningRow(deps: CheckDeps, running: CheckRecord): { settle(): Promise<void> } {
@@ -224,6 +225,31 @@ async function hold(deps: CheckDeps, check: CheckRecord, pages: number): Promise
   return { reason: !account || account.revoked ? 'the key is revoked' : `insufficient_credits: the check needs ${held} credits; the key's balance does not cover them` };
 }
 
+/**
+ * The page's previous snapshot: when the page reads back with the digest state keeps for it,
+ * the snapshot that digest stands for (the same status and normalized text, which is all the
+ * judgement reads of it), without reading the store; else the store's. `kept`: the digest state had.
+ */
+async function previousOf(deps: CheckDeps, monitor: CheckMonitor, url: string, current: PageSnapshot | null): Promise<{ previous: PageSnapshot | null; kept: string | null }> {
+  // A page that could not be read is judged without its previous snapshot.
+  if (!current) return { previous: null, kept: null };
+  const kept = await storedDigest(deps.state, monitor.id, url);
+  if (kept !== null && kept === snapshotDigest(current)) return { previous: current, kept };
+  return { previous: (await monitorSnapshots(deps.store, monitor.tenant, monitor.id, [url])).get(url) ?? null, kept };
+}
+
+/**
+ * Records the page's new snapshot (after its result row: a crash between the two reports the
+ * change again rather than never), then its digest; or, when the snapshot stays, its digest if
+ * state did not have it.
+ */
+async function keepSnapshot(deps: CheckDeps, check: CheckRecord, monitor: CheckMonitor, url: string, newest: PageSnapshot | null, isNew: boolean, kept: string | null): Promise<void> {
+  if (!newest) return;
+  if (isNew) await recordMonitorSnapshot(deps.writer, check.tenant, monitor.id, url, newest);
+  const digest = snapshotDigest(newest);
+  if (digest !== kept) await keepDigest(deps.state, monitor.id, url, digest);
+}
+
 async function runCheck(deps: CheckDeps, started: Started & { monitor: CheckMonitor }, event: MonitorCheckRequested, now: () => number, signal: AbortSignal, worker: Lock): Promise<Outcome> {
   const { check, monitor } = started;
   // A check that never started has judged nothing: no lookup.
@@ -241,15 +267,16 @@ async function runCheck(deps: CheckDeps, started: Started & { monitor: CheckMoni
   const results: PageResult[] = [...done];
   let charged = 0;
   try {
-    const previous = await monitorSnapshots(deps.store, check.tenant, monitor.id, todo.map((p) => p.url));
     await mapBounded(todo, deps.pageConcurrency, async ({ url, position }) => {
       const reply = await readPage(deps, check, url, position, signal);
       if (signal.aborted) return;
-      const judgement = judgePage({ url, position, checkedAtMs: now() }, previous.get(url) ?? null, reply);
+      const checkedAtMs = now();
+      const { previous, kept } = await previousOf(deps, monitor, url, readSnapshot(reply, checkedAtMs));
+      const judgement = judgePage({ url, position, checkedAtMs }, previous, reply);
       // A page costs what its scrape cost, never more than the fetched page held for it.
       const result = { ...judgement.result, credits: Math.min(judgement.result.credits, PRICES.freshPage.credits) };
       await writePage(deps.writer, check, result);
-      if (judgement.snapshot) await recordMonitorSnapshot(deps.writer, check.tenant, monitor.id, url, judgement.snapshot);
+      await keepSnapshot(deps, check, monitor, url, judgement.snapshot ?? previous, judgement.snapshot !== null, kept);
       charged += result.credits;
       results.push(result);
       await extendRunning(deps.state, monitor.id);

@@ -43,8 +43,8 @@ import {
   type PageResult,
 } from '../../pipeline/monitors/checks.js';
 import { checkDeliveries, type CheckDelivery } from '../../pipeline/monitors/deliveries.js';
-import { createMonitor, deleteMonitor, intervalMs, listMonitors, monitorPages, openWebhook, readMonitor, type MonitorRecord, type MonitorSpec } from '../../pipeline/monitors/record.js';
-import { checkRequestFields, scheduledMonitor, scheduleMonitor, takeRunning, unscheduleMonitor } from '../../pipeline/monitors/schedule.js';
+import { createMonitor, deleteMonitor, listMonitors, monitorPages, openWebhook, readMonitor, type MonitorRecord, type MonitorSpec } from '../../pipeline/monitors/record.js';
+import { checkRequestFields, scheduledMonitor, scheduledOf, scheduleMonitor, takeRunning, unscheduleMonitor } from '../../pipeline/monitors/schedule.js';
 import type { Requester } from '../../pipeline/runtime/request-reply.js';
 import type { Static } from '@sinclair/typebox';
 import type { MonitorBody } from '../../schemas/api/monitoring.js';
@@ -172,7 +172,7 @@ export function monitorCreateHandler(deps: RecordDeps, options: MonitorHandlerOp
       for (const url of monitorPages(spec)) await guarded(options, 'url', url, (code) => code === 'url_blocked');
       if (spec.webhook !== null) await guarded(options, 'webhook', spec.webhook, () => true);
       const monitor = await createMonitor(deps.writer, tenantOf(ctx), spec, Date.now(), options.serverSecret);
-      await scheduleMonitor(deps.state, { id: monitor.id, tenant: monitor.tenant, intervalMs: intervalMs(monitor) }, monitor.createdAtMs);
+      await scheduleMonitor(deps.state, scheduledOf(monitor), monitor.createdAtMs);
       return { data: await monitorView(deps, options, monitor, undefined, undefined) };
     },
   };

@@ -19,8 +19,22 @@
  *   and sends its MonitorCheckRequested to the classifier.
  */
 import { lastScheduled, queuedCheck, unfinishedChecks, writeChecks, type CheckRecord } from '../../../pipeline/monitors/checks.js';
-import { activeMonitors, intervalMs, monitorPages, readMonitors, type MonitorRecord } from '../../../pipeline/monitors/record.js';
-import { checkRequestEvent, DUE_KEY, nextDue, runningCheck, scheduledMonitor, scheduleMonitor, slotKey, takeRunning, unscheduleMonitor, type Scheduled } from '../../../pipeline/monitors/schedule.js';
+import { activeMonitors, intervalMs, readMonitors, type MonitorRecord } from '../../../pipeline/monitors/record.js';
+import {
+  checkRequestEvent,
+  DUE_KEY,
+  nextDue,
+  runningCheck,
+  scheduledMonitor,
+  scheduledOf,
+  scheduledPayload,
+  scheduleMonitor,
+  slotKey,
+  takeRunning,
+  unscheduleMonitor,
+  type Scheduled,
+  type ScheduledPayload,
+} from '../../../pipeline/monitors/schedule.js';
 import type { AnyEmission } from '../../../pipeline/runtime/events.js';
 import type { Logger } from '../../../pipeline/runtime/log.js';
 import type { State } from '../../../pipeline/runtime/state/state.js';
@@ -49,7 +63,7 @@ export async function rebuildSchedules(deps: ScheduleDeps): Promise<number> {
   for (const monitor of monitors) {
     const every = intervalMs(monitor);
     const anchor = anchors.get(`${monitor.tenant}/${monitor.id}`);
-    await scheduleMonitor(deps.state, { id: monitor.id, tenant: monitor.tenant, intervalMs: every }, anchor === undefined ? monitor.createdAtMs : anchor + every);
+    await scheduleMonitor(deps.state, scheduledOf(monitor), anchor === undefined ? monitor.createdAtMs : anchor + every);
   }
   return monitors.length;
 }
@@ -69,23 +83,25 @@ export async function resumeChecks(deps: ScheduleDeps): Promise<AnyEmission[]> {
 }
 
 /**
- * Starts the checks due now, within this tick's share of the pace; their events. The tick's
- * monitors are read in one query and their check rows go in one write, before any event is
- * sent (the classifier finds its check stored).
+ * Starts the checks due now, within this tick's share of the pace; their events. What a check
+ * needs of its monitor comes from its schedule (a schedule written before it kept that is read
+ * from the store, the tick's in one query), and the tick's check rows go in one write, before
+ * any event is sent (the classifier finds its check stored).
  */
 export async function startDueChecks(deps: ScheduleDeps, budget: number): Promise<AnyEmission[]> {
   const now = deps.now ?? Date.now;
   const due: DueMonitor[] = [];
   for (const { member: id, score: dueMs } of await deps.state.zpopDue(DUE_KEY, now(), budget)) {
     const scheduled = await claimDue(deps, id, dueMs, now);
-    if (scheduled) due.push({ id, tenant: scheduled.tenant, dueMs });
+    if (scheduled) due.push({ id, tenant: scheduled.tenant, dueMs, monitor: scheduledPayload(scheduled) });
   }
   if (due.length === 0) return [];
-  const monitors = await readMonitors(deps.store, due.map((d) => d.id));
+  const unkept = due.filter((d) => d.monitor === null).map((d) => d.id);
+  const stored = await readMonitors(deps.store, unkept);
   const rows: CheckRecord[] = [];
   const out: AnyEmission[] = [];
   for (const d of due) {
-    const started = await startDue(deps, d, monitors.get(d.id), now);
+    const started = await startDue(deps, d, d.monitor ?? payloadOf(stored.get(d.id), d.tenant), now);
     if (started) rows.push(started.row);
     if (started?.event) out.push(started.event);
   }
@@ -97,6 +113,13 @@ interface DueMonitor {
   readonly id: string;
   readonly tenant: string;
   readonly dueMs: number;
+  /** From its schedule; null when the schedule does not keep it. */
+  readonly monitor: ScheduledPayload | null;
+}
+
+/** A stored monitor of this tenant as its schedule would keep it; null when there is none (deleted). */
+function payloadOf(monitor: MonitorRecord | undefined, tenant: string): ScheduledPayload | null {
+  return monitor && monitor.tenant === tenant ? scheduledPayload(scheduledOf(monitor)) : null;
 }
 
 /** Puts the monitor back on the schedule one interval on and takes the due time's slot; null when it is not ours to start. */
@@ -108,14 +131,14 @@ async function claimDue(deps: ScheduleDeps, id: string, dueMs: number, now: () =
 }
 
 /** One due monitor's check: queued (its row and event), skipped (its row), or none (deleted). */
-async function startDue(deps: ScheduleDeps, due: DueMonitor, monitor: MonitorRecord | undefined, now: () => number): Promise<{ row: CheckRecord; event?: AnyEmission } | null> {
-  if (!monitor || monitor.tenant !== due.tenant) {
+async function startDue(deps: ScheduleDeps, due: DueMonitor, monitor: ScheduledPayload | null, now: () => number): Promise<{ row: CheckRecord; event?: AnyEmission } | null> {
+  if (!monitor) {
     await unscheduleMonitor(deps.state, due.id);
     return null;
   }
-  const check = queuedCheck({ tenant: monitor.tenant, monitorId: due.id, trigger: 'scheduled', scheduledAtMs: due.dueMs, urls: monitorPages(monitor), nowMs: now() });
+  const check = queuedCheck({ tenant: due.tenant, monitorId: due.id, trigger: 'scheduled', scheduledAtMs: due.dueMs, urls: monitor.urls, nowMs: now() });
   const holder = await takeRunning(deps.state, due.id, check.id);
   if (holder !== null) return { row: { ...check, status: 'skipped_overlap', reason: `check ${holder} of this monitor is still running`, finishedAtMs: now() } };
-  // The check's one read of its monitor: what the classifier and notifier need travels on the event.
+  // What the classifier and notifier need of the monitor travels on the event.
   return { row: check, event: checkRequestEvent(check, monitor) };
 }

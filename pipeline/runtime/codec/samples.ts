@@ -160,6 +160,8 @@ export const SAMPLE_EVENTS: { readonly [N in EventName]: EventValue<N> } = {
     correlationId: null,
     deadlineMs: AT_MS + 300_000,
     createdAtMs: AT_MS,
+    watch: JSON.stringify({ id: 'wat_0c1d2e3f4a5b6c7d8e9f0a1b2c3d4e5f', tenant: 'key_7f3a', name: 'Acme "DB" ü', keywords: ['Acme DB'], sealedWebhook: null }),
+    collection: JSON.stringify({ id: 'col_8e2f1a0b9c3d4e5f60718293a4b5c6d7', status: 'queued', scheduledAtMs: AT_MS, queuedAtMs: AT_MS, platforms: {} }),
   },
   MentionsFound: {
     requestId: 'col_8e2f1a0b9c3d4e5f60718293a4b5c6d7',
@@ -185,6 +187,9 @@ export const SAMPLE_EVENTS: { readonly [N in EventName]: EventValue<N> } = {
     correlationId: null,
     deadlineMs: AT_MS + 300_000,
     createdAtMs: AT_MS,
+    collection: JSON.stringify({ id: 'col_8e2f1a0b9c3d4e5f60718293a4b5c6d7', status: 'running', found: 1 }),
+    watchName: 'Acme "DB" ü',
+    sealedWebhook: 'v1.c2VhbGVk.d2ViaG9vaw',
   },
   MentionsStored: {
     tenant: 'key_7f3a',
@@ -192,6 +197,8 @@ export const SAMPLE_EVENTS: { readonly [N in EventName]: EventValue<N> } = {
     collectionId: 'col_8e2f1a0b9c3d4e5f60718293a4b5c6d7',
     mentionIds: ['men_3f2a1b0c9d8e7f6a5b4c3d2e'],
     createdAtMs: AT_MS,
+    sealedWebhook: 'v1.c2VhbGVk.d2ViaG9vaw',
+    body: JSON.stringify({ type: 'mentions.found', mentions: [{ id: 'men_3f2a1b0c9d8e7f6a5b4c3d2e', text: 'ünïcode "q"' }], truncated: false }),
   },
   TestPing: {
     id: 'ping-1',

@@ -20,8 +20,9 @@
  *   pages it had not judged; a check that never started looks none up. A page's result row is
  *   written before its snapshot, so a crash between the two reports the change again on the
  *   next check rather than never.
- * - Rows for states a reader can see: `running` only for a check still running after
- *   RUNNING_ROW_AFTER_MS; a quicker one goes from `queued` to its final row.
+ * - Rows for states a reader can see: `running` once a page's result lands with pages still
+ *   to go, or once the check has run RUNNING_ROW_AFTER_MS; a quick one-page check goes from
+ *   `queued` to its final row.
  * - An unreachable page is that page's `error`, never a failed check.
  * - When the check found a page new, changed, removed or failing and the monitor has a
  *   webhook, a MonitorChecked goes to the notifier, which delivers it on its own time: a
@@ -203,13 +204,20 @@ const workerLock = (checkId: string) => `monitor-check:${checkId}`;
 /** A check this long still running gets its `running` row; one done sooner goes from queued to final. */
 export const RUNNING_ROW_AFTER_MS = 2_000;
 
-/** Writes the `running` row once the check has run RUNNING_ROW_AFTER_MS; `settle` stops the timer and awaits the write. */
-function runningRow(deps: CheckDeps, running: CheckRecord): { settle(): Promise<void> } {
+/**
+ * The check's `running` row, written once a reader could see the check running: when it has
+ * run RUNNING_ROW_AFTER_MS, or when a page's result is about to land with pages still to go.
+ * A one-page check that ends quickly goes from queued to its final row. `settle` stops the
+ * timer and awaits the write.
+ */
+function runningRow(deps: CheckDeps, running: CheckRecord): { beforePage(pagesLeft: number): Promise<void>; settle(): Promise<void> } {
   let written: Promise<void> | null = null;
-  const timer = setTimeout(() => {
-    written = writeCheck(deps.writer, running).catch((error: unknown) => deps.log.warn({ err: error, checkId: running.id }, 'the running row of a check was not written'));
-  }, RUNNING_ROW_AFTER_MS);
+  const write = () => (written ??= writeCheck(deps.writer, running).catch((error: unknown) => deps.log.warn({ err: error, checkId: running.id }, 'the running row of a check was not written')));
+  const timer = setTimeout(write, RUNNING_ROW_AFTER_MS);
   return {
+    async beforePage(pagesLeft) {
+      if (pagesLeft > 0) await write();
+    },
     async settle() {
       clearTimeout(timer);
       await written;
@@ -266,6 +274,7 @@ async function runCheck(deps: CheckDeps, started: Started & { monitor: CheckMoni
   const row = runningRow(deps, running);
   const results: PageResult[] = [...done];
   let charged = 0;
+  let judgedNow = 0;
   try {
     await mapBounded(todo, deps.pageConcurrency, async ({ url, position }) => {
       const reply = await readPage(deps, check, url, position, signal);
@@ -275,6 +284,8 @@ async function runCheck(deps: CheckDeps, started: Started & { monitor: CheckMoni
       const judgement = judgePage({ url, position, checkedAtMs }, previous, reply);
       // A page costs what its scrape cost, never more than the fetched page held for it.
       const result = { ...judgement.result, credits: Math.min(judgement.result.credits, PRICES.freshPage.credits) };
+      judgedNow += 1;
+      await row.beforePage(todo.length - judgedNow);
       await writePage(deps.writer, check, result);
       await keepSnapshot(deps, check, monitor, url, judgement.snapshot ?? previous, judgement.snapshot !== null, kept);
       charged += result.credits;

@@ -14,8 +14,7 @@
 import { keyRegistryFor } from '../../pipeline/keys/index.js';
 import type { ActorDefinition } from '../../pipeline/runtime/pool.js';
 import { Requester } from '../../pipeline/runtime/request-reply.js';
-import { BATCH_MAX_ROWS, type Runtime } from '../../pipeline/runtime/runtime.js';
-import { BatchWriter } from '../../pipeline/runtime/store/batch-writer.js';
+import type { Runtime } from '../../pipeline/runtime/runtime.js';
 import { handleCheckRequested } from './check.js';
 import { handleMentionsFound } from './mentions.js';
 import { operatorModel } from '../../pipeline/clients/models/index.js';
@@ -23,14 +22,6 @@ import { operatorModel } from '../../pipeline/clients/models/index.js';
 export { checkScrapeOptions, handleCheckRequested, worthNotifying, type CheckDeps, type MonitorCheckRequested } from './check.js';
 export { judgePage, MAX_DIFF_CHARS, MAX_LINES, type Judgement } from './judge.js';
 export { handleMentionsFound, sortMentions, type MentionDeps, type MentionsFound } from './mentions.js';
-
-/**
- * How long a check's rows (page results, snapshots, final row) wait for others in their batch:
- * longer than the runtime writer's, so that at tens of checks a second an insert carries
- * several checks' rows (an insert costs the store about the same for one row as for ten),
- * for a fraction of a second more per check.
- */
-export const CHECK_WRITE_DELAY_MS = 200;
 
 /** Most pages a monitor has (schemas/api/monitoring.ts: `url` and 50 `urls`). */
 const MAX_PAGES = 51;
@@ -49,7 +40,6 @@ export function createClassifierActor(runtime: Runtime): ActorDefinition {
   // The operator's model sorts mentions when configured (a bad MODEL_* setting stops the process).
   const model = operatorModel(config);
   const rounds = Math.ceil(MAX_PAGES / config.monitorPageConcurrency);
-  const checkWriter = new BatchWriter(runtime.store, { maxRows: BATCH_MAX_ROWS, maxDelayMs: CHECK_WRITE_DELAY_MS }, log);
   return {
     name: 'classifier',
     group: 'classifier',
@@ -59,7 +49,6 @@ export function createClassifierActor(runtime: Runtime): ActorDefinition {
     timeoutMs: rounds * (config.monitorPageTimeoutMs + 15_000) + 60_000,
     async close() {
       if (requester) await (await requester).stop();
-      await checkWriter.close();
       keys.close();
     },
     handlers: {
@@ -70,7 +59,7 @@ export function createClassifierActor(runtime: Runtime): ActorDefinition {
             {
               state: runtime.state,
               store: runtime.store,
-              writer: checkWriter,
+              writer: runtime.writer,
               keys,
               requester: startRequester,
               pageTimeoutMs: config.monitorPageTimeoutMs,

@@ -36,8 +36,10 @@ export interface HandlerContext {
 export interface HandlerResult {
   readonly data?: Record<string, unknown>;
   /**
-   * The data already serialized as a JSON object, for constant answers (templates, source):
-   * the envelope is then built around it without serializing it again. Give `data` or this.
+   * The data already serialized as a JSON object, for constant answers (templates, source) and
+   * the data of a pipeline's Reply (the bytes its actor wrote): the envelope is then built
+   * around it without parsing or serializing it again. It holds no `cost` key (the envelope
+   * adds it). Give `data` or this.
    */
   readonly dataJson?: string;
   /**

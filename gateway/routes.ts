@@ -261,12 +261,13 @@ function rejected(request: FastifyRequest, reply: FastifyReply, details: Validat
 }
 
 /**
- * The success envelope as JSON text. A handler with a constant answer hands over its data
- * already serialized (`dataJson`), and only `cost` is serialized per request.
+ * The success envelope as JSON text. A handler with data already serialized (`dataJson`: a
+ * constant answer, or a pipeline reply's data as its actor wrote it) has the envelope written
+ * around those bytes, and only `cost` is serialized per request.
  */
 function envelope(result: HandlerResult, cost: Record<string, unknown>): string {
   if (result.dataJson !== undefined) {
-    const inner = result.dataJson.slice(1, -1).trim();
+    const inner = result.dataJson.trim().slice(1, -1).trim();
     return `{"success":true,"data":{${inner}${inner ? ',' : ''}"cost":${JSON.stringify(cost)}}}`;
   }
   return JSON.stringify({ success: true, data: { ...result.data, cost } });

@@ -59,6 +59,7 @@ import {
   monitorGetHandler,
   monitorListHandler,
   monitorRunHandler,
+  RUN_WAIT_MS,
   type MonitorHandlerOptions,
 } from './handlers/monitors.js';
 import { parseHandler } from './handlers/parse.js';
@@ -234,7 +235,7 @@ export const OPERATION_TABLE = {
   monitorGet: byPipeline(MONITORS, 'free', (d) => monitorGetHandler(d.records, monitorOptions(d))),
   monitorDelete: byPipeline(MONITORS, 'free', (d) => monitorDeleteHandler(d.records)),
   // The check holds and charges its pages itself (rule 4), as a scheduled check does.
-  monitorRun: byPipeline(MONITORS, { estimate: () => 0 }, (d) => monitorRunHandler(d.records, monitorOptions(d))),
+  monitorRun: byPipeline(MONITORS, { estimate: () => 0 }, (d) => monitorRunHandler(d.records, d.requester, { ...monitorOptions(d), runWaitMs: Math.min(RUN_WAIT_MS, pipelineWait(d)) })),
   monitorChecks: byPipeline(MONITORS, 'free', (d) => monitorChecksHandler(d.records, monitorOptions(d))),
   watchCreate: byPipeline(MENTIONS, 'free', (d) => watchCreateHandler(d.records, watchOptions(d))),
   watchList: byPipeline(MENTIONS, 'free', (d) => watchListHandler(d.records, watchOptions(d))),

@@ -11,20 +11,32 @@
  *   held on the key; a key that cannot hold them ends the check `skipped_no_credits` with the
  *   reason, nothing read. Each page is charged what its scrape cost (a page that could not be
  *   read costs nothing); the hold's rest is released.
+ * - Read once: the event carries the check as queued and what the check needs of its monitor
+ *   (whoever queued it read the monitor); the store is read only for a resumed check, a v1
+ *   event, or an event whose check no longer holds the running latch (it may come twice).
  * - Safe to receive twice and to resume: a check already final is acknowledged and nothing
- *   else; one worker at a time runs a check (a lock on its id, extended as pages are judged); a check resumed after a crash (the frontier sends its event again, same id) reads
- *   only the pages it had not judged. A page's result row is written before its snapshot, so
- *   a crash between the two reports the change again on the next check rather than never.
+ *   else; one worker at a time runs a check (a lock on its id, extended as pages are judged);
+ *   a check resumed after a crash (the frontier sends its event again, same id) reads only the
+ *   pages it had not judged; a check that never started looks none up. A page's result row is
+ *   written before its snapshot, so a crash between the two reports the change again on the
+ *   next check rather than never.
+ * - Rows for states a reader can see: `running` once a page's result lands with pages still
+ *   to go, or once the check has run RUNNING_ROW_AFTER_MS; a quick one-page check goes from
+ *   `queued` to its final row.
  * - An unreachable page is that page's `error`, never a failed check.
  * - When the check found a page new, changed, removed or failing and the monitor has a
  *   webhook, a MonitorChecked goes to the notifier, which delivers it on its own time: a
- *   receiver that is down never holds the next check.
+ *   receiver that is down never holds the next check. It carries the webhook body, built here
+ *   from the pages just judged (pipeline/monitors/notice.ts).
+ * - A manual run (POST /v1/monitor/{id}/run) awaits its check: the event names a reply address,
+ *   and the final check is the Reply's data.
  */
-import type { KeyRegistry } from '../../pipeline/keys/registry.js';
+import type { KeyRecord, KeyRegistry } from '../../pipeline/keys/registry.js';
 import {
   countsOf,
   isFinal,
   judgedPages,
+  queuedCheck,
   readCheck,
   writeCheck,
   writePage,
@@ -33,14 +45,16 @@ import {
   type PageResult,
 } from '../../pipeline/monitors/checks.js';
 import { readMonitor, type MonitorRecord } from '../../pipeline/monitors/record.js';
-import { extendRunning, releaseRunning, RUNNING_TTL_MS, takeRunning } from '../../pipeline/monitors/schedule.js';
-import { monitorSnapshots, recordMonitorSnapshot } from '../../pipeline/monitors/snapshots.js';
+import { monitorWebhookBody } from '../../pipeline/monitors/notice.js';
+import { extendRunning, releaseRunning, runningCheck, RUNNING_TTL_MS, scheduledMonitor, takeRunning } from '../../pipeline/monitors/schedule.js';
+import { keepDigest, monitorSnapshots, recordMonitorSnapshot, snapshotDigest, storedDigest } from '../../pipeline/monitors/snapshots.js';
+import type { PageSnapshot } from '../../pipeline/pages/changes.js';
 import { scrapeRequestFields, scrapeTopic } from '../../pipeline/pages/scrape-request.js';
 import type { AnyEmission } from '../../pipeline/runtime/events.js';
 import type { Logger } from '../../pipeline/runtime/log.js';
 import type { Outcome } from '../../pipeline/runtime/pool.js';
 import { mapBounded } from '../../pipeline/runtime/bounded.js';
-import { ask, failedReply, PIPELINE_SLACK_MS, type ReplyValue, type Requester } from '../../pipeline/runtime/request-reply.js';
+import { ask, failedReply, PIPELINE_SLACK_MS, replyTo, type ReplyValue, type Requester } from '../../pipeline/runtime/request-reply.js';
 import type { Lock, State } from '../../pipeline/runtime/state/state.js';
 import type { BatchWriter } from '../../pipeline/runtime/store/batch-writer.js';
 import type { Store } from '../../pipeline/runtime/store/store.js';
@@ -48,7 +62,7 @@ import { PRICES } from '../../schemas/api/prices.js';
 import type { ScrapeOptions } from '../../schemas/api/scrape-options.js';
 import type { EventValue } from '../../schemas/events/index.js';
 import { HEADERS } from '../../schemas/topics.js';
-import { judgePage } from './judge.js';
+import { judgePage, readSnapshot } from './judge.js';
 
 export type MonitorCheckRequested = EventValue<'MonitorCheckRequested'>;
 
@@ -87,9 +101,11 @@ export function checkScrapeOptions(timeoutMs: number): ScrapeOptions {
   };
 }
 
-async function finish(deps: CheckDeps, check: CheckRecord, status: CheckStatus, reason: string): Promise<void> {
+async function finish(deps: CheckDeps, check: CheckRecord, status: CheckStatus, reason: string): Promise<CheckRecord> {
   const now = (deps.now ?? Date.now)();
-  await writeCheck(deps.writer, { ...check, status, reason, finishedAtMs: now, startedAtMs: check.startedAtMs ?? now });
+  const final: CheckRecord = { ...check, status, reason, finishedAtMs: now, startedAtMs: check.startedAtMs ?? now };
+  await writeCheck(deps.writer, final);
+  return final;
 }
 
 async function readPage(deps: CheckDeps, check: CheckRecord, url: string, position: number, signal: AbortSignal): Promise<ReplyValue> {
@@ -109,35 +125,74 @@ export function worthNotifying(check: Pick<CheckRecord, 'counts'>): boolean {
   return c.new + c.changed + c.removed + c.error > 0;
 }
 
-function checkedEvent(monitor: MonitorRecord, check: CheckRecord): AnyEmission {
+/** What the notifier delivers, carried on the event: the webhook as stored and the body, built from what was just judged. */
+function checkedEvent(monitor: CheckMonitor & { sealedWebhook: string }, check: CheckRecord, pages: readonly PageResult[]): AnyEmission {
+  const ordered = [...pages].sort((a, b) => a.position - b.position);
+  const body = monitorWebhookBody({ ...monitor, url: null, urls: check.urls }, check, ordered);
   return {
     topic: 'monitorEvents',
     key: monitor.id,
     headers: { [HEADERS.requestId]: check.id },
-    value: { tenant: monitor.tenant, monitorId: monitor.id, checkId: check.id, createdAtMs: Date.now() },
+    value: { tenant: monitor.tenant, monitorId: monitor.id, checkId: check.id, createdAtMs: Date.now(), sealedWebhook: monitor.sealedWebhook, body },
   };
+}
+
+/** The answer to a manual run awaiting its check (none when nobody awaits it): the final check. */
+function answer(event: MonitorCheckRequested, check: CheckRecord): AnyEmission[] {
+  return replyTo(event, { ok: true, data: JSON.stringify(check), errorCode: null, errorMessage: null, credits: 0, source: 'classifier' });
+}
+
+/** What a check needs of its monitor. */
+type CheckMonitor = Pick<MonitorRecord, 'id' | 'tenant' | 'name' | 'goal' | 'sealedWebhook'>;
+
+interface Started {
+  readonly check: CheckRecord;
+  readonly monitor: CheckMonitor | null;
+  /** Pages may have been judged already (a resumed check): read which before reading any. */
+  readonly resumed: boolean;
+}
+
+/**
+ * The check and its monitor as queued, from the event, when the event carries them and the
+ * check holds its monitor's running latch (whoever queued it took it). Otherwise (a resumed
+ * check, a v1 event, or a latch gone: the event may come again for a check already final)
+ * from the store, as the truth.
+ */
+async function startedCheck(event: MonitorCheckRequested, deps: CheckDeps): Promise<Started | null> {
+  const queued = event.check;
+  if (queued && !queued.resumed && event.monitor && (await runningCheck(deps.state, event.monitorId)) === event.checkId) {
+    const fields = { tenant: event.tenant, monitorId: event.monitorId, trigger: queued.trigger === 'manual' ? 'manual' : 'scheduled', urls: queued.urls } as const;
+    const check = queuedCheck({ ...fields, id: event.checkId, scheduledAtMs: queued.scheduledAtMs, nowMs: queued.queuedAtMs });
+    // Deleting a monitor takes it off the schedule: a state read, not a store read, tells.
+    const monitor = (await scheduledMonitor(deps.state, event.monitorId)) ? { id: event.monitorId, tenant: event.tenant, ...event.monitor } : null;
+    return { check, monitor, resumed: false };
+  }
+  const check = await readCheck(deps.store, event.tenant, event.monitorId, event.checkId);
+  if (!check) return null;
+  return { check, monitor: isFinal(check.status) ? null : await readMonitor(deps.store, event.tenant, event.monitorId), resumed: true };
 }
 
 export async function handleCheckRequested(event: MonitorCheckRequested, deps: CheckDeps, signal: AbortSignal): Promise<Outcome> {
   const now = deps.now ?? Date.now;
-  const check = await readCheck(deps.store, event.tenant, event.monitorId, event.checkId);
-  if (!check || isFinal(check.status)) return { kind: 'ack' };
-  const monitor = await readMonitor(deps.store, event.tenant, event.monitorId);
+  const started = await startedCheck(event, deps);
+  if (!started) return { kind: 'ack' };
+  const { check, monitor } = started;
+  if (isFinal(check.status)) return { kind: 'ack', emit: answer(event, check) };
   if (!monitor) {
-    await finish(deps, check, 'skipped_deleted', 'the monitor was deleted');
+    const final = await finish(deps, check, 'skipped_deleted', 'the monitor was deleted');
     await releaseRunning(deps.state, check.monitorId, check.id);
-    return { kind: 'ack' };
+    return { kind: 'ack', emit: answer(event, final) };
   }
   const holder = await takeRunning(deps.state, monitor.id, check.id);
   if (holder !== null) {
-    await finish(deps, check, 'skipped_overlap', `check ${holder} of this monitor is still running`);
-    return { kind: 'ack' };
+    const final = await finish(deps, check, 'skipped_overlap', `check ${holder} of this monitor is still running`);
+    return { kind: 'ack', emit: answer(event, final) };
   }
   // The event sent twice (a resume while the first worker still runs it): one worker runs it.
   const worker = await deps.state.lock(workerLock(check.id), RUNNING_TTL_MS);
   if (!worker) return { kind: 'ack' };
   try {
-    return await runCheck(deps, monitor, check, now, signal, worker);
+    return await runCheck(deps, { ...started, monitor }, event, now, signal, worker);
   } finally {
     if (!signal.aborted) await releaseRunning(deps.state, monitor.id, check.id);
     await worker.release();
@@ -146,41 +201,103 @@ export async function handleCheckRequested(event: MonitorCheckRequested, deps: C
 
 const workerLock = (checkId: string) => `monitor-check:${checkId}`;
 
-async function runCheck(deps: CheckDeps, monitor: MonitorRecord, check: CheckRecord, now: () => number, signal: AbortSignal, worker: Lock): Promise<Outcome> {
-  const done = await judgedPages(deps.store, check);
+/** A check this long still running gets its `running` row; one done sooner goes from queued to final. */
+export const RUNNING_ROW_AFTER_MS = 2_000;
+
+/**
+ * The check's `running` row, written once a reader could see the check running: when it has
+ * run RUNNING_ROW_AFTER_MS, or when a page's result is about to land with pages still to go.
+ * A one-page check that ends quickly goes from queued to its final row. `settle` stops the
+ * timer and awaits the write.
+ */
+function runningRow(deps: CheckDeps, running: CheckRecord): { beforePage(pagesLeft: number): Promise<void>; settle(): Promise<void> } {
+  let written: Promise<void> | null = null;
+  const write = () => (written ??= writeCheck(deps.writer, running).catch((error: unknown) => deps.log.warn({ err: error, checkId: running.id }, 'the running row of a check was not written')));
+  const timer = setTimeout(write, RUNNING_ROW_AFTER_MS);
+  return {
+    async beforePage(pagesLeft) {
+      if (pagesLeft > 0) await write();
+    },
+    async settle() {
+      clearTimeout(timer);
+      await written;
+    },
+  };
+}
+
+/** Holds the credits of the pages still to read; the reason the check is skipped when the key cannot. */
+async function hold(deps: CheckDeps, check: CheckRecord, pages: number): Promise<{ account: KeyRecord; held: number } | { reason: string }> {
+  const held = pages * PRICES.freshPage.credits;
+  const account = await deps.keys.get(check.tenant);
+  if (account && !account.revoked && (await deps.keys.reserve(account, held))) return { account, held };
+  return { reason: !account || account.revoked ? 'the key is revoked' : `insufficient_credits: the check needs ${held} credits; the key's balance does not cover them` };
+}
+
+/**
+ * The page's previous snapshot: when the page reads back with the digest state keeps for it,
+ * the snapshot that digest stands for (the same status and normalized text, which is all the
+ * judgement reads of it), without reading the store; else the store's. `kept`: the digest state had.
+ */
+async function previousOf(deps: CheckDeps, monitor: CheckMonitor, url: string, current: PageSnapshot | null): Promise<{ previous: PageSnapshot | null; kept: string | null }> {
+  // A page that could not be read is judged without its previous snapshot.
+  if (!current) return { previous: null, kept: null };
+  const kept = await storedDigest(deps.state, monitor.id, url);
+  if (kept !== null && kept === snapshotDigest(current)) return { previous: current, kept };
+  return { previous: (await monitorSnapshots(deps.store, monitor.tenant, monitor.id, [url])).get(url) ?? null, kept };
+}
+
+/**
+ * Records the page's new snapshot (after its result row: a crash between the two reports the
+ * change again rather than never), then its digest; or, when the snapshot stays, its digest if
+ * state did not have it.
+ */
+async function keepSnapshot(deps: CheckDeps, check: CheckRecord, monitor: CheckMonitor, url: string, newest: PageSnapshot | null, isNew: boolean, kept: string | null): Promise<void> {
+  if (!newest) return;
+  if (isNew) await recordMonitorSnapshot(deps.writer, check.tenant, monitor.id, url, newest);
+  const digest = snapshotDigest(newest);
+  if (digest !== kept) await keepDigest(deps.state, monitor.id, url, digest);
+}
+
+async function runCheck(deps: CheckDeps, started: Started & { monitor: CheckMonitor }, event: MonitorCheckRequested, now: () => number, signal: AbortSignal, worker: Lock): Promise<Outcome> {
+  const { check, monitor } = started;
+  // A check that never started has judged nothing: no lookup.
+  const done = started.resumed ? await judgedPages(deps.store, check) : [];
   const judged = new Set(done.map((p) => p.url));
   const todo = check.urls.map((url, position) => ({ url, position })).filter((p) => !judged.has(p.url));
-  const held = todo.length * PRICES.freshPage.credits;
-  const account = await deps.keys.get(check.tenant);
-  if (!account || account.revoked || !(await deps.keys.reserve(account, held))) {
-    const reason = !account || account.revoked ? 'the key is revoked' : `insufficient_credits: the check needs ${held} credits; the key's balance does not cover them`;
-    await finish(deps, check, 'skipped_no_credits', reason);
+  const credits = await hold(deps, check, todo.length);
+  if ('reason' in credits) {
+    const final = await finish(deps, check, 'skipped_no_credits', credits.reason);
     deps.log.info({ monitorId: monitor.id, checkId: check.id }, 'monitor check skipped: no credits');
-    return { kind: 'ack' };
+    return { kind: 'ack', emit: answer(event, final) };
   }
   const running: CheckRecord = { ...check, status: 'running', startedAtMs: check.startedAtMs ?? now() };
-  await writeCheck(deps.writer, running);
+  const row = runningRow(deps, running);
   const results: PageResult[] = [...done];
   let charged = 0;
+  let judgedNow = 0;
   try {
-    const previous = await monitorSnapshots(deps.store, check.tenant, monitor.id, todo.map((p) => p.url));
     await mapBounded(todo, deps.pageConcurrency, async ({ url, position }) => {
       const reply = await readPage(deps, check, url, position, signal);
       if (signal.aborted) return;
-      const judgement = judgePage({ url, position, checkedAtMs: now() }, previous.get(url) ?? null, reply);
+      const checkedAtMs = now();
+      const { previous, kept } = await previousOf(deps, monitor, url, readSnapshot(reply, checkedAtMs));
+      const judgement = judgePage({ url, position, checkedAtMs }, previous, reply);
       // A page costs what its scrape cost, never more than the fetched page held for it.
       const result = { ...judgement.result, credits: Math.min(judgement.result.credits, PRICES.freshPage.credits) };
+      judgedNow += 1;
+      await row.beforePage(todo.length - judgedNow);
       await writePage(deps.writer, check, result);
-      if (judgement.snapshot) await recordMonitorSnapshot(deps.writer, check.tenant, monitor.id, url, judgement.snapshot);
+      await keepSnapshot(deps, check, monitor, url, judgement.snapshot ?? previous, judgement.snapshot !== null, kept);
       charged += result.credits;
       results.push(result);
       await extendRunning(deps.state, monitor.id);
       await worker.extend(RUNNING_TTL_MS);
     }, signal);
   } finally {
-    await deps.keys.settle(account, held, Math.min(charged, held), { requestId: check.id, op: 'monitorRun' });
+    await row.settle();
+    await deps.keys.settle(credits.account, credits.held, Math.min(charged, credits.held), { requestId: check.id, op: 'monitorRun' });
   }
-  // Stopped mid-check (the pool stops): left `running`, resumed by the frontier's sweep.
+  // Stopped mid-check (the pool stops): left unfinished, resumed by the frontier's sweep.
   if (signal.aborted) return { kind: 'retry', code: 'service_unavailable', message: 'the classifier stopped during the check' };
   const completed: CheckRecord = {
     ...running,
@@ -191,5 +308,6 @@ async function runCheck(deps: CheckDeps, monitor: MonitorRecord, check: CheckRec
   };
   await writeCheck(deps.writer, completed);
   deps.log.debug({ monitorId: monitor.id, checkId: check.id, counts: completed.counts }, 'monitor check completed');
-  return { kind: 'ack', ...(monitor.sealedWebhook && worthNotifying(completed) ? { emit: [checkedEvent(monitor, completed)] } : {}) };
+  const notify = monitor.sealedWebhook !== null && worthNotifying(completed) ? [checkedEvent({ ...monitor, sealedWebhook: monitor.sealedWebhook }, completed, results)] : [];
+  return { kind: 'ack', emit: [...notify, ...answer(event, completed)] };
 }

@@ -52,21 +52,26 @@ export function createClassifierActor(runtime: ServiceRuntime): ActorDefinition 
       keys.close();
     },
     handlers: {
-      MonitorCheckRequested: (event, ctx) =>
-        handleCheckRequested(
-          event,
-          {
-            state: runtime.state,
-            store: runtime.store,
-            writer: runtime.writer,
-            keys,
-            requester: startRequester,
-            pageTimeoutMs: config.monitorPageTimeoutMs,
-            pageConcurrency: config.monitorPageConcurrency,
-            log: ctx.log,
-          },
-          ctx.signal,
-        ),
+      MonitorCheckRequested: {
+        handle: (event, ctx) =>
+          handleCheckRequested(
+            event,
+            {
+              state: runtime.state,
+              store: runtime.store,
+              writer: runtime.writer,
+              keys,
+              requester: startRequester,
+              pageTimeoutMs: config.monitorPageTimeoutMs,
+              pageConcurrency: config.monitorPageConcurrency,
+              log: ctx.log,
+            },
+            ctx.signal,
+          ),
+        replySource: 'classifier',
+        // A manual run's deadline is how long its caller waits; the check runs to its end anyway.
+        expires: false,
+      },
       MentionsFound: {
         handle: (event, ctx) =>
           handleMentionsFound(event, { state: runtime.state, store: runtime.store, writer: runtime.writer, model, modelOptions: { config }, log: ctx.log }, ctx.signal),

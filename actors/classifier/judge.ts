@@ -76,17 +76,24 @@ function linesOf(json: DiffChanges | undefined, type: 'add' | 'del'): string[] {
   return out;
 }
 
-/** The page read by the scrape path (`reply`), judged against `previous` (null: first check). */
-export function judgePage(page: JudgedPage, previous: PageSnapshot | null, reply: Reply): Judgement {
-  if (!reply.ok) return errorResult(page, 0, reply.errorCode ?? 'upstream_error', reply.errorMessage ?? 'the page could not be read', 0);
+/** The page as read (its status and markdown) when the scrape path could read it; null otherwise. */
+export function readSnapshot(reply: Reply, checkedAtMs: number): PageSnapshot | null {
+  if (!reply.ok) return null;
   const doc = parseJsonObject(reply.data ?? '') ?? {};
   const metadata = (doc.metadata ?? {}) as Record<string, unknown>;
   const statusCode = typeof metadata.statusCode === 'number' ? metadata.statusCode : 200;
+  return { scrapedAt: checkedAtMs, statusCode, markdown: typeof doc.markdown === 'string' ? doc.markdown : '', json: null };
+}
+
+/** The page read by the scrape path (`reply`), judged against `previous` (null: first check). */
+export function judgePage(page: JudgedPage, previous: PageSnapshot | null, reply: Reply): Judgement {
+  const current = readSnapshot(reply, page.checkedAtMs);
+  if (!current) return errorResult(page, 0, reply.errorCode ?? 'upstream_error', reply.errorMessage ?? 'the page could not be read', 0);
+  const { statusCode } = current;
   const credits = Math.max(0, reply.credits);
   if (statusCode >= 400 && !isGone(statusCode)) {
     return errorResult(page, statusCode, 'http_error', `the page answered HTTP ${statusCode}`, credits);
   }
-  const current: PageSnapshot = { scrapedAt: page.checkedAtMs, statusCode, markdown: typeof doc.markdown === 'string' ? doc.markdown : '', json: null };
   const stillGone = previous !== null && isGone(previous.statusCode) && isGone(statusCode);
   const { tracking } = comparePages(previous, current, ['git-diff'], { ignoreNoise: true });
   const status: PageStatus = stillGone ? 'same' : tracking.changeStatus;

@@ -14,17 +14,21 @@
  *   which says so in the mention's `classifier`.
  * - **Stored once**: a post already stored (the event delivered twice) is not written again.
  *   The collection's `found` becomes what was stored; the watch's running latch is released.
- *   A watch with a webhook gets a MentionsStored event for the notifier.
+ *   A watch with a webhook gets a MentionsStored event for the notifier, carrying the body built
+ *   from the mentions just stored. Read once: the collection (as the searcher last wrote it)
+ *   and the watch's webhook travel on the event; the store is read for a v1 event, or when the
+ *   collection no longer holds its watch's running latch (the event may come twice).
  * - **Tests**: the answer is per platform — its status, source, warnings or error, and the
  *   posts it found with their category — charged PRICES.mentionCollection when a platform
  *   answered, nothing otherwise.
  */
 import { judgeMentions, type Judgement } from '../../pipeline/mentions/judge-model.js';
 import { classifyMention, type MentionCategory } from '../../pipeline/mentions/classifier.js';
-import { isFinalCollection, readCollection, writeCollection } from '../../pipeline/mentions/collections.js';
+import { isFinalCollection, readCollection, writeCollection, type CollectionRecord } from '../../pipeline/mentions/collections.js';
 import { anyAnswered, mentionId, type FoundMention, type PlatformResults } from '../../pipeline/mentions/found.js';
 import { WATCHES } from '../../pipeline/mentions/schedule.js';
-import { storedMentionIds, writeMentions, type Judged } from '../../pipeline/mentions/store.js';
+import { mentionsWebhookBody } from '../../pipeline/mentions/notice.js';
+import { mentionView, newMentions, storedMentionIds, writeMentions, type Judged, type Mention } from '../../pipeline/mentions/store.js';
 import { readWatch } from '../../pipeline/mentions/watch.js';
 import type { ModelChoice, ModelCallOptions } from '../../pipeline/clients/models/index.js';
 import type { FoundPost, Platform } from '../../pipeline/clients/social/types.js';
@@ -107,17 +111,39 @@ function testAnswer(event: MentionsFound, sorted: readonly Sorted[]): Outcome {
   return { kind: 'ack', emit: replyTo(event, { ok: true, data: JSON.stringify(data), errorCode: null, errorMessage: null, credits, source: 'classifier' }) };
 }
 
-function storedEvent(event: MentionsFound, ids: readonly string[], nowMs: number): AnyEmission {
+/** What the notifier delivers, carried on the event: the webhook as stored and the body, built from the mentions just stored. */
+function storedEvent(event: MentionsFound, watch: { name: string; sealedWebhook: string }, mentions: readonly Mention[], nowMs: number): AnyEmission {
+  // Newest found first, as the store lists them (one collection's mentions share their found time).
+  const ordered = [...mentions].sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
+  const body = mentionsWebhookBody({ id: event.watchId, name: watch.name }, event.collectionId, ordered.map(mentionView));
   return {
     topic: 'mentionEvents',
     key: event.watchId,
-    value: { tenant: event.tenant, watchId: event.watchId, collectionId: event.collectionId, mentionIds: [...ids], createdAtMs: nowMs },
+    value: { tenant: event.tenant, watchId: event.watchId, collectionId: event.collectionId, mentionIds: ordered.map((m) => m.id), createdAtMs: nowMs, sealedWebhook: watch.sealedWebhook, body },
   };
+}
+
+/**
+ * The collection as the searcher last wrote it, from the event when it carries it and the
+ * collection still holds its watch's running latch (else the event may come twice: the store
+ * says whether it is over).
+ */
+async function collectionOf(event: MentionsFound, deps: MentionDeps): Promise<CollectionRecord | null> {
+  const carried = event.collection === null ? null : parseJsonObject<CollectionRecord>(event.collection);
+  if (carried && (await WATCHES.running(deps.state, event.watchId)) === event.collectionId) return carried;
+  return readCollection(deps.store, event.tenant, event.watchId, event.collectionId);
+}
+
+/** The watch's name and sealed webhook: from a v2 event, else (a v1 event) from the store. */
+async function webhookOf(event: MentionsFound, deps: MentionDeps): Promise<{ name: string; sealedWebhook: string } | null> {
+  if (event.collection !== null) return event.sealedWebhook === null ? null : { name: event.watchName ?? '', sealedWebhook: event.sealedWebhook };
+  const watch = await readWatch(deps.store, event.tenant, event.watchId);
+  return watch?.sealedWebhook ? { name: watch.name, sealedWebhook: watch.sealedWebhook } : null;
 }
 
 async function store(event: MentionsFound, deps: MentionDeps, signal: AbortSignal): Promise<Outcome> {
   const now = deps.now ?? Date.now;
-  const collection = await readCollection(deps.store, event.tenant, event.watchId, event.collectionId);
+  const collection = await collectionOf(event, deps);
   if (!collection || isFinalCollection(collection.status)) return { kind: 'ack' };
   const sorted = await sortMentions(event.posts, termsOf(event.terms), deps, signal);
   if (signal.aborted) return { kind: 'retry', code: 'service_unavailable', message: 'the classifier stopped while sorting mentions' };
@@ -131,14 +157,15 @@ async function store(event: MentionsFound, deps: MentionDeps, signal: AbortSigna
     seen.add(j.id);
     fresh.push(j);
   }
-  await writeMentions(deps.writer, event.tenant, event.watchId, event.collectionId, fresh, now());
+  const mentions = newMentions(event.watchId, event.collectionId, fresh, now());
+  await writeMentions(deps.writer, event.tenant, mentions);
   const results = (parseJsonObject(event.platforms) ?? collection.platforms) as PlatformResults;
   const platforms = Object.fromEntries(Object.entries(results).map(([p, r]) => [p, { ...r, found: fresh.filter((j) => j.post.platform === p).length }]));
   await writeCollection(deps.writer, { ...collection, status: 'completed', platforms, found: fresh.length, finishedAtMs: now() });
   await WATCHES.releaseRunning(deps.state, event.watchId, event.collectionId);
   deps.log.info({ watchId: event.watchId, collectionId: event.collectionId, stored: fresh.length }, 'mentions stored');
-  const watch = fresh.length > 0 ? await readWatch(deps.store, event.tenant, event.watchId) : null;
-  return { kind: 'ack', ...(watch?.sealedWebhook ? { emit: [storedEvent(event, fresh.map((j) => j.id), now())] } : {}) };
+  const watch = mentions.length > 0 ? await webhookOf(event, deps) : null;
+  return { kind: 'ack', ...(watch ? { emit: [storedEvent(event, watch, mentions, now())] } : {}) };
 }
 
 export async function handleMentionsFound(event: MentionsFound, deps: MentionDeps, signal: AbortSignal): Promise<Outcome> {

@@ -33,7 +33,7 @@ import { anyAnswered, foundMention, MAX_POSTS_PER_PLATFORM, mentionId, type Foun
 import { compileWatch, matchPost, type CompiledWatch } from '../../pipeline/mentions/match.js';
 import { WATCHES } from '../../pipeline/mentions/schedule.js';
 import { storedMentionIds } from '../../pipeline/mentions/store.js';
-import { readWatch, watchSpecOf, type WatchSpec } from '../../pipeline/mentions/watch.js';
+import { readWatch, watchSpecOf, type WatchRecord, type WatchSpec } from '../../pipeline/mentions/watch.js';
 import { mapBounded } from '../../pipeline/runtime/bounded.js';
 import type { AnyEmission } from '../../pipeline/runtime/events.js';
 import { parseJsonObject } from '../../pipeline/runtime/json.js';
@@ -151,12 +151,13 @@ async function withoutStored(store: CollectDeps['store'], tenant: string, watchI
   return { results, posts };
 }
 
-function foundEvent(
-  event: WatchCollectRequested,
-  spec: WatchSpec,
-  gathered: Gathered,
-  nowMs: number,
-): AnyEmission {
+/** What the classifier needs besides the posts: the collection as last written, and the watch's name and sealed webhook (none for a test). */
+interface Carried {
+  readonly collection: CollectionRecord;
+  readonly watch: Pick<WatchRecord, 'name' | 'sealedWebhook'>;
+}
+
+function foundEvent(event: WatchCollectRequested, spec: WatchSpec, gathered: Gathered, nowMs: number, carried: Carried | null = null): AnyEmission {
   return {
     topic: 'mentionsFound',
     key: event.watchId || event.requestId,
@@ -173,6 +174,9 @@ function foundEvent(
       correlationId: event.correlationId,
       deadlineMs: event.deadlineMs,
       createdAtMs: nowMs,
+      collection: carried && JSON.stringify(carried.collection),
+      watchName: carried?.watch.name ?? null,
+      sealedWebhook: carried?.watch.sealedWebhook ?? null,
     },
   };
 }
@@ -198,9 +202,18 @@ async function finish(deps: CollectDeps, collection: CollectionRecord, changes: 
   await WATCHES.releaseRunning(deps.state, collection.watchId, collection.id);
 }
 
-async function runCollection(event: WatchCollectRequested, deps: CollectDeps, collection: CollectionRecord, account: KeyRecord, signal: AbortSignal): Promise<Outcome> {
+/** The watch as the frontier read it (a v2 event), else as the store has it; null when deleted. */
+async function watchOf(event: WatchCollectRequested, deps: CollectDeps, carried: boolean): Promise<WatchRecord | null> {
+  const watch = carried && event.watch !== null ? parseJsonObject<WatchRecord>(event.watch) : null;
+  if (!watch) return readWatch(deps.store, event.tenant, event.watchId);
+  // Deleting a watch takes it off the schedule: a state read, not a store read, tells.
+  return (await WATCHES.scheduled(deps.state, event.watchId)) ? watch : null;
+}
+
+async function runCollection(event: WatchCollectRequested, deps: CollectDeps, started: Started, account: KeyRecord, signal: AbortSignal): Promise<Outcome> {
   const now = deps.now ?? Date.now;
-  const watch = await readWatch(deps.store, event.tenant, event.watchId);
+  const { collection } = started;
+  const watch = await watchOf(event, deps, started.carried);
   const held = PRICES.mentionCollection.credits;
   if (!watch) {
     await deps.keys.settle(account, held, 0, { requestId: collection.id, op: 'mentionCollection' });
@@ -234,15 +247,34 @@ async function runCollection(event: WatchCollectRequested, deps: CollectDeps, co
   // The classifier stores the posts, completes the collection and releases the latch.
   await writeCollection(deps.writer, done);
   await WATCHES.extendRunning(deps.state, watch.id);
-  return { kind: 'ack', emit: [foundEvent(event, { ...watch, webhook: null }, gathered, now())] };
+  return { kind: 'ack', emit: [foundEvent(event, { ...watch, webhook: null }, gathered, now(), { collection: done, watch })] };
+}
+
+interface Started {
+  readonly collection: CollectionRecord;
+  /** The collection and the watch came on the event as queued. */
+  readonly carried: boolean;
+}
+
+/**
+ * The collection as queued, from the event when it carries it and the collection holds its
+ * watch's running latch (the frontier took it); else (a resumed collection, a v1 event, a
+ * latch gone: the event may come twice) from the store.
+ */
+async function startedCollection(event: WatchCollectRequested, deps: CollectDeps): Promise<Started | null> {
+  const carried = event.collection === null ? null : parseJsonObject<CollectionRecord>(event.collection);
+  if (carried && (await WATCHES.running(deps.state, event.watchId)) === event.collectionId) return { collection: carried, carried: true };
+  const stored = await readCollection(deps.store, event.tenant, event.watchId, event.collectionId);
+  return stored && { collection: stored, carried: false };
 }
 
 export async function handleWatchCollectRequested(event: WatchCollectRequested, deps: CollectDeps, signal: AbortSignal): Promise<Outcome> {
   if (event.test !== null) return runTest(event, deps, signal);
-  const collection = await readCollection(deps.store, event.tenant, event.watchId, event.collectionId);
+  const started = await startedCollection(event, deps);
+  const collection = started?.collection;
   // Unknown (another key's, or never written) or already over: nothing to do. One left
   // `running` by a worker that died is collected again (what it had stored is recognised).
-  if (!collection || isFinalCollection(collection.status)) return { kind: 'ack' };
+  if (!started || !collection || isFinalCollection(collection.status)) return { kind: 'ack' };
   const worker = await deps.state.lock(`watch-collection:${collection.id}`, RUNNING_TTL_MS);
   if (!worker) return { kind: 'ack' };
   try {
@@ -253,7 +285,7 @@ export async function handleWatchCollectRequested(event: WatchCollectRequested, 
       await finish(deps, collection, { status: 'skipped_no_credits', reason });
       return { kind: 'ack' };
     }
-    return await runCollection(event, deps, collection, account, signal);
+    return await runCollection(event, deps, started, account, signal);
   } finally {
     await worker.release();
   }

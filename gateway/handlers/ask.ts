@@ -23,12 +23,17 @@ export function askPipeline<K extends TopicKey>(
   return ask(requester, { requestId: ctx.requestId, tenant: tenantOf(ctx), signal: ctx.signal }, topic, fields, timeoutMs);
 }
 
+/**
+ * The handler's result of a Reply: its error, or its data as the bytes the actor wrote (an
+ * object's JSON), which the envelope is written around without parsing them (routes.ts
+ * `envelope`), with the credits and the page's source beside.
+ */
 export function replyResult(reply: ReplyValue): HandlerResult {
   if (!reply.ok) {
     const code = reply.errorCode && isErrorCode(reply.errorCode) ? reply.errorCode : 'upstream_error';
     throw new AppError(code, reply.errorMessage ?? 'the worker reported a failure');
   }
-  const data = reply.data ? (JSON.parse(reply.data) as Record<string, unknown>) : {};
   const source = reply.source === 'fresh' || reply.source === 'cache' || reply.source === 'index' ? reply.source : undefined;
-  return { data, credits: reply.credits, ...(source ? { source } : {}) };
+  const data = reply.data?.trimStart().startsWith('{') ? { dataJson: reply.data } : { data: reply.data ? (JSON.parse(reply.data) as Record<string, unknown>) : {} };
+  return { ...data, credits: reply.credits, ...(source ? { source } : {}) };
 }

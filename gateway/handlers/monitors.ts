@@ -23,8 +23,10 @@
  * statusCode, lastError, lastAttemptAt}]}}. Checks are listed newest first.
  *
  * POST /run queues a check now (409 `monitor_check_running` when one is queued or running) and
- * waits up to RUN_WAIT_MS for it: the answer is the completed check, or the check still
- * running (poll the checks). It is billed like a scheduled check: the check itself charges
+ * awaits its final check from the classifier through request-reply (pipeline/runtime/
+ * request-reply.ts, as a scrape awaits its page) for up to RUN_WAIT_MS (and never past
+ * REQUEST_TIMEOUT_MS): the answer is the completed check, or the check still running (poll the
+ * checks). It is billed like a scheduled check: the check itself charges
  * each page it reads (`creditsUsed`); the call adds nothing. A key that cannot pay gets its
  * check recorded `skipped_no_credits` and the call answers 402.
  */
@@ -41,15 +43,15 @@ import {
   type PageResult,
 } from '../../pipeline/monitors/checks.js';
 import { checkDeliveries, type CheckDelivery } from '../../pipeline/monitors/deliveries.js';
-import { createMonitor, deleteMonitor, intervalMs, listMonitors, monitorPages, openWebhook, readMonitor, type MonitorRecord, type MonitorSpec } from '../../pipeline/monitors/record.js';
-import { checkRequestEvent, scheduledMonitor, scheduleMonitor, takeRunning, unscheduleMonitor } from '../../pipeline/monitors/schedule.js';
-import { sleep } from '../../pipeline/runtime/retry.js';
+import { createMonitor, deleteMonitor, listMonitors, monitorPages, openWebhook, readMonitor, type MonitorRecord, type MonitorSpec } from '../../pipeline/monitors/record.js';
+import { checkRequestFields, scheduledMonitor, scheduledOf, scheduleMonitor, takeRunning, unscheduleMonitor } from '../../pipeline/monitors/schedule.js';
+import type { Requester } from '../../pipeline/runtime/request-reply.js';
 import type { Static } from '@sinclair/typebox';
 import type { MonitorBody } from '../../schemas/api/monitoring.js';
 import { tenantOf, type HandlerContext, type OperationHandler, type RecordDeps } from '../handler.js';
+import { askPipeline, replyResult } from './ask.js';
 
 export const RUN_WAIT_MS = 30_000;
-const RUN_POLL_MS = 200;
 
 export interface MonitorHandlerOptions {
   /** The SSRF check of page and webhook URLs (NetGuard). */
@@ -170,7 +172,7 @@ export function monitorCreateHandler(deps: RecordDeps, options: MonitorHandlerOp
       for (const url of monitorPages(spec)) await guarded(options, 'url', url, (code) => code === 'url_blocked');
       if (spec.webhook !== null) await guarded(options, 'webhook', spec.webhook, () => true);
       const monitor = await createMonitor(deps.writer, tenantOf(ctx), spec, Date.now(), options.serverSecret);
-      await scheduleMonitor(deps.state, { id: monitor.id, tenant: monitor.tenant, intervalMs: intervalMs(monitor) }, monitor.createdAtMs);
+      await scheduleMonitor(deps.state, scheduledOf(monitor), monitor.createdAtMs);
       return { data: await monitorView(deps, options, monitor, undefined, undefined) };
     },
   };
@@ -220,7 +222,12 @@ export function monitorChecksHandler(deps: RecordDeps, options: MonitorHandlerOp
   };
 }
 
-export function monitorRunHandler(deps: RecordDeps, options: MonitorHandlerOptions): OperationHandler {
+/**
+ * Queues a manual check and awaits its final check through request-reply, as a scrape awaits
+ * its page (the event carries the reply address and a deadline); past the wait, the check as
+ * stored (still running: poll the checks).
+ */
+export function monitorRunHandler(deps: RecordDeps, requester: Requester, options: MonitorHandlerOptions): OperationHandler {
   return {
     // The check holds and charges its pages itself, like a scheduled one.
     estimate: () => 0,
@@ -231,16 +238,22 @@ export function monitorRunHandler(deps: RecordDeps, options: MonitorHandlerOptio
       const holder = await takeRunning(deps.state, monitor.id, check.id);
       if (holder !== null) throw new AppError('monitor_check_running', `check ${holder} of this monitor is queued or running; a monitor runs one check at a time`);
       await writeCheck(deps.writer, check);
-      await deps.events.emit([checkRequestEvent(check, ctx.requestId)]);
-      let current: CheckRecord = check;
-      const until = Date.now() + (options.runWaitMs ?? RUN_WAIT_MS);
-      while (!isFinal(current.status) && Date.now() < until && !ctx.signal.aborted) {
-        await sleep(RUN_POLL_MS, ctx.signal).catch(() => undefined);
-        current = (await readCheck(deps.store, monitor.tenant, monitor.id, check.id)) ?? current;
-      }
+      const current = await awaitCheck(deps, requester, ctx, monitor, check, options.runWaitMs ?? RUN_WAIT_MS);
       if (current.status === 'skipped_no_credits') throw new AppError('insufficient_credits', `the check was skipped: ${current.reason}`);
       const [view] = await checkViews(deps, options, monitor, [current]);
       return { data: view as Record<string, unknown> };
     },
   };
+}
+
+/** The final check the classifier answers with; the check as stored when it does not answer in time. */
+async function awaitCheck(deps: RecordDeps, requester: Requester, ctx: HandlerContext, monitor: MonitorRecord, check: CheckRecord, waitMs: number): Promise<CheckRecord> {
+  try {
+    const reply = await askPipeline(requester, ctx, 'monitorChecks', checkRequestFields(check, monitor), waitMs);
+    if (!reply.ok) replyResult(reply);
+    return JSON.parse(reply.data ?? '') as CheckRecord;
+  } catch (error) {
+    if (!(error instanceof AppError && error.code === 'upstream_timeout')) throw error;
+    return (await readCheck(deps.store, monitor.tenant, monitor.id, check.id)) ?? check;
+  }
 }

@@ -199,7 +199,7 @@ async function runTest(requester: Requester, ctx: HandlerContext, options: Watch
   const { webhook: _w, ...fields } = spec;
   const timeoutMs = Math.min(TEST_TIMEOUT_MS, Math.max(options.config.requestTimeoutMs, 30_000));
   const startedAtMs = Date.now();
-  const reply = await askPipeline(requester, ctx, 'watchCollections', { watchId, collectionId: ctx.requestId, test: JSON.stringify(fields) }, timeoutMs);
+  const reply = await askPipeline(requester, ctx, 'watchCollections', { watchId, collectionId: ctx.requestId, test: JSON.stringify(fields), watch: null, collection: null }, timeoutMs);
   if (!reply.ok) throw new AppError(reply.errorCode && isErrorCode(reply.errorCode) ? reply.errorCode : 'upstream_error', reply.errorMessage ?? 'the test could not run');
   const answer = reply.data ? (parseJsonObject(reply.data) ?? {}) : {};
   return { data: { watchId: watchId || null, since: iso(startedAtMs - FIRST_REACH_MS), ...answer }, credits: reply.credits };

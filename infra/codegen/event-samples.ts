@@ -137,12 +137,19 @@ export const SAMPLE_EVENTS: { readonly [N in EventName]: EventValue<N> } = {
     monitorId: 'mon_5b1e0c9d2a7f4e38b6c1d0e9f8a7b6c5',
     checkId: 'chk_019a4c2e5f10a1b2c3d4e5f60718',
     createdAtMs: AT_MS,
+    check: { trigger: 'manual', scheduledAtMs: AT_MS - 1_000, queuedAtMs: AT_MS - 1_000, urls: ['https://shop.example/p/1', 'https://shop.example/ü?q="x"'], resumed: false },
+    monitor: { name: 'Prices "Ünïcode"', goal: null, sealedWebhook: 'v1.c2VhbGVk.d2ViaG9vaw' },
+    replyTo: 'wds.replies',
+    correlationId: '9a2c4e6f-1b3d-4f5a-8c7e-0d2f4b6a8c1e',
+    deadlineMs: AT_MS + 45_000,
   },
   MonitorChecked: {
     tenant: 'key_7f3a',
     monitorId: 'mon_5b1e0c9d2a7f4e38b6c1d0e9f8a7b6c5',
     checkId: 'chk_019a4c2e5f10a1b2c3d4e5f60718',
     createdAtMs: AT_MS,
+    sealedWebhook: 'v1.c2VhbGVk.d2ViaG9vaw',
+    body: JSON.stringify({ type: 'monitor.check.completed', pages: [{ url: 'https://shop.example/ü', status: 'changed', diff: '-a\n+b' }], truncated: false }),
   },
   WatchCollectRequested: {
     requestId: 'col_8e2f1a0b9c3d4e5f60718293a4b5c6d7',
@@ -154,6 +161,8 @@ export const SAMPLE_EVENTS: { readonly [N in EventName]: EventValue<N> } = {
     correlationId: null,
     deadlineMs: AT_MS + 300_000,
     createdAtMs: AT_MS,
+    watch: JSON.stringify({ id: 'wat_0c1d2e3f4a5b6c7d8e9f0a1b2c3d4e5f', tenant: 'key_7f3a', name: 'Acme "DB" ü', keywords: ['Acme DB'], sealedWebhook: null }),
+    collection: JSON.stringify({ id: 'col_8e2f1a0b9c3d4e5f60718293a4b5c6d7', status: 'queued', scheduledAtMs: AT_MS, queuedAtMs: AT_MS, platforms: {} }),
   },
   MentionsFound: {
     requestId: 'col_8e2f1a0b9c3d4e5f60718293a4b5c6d7',
@@ -179,6 +188,9 @@ export const SAMPLE_EVENTS: { readonly [N in EventName]: EventValue<N> } = {
     correlationId: null,
     deadlineMs: AT_MS + 300_000,
     createdAtMs: AT_MS,
+    collection: JSON.stringify({ id: 'col_8e2f1a0b9c3d4e5f60718293a4b5c6d7', status: 'running', found: 1 }),
+    watchName: 'Acme "DB" ü',
+    sealedWebhook: 'v1.c2VhbGVk.d2ViaG9vaw',
   },
   MentionsStored: {
     tenant: 'key_7f3a',
@@ -186,6 +198,8 @@ export const SAMPLE_EVENTS: { readonly [N in EventName]: EventValue<N> } = {
     collectionId: 'col_8e2f1a0b9c3d4e5f60718293a4b5c6d7',
     mentionIds: ['men_3f2a1b0c9d8e7f6a5b4c3d2e'],
     createdAtMs: AT_MS,
+    sealedWebhook: 'v1.c2VhbGVk.d2ViaG9vaw',
+    body: JSON.stringify({ type: 'mentions.found', mentions: [{ id: 'men_3f2a1b0c9d8e7f6a5b4c3d2e', text: 'ünïcode "q"' }], truncated: false }),
   },
   TestPing: {
     id: 'ping-1',

@@ -9,14 +9,20 @@
 import { HEADERS } from '../../schemas/topics.js';
 import type { AnyEmission } from '../runtime/events.js';
 import { DueSchedule } from '../runtime/state/due-schedule.js';
+import type { CollectionRecord } from './collections.js';
+import type { WatchRecord } from './watch.js';
 
 export const WATCHES = new DueSchedule('watch');
 
 /** How long a collection may take end to end (every platform, then classification). */
 export const COLLECTION_DEADLINE_MS = 10 * 60_000;
 
-/** The WatchCollectRequested that hands a queued collection to the searcher. */
-export function collectRequestEvent(c: { readonly id: string; readonly tenant: string; readonly watchId: string }, nowMs = Date.now()): AnyEmission {
+/**
+ * The WatchCollectRequested that hands a queued collection to the searcher: with the watch as
+ * the frontier read it and the collection as queued, so the searcher reads neither; without
+ * them (a resumed collection) it reads both.
+ */
+export function collectRequestEvent(c: CollectionRecord, nowMs = Date.now(), watch: WatchRecord | null = null): AnyEmission {
   return {
     topic: 'watchCollections',
     key: c.watchId,
@@ -31,6 +37,8 @@ export function collectRequestEvent(c: { readonly id: string; readonly tenant: s
       correlationId: null,
       deadlineMs: nowMs + COLLECTION_DEADLINE_MS,
       createdAtMs: nowMs,
+      watch: watch && JSON.stringify(watch),
+      collection: watch && JSON.stringify(c),
     },
   };
 }

@@ -136,38 +136,35 @@ export async function storedMentionIds(store: Reader, tenant: string, ids: reado
   return new Set(rows.map((r) => r.id));
 }
 
-/** Stores judged posts as new mentions of a watch (version 1, status `new`). */
-export async function writeMentions(writer: Pick<BatchWriter, 'write'>, tenant: string, watchId: string, collectionId: string, judged: readonly Judged[], nowMs: number): Promise<void> {
-  if (judged.length === 0) return;
-  await writer.write(
-    'mentions',
-    judged.map((j) =>
-      rowOf(
-        tenant,
-        {
-          id: j.id,
-          watchId,
-          collectionId,
-          platform: j.post.platform,
-          externalId: j.post.externalId,
-          url: j.post.url,
-          author: j.post.author,
-          title: j.post.title,
-          text: j.post.text,
-          lang: j.post.lang,
-          matched: j.post.matched,
-          category: j.category,
-          score: j.score,
-          classifier: j.classifier,
-          status: 'new',
-          publishedAtMs: j.post.publishedAtMs,
-          foundAtMs: nowMs,
-          updatedAtMs: nowMs,
-        },
-        1,
-      ),
-    ),
-  );
+/** Judged posts as new mentions of a watch (version 1, status `new`), as they are stored. */
+export function newMentions(watchId: string, collectionId: string, judged: readonly Judged[], nowMs: number): Mention[] {
+  return judged.map((j) => ({
+    id: j.id,
+    watchId,
+    collectionId,
+    platform: j.post.platform,
+    externalId: j.post.externalId,
+    url: j.post.url,
+    author: j.post.author,
+    title: j.post.title,
+    text: j.post.text,
+    lang: j.post.lang,
+    matched: j.post.matched,
+    category: j.category,
+    score: j.score,
+    classifier: j.classifier,
+    status: 'new',
+    publishedAtMs: j.post.publishedAtMs,
+    foundAtMs: nowMs,
+    updatedAtMs: nowMs,
+    version: 1,
+  }));
+}
+
+/** Stores new mentions (`newMentions`); resolves once they landed. */
+export async function writeMentions(writer: Pick<BatchWriter, 'write'>, tenant: string, mentions: readonly Mention[]): Promise<void> {
+  if (mentions.length === 0) return;
+  await writer.write('mentions', mentions.map((m) => rowOf(tenant, m, m.version)));
 }
 
 export interface MentionFilters {

@@ -109,30 +109,37 @@ export function queuedCheck(check: NewCheck): CheckRecord {
 
 const dateOrNull = (ms: number | null) => (ms === null ? null : new Date(ms));
 
+function checkRow(check: CheckRecord): Record<string, unknown> {
+  return {
+    tenant: check.tenant,
+    monitor_id: check.monitorId,
+    id: check.id,
+    version: VERSION[check.status],
+    trigger: check.trigger,
+    status: check.status,
+    reason: check.reason,
+    scheduled_at: new Date(check.scheduledAtMs),
+    queued_at: new Date(check.queuedAtMs),
+    started_at: dateOrNull(check.startedAtMs),
+    finished_at: dateOrNull(check.finishedAtMs),
+    urls: check.urls,
+    count_new: check.counts.new,
+    count_same: check.counts.same,
+    count_changed: check.counts.changed,
+    count_removed: check.counts.removed,
+    count_error: check.counts.error,
+    credits_used: check.creditsUsed,
+  };
+}
+
 /** Stores this state of the check as its status's version; resolves once it landed. */
 export async function writeCheck(writer: Pick<BatchWriter, 'write'>, check: CheckRecord): Promise<void> {
-  await writer.write('monitor_checks', [
-    {
-      tenant: check.tenant,
-      monitor_id: check.monitorId,
-      id: check.id,
-      version: VERSION[check.status],
-      trigger: check.trigger,
-      status: check.status,
-      reason: check.reason,
-      scheduled_at: new Date(check.scheduledAtMs),
-      queued_at: new Date(check.queuedAtMs),
-      started_at: dateOrNull(check.startedAtMs),
-      finished_at: dateOrNull(check.finishedAtMs),
-      urls: check.urls,
-      count_new: check.counts.new,
-      count_same: check.counts.same,
-      count_changed: check.counts.changed,
-      count_removed: check.counts.removed,
-      count_error: check.counts.error,
-      credits_used: check.creditsUsed,
-    },
-  ]);
+  await writer.write('monitor_checks', [checkRow(check)]);
+}
+
+/** Stores several checks in one write (a frontier tick's); resolves once they landed. */
+export async function writeChecks(writer: Pick<BatchWriter, 'write'>, checks: readonly CheckRecord[]): Promise<void> {
+  if (checks.length) await writer.write('monitor_checks', checks.map(checkRow));
 }
 
 const CHECK_COLUMNS = `tenant, monitor_id, id, trigger, status, reason,

@@ -48,6 +48,9 @@ const COLUMNS = `tenant, id, name, url, urls, interval_minutes, goal, webhook,
 
 const READS = recordReads('monitors', COLUMNS);
 
+/** Monitors by id, any tenant (ids are unique): the frontier reads a tick's due monitors at once. */
+const BY_IDS = `SELECT ${COLUMNS} FROM monitors FINAL WHERE id IN {ids:Array(String)} AND deleted = 0`;
+
 interface MonitorRow {
   readonly tenant: string;
   readonly id: string;
@@ -120,6 +123,13 @@ export async function deleteMonitor(writer: Pick<BatchWriter, 'write'>, monitor:
 export async function readMonitor(store: Pick<Store, 'query'>, tenant: string, id: string): Promise<MonitorRecord | null> {
   const [row] = await store.query<MonitorRow>(READS.byId, { tenant, id });
   return row ? recordOf(row) : null;
+}
+
+/** The monitors of these ids that exist and are not deleted, by id (the caller checks each one's tenant). */
+export async function readMonitors(store: Pick<Store, 'query'>, ids: readonly string[]): Promise<Map<string, MonitorRecord>> {
+  if (ids.length === 0) return new Map();
+  const rows = await store.query<MonitorRow>(BY_IDS, { ids });
+  return new Map(rows.map((row) => [row.id, recordOf(row)]));
 }
 
 export async function listMonitors(store: Pick<Store, 'query'>, tenant: string): Promise<MonitorRecord[]> {

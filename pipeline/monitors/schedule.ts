@@ -7,7 +7,8 @@
  * - `monitors:due`: a schedule (sorted set) of monitor ids by the epoch ms their next check is
  *   due. `zpopDue` takes due ids atomically, so two frontier processes never take the same one.
  * - `monitor:<id>`: a hash of what the frontier needs without reading the store: tenant,
- *   intervalMs, nextCheckAt. Deleting a monitor deletes it; an id popped without its hash is
+ *   intervalMs, nextCheckAt, and the payload (`scheduledPayload`: the pages and what the
+ *   check's event carries of the monitor; monitors do not change, so it stays true). Deleting a monitor deletes it; an id popped without its hash is
  *   dropped from the schedule.
  * - `monitor:<id>:slot:<dueMs>`: taken (setIfAbsent) by the process that starts the check due
  *   at dueMs; anyone who finds the same due time again (a schedule rebuilt from the store
@@ -24,6 +25,9 @@
 import { HEADERS } from '../../schemas/topics.js';
 import type { AnyEmission } from '../runtime/events.js';
 import { DueSchedule, type Scheduled } from '../runtime/state/due-schedule.js';
+import type { CheckRecord } from './checks.js';
+import { parseJsonObject } from '../runtime/json.js';
+import { intervalMs, monitorPages, type MonitorRecord } from './record.js';
 import type { State } from '../runtime/state/state.js';
 
 export { nextDue, RUNNING_TTL_MS, type Scheduled } from '../runtime/state/due-schedule.js';
@@ -50,12 +54,53 @@ export const extendRunning = (state: State, monitorId: string) => MONITORS.exten
 /** Releases the latch if `checkId` still holds it. */
 export const releaseRunning = (state: State, monitorId: string, checkId: string) => MONITORS.releaseRunning(state, monitorId, checkId);
 
-/** The MonitorCheckRequested that hands a queued check to the classifier. */
-export function checkRequestEvent(check: { readonly id: string; readonly tenant: string; readonly monitorId: string }, requestId = check.id): AnyEmission {
+/** What the classifier and the notifier need of a monitor: read once, by whoever queues its check. */
+export type CheckedMonitor = Pick<MonitorRecord, 'name' | 'goal' | 'sealedWebhook'>;
+
+/** What the frontier needs of a monitor to queue its check: its pages and what the check's event carries. */
+export interface ScheduledPayload extends CheckedMonitor {
+  readonly urls: readonly string[];
+}
+
+/** The monitor as its schedule keeps it (`scheduleMonitor`), so a due check reads no store. */
+export function scheduledOf(monitor: MonitorRecord): Scheduled {
+  const payload: ScheduledPayload = { urls: monitorPages(monitor), name: monitor.name, goal: monitor.goal, sealedWebhook: monitor.sealedWebhook };
+  return { id: monitor.id, tenant: monitor.tenant, intervalMs: intervalMs(monitor), payload: JSON.stringify(payload) };
+}
+
+/** The payload a schedule keeps; null when it has none (scheduled before it was kept) or it does not read. */
+export function scheduledPayload(scheduled: Pick<Scheduled, 'payload'>): ScheduledPayload | null {
+  const doc = parseJsonObject(scheduled.payload ?? '');
+  if (!doc || !Array.isArray(doc.urls) || typeof doc.name !== 'string') return null;
+  return {
+    urls: doc.urls.filter((u): u is string => typeof u === 'string'),
+    name: doc.name,
+    goal: typeof doc.goal === 'string' ? doc.goal : null,
+    sealedWebhook: typeof doc.sealedWebhook === 'string' ? doc.sealedWebhook : null,
+  };
+}
+
+/**
+ * The MonitorCheckRequested fields of a queued check but those every request carries (`ask`
+ * fills them in for a manual run that awaits its answer). `resumed`: sent again after a crash,
+ * so the classifier reads the check's row and the pages it already judged; `monitor` null: it
+ * reads the monitor too.
+ */
+export function checkRequestFields(check: CheckRecord, monitor: CheckedMonitor | null, resumed = false) {
+  return {
+    monitorId: check.monitorId,
+    checkId: check.id,
+    check: { trigger: check.trigger, scheduledAtMs: check.scheduledAtMs, queuedAtMs: check.queuedAtMs, urls: [...check.urls], resumed },
+    monitor: monitor && { name: monitor.name, goal: monitor.goal, sealedWebhook: monitor.sealedWebhook },
+  };
+}
+
+/** The MonitorCheckRequested that hands a queued check to the classifier (nobody awaits its answer). */
+export function checkRequestEvent(check: CheckRecord, monitor: CheckedMonitor | null, resumed = false): AnyEmission {
   return {
     topic: 'monitorChecks',
     key: check.monitorId,
-    headers: { [HEADERS.requestId]: requestId },
-    value: { requestId, tenant: check.tenant, monitorId: check.monitorId, checkId: check.id, createdAtMs: Date.now() },
+    headers: { [HEADERS.requestId]: check.id },
+    value: { requestId: check.id, tenant: check.tenant, ...checkRequestFields(check, monitor, resumed), replyTo: null, correlationId: null, deadlineMs: null, createdAtMs: Date.now() },
   };
 }

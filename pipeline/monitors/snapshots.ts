@@ -7,9 +7,17 @@
  * however often it is checked: the checks keep only what they found (monitor_check_pages).
  *
  * URLs are normalized with the page cache's rule (pipeline/runtime/url.ts normalizeUrl).
+ *
+ * Beside the store, coordination state keeps each page's snapshot digest (its status and a
+ * hash of its normalized text: `monitor:<id>:page:<url hash>`), written once its snapshot has
+ * landed. A check whose page reads back with the same digest judges it against the snapshot
+ * the digest stands for, without reading the store: an unchanged page costs no read. A digest
+ * missing (state lost, or never written) only means the store is read.
  */
+import { createHash } from 'node:crypto';
 import { normalizeUrl } from '../runtime/url.js';
-import type { PageSnapshot } from '../pages/changes.js';
+import { normalizeMarkdown, type PageSnapshot } from '../pages/changes.js';
+import type { State } from '../runtime/state/state.js';
 import type { BatchWriter } from '../runtime/store/batch-writer.js';
 import type { Store } from '../runtime/store/store.js';
 
@@ -62,3 +70,19 @@ export async function recordMonitorSnapshot(writer: Pick<BatchWriter, 'write'>, 
     },
   ]);
 }
+
+/** How long a page's digest is kept: past the longest interval (a week), so a check always finds its last one. */
+export const DIGEST_TTL_MS = 8 * 24 * 3_600_000;
+
+const digestKey = (monitorId: string, url: string) => `monitor:${monitorId}:page:${createHash('sha1').update(normalizeUrl(url)).digest('hex')}`;
+
+/** A page's digest: its status and its normalized text's hash. */
+export function snapshotDigest(snapshot: Pick<PageSnapshot, 'statusCode' | 'markdown'>): string {
+  return `${snapshot.statusCode}:${createHash('sha256').update(normalizeMarkdown(snapshot.markdown)).digest('base64')}`;
+}
+
+/** The digest of the page's newest snapshot, as state holds it; null when it does not. */
+export const storedDigest = (state: Pick<State, 'get'>, monitorId: string, url: string) => state.get(digestKey(monitorId, url));
+
+/** Records that the page's newest snapshot (landed in the store) has this digest. */
+export const keepDigest = (state: Pick<State, 'set'>, monitorId: string, url: string, digest: string) => state.set(digestKey(monitorId, url), digest, DIGEST_TTL_MS);

@@ -16,17 +16,17 @@ export const CURRENT_VERSIONS = {
   FetchRequested: 1,
   JobEvent: 1,
   MapRequested: 1,
-  MentionsFound: 1,
-  MentionsStored: 1,
-  MonitorCheckRequested: 1,
-  MonitorChecked: 1,
+  MentionsFound: 2,
+  MentionsStored: 2,
+  MonitorCheckRequested: 2,
+  MonitorChecked: 2,
   PageFetched: 5,
   ParseRequested: 1,
   Reply: 1,
   ScrapeRequested: 4,
   SearchRequested: 1,
   TestPing: 1,
-  WatchCollectRequested: 1,
+  WatchCollectRequested: 2,
 } as const satisfies Record<EventName, number>;
 
 /** A page read by the parser still needs a model: fields its markup and page rules left empty, a prompt, an abstractive summary. The extractor pool asks the model, then answers and files the page as the parser would have. wds.events.ExtractRequested v1 (schemas/events/ExtractRequested/v1.avsc). */
@@ -131,7 +131,7 @@ export interface MapRequested {
   createdAtMs: number;
 }
 
-/** The posts a collection (or a test) of a mention watch found and kept: the classifier sorts each into a category (the offline classifier, or the operator's model constrained to the seven categories, which also judges relevance when the watch has a context), stores them as mentions and completes the collection; for a test it answers replyTo instead and stores nothing (actors/classifier/mentions.ts). wds.events.MentionsFound v1 (schemas/events/MentionsFound/v1.avsc). */
+/** The posts a collection (or a test) of a mention watch found and kept: the classifier sorts each into a category (the offline classifier, or the operator's model constrained to the seven categories, which also judges relevance when the watch has a context), stores them as mentions and completes the collection; for a test it answers replyTo instead and stores nothing (actors/classifier/mentions.ts). v2 carries the collection as the searcher last wrote it and the watch's name and sealed webhook, so the classifier reads neither. wds.events.MentionsFound v2 (schemas/events/MentionsFound/v2.avsc). */
 export interface MentionsFound {
   /** Id of the work; in every log line. */
   requestId: string;
@@ -169,9 +169,15 @@ export interface MentionsFound {
   deadlineMs: number;
   /** Epoch milliseconds when the event was written. */
   createdAtMs: number;
+  /** The collection as the searcher last wrote it, as JSON (CollectionRecord); null (a test, a v1 event): read from the store. */
+  collection: string | null;
+  /** The watch's name, for the webhook body. */
+  watchName: string | null;
+  /** The watch's webhook URL as stored, sealed under the server secret; null without one. */
+  sealedWebhook: string | null;
 }
 
-/** A collection stored new mentions and the watch has a webhook: the notifier POSTs the batch (read from the store) to it, signed and retried (actors/notifier/mentions.ts). wds.events.MentionsStored v1 (schemas/events/MentionsStored/v1.avsc). */
+/** A collection stored new mentions and the watch has a webhook: the notifier POSTs the batch (read from the store) to it, signed and retried (actors/notifier/mentions.ts). v2 carries the webhook (sealed) and the body the classifier built from the mentions it just stored (pipeline/mentions/notice.ts), so the notifier reads nothing; a v1 event (both null) is read from the store. wds.events.MentionsStored v2 (schemas/events/MentionsStored/v2.avsc). */
 export interface MentionsStored {
   /** Id of the API key the watch belongs to (its webhook signing secret). */
   tenant: string;
@@ -181,9 +187,13 @@ export interface MentionsStored {
   mentionIds: Array<string>;
   /** Epoch milliseconds when the event was written. */
   createdAtMs: number;
+  /** The watch's webhook URL as stored, sealed under the server secret. */
+  sealedWebhook: string | null;
+  /** The delivery's JSON body (event mentions.found), within the webhook's MAX_BODY_BYTES. */
+  body: string | null;
 }
 
-/** A monitor check is to run: queued by the frontier when the monitor's schedule is due, or by the gateway for POST /v1/monitor/{id}/run. Its row in monitor_checks (status queued) was written first; the classifier reads each page through the scrape path, judges it against the previous snapshot and completes the check (actors/classifier/). Sent again with the same checkId to resume a check a crash interrupted: pages already judged are not read again. wds.events.MonitorCheckRequested v1 (schemas/events/MonitorCheckRequested/v1.avsc). */
+/** A monitor check is to run: queued by the frontier when the monitor's schedule is due, or by the gateway for POST /v1/monitor/{id}/run. Its row in monitor_checks (status queued) was written first; the classifier reads each page through the scrape path, judges it against the previous snapshot and completes the check (actors/classifier/). Sent again with the same checkId to resume a check a crash interrupted: pages already judged are not read again. v2 carries the check and what the classifier and notifier need of the monitor, read once by whoever queued it, and the reply address of a manual run. wds.events.MonitorCheckRequested v2 (schemas/events/MonitorCheckRequested/v2.avsc). */
 export interface MonitorCheckRequested {
   /** Id of the work (the check id, or the API request for a manual run); in every log line. */
   requestId: string;
@@ -195,9 +205,32 @@ export interface MonitorCheckRequested {
   checkId: string;
   /** Epoch milliseconds when the event was written. */
   createdAtMs: number;
+  /** The check as queued; null (a v1 event): the classifier reads its row. */
+  check: {
+    /** scheduled or manual. */
+    trigger: string;
+    scheduledAtMs: number;
+    queuedAtMs: number;
+    /** The pages to read, in the monitor's order. */
+    urls: Array<string>;
+    /** Sent again for a check a crash interrupted: the classifier reads its row and the pages it already judged. */
+    resumed: boolean;
+  } | null;
+  /** What the classifier and notifier need of the monitor; null (a v1 event): read from the store. */
+  monitor: {
+    name: string;
+    goal: string | null;
+    /** The webhook URL as stored, sealed under the server secret (pipeline/monitors/record.ts); null without one. */
+    sealedWebhook: string | null;
+  } | null;
+  /** A manual run: the topic to answer once the check is final. */
+  replyTo: string | null;
+  correlationId: string | null;
+  /** A manual run: when its answer is no longer awaited (the check runs to its end anyway). */
+  deadlineMs: number | null;
 }
 
-/** A monitor check completed and found a page new, changed, removed or failing, and the monitor has a webhook: the notifier POSTs the check (its summary and per-page diffs, read from the store) to it, signed and retried (actors/notifier/monitor.ts). wds.events.MonitorChecked v1 (schemas/events/MonitorChecked/v1.avsc). */
+/** A monitor check completed and found a page new, changed, removed or failing, and the monitor has a webhook: the notifier POSTs the check (its summary and per-page diffs) to it, signed and retried (actors/notifier/monitor.ts). v2 carries the webhook (sealed) and the body the classifier built from what it just judged (pipeline/monitors/notice.ts), so the notifier reads nothing from the store; a v1 event (both null) is read from the store. wds.events.MonitorChecked v2 (schemas/events/MonitorChecked/v2.avsc). */
 export interface MonitorChecked {
   /** Id of the API key the monitor belongs to (its webhook signing secret). */
   tenant: string;
@@ -207,6 +240,10 @@ export interface MonitorChecked {
   checkId: string;
   /** Epoch milliseconds when the event was written. */
   createdAtMs: number;
+  /** The monitor's webhook URL as stored, sealed under the server secret (pipeline/monitors/record.ts). */
+  sealedWebhook: string | null;
+  /** The delivery's JSON body (event monitor.check.completed), within the webhook's MAX_BODY_BYTES. */
+  body: string | null;
 }
 
 /** A page was fetched (over HTTP or in a browser) and awaits parsing. wds.events.PageFetched v5 (schemas/events/PageFetched/v5.avsc). */
@@ -361,7 +398,7 @@ export interface TestPing {
   sentAtMs: number;
 }
 
-/** A mention watch is to be collected: queued by the frontier when the watch's schedule is due (its watch_collections row, status queued, written first), or a test of watch fields by the gateway (POST /v1/mentions/watches/{id}/test and /v1/mentions/test: nothing stored, the answer goes to replyTo). The searcher asks each platform of the watch (pipeline/clients/social/, the web search providers, feeds), keeps the posts that match the watch (pipeline/mentions/match.ts) and were not stored before, and hands them to the classifier as MentionsFound (actors/searcher/collect.ts). wds.events.WatchCollectRequested v1 (schemas/events/WatchCollectRequested/v1.avsc). */
+/** A mention watch is to be collected: queued by the frontier when the watch's schedule is due (its watch_collections row, status queued, written first), or a test of watch fields by the gateway (POST /v1/mentions/watches/{id}/test and /v1/mentions/test: nothing stored, the answer goes to replyTo). The searcher asks each platform of the watch (pipeline/clients/social/, the web search providers, feeds), keeps the posts that match the watch (pipeline/mentions/match.ts) and were not stored before, and hands them to the classifier as MentionsFound (actors/searcher/collect.ts). v2 carries the watch and the collection as the frontier read and queued them, so the searcher reads neither (a resumed collection and a v1 event are read from the store). wds.events.WatchCollectRequested v2 (schemas/events/WatchCollectRequested/v2.avsc). */
 export interface WatchCollectRequested {
   /** Id of the work (the collection id, or the API request of a test); in every log line. */
   requestId: string;
@@ -381,6 +418,10 @@ export interface WatchCollectRequested {
   deadlineMs: number;
   /** Epoch milliseconds when the event was written. */
   createdAtMs: number;
+  /** A scheduled collection: the watch as the frontier read it, as JSON (pipeline/mentions/watch.ts WatchRecord, its webhook sealed). Null: the searcher reads it. */
+  watch: string | null;
+  /** A scheduled collection: its row as queued, as JSON (pipeline/mentions/collections.ts CollectionRecord). Null (a resumed collection, a v1 event): the searcher reads it. */
+  collection: string | null;
 }
 
 /** Event name → the value of its current version. */

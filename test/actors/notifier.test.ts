@@ -12,6 +12,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handleJobEvent } from '../../actors/notifier/handler.js';
+import { handleMentionsStored } from '../../actors/notifier/mentions.js';
+import { handleMonitorChecked } from '../../actors/notifier/monitor.js';
+import { createWatch, watchSpecOf } from '../../pipeline/mentions/watch.js';
+import { createMonitor } from '../../pipeline/monitors/record.js';
 import { deliver, deliveryBudgetMs, retriableAnswer, webhookBody, type Delivery, type RetryPolicy } from '../../actors/notifier/index.js';
 import { createJob } from '../../pipeline/jobs/record.js';
 import { createLogger } from '../../pipeline/runtime/log.js';
@@ -184,6 +188,23 @@ describe('actors/notifier', () => {
       ]);
       expect(rows[0]).toMatchObject({ tenant: 'key_a', source_id: 'crawl_1', id: 'crawl_1:/flaky', event: 'crawl.started', url: `${origin}/flaky`, error: 'the receiver answered 500' });
       expect(JSON.stringify(rows)).not.toContain('receiver-token');
+    });
+
+    it('delivers a v2 MonitorChecked and MentionsStored from what they carry, reading nothing from the store', async () => {
+      const { deps } = setup();
+      const noStore = { query: async () => Promise.reject(new Error('the notifier read the store')) };
+      const ctx = { ...deps, store: noStore, secretFor: () => 'whsec_unit', serverSecret: 'server-secret-unit', log: createLogger('silent') };
+      const noWrites = { write: async () => undefined };
+      const monitor = await createMonitor(noWrites, 'key_a', { name: 'm', url: 'https://site.test/', urls: [], intervalMinutes: 5, goal: null, webhook: `${origin}/monitor-v2` }, Date.now(), ctx.serverSecret);
+      const checkBody = JSON.stringify({ type: 'monitor.check.completed', check: { id: 'chk_v2' }, pages: [], truncated: false });
+      const checked = { tenant: 'key_a', monitorId: monitor.id, checkId: 'chk_v2', createdAtMs: Date.now(), sealedWebhook: monitor.sealedWebhook, body: checkBody };
+      expect(await handleMonitorChecked(checked, ctx, new AbortController().signal)).toEqual({ kind: 'ack' });
+      expect(hits('/monitor-v2').map((r) => r.body)).toEqual([checkBody]);
+      const watch = await createWatch(noWrites, 'key_a', { ...watchSpecOf({ name: 'w', keywords: ['acme'] }), webhook: `${origin}/mentions-v2` }, Date.now(), ctx.serverSecret);
+      const mentionsBody = JSON.stringify({ type: 'mentions.found', mentions: [{ id: 'men_1' }], truncated: false });
+      const stored = { tenant: 'key_a', watchId: watch.id, collectionId: 'col_v2', mentionIds: ['men_1'], createdAtMs: Date.now(), sealedWebhook: watch.sealedWebhook, body: mentionsBody };
+      expect(await handleMentionsStored(stored, ctx, new AbortController().signal)).toEqual({ kind: 'ack' });
+      expect(hits('/mentions-v2').map((r) => r.body)).toEqual([mentionsBody]);
     });
 
     it('does not retry a 400, and gives up after the last attempt of 503s', async () => {

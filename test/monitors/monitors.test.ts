@@ -11,7 +11,7 @@ import { MAX_BODY_BYTES, monitorWebhookBody, PAGE_DIFF_CHARS, PAGE_LINES } from 
 import { rebuildSchedules, resumeChecks, startDueChecks, type ScheduleDeps } from '../../actors/frontier/schedules/monitors.js';
 import { queuedCheck, readCheck, writeCheck } from '../../pipeline/monitors/checks.js';
 import { createMonitor, openWebhook, readMonitor, type MonitorRecord } from '../../pipeline/monitors/record.js';
-import { DUE_KEY, nextDue, runningCheck, scheduledMonitor, scheduleMonitor, takeRunning } from '../../pipeline/monitors/schedule.js';
+import { DUE_KEY, nextDue, runningCheck, scheduledMonitor, scheduledOf, scheduleMonitor, takeRunning } from '../../pipeline/monitors/schedule.js';
 import type { PageSnapshot } from '../../pipeline/pages/changes.js';
 import { MemoryState } from '../../pipeline/runtime/state/memory.js';
 import { BatchWriter, createStore, type Store } from '../../pipeline/runtime/store/index.js';
@@ -149,6 +149,27 @@ describe.skipIf(!hasChdb)('actors/frontier/schedules on chdb and memory state', 
     await state.del(`monitor:${monitors[0]!.id}:running`);
     await scheduleMonitor(state, { id: monitors[0]!.id, tenant: 'pace', intervalMs: 300_000 }, AT - 40);
     expect(await startDueChecks(deps(), 13)).toEqual([]);
+  });
+
+  it('queues a check from what its schedule keeps, reading no store, and hands the check and the monitor to the classifier', async () => {
+    state = new MemoryState();
+    now = AT;
+    const m = await createMonitor(writer, 'kept', { name: 'kept "1"', url: 'https://site.test/a', urls: ['https://site.test/b', 'https://site.test/a'], intervalMinutes: 5, goal: 'prices', webhook: null }, AT, 'test-server-secret');
+    await scheduleMonitor(state, scheduledOf(m), AT - 1);
+    let reads = 0;
+    const counted = { query: (sql: string, params?: Record<string, unknown>) => ((reads += 1), store.query(sql, params)) } as Pick<Store, 'query'>;
+    const [event] = await startDueChecks({ ...deps(), store: counted }, 10);
+    expect(reads).toBe(0);
+    expect(event?.value).toMatchObject({
+      monitorId: m.id,
+      check: { trigger: 'scheduled', scheduledAtMs: AT - 1, queuedAtMs: AT, urls: ['https://site.test/a', 'https://site.test/b'], resumed: false },
+      monitor: { name: 'kept "1"', goal: 'prices', sealedWebhook: null },
+      replyTo: null,
+    });
+    // The check's row landed before its event was handed over.
+    const checkId = (event?.value as { checkId: string }).checkId;
+    expect((await readCheck(store, 'kept', m.id, checkId))?.status).toBe('queued');
+    expect(await runningCheck(state, m.id)).toBe(checkId);
   });
 
   it('stores the webhook URL sealed, opened only with the server secret', async () => {

@@ -18,9 +18,23 @@
  *   still running gets a `skipped_overlap` check with the reason), writes the check `queued`
  *   and sends its MonitorCheckRequested to the classifier.
  */
-import { lastScheduled, queuedCheck, unfinishedChecks, writeCheck, type CheckRecord } from '../../../pipeline/monitors/checks.js';
-import { activeMonitors, intervalMs, monitorPages, readMonitor } from '../../../pipeline/monitors/record.js';
-import { checkRequestEvent, DUE_KEY, nextDue, runningCheck, scheduledMonitor, scheduleMonitor, slotKey, takeRunning, unscheduleMonitor } from '../../../pipeline/monitors/schedule.js';
+import { lastScheduled, queuedCheck, unfinishedChecks, writeChecks, type CheckRecord } from '../../../pipeline/monitors/checks.js';
+import { activeMonitors, intervalMs, readMonitors, type MonitorRecord } from '../../../pipeline/monitors/record.js';
+import {
+  checkRequestEvent,
+  DUE_KEY,
+  nextDue,
+  runningCheck,
+  scheduledMonitor,
+  scheduledOf,
+  scheduledPayload,
+  scheduleMonitor,
+  slotKey,
+  takeRunning,
+  unscheduleMonitor,
+  type Scheduled,
+  type ScheduledPayload,
+} from '../../../pipeline/monitors/schedule.js';
 import type { AnyEmission } from '../../../pipeline/runtime/events.js';
 import type { Logger } from '../../../pipeline/runtime/log.js';
 import type { State } from '../../../pipeline/runtime/state/state.js';
@@ -49,7 +63,7 @@ export async function rebuildSchedules(deps: ScheduleDeps): Promise<number> {
   for (const monitor of monitors) {
     const every = intervalMs(monitor);
     const anchor = anchors.get(`${monitor.tenant}/${monitor.id}`);
-    await scheduleMonitor(deps.state, { id: monitor.id, tenant: monitor.tenant, intervalMs: every }, anchor === undefined ? monitor.createdAtMs : anchor + every);
+    await scheduleMonitor(deps.state, scheduledOf(monitor), anchor === undefined ? monitor.createdAtMs : anchor + every);
   }
   return monitors.length;
 }
@@ -63,33 +77,68 @@ export async function resumeChecks(deps: ScheduleDeps): Promise<AnyEmission[]> {
     if ((await runningCheck(deps.state, check.monitorId)) !== null) continue;
     if ((await takeRunning(deps.state, check.monitorId, check.id)) !== null) continue;
     deps.log.info({ monitorId: check.monitorId, checkId: check.id }, 'resuming an interrupted monitor check');
-    out.push(checkRequestEvent(check));
+    out.push(checkRequestEvent(check, null, true));
   }
   return out;
 }
 
-/** Starts the checks due now, within this tick's share of the pace; their events. */
+/**
+ * Starts the checks due now, within this tick's share of the pace; their events. What a check
+ * needs of its monitor comes from its schedule (a schedule written before it kept that is read
+ * from the store, the tick's in one query), and the tick's check rows go in one write, before
+ * any event is sent (the classifier finds its check stored).
+ */
 export async function startDueChecks(deps: ScheduleDeps, budget: number): Promise<AnyEmission[]> {
   const now = deps.now ?? Date.now;
-  const out: AnyEmission[] = [];
+  const due: DueMonitor[] = [];
   for (const { member: id, score: dueMs } of await deps.state.zpopDue(DUE_KEY, now(), budget)) {
-    const scheduled = await scheduledMonitor(deps.state, id);
-    if (!scheduled || scheduled.intervalMs <= 0) continue;
-    await scheduleMonitor(deps.state, scheduled, nextDue(dueMs, scheduled.intervalMs, now()));
-    if (!(await deps.state.setIfAbsent(slotKey(id, dueMs), '1', scheduled.intervalMs))) continue;
-    const monitor = await readMonitor(deps.store, scheduled.tenant, id);
-    if (!monitor) {
-      await unscheduleMonitor(deps.state, id);
-      continue;
-    }
-    const check = queuedCheck({ tenant: monitor.tenant, monitorId: id, trigger: 'scheduled', scheduledAtMs: dueMs, urls: monitorPages(monitor), nowMs: now() });
-    const holder = await takeRunning(deps.state, id, check.id);
-    if (holder !== null) {
-      await writeCheck(deps.writer, { ...check, status: 'skipped_overlap', reason: `check ${holder} of this monitor is still running`, finishedAtMs: now() });
-      continue;
-    }
-    await writeCheck(deps.writer, check);
-    out.push(checkRequestEvent(check));
+    const scheduled = await claimDue(deps, id, dueMs, now);
+    if (scheduled) due.push({ id, tenant: scheduled.tenant, dueMs, monitor: scheduledPayload(scheduled) });
   }
+  if (due.length === 0) return [];
+  const unkept = due.filter((d) => d.monitor === null).map((d) => d.id);
+  const stored = await readMonitors(deps.store, unkept);
+  const rows: CheckRecord[] = [];
+  const out: AnyEmission[] = [];
+  for (const d of due) {
+    const started = await startDue(deps, d, d.monitor ?? payloadOf(stored.get(d.id), d.tenant), now);
+    if (started) rows.push(started.row);
+    if (started?.event) out.push(started.event);
+  }
+  await writeChecks(deps.writer, rows);
   return out;
+}
+
+interface DueMonitor {
+  readonly id: string;
+  readonly tenant: string;
+  readonly dueMs: number;
+  /** From its schedule; null when the schedule does not keep it. */
+  readonly monitor: ScheduledPayload | null;
+}
+
+/** A stored monitor of this tenant as its schedule would keep it; null when there is none (deleted). */
+function payloadOf(monitor: MonitorRecord | undefined, tenant: string): ScheduledPayload | null {
+  return monitor && monitor.tenant === tenant ? scheduledPayload(scheduledOf(monitor)) : null;
+}
+
+/** Puts the monitor back on the schedule one interval on and takes the due time's slot; null when it is not ours to start. */
+async function claimDue(deps: ScheduleDeps, id: string, dueMs: number, now: () => number): Promise<Scheduled | null> {
+  const scheduled = await scheduledMonitor(deps.state, id);
+  if (!scheduled || scheduled.intervalMs <= 0) return null;
+  await scheduleMonitor(deps.state, scheduled, nextDue(dueMs, scheduled.intervalMs, now()));
+  return (await deps.state.setIfAbsent(slotKey(id, dueMs), '1', scheduled.intervalMs)) ? scheduled : null;
+}
+
+/** One due monitor's check: queued (its row and event), skipped (its row), or none (deleted). */
+async function startDue(deps: ScheduleDeps, due: DueMonitor, monitor: ScheduledPayload | null, now: () => number): Promise<{ row: CheckRecord; event?: AnyEmission } | null> {
+  if (!monitor) {
+    await unscheduleMonitor(deps.state, due.id);
+    return null;
+  }
+  const check = queuedCheck({ tenant: due.tenant, monitorId: due.id, trigger: 'scheduled', scheduledAtMs: due.dueMs, urls: monitor.urls, nowMs: now() });
+  const holder = await takeRunning(deps.state, due.id, check.id);
+  if (holder !== null) return { row: { ...check, status: 'skipped_overlap', reason: `check ${holder} of this monitor is still running`, finishedAtMs: now() } };
+  // What the classifier and notifier need of the monitor travels on the event.
+  return { row: check, event: checkRequestEvent(check, monitor) };
 }

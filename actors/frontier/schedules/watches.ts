@@ -69,7 +69,7 @@ export async function startDueCollections(deps: ScheduleDeps, budget: number): P
       continue;
     }
     await writeCollection(deps.writer, collection);
-    out.push(collectRequestEvent(collection, now()));
+    out.push(collectRequestEvent(collection, now(), watch));
   }
   return out;
 }

@@ -26,6 +26,8 @@ export interface Scheduled {
   readonly id: string;
   readonly tenant: string;
   readonly intervalMs: number;
+  /** What the scheduler needs of the item to start it without reading the store (its family's JSON); kept until replaced. */
+  readonly payload?: string;
 }
 
 /** The first due time after `nowMs` on the grid `dueMs` + k × interval: missed rounds are not made up. */
@@ -47,7 +49,9 @@ export class DueSchedule {
 
   /** Puts the item on the schedule, due at `dueMs` (replacing any due time it had). */
   async schedule(state: State, item: Scheduled, dueMs: number): Promise<void> {
-    await state.hset(this.itemKey(item.id), { tenant: item.tenant, intervalMs: String(item.intervalMs), nextCheckAt: String(dueMs) });
+    const fields: Record<string, string> = { tenant: item.tenant, intervalMs: String(item.intervalMs), nextCheckAt: String(dueMs) };
+    if (item.payload !== undefined) fields.payload = item.payload;
+    await state.hset(this.itemKey(item.id), fields);
     await state.zadd(this.dueKey, dueMs, item.id);
   }
 
@@ -60,7 +64,7 @@ export class DueSchedule {
   async scheduled(state: State, id: string): Promise<(Scheduled & { nextCheckAt: number }) | null> {
     const h = await state.hgetall(this.itemKey(id));
     if (!h.tenant) return null;
-    return { id, tenant: h.tenant, intervalMs: Number(h.intervalMs) || 0, nextCheckAt: Number(h.nextCheckAt) || 0 };
+    return { id, tenant: h.tenant, intervalMs: Number(h.intervalMs) || 0, nextCheckAt: Number(h.nextCheckAt) || 0, ...(h.payload === undefined ? {} : { payload: h.payload }) };
   }
 
   /** Takes the running latch for `runId`; the id of the run holding it when another does. */

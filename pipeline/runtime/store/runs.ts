@@ -93,8 +93,8 @@ const DAY_MS = 86_400_000;
 /**
  * Every tenant's runs queued in the last RESUME_WINDOW_DAYS and not finished (queued or
  * running), oldest first: the frontier resumes them. Reads those days' partitions only.
- * `nowMs` comes from the caller's clock (never the store's `now64()`), so an injected clock
- * decides what is recent.
+ * `nowMs` comes from the caller's injected clock, never the store's own, so a test's fixed
+ * clock decides what is recent.
  */
 export async function unfinishedRuns<Row extends object, R>(store: Pick<Store, 'query'>, runs: RunTable, recordOf: (row: Row) => R, nowMs: number): Promise<R[]> {
   const sql = `

@@ -41,6 +41,8 @@ export interface Runtime<C extends RuntimeConfig = RuntimeConfig> {
 /** A batch waits at most this long to fill; a caller awaiting its write waits as long. */
 export const BATCH_MAX_DELAY_MS = 20;
 export const BATCH_MAX_ROWS = 1000;
+/** Inserts at once into the embedded engine (store/batch-writer.ts: group commit). */
+export const CHDB_INSERT_SLOTS = 1;
 
 /** Closes what start-up opened so far, newest first; failures to close are not the story. */
 async function closeAll(opened: readonly (() => Promise<void>)[]): Promise<void> {
@@ -92,7 +94,9 @@ export async function createRuntime<C extends RuntimeConfig>(config: C, log: Log
           })
         : await createBus({ kind: 'memory', log });
     opened.push(() => bus.close());
-    const writer = new BatchWriter(store, { maxRows: BATCH_MAX_ROWS, maxDelayMs: BATCH_MAX_DELAY_MS }, log);
+    // chdb runs one statement at a time: one insert slot, so batches grow while it is busy.
+    const insertSlots = store.driver === 'chdb' ? { maxConcurrentInserts: CHDB_INSERT_SLOTS } : {};
+    const writer = new BatchWriter(store, { maxRows: BATCH_MAX_ROWS, maxDelayMs: BATCH_MAX_DELAY_MS, ...insertSlots }, log);
     opened.push(() => writer.close());
     const blobs: BlobStore = bus.kind === 'kafka' ? new StoreBlobs(store) : new MemoryBlobs();
     const events = new Events(bus, codec, blobs, bus.kind === 'kafka' ? KAFKA_INLINE_LIMIT_BYTES : Number.POSITIVE_INFINITY);

@@ -108,6 +108,68 @@ describe('pipeline/runtime/store/batch-writer', () => {
     expect(second.settled).toBe(true);
   });
 
+  it('group commit: a due batch waiting on its table\'s previous insert takes the rows written meanwhile', async () => {
+    vi.useFakeTimers();
+    const { store, inserts } = fakeStore();
+    const writer = new BatchWriter(store, { maxRows: 100, maxDelayMs: 20 }, quietLog);
+    const a = track(writer.write('pages', [{ n: 1 }]));
+    await vi.advanceTimersByTimeAsync(20);
+    expect(inserts.map((i) => i.rows)).toEqual([[{ n: 1 }]]);
+    // The next batch falls due while the first insert still runs...
+    const b = track(writer.write('pages', [{ n: 2 }]));
+    await vi.advanceTimersByTimeAsync(20);
+    // ...and keeps taking rows until its own insert starts.
+    const c = track(writer.write('pages', [{ n: 3 }]));
+    await vi.advanceTimersByTimeAsync(100);
+    const d = track(writer.write('pages', [{ n: 4 }]));
+    expect(inserts).toHaveLength(1);
+    inserts[0]?.settle();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(inserts.map((i) => i.rows)).toEqual([[{ n: 1 }], [{ n: 2 }, { n: 3 }, { n: 4 }]]);
+    expect([a.settled, b.settled, c.settled, d.settled]).toEqual([true, false, false, false]);
+    // A write after the insert started opens the next batch, due maxDelayMs later.
+    const e = track(writer.write('pages', [{ n: 5 }]));
+    inserts[1]?.settle();
+    await vi.advanceTimersByTimeAsync(0);
+    expect([b.settled, c.settled, d.settled, e.settled]).toEqual([true, true, true, false]);
+    await vi.advanceTimersByTimeAsync(20);
+    expect(inserts.map((i) => i.rows).at(-1)).toEqual([{ n: 5 }]);
+  });
+
+  it('group commit: with one insert slot, other tables\' due batches wait for it and grow; a full one closes', async () => {
+    vi.useFakeTimers();
+    const { store, inserts } = fakeStore();
+    const writer = new BatchWriter(store, { maxRows: 3, maxDelayMs: 20, maxConcurrentInserts: 1 }, quietLog);
+    track(writer.write('pages', [{ t: 'p1' }]));
+    await vi.advanceTimersByTimeAsync(20);
+    expect(inserts.map((i) => i.table)).toEqual(['pages']);
+    track(writer.write('checks', [{ t: 'c1' }]));
+    track(writer.write('changes', [{ t: 'x1' }]));
+    await vi.advanceTimersByTimeAsync(50);
+    // Both are due; neither starts while the slot is taken.
+    expect(inserts).toHaveLength(1);
+    track(writer.write('checks', [{ t: 'c2' }]));
+    track(writer.write('checks', [{ t: 'c3' }])); // full: closed, c4 opens the next batch
+    const c4 = track(writer.write('checks', [{ t: 'c4' }]));
+    track(writer.write('changes', [{ t: 'x2' }]));
+    inserts[0]?.settle();
+    await vi.advanceTimersByTimeAsync(0);
+    // Slots go to due batches in the order they fell due.
+    expect(inserts.map((i) => [i.table, i.rows.map((r) => r.t)])).toEqual([
+      ['pages', ['p1']],
+      ['checks', ['c1', 'c2', 'c3']],
+    ]);
+    inserts[1]?.settle();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(inserts.map((i) => [i.table, i.rows.map((r) => r.t)]).at(-1)).toEqual(['changes', ['x1', 'x2']]);
+    inserts[2]?.settle();
+    await vi.advanceTimersByTimeAsync(20);
+    expect(inserts.map((i) => [i.table, i.rows.map((r) => r.t)]).at(-1)).toEqual(['checks', ['c4']]);
+    inserts[3]?.settle();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(c4.settled).toBe(true);
+  });
+
   it('flushes on close and refuses writes after it', async () => {
     const { store, inserts } = fakeStore();
     const writer = new BatchWriter(store, { maxRows: 100, maxDelayMs: 60_000 }, quietLog);

@@ -110,6 +110,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     limiter: new RateLimiter(deps.state, config.rateLimitPerMinute, config.rateLimitBurst),
     handlers,
     uploadLimitBytes: config.uploadLimitBytes,
+    bodyMaxDepth: config.bodyMaxDepth,
     accessLog,
     log: deps.log,
   });

@@ -1,7 +1,8 @@
 /**
  * One route per operation of schemas/api/operations.ts. For each request, in this order:
- * key (401) → rate limit (429) → body parsing (400/413/415) → validation of path, query and
- * body (422) → not built yet (501) → credit reservation (402) → the handler → settlement and
+ * key (401; repeated unknown keys from one address: 429) → rate limit (429) → body parsing
+ * (400/413/415) → the body's depth and the text of body and query (422 `too_deep`,
+ * `string_invalid`, before anything walks them) → validation of path, query and body (422) → not built yet (501) → credit reservation (402) → the handler → settlement and
  * the success envelope with `cost` (or, for a `rawResponse` operation, the handler's bytes with
  * the cost in headers). A handler that throws releases its reservation: a failed request is
  * never charged.
@@ -19,7 +20,7 @@ import type { HandlerContext, HandlerResult, Handlers, OperationHandler, RawBody
 import type { AccessLog } from './access-log.js';
 import type { RateLimiter } from './rate-limit.js';
 import { JSON_TYPE, sendValidationFailed } from './replies.js';
-import { compile, toDetails, type Part, type ValidationDetail } from './validation.js';
+import { compile, inputProblems, toDetails, type Part, type ValidationDetail } from './validation.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -34,6 +35,8 @@ export interface RouteDeps {
   handlers: Handlers;
   /** Largest file an upload operation accepts. */
   uploadLimitBytes: number;
+  /** Deepest nesting of objects and arrays a JSON body may have (BODY_MAX_DEPTH). */
+  bodyMaxDepth: number;
   /** Where each answer's line goes; these routes write it themselves (no onSend hook). */
   accessLog: AccessLog;
   /** The service's logger: a request's lines go to its child bound to the request id. */
@@ -63,9 +66,14 @@ function check(validate: ValidateFunction | undefined, part: Part, value: unknow
 }
 
 /** The request's path parameters and query, each checked against its schema into `details`. */
-function pathAndQuery(request: FastifyRequest, validators: Validators, details: ValidationDetail[]) {
+function pathAndQuery(request: FastifyRequest, validators: Validators, details: ValidationDetail[], maxDepth: number) {
   const params = request.params as Record<string, string>;
   const query = request.query as Record<string, unknown>;
+  const textProblems = [...inputProblems(params, 'path', maxDepth), ...inputProblems(query, 'query', maxDepth)];
+  if (textProblems.length) {
+    details.push(...textProblems);
+    return { params, query };
+  }
   check(validators.path, 'path', params, details);
   check(validators.query, 'query', query, details);
   return { params, query };
@@ -168,8 +176,13 @@ function route(app: FastifyInstance, op: Operation, deps: RouteDeps): void {
     handler: (request: FastifyRequest, reply: FastifyReply) => {
       if (op.multipartFiles) return uploaded(op, request, reply, validators, handler, deps);
       const details: ValidationDetail[] = [];
-      const { params, query } = pathAndQuery(request, validators, details);
-      if (op.body) check(validators.body, 'body', request.body, details);
+      const { params, query } = pathAndQuery(request, validators, details, deps.bodyMaxDepth);
+      if (op.body) {
+        // Depth and text first: Ajv, and every walk after it, may then recurse safely.
+        const problems = inputProblems(request.body, 'body', deps.bodyMaxDepth);
+        if (problems.length) details.push(...problems);
+        else check(validators.body, 'body', request.body, details);
+      }
       if (details.length) {
         rejected(request, reply, details, deps);
         return undefined;
@@ -189,7 +202,7 @@ async function uploaded(
   deps: RouteDeps,
 ): Promise<FastifyReply> {
   const details: ValidationDetail[] = [];
-  const { params, query } = pathAndQuery(request, validators, details);
+  const { params, query } = pathAndQuery(request, validators, details, deps.bodyMaxDepth);
   const body = await readUploads(op, request, details);
   if (details.length) return rejected(request, reply, details, deps);
   return serve(op, request, reply, { body, query, params }, handler, deps);

@@ -98,6 +98,15 @@ export const RUNTIME_SETTINGS = {
     min: 1024,
     description: 'Largest JSON request body accepted; larger bodies get 413 `payload_too_large`.',
   },
+  bodyMaxDepth: {
+    env: 'BODY_MAX_DEPTH',
+    type: 'integer',
+    default: 64,
+    min: 16,
+    max: 256,
+    description:
+      'Deepest nesting of objects and arrays a JSON request body may have, the body itself counting as 1 (a caller\'s JSON Schema, webhook `metadata` and open objects included); deeper bodies get 422 `too_deep`. At most 256.',
+  },
   uploadLimitBytes: {
     env: 'UPLOAD_LIMIT_BYTES',
     type: 'integer',

@@ -17,8 +17,8 @@ import { registerDocs } from './docs.js';
 import type { Handlers } from './handler.js';
 import { buildOpenApi } from './openapi.js';
 import { operationHandlers, type PipelineDeps } from './wiring.js';
-import { RateLimiter } from './rate-limit.js';
-import { noRoute, sendError } from './replies.js';
+import { InvalidKeyLimiter, RateLimiter } from './rate-limit.js';
+import { errorBody, JSON_TYPE, noRoute, sendError } from './replies.js';
 import { registerOperations } from './routes.js';
 
 export interface GatewayDeps {
@@ -108,6 +108,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     keys: deps.keys,
     credits: new Credits(deps.keys),
     limiter: new RateLimiter(deps.state, config.rateLimitPerMinute, config.rateLimitBurst),
+    invalidKeys: new InvalidKeyLimiter(deps.state, config.invalidKeysPerMinute, config.invalidKeysBurst),
     handlers,
     uploadLimitBytes: config.uploadLimitBytes,
     bodyMaxDepth: config.bodyMaxDepth,

@@ -18,7 +18,7 @@ import { OPERATIONS, PATH_PARAMS, RAW_RESPONSE_HEADERS, pathParamNames, routerPa
 import type { Credits } from '../pipeline/keys/credits.js';
 import type { HandlerContext, HandlerResult, Handlers, OperationHandler, RawBody, UploadedFilePart } from './handler.js';
 import type { AccessLog } from './access-log.js';
-import type { RateLimiter } from './rate-limit.js';
+import type { InvalidKeyLimiter, RateLimiter } from './rate-limit.js';
 import { JSON_TYPE, sendValidationFailed } from './replies.js';
 import { compile, inputProblems, toDetails, type Part, type ValidationDetail } from './validation.js';
 
@@ -32,6 +32,8 @@ export interface RouteDeps {
   keys: KeyRegistry;
   credits: Credits;
   limiter: RateLimiter;
+  /** Invalid keys per client address (INVALID_KEYS_PER_MINUTE). */
+  invalidKeys: InvalidKeyLimiter;
   handlers: Handlers;
   /** Largest file an upload operation accepts. */
   uploadLimitBytes: number;
@@ -118,15 +120,23 @@ function authorize(request: FastifyRequest, deps: RouteDeps, done: (error?: Erro
     return admit(request, known, deps, done);
   }
   const presented = secret;
-  deps.keys.authenticate(presented).then((key) => {
-    // This very string is the registry's memo key now: handed back, it matches by identity.
-    if (key) remember(header, presented);
-    admit(request, key, deps, done);
-  }, done);
+  const lookUp = () =>
+    deps.keys.authenticate(presented).then((key) => {
+      // This very string is the registry's memo key now: handed back, it matches by identity.
+      if (key) remember(header, presented);
+      admit(request, key, deps, done);
+    }, done);
+  // An address that presented too many invalid keys is refused before the registry is asked.
+  if (!deps.invalidKeys.enabled) return void lookUp();
+  deps.invalidKeys.admit(request.ip).then(lookUp, done);
 }
 
 function admit(request: FastifyRequest, key: KeyRecord | null, deps: RouteDeps, done: (error?: Error) => void): void {
-  if (!key || key.revoked) return done(new AppError('invalid_api_key', 'the key is unknown or has been revoked'));
+  if (!key || key.revoked) {
+    const invalid = new AppError('invalid_api_key', 'the key is unknown or has been revoked');
+    if (!deps.invalidKeys.enabled) return done(invalid);
+    return void deps.invalidKeys.failed(request.ip).then(() => done(invalid), done);
+  }
   if (!deps.limiter.enabled) {
     request.apiKey = key;
     return done();

@@ -76,7 +76,7 @@ export const ERRORS = {
   rate_limited: {
     status: 429,
     retriable: true,
-    description: "Too many requests for this key; retry after the `Retry-After` header's seconds.",
+    description: 'Too many requests for this key (RATE_LIMIT_PER_MINUTE), or too many unknown or revoked keys from this client address (INVALID_KEYS_PER_MINUTE); retry after the `Retry-After` header\'s seconds.',
   },
   internal_error: {
     status: 500,

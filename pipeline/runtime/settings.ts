@@ -91,6 +91,21 @@ export const RUNTIME_SETTINGS = {
     min: 1,
     description: 'Requests a key may make at once before the per-minute rate applies (token bucket size).',
   },
+  invalidKeysPerMinute: {
+    env: 'INVALID_KEYS_PER_MINUTE',
+    type: 'integer',
+    default: 30,
+    min: 0,
+    description:
+      'Unknown or revoked API keys one client address may present per minute (token bucket refill rate); past them, and its INVALID_KEYS_BURST, a key the gateway has not already seen gets 429 `rate_limited` with Retry-After. 0 turns this limit off.',
+  },
+  invalidKeysBurst: {
+    env: 'INVALID_KEYS_BURST',
+    type: 'integer',
+    default: 20,
+    min: 1,
+    description: 'Unknown or revoked API keys one client address may present at once before INVALID_KEYS_PER_MINUTE applies (token bucket size).',
+  },
   bodyLimitBytes: {
     env: 'BODY_LIMIT_BYTES',
     type: 'integer',

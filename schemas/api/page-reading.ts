@@ -15,13 +15,14 @@ export const WEBHOOK_EVENTS = ['started', 'page', 'completed', 'failed', 'cancel
  * What a webhook's `headers` may hold (docs/webhooks.md): each name an HTTP token, each value
  * tabs, spaces and visible characters up to U+00FF (no CR, LF, NUL or other control
  * characters: a header that cannot be sent would fail every delivery), none of the names the
- * HTTP stack owns (hop-by-hop headers, `Host`, `Content-Length`), at most `maxCount` headers
- * and `maxBytes` of names and values together. The gateway checks them (the schema's
+ * HTTP stack owns (hop-by-hop headers, `Host`, `Content-Length`), at most `maxCount` headers,
+ * each value at most `maxValueChars`, and `maxBytes` of names and values together. The gateway checks them (the schema's
  * `x-webhook-headers` keyword, gateway/validation.ts, with pipeline/webhooks/headers.ts); the
  * notifier drops any such header still found on a delivery.
  */
 export const WEBHOOK_HEADER_RULES = {
   maxCount: 20,
+  maxValueChars: 4096,
   maxBytes: 8192,
   forbidden: ['host', 'content-length', 'connection', 'keep-alive', 'transfer-encoding', 'te', 'upgrade', 'trailer'],
   forbiddenPrefixes: ['proxy-'],
@@ -36,8 +37,9 @@ const WebhookObject = Closed(
     headers: Type.Optional(
       StringMap({
         maxProperties: WEBHOOK_HEADER_RULES.maxCount,
+        additionalProperties: { type: 'string', maxLength: WEBHOOK_HEADER_RULES.maxValueChars },
         'x-webhook-headers': true,
-        description: `Extra headers sent with every delivery: at most ${WEBHOOK_HEADER_RULES.maxCount}, ${WEBHOOK_HEADER_RULES.maxBytes} bytes of names and values in all; names are HTTP tokens, values hold no CR, LF, NUL or other control character; hop-by-hop headers (Connection, Keep-Alive, Transfer-Encoding, TE, Upgrade, Trailer, Proxy-*), Host and Content-Length are refused.`,
+        description: `Extra headers sent with every delivery: at most ${WEBHOOK_HEADER_RULES.maxCount}, each value up to ${WEBHOOK_HEADER_RULES.maxValueChars} characters, ${WEBHOOK_HEADER_RULES.maxBytes} bytes of names and values in all; names are HTTP tokens, values hold no CR, LF, NUL or other control character; hop-by-hop headers (Connection, Keep-Alive, Transfer-Encoding, TE, Upgrade, Trailer, Proxy-*), Host and Content-Length are refused.`,
       }),
     ),
     metadata: Type.Optional(

@@ -218,14 +218,17 @@ describe('gateway/validation: webhook headers and metadata', () => {
       expect(got[0]?.msg).toBe('the Host header is set by the service (hop-by-hop headers, Host and Content-Length cannot be given)');
     });
 
-    it(`caps the headers at ${WEBHOOK_HEADER_RULES.maxCount} and ${WEBHOOK_HEADER_RULES.maxBytes} bytes`, async () => {
+    it(`caps the headers at ${WEBHOOK_HEADER_RULES.maxCount}, ${WEBHOOK_HEADER_RULES.maxValueChars} characters a value and ${WEBHOOK_HEADER_RULES.maxBytes} bytes`, async () => {
       const many = Object.fromEntries(Array.from({ length: WEBHOOK_HEADER_RULES.maxCount + 1 }, (_, i) => [`X-H${i}`, 'v']));
       expect(details(await start(hook({ headers: many })))).toEqual([
         { loc: ['body', 'webhook', 'headers'], msg: `must have at most ${WEBHOOK_HEADER_RULES.maxCount} fields`, type: 'too_long' },
       ]);
-      const big = { 'X-A': 'a'.repeat(5000), 'X-B': 'b'.repeat(5000) };
+      const big = { 'X-A': 'a'.repeat(3000), 'X-B': 'b'.repeat(3000), 'X-C': 'c'.repeat(3000) };
       expect(details(await start(hook({ headers: big })))).toEqual([
-        { loc: ['body', 'webhook', 'headers'], msg: `the headers hold 10006 bytes of names and values; at most ${WEBHOOK_HEADER_RULES.maxBytes} are accepted`, type: 'too_large' },
+        { loc: ['body', 'webhook', 'headers'], msg: `the headers hold 9009 bytes of names and values; at most ${WEBHOOK_HEADER_RULES.maxBytes} are accepted`, type: 'too_large' },
+      ]);
+      expect(details(await start(hook({ headers: { 'X-A': 'a'.repeat(WEBHOOK_HEADER_RULES.maxValueChars + 1) } })))).toEqual([
+        { loc: ['body', 'webhook', 'headers', 'X-A'], msg: `must have at most ${WEBHOOK_HEADER_RULES.maxValueChars} characters`, type: 'string_too_long' },
       ]);
     });
 

@@ -177,6 +177,14 @@ describe('gateway/validation: text', () => {
     expect(raw).not.toMatch(/[\ud800-\udfff]/);
   });
 
+  it('cannot be given one in a path or query (UTF-8 cannot write it): broken escapes there are a 400 envelope or text as sent', async () => {
+    const path = await gw.app.inject({ method: 'GET', url: '/v1/monitor/%ED%A0%80', headers: bearer(key) });
+    expect(path.statusCode).toBe(400);
+    expect(path.json().error.code).toBe('bad_request');
+    const query = await gw.app.inject({ method: 'GET', url: '/v1/mentions?watch_id=%ED%A0%80', headers: bearer(key) });
+    expect(query.statusCode).toBe(501);
+  });
+
   it('accepts surrogate pairs, written as escapes or as UTF-8 (then 501: no pipeline here)', async () => {
     expect((await send('POST', '/v1/monitor', '{"name":"\\ud83d\\ude00 watch","url":"https://example.com/"}')).statusCode).toBe(501);
     expect((await send('POST', '/v1/monitor', { name: '😀 watch', url: 'https://example.com/' })).statusCode).toBe(501);

@@ -256,7 +256,9 @@ describe('e2e/webhooks', () => {
   });
 
   it('answers 422 for headers that could not be sent or that the HTTP stack owns, creating nothing', async () => {
-    const before = await svc.runtime.store.query<{ n: string }>('SELECT count() AS n FROM jobs');
+    // Jobs of the earlier tests may still write new versions: count jobs, not rows.
+    const jobCount = 'SELECT uniqExact(id) AS n FROM jobs';
+    const before = await svc.runtime.store.query<{ n: string }>(jobCount);
     for (const [headers, type] of [
       [{ 'X-Token': 'abc\r\nX-Injected: 1' }, 'header_value_invalid'],
       [{ Host: 'internal.example' }, 'header_forbidden'],
@@ -267,7 +269,7 @@ describe('e2e/webhooks', () => {
       expect(res.status, JSON.stringify(headers)).toBe(422);
       expect(res.body.detail).toEqual([{ loc: ['body', 'webhook', 'headers', Object.keys(headers)[0]], msg: expect.any(String), type }]);
     }
-    expect(await svc.runtime.store.query<{ n: string }>('SELECT count() AS n FROM jobs')).toEqual(before);
+    expect(await svc.runtime.store.query<{ n: string }>(jobCount)).toEqual(before);
     expect(at('/never')).toEqual([]);
   });
 

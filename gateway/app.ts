@@ -5,6 +5,9 @@
  * operation table's (gateway/wiring.ts).
  */
 import { randomBytes } from 'node:crypto';
+import { STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { ERRORS, type ErrorCode } from '../schemas/errors.js';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Config } from '../pipeline/service/config.js';
 import type { Logger } from '../pipeline/runtime/log.js';
@@ -17,8 +20,8 @@ import { registerDocs } from './docs.js';
 import type { Handlers } from './handler.js';
 import { buildOpenApi } from './openapi.js';
 import { operationHandlers, type PipelineDeps } from './wiring.js';
-import { RateLimiter } from './rate-limit.js';
-import { noRoute, sendError } from './replies.js';
+import { InvalidKeyLimiter, RateLimiter } from './rate-limit.js';
+import { errorBody, JSON_TYPE, noRoute, sendError } from './replies.js';
 import { registerOperations } from './routes.js';
 
 export interface GatewayDeps {
@@ -53,6 +56,39 @@ function requestIds(): () => string {
   return () => [prefix, (next++).toString(36)].join('-');
 }
 
+/** The code of a failure Node's HTTP server reports before any request exists. */
+function clientErrorCode(error: NodeJS.ErrnoException): ErrorCode {
+  if (error.code === 'HPE_HEADER_OVERFLOW') return 'headers_too_large';
+  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') return 'request_timeout';
+  return 'bad_request';
+}
+
+const CLIENT_ERROR_MESSAGES: Partial<Record<ErrorCode, string>> = {
+  headers_too_large: 'the request line and headers are larger than this server accepts',
+  request_timeout: 'the request did not arrive in time',
+};
+
+/**
+ * Answers on the socket what Node's HTTP parser refused (fastify's `clientErrorHandler`): the
+ * error envelope with a request id of its own, then the connection is closed, as Node's own
+ * answer would. A reset connection, or one already gone, gets nothing.
+ */
+export function answerClientError(error: NodeJS.ErrnoException, socket: Duplex, requestId: string, log: Logger): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const code = clientErrorCode(error);
+  const message = CLIENT_ERROR_MESSAGES[code] ?? `the request is malformed at the HTTP level${error.code ? ` (${error.code})` : ''}`;
+  const body = JSON.stringify(errorBody(code, message, requestId));
+  const status = ERRORS[code].status;
+  log.child({ reqId: requestId }).info({ status, code, parserCode: error.code }, 'client error');
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\nContent-Type: ${JSON_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+        `x-request-id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(error);
+}
+
 export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> {
   const { config } = deps;
   const newRequestId = requestIds();
@@ -81,6 +117,9 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     routerOptions: { maxParamLength: 256 },
     // Malformed URLs and the like: answered in the envelope like every other failure.
     frameworkErrors: answerError,
+    // What Node's HTTP parser refuses before there is a request (oversize headers, a broken
+    // request line, a timeout): the envelope too, written on the socket.
+    clientErrorHandler: (error, socket) => answerClientError(error, socket, newRequestId(), deps.log),
   });
 
   // JSON is the only body type besides multipart uploads; an empty body is "no body".
@@ -108,8 +147,10 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     keys: deps.keys,
     credits: new Credits(deps.keys),
     limiter: new RateLimiter(deps.state, config.rateLimitPerMinute, config.rateLimitBurst),
+    invalidKeys: new InvalidKeyLimiter(deps.state, config.invalidKeysPerMinute, config.invalidKeysBurst),
     handlers,
     uploadLimitBytes: config.uploadLimitBytes,
+    bodyMaxDepth: config.bodyMaxDepth,
     accessLog,
     log: deps.log,
   });

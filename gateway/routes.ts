@@ -1,7 +1,8 @@
 /**
  * One route per operation of schemas/api/operations.ts. For each request, in this order:
- * key (401) → rate limit (429) → body parsing (400/413/415) → validation of path, query and
- * body (422) → not built yet (501) → credit reservation (402) → the handler → settlement and
+ * key (401; repeated unknown keys from one address: 429) → rate limit (429) → body parsing
+ * (400/413/415) → the body's depth and the text of body and query (422 `too_deep`,
+ * `string_invalid`, before anything walks them) → validation of path, query and body (422) → not built yet (501) → credit reservation (402) → the handler → settlement and
  * the success envelope with `cost` (or, for a `rawResponse` operation, the handler's bytes with
  * the cost in headers). A handler that throws releases its reservation: a failed request is
  * never charged.
@@ -17,9 +18,9 @@ import { OPERATIONS, PATH_PARAMS, RAW_RESPONSE_HEADERS, pathParamNames, routerPa
 import type { Credits } from '../pipeline/keys/credits.js';
 import type { HandlerContext, HandlerResult, Handlers, OperationHandler, RawBody, UploadedFilePart } from './handler.js';
 import type { AccessLog } from './access-log.js';
-import type { RateLimiter } from './rate-limit.js';
+import type { InvalidKeyLimiter, RateLimiter } from './rate-limit.js';
 import { JSON_TYPE, sendValidationFailed } from './replies.js';
-import { compile, toDetails, type Part, type ValidationDetail } from './validation.js';
+import { compile, inputProblems, toDetails, type Part, type ValidationDetail } from './validation.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -31,9 +32,13 @@ export interface RouteDeps {
   keys: KeyRegistry;
   credits: Credits;
   limiter: RateLimiter;
+  /** Invalid keys per client address (INVALID_KEYS_PER_MINUTE). */
+  invalidKeys: InvalidKeyLimiter;
   handlers: Handlers;
   /** Largest file an upload operation accepts. */
   uploadLimitBytes: number;
+  /** Deepest nesting of objects and arrays a JSON body may have (BODY_MAX_DEPTH). */
+  bodyMaxDepth: number;
   /** Where each answer's line goes; these routes write it themselves (no onSend hook). */
   accessLog: AccessLog;
   /** The service's logger: a request's lines go to its child bound to the request id. */
@@ -63,9 +68,14 @@ function check(validate: ValidateFunction | undefined, part: Part, value: unknow
 }
 
 /** The request's path parameters and query, each checked against its schema into `details`. */
-function pathAndQuery(request: FastifyRequest, validators: Validators, details: ValidationDetail[]) {
+function pathAndQuery(request: FastifyRequest, validators: Validators, details: ValidationDetail[], maxDepth: number) {
   const params = request.params as Record<string, string>;
   const query = request.query as Record<string, unknown>;
+  const textProblems = [...inputProblems(params, 'path', maxDepth), ...inputProblems(query, 'query', maxDepth)];
+  if (textProblems.length) {
+    details.push(...textProblems);
+    return { params, query };
+  }
   check(validators.path, 'path', params, details);
   check(validators.query, 'query', query, details);
   return { params, query };
@@ -110,15 +120,23 @@ function authorize(request: FastifyRequest, deps: RouteDeps, done: (error?: Erro
     return admit(request, known, deps, done);
   }
   const presented = secret;
-  deps.keys.authenticate(presented).then((key) => {
-    // This very string is the registry's memo key now: handed back, it matches by identity.
-    if (key) remember(header, presented);
-    admit(request, key, deps, done);
-  }, done);
+  const lookUp = () =>
+    deps.keys.authenticate(presented).then((key) => {
+      // This very string is the registry's memo key now: handed back, it matches by identity.
+      if (key) remember(header, presented);
+      admit(request, key, deps, done);
+    }, done);
+  // An address that presented too many invalid keys is refused before the registry is asked.
+  if (!deps.invalidKeys.enabled) return void lookUp();
+  deps.invalidKeys.admit(request.ip).then(lookUp, done);
 }
 
 function admit(request: FastifyRequest, key: KeyRecord | null, deps: RouteDeps, done: (error?: Error) => void): void {
-  if (!key || key.revoked) return done(new AppError('invalid_api_key', 'the key is unknown or has been revoked'));
+  if (!key || key.revoked) {
+    const invalid = new AppError('invalid_api_key', 'the key is unknown or has been revoked');
+    if (!deps.invalidKeys.enabled) return done(invalid);
+    return void deps.invalidKeys.failed(request.ip).then(() => done(invalid), done);
+  }
   if (!deps.limiter.enabled) {
     request.apiKey = key;
     return done();
@@ -168,8 +186,13 @@ function route(app: FastifyInstance, op: Operation, deps: RouteDeps): void {
     handler: (request: FastifyRequest, reply: FastifyReply) => {
       if (op.multipartFiles) return uploaded(op, request, reply, validators, handler, deps);
       const details: ValidationDetail[] = [];
-      const { params, query } = pathAndQuery(request, validators, details);
-      if (op.body) check(validators.body, 'body', request.body, details);
+      const { params, query } = pathAndQuery(request, validators, details, deps.bodyMaxDepth);
+      if (op.body) {
+        // Depth and text first: Ajv, and every walk after it, may then recurse safely.
+        const problems = inputProblems(request.body, 'body', deps.bodyMaxDepth);
+        if (problems.length) details.push(...problems);
+        else check(validators.body, 'body', request.body, details);
+      }
       if (details.length) {
         rejected(request, reply, details, deps);
         return undefined;
@@ -189,7 +212,7 @@ async function uploaded(
   deps: RouteDeps,
 ): Promise<FastifyReply> {
   const details: ValidationDetail[] = [];
-  const { params, query } = pathAndQuery(request, validators, details);
+  const { params, query } = pathAndQuery(request, validators, details, deps.bodyMaxDepth);
   const body = await readUploads(op, request, details);
   if (details.length) return rejected(request, reply, details, deps);
   return serve(op, request, reply, { body, query, params }, handler, deps);

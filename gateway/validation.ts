@@ -7,11 +7,13 @@
  * and booleans there are coerced before the same checks.
  */
 import { createHash } from 'node:crypto';
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { Ajv, type ErrorObject, type SchemaValidateFunction, type ValidateFunction } from 'ajv';
 import addFormatsPlugin from 'ajv-formats';
 import type { TSchema } from '@sinclair/typebox';
 import type { XError } from '../schemas/api/common.js';
 import { isLinearRegex } from '../pipeline/runtime/linear-regex.js';
+import { inspectJson } from '../pipeline/runtime/json-limits.js';
+import { webhookHeaderProblems } from '../pipeline/webhooks/headers.js';
 
 // ajv-formats is CommonJS; its default export arrives wrapped under ESM.
 const addFormats = ((addFormatsPlugin as unknown as { default?: unknown }).default ?? addFormatsPlugin) as (ajv: Ajv) => Ajv;
@@ -57,8 +59,29 @@ function makeAjv(coerce: boolean): Ajv {
   // Caller patterns run in RE2 (pipeline/runtime/linear-regex.ts): `regex` means a pattern RE2 can run.
   ajv.addFormat('regex', isLinearRegex);
   ajv.addKeyword({ keyword: 'x-error', schemaType: 'object' });
+  // A free-form value's size as JSON (webhook `metadata`). The body's depth was checked
+  // before Ajv runs (`inputProblems`), so serializing it is safe.
+  ajv.addKeyword({ keyword: 'x-max-json-bytes', type: 'object', schemaType: 'number', errors: true, validate: maxJsonBytes });
+  // A webhook's `headers` (pipeline/webhooks/headers.ts): names, values, forbidden names, size.
+  ajv.addKeyword({ keyword: 'x-webhook-headers', type: 'object', schemaType: 'boolean', errors: true, validate: webhookHeaders });
   return ajv;
 }
+
+/** `x-max-json-bytes`: the value's size as JSON is at most the keyword's number. Ajv reads the errors off the function. */
+const maxJsonBytes: SchemaValidateFunction = (limit: number, data: unknown) => {
+  const size = Buffer.byteLength(JSON.stringify(data));
+  if (size <= limit) return true;
+  maxJsonBytes.errors = [{ keyword: 'x-max-json-bytes', params: { limit, size } }];
+  return false;
+};
+
+/** `x-webhook-headers`: every problem of a webhook's headers, one error each. */
+const webhookHeaders: SchemaValidateFunction = (_on: boolean, data: Record<string, unknown>) => {
+  const problems = webhookHeaderProblems(data);
+  if (!problems.length) return true;
+  webhookHeaders.errors = problems.map((p) => ({ keyword: 'x-webhook-headers', params: { name: p.name, type: p.type, msg: p.msg } }));
+  return false;
+};
 
 const ajvStrict = makeAjv(false);
 const ajvCoercing = makeAjv(true);
@@ -203,6 +226,10 @@ function translate(e: ErrorObject, part: Part, root: unknown): ValidationDetail 
       return custom ? { loc, msg: custom.msg, type: custom.type } : { loc, msg: `must match the pattern ${p.pattern}`, type: 'string_pattern_mismatch' };
     case 'format':
       return custom ? { loc, msg: custom.msg, type: custom.type } : { loc, msg: `must be a valid ${p.format}`, type: `${String(p.format).replace(/-/g, '_')}_invalid` };
+    case 'x-max-json-bytes':
+      return { loc, msg: `must be at most ${p.limit} bytes as JSON; this is ${p.size}`, type: 'too_large' };
+    case 'x-webhook-headers':
+      return { loc: p.name ? [...loc, String(p.name)] : loc, msg: String(p.msg), type: String(p.type) };
     case 'propertyNames':
       return { loc: [...loc, String(p.propertyName)], msg: 'invalid field name', type: 'key_invalid' };
     case 'discriminator':
@@ -278,4 +305,24 @@ export function toDetails(errors: ErrorObject[] | null | undefined, part: Part, 
     out.push(d);
   }
   return out;
+}
+
+/**
+ * What no schema can say about a request's JSON, checked before Ajv or anything else walks
+ * it (pipeline/runtime/json-limits.ts): objects and arrays nested deeper than `maxDepth`
+ * (BODY_MAX_DEPTH; 422 `too_deep` at the first container past it), and text that is not
+ * well-formed Unicode, in a value or a key (422 `string_invalid`).
+ */
+export function inputProblems(value: unknown, part: Part, maxDepth: number): ValidationDetail[] {
+  const findings = inspectJson(value, maxDepth);
+  if (!findings.length) return [];
+  return findings.map((f) =>
+    f.kind === 'too_deep'
+      ? { loc: [part, ...f.path], msg: `objects and arrays nest deeper than ${maxDepth} levels here; at most ${maxDepth} are accepted`, type: 'too_deep' }
+      : {
+          loc: [part, ...f.path],
+          msg: `${f.inKey ? 'the field name' : 'the text'} holds a lone UTF-16 surrogate (an unpaired \\ud800-\\udfff escape); text must be valid Unicode`,
+          type: 'string_invalid',
+        },
+  );
 }

@@ -272,6 +272,8 @@ export function operationHandlers(gateway: GatewayHandlerDeps, pipeline: Pipelin
     jobOptions: {
       // With the notifier, jobs take a `webhook`, whose URL the SSRF guard checks when the job starts.
       webhooks: pipeline.serves.has('webhooks') ? new NetGuard({ allowPrivate: gateway.config.fetchAllowPrivate }) : null,
+      // A crawl's start URL and a batch's URLs pass the guard before the job is created, as a scrape's URL does.
+      guard: new NetGuard({ allowPrivate: gateway.config.fetchAllowPrivate }),
       render: pipeline.serves.has('render'),
       extract: pipeline.serves.has('extract'),
       operatorModel: gateway.config.modelProvider !== null,

@@ -46,6 +46,11 @@ export const ERRORS = {
     retriable: false,
     description: 'No such route, or no such id for this key (another key\'s ids are unknown too).',
   },
+  request_timeout: {
+    status: 408,
+    retriable: true,
+    description: 'The request (its headers, or the whole of it) did not arrive within the HTTP server\'s time limit; the connection is closed.',
+  },
   payload_too_large: {
     status: 413,
     retriable: false,
@@ -55,6 +60,11 @@ export const ERRORS = {
     status: 415,
     retriable: false,
     description: 'The Content-Type is not one this operation accepts.',
+  },
+  headers_too_large: {
+    status: 431,
+    retriable: false,
+    description: "The request line and headers together are larger than the HTTP server accepts (Node's 16 KB); the connection is closed.",
   },
   unsupported_file_type: {
     status: 415,
@@ -76,7 +86,7 @@ export const ERRORS = {
   rate_limited: {
     status: 429,
     retriable: true,
-    description: "Too many requests for this key; retry after the `Retry-After` header's seconds.",
+    description: 'Too many requests for this key (RATE_LIMIT_PER_MINUTE), or too many unknown or revoked keys from this client address (INVALID_KEYS_PER_MINUTE); retry after the `Retry-After` header\'s seconds.',
   },
   internal_error: {
     status: 500,

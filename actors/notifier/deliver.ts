@@ -4,7 +4,8 @@
  * - Each attempt is signed afresh (`X-WDS-Signature: t=…,v1=…` over `<t>.<body>`, the body
  *   byte for byte the same every attempt: pipeline/webhooks/signing.ts) and carries the
  *   caller's `headers` (which cannot replace the service's own: content type, signature,
- *   event and delivery id).
+ *   event and delivery id; those the rules of pipeline/webhooks/headers.ts refuse, such as
+ *   Host or a value with a line break, are dropped: the gateway refuses them already).
  * - The URL passes the SSRF guard before every attempt (and the agents check the address at
  *   connect time); a refused URL is not retried.
  * - Retried (pipeline/runtime/retry.ts, `attempts` in all, backoff doubling from `baseDelayMs`, each
@@ -12,13 +13,15 @@
  *   A 2xx is delivered; any other answer (3xx, other 4xx) is final.
  * - Every attempt is a `webhook_deliveries` row: tenant, source_id (the job), id (the
  *   delivery: job, event and page, so a redelivered event writes the same rows), attempt, at,
- *   event, url (without user info or query), status_code, ok, error, duration_ms.
+ *   event, url (the receiver's origin only, `scheme://host[:port]`: its path and query often
+ *   hold a secret, and a monitor's or watch's URL is kept sealed), status_code, ok, error,
+ *   duration_ms.
  * The secret and the caller's headers are never logged or recorded.
  */
 import { AppError } from '../../pipeline/runtime/errors.js';
 import type { GuardedAgents } from '../../pipeline/runtime/net/agents.js';
 import { redactUrl, type NetGuard } from '../../pipeline/runtime/net/guard.js';
-import { safeOrigin } from '../../pipeline/runtime/net/hop-parts.js';
+import { deliverableHeaders } from '../../pipeline/webhooks/headers.js';
 import { retry, RetriesExhausted } from '../../pipeline/runtime/retry.js';
 import type { BatchWriter } from '../../pipeline/runtime/store/batch-writer.js';
 import { SIGNATURE_HEADER, signatureHeader } from '../../pipeline/webhooks/signing.js';
@@ -61,6 +64,15 @@ export interface DeliveryResult {
   readonly error: string;
 }
 
+/** `scheme://host[:port]` of a URL: what a delivery's record and messages show of the receiver. */
+export function originOf(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return '(unparseable URL)';
+  }
+}
+
 /** Whether an attempt's outcome is worth another: no answer, 408, 429 or 5xx. */
 export function retriableAnswer(result: Pick<PostResult, 'statusCode'>): boolean {
   const s = result.statusCode;
@@ -77,8 +89,9 @@ class AttemptFailed extends Error {
 const halfJitter = () => 0.5 + Math.random() / 2;
 
 export async function deliver(deps: DeliveryDeps, delivery: Delivery, signal?: AbortSignal): Promise<DeliveryResult> {
-  // What records and logs show of the URL: no user info, no query (either may hold a token).
-  const shownUrl = safeOrigin(delivery.url);
+  // What records and logs show of the URL: its origin (user info, path and query may hold a token).
+  const shownUrl = originOf(delivery.url);
+  const headers = deliverableHeaders(delivery.headers);
   let attempts = 0;
   let last: PostResult = { statusCode: 0, error: '', timedOut: false };
   const attempt = async (n: number): Promise<PostResult> => {
@@ -94,7 +107,7 @@ export async function deliver(deps: DeliveryDeps, delivery: Delivery, signal?: A
         timeoutMs: deps.policy.timeoutMs,
         ...(signal ? { signal } : {}),
         headers: {
-          ...delivery.headers,
+          ...headers,
           'content-type': 'application/json',
           'user-agent': 'web-data-service-webhooks/1',
           'x-wds-event': delivery.event,

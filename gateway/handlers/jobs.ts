@@ -15,6 +15,13 @@
  * may come). A listing never goes past the job's settled watermark, so it has no gaps and no
  * duplicates while the job runs. Another key's job, or a job of the other kind, is 404.
  *
+ * The start URL of a crawl, and each URL of a batch, pass the SSRF guard before anything is
+ * created, as a scrape's URL does: a crawl whose URL it refuses is 403 `url_blocked`; a batch
+ * starts with the URLs it allows and lists the others in `invalidURLs` (Firecrawl's field),
+ * 403 when it allows none. Names are resolved for this check up to START_LOOKUPS distinct
+ * hosts of a batch (the rest, like every page, are checked again when fetched: a refused page
+ * is a `url_blocked` error of the job); a name that does not resolve is left to the fetch too.
+ *
  * A `webhook` (a URL or `{url, headers, metadata, events}`) is kept with the job's live record
  * (pipeline/jobs/webhook.ts) and delivered by the notifier actor. Its URL passes the SSRF
  * guard when the job starts (`url_blocked` 403 or `dns_failed` before anything is created,
@@ -26,6 +33,7 @@
  * answers them 501 before anything is created (the same check as POST /v1/scrape).
  */
 import { AppError } from '../../pipeline/runtime/errors.js';
+import type { NetGuard } from '../../pipeline/runtime/net/guard.js';
 import type { Emission } from '../../pipeline/runtime/events.js';
 import { decodeCursor, encodeCursor, jobEvent, jobKindOf, newJobId } from '../../pipeline/jobs/pages.js';
 import { createJob, endJob, readJob, type JobKind, type JobRecord } from '../../pipeline/jobs/record.js';
@@ -41,7 +49,12 @@ export interface WebhookAcceptance {
   check(url: string): Promise<unknown>;
 }
 
+/** The SSRF guard's checks of a job's page URLs (NetGuard). */
+export type StartGuard = Pick<NetGuard, 'check' | 'checkWithoutLookup'>;
+
 export interface JobHandlerOptions {
+  /** Checks the start URL of a crawl and each URL of a batch (none: every URL is taken as given). */
+  readonly guard?: StartGuard | null;
   /** Given when this build delivers webhooks (it has the notifier); else a webhook is a 501. */
   readonly webhooks?: WebhookAcceptance | null;
   /** The build has a renderer: pages of a job whose scrape options need a browser are rendered; else they are a 501. */
@@ -50,6 +63,61 @@ export interface JobHandlerOptions {
   readonly extract?: boolean;
   /** The operator configured a model (MODEL_PROVIDER). */
   readonly operatorModel?: boolean;
+}
+
+/** Most distinct host names a batch start resolves to check its URLs; the others are checked when their pages are fetched. */
+export const START_LOOKUPS = 10;
+/** Names resolved at once (Node resolves on its 4 libuv threads). */
+const LOOKUP_CONCURRENCY = 4;
+
+const isBlocked = (error: unknown): error is AppError => error instanceof AppError && error.code === 'url_blocked';
+
+/**
+ * The URLs the SSRF guard refuses, each with the guard's error: every URL's scheme, local
+ * name or IP literal, and the addresses of up to START_LOOKUPS distinct names. A name that does
+ * not resolve is not refused here (its fetch answers `dns_failed`).
+ */
+async function refusedUrls(guard: StartGuard, urls: readonly string[]): Promise<Map<string, AppError>> {
+  const refused = new Map<string, AppError>();
+  const byHost = new Map<string, string[]>();
+  for (const url of urls) {
+    try {
+      const { hostname, needsLookup } = guard.checkWithoutLookup(url);
+      if (!needsLookup) continue;
+      const same = byHost.get(hostname);
+      if (same) same.push(url);
+      else byHost.set(hostname, [url]);
+    } catch (error) {
+      if (!isBlocked(error)) throw error;
+      refused.set(url, error);
+    }
+  }
+  const hosts = [...byHost.values()].slice(0, START_LOOKUPS);
+  let next = 0;
+  const worker = async () => {
+    while (next < hosts.length) {
+      const same = hosts[next++] as string[];
+      try {
+        await guard.check(same[0] as string);
+      } catch (error) {
+        if (isBlocked(error)) for (const url of same) refused.set(url, error);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(LOOKUP_CONCURRENCY, hosts.length) }, worker));
+  return refused;
+}
+
+/** The URLs a job starts with and those the guard refused; 403 `url_blocked` when it refuses all. */
+async function startUrls(guard: StartGuard | null | undefined, kind: JobKind, urls: readonly string[]): Promise<{ allowed: string[]; invalid: string[] }> {
+  if (!guard) return { allowed: [...urls], invalid: [] };
+  const refused = await refusedUrls(guard, urls);
+  const allowed = urls.filter((u) => !refused.has(u));
+  if (!allowed.length) {
+    const first = refused.values().next().value as AppError;
+    throw kind === 'crawl' ? first : new AppError('url_blocked', `every URL of the batch is refused: ${first.message}`, { cause: first });
+  }
+  return { allowed, invalid: urls.filter((u) => refused.has(u)) };
 }
 
 /** Documents in a status answer (the first page of the listing). */
@@ -93,15 +161,19 @@ export function jobStartHandler(deps: RecordDeps, kind: JobKind, retentionMs: nu
       const unserved = unservedScrapeOptions(params.scrapeOptions ?? {}, routing);
       if (unserved.length) throw new AppError('not_implemented', `this instance does not serve ${unserved.join(', ')} in ${kind} jobs yet`);
       checkExtractionFormats(params.scrapeOptions?.formats, ['body', 'scrapeOptions', 'formats'], routing.operatorModel);
+      const given = kind === 'crawl' ? [(params as { url: string }).url] : (params as { urls: string[] }).urls;
+      const { allowed, invalid } = await startUrls(options.guard, kind, given);
       const hook = await acceptWebhook(webhook, options);
       const id = newJobId(kind);
       const tenant = tenantOf(ctx);
       const nowMs = Date.now();
-      await createJob(deps, { id, tenant, kind, params: JSON.stringify(params), ...(hook ? { webhook: hook } : {}), nowMs, retentionMs });
+      const stored = kind === 'batch' ? { ...params, urls: allowed } : params;
+      await createJob(deps, { id, tenant, kind, params: JSON.stringify(stored), ...(hook ? { webhook: hook } : {}), nowMs, retentionMs });
       await deps.events.emit([jobEvent(tenant, id, 'started', {}, nowMs) as Emission]);
       // The webhook's URL, headers and metadata are not logged (they may carry credentials).
-      ctx.log.info({ jobId: id, kind, webhook: hook !== '' }, 'job started');
-      return { data: { id, url: `${PATHS[kind]}/${id}` }, credits: 0 };
+      ctx.log.info({ jobId: id, kind, webhook: hook !== '', refusedUrls: invalid.length }, 'job started');
+      const url = `${PATHS[kind]}/${id}`;
+      return { data: kind === 'batch' ? { id, url, invalidURLs: invalid } : { id, url }, credits: 0 };
     },
   };
 }

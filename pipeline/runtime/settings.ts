@@ -91,12 +91,36 @@ export const RUNTIME_SETTINGS = {
     min: 1,
     description: 'Requests a key may make at once before the per-minute rate applies (token bucket size).',
   },
+  invalidKeysPerMinute: {
+    env: 'INVALID_KEYS_PER_MINUTE',
+    type: 'integer',
+    default: 30,
+    min: 0,
+    description:
+      'Unknown or revoked API keys one client address may present per minute (token bucket refill rate); past them, and its INVALID_KEYS_BURST, a key the gateway has not already seen gets 429 `rate_limited` with Retry-After. 0 turns this limit off.',
+  },
+  invalidKeysBurst: {
+    env: 'INVALID_KEYS_BURST',
+    type: 'integer',
+    default: 20,
+    min: 1,
+    description: 'Unknown or revoked API keys one client address may present at once before INVALID_KEYS_PER_MINUTE applies (token bucket size).',
+  },
   bodyLimitBytes: {
     env: 'BODY_LIMIT_BYTES',
     type: 'integer',
     default: 2 * 1024 * 1024,
     min: 1024,
     description: 'Largest JSON request body accepted; larger bodies get 413 `payload_too_large`.',
+  },
+  bodyMaxDepth: {
+    env: 'BODY_MAX_DEPTH',
+    type: 'integer',
+    default: 64,
+    min: 16,
+    max: 256,
+    description:
+      'Deepest nesting of objects and arrays a JSON request body may have, the body itself counting as 1 (a caller\'s JSON Schema, webhook `metadata` and open objects included); deeper bodies get 422 `too_deep`. At most 256.',
   },
   uploadLimitBytes: {
     env: 'UPLOAD_LIMIT_BYTES',

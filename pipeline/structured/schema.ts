@@ -18,7 +18,9 @@
  *
  * Checks (`checkCallerSchema`, 422 `detail` items, `loc` relative to the normalised schema —
  * the caller prefixes where the schema sits in the body):
- * - `schema_too_large`: more than 64 KB as JSON, more than 200 properties in all (every
+ * - `schema_too_large`: objects and arrays nested more than 64 deep (anywhere, a `default`
+ *   or `enum` value too: checked first, without recursion), more than 64 KB as JSON, more
+ *   than 200 properties in all (every
  *   `properties` map counted, `$defs` included), or fields nested deeper than 8 levels (each
  *   object property or array item is a level; `anyOf`/`allOf`/`$defs` are not; references are
  *   not followed);
@@ -29,6 +31,7 @@
  *   or a schema Ajv cannot compile (an unresolvable `#/…` reference, a `pattern` RE2 cannot run).
  */
 import type { ErrorObject } from 'ajv';
+import { depthOver } from '../runtime/json-limits.js';
 import { type Json, isJsonObject, shapeOf } from './json-schema.js';
 import { DIALECTS, ajvFor, dialectOf, validatorFor } from './ajv.js';
 
@@ -175,6 +178,9 @@ function metaProblems(errors: readonly ErrorObject[], schema: Json): SchemaProbl
 /** Problems with a caller's schema as 422 detail items; empty when it is fine (see the file comment). */
 export function checkCallerSchema(schema: unknown): SchemaProblem[] {
   if (!isJsonObject(schema)) return [{ loc: [], msg: 'the schema must be a JSON object', type: 'schema_not_object' }];
+  // Before anything recursive (JSON.stringify, the walks, Ajv): the gateway refuses deeper
+  // bodies (BODY_MAX_DEPTH), and this holds for a schema from anywhere else.
+  if (depthOver(schema, MAX_WALK)) return [{ loc: [], msg: `the schema nests objects and arrays more than ${MAX_WALK} deep`, type: 'schema_too_large' }];
   const bytes = Buffer.byteLength(JSON.stringify(schema));
   if (bytes > MAX_SCHEMA_BYTES) return [{ loc: [], msg: `the schema is ${bytes} bytes as JSON; at most ${MAX_SCHEMA_BYTES} are accepted`, type: 'schema_too_large' }];
   const normalized = normalizeCallerSchema(schema);

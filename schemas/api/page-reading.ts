@@ -11,12 +11,47 @@ export type ScrapeBody = Static<typeof ScrapeBody>;
 
 export const WEBHOOK_EVENTS = ['started', 'page', 'completed', 'failed', 'cancelled'] as const;
 
+/**
+ * What a webhook's `headers` may hold (docs/webhooks.md): each name an HTTP token, each value
+ * tabs, spaces and visible characters up to U+00FF (no CR, LF, NUL or other control
+ * characters: a header that cannot be sent would fail every delivery), none of the names the
+ * HTTP stack owns (hop-by-hop headers, `Host`, `Content-Length`), at most `maxCount` headers,
+ * each value at most `maxValueChars`, and `maxBytes` of names and values together. The gateway checks them (the schema's
+ * `x-webhook-headers` keyword, gateway/validation.ts, with pipeline/webhooks/headers.ts); the
+ * notifier drops any such header still found on a delivery.
+ */
+export const WEBHOOK_HEADER_RULES = {
+  maxCount: 20,
+  maxValueChars: 4096,
+  maxBytes: 8192,
+  forbidden: ['host', 'content-length', 'connection', 'keep-alive', 'transfer-encoding', 'te', 'upgrade', 'trailer'],
+  forbiddenPrefixes: ['proxy-'],
+} as const;
+
+/** Largest webhook `metadata`, as JSON (it travels in every delivery body). */
+export const WEBHOOK_METADATA_MAX_BYTES = 16 * 1024;
+
 const WebhookObject = Closed(
   {
     url: HttpUrl('Where deliveries are POSTed.'),
-    headers: Type.Optional(StringMap({ maxProperties: 20, description: 'Extra headers sent with every delivery.' })),
+    headers: Type.Optional(
+      StringMap({
+        maxProperties: WEBHOOK_HEADER_RULES.maxCount,
+        additionalProperties: { type: 'string', maxLength: WEBHOOK_HEADER_RULES.maxValueChars },
+        'x-webhook-headers': true,
+        description: `Extra headers sent with every delivery: at most ${WEBHOOK_HEADER_RULES.maxCount}, each value up to ${WEBHOOK_HEADER_RULES.maxValueChars} characters, ${WEBHOOK_HEADER_RULES.maxBytes} bytes of names and values in all; names are HTTP tokens, values hold no CR, LF, NUL or other control character; hop-by-hop headers (Connection, Keep-Alive, Transfer-Encoding, TE, Upgrade, Trailer, Proxy-*), Host and Content-Length are refused.`,
+      }),
+    ),
     metadata: Type.Optional(
-      Type.Object({}, { additionalProperties: true, maxProperties: 50, description: 'Echoed back in every delivery body as `metadata`.' }),
+      Type.Object(
+        {},
+        {
+          additionalProperties: true,
+          maxProperties: 50,
+          'x-max-json-bytes': WEBHOOK_METADATA_MAX_BYTES,
+          description: `Echoed back in every delivery body as \`metadata\`: at most 50 fields and ${WEBHOOK_METADATA_MAX_BYTES} bytes as JSON.`,
+        },
+      ),
     ),
     events: Type.Optional(
       Type.Array(StringEnum(WEBHOOK_EVENTS), {

@@ -7,8 +7,10 @@
  * caller's headers arrive; cancel and a balance that runs out send `crawl.cancelled` and
  * `crawl.failed`; a receiver failing twice with 500 gets the delivery on the third
  * attempt (small retry delays via WEBHOOK_RETRY_*); a 400 is not retried; every attempt is
- * a `webhook_deliveries` row. Then, with FETCH_ALLOW_PRIVATE off, a webhook to a private
- * address is refused when the job starts.
+ * a `webhook_deliveries` row holding the receiver's origin only; headers that could not be
+ * sent or that the HTTP stack owns are a 422. Then, with FETCH_ALLOW_PRIVATE off, a webhook to
+ * a private address, and a crawl or batch start URL the guard refuses, are refused when the
+ * job starts (a batch lists them in `invalidURLs`).
  */
 import { once } from 'node:events';
 import http from 'node:http';
@@ -124,7 +126,7 @@ describe('e2e/webhooks', () => {
       ignoreSitemap: true,
       maxDepth: 1,
       limit: 4,
-      webhook: { url: `${hookOrigin}/crawl`, headers: { 'x-receiver-token': 'tok-123' }, metadata: { run: 'r1' } },
+      webhook: { url: `${hookOrigin}/crawl`, headers: { 'x-receiver-token': 'tok-123', 'X-Tab-Value': 'a\tb é' }, metadata: { run: 'r1' } },
     });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     const id = res.body.data.id as string;
@@ -137,6 +139,7 @@ describe('e2e/webhooks', () => {
     const got = at('/crawl');
     expect(got.every((d) => d.signed)).toBe(true);
     expect(got.every((d) => d.headers['x-receiver-token'] === 'tok-123')).toBe(true);
+    expect(got.every((d) => d.headers.host === new URL(hookOrigin).host)).toBe(true);
     expect(got.every((d) => d.headers['content-type'] === 'application/json')).toBe(true);
     expect(got.every((d) => d.body.id === id && d.body.success === true)).toBe(true);
     expect(got.every((d) => JSON.stringify(d.body.metadata) === JSON.stringify({ run: 'r1' }))).toBe(true);
@@ -199,7 +202,8 @@ describe('e2e/webhooks', () => {
       [2, 500, 0],
       [3, 200, 1],
     ]);
-    expect(flakyRows[0]).toMatchObject({ event: 'batch_scrape.started', url: `${hookOrigin}/flaky`, id: `${flakyId}:started` });
+    // The receiver's origin only: its path and query often hold its secret.
+    expect(flakyRows[0]).toMatchObject({ event: 'batch_scrape.started', url: hookOrigin, id: `${flakyId}:started` });
     expect(flakyRows.every((r) => r.tenant !== '')).toBe(true);
 
     script.set('/rejecting', [400, 400, 400]);
@@ -251,6 +255,24 @@ describe('e2e/webhooks', () => {
     expect(failed[0]?.body.error).toMatch(/insufficient_credits/);
   });
 
+  it('answers 422 for headers that could not be sent or that the HTTP stack owns, creating nothing', async () => {
+    // Jobs of the earlier tests may still write new versions: count jobs, not rows.
+    const jobCount = 'SELECT uniqExact(id) AS n FROM jobs';
+    const before = await svc.runtime.store.query<{ n: string }>(jobCount);
+    for (const [headers, type] of [
+      [{ 'X-Token': 'abc\r\nX-Injected: 1' }, 'header_value_invalid'],
+      [{ Host: 'internal.example' }, 'header_forbidden'],
+      [{ 'Transfer-Encoding': 'chunked' }, 'header_forbidden'],
+      [{ 'bad name': 'x' }, 'header_name_invalid'],
+    ] as const) {
+      const res = await call(svc.base, 'POST', '/v1/crawl', { url: site.url('/'), webhook: { url: `${hookOrigin}/never`, headers } });
+      expect(res.status, JSON.stringify(headers)).toBe(422);
+      expect(res.body.detail).toEqual([{ loc: ['body', 'webhook', 'headers', Object.keys(headers)[0]], msg: expect.any(String), type }]);
+    }
+    expect(await svc.runtime.store.query<{ n: string }>(jobCount)).toEqual(before);
+    expect(at('/never')).toEqual([]);
+  });
+
   it('answers 422 for a webhook that is not a URL, and keeps the webhook out of the stored job', async () => {
     const bad = await call(svc.base, 'POST', '/v1/batch/scrape', { urls: [site.url('/page/8')], webhook: { url: 'ftp://example.com/x' } });
     expect(bad.status).toBe(422);
@@ -286,5 +308,33 @@ describe('e2e/webhooks: FETCH_ALLOW_PRIVATE off', () => {
     expect(bare.body.error.code).toBe('url_blocked');
     const jobs = await svc.runtime.store.query('SELECT id FROM jobs');
     expect(jobs).toEqual([]);
+  });
+
+  it("refuses a crawl whose start URL is private with 403 url_blocked, as a scrape's, creating nothing", async () => {
+    for (const url of ['http://127.0.0.1:9/', 'http://169.254.169.254/latest/meta-data/', 'http://localhost/']) {
+      const res = await call(svc.base, 'POST', '/v1/crawl', { url });
+      expect(res.status, url).toBe(403);
+      expect(res.body.error.code).toBe('url_blocked');
+      expect(res.body.error.message).toMatch(/^refused to fetch /);
+    }
+    const none = await call(svc.base, 'POST', '/v1/batch/scrape', { urls: ['http://10.0.0.5/', 'http://[::1]/'] });
+    expect(none.status).toBe(403);
+    expect(none.body.error.code).toBe('url_blocked');
+    expect(await svc.runtime.store.query('SELECT id FROM jobs')).toEqual([]);
+  });
+
+  it('starts a batch with the URLs the guard allows and lists the others in invalidURLs', async () => {
+    // `.invalid` never resolves: not refused at the start (its page fails dns_failed).
+    const res = await call(svc.base, 'POST', '/v1/batch/scrape', { urls: ['http://127.0.0.1:9/a', 'https://site.invalid/b', 'http://metadata.google.internal/'] });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.data.invalidURLs).toEqual(['http://127.0.0.1:9/a', 'http://metadata.google.internal/']);
+    const id = res.body.data.id as string;
+    const stored = await svc.runtime.store.query<{ params: string }>('SELECT params FROM jobs FINAL WHERE id = {id:String}', { id });
+    expect(JSON.parse(stored[0]?.params ?? '{}').urls).toEqual(['https://site.invalid/b']);
+    const status = await until('the batch ends', async () => {
+      const r = await call(svc.base, 'GET', `/v1/batch/${id}`);
+      return ['completed', 'failed'].includes(r.body.data.status) ? r.body.data : null;
+    }, WAIT);
+    expect(status).toMatchObject({ completed: 0, failed: 1 });
   });
 });

@@ -2,7 +2,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPERATIONS, type Operation } from '../../schemas/api/operations.js';
 import { ERRORS, type ErrorCode } from '../../schemas/errors.js';
-import { bearer, gatewayWithKey, type TestGateway } from '../helpers/gateway.js';
+import { bearer, testGateway, type TestGateway } from '../helpers/gateway.js';
 
 /** The operation's path with every `{param}` filled with a valid dummy value. */
 function pathOf(op: Operation): string {
@@ -21,7 +21,12 @@ function expectError(res: LightMyRequestResponse, code: ErrorCode): void {
 describe('gateway/auth', () => {
   let gw: TestGateway;
   let key: string;
-  beforeAll(async () => ({ gw, key } = await gatewayWithKey()));
+  beforeAll(async () => {
+    // Every operation below is tried with invalid keys from the one inject address: the limit
+    // on invalid keys per address (test/gateway/rate-limit.test.ts) would answer 429 midway.
+    gw = await testGateway({ INVALID_KEYS_PER_MINUTE: '0' });
+    key = await gw.key();
+  });
   afterAll(() => gw.close());
 
   const templates = (headers: Record<string, string>) => gw.app.inject({ method: 'GET', url: '/v1/templates', headers });

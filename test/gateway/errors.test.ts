@@ -1,4 +1,5 @@
-import type { AddressInfo } from 'node:net';
+import { once } from 'node:events';
+import { connect, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERRORS, type ErrorCode } from '../../schemas/errors.js';
 import { bearer, testGateway, type TestGateway } from '../helpers/gateway.js';
@@ -219,6 +220,49 @@ describe('gateway/errors', () => {
         await request('/v1/scrape', { method: 'POST', headers: { ...auth(), ...json, 'x-request-id': 'sock-1' }, body: scrapeBody }),
         'not_implemented',
       );
+    });
+
+    /** Writes `raw` on a new connection and reads the answer until the server closes it. */
+    async function rawExchange(raw: string): Promise<Reply> {
+      const { port } = gw.app.server.address() as AddressInfo;
+      const socket = connect(port, '127.0.0.1');
+      socket.setTimeout(5000, () => socket.destroy(new Error('no answer within 5 s')));
+      const chunks: Buffer[] = [];
+      socket.on('data', (c: Buffer) => chunks.push(c));
+      socket.on('error', () => undefined);
+      socket.write(raw);
+      await once(socket, 'close');
+      const text = Buffer.concat(chunks).toString('utf8');
+      const [head = '', body = ''] = text.split('\r\n\r\n');
+      const [statusLine = '', ...lines] = head.split('\r\n');
+      const headers = Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]));
+      return { status: Number(statusLine.split(' ')[1]), headers, body };
+    }
+
+    it("answers what Node's HTTP parser refuses in the envelope too: 431 headers_too_large, 400 bad_request", async () => {
+      // Headers past Node's 16 KB: the parser refuses them before there is a request.
+      const big = await rawExchange(`GET /v1/templates HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
+      expectError(big, 'headers_too_large');
+      expect(big.headers['content-type']).toMatch(/^application\/json/);
+      expect(big.headers.connection).toBe('close');
+      // The same over fetch.
+      const viaFetch = await request('/v1/templates', { headers: { ...auth(), 'x-big': 'a'.repeat(20_000) } });
+      expectError(viaFetch, 'headers_too_large');
+      for (const malformed of ['GARBAGE\r\n\r\n', 'GET /v1/templates HTTP/1.1\r\nBad Header\r\n\r\n', 'GET / HTTP/9.9\r\n\r\n']) {
+        const res = await rawExchange(malformed);
+        expect(expectError(res, 'bad_request').message, malformed).toMatch(/^the request is malformed at the HTTP level \(HPE_/);
+      }
+      // The server still serves.
+      expect((await request('/v1/templates', { headers: auth() })).status).toBe(200);
+    });
+
+    it('answers every body the parsers refuse in the envelope: broken JSON, a bad Content-Length, an unknown content type, a bad URL', async () => {
+      expectError(await request('/v1/scrape', { method: 'POST', headers: { ...auth(), ...json }, body: '{"url": "https://example.com"' }), 'invalid_json');
+      expectError(await request('/v1/scrape', { method: 'POST', headers: { ...auth(), ...json }, body: '{"__proto__": {"x": 1}}' }), 'invalid_json');
+      expectError(await request('/v1/scrape', { method: 'POST', headers: { ...auth(), 'content-type': 'application/x-thing' }, body: 'x' }), 'unsupported_media_type');
+      const short = await rawExchange(`POST /v1/scrape HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: abc\r\n\r\n{}`);
+      expectError(short, 'bad_request');
+      expectError(await request('/v1/crawl/%E0%A4%A', { headers: auth() }), 'bad_request');
     });
 
     it('answers success and 422 over the socket too', async () => {

@@ -6,7 +6,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { HandlerContext, OperationHandler } from '../../gateway/handler.js';
-import type { JobHandlerOptions } from '../../gateway/handlers/jobs.js';
+import { START_LOOKUPS, type JobHandlerOptions } from '../../gateway/handlers/jobs.js';
 import type { RecordDeps } from '../../gateway/handler.js';
 import { OPERATION_TABLE, type PipelineHandlerDeps } from '../../gateway/wiring.js';
 import type { Config } from '../../pipeline/service/config.js';
@@ -82,7 +82,7 @@ describe('gateway/handlers/jobs', () => {
     const handlers = jobHandlers(deps(), 3_600_000);
     const result = await handlers.batchStart?.handle(ctx('batchStart', { body: { urls: ['https://example.com/a'], maxConcurrency: 10 } }));
     const id = result?.data?.id as string;
-    expect(result?.data).toEqual({ id, url: `/v1/batch/${id}` });
+    expect(result?.data).toEqual({ id, url: `/v1/batch/${id}`, invalidURLs: [] });
     expect(result?.credits).toBe(0);
     const job = await liveJob(state, id);
     expect(job).toMatchObject({ tenant: 'key-a', kind: 'batch', status: 'scraping', total: 0 });
@@ -133,6 +133,66 @@ describe('gateway/handlers/jobs', () => {
     });
     expect(rows).toEqual([]);
     expect(emitted).toEqual([]);
+  });
+
+  it("refuses a crawl whose start URL the SSRF guard refuses with 403 url_blocked, as a scrape's, creating nothing", async () => {
+    const resolve = async (host: string) => {
+      if (host === 'nowhere.example') throw Object.assign(new Error('not found'), { code: 'ENOTFOUND' });
+      return [{ address: host === 'internal.example' ? '10.0.0.7' : '93.184.216.34', family: 4 as const }];
+    };
+    const handlers = jobHandlers(deps(), 3_600_000, { guard: new NetGuard({ allowPrivate: false, resolve }) });
+    for (const url of ['http://127.0.0.1/', 'http://169.254.169.254/latest/meta-data/', 'http://localhost:8080/', 'http://[::1]/', 'http://2130706433/', 'https://internal.example/admin']) {
+      await expect(handlers.crawlStart?.handle(ctx('crawlStart', { body: { url } })), url).rejects.toMatchObject({ code: 'url_blocked', message: expect.stringMatching(/^refused to fetch /) });
+    }
+    expect(rows).toEqual([]);
+    expect(emitted).toEqual([]);
+    // A public address starts; a name that does not resolve is left to the fetch (dns_failed there).
+    for (const url of ['https://example.com/', 'https://nowhere.example/']) {
+      const started = await handlers.crawlStart?.handle(ctx('crawlStart', { body: { url } }));
+      expect(started?.data).toEqual({ id: expect.stringMatching(/^crawl_/), url: expect.stringMatching(/^\/v1\/crawl\//) });
+    }
+  });
+
+  it('starts a batch with the URLs the guard allows, listing the others in invalidURLs; 403 when it allows none', async () => {
+    const looked: string[] = [];
+    const resolve = async (host: string) => {
+      looked.push(host);
+      return [{ address: host.startsWith('internal') ? '10.0.0.7' : '93.184.216.34', family: 4 as const }];
+    };
+    const handlers = jobHandlers(deps(), 3_600_000, { guard: new NetGuard({ allowPrivate: false, resolve }) });
+    const urls = ['https://example.com/a', 'http://127.0.0.1/x', 'https://internal.example/b', 'https://example.com/c', 'http://metadata.google.internal/'];
+    const started = await handlers.batchStart?.handle(ctx('batchStart', { body: { urls } }));
+    expect(started?.data).toMatchObject({ invalidURLs: ['http://127.0.0.1/x', 'https://internal.example/b', 'http://metadata.google.internal/'] });
+    const job = await liveJob(state, started?.data?.id as string);
+    expect(JSON.parse(job?.params ?? '{}')).toEqual({ urls: ['https://example.com/a', 'https://example.com/c'] });
+    // One lookup per distinct name; literals and local names need none.
+    expect(looked.sort()).toEqual(['example.com', 'internal.example']);
+
+    rows = [];
+    emitted = [];
+    await expect(handlers.batchStart?.handle(ctx('batchStart', { body: { urls: ['http://10.1.2.3/', 'https://internal.example/'] } }))).rejects.toMatchObject({
+      code: 'url_blocked',
+      message: expect.stringMatching(/^every URL of the batch is refused: refused to fetch /),
+    });
+    expect(rows).toEqual([]);
+    expect(emitted).toEqual([]);
+  });
+
+  it(`resolves at most START_LOOKUPS (${START_LOOKUPS}) distinct names of a batch; the others are checked when fetched`, async () => {
+    const looked = new Set<string>();
+    const resolve = async (host: string) => (looked.add(host), [{ address: '10.0.0.7', family: 4 as const }]);
+    const handlers = jobHandlers(deps(), 3_600_000, { guard: new NetGuard({ allowPrivate: false, resolve }) });
+    const urls = Array.from({ length: 3 * START_LOOKUPS }, (_, i) => `https://h${i}.example/`);
+    const started = await handlers.batchStart?.handle(ctx('batchStart', { body: { urls } }));
+    expect(looked.size).toBe(START_LOOKUPS);
+    expect(started?.data?.invalidURLs).toEqual(urls.slice(0, START_LOOKUPS));
+  });
+
+  it('takes every URL as given with FETCH_ALLOW_PRIVATE, without a lookup', async () => {
+    const resolve = async () => Promise.reject(new Error('no lookup expected'));
+    const handlers = jobHandlers(deps(), 3_600_000, { guard: new NetGuard({ allowPrivate: true, resolve }) });
+    const started = await handlers.batchStart?.handle(ctx('batchStart', { body: { urls: ['http://127.0.0.1:8080/', 'https://example.com/'] } }));
+    expect(started?.data?.invalidURLs).toEqual([]);
   });
 
   it('refuses webhooks (in a build without the notifier) and options it cannot serve in a job, before creating anything', async () => {

@@ -1,8 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RateLimiter } from '../../gateway/rate-limit.js';
+import { InvalidKeyLimiter, RateLimiter } from '../../gateway/rate-limit.js';
+import { createLogger } from '../../pipeline/runtime/log.js';
 import { MemoryState } from '../../pipeline/runtime/state/memory.js';
+import { RedisState } from '../../pipeline/runtime/state/redis.js';
+import { engine } from '../helpers/engines.js';
+import { dropNamespace, REDIS_INSTALL, redisProbe, TEST_REDIS_URL, testNamespace } from '../helpers/redis.js';
 import { AppError, hasCode } from '../../pipeline/runtime/errors.js';
 import { bearer, testGateway, type TestGateway } from '../helpers/gateway.js';
+
+const hasRedis = await engine('redis', () => redisProbe(), REDIS_INSTALL);
 
 async function thrown(fn: () => Promise<void>): Promise<unknown> {
   try {
@@ -115,14 +121,114 @@ describe('gateway/rate-limit', () => {
       expect(res.statusCode).toBe(429);
     });
 
-    it('does not count requests without a valid key against anyone', async () => {
+    it('does not count requests without a valid key against any key', async () => {
       const key = await gw.key();
-      for (let i = 0; i < 10; i++) expect((await templates('wds_unknown')).statusCode).toBe(401);
+      for (let i = 0; i < 10; i++) {
+        const res = await gw.app.inject({ method: 'GET', url: '/v1/templates', headers: bearer('wds_unknown'), remoteAddress: `10.1.0.${i}` });
+        expect(res.statusCode).toBe(401);
+      }
       expect((await templates(key)).statusCode).toBe(200);
     });
 
     it('does not limit GET /v1/source', async () => {
       for (let i = 0; i < 6; i++) expect((await gw.app.inject({ method: 'GET', url: '/v1/source' })).statusCode).toBe(200);
+    });
+  });
+
+  describe('invalid keys per client address (INVALID_KEYS_PER_MINUTE, INVALID_KEYS_BURST)', () => {
+    let gw: TestGateway;
+    beforeAll(async () => {
+      gw = await testGateway({ INVALID_KEYS_PER_MINUTE: '30', INVALID_KEYS_BURST: '3' });
+    });
+    afterAll(() => gw.close());
+
+    const from = (address: string, secret: string) =>
+      gw.app.inject({ method: 'GET', url: '/v1/templates', headers: bearer(secret), remoteAddress: address });
+
+    it('answers 401 for the first BURST invalid keys of an address, then 429 rate_limited with Retry-After, before asking the registry', async () => {
+      for (let i = 0; i < 3; i++) expect((await from('10.2.0.1', `wds_guess_${i}`)).statusCode).toBe(401);
+      const res = await from('10.2.0.1', 'wds_guess_3');
+      expect(res.statusCode).toBe(429);
+      expect(res.json()).toEqual({
+        success: false,
+        error: { code: 'rate_limited', message: expect.stringMatching(/^too many invalid API keys from this address/), retriable: true, requestId: res.headers['x-request-id'] },
+      });
+      expect(String(res.headers['retry-after'])).toMatch(/^[1-9]\d*$/);
+      expect(Number(res.headers['retry-after'])).toBeLessThanOrEqual(2);
+      // Refused without a registry lookup while the address is over its limit.
+      const asked: string[] = [];
+      const authenticate = gw.keys.authenticate.bind(gw.keys);
+      gw.keys.authenticate = async (secret: string) => (asked.push(secret), authenticate(secret));
+      try {
+        for (let i = 0; i < 20; i++) expect((await from('10.2.0.1', `wds_more_${i}`)).statusCode).toBe(429);
+        expect(asked).toEqual([]);
+      } finally {
+        gw.keys.authenticate = authenticate;
+      }
+    });
+
+    it('never holds up a key the gateway has seen valid, nor another address', async () => {
+      const key = await gw.key();
+      expect((await from('10.3.0.1', key)).statusCode).toBe(200);
+      for (let i = 0; i < 4; i++) await from('10.3.0.1', `wds_guess_${i}`);
+      expect((await from('10.3.0.1', 'wds_guess_x')).statusCode).toBe(429);
+      expect((await from('10.3.0.1', key)).statusCode).toBe(200);
+      expect((await from('10.3.0.2', 'wds_guess_x')).statusCode).toBe(401);
+    });
+
+    it('counts revoked keys as invalid', async () => {
+      const secret = await gw.key();
+      const [record] = (await gw.keys.list()).filter((k) => secret.startsWith(k.prefix));
+      await gw.keys.revoke(record?.id ?? '');
+      for (let i = 0; i < 3; i++) expect((await from('10.4.0.1', secret)).statusCode).toBe(401);
+      expect((await from('10.4.0.1', secret)).statusCode).toBe(429);
+    });
+
+    it('refills at the per-minute rate', async () => {
+      let now = 1_000_000;
+      const limiter = new InvalidKeyLimiter(new MemoryState({ now: () => now, sweepIntervalMs: 0 }), 30, 2);
+      await limiter.admit('a');
+      await limiter.failed('a');
+      await limiter.failed('a');
+      expect(await thrown(() => limiter.admit('a'))).toMatchObject({ code: 'rate_limited', headers: { 'retry-after': '2' } });
+      expect(await thrown(() => limiter.failed('a'))).toMatchObject({ code: 'rate_limited' });
+      now += 2_000; // 30 a minute: one every 2 s
+      await limiter.admit('a');
+      await limiter.failed('a');
+      expect(await thrown(() => limiter.admit('a'))).toMatchObject({ code: 'rate_limited' });
+    });
+
+    it('is off at 0 per minute', async () => {
+      const off = await testGateway({ INVALID_KEYS_PER_MINUTE: '0', INVALID_KEYS_BURST: '1' });
+      try {
+        for (let i = 0; i < 10; i++) expect((await off.app.inject({ method: 'GET', url: '/v1/templates', headers: bearer('wds_x') })).statusCode).toBe(401);
+      } finally {
+        await off.close();
+      }
+    });
+  });
+
+  describe.skipIf(!hasRedis)('invalid keys per client address over Redis (distributed mode)', () => {
+    const namespace = testNamespace();
+    let state: RedisState;
+    beforeAll(async () => {
+      state = new RedisState({ url: TEST_REDIS_URL, namespace, log: createLogger('silent'), connectTimeoutMs: 2000 });
+      await state.connect();
+    });
+    afterAll(async () => {
+      await state?.close();
+      await dropNamespace(namespace);
+    });
+
+    it('shares the count between gateway processes: one limiter counts, another refuses', async () => {
+      const one = new InvalidKeyLimiter(state, 30, 2);
+      const other = new InvalidKeyLimiter(state, 30, 2);
+      await one.admit('10.5.0.1');
+      await one.failed('10.5.0.1');
+      await other.failed('10.5.0.1');
+      expect(await thrown(() => other.admit('10.5.0.1'))).toMatchObject({ code: 'rate_limited' });
+      expect(await thrown(() => one.failed('10.5.0.1'))).toMatchObject({ code: 'rate_limited', headers: { 'retry-after': expect.stringMatching(/^[12]$/) } });
+      await other.admit('10.5.0.2');
     });
   });
 

@@ -152,6 +152,18 @@ describe('pipeline/runtime/net/guard', () => {
     expect(redactUrl('https://alice:hunter2@example.com/a?b=1')).toBe('https://example.com/a?b=1');
   });
 
+  it('checks scheme, local names and IP literals without DNS (checkWithoutLookup), telling when a lookup is still needed', () => {
+    const noDns = new NetGuard({ allowPrivate: false, resolve: async () => Promise.reject(new Error('no lookup expected')) });
+    for (const url of ['http://127.0.0.1/', 'http://[::1]:8080/', 'http://2130706433/', 'http://169.254.169.254/', 'http://localhost/', 'http://a.localhost/', 'http://metadata.google.internal/', 'ftp://example.com/']) {
+      expect(() => noDns.checkWithoutLookup(url), url).toThrow(expect.objectContaining({ code: 'url_blocked' }));
+    }
+    expect(noDns.checkWithoutLookup('https://93.184.216.34/x')).toMatchObject({ hostname: '93.184.216.34', needsLookup: false });
+    expect(noDns.checkWithoutLookup('https://Example.COM./x')).toMatchObject({ hostname: 'example.com', needsLookup: true });
+    const open = new NetGuard({ allowPrivate: true, resolve: fakeResolver });
+    expect(open.checkWithoutLookup('http://127.0.0.1/')).toMatchObject({ needsLookup: false });
+    expect(open.checkWithoutLookup('http://anything.test/')).toMatchObject({ needsLookup: false });
+  });
+
   it('names the refused range', () => {
     expect(refusedRange('127.0.0.1')).toBe('loopback');
     expect(refusedRange('::ffff:10.0.0.1')).toBe('ipv4Mapped(private)');

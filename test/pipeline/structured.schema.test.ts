@@ -101,6 +101,15 @@ describe('pipeline/structured/schema: checkCallerSchema', () => {
     const problems = checkCallerSchema({ type: 'object', properties: { a: deep } });
     expect(problems[0]?.type).toBe('schema_too_large');
   });
+
+  it('checks depth before serializing: a `default` of 5,000 nested arrays (where JSON.stringify overflows the stack) is schema_too_large', () => {
+    let arrays: unknown = [];
+    for (let i = 0; i < 200_000; i += 1) arrays = [arrays];
+    expect(() => JSON.stringify(arrays)).toThrow(RangeError);
+    for (const schema of [{ type: 'object', properties: { a: { type: 'array', default: arrays } } }, { type: 'object', default: arrays }, { type: 'object', properties: { a: { enum: [arrays] } } }]) {
+      expect(checkCallerSchema(schema)).toEqual([{ loc: [], msg: 'the schema nests objects and arrays more than 64 deep', type: 'schema_too_large' }]);
+    }
+  });
 });
 
 describe('pipeline/structured/schema: normalizeCallerSchema', () => {

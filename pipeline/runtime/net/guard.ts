@@ -161,6 +161,23 @@ export class NetGuard {
     return found;
   }
 
+  /**
+   * The checks that need no DNS: the scheme, names local by definition and an IP-literal
+   * host; `url_blocked` when one refuses. Answers whether a lookup is still needed to decide
+   * (a name, when private addresses are refused): `check` makes it.
+   */
+  checkWithoutLookup(input: string | URL): { url: URL; hostname: string; needsLookup: boolean } {
+    const url = this.parse(input);
+    const hostname = bareHostname(url);
+    if (isIP(hostname) !== 0) {
+      const why = this.addressRefusal(hostname);
+      if (why) throw blocked(url, `address ${hostname} is ${why}`);
+      return { url, hostname, needsLookup: false };
+    }
+    this.checkName(hostname, url);
+    return { url, hostname, needsLookup: !this.allowPrivate };
+  }
+
   /** Parses and checks a URL before it is requested (each redirect hop too). */
   async check(input: string | URL): Promise<CheckedTarget> {
     const url = this.parse(input);

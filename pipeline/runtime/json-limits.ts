@@ -1,0 +1,149 @@
+/**
+ * Limits on JSON that comes from outside, checked without recursion: a request body parsed by
+ * the gateway (JSON.parse itself is iterative in V8) may nest objects and arrays thousands
+ * deep, and every recursive walk over such a value (JSON.stringify, Ajv compiling a caller's
+ * schema, a schema walk, a deep copy) overflows the stack with a RangeError. The gateway runs
+ * `inspectJson` on every JSON body before anything else reads it (gateway/validation.ts
+ * `inputProblems`, 422 `too_deep` and `string_invalid`); code that takes a value from
+ * elsewhere asks `depthOver` before a recursive walk.
+ *
+ * Depth counts containers: a scalar is 0 deep, `{}` and `[]` are 1, `{"a": []}` is 2.
+ *
+ * Text must be well-formed Unicode: a lone UTF-16 surrogate (an unpaired `\ud800`…`\udfff`,
+ * which JSON's `\u` escapes can write and UTF-8 cannot) is refused in values and in object
+ * keys. ClickHouse refuses such a string in a query, and what is sent on (webhook bodies, model
+ * prompts, provider queries) would carry it further.
+ */
+
+export type JsonPath = (string | number)[];
+
+export interface JsonFinding {
+  /** `too_deep`: a container nested deeper than the limit (not walked further); `ill_formed`: text with a lone surrogate. */
+  readonly kind: 'too_deep' | 'ill_formed';
+  /** Where, from the inspected value: object keys and array indexes. */
+  readonly path: JsonPath;
+  /** For `ill_formed`: true when the object key at the end of `path` is the ill-formed text, not its value. */
+  readonly inKey: boolean;
+}
+
+/** An unpaired high surrogate, or a low surrogate without its high one. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+/** Any surrogate at all: most strings have none, and this test is the cheaper one. */
+const ANY_SURROGATE = /[\uD800-\uDFFF]/;
+
+/** Node 22's String.prototype.isWellFormed (ES2024; this project's lib is ES2023), else the expressions above. */
+const nativeWellFormed = (String.prototype as { isWellFormed?: () => boolean }).isWellFormed;
+
+/** Whether `text` is well-formed Unicode (String.prototype.isWellFormed). */
+export const isWellFormedText: (text: string) => boolean = nativeWellFormed
+  ? (text) => nativeWellFormed.call(text)
+  : (text) => !ANY_SURROGATE.test(text) || !LONE_SURROGATE.test(text);
+
+/**
+ * Whether `value` holds anything `inspectJson` reports: the walk every request makes, with no
+ * allocation per node (a small body costs well under a microsecond); the paths are found
+ * afterwards, only for a value that has something to report.
+ */
+function anyFinding(root: object, maxDepth: number): boolean {
+  const values: unknown[] = [root];
+  const depths: number[] = [1];
+  while (values.length) {
+    const value = values.pop() as object;
+    const depth = depths.pop() as number;
+    if (depth > maxDepth) return true;
+    if (Array.isArray(value)) {
+      for (let i = 0; i < value.length; i += 1) {
+        const child: unknown = value[i];
+        if (typeof child === 'string') {
+          if (!isWellFormedText(child)) return true;
+        } else if (child !== null && typeof child === 'object') {
+          values.push(child);
+          depths.push(depth + 1);
+        }
+      }
+    } else {
+      const record = value as Record<string, unknown>;
+      for (const key in record) {
+        if (!isWellFormedText(key)) return true;
+        const child = record[key];
+        if (typeof child === 'string') {
+          if (!isWellFormedText(child)) return true;
+        } else if (child !== null && typeof child === 'object') {
+          values.push(child);
+          depths.push(depth + 1);
+        }
+      }
+    }
+  }
+  return false;
+}
+
+interface Frame {
+  readonly value: object;
+  readonly depth: number;
+  readonly parent: Frame | null;
+  readonly key: string | number;
+}
+
+function pathOf(frame: Frame | null, last?: string | number): JsonPath {
+  const path: JsonPath = last === undefined ? [] : [last];
+  for (let f = frame; f && f.parent; f = f.parent) path.push(f.key);
+  return path.reverse();
+}
+
+/**
+ * The first findings in `value` (at most `limit`, document order): containers deeper than
+ * `maxDepth` and strings or keys that are not well-formed Unicode. Empty when there is none.
+ * Iterative: any depth is walked in constant stack.
+ */
+export function inspectJson(value: unknown, maxDepth: number, limit = 10): JsonFinding[] {
+  const found: JsonFinding[] = [];
+  if (typeof value === 'string') {
+    if (!isWellFormedText(value)) found.push({ kind: 'ill_formed', path: [], inKey: false });
+    return found;
+  }
+  if (value === null || typeof value !== 'object' || !anyFinding(value, maxDepth)) return found;
+  const stack: Frame[] = [{ value, depth: 1, parent: null, key: '' }];
+  while (stack.length && found.length < limit) {
+    const frame = stack.pop() as Frame;
+    if (frame.depth > maxDepth) {
+      found.push({ kind: 'too_deep', path: pathOf(frame), inKey: false });
+      continue;
+    }
+    const children: Frame[] = [];
+    const visit = (child: unknown, key: string | number) => {
+      if (typeof child === 'string') {
+        if (!isWellFormedText(child) && found.length < limit) found.push({ kind: 'ill_formed', path: pathOf(frame, key), inKey: false });
+      } else if (child !== null && typeof child === 'object') {
+        children.push({ value: child, depth: frame.depth + 1, parent: frame, key });
+      }
+    };
+    if (Array.isArray(frame.value)) {
+      const list = frame.value as unknown[];
+      for (let i = 0; i < list.length; i += 1) visit(list[i], i);
+    } else {
+      const record = frame.value as Record<string, unknown>;
+      for (const key in record) {
+        if (!Object.prototype.hasOwnProperty.call(record, key)) continue;
+        if (!isWellFormedText(key) && found.length < limit) found.push({ kind: 'ill_formed', path: pathOf(frame, key), inKey: true });
+        visit(record[key], key);
+      }
+    }
+    // Pushed last first, so the next popped is the first child: document order.
+    for (let i = children.length - 1; i >= 0; i -= 1) stack.push(children[i] as Frame);
+  }
+  return found;
+}
+
+/** Whether `value` nests objects and arrays deeper than `maxDepth` (iterative; stops at the first). */
+export function depthOver(value: unknown, maxDepth: number): boolean {
+  if (value === null || typeof value !== 'object') return false;
+  const stack: { value: object; depth: number }[] = [{ value, depth: 1 }];
+  while (stack.length) {
+    const { value: node, depth } = stack.pop() as { value: object; depth: number };
+    if (depth > maxDepth) return true;
+    const children = Array.isArray(node) ? (node as unknown[]) : Object.values(node);
+    for (const child of children) if (child !== null && typeof child === 'object') stack.push({ value: child, depth: depth + 1 });
+  }
+  return false;
+}

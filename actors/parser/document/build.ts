@@ -12,7 +12,7 @@
  * `unsupported_content`.
  */
 import { AppError } from '../../../pipeline/runtime/errors.js';
-import { type DocumentKind, MEDIA_TYPE_OF, isUndeclared, kindOfFilename, kindOfMediaType, mediaTypeOf, sniffKind } from './detect.js';
+import { type DocumentKind, MEDIA_TYPE_OF, isUndeclared, kindOfFilename, kindOfMediaType, magicKind, mediaTypeOf, sniffKind } from './detect.js';
 import { withWarning, type HtmlMode, type ResponseFacts } from './html.js';
 import { DEFAULT_DOCUMENT_LIMITS } from './limits.js';
 import { resolveOptions } from './options.js';
@@ -32,11 +32,6 @@ const NAMES: Readonly<Record<DocumentKind, string>> = {
   docx: 'a DOCX document',
 };
 
-/** The kinds the bytes alone tell for certain (magic numbers), which a declaration does not override. */
-function binaryKind(bytes: Buffer): 'pdf' | 'docx' | null {
-  const sniffed = sniffKind(bytes);
-  return sniffed === 'pdf' || sniffed === 'docx' ? sniffed : null;
-}
 
 function unsupported(what: string): AppError {
   return new AppError(
@@ -73,7 +68,7 @@ export async function buildDocument(
   const resolved = resolveOptions(options);
   const declared = mediaTypeOf(input.contentType);
   const named = isUndeclared(input.contentType) ? null : kindOfMediaType(input.contentType);
-  const binary = binaryKind(input.bytes);
+  const binary = magicKind(input.bytes);
   const kind = binary ?? named ?? (isUndeclared(input.contentType) ? sniffKind(input.bytes) : null);
   if (!kind) throw unsupported(declared ? `"${declared}"` : '(none, and the body is binary)');
   if (kind === 'pdf' && !resolved.pdf) {
@@ -120,7 +115,7 @@ export function judgeUpload(file: UploadedFile): UploadJudgement {
   const type = mediaTypeOf(file.mimetype);
   const byType = isUndeclared(file.mimetype) ? null : kindOfMediaType(file.mimetype);
   const byName = kindOfFilename(file.filename);
-  const binary = binaryKind(file.data);
+  const binary = magicKind(file.data);
   const sentAs = byType || MEDIA_NOT_DOCUMENTS.test(type) ? `sent as ${type}` : `named "${file.filename}"`;
   const said = (kind: DocumentKind) => `The file was ${sentAs} but its bytes are ${NAMES[kind]}: it was read as ${NAMES[kind]}.`;
   if (binary) {

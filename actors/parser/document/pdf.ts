@@ -77,7 +77,8 @@ export function pdfWarning(pdf: PdfText, limits: DocumentLimits): string | undef
   const read = pdf.pages.length;
   if (pdf.stopped === 'pages') return `Only the first ${read} of the PDF's ${pdf.numPages} pages were read: this instance reads at most ${limits.maxPages} pages of a document.`;
   if (pdf.stopped === 'time') {
-    return `Only the first ${read} of the PDF's ${pdf.numPages} pages were read: reading stopped at this instance's time limit for a document (${Math.round(limits.readBudgetMs / 1000)} s).`;
+    const seconds = Number((limits.readBudgetMs / 1000).toFixed(1));
+    return `Only the first ${read} of the PDF's ${pdf.numPages} pages were read: reading stopped after ${seconds} s, three quarters of this instance's time limit for a document.`;
   }
   return undefined;
 }

@@ -6,7 +6,9 @@
  * - Memory: the worker's V8 heap is capped (`resourceLimits.maxOldGenerationSizeMb`: past it
  *   the worker dies with ERR_WORKER_OUT_OF_MEMORY), and, because buffers (ArrayBuffers) live
  *   outside that heap, a watchdog reads the busy worker's heap statistics every
- *   `watchIntervalMs` and terminates it once heap and buffers together pass `memoryMb`.
+ *   `watchIntervalMs` and terminates it once heap and buffers together pass `memoryMb`
+ *   (`worker.getHeapStatistics`, Node 22.16 and later; without it only the heap is capped,
+ *   and the pool says so in its log).
  * - Time: a task that runs longer than `timeoutMs` terminates its worker.
  * - A worker that exits or throws outside a task fails the task it was running.
  * Each such failure rejects the task with a `WorkerStoppedError` naming the reason; the caller
@@ -126,6 +128,8 @@ export class WorkerPool<In, Out> {
   private nextId = 1;
   private closed = false;
   private started = 0;
+  /** Set once the missing memory watchdog has been logged. */
+  private unwatched = false;
   private readonly terminated: Record<Exclude<WorkerStop, 'closed'>, number> = { time: 0, memory: 0, exit: 0 };
 
   constructor(private readonly options: WorkerPoolOptions) {
@@ -213,6 +217,10 @@ export class WorkerPool<In, Out> {
       resourceLimits: { maxOldGenerationSizeMb: memoryMb, maxYoungGenerationSizeMb: Math.min(64, Math.max(8, Math.floor(memoryMb / 8))), stackSizeMb: 4 },
     });
     worker.unref();
+    if (typeof worker.getHeapStatistics !== 'function' && !this.unwatched) {
+      this.unwatched = true;
+      this.log.warn('this Node has no worker.getHeapStatistics (22.16 and later have it): the workers\' buffers are not watched, only their heap is capped');
+    }
     const slot: Slot = { worker, running: null, ending: false, idle: null };
     this.slots.add(slot);
     this.started++;

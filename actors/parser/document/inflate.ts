@@ -76,7 +76,7 @@ export class InflationBudget {
     const cap = Math.min(left, byRatio);
     const size = await inflatedSize(data, compression, layers, cap);
     if (size > cap) {
-      throw cap === byRatio && byRatio < left
+      throw byRatio < left
         ? tooComplex(`${this.what}'s ${part} inflates to more than ${maxInflateRatio} times its compressed ${data.length} bytes: a compression bomb is not read.`)
         : tooComplex(`${this.what} inflates to more than ${maxInflatedBytes} bytes in all, this instance's limit for one document.`);
     }

@@ -15,7 +15,7 @@ import { isErrorCode } from '../../../schemas/errors.js';
 import { documentLimits, tooComplex, type DocumentLimits } from './limits.js';
 import type { DocumentJob, DocumentReader } from './read.js';
 import type { ScrapeDocument } from './types.js';
-import { DOCUMENT_WORKER, DOCUMENT_WORKERS, type DocumentTask } from './worker.js';
+import { DOCUMENT_WORKER, DOCUMENT_POOL_NAME, type DocumentTask } from './worker.js';
 
 const KIND_NAMES = { pdf: 'PDF', docx: 'DOCX document', html: 'HTML file', markdown: 'markdown file', text: 'text file', json: 'JSON file', xml: 'XML file' } as const;
 
@@ -31,7 +31,7 @@ export class DocumentPool implements DocumentReader {
     this.limits = documentLimits(config);
     this.workers = new WorkerPool({
       entry: DOCUMENT_WORKER,
-      name: DOCUMENT_WORKERS,
+      name: DOCUMENT_POOL_NAME,
       size: config.documentWorkers,
       timeoutMs: config.documentTimeoutMs,
       memoryMb: config.documentMemoryMb,

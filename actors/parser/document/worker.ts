@@ -12,7 +12,7 @@ import { readJob, type DocumentJob } from './read.js';
 import type { ScrapeDocument } from './types.js';
 
 /** The pool's name, which the worker answers to. */
-export const DOCUMENT_WORKERS = 'documents';
+export const DOCUMENT_POOL_NAME = 'documents';
 
 /** This module, the worker threads' entry. */
 export const DOCUMENT_WORKER = new URL(import.meta.url);
@@ -23,4 +23,4 @@ export interface DocumentTask {
   readonly limits: DocumentLimits;
 }
 
-serveTasks<DocumentTask, ScrapeDocument>(DOCUMENT_WORKERS, (task) => readJob(task.job, task.limits));
+serveTasks<DocumentTask, ScrapeDocument>(DOCUMENT_POOL_NAME, (task) => readJob(task.job, task.limits));

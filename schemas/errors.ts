@@ -77,6 +77,12 @@ export const ERRORS = {
     retriable: false,
     description: 'The file sent to POST /v1/parse is of a type it reads but could not be read (a damaged or encrypted PDF or DOCX).',
   },
+  file_too_complex: {
+    status: 422,
+    retriable: false,
+    description:
+      "The document (a file sent to POST /v1/parse, or a PDF or DOCX page) passed one of this instance's limits for reading one document before anything useful was read: its parts inflate past DOCUMENT_MAX_INFLATED_BYTES or DOCUMENT_MAX_INFLATE_RATIO (a zip or Flate bomb), or reading it passed DOCUMENT_MEMORY_MB or DOCUMENT_TIMEOUT_MS. A PDF longer than DOCUMENT_MAX_PAGES, or one stopped by time after some pages, is answered with those pages and a `warning` instead.",
+  },
   validation_failed: {
     status: 422,
     retriable: false,

@@ -16,6 +16,10 @@
  * `source` is the page's (fresh, cache or index), and its credits are the page's. A stored
  * copy of an HTML or text page also goes into the local search index (search_docs and
  * search_postings, pipeline/search/index/page.ts), written in parallel with `pages`.
+ *
+ * Documents are read in the actor's document pool (document/pool.ts: worker threads within
+ * the DOCUMENT_* limits): every upload and every fetched PDF or DOCX. HTML and text pages are
+ * read on this thread, as the crawl's hot path always was.
  */
 import { createHash } from 'node:crypto';
 import type { ScrapeOptions } from '../../schemas/api/scrape-options.js';
@@ -28,7 +32,7 @@ import { replyTo } from '../../pipeline/runtime/request-reply.js';
 import type { ServiceRuntime } from '../../pipeline/service/config.js';
 import { cacheColumns, cachePlan, isPageSource } from '../../pipeline/pages/cache.js';
 import { decodeScrapeOptions, defaultScrapeOptions } from '../../pipeline/pages/options.js';
-import { buildDocument, type ScrapeDocument } from './document/index.js';
+import { buildDocument, DocumentPool, type DocumentReader, type ScrapeDocument } from './document/index.js';
 import { handleParseRequested } from './parse.js';
 import { extractFromPage, readPage, type ExtractionOutcome, type PageReading } from './page-data/index.js';
 import { extractionPlan, type ExtractionPlan } from '../../pipeline/structured/plan.js';
@@ -81,7 +85,11 @@ export function pagesRow(
 /** What the parser needs of the runtime: the batch writer, and for extraction the store and the config. */
 export type ParserRuntime = Pick<ServiceRuntime, 'writer' | 'store' | 'config'>;
 
-export async function handlePageFetched(page: PageFetched, runtime: ParserRuntime): Promise<Outcome> {
+/**
+ * A fetched page → its answer. `documents` reads PDF and DOCX pages (the actor's document
+ * pool; default: this thread), given up with `signal`.
+ */
+export async function handlePageFetched(page: PageFetched, runtime: ParserRuntime, documents?: DocumentReader, signal?: AbortSignal): Promise<Outcome> {
   const options = decodeScrapeOptions(page.options) ?? defaultScrapeOptions();
   const source = isPageSource(page.source) ? page.source : 'fresh';
   const plan = extractionPlan(options.formats);
@@ -105,6 +113,8 @@ export async function handlePageFetched(page: PageFetched, runtime: ParserRuntim
         ...(page.jobId ? { pageLinks: (found: string[]) => (links = found) } : {}),
         ...(plan?.json ? { read: ($: CheerioAPI, base: string) => (reading = readPage($, base, plan)) } : {}),
       },
+      documents,
+      signal,
     );
   } catch (error) {
     const known = serviceCode(error);
@@ -202,7 +212,7 @@ function extractRequested(page: PageFetched, answer: Record<string, unknown>, ou
     createdAtMs: Date.now(),
     credits: page.credits,
     source: read.source,
-    document: JSON.stringify({ ...answer, ...(outcome.warnings.length ? { warning: outcome.warnings.join('; ') } : {}) }),
+    document: JSON.stringify({ ...answer, ...(outcome.warnings.length ? { warning: [...(typeof answer.warning === 'string' && answer.warning ? [answer.warning] : []), ...outcome.warnings].join('; ') } : {}) }),
     task: encodeTask(task),
     text,
     title: read.title,
@@ -229,9 +239,9 @@ function extrasOf(json: string): Record<string, unknown> | null {
  * page, reported to the frontier with the page's status. A page is read even past its
  * deadline: it was fetched, and its copy is worth keeping.
  */
-export function pageFetchedHandling(runtime: ParserRuntime): EventHandling<'PageFetched'> {
+export function pageFetchedHandling(runtime: ParserRuntime, documents?: DocumentReader): EventHandling<'PageFetched'> {
   return {
-    handle: (page) => handlePageFetched(page, runtime),
+    handle: (page, ctx) => handlePageFetched(page, runtime, documents, ctx.signal),
     failed: (page, code, message) => jobPageFailed(page, code, message, page.statusCode),
     replySource: null,
     expires: false,
@@ -239,6 +249,7 @@ export function pageFetchedHandling(runtime: ParserRuntime): EventHandling<'Page
 }
 
 export function createParserActor(runtime: ServiceRuntime): ActorDefinition {
+  const documents = new DocumentPool(runtime.config, runtime.log.child({ actor: 'parser' }));
   return {
     name: 'parser',
     group: 'parser',
@@ -246,8 +257,9 @@ export function createParserActor(runtime: ServiceRuntime): ActorDefinition {
     concurrency: runtime.config.poolConcurrency,
     timeoutMs: 120_000,
     handlers: {
-      PageFetched: pageFetchedHandling(runtime),
-      ParseRequested: (event, ctx) => handleParseRequested(event, { log: ctx.log }),
+      PageFetched: pageFetchedHandling(runtime, documents),
+      ParseRequested: (event, ctx) => handleParseRequested(event, { log: ctx.log, documents, signal: ctx.signal }),
     },
+    close: () => documents.close(),
   };
 }

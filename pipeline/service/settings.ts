@@ -10,6 +10,7 @@ import { JOB_SETTINGS } from '../jobs/settings.js';
 import { KEY_SETTINGS } from '../keys/settings.js';
 import { MENTION_SETTINGS } from '../mentions/settings.js';
 import { MONITOR_SETTINGS } from '../monitors/settings.js';
+import { DOCUMENT_SETTINGS } from '../pages/settings.js';
 import { SEARCH_SETTINGS } from '../search/settings.js';
 import { WEBHOOK_SETTINGS } from '../webhooks/settings.js';
 
@@ -17,6 +18,7 @@ import { WEBHOOK_SETTINGS } from '../webhooks/settings.js';
 export const SETTINGS_PARTS = {
   runtime: RUNTIME_SETTINGS,
   keys: KEY_SETTINGS,
+  documents: DOCUMENT_SETTINGS,
   jobs: JOB_SETTINGS,
   webhooks: WEBHOOK_SETTINGS,
   models: MODEL_SETTINGS,
@@ -28,6 +30,7 @@ export const SETTINGS_PARTS = {
 export const SETTINGS = {
   ...SETTINGS_PARTS.runtime,
   ...SETTINGS_PARTS.keys,
+  ...SETTINGS_PARTS.documents,
   ...SETTINGS_PARTS.jobs,
   ...SETTINGS_PARTS.webhooks,
   ...SETTINGS_PARTS.models,

@@ -68,7 +68,9 @@ export async function finishPage(input: FinishInput, deps: FinishDeps): Promise<
   await trackChanges(input, deps, warnings);
   const { document, page } = input;
   if (input.plan.dropMarkdown) delete document.markdown;
-  if (warnings.length) document.warning = [...new Set(warnings)].join('; ');
+  // The document may carry its reader's warning already (a PDF read short): kept first.
+  const prior = typeof document.warning === 'string' && document.warning ? document.warning.split('; ') : [];
+  if (prior.length || warnings.length) document.warning = [...new Set([...prior, ...warnings])].join('; ');
   const data = JSON.stringify(document);
   const job = await storeJobPage(page, { title: input.title, documentJson: data, contentHash: input.contentHash, links: input.links }, deps.writer);
   const reply = replyTo(page, { ok: true, data, errorCode: null, errorMessage: null, credits: page.credits, source: page.source }, deps.log);

@@ -117,6 +117,9 @@ export const OPERATIONS = [
       'Reads the uploaded `file` into the scrape document shape: `markdown` and `metadata`, as POST /v1/scrape with its default options (main content only). ' +
       'Accepted: PDF, DOCX, HTML or XHTML, markdown, plain text (also .csv, .tsv, .log), JSON and XML, told by the file part\'s Content-Type, else its extension, else its first bytes; ' +
       'any other file is 415 `unsupported_file_type`, and a damaged or encrypted file of an accepted type is 400 `file_unreadable`. ' +
+      'Bytes that are a PDF or DOCX are read as one whatever the file was sent as (and a file sent as a PDF or DOCX whose bytes are text as that text), with `warning` saying so. ' +
+      "Each file is read in a worker thread within the instance's document limits: a PDF answers at most DOCUMENT_MAX_PAGES pages (default 2000), fewer when three quarters of DOCUMENT_TIMEOUT_MS (default 60000) pass first, with `warning` saying how many of how many were read; " +
+      'a file whose parts inflate past DOCUMENT_MAX_INFLATED_BYTES or DOCUMENT_MAX_INFLATE_RATIO (a zip or Flate bomb), or whose reading passes DOCUMENT_MEMORY_MB or DOCUMENT_TIMEOUT_MS, is 422 `file_too_complex`. ' +
       'The file may be at most the instance\'s UPLOAD_LIMIT_BYTES (default 52428800, 50 MiB); a larger one is 413 `payload_too_large`. ' +
       '`metadata.sourceURL` and `metadata.url` are `upload://<file name>`; `metadata.numPages` is set for a PDF. Other form fields are ignored. ' +
       'Costs 1 credit per file; a failed parse costs nothing.',

@@ -65,6 +65,16 @@ export function kindOfFilename(filename: string | null | undefined): DocumentKin
   return ext ? (EXTENSIONS[ext] ?? null) : null;
 }
 
+/**
+ * The kinds the first bytes tell for certain, whatever a body was declared as: `%PDF-`, and
+ * a zip holding word/document.xml. Five bytes read for any other body (the page path's cost).
+ */
+export function magicKind(bytes: Buffer): 'pdf' | 'docx' | null {
+  if (bytes.length >= 5 && bytes[0] === 0x25 && bytes[1] === 0x50 && bytes[2] === 0x44 && bytes[3] === 0x46 && bytes[4] === 0x2d) return 'pdf';
+  if (bytes.length >= 4 && bytes.readUInt32LE(0) === 0x04034b50 && bytes.includes('word/document.xml')) return 'docx';
+  return null;
+}
+
 const MARKUP = /^<(?:!doctype\s+html|html|head|body|meta|title|div|p\b|!--)/;
 
 /**

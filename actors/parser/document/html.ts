@@ -115,11 +115,17 @@ export function buildHtmlDocument(html: string, facts: ResponseFacts, options: R
   return orderFields(doc);
 }
 
-/** Firecrawl's field order: formats first, metadata last (stable JSON for caches and diffs). */
+/** Firecrawl's field order: formats first, then metadata, then a warning (stable JSON for caches and diffs). */
 export function orderFields(doc: ScrapeDocument): ScrapeDocument {
-  const { metadata, ...formats } = doc;
-  const ordered: ScrapeDocument = { metadata };
+  const { metadata, warning, ...formats } = doc;
+  const ordered: ScrapeDocument = warning === undefined ? { metadata } : { metadata, warning };
   const out: Record<string, unknown> = {};
   for (const key of ['markdown', 'html', 'rawHtml', 'links', 'media'] as const) if (formats[key] !== undefined) out[key] = formats[key];
   return Object.assign(out, ordered) as ScrapeDocument;
+}
+
+/** The document with `warning` added to what it already says (joined by "; ", as answers join their warnings). */
+export function withWarning(doc: ScrapeDocument, warning: string | undefined): ScrapeDocument {
+  if (!warning) return doc;
+  return orderFields({ ...doc, warning: doc.warning ? `${warning}; ${doc.warning}` : warning });
 }

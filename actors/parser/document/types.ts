@@ -84,6 +84,11 @@ export interface ScrapeDocument {
   links?: string[];
   media?: MediaItem[];
   metadata: DocumentMetadata;
+  /**
+   * What the reader could not do (Firecrawl's field): a PDF read only up to a limit, an upload
+   * read as the type its bytes are rather than the one it was sent as. Several are joined by "; ".
+   */
+  warning?: string;
 }
 
 /** The formats this module produces. */

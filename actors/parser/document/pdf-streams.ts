@@ -1,0 +1,64 @@
+/**
+ * pdf.js inflates a PDF's Flate streams into memory whole, whatever they hold: a 1 MB file
+ * can carry a stream of 1 GB of zeros. Before pdf.js opens a PDF, each Flate stream is
+ * inflated here once and counted against the document's budget (inflate.ts): past its ratio
+ * or the total, the PDF is `file_too_complex`. Chained Flate filters
+ * (`[/FlateDecode /FlateDecode]`) are inflated through as many layers.
+ *
+ * The streams are found as bytes, without parsing the file: each `stream` keyword that ends a
+ * dictionary, its data up to the next `endstream`, its filters read from the dictionary
+ * before it. Images (`/Subtype /Image`) are not counted: text extraction never decodes them,
+ * and a scanned page's bitmap legitimately inflates to megabytes at high ratios. What this
+ * misses (a stream whose dictionary lies, another filter that expands) is still bounded by
+ * the worker's memory and time limits.
+ */
+import { InflationBudget } from './inflate.js';
+import type { DocumentLimits } from './limits.js';
+
+const STREAM = Buffer.from('stream', 'latin1');
+const END_STREAM = Buffer.from('endstream', 'latin1');
+const OBJ = Buffer.from('obj', 'latin1');
+/** How far before `stream` its dictionary is looked for. */
+const DICTIONARY_WINDOW = 16 * 1024;
+
+const FLATE = /^\/(?:FlateDecode|Fl)$/;
+
+/** The filters a stream dictionary names, in order (`/Filter /A` or `/Filter [/A /B]`). */
+export function filtersOf(dictionary: string): string[] {
+  const match = /\/Filter\s*(\[[^\]]*\]|\/[^\s/<>[\]()]+)/.exec(dictionary);
+  if (!match) return [];
+  return (match[1] as string).match(/\/[^\s/<>[\]()]+/g) ?? [];
+}
+
+/** Counts every Flate stream but images; throws `file_too_complex` for a bomb. */
+export async function checkPdfStreams(bytes: Buffer, limits: DocumentLimits): Promise<void> {
+  const budget = new InflationBudget(limits, 'The PDF');
+  let at = 0;
+  for (;;) {
+    at = bytes.indexOf(STREAM, at);
+    if (at < 0) return;
+    const after = at + STREAM.length;
+    const isEnd = at >= 3 && bytes[at - 3] === 0x65 && bytes[at - 2] === 0x6e && bytes[at - 1] === 0x64; // "end"
+    const eol = bytes[after] === 0x0d || bytes[after] === 0x0a;
+    if (isEnd || !eol) {
+      at = after;
+      continue;
+    }
+    let start = after + (bytes[after] === 0x0d ? 1 : 0);
+    if (bytes[start] === 0x0a) start++;
+    const window = Math.max(0, at - DICTIONARY_WINDOW);
+    const dictionary = bytes.subarray(window + bytes.subarray(window, at).lastIndexOf(OBJ) + 1, at).toString('latin1');
+    // The data ends at the next `endstream`, or further when the dictionary's own /Length says
+    // so (compressed bytes may happen to hold the word; pdf.js goes by /Length).
+    const end = bytes.indexOf(END_STREAM, start);
+    const length = Number(/\/Length\s+(\d+)\b(?!\s+\d+\s+R)/.exec(dictionary)?.[1] ?? 0);
+    const stop = Math.min(bytes.length, Math.max(end < 0 ? bytes.length : end, start + length));
+    at = Math.max(stop, after);
+    if (/\/Subtype\s*\/Image\b/.test(dictionary)) continue;
+    const filters = filtersOf(dictionary);
+    let layers = 0;
+    while (layers < filters.length && FLATE.test(filters[layers] as string)) layers++;
+    if (layers === 0) continue;
+    await budget.take(bytes.subarray(start, stop), 'zlib', layers, 'stream');
+  }
+}

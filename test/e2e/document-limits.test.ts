@@ -1,0 +1,119 @@
+/**
+ * Hostile documents through the whole service (embedded mode, production actors, the gateway
+ * on a real socket), as issue 27 sent them: POST /v1/parse of a PDF of 100,000 pages under one
+ * /Pages node (sent as text/html), of a DOCX zip bomb and of a PDF Flate bomb, and a scrape of
+ * a Flate-bomb PDF page from a local site. Each is answered — the first pages with a `warning`,
+ * or 422 `file_too_complex` — while GET /v1/templates, asked every 50 ms
+ * throughout, keeps answering fast; the next ordinary upload is read; and the heap of the
+ * process that runs it all comes back near where it started. DOCUMENT_TIMEOUT_MS is 10 s here
+ * (the 100,000-page PDF answers at three quarters of it) to keep the suite short.
+ */
+import { once } from 'node:events';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmbedded, type Embedded } from '../helpers/embedded.js';
+import { docxBomb, flateBombPdf, manyPagePdf, minimalPdf } from '../fixtures/documents/generate.js';
+
+const API_KEY = 'e2e-document-limits-key-01234';
+const MIB = 1024 * 1024;
+const DOCX_TYPE = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
+
+let svc: Embedded;
+let site: http.Server;
+let origin = '';
+const BOMB_PDF = flateBombPdf(1024 * MIB);
+
+beforeAll(async () => {
+  site = http.createServer((req, res) => {
+    if (req.url === '/bomb.pdf') return void res.writeHead(200, { 'content-type': 'application/pdf' }).end(BOMB_PDF);
+    res.writeHead(404).end();
+  });
+  site.listen(0, '127.0.0.1');
+  await once(site, 'listening');
+  origin = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
+  svc = await startEmbedded({ apiKey: API_KEY, env: { FETCH_ALLOW_PRIVATE: 'true', DOCUMENT_TIMEOUT_MS: '10000' } });
+});
+afterAll(async () => {
+  await svc?.stop();
+  site?.close();
+});
+
+async function parse(file: { name: string; type: string; bytes: Buffer }): Promise<{ status: number; body: Record<string, any> }> {
+  const form = new FormData();
+  form.append('file', new Blob([new Uint8Array(file.bytes)], { type: file.type }), file.name);
+  const res = await fetch(`${svc.base}/v1/parse`, { method: 'POST', headers: { authorization: `Bearer ${API_KEY}` }, body: form });
+  return { status: res.status, body: (await res.json()) as Record<string, any> };
+}
+
+async function scrape(body: Record<string, unknown>): Promise<{ status: number; body: Record<string, any> }> {
+  const res = await fetch(`${svc.base}/v1/scrape`, { method: 'POST', headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  return { status: res.status, body: (await res.json()) as Record<string, any> };
+}
+
+/** Runs `work` while asking GET /v1/templates every 50 ms; every probe's time in ms. */
+async function probing<T>(work: () => Promise<T>): Promise<{ result: T; probes: number[] }> {
+  const probes: number[] = [];
+  let done = false;
+  const prober = (async () => {
+    while (!done) {
+      const started = performance.now();
+      const res = await fetch(`${svc.base}/v1/templates`, { headers: { authorization: `Bearer ${API_KEY}` } });
+      expect(res.status).toBe(200);
+      await res.arrayBuffer();
+      probes.push(performance.now() - started);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  })();
+  try {
+    return { result: await work(), probes };
+  } finally {
+    done = true;
+    await prober;
+  }
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
+
+describe('e2e/document limits (embedded, production actors)', () => {
+  it('answers a 100,000-page PDF sent as text/html with its first pages and a warning, while GET /v1/templates keeps answering', async () => {
+    const pdf = manyPagePdf(100_000);
+    const heapBefore = process.memoryUsage().heapUsed;
+    const started = performance.now();
+    const { result, probes } = await probing(() => parse({ name: 'huge.html', type: 'text/html', bytes: pdf }));
+    const ms = performance.now() - started;
+    expect(result.status, JSON.stringify(result.body).slice(0, 300)).toBe(200);
+    const doc = result.body.data;
+    expect(doc.metadata).toMatchObject({ numPages: 100_000, contentType: 'application/pdf' });
+    expect(doc.warning).toMatch(/sent as text\/html but its bytes are a PDF.*; Only the first \d+ of the PDF's 100000 pages were read/);
+    expect(ms).toBeLessThan(10_000 + 5000);
+    // Probes kept coming the whole time, each answered about as fast as ever (generous: scheduling on a busy machine).
+    expect(probes.length).toBeGreaterThan(ms / 500);
+    expect(Math.max(...probes)).toBeLessThan(1500);
+    expect(process.memoryUsage().heapUsed - heapBefore).toBeLessThan(128 * MIB);
+    console.log(JSON.stringify({ case: 'POST /v1/parse 100,000-page PDF', ms: Math.round(ms), warning: doc.warning, probes: probes.length, probeMedianMs: Math.round(median(probes)), probeMaxMs: Math.round(Math.max(...probes)), heapGrowthMb: Math.round((process.memoryUsage().heapUsed - heapBefore) / MIB) }));
+  });
+
+  it('answers a DOCX zip bomb and a PDF Flate bomb 422 file_too_complex, and reads the next upload', async () => {
+    const bombs = [
+      { name: 'bomb.docx', type: DOCX_TYPE, bytes: docxBomb(1024 * MIB) },
+      { name: 'bomb.pdf', type: 'application/pdf', bytes: BOMB_PDF },
+    ];
+    for (const bomb of bombs) {
+      const { result, probes } = await probing(() => parse(bomb));
+      expect(result.status, bomb.name).toBe(422);
+      expect(result.body.error).toMatchObject({ code: 'file_too_complex', retriable: false });
+      expect(Math.max(...probes)).toBeLessThan(1500);
+    }
+    const next = await parse({ name: 'ok.pdf', type: 'application/pdf', bytes: minimalPdf([['Read after the bombs']]) });
+    expect(next.status).toBe(200);
+    expect(next.body.data.markdown).toBe('Read after the bombs');
+  });
+
+  it('answers a scrape of a Flate-bomb PDF page 422 file_too_complex', async () => {
+    const { result, probes } = await probing(() => scrape({ url: `${origin}/bomb.pdf`, parsers: ['pdf'] }));
+    expect(result.status, JSON.stringify(result.body).slice(0, 300)).toBe(422);
+    expect(result.body.error.code).toBe('file_too_complex');
+    expect(Math.max(...probes)).toBeLessThan(1500);
+  });
+});

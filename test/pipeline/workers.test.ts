@@ -1,0 +1,140 @@
+/**
+ * pipeline/runtime/workers.ts with a real worker thread (test/helpers/task-worker.ts, loaded
+ * from its TypeScript source through tsx as the service's own workers are under vitest): tasks
+ * answered and their coded errors carried back; the time limit, the heap cap and the buffer
+ * watchdog each terminate the worker with the reason; a worker that exits fails its task;
+ * every lost worker is replaced for the next task; waiting and running tasks are withdrawn by
+ * their signal; at most `size` workers run; an idle worker exits; and while a worker spins, the
+ * main thread's timers keep running (measured as the largest lateness of a 10 ms interval).
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { createLogger } from '../../pipeline/runtime/log.js';
+import { WorkerPool, WorkerStoppedError, WorkerTaskError, type WorkerPoolOptions } from '../../pipeline/runtime/workers.js';
+import { TASK_WORKER, TASK_WORKERS, type Task } from '../helpers/task-worker.js';
+import { until } from '../helpers/wait.js';
+
+const log = createLogger(process.env.TEST_LOG_LEVEL ?? 'silent');
+let pools: WorkerPool<Task, string>[] = [];
+
+function pool(options: Partial<WorkerPoolOptions> = {}): WorkerPool<Task, string> {
+  const made = new WorkerPool<Task, string>({ entry: TASK_WORKER, name: TASK_WORKERS, size: 1, timeoutMs: 20_000, memoryMb: 128, log, ...options });
+  pools.push(made);
+  return made;
+}
+
+async function rejection(promise: Promise<unknown>): Promise<Error> {
+  try {
+    await promise;
+  } catch (error) {
+    return error as Error;
+  }
+  throw new Error('expected a rejection');
+}
+
+/** The largest lateness of a 10 ms interval while `work` runs. */
+async function lateness(work: Promise<unknown>): Promise<number> {
+  let last = performance.now();
+  let worst = 0;
+  const timer = setInterval(() => {
+    const now = performance.now();
+    worst = Math.max(worst, now - last - 10);
+    last = now;
+  }, 10);
+  try {
+    await work.catch(() => undefined);
+  } finally {
+    clearInterval(timer);
+  }
+  return worst;
+}
+
+afterEach(async () => {
+  await Promise.all(pools.map((p) => p.close()));
+  pools = [];
+});
+
+describe('pipeline/runtime/workers', () => {
+  it('answers tasks in a worker, moves transferred bytes, and carries a task\'s coded error back', async () => {
+    const workers = pool();
+    const bytes = new Uint8Array(1000);
+    expect(await workers.run({ op: 'echo', value: 'hi', bytes }, { transfer: [bytes.buffer] })).toBe('hi:1000');
+    expect(bytes.byteLength).toBe(0); // moved, not copied
+    const error = await rejection(workers.run({ op: 'throw', code: 'unsupported_content', message: 'broken' }));
+    expect(error).toBeInstanceOf(WorkerTaskError);
+    expect(error).toMatchObject({ code: 'unsupported_content', message: 'broken' });
+    expect(workers.stats()).toMatchObject({ started: 1, busy: 0, idle: 1, terminated: { time: 0, memory: 0, exit: 0 } });
+  });
+
+  it('terminates a task past its time limit, keeps the main thread free meanwhile, and replaces the worker', async () => {
+    const workers = pool({ timeoutMs: 1500 });
+    expect(await workers.run({ op: 'echo', value: 'warm' })).toBe('warm'); // the worker has started
+    const spinning = workers.run({ op: 'spin', ms: 60_000 });
+    const late = await lateness(spinning);
+    const error = await rejection(spinning);
+    expect(error).toBeInstanceOf(WorkerStoppedError);
+    expect((error as WorkerStoppedError).reason).toBe('time');
+    // The worker spun for 1.5 s; the main thread's 10 ms timer was never held for anything like it.
+    expect(late).toBeLessThan(750);
+    expect(await workers.run({ op: 'echo', value: 'after' })).toBe('after');
+    expect(workers.stats()).toMatchObject({ started: 2, terminated: { time: 1 } });
+  });
+
+  it('ends a worker whose heap passes its cap, and one whose buffers pass the memory limit', async () => {
+    const workers = pool({ memoryMb: 64, watchIntervalMs: 50 });
+    const heap = await rejection(workers.run({ op: 'heap' }));
+    expect(heap).toMatchObject({ reason: 'memory' });
+    const buffers = await rejection(workers.run({ op: 'buffers', mb: 400 }));
+    expect(buffers).toMatchObject({ reason: 'memory' });
+    expect(buffers.message).toMatch(/memory limit of 64 MB/);
+    expect(await workers.run({ op: 'echo', value: 'still here' })).toBe('still here');
+    expect(workers.stats().terminated.memory).toBe(2);
+  });
+
+  it('fails the task of a worker that exits, and starts another for the next', async () => {
+    const workers = pool();
+    expect(await rejection(workers.run({ op: 'exit' }))).toMatchObject({ reason: 'exit' });
+    expect(await workers.run({ op: 'echo', value: 'next' })).toBe('next');
+    expect(workers.stats()).toMatchObject({ started: 2, terminated: { exit: 1 } });
+  });
+
+  it('runs at most `size` tasks at once; the others wait their turn, and a signal withdraws one waiting or running', async () => {
+    const workers = pool({ size: 2 });
+    const first = workers.run({ op: 'spin', ms: 1500 });
+    const second = workers.run({ op: 'spin', ms: 1500 });
+    const waiting = new AbortController();
+    const third = workers.run({ op: 'echo', value: 'third' }, { signal: waiting.signal });
+    const fourth = workers.run({ op: 'echo', value: 'fourth' });
+    await until('two workers busy', () => workers.stats().busy === 2);
+    expect(workers.stats()).toMatchObject({ busy: 2, waiting: 2 });
+    waiting.abort(new Error('gave up'));
+    expect((await rejection(third)).message).toBe('gave up');
+    expect(await Promise.all([first, second, fourth])).toEqual(['spun', 'spun', 'fourth']);
+    expect(workers.stats().started).toBe(2);
+
+    const running = new AbortController();
+    const long = workers.run({ op: 'spin', ms: 60_000 }, { signal: running.signal });
+    await until('the long task runs', () => workers.stats().busy === 1);
+    running.abort(new Error('not any more'));
+    expect((await rejection(long)).message).toBe('not any more');
+    expect(await workers.run({ op: 'echo', value: 'fresh' })).toBe('fresh');
+  });
+
+  it('lets an idle worker exit, and starts one again for the next task', async () => {
+    const workers = pool({ idleMs: 200 });
+    expect(await workers.run({ op: 'echo', value: 'a' })).toBe('a');
+    await until('the idle worker exited', () => workers.stats().idle === 0, { timeoutMs: 5000 });
+    expect(await workers.run({ op: 'echo', value: 'b' })).toBe('b');
+    expect(workers.stats()).toMatchObject({ started: 2, terminated: { time: 0, memory: 0, exit: 0 } });
+  });
+
+  it('fails waiting and running tasks when closed, and refuses new ones', async () => {
+    const workers = pool();
+    const running = rejection(workers.run({ op: 'spin', ms: 60_000 }));
+    const waiting = rejection(workers.run({ op: 'echo', value: 'never' }));
+    await until('the task runs', () => workers.stats().busy === 1);
+    await workers.close();
+    expect(await running).toMatchObject({ reason: 'closed' });
+    expect(await waiting).toMatchObject({ reason: 'closed' });
+    expect(await rejection(workers.run({ op: 'echo', value: 'late' }))).toMatchObject({ reason: 'closed' });
+  });
+});

@@ -18,6 +18,7 @@ import type { State } from './state/state.js';
 import { createState } from './state/index.js';
 import type { Store } from './store/store.js';
 import { BatchWriter, createStore } from './store/index.js';
+import { applyEmbeddedMerges } from './store/merges.js';
 import { applyJobRetention } from './store/retention.js';
 
 /** Encoded events above this size travel by reference when the bus is Kafka. */
@@ -75,6 +76,7 @@ export async function createRuntime<C extends RuntimeConfig>(config: C, log: Log
     const applied = await store.migrate();
     if (applied.length) log.info({ migrations: applied }, 'store migrations applied');
     await applyJobRetention(store, config.jobRetentionHours, log);
+    await applyEmbeddedMerges(store, log);
     const state =
       config.state === 'redis'
         ? await createState({ kind: 'redis', url: config.redisUrl, namespace: config.redisNamespace, log })

@@ -71,9 +71,10 @@ function check(validate: ValidateFunction | undefined, part: Part, value: unknow
 function pathAndQuery(request: FastifyRequest, validators: Validators, details: ValidationDetail[], maxDepth: number) {
   const params = request.params as Record<string, string>;
   const query = request.query as Record<string, unknown>;
-  const textProblems = [...inputProblems(params, 'path', maxDepth), ...inputProblems(query, 'query', maxDepth)];
-  if (textProblems.length) {
-    details.push(...textProblems);
+  const pathProblems = inputProblems(params, 'path', maxDepth);
+  const queryProblems = inputProblems(query, 'query', maxDepth);
+  if (pathProblems.length || queryProblems.length) {
+    details.push(...pathProblems, ...queryProblems);
     return { params, query };
   }
   check(validators.path, 'path', params, details);

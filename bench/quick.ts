@@ -78,11 +78,11 @@ const skipped = (name: string, reason: unknown): Headline => ({ name, figure: ''
 /** The lines of `lines` with `key` equal to `value`. */
 const where = (lines: readonly Line[], key: string, value: unknown) => lines.filter((l) => l[key] === value);
 
-/** A file's lines that say it skipped, as headlines; else the file's own headlines. */
+/** A file's lines that say it skipped (`{skipped: reason}`) as headlines, then its own headlines unless every line skipped. */
 function unlessSkipped(name: string, lines: readonly Line[], headlines: () => Headline[]): Headline[] {
-  const s = lines.filter((l) => l.skipped !== undefined);
-  if (s.length && s.length === lines.length) return s.map((l) => skipped(`${name}${l.scenario ? ` ${String(l.scenario)}` : l.corpus ? ` ${String(l.corpus)}` : ''}`, l.skipped));
-  return [...s.map((l) => skipped(`${name}${l.scenario ? ` ${String(l.scenario)}` : l.corpus ? ` ${String(l.corpus)}` : ''}`, l.skipped)), ...headlines()];
+  const part = (l: Line) => (l.scenario ? ` ${String(l.scenario)}` : l.corpus ? ` ${String(l.corpus)}` : '');
+  const skips = lines.filter((l) => l.skipped !== undefined).map((l) => skipped(`${name}${part(l)}`, l.skipped));
+  return skips.length === lines.length ? skips : [...skips, ...headlines()];
 }
 
 /**

@@ -221,6 +221,7 @@ interface Ran {
 /** The progress bar on stderr: redrawn in place on a terminal, one line per step elsewhere. */
 class Progress {
   private timer: NodeJS.Timeout | null = null;
+  private readonly began = Date.now();
   constructor(private readonly total: number) {}
 
   start(index: number, file: string): void {
@@ -229,7 +230,8 @@ class Progress {
       const width = 24;
       const filled = Math.round((index / this.total) * width);
       const bar = `${'█'.repeat(filled)}${'░'.repeat(width - filled)}`;
-      return `[${bar}] ${index + 1}/${this.total} ${file} ${Math.round((Date.now() - began) / 1000)} s`;
+      const now = Date.now();
+      return `[${bar}] ${index + 1}/${this.total} ${file} ${Math.round((now - began) / 1000)} s (${Math.round((now - this.began) / 1000)} s in all)`;
     };
     if (process.stderr.isTTY) {
       process.stderr.write(`\r\x1b[K${draw()}`);
@@ -352,7 +354,7 @@ async function main(): Promise<void> {
   const missed = ran.flatMap((r) => r.headlines).filter((h) => h.met === false).length;
   const seconds = (Date.now() - began) / 1000;
   process.stdout.write(
-    `bench:quick: ${scenarios.length} files in ${seconds.toFixed(0)} s, load average ${loadAtStart.toFixed(1)} → ${(loadavg()[0] as number).toFixed(1)}; ` +
+    `bench:quick: ${scenarios.length} file${scenarios.length === 1 ? '' : 's'} in ${seconds.toFixed(0)} s, load average ${loadAtStart.toFixed(1)} → ${(loadavg()[0] as number).toFixed(1)}; ` +
       `${missed} target${missed === 1 ? '' : 's'} not met at this size; ${failed.length ? `FAILED: ${failed.map((r) => r.scenario.file).join(', ')}` : 'every file ran'}\n`,
   );
   process.exit(failed.length ? 1 : 0);

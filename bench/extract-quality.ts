@@ -33,6 +33,7 @@
  * Article family is scored), and the rules' speed (ms per page, parsing not counted).
  * Prints one JSON line per split and field and a table on stderr. Run it alone with
  * `npx tsx bench/extract-quality.ts`; without the corpus it prints one line and exits 0.
+ * BENCH_EXTRACT_QUALITY_PAGES caps the pages read from each corpus (default all).
  */
 import { load } from 'cheerio';
 import { resolve } from 'node:path';
@@ -42,7 +43,10 @@ import { loadHtml } from '../actors/parser/formats/load-html.js';
 import { readPageFacts } from '../actors/parser/page-data/rules/index.js';
 import type { Thing, ThingValue } from '../pipeline/structured/types.js';
 import { corpusDir, readHtml, readabilityPages, trafilaturaPages } from './corpus.js';
-import { emit } from './lib.js';
+import { emit, positiveInteger } from './lib.js';
+
+/** Pages read from each corpus (BENCH_EXTRACT_QUALITY_PAGES, default all): the first ones, so the held-out split keeps its share. */
+const MAX_PAGES = positiveInteger('BENCH_EXTRACT_QUALITY_PAGES', Number.MAX_SAFE_INTEGER);
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type JsonObject = { [key: string]: Json };
@@ -256,8 +260,8 @@ export interface CorpusPage {
 }
 
 export function corpusPages(): CorpusPage[] | null {
-  const t = trafilaturaPages();
-  const r = readabilityPages();
+  const t = trafilaturaPages()?.slice(0, MAX_PAGES) ?? null;
+  const r = readabilityPages()?.slice(0, MAX_PAGES) ?? null;
   if (!t && !r) return null;
   return [
     ...(t ?? []).map((p) => ({ corpus: 'trafilatura-eval', position: p.index, url: p.url, path: p.path })),

@@ -19,7 +19,8 @@
  * Readability.js runs after ours, in child processes of `BASELINE_CHUNK` pages each (jsdom
  * holds on to memory across hundreds of documents); each page is timed on its own, so the
  * pages/s of both sides are parse + extraction time only. Expect a few minutes: jsdom is
- * the slow part.
+ * the slow part. BENCH_MAIN_CONTENT_PAGES caps the pages read from each corpus (default all;
+ * `npm run bench:quick` reads a few).
  */
 import { Readability } from '@mozilla/readability';
 import { load } from 'cheerio';
@@ -33,7 +34,10 @@ import {
   type Counts, addCounts, corpusDir, isHeldOut, ngramF1, readHtml, readabilityPages, scorePage, summarize,
   trafilaturaPages, zeroCounts,
 } from './corpus.js';
-import { emit } from './lib.js';
+import { emit, positiveInteger } from './lib.js';
+
+/** Pages read from each corpus (BENCH_MAIN_CONTENT_PAGES, default all): the first ones, so the held-out split keeps its share. */
+const MAX_PAGES = positiveInteger('BENCH_MAIN_CONTENT_PAGES', Number.MAX_SAFE_INTEGER);
 
 /** trafilatura's published F1 on the same 990 pages (docs/evaluation.rst), for reference only. */
 const PUBLISHED = { 'trafilatura 2.2.0': 0.924, 'readability-lxml 0.8.4.1': 0.826 };
@@ -114,7 +118,7 @@ function baselineChild(): void {
 }
 
 async function trafilaturaEval(): Promise<void> {
-  const pages = trafilaturaPages();
+  const pages = trafilaturaPages()?.slice(0, MAX_PAGES);
   if (!pages) {
     emit({ bench: 'main-content', corpus: 'trafilatura-eval', skipped: `corpus not found under ${corpusDir()}` });
     return;
@@ -166,7 +170,7 @@ async function trafilaturaEval(): Promise<void> {
 }
 
 async function readabilityCorpus(): Promise<void> {
-  const pages = readabilityPages();
+  const pages = readabilityPages()?.slice(0, MAX_PAGES);
   if (!pages) {
     emit({ bench: 'main-content', corpus: 'readability', skipped: `corpus not found under ${corpusDir()}` });
     return;

@@ -19,7 +19,7 @@ import type { Credits } from '../pipeline/keys/credits.js';
 import type { HandlerContext, HandlerResult, Handlers, OperationHandler, RawBody, UploadedFilePart } from './handler.js';
 import type { AccessLog } from './access-log.js';
 import type { InvalidKeyLimiter, RateLimiter } from './rate-limit.js';
-import { JSON_TYPE, sendValidationFailed } from './replies.js';
+import { JSON_TYPE, writeValidationFailed } from './replies.js';
 import { compile, inputProblems, toDetails, type Part, type ValidationDetail } from './validation.js';
 
 declare module 'fastify' {
@@ -71,9 +71,10 @@ function check(validate: ValidateFunction | undefined, part: Part, value: unknow
 function pathAndQuery(request: FastifyRequest, validators: Validators, details: ValidationDetail[], maxDepth: number) {
   const params = request.params as Record<string, string>;
   const query = request.query as Record<string, unknown>;
-  const textProblems = [...inputProblems(params, 'path', maxDepth), ...inputProblems(query, 'query', maxDepth)];
-  if (textProblems.length) {
-    details.push(...textProblems);
+  const pathProblems = inputProblems(params, 'path', maxDepth);
+  const queryProblems = inputProblems(query, 'query', maxDepth);
+  if (pathProblems.length || queryProblems.length) {
+    details.push(...pathProblems, ...queryProblems);
     return { params, query };
   }
   check(validators.path, 'path', params, details);
@@ -276,9 +277,12 @@ function answer(request: FastifyRequest, reply: FastifyReply, payload: unknown, 
   return reply;
 }
 
-/** A 422: the details as JSON text (gateway/replies.ts), then the access line. */
+/**
+ * A 422: the details as JSON text written straight to the response (gateway/replies.ts; no
+ * header is set on a reply before this point), then the access line.
+ */
 function rejected(request: FastifyRequest, reply: FastifyReply, details: ValidationDetail[], deps: RouteDeps): FastifyReply {
-  sendValidationFailed(request, reply, details);
+  writeValidationFailed(request, reply, details);
   deps.accessLog.write(request, reply);
   return reply;
 }

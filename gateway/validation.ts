@@ -307,15 +307,18 @@ export function toDetails(errors: ErrorObject[] | null | undefined, part: Part, 
   return out;
 }
 
+/** The answer when there is no problem: one shared, frozen array rather than one per request. */
+const NONE: readonly ValidationDetail[] = Object.freeze([]);
+
 /**
  * What no schema can say about a request's JSON, checked before Ajv or anything else walks
  * it (pipeline/runtime/json-limits.ts): objects and arrays nested deeper than `maxDepth`
  * (BODY_MAX_DEPTH; 422 `too_deep` at the first container past it), and text that is not
  * well-formed Unicode, in a value or a key (422 `string_invalid`).
  */
-export function inputProblems(value: unknown, part: Part, maxDepth: number): ValidationDetail[] {
+export function inputProblems(value: unknown, part: Part, maxDepth: number): readonly ValidationDetail[] {
   const findings = inspectJson(value, maxDepth);
-  if (!findings.length) return [];
+  if (!findings.length) return NONE;
   return findings.map((f) =>
     f.kind === 'too_deep'
       ? { loc: [part, ...f.path], msg: `objects and arrays nest deeper than ${maxDepth} levels here; at most ${maxDepth} are accepted`, type: 'too_deep' }

@@ -45,6 +45,10 @@ export const isWellFormedText: (text: string) => boolean = nativeWellFormed
  * afterwards, only for a value that has something to report.
  */
 function anyFinding(root: object, maxDepth: number): boolean {
+  if (maxDepth < 1) return true;
+  // Most bodies, and every path and query, are one flat object: its own strings checked, and
+  // no stack is made unless it holds a container.
+  if (!hasContainerOrIllFormed(root)) return false;
   const values: unknown[] = [root];
   const depths: number[] = [1];
   while (values.length) {
@@ -74,6 +78,31 @@ function anyFinding(root: object, maxDepth: number): boolean {
         }
       }
     }
+  }
+  return false;
+}
+
+/**
+ * Whether `value`'s own members include a container (whose depth and text the walk must see)
+ * or ill-formed text; true in either case, since the walk decides which.
+ */
+function hasContainerOrIllFormed(value: object): boolean {
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i += 1) {
+      const child: unknown = value[i];
+      if (typeof child === 'string') {
+        if (!isWellFormedText(child)) return true;
+      } else if (child !== null && typeof child === 'object') return true;
+    }
+    return false;
+  }
+  const record = value as Record<string, unknown>;
+  for (const key in record) {
+    if (!isWellFormedText(key)) return true;
+    const child = record[key];
+    if (typeof child === 'string') {
+      if (!isWellFormedText(child)) return true;
+    } else if (child !== null && typeof child === 'object') return true;
   }
   return false;
 }

@@ -272,6 +272,15 @@ describe('gateway/errors', () => {
       const bad = await request('/v1/scrape', { method: 'POST', headers: { ...auth(), ...json }, body: '{}' });
       expect(bad.status).toBe(422);
       expect(JSON.parse(bad.body)).toEqual({ detail: [{ loc: ['body', 'url'], msg: 'field required', type: 'missing' }] });
+      // Written straight to Node's response (gateway/replies.ts writeValidationFailed): the same headers Fastify's send writes.
+      expect(bad.headers['content-type']).toBe('application/json; charset=utf-8');
+      expect(bad.headers['content-length']).toBe(String(Buffer.byteLength(bad.body)));
+      expect(bad.headers['x-request-id']).toMatch(/^[\w.:-]{1,128}$/);
+      const named = await request('/v1/scrape', { method: 'POST', headers: { ...auth(), ...json, 'x-request-id': 'mine-422' }, body: '{"url":"https://example.com","formats":["é"]}' });
+      expect(named.status).toBe(422);
+      expect(named.headers['x-request-id']).toBe('mine-422');
+      expect(named.headers['content-length']).toBe(String(Buffer.byteLength(named.body)));
+      expect(JSON.parse(named.body).detail.length).toBeGreaterThan(0);
     });
   });
 });

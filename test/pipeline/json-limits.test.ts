@@ -47,6 +47,16 @@ describe('pipeline/runtime/json-limits', () => {
     expect(inspectJson({ a: 1, b: [true, null, 'x'] }, 64)).toEqual([]);
   });
 
+  it('reads a flat object or array (the shallow first pass) as the full walk does', () => {
+    expect(inspectJson({ url: 'https://example.com', limit: 0, on: true, none: null }, 64)).toEqual([]);
+    expect(inspectJson(['a', 1, null], 64)).toEqual([]);
+    expect(inspectJson({ ok: 'x', ['\ud800']: 1 }, 64)).toEqual([{ kind: 'ill_formed', path: ['\ud800'], inKey: true }]);
+    expect(inspectJson(['x', '\udc00'], 64)).toEqual([{ kind: 'ill_formed', path: [1], inKey: false }]);
+    expect(inspectJson({}, 0)).toEqual([{ kind: 'too_deep', path: [], inKey: false }]);
+    expect(inspectJson({ a: 1 }, 1)).toEqual([]);
+    expect(inspectJson({ a: {} }, 1)).toEqual([{ kind: 'too_deep', path: ['a'], inKey: false }]);
+  });
+
   it('stops at `limit` findings', () => {
     const many = Array.from({ length: 50 }, () => '\ud800');
     expect(inspectJson(many, 64)).toHaveLength(10);

@@ -22,8 +22,10 @@
  * start at once", so its lateness is reported on its own. Its checks/s is the capacity.
  * Rounds 2 to BENCH_MONITORS_ROUNDS (default 3), the steady state: the site changes, then
  * every monitor is put back on the schedule through the production module (scheduleMonitor,
- * pipeline/monitors/schedule.ts), due times spread evenly over a window of monitors /
- * (BENCH_MONITORS_LOAD_PCT% × capacity) (default 60%), so checks arrive under capacity.
+ * pipeline/monitors/schedule.ts), due times spread evenly over one interval,
+ * BENCH_MONITORS_STEADY_INTERVAL_S (default 300: issue 26's 2,000 monitors every 5 minutes),
+ * or over monitors / (BENCH_MONITORS_LOAD_PCT% × capacity) (default 60%) when that is longer,
+ * so checks arrive under capacity.
  * The frontier's reconcile re-derives every due time from the store each minute (one interval
  * after the last scheduled check), which undoes the bench's: the bench puts back the due
  * times it moved (`due_times_restored`). The interval is a week, not 5 minutes, so that a
@@ -47,6 +49,17 @@
  * without noise normalisation (comparePages without ignoreNoise). Their precision shows what
  * the noise normalisation is for; the scrapes' CPU per page (this process: the service and the
  * client's requests) is the cost a check is set against (`check_cpu_ratio`, check / scrape).
+ * After the last round, BENCH_MONITORS_PACED pages (default 400) are scraped again at the
+ * steady rounds' pace, one at a time as checks arrive (`check_cpu_ratio_paced`): the store's
+ * statements are most of both costs, and at full speed the batch writer packs a scrape's rows
+ * with others' while at a check's pace it has little to pack.
+ *
+ * Every phase (the burst, each round, each scrape pass) waits until the engine runs no
+ * background merge before its CPU is read (BENCH_MONITORS_SETTLE_S at most, default 120): the
+ * merges of the parts a phase inserted count in that phase, not the next. Store calls per
+ * check are in `store_calls_per_check`; BENCH_MONITORS_TALLY=1 also prints them by statement
+ * and the CPU of each of the process's threads (the engine's merge and query threads apart
+ * from JavaScript's) on stderr.
  *
  * Targets (issue 17): precision and recall 1.0 on real changes, every noise-only page `same`,
  * steady lateness p99 under 5 s. One JSON line on stdout; progress bars on stderr.
@@ -54,7 +67,7 @@
  *   npx tsx bench/monitors.ts          (alone; `npm run bench` runs it with the others)
  */
 import { createHash } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -73,6 +86,12 @@ const CHANGED_PCT = positiveInteger('BENCH_MONITORS_CHANGED_PCT', 10);
 const NOISE_PCT = positiveInteger('BENCH_MONITORS_NOISE_PCT', 20);
 const REMOVED_PCT = positiveInteger('BENCH_MONITORS_REMOVED_PCT', 1);
 const LOAD_PCT = positiveInteger('BENCH_MONITORS_LOAD_PCT', 60);
+/** The steady rounds' schedule: every monitor once in this many seconds (issue 26: 2,000 monitors every 5 minutes). */
+const STEADY_INTERVAL_S = positiveInteger('BENCH_MONITORS_STEADY_INTERVAL_S', 300);
+/** Scrapes in the paced baseline (at the steady rounds' rate). */
+const PACED = positiveInteger('BENCH_MONITORS_PACED', 400);
+/** Longest wait for the engine's background merges to end after a phase. */
+const SETTLE_S = positiveInteger('BENCH_MONITORS_SETTLE_S', 120);
 const CREATE_CONCURRENCY = positiveInteger('BENCH_MONITORS_CREATE_CONCURRENCY', 16);
 const SCRAPE_CONCURRENCY = positiveInteger('BENCH_MONITORS_SCRAPE_CONCURRENCY', 16);
 const STALL_S = positiveInteger('BENCH_MONITORS_STALL_S', 120);
@@ -108,6 +127,61 @@ interface Embedded {
   readonly runtime: ServiceRuntime;
   readonly config: Config;
   readonly service: Service;
+}
+
+/**
+ * Store calls by statement, so a round's count per check can be read beside its CPU: chdb's
+ * queries and inserts are most of a check's cost. Wraps the captured runtime's store in place
+ * (the actors hold the same object).
+ */
+class StoreTally {
+  private counts = new Map<string, number>();
+  constructor(store: ServiceRuntime['store']) {
+    const target = store as unknown as Record<'query' | 'insert' | 'command', (...args: unknown[]) => Promise<unknown>>;
+    for (const method of ['query', 'insert', 'command'] as const) {
+      const original = target[method].bind(store);
+      target[method] = (...args: unknown[]) => {
+        if (method === 'query' && String(args[0]).includes('system.merges')) return original(...args);
+        const what = method === 'insert' ? `insert ${String(args[0])}` : `${method} ${String(args[0]).replace(/\s+/g, ' ').trim().slice(0, 90)}`;
+        this.counts.set(what, (this.counts.get(what) ?? 0) + 1);
+        return original(...args);
+      };
+    }
+  }
+  /** The calls since the last take, by statement, most first. */
+  take(): [string, number][] {
+    const out = [...this.counts].sort((a, b) => b[1] - a[1]);
+    this.counts = new Map();
+    return out;
+  }
+}
+
+/** CPU ms of this process's threads by name (Linux /proc), to tell the engine's threads from JavaScript's. */
+function threadCpu(): Map<string, number> {
+  const out = new Map<string, number>();
+  const tick = 10; // USER_HZ: 100 on Linux
+  for (const tid of readdirSync('/proc/self/task')) {
+    try {
+      const name = readFileSync(`/proc/self/task/${tid}/comm`, 'utf8').trim().replace(/[0-9]+$/, '#');
+      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const ms = (Number(fields[11]) + Number(fields[12])) * tick;
+      const key = tid === String(process.pid) ? 'main (JavaScript)' : name;
+      out.set(key, (out.get(key) ?? 0) + ms);
+    } catch {
+      // The thread ended.
+    }
+  }
+  return out;
+}
+
+function threadCpuSince(before: Map<string, number>, per: number): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [name, ms] of threadCpu()) {
+    const d = (ms - (before.get(name) ?? 0)) / per;
+    if (d >= 0.05) out[name] = round3(d);
+  }
+  return out;
 }
 
 /** The service with the production actors in this process, its runtime captured. */
@@ -267,6 +341,34 @@ async function roundRows(svc: Embedded, label: string, from: number, to: number)
   return svc.runtime.store.query<CheckRow>(ROUND_ROWS, { from, to });
 }
 
+/**
+ * Waits until the engine runs no background merge (four looks in a row, 250 ms apart), so a
+ * phase's CPU includes merging the parts its own inserts made rather than leaving them to the
+ * next phase. Returns the milliseconds waited.
+ */
+async function settleMerges(svc: Embedded): Promise<number> {
+  const started = performance.now();
+  let idle = 0;
+  while (idle < 4 && performance.now() - started < SETTLE_S * 1000) {
+    const [row] = await svc.runtime.store.query<{ n: string | number }>('SELECT count() AS n FROM system.merges');
+    idle = Number(row?.n ?? 0) === 0 ? idle + 1 : 0;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  return Math.round(performance.now() - started);
+}
+
+/** A phase's store calls per check (or per scrape): in all, and by statement when BENCH_MONITORS_TALLY is set. */
+function callsPer(calls: readonly [string, number][], per: number): { total: Record<string, number>; by: [string, number][] } {
+  const total: Record<string, number> = {};
+  for (const [what, n] of calls) {
+    const kind = what.split(' ')[0] as string;
+    total[kind] = round3((total[kind] ?? 0) + n / per);
+  }
+  const by = calls.map(([what, n]): [string, number] => [what, round3(n / per)]);
+  if (process.env.BENCH_MONITORS_TALLY) process.stderr.write(`\nstore calls per item:\n${by.map(([w, n]) => `  ${n}\t${w}`).join('\n')}\n`);
+  return { total, by };
+}
+
 function percentile(sorted: readonly number[], p: number): number {
   if (!sorted.length) return 0;
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] as number;
@@ -322,7 +424,7 @@ interface Reading {
 }
 
 /** Every page by a plain GET and by POST /v1/scrape; the scrapes' CPU per page and pages/s. */
-async function readSite(svc: Embedded, site: ServerChild, label: string): Promise<{ readings: Reading[]; cpuMsPerPage: number; pagesPerS: number }> {
+async function readSite(svc: Embedded, site: ServerChild, label: string): Promise<{ readings: Reading[]; cpuMsPerPage: number; pagesPerS: number; settleMs: number }> {
   const url = (i: number) => `${site.url}/p/${i}`;
   const hashes = new Array<string>(MONITORS);
   await eachPage(`${label} GET`, SCRAPE_CONCURRENCY, async (i) => {
@@ -331,15 +433,42 @@ async function readSite(svc: Embedded, site: ServerChild, label: string): Promis
   });
   const snapshots = new Array<PageSnapshot>(MONITORS);
   const cpu = process.cpuUsage();
+  const threads = threadCpu();
   const seconds = await eachPage(`${label} scrape`, SCRAPE_CONCURRENCY, async (i) => {
     const data = await call(svc, '/v1/scrape', { url: url(i), formats: ['markdown'], maxAge: 0 });
     snapshots[i] = { scrapedAt: Date.now(), statusCode: Number(data.metadata?.statusCode ?? 0), markdown: String(data.markdown ?? ''), json: null };
   });
+  const settleMs = await settleMerges(svc);
+  if (process.env.BENCH_MONITORS_TALLY) process.stderr.write(`\nthread CPU ms per scrape: ${JSON.stringify(threadCpuSince(threads, MONITORS))}\n`);
   return {
     readings: snapshots.map((snapshot, i) => ({ htmlHash: hashes[i] as string, snapshot })),
     cpuMsPerPage: cpuMsSince(cpu) / MONITORS,
     pagesPerS: MONITORS / seconds,
+    settleMs,
   };
+}
+
+/**
+ * Plain scrapes of the same pages at the steady rounds' pace (one every 1/rate s, each on its
+ * own, as checks arrive), merges waited out: what a scrape costs at the rate a check runs,
+ * where the batch writer has little to batch. BENCH_MONITORS_PACED pages (default 400).
+ */
+async function pacedScrapes(svc: Embedded, site: ServerChild, perS: number): Promise<{ pages: number; perS: number; cpuMsPerPage: number }> {
+  const pages = Math.min(MONITORS, PACED);
+  const cpu = process.cpuUsage();
+  const started = performance.now();
+  const pending: Promise<unknown>[] = [];
+  for (let i = 0; i < pages; i += 1) {
+    const due = started + (i * 1000) / perS;
+    const wait = due - performance.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    pending.push(call(svc, '/v1/scrape', { url: `${site.url}/p/${i}`, formats: ['markdown'], maxAge: 0 }));
+    if ((i + 1) % 50 === 0 || i + 1 === pages) progress('paced scrapes', i + 1, pages, started);
+  }
+  await Promise.all(pending);
+  const elapsedS = (performance.now() - started) / 1000;
+  await settleMerges(svc);
+  return { pages, perS: pages / elapsedS, cpuMsPerPage: cpuMsSince(cpu) / pages };
 }
 
 const flaggedByBytes = (before: Reading, after: Reading) => after.snapshot.statusCode === 200 && before.snapshot.statusCode === 200 && before.htmlHash !== after.htmlHash;
@@ -379,6 +508,9 @@ function score(s: Scores, kinds: readonly PageKind[], statuses: readonly string[
 /** The whole measurement: the burst, the steady rounds, the baselines; the JSON line's fields. */
 async function measure(site: ServerChild, svc: Embedded, dues: DueTimes): Promise<Record<string, unknown>> {
   const load = [round1(loadavg()[0] ?? 0)];
+  const calls = new StoreTally(svc.runtime.store);
+  const settled: number[] = [];
+  const perCall: Record<string, ReturnType<typeof callsPer>> = {};
   const ids = new Array<string>(MONITORS);
 
   // Round 1: the creation burst.
@@ -388,14 +520,18 @@ async function measure(site: ServerChild, svc: Embedded, dues: DueTimes): Promis
     ids[i] = String((await call(svc, '/v1/monitor', { name: `Product ${i}`, url: `${site.url}/p/${i}`, intervalMinutes: INTERVAL_MINUTES })).id);
   });
   const burstRows = await roundRows(svc, 'round 1 (burst)', benchStart, Date.now());
+  settled.push(await settleMerges(svc));
   const burstCpu = cpuMsSince(cpu);
+  perCall['burst'] = callsPer(calls.take(), MONITORS);
   load.push(round1(loadavg()[0] ?? 0));
   const indexOf = new Map(ids.map((id, i) => [id, i]));
   const burst = timing(burstRows);
   const burstStatuses = statusesOf(burstRows, indexOf);
   const capacity = MONITORS / burst.busyS;
-  const windowMs = Math.round((MONITORS / ((LOAD_PCT / 100) * capacity)) * 1000);
+  const windowMs = Math.max(STEADY_INTERVAL_S * 1000, Math.round((MONITORS / ((LOAD_PCT / 100) * capacity)) * 1000));
   let previous = await readSite(svc, site, 'round 1');
+  settled.push(previous.settleMs);
+  perCall['scrape 1'] = callsPer(calls.take(), MONITORS);
   const scrapeCpu = [previous.cpuMsPerPage];
   const scrapeRates = [previous.pagesPerS];
 
@@ -406,17 +542,25 @@ async function measure(site: ServerChild, svc: Embedded, dues: DueTimes): Promis
     const first = Date.now() + LEAD_MS;
     const plan = new Map(ids.map((id, i) => [id, first + Math.floor((i * windowMs) / MONITORS)]));
     cpu = process.cpuUsage();
+    const threads = threadCpu();
     await dues.plan(plan);
     const rows = await roundRows(svc, `round ${round}`, first, first + windowMs);
+    settled.push(await settleMerges(svc));
     const roundCpu = cpuMsSince(cpu);
+    perCall[`round ${round}`] = callsPer(calls.take(), rows.length);
+    if (process.env.BENCH_MONITORS_TALLY) process.stderr.write(`\nthread CPU ms per check: ${JSON.stringify(threadCpuSince(threads, rows.length))}\n`);
       load.push(round1(loadavg()[0] ?? 0));
     steady.push({ timing: timing(rows), cpuMsPerCheck: roundCpu / rows.length });
     const current = await readSite(svc, site, `round ${round}`);
+    settled.push(current.settleMs);
+    perCall[`scrape ${round}`] = callsPer(calls.take(), MONITORS);
     scrapeCpu.push(current.cpuMsPerPage);
     scrapeRates.push(current.pagesPerS);
     score(scores, kinds, statusesOf(rows, indexOf), previous.readings, current.readings);
     previous = current;
   }
+  const paced = await pacedScrapes(svc, site, MONITORS / (windowMs / 1000));
+  perCall['paced scrapes'] = callsPer(calls.take(), paced.pages);
 
   const late = steady.flatMap((s) => s.timing.lateMs).sort((a, b) => a - b);
   const burstLate = [...burst.lateMs].sort((a, b) => a - b);
@@ -475,7 +619,13 @@ async function measure(site: ServerChild, svc: Embedded, dues: DueTimes): Promis
     scrape_cpu_ms_per_page: round3(scrapeCpuPerPage),
     scrape_pages_per_s: round1(median(scrapeRates)),
     check_cpu_ratio: round3(cpuPerCheck / scrapeCpuPerPage),
+    paced_scrape_pages: paced.pages,
+    paced_scrape_per_s: round1(paced.perS),
+    paced_scrape_cpu_ms_per_page: round3(paced.cpuMsPerPage),
+    check_cpu_ratio_paced: round3(cpuPerCheck / paced.cpuMsPerPage),
+    store_calls_per_check: Object.fromEntries(Object.entries(perCall).map(([phase, calls]) => [phase, calls.total])),
     extra_checks: Number(allChecks) - MONITORS * ROUNDS,
+    merges_settled_ms: settled,
     due_times_restored: dues.restored,
     due_time_sweeps_ms: Math.round(dues.sweepMs),
     target_precision: 1,

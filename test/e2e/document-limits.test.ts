@@ -13,6 +13,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbedded, type Embedded } from '../helpers/embedded.js';
+import { probing as probingAt } from '../helpers/probe.js';
 import { docxBomb, flateBombPdf, manyPagePdf, minimalPdf } from '../fixtures/documents/generate.js';
 
 const API_KEY = 'e2e-document-limits-key-01234';
@@ -51,28 +52,7 @@ async function scrape(body: Record<string, unknown>): Promise<{ status: number; 
   return { status: res.status, body: (await res.json()) as Record<string, any> };
 }
 
-/** Runs `work` while asking GET /v1/templates every 50 ms; every probe's time in ms. */
-async function probing<T>(work: () => Promise<T>): Promise<{ result: T; probes: number[] }> {
-  const probes: number[] = [];
-  let done = false;
-  const prober = (async () => {
-    while (!done) {
-      const started = performance.now();
-      const res = await fetch(`${svc.base}/v1/templates`, { headers: { authorization: `Bearer ${API_KEY}` } });
-      expect(res.status).toBe(200);
-      await res.arrayBuffer();
-      probes.push(performance.now() - started);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  })();
-  try {
-    return { result: await work(), probes };
-  } finally {
-    done = true;
-    await prober;
-  }
-}
-
+const probing = <T>(work: () => Promise<T>) => probingAt(svc.base, API_KEY, work);
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
 
 describe('e2e/document limits (embedded, production actors)', () => {

@@ -22,6 +22,7 @@ import { PRODUCTION_MAIN, startCluster, type Cluster, type ServiceProcess } from
 import { engine } from '../helpers/engines.js';
 import { hasKafka } from '../helpers/kafka.js';
 import { REDIS_INSTALL, redisProbe } from '../helpers/redis.js';
+import { probing as probingAt } from '../helpers/probe.js';
 import { docxBomb, flateBombPdf, manyPagePdf, minimalPdf } from '../fixtures/documents/generate.js';
 
 const hasChdb = await chdbAvailable();
@@ -60,27 +61,7 @@ describe.skipIf(!hasChdb || !kafkaUp || !redisUp)('e2e/hostile inputs distribute
     return { status: res.status, body: (await res.json()) as Record<string, any> };
   }
 
-  /** Runs `work` while asking GET /v1/templates every 100 ms; every probe's time in ms. */
-  async function probing<T>(work: () => Promise<T>): Promise<{ result: T; probes: number[] }> {
-    const probes: number[] = [];
-    let done = false;
-    const prober = (async () => {
-      while (!done) {
-        const started = performance.now();
-        const res = await fetch(`${base}/v1/templates`, { headers: auth() });
-        await res.arrayBuffer();
-        expect(res.status).toBe(200);
-        probes.push(performance.now() - started);
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-    })();
-    try {
-      return { result: await work(), probes };
-    } finally {
-      done = true;
-      await prober;
-    }
-  }
+  const probing = <T>(work: () => Promise<T>) => probingAt(base, cluster.apiKey, work, 100);
 
   beforeAll(async () => {
     cluster = await startCluster({ main: PRODUCTION_MAIN, env: { FETCH_ALLOW_PRIVATE: 'true', DOCUMENT_TIMEOUT_MS: '10000' } });

@@ -15,7 +15,8 @@
  * from the cache or the index is not written again (its copy is already there). The Reply's
  * `source` is the page's (fresh, cache or index), and its credits are the page's. A stored
  * copy of an HTML or text page also goes into the local search index (search_docs and
- * search_postings, pipeline/search/index/page.ts), written in parallel with `pages`.
+ * search_postings, pipeline/search/index/page.ts), queued beside `pages` in the writer's lazy
+ * batches, which the reply does not wait for.
  *
  * Documents are read in the actor's document pool (document/pool.ts: worker threads within
  * the DOCUMENT_* limits): every upload and every fetched PDF or DOCX. HTML and text pages are
@@ -83,7 +84,7 @@ export function pagesRow(
 }
 
 /** What the parser needs of the runtime: the batch writer, and for extraction the store and the config. */
-export type ParserRuntime = Pick<ServiceRuntime, 'writer' | 'store' | 'config'>;
+export type ParserRuntime = Pick<ServiceRuntime, 'writer' | 'store' | 'config'> & Partial<Pick<ServiceRuntime, 'log'>>;
 
 /**
  * A fetched page → its answer. `documents` reads PDF and DOCX pages (the actor's document
@@ -132,7 +133,10 @@ export async function handlePageFetched(page: PageFetched, runtime: ParserRuntim
   // that landed before collapses with its second copy.
   const copied =
     source === 'fresh' && options.storeInCache
-      ? Promise.all([runtime.writer.write('pages', [pagesRow(page, { title, document: json, contentHash }, options)]), writeSearchRows(runtime.writer, page, document, options)])
+      ? Promise.all([
+          runtime.writer.write('pages', [pagesRow(page, { title, document: json, contentHash }, options)]),
+          writeSearchRows(runtime.writer, page, document, options, (error) => runtime.log?.warn({ url: page.url, err: error }, 'search index rows not stored')),
+        ])
       : Promise.resolve();
   const extras = extrasOf(page.extras);
   if (plan) {

@@ -38,7 +38,7 @@
  * ended and BENCH_CRAWL_SETTLE_S seconds (default 10) later (`rss_start_mb`, `rss_end_mb`,
  * `rss_settled_mb`), and its CPU per page by thread name (`threads_ms_per_page`, one object
  * per round: chdb's threads under their own names, `main` the JavaScript thread, from
- * /proc/self/task). `complete` says whether each side stored every page of
+ * /proc/self/task). BENCH_CRAWL_SIDES=ours runs only the service's side (no ratios). `complete` says whether each side stored every page of
  * the site. A crawl that errors or stops progressing for BENCH_CRAWL_STALL_S seconds
  * (default 120) fails the scenario with the job's last status.
  *
@@ -62,6 +62,8 @@ const CONCURRENCY = positiveInteger('BENCH_CRAWL_CONCURRENCY', 50);
 const MAP_URLS = positiveInteger('BENCH_MAP_URLS', 30_000);
 const STALL_S = positiveInteger('BENCH_CRAWL_STALL_S', 120);
 const SETTLE_S = positiveInteger('BENCH_CRAWL_SETTLE_S', 10);
+/** `ours` runs only the service's side (for profiling; no ratios), else both. */
+const SIDES = process.env.BENCH_CRAWL_SIDES === 'ours' ? 'ours' : 'both';
 const logLevel = process.env.BENCH_LOG_LEVEL || 'info';
 const script = (name: string) => fileURLToPath(new URL(`./servers/${name}.ts`, import.meta.url));
 
@@ -70,6 +72,11 @@ const round3 = (n: number) => Math.round(n * 1000) / 1000;
 
 const rssMb = async (child: Child) => round1(Number((await child.ask({ type: 'memory' })).maxRssKb) / 1024);
 const currentRssMb = async (child: Child) => round1(Number((await child.ask({ type: 'memory' })).rssKb) / 1024);
+/** Current RSS, V8 heap (total) and external memory, MB. */
+const memoryMb = async (child: Child) => {
+  const m = await child.ask({ type: 'memory' });
+  return { rss: round1(Number(m.rssKb) / 1024), heap: round1(Number(m.heapTotalKb) / 1024), external: round1(Number(m.externalKb) / 1024) };
+};
 const threadsMs = async (child: Child) => (await child.ask({ type: 'threads' })) as Record<string, number>;
 
 /** CPU ms per page by thread name between two threadsMs readings, largest first. */
@@ -98,6 +105,8 @@ interface CrawlSide {
   rssStartMb?: number;
   rssEndMb?: number;
   rssSettledMb?: number;
+  /** Ours: current RSS, V8 heap and external memory (MB) at the start, end and settled. */
+  memory?: Record<string, unknown>;
   /** Ours: CPU ms per page by thread name (chdb's threads by their names, `main` the JS thread). */
   threadsMsPerPage?: Record<string, number>;
 }
@@ -132,7 +141,8 @@ async function call(service: ServerChild, method: 'GET' | 'POST', path: string, 
 /** Our crawl: start the job, poll until it ends; throws when it fails, stalls or lost pages. */
 async function crawlOurs(service: ServerChild, site: Child, url: string): Promise<CrawlSide> {
   const requestsBefore = await siteRequests(site, 'crawl');
-  const rssStartMb = await currentRssMb(service);
+  const memStart = await memoryMb(service);
+  const rssStartMb = memStart.rss;
   const threadsBefore = await threadsMs(service);
   const cpuBefore = await cpuMs(service);
   const start = performance.now();
@@ -161,9 +171,11 @@ async function crawlOurs(service: ServerChild, site: Child, url: string): Promis
   const elapsedS = (performance.now() - start) / 1000;
   const cpu = (await cpuMs(service)) - cpuBefore;
   const threadsAfter = await threadsMs(service);
-  const rssEndMb = await currentRssMb(service);
+  const memEnd = await memoryMb(service);
+  const rssEndMb = memEnd.rss;
   await new Promise((resolve) => setTimeout(resolve, SETTLE_S * 1000));
-  const rssSettledMb = await currentRssMb(service);
+  const memSettled = await memoryMb(service);
+  const rssSettledMb = memSettled.rss;
   const summary = JSON.stringify({ ...status, data: undefined });
   if (status.status !== 'completed') throw new Error(`crawl ${String(id)} ended ${summary}`);
   if (typeof status.data?.[0]?.markdown !== 'string') throw new Error(`crawl ${String(id)}: its first document has no markdown (${summary})`);
@@ -179,6 +191,7 @@ async function crawlOurs(service: ServerChild, site: Child, url: string): Promis
     rssStartMb,
     rssEndMb,
     rssSettledMb,
+    memory: { start: memStart, end: memEnd, settled: memSettled },
     threadsMsPerPage: threadsPerPage(threadsBefore, threadsAfter, pages),
   };
 }
@@ -247,7 +260,9 @@ async function main(): Promise<void> {
       await stop(crawlee);
     };
     for (let round = 0; round < SETTINGS.rounds; round += 1) {
-      if (round % 2 === 0) {
+      if (SIDES === 'ours') {
+        await runOurs();
+      } else if (round % 2 === 0) {
         await runOurs();
         await runCrawlee();
       } else {
@@ -281,6 +296,7 @@ async function main(): Promise<void> {
       rss_start_mb: pick(ours, 'rssStartMb'),
       rss_end_mb: pick(ours, 'rssEndMb'),
       rss_settled_mb: pick(ours, 'rssSettledMb'),
+      memory_mb: ours.map((s) => s.memory),
       threads_ms_per_page: ours.map((s) => s.threadsMsPerPage),
       site_requests: pick(ours, 'siteRequests'),
       baseline: 'Crawlee CheerioCrawler + turndown (GFM)',

@@ -56,7 +56,11 @@ export function threadCpuMs(): Record<string, number> {
 export function answerUsage(): void {
   process.on('message', (message: { type?: string }) => {
     if (message.type === 'cpu') process.send?.(process.cpuUsage());
-    if (message.type === 'memory') process.send?.({ maxRssKb: process.resourceUsage().maxRSS, rssKb: Math.round(process.memoryUsage.rss() / 1024) });
+    if (message.type === 'memory') {
+      const m = process.memoryUsage();
+      const kb = (n: number) => Math.round(n / 1024);
+      process.send?.({ maxRssKb: process.resourceUsage().maxRSS, rssKb: kb(m.rss), heapUsedKb: kb(m.heapUsed), heapTotalKb: kb(m.heapTotal), externalKb: kb(m.external) });
+    }
     if (message.type === 'threads') process.send?.(threadCpuMs());
   });
 }

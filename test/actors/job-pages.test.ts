@@ -21,6 +21,7 @@ import type { EventValue } from '../../schemas/events/index.js';
 import { TOPICS } from '../../schemas/topics.js';
 import { runHandler, scrapeRequested } from '../helpers/events.js';
 import { SEARCH_MAX_QUEUED_PAGES, SEARCH_WRITE_DELAY_MS } from '../../pipeline/search/index/index.js';
+import { JOB_PAGE_COPY_DELAY_MS, JOB_PAGE_WRITE_DELAY_MS } from '../../pipeline/jobs/job-page.js';
 
 const HTML = '<!doctype html><title>Job page</title><body><a href="/next">next</a> <a href="https://other.example/x#f">x</a> <a href="mailto:a@b.c">m</a></body>';
 
@@ -77,7 +78,7 @@ describe('job pages in the fetcher and the parser', () => {
     expect(data).toEqual({ seq: 7, url: 'https://example.com/start', statusCode: 200, credits: 1, links: ['https://example.com/next', 'https://other.example/x'] });
   });
 
-  it('the parser writes the page copy and the job_pages row at once, and answers after both landed, not waiting for the index', async () => {
+  it('the parser writes the job_pages row, queues the page copy and the index rows, and answers when the job_pages row landed', async () => {
     const started: [string, number | undefined][] = [];
     const landed: Record<string, () => void> = {};
     const writer = {
@@ -91,17 +92,17 @@ describe('job pages in the fetcher and the parser', () => {
     let settled = false;
     const outcome = handlePageFetched(page, parserRuntime(writer)).finally(() => (settled = true));
     await new Promise((resolve) => setTimeout(resolve, 20));
-    // The page copy, its search index rows (a document and its terms, in lazy batches) and the job page, at once.
+    // The job page, its page copy and its search index rows (a document and its terms), at once;
+    // the copy and the index rows in lazy batches.
     expect(started.sort()).toEqual([
-      ['job_pages', undefined],
-      ['pages', undefined],
+      ['job_pages', JOB_PAGE_WRITE_DELAY_MS],
+      ['pages', JOB_PAGE_COPY_DELAY_MS],
       ['search_docs', SEARCH_WRITE_DELAY_MS],
       ['search_page_terms', SEARCH_WRITE_DELAY_MS],
     ]);
-    landed.pages?.();
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(settled).toBe(false);
-    // The index rows have not landed: the page is answered all the same.
+    // Neither the copy nor the index rows have landed: the page is answered all the same.
     landed.job_pages?.();
     const emit = await emissions(await outcome);
     expect(emit.map((e) => [e.topic, (e.value as EventValue<'JobEvent'>).type])).toEqual([['jobEvents', 'page']]);
@@ -116,7 +117,6 @@ describe('job pages in the fetcher and the parser', () => {
     let settled = false;
     const outcome = handlePageFetched(fetchedJobPage(jobId, 9), parserRuntime(writer)).finally(() => (settled = true));
     await new Promise((resolve) => setTimeout(resolve, 20));
-    landed.pages?.();
     landed.job_pages?.();
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(settled).toBe(false);

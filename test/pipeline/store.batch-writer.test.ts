@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { hasCode } from '../../pipeline/runtime/errors.js';
-import { BatchWriter } from '../../pipeline/runtime/store/batch-writer.js';
+import { BatchWriter, queueWrite } from '../../pipeline/runtime/store/batch-writer.js';
 import { StoreError } from '../../pipeline/runtime/store/store-error.js';
 import { quietLog } from '../helpers/clickhouse.js';
 
@@ -210,6 +210,26 @@ describe('pipeline/runtime/store/batch-writer', () => {
     await tick();
     expect([index.settled, flushed.settled]).toEqual([true, true]);
     expect(writer.pending('pages')).toBe(1);
+  });
+
+  it('queueWrite resolves at once unless maxPendingRows rows wait, and hands a failed insert to its callback', async () => {
+    const { store, inserts } = fakeStore();
+    const writer = new BatchWriter(store, { maxRows: 100, maxDelayMs: 60_000 }, quietLog);
+    const failures: unknown[] = [];
+    const options = { maxDelayMs: 60_000, maxPendingRows: 2 };
+    await queueWrite(writer, 'pages', [{ n: 1 }], options, (e) => failures.push(e));
+    await queueWrite(writer, 'pages', [{ n: 2 }], options, (e) => failures.push(e));
+    // Two rows wait: the third write is waited for.
+    const third = track(queueWrite(writer, 'pages', [{ n: 3 }], options, (e) => failures.push(e)));
+    const flushed = writer.flush();
+    await tick();
+    expect(third.settled).toBe(false);
+    inserts[0]?.settle(new StoreError('chdb: broken'));
+    await flushed;
+    await tick();
+    expect(third).toEqual({ settled: true, error: undefined });
+    expect(failures).toHaveLength(3);
+    expect(writer.pending('pages')).toBe(0);
   });
 
   it('flushes on close and refuses writes after it', async () => {

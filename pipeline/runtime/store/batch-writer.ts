@@ -186,3 +186,27 @@ export class BatchWriter {
     await this.flush();
   }
 }
+
+export interface QueueOptions extends WriteOptions {
+  /** Rows of the table not yet landed at or past which the write is waited for after all. */
+  readonly maxPendingRows: number;
+}
+
+/**
+ * A write nobody waits on: the rows go into the table's batch (with `maxDelayMs`, typically a
+ * long one) and the promise resolves at once, unless `maxPendingRows` rows of the table are
+ * already waiting: then it resolves when these landed, so a caller that outruns the store slows
+ * down instead of the queue growing. A failed insert is given to `failed` (never rejected).
+ */
+export async function queueWrite(
+  writer: Pick<BatchWriter, 'write' | 'pending'>,
+  table: string,
+  rows: readonly Row[],
+  options: QueueOptions,
+  failed: (error: unknown) => void,
+): Promise<void> {
+  const behind = writer.pending(table) >= options.maxPendingRows;
+  const landed = writer.write(table, rows, options).catch(failed);
+  if (behind) await landed;
+}
+

@@ -19,7 +19,7 @@
  */
 import type { ScrapeOptions } from '../../../schemas/api/scrape-options.js';
 import { cachePlan } from '../../pages/cache.js';
-import type { BatchWriter } from '../../runtime/store/batch-writer.js';
+import { queueWrite, type BatchWriter } from '../../runtime/store/batch-writer.js';
 import { indexRows, pageIndexFacts, type IndexRows } from './rows.js';
 
 /** What the hook reads of a PageFetched event. */
@@ -88,13 +88,8 @@ export async function writeSearchRows(
 ): Promise<void> {
   const rows = pageSearchRows(page, document, options);
   if (!rows) return;
-  const behind = writer.pending('search_page_terms') >= SEARCH_MAX_QUEUED_PAGES;
-  const lazy = { maxDelayMs: SEARCH_WRITE_DELAY_MS };
-  const landed = Promise.all([writer.write('search_docs', [rows.doc], lazy), writer.write('search_page_terms', [rows.terms], lazy)]).then(
-    () => undefined,
-    failed,
-  );
-  if (behind) await landed;
+  const lazy = { maxDelayMs: SEARCH_WRITE_DELAY_MS, maxPendingRows: SEARCH_MAX_QUEUED_PAGES };
+  await Promise.all([queueWrite(writer, 'search_docs', [rows.doc], lazy, failed), queueWrite(writer, 'search_page_terms', [rows.terms], lazy, failed)]);
 }
 
 /**

@@ -15,15 +15,10 @@ import type { BatchWriter } from '../runtime/store/batch-writer.js';
 import { jobPageSeq, jobPageStored, type JobPageRequest } from './pages.js';
 
 /**
- * How long a job page's `job_pages` row waits for its batch: a crawl's pages arrive dozens a
- * second, so a wait a little longer than a scrape's (the runtime's 20 ms) makes fewer, larger
- * inserts (each insert costs the engine a part to write and later merge, whatever its size).
- */
-export const JOB_PAGE_WRITE_DELAY_MS = 50;
-/**
  * A job page's `pages` copy (the page cache's, pipeline/pages/cache.ts) is queued, not waited
  * for: it goes in about one insert a second (JOB_PAGE_COPY_DELAY_MS), and the job page is
- * reported once its `job_pages` row landed. Until then a cache lookup of the URL misses (the
+ * reported once its `job_pages` row landed (that row keeps the runtime's 20 ms batches: the
+ * crawl waits on it, and 50 ms made a 10,000-page crawl ~45% slower, bench/README.md). Until then a cache lookup of the URL misses (the
  * page is fetched again); a copy lost with its process is only a cache miss. The writer waits
  * for it after all when JOB_PAGE_COPY_MAX_QUEUED copies (~20 KB each) are queued.
  */
@@ -66,7 +61,7 @@ export async function storeJobPage(page: JobPageResponse, read: JobPageRead, wri
       content_hash: contentHash,
       created_at: Date.now(),
     },
-  ], { maxDelayMs: JOB_PAGE_WRITE_DELAY_MS });
+  ]);
   const redirected = page.finalUrl && page.finalUrl !== page.url ? { finalUrl: page.finalUrl } : {};
   return jobPageStored(page, { statusCode: page.statusCode, credits: page.credits, links, ...redirected });
 }

@@ -21,7 +21,7 @@ import type { EventValue } from '../../schemas/events/index.js';
 import { TOPICS } from '../../schemas/topics.js';
 import { runHandler, scrapeRequested } from '../helpers/events.js';
 import { SEARCH_MAX_QUEUED_PAGES, SEARCH_WRITE_DELAY_MS } from '../../pipeline/search/index/index.js';
-import { JOB_PAGE_COPY_DELAY_MS, JOB_PAGE_WRITE_DELAY_MS } from '../../pipeline/jobs/job-page.js';
+import { JOB_PAGE_COPY_DELAY_MS } from '../../pipeline/jobs/job-page.js';
 
 const HTML = '<!doctype html><title>Job page</title><body><a href="/next">next</a> <a href="https://other.example/x#f">x</a> <a href="mailto:a@b.c">m</a></body>';
 
@@ -95,7 +95,7 @@ describe('job pages in the fetcher and the parser', () => {
     // The job page, its page copy and its search index rows (a document and its terms), at once;
     // the copy and the index rows in lazy batches.
     expect(started.sort()).toEqual([
-      ['job_pages', JOB_PAGE_WRITE_DELAY_MS],
+      ['job_pages', undefined],
       ['pages', JOB_PAGE_COPY_DELAY_MS],
       ['search_docs', SEARCH_WRITE_DELAY_MS],
       ['search_page_terms', SEARCH_WRITE_DELAY_MS],

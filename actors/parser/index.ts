@@ -15,7 +15,8 @@
  * from the cache or the index is not written again (its copy is already there). The Reply's
  * `source` is the page's (fresh, cache or index), and its credits are the page's. A stored
  * copy of an HTML or text page also goes into the local search index (search_docs and
- * search_postings, pipeline/search/index/page.ts), written in parallel with `pages`.
+ * search_postings, pipeline/search/index/page.ts), queued beside `pages` in the writer's lazy
+ * batches, which the reply does not wait for.
  *
  * Documents are read in the actor's document pool (document/pool.ts: worker threads within
  * the DOCUMENT_* limits): every upload and every fetched PDF or DOCX. HTML and text pages are
@@ -41,13 +42,17 @@ import { encodeTask, type ExtractTask, type FinishPlan } from '../../pipeline/st
 import type { Emission } from '../../pipeline/runtime/events.js';
 import { HEADERS } from '../../schemas/topics.js';
 import type { CheerioAPI } from 'cheerio';
-import { storeJobPage } from '../../pipeline/jobs/job-page.js';
+import { JOB_PAGE_COPY_DELAY_MS, JOB_PAGE_COPY_MAX_QUEUED, storeJobPage } from '../../pipeline/jobs/job-page.js';
+import { queueWrite } from '../../pipeline/runtime/store/batch-writer.js';
 import { jobPageFailed } from '../../pipeline/jobs/pages.js';
 import { writeSearchRows } from '../../pipeline/search/index/index.js';
 
 export { handleParseRequested, type ParseRequested } from './parse.js';
 
 type PageFetched = EventValue<'PageFetched'>;
+
+/** A job page's `pages` copy: queued, not waited for (pipeline/jobs/job-page.ts). */
+const JOB_PAGE_COPY = { maxDelayMs: JOB_PAGE_COPY_DELAY_MS, maxPendingRows: JOB_PAGE_COPY_MAX_QUEUED };
 
 
 /**
@@ -83,7 +88,7 @@ export function pagesRow(
 }
 
 /** What the parser needs of the runtime: the batch writer, and for extraction the store and the config. */
-export type ParserRuntime = Pick<ServiceRuntime, 'writer' | 'store' | 'config'>;
+export type ParserRuntime = Pick<ServiceRuntime, 'writer' | 'store' | 'config'> & Partial<Pick<ServiceRuntime, 'log'>>;
 
 /**
  * A fetched page → its answer. `documents` reads PDF and DOCX pages (the actor's document
@@ -127,12 +132,21 @@ export async function handlePageFetched(page: PageFetched, runtime: ParserRuntim
   // PageFetched carried it are hashed here): the content_hash of both stored copies.
   const contentHash = page.bodySha256 || createHash('sha256').update(page.body).digest('hex');
   // The page copy and, for a job's page, its job_pages row are written at once (two tables,
-  // two batches: neither waits for the other's); the event is acked after both landed. A store
-  // failure throws store_unavailable (retriable): the pool tries the page again, and a row
-  // that landed before collapses with its second copy.
+  // two batches: neither waits for the other's); the event is acked after both landed, except
+  // a job page's copy, which is queued (pipeline/jobs/job-page.ts JOB_PAGE_COPY_DELAY_MS): the
+  // job page is acked when its job_pages row landed. The search index rows are always queued.
+  // A store failure throws store_unavailable (retriable): the pool tries the page again, and a
+  // row that landed before collapses with its second copy.
   const copied =
     source === 'fresh' && options.storeInCache
-      ? Promise.all([runtime.writer.write('pages', [pagesRow(page, { title, document: json, contentHash }, options)]), writeSearchRows(runtime.writer, page, document, options)])
+      ? Promise.all([
+          page.jobId
+            ? queueWrite(runtime.writer, 'pages', [pagesRow(page, { title, document: json, contentHash }, options)], JOB_PAGE_COPY, (error) =>
+                runtime.log?.warn({ url: page.url, jobId: page.jobId, err: error }, 'job page cache copy not stored'),
+              )
+            : runtime.writer.write('pages', [pagesRow(page, { title, document: json, contentHash }, options)]),
+          writeSearchRows(runtime.writer, page, document, options, (error) => runtime.log?.warn({ url: page.url, err: error }, 'search index rows not stored')),
+        ])
       : Promise.resolve();
   const extras = extrasOf(page.extras);
   if (plan) {

@@ -38,7 +38,7 @@ export function createSearcherActor(runtime: ServiceRuntime): ActorDefinition {
   const log = runtime.log.child({ actor: 'searcher' });
   const deps: SearcherDeps = {
     // A provider named but not configured stops the process at start.
-    providers: searchProviders(config, runtime.store),
+    providers: searchProviders(config, runtime.store, runtime.writer),
     perProviderMs: config.searchTimeoutMs,
     places: {
       nominatim: new NominatimClient({ baseUrl: config.nominatimUrl, state: runtime.state, email: config.nominatimEmail }),
@@ -54,7 +54,7 @@ export function createSearcherActor(runtime: ServiceRuntime): ActorDefinition {
     store: runtime.store,
     writer: runtime.writer,
     keys,
-    connectors: mentionConnectors(config, runtime.store),
+    connectors: mentionConnectors(config, runtime.store, runtime.writer),
     platformTimeoutMs: config.mentionPlatformTimeoutMs,
     modelJudgesContext: config.modelProvider !== null,
   };

@@ -14,6 +14,17 @@ import type { AnyEmission } from '../runtime/events.js';
 import type { BatchWriter } from '../runtime/store/batch-writer.js';
 import { jobPageSeq, jobPageStored, type JobPageRequest } from './pages.js';
 
+/**
+ * A job page's `pages` copy (the page cache's, pipeline/pages/cache.ts) is queued, not waited
+ * for: it goes in about one insert a second (JOB_PAGE_COPY_DELAY_MS), and the job page is
+ * reported once its `job_pages` row landed (that row keeps the runtime's 20 ms batches: the
+ * crawl waits on it, and 50 ms made a 10,000-page crawl ~45% slower, bench/README.md). Until then a cache lookup of the URL misses (the
+ * page is fetched again); a copy lost with its process is only a cache miss. The writer waits
+ * for it after all when JOB_PAGE_COPY_MAX_QUEUED copies (~20 KB each) are queued.
+ */
+export const JOB_PAGE_COPY_DELAY_MS = 1_000;
+export const JOB_PAGE_COPY_MAX_QUEUED = 500;
+
 /** What the finishing actor knows of a job page's response. */
 export interface JobPageResponse extends JobPageRequest {
   readonly finalUrl: string;

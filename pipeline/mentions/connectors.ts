@@ -28,6 +28,7 @@ import type { RuntimeConfig } from '../runtime/config.js';
 import { NetGuard } from '../runtime/net/guard.js';
 import { HttpFetcher } from '../runtime/net/http.js';
 import type { Store } from '../runtime/store/store.js';
+import type { BatchWriter } from '../runtime/store/batch-writer.js';
 import { searchProviders } from '../search/providers.js';
 import type { SearchConfig } from '../search/settings.js';
 import type { MentionsConfig } from './settings.js';
@@ -37,12 +38,16 @@ export type Connectors = ReadonlyMap<Platform, Connector>;
 
 const pair = <A, B>(a: A | null, b: B | null) => (a !== null && b !== null ? { a, b } : null);
 
-export function mentionConnectors(config: MentionsConfig & SearchConfig & Pick<RuntimeConfig, 'fetchAllowPrivate' | 'fetchMaxBytes'>, store: Store): Connectors {
+export function mentionConnectors(
+  config: MentionsConfig & SearchConfig & Pick<RuntimeConfig, 'fetchAllowPrivate' | 'fetchMaxBytes'>,
+  store: Store,
+  writer?: Pick<BatchWriter, 'flush' | 'pending'>,
+): Connectors {
   const reddit = pair(config.redditClientId, config.redditClientSecret);
   const bluesky = pair(config.blueskyIdentifier, config.blueskyAppPassword);
   const feedsFetcher = new HttpFetcher({ guard: new NetGuard({ allowPrivate: config.fetchAllowPrivate }), maxBytes: config.fetchMaxBytes });
   const connectors: Connector[] = [
-    new WebConnector({ providers: searchProviders(config, store), perProviderMs: config.searchTimeoutMs }),
+    new WebConnector({ providers: searchProviders(config, store, writer), perProviderMs: config.searchTimeoutMs }),
     new FeedsConnector({ fetcher: feedsFetcher }),
     new RedditConnector({ url: config.redditUrl, oauthUrl: config.redditOauthUrl, credentials: reddit && { clientId: reddit.a, clientSecret: reddit.b } }),
     new HackerNewsConnector({ algoliaUrl: config.hackernewsUrl, firebaseUrl: config.hackernewsFirebaseUrl }),

@@ -14,7 +14,8 @@ import { SerpApiProvider } from '../clients/serpapi.js';
 import { PROVIDER_NAMES, type ProviderName, type SearchProvider } from '../clients/web-search.js';
 import { ConfigError } from '../runtime/config.js';
 import type { Store } from '../runtime/store/store.js';
-import { LocalIndexProvider } from './index/index.js';
+import type { BatchWriter } from '../runtime/store/batch-writer.js';
+import { flushSearchRows, LocalIndexProvider } from './index/index.js';
 import type { SearchConfig as SearchSettingValues } from './settings.js';
 
 type SearchConfig = Pick<SearchSettingValues, 'searchProviders' | 'searxngUrl' | 'braveSearchApiKey' | 'braveSearchUrl' | 'serpApiKey' | 'serpApiUrl'>;
@@ -55,8 +56,11 @@ function checkedUrl(env: string, value: string): string {
   return value;
 }
 
-/** The providers of `config`, in order, each with its client. */
-export function searchProviders(config: SearchConfig, store: Store): SearchProvider[] {
+/**
+ * The providers of `config`, in order, each with its client. With `writer` (the process's
+ * batch writer), the local index writes what this process queued for it before each search.
+ */
+export function searchProviders(config: SearchConfig, store: Store, writer?: Pick<BatchWriter, 'flush' | 'pending'>): SearchProvider[] {
   return providerOrder(config).map((name): SearchProvider => {
     switch (name) {
       case 'searxng':
@@ -66,7 +70,7 @@ export function searchProviders(config: SearchConfig, store: Store): SearchProvi
       case 'serpapi':
         return new SerpApiProvider({ apiKey: config.serpApiKey ?? '', baseUrl: checkedUrl('SERP_API_URL', config.serpApiUrl) });
       case 'local':
-        return new LocalIndexProvider(store);
+        return new LocalIndexProvider(store, writer ? { beforeRead: () => flushSearchRows(writer) } : {});
     }
   });
 }

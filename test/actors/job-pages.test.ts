@@ -20,6 +20,8 @@ import type { BatchWriter } from '../../pipeline/runtime/store/index.js';
 import type { EventValue } from '../../schemas/events/index.js';
 import { TOPICS } from '../../schemas/topics.js';
 import { runHandler, scrapeRequested } from '../helpers/events.js';
+import { SEARCH_MAX_QUEUED_PAGES, SEARCH_WRITE_DELAY_MS } from '../../pipeline/search/index/index.js';
+import { JOB_PAGE_COPY_DELAY_MS } from '../../pipeline/jobs/job-page.js';
 
 const HTML = '<!doctype html><title>Job page</title><body><a href="/next">next</a> <a href="https://other.example/x#f">x</a> <a href="mailto:a@b.c">m</a></body>';
 
@@ -64,7 +66,7 @@ describe('job pages in the fetcher and the parser', () => {
 
   it('the parser stores a job page under its seq and reports it with its links', async () => {
     const writes: { table: string; rows: Record<string, unknown>[] }[] = [];
-    const writer = { write: async (table: string, rows: readonly Record<string, unknown>[]) => void writes.push({ table, rows: [...rows] }) } as unknown as BatchWriter;
+    const writer = { write: async (table: string, rows: readonly Record<string, unknown>[]) => void writes.push({ table, rows: [...rows] }), pending: () => 0 } as unknown as BatchWriter;
     const page = fetchedJobPage(jobId, 7);
     const emit = await emissions(await handlePageFetched(page, parserRuntime(writer)));
     const jobRow = writes.find((w) => w.table === 'job_pages')?.rows[0];
@@ -76,29 +78,51 @@ describe('job pages in the fetcher and the parser', () => {
     expect(data).toEqual({ seq: 7, url: 'https://example.com/start', statusCode: 200, credits: 1, links: ['https://example.com/next', 'https://other.example/x'] });
   });
 
-  it('the parser writes the page copy and the job_pages row at once, and answers after both landed', async () => {
-    const started: string[] = [];
+  it('the parser writes the job_pages row, queues the page copy and the index rows, and answers when the job_pages row landed', async () => {
+    const started: [string, number | undefined][] = [];
     const landed: Record<string, () => void> = {};
     const writer = {
-      write: (table: string) => {
-        started.push(table);
+      write: (table: string, _rows: unknown, options?: { maxDelayMs?: number }) => {
+        started.push([table, options?.maxDelayMs]);
         return new Promise<void>((resolve) => (landed[table] = resolve));
       },
+      pending: () => 0,
     } as unknown as BatchWriter;
     const page = fetchedJobPage(jobId, 8);
     let settled = false;
     const outcome = handlePageFetched(page, parserRuntime(writer)).finally(() => (settled = true));
     await new Promise((resolve) => setTimeout(resolve, 20));
-    // The page copy, its search index rows (a document and its terms) and the job page, at once.
-    expect(started.sort()).toEqual(['job_pages', 'pages', 'search_docs', 'search_page_terms']);
-    landed.pages?.();
-    landed.search_docs?.();
-    landed.search_page_terms?.();
+    // The job page, its page copy and its search index rows (a document and its terms), at once;
+    // the copy and the index rows in lazy batches.
+    expect(started.sort()).toEqual([
+      ['job_pages', undefined],
+      ['pages', JOB_PAGE_COPY_DELAY_MS],
+      ['search_docs', SEARCH_WRITE_DELAY_MS],
+      ['search_page_terms', SEARCH_WRITE_DELAY_MS],
+    ]);
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(settled).toBe(false);
+    // Neither the copy nor the index rows have landed: the page is answered all the same.
     landed.job_pages?.();
     const emit = await emissions(await outcome);
     expect(emit.map((e) => [e.topic, (e.value as EventValue<'JobEvent'>).type])).toEqual([['jobEvents', 'page']]);
+  });
+
+  it('the parser waits for its index rows only when the index is SEARCH_MAX_QUEUED_PAGES pages behind', async () => {
+    const landed: Record<string, () => void> = {};
+    const writer = {
+      write: (table: string) => new Promise<void>((resolve) => (landed[table] = resolve)),
+      pending: (table: string) => (table === 'search_page_terms' ? SEARCH_MAX_QUEUED_PAGES : 0),
+    } as unknown as BatchWriter;
+    let settled = false;
+    const outcome = handlePageFetched(fetchedJobPage(jobId, 9), parserRuntime(writer)).finally(() => (settled = true));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    landed.job_pages?.();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(settled).toBe(false);
+    landed.search_docs?.();
+    landed.search_page_terms?.();
+    expect((await outcome).kind).toBe('ack');
   });
 
   it('the fetcher reports a job page it cannot fetch as pageFailed, not as a Reply', async () => {

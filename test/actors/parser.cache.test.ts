@@ -42,6 +42,7 @@ function recorder() {
   const writes: { table: string; rows: Record<string, unknown>[] }[] = [];
   const writer = {
     write: async (table: string, rows: readonly Record<string, unknown>[]) => void writes.push({ table, rows: [...rows] }),
+    pending: () => 0,
   } as unknown as BatchWriter;
   return { writes, runtime: parserRuntime(writer) };
 }

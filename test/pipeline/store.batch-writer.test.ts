@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { hasCode } from '../../pipeline/runtime/errors.js';
-import { BatchWriter } from '../../pipeline/runtime/store/batch-writer.js';
+import { BatchWriter, queueWrite } from '../../pipeline/runtime/store/batch-writer.js';
 import { StoreError } from '../../pipeline/runtime/store/store-error.js';
 import { quietLog } from '../helpers/clickhouse.js';
 
@@ -168,6 +168,68 @@ describe('pipeline/runtime/store/batch-writer', () => {
     inserts[3]?.settle();
     await vi.advanceTimersByTimeAsync(0);
     expect(c4.settled).toBe(true);
+  });
+
+  it('a lazy write waits its own maxDelayMs; a default write makes the batch due sooner; pending counts rows not landed', async () => {
+    vi.useFakeTimers();
+    const { store, inserts } = fakeStore();
+    const writer = new BatchWriter(store, { maxRows: 100, maxDelayMs: 20 }, quietLog);
+    const lazy = track(writer.write('search_docs', [{ n: 1 }], { maxDelayMs: 1000 }));
+    track(writer.write('search_docs', [{ n: 2 }], { maxDelayMs: 1000 }));
+    expect(writer.pending('search_docs')).toBe(2);
+    await vi.advanceTimersByTimeAsync(500);
+    expect(inserts).toHaveLength(0);
+    await vi.advanceTimersByTimeAsync(500);
+    expect(inserts.map((i) => i.rows)).toEqual([[{ n: 1 }, { n: 2 }]]);
+    expect(writer.pending('search_docs')).toBe(2);
+    inserts[0]?.settle();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(lazy.settled).toBe(true);
+    expect(writer.pending('search_docs')).toBe(0);
+    // A default write joins a lazy batch and makes it due at its own time.
+    track(writer.write('search_docs', [{ n: 3 }], { maxDelayMs: 1000 }));
+    await vi.advanceTimersByTimeAsync(100);
+    track(writer.write('search_docs', [{ n: 4 }]));
+    await vi.advanceTimersByTimeAsync(20);
+    expect(inserts.map((i) => i.rows).at(-1)).toEqual([{ n: 3 }, { n: 4 }]);
+    // A failed insert is no longer pending either.
+    inserts[1]?.settle(new StoreError('chdb: broken'));
+    await vi.advanceTimersByTimeAsync(0);
+    expect(writer.pending('search_docs')).toBe(0);
+  });
+
+  it('flush(tables) makes only those tables\' batches due', async () => {
+    const { store, inserts } = fakeStore();
+    const writer = new BatchWriter(store, { maxRows: 100, maxDelayMs: 60_000 }, quietLog);
+    const index = track(writer.write('search_docs', [{ n: 1 }]));
+    track(writer.write('pages', [{ n: 2 }]));
+    const flushed = track(writer.flush(['search_docs']));
+    await tick();
+    expect(inserts.map((i) => i.table)).toEqual(['search_docs']);
+    inserts[0]?.settle();
+    await tick();
+    expect([index.settled, flushed.settled]).toEqual([true, true]);
+    expect(writer.pending('pages')).toBe(1);
+  });
+
+  it('queueWrite resolves at once unless maxPendingRows rows wait, and hands a failed insert to its callback', async () => {
+    const { store, inserts } = fakeStore();
+    const writer = new BatchWriter(store, { maxRows: 100, maxDelayMs: 60_000 }, quietLog);
+    const failures: unknown[] = [];
+    const options = { maxDelayMs: 60_000, maxPendingRows: 2 };
+    await queueWrite(writer, 'pages', [{ n: 1 }], options, (e) => failures.push(e));
+    await queueWrite(writer, 'pages', [{ n: 2 }], options, (e) => failures.push(e));
+    // Two rows wait: the third write is waited for.
+    const third = track(queueWrite(writer, 'pages', [{ n: 3 }], options, (e) => failures.push(e)));
+    const flushed = writer.flush();
+    await tick();
+    expect(third.settled).toBe(false);
+    inserts[0]?.settle(new StoreError('chdb: broken'));
+    await flushed;
+    await tick();
+    expect(third).toEqual({ settled: true, error: undefined });
+    expect(failures).toHaveLength(3);
+    expect(writer.pending('pages')).toBe(0);
   });
 
   it('flushes on close and refuses writes after it', async () => {

@@ -19,6 +19,7 @@ import {
   BM25_K1,
   LocalIndexProvider,
   corpusStats,
+  flushSearchRows,
   indexStats,
   statsFor,
   eachTerm,
@@ -529,6 +530,40 @@ function storeSuite(name: string, open: () => Promise<{ store: Store; cleanup: (
       ]);
       const [stored] = await store.query<{ n: string }>("SELECT count() AS n FROM pages WHERE tenant = 'key-parser'");
       expect(Number(stored?.n)).toBe(2);
+    });
+
+    it('queues the parser\'s index rows in lazy batches, which a search in the same process writes first', async () => {
+      const writer = new BatchWriter(store, { maxRows: 1000, maxDelayMs: 5 }, quietLog);
+      const flushing = new LocalIndexProvider(store, { now: () => NOW, statsTtlMs: 0, beforeRead: () => flushSearchRows(writer) });
+      const url = 'https://parser.example/lazy';
+      const page: EventValue<'PageFetched'> = {
+        ...SAMPLE_EVENTS.PageFetched,
+        tenant: 'key-lazy',
+        url,
+        finalUrl: url,
+        jobId: null,
+        statusCode: 200,
+        body: Buffer.from('<!doctype html><html lang="en"><title>Lazy teapot page</title><body><main><p>A lazyword teapot.</p></main></body></html>'),
+        headers: { 'content-type': 'text/html' },
+        contentType: 'text/html',
+        requestedAtMs: NOW - HOUR,
+        fetchedAtMs: NOW - HOUR + 500,
+        source: 'fresh',
+        extras: '{}',
+        options: JSON.stringify({ formats: ['markdown'] }),
+        cacheKey: scrapeRequestFields({ formats: ['markdown'] }).cacheKey,
+        bodySha256: '',
+      };
+      try {
+        expect((await handlePageFetched(page, parserRuntime(writer))).kind).toBe('ack');
+        // The page is stored; its index rows wait for their batch (SEARCH_WRITE_DELAY_MS).
+        expect(writer.pending('search_page_terms')).toBe(1);
+        const found = await flushing.search(query('lazyword teapot'), { tenant: 'key-lazy', timeoutMs: 20_000, signal: new AbortController().signal });
+        expect(found.organic.map((r) => r.url)).toEqual([url]);
+        expect(writer.pending('search_page_terms')).toBe(0);
+      } finally {
+        await writer.close();
+      }
     });
   });
 }

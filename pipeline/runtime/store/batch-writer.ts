@@ -19,7 +19,16 @@
  * - Per table, batches are inserted one at a time in the order they were opened, so rows of
  *   one writer land in write order (a job's pages in seq order, which keyset paging needs).
  *   Different tables flush independently, within the slots.
- * - `flush()` makes every open batch due now; `close()` refuses further writes, flushes, and
+ * - A write may ask for a longer (or shorter) wait than `maxDelayMs`: `write(table, rows,
+ *   {maxDelayMs})`. The batch is due at the earliest due time of the writes in it, so a
+ *   write that asks for the default wait makes a batch of lazier ones due with it. Writes
+ *   that nobody waits on (a derived table, as the local search index) take a long wait: one
+ *   large insert a second instead of dozens of small ones, each of which costs the engine a
+ *   part to write and later merge.
+ * - `pending(table)` is how many rows of the table were written and have not landed yet (in
+ *   its open batch or in batches waiting for their insert): a writer that does not wait for
+ *   its rows reads it to wait when they pile up.
+ * - `flush()` makes every open batch due now (`flush(tables)`: those tables' only); `close()` refuses further writes, flushes, and
  *   resolves when every batch has settled.
  */
 import { AppError } from '../errors.js';
@@ -41,8 +50,15 @@ interface Batch {
   readonly rows: Row[];
   readonly waiters: { resolve: () => void; reject: (error: unknown) => void }[];
   timer: NodeJS.Timeout | null;
+  /** When the timer fires (epoch ms); Infinity without a timer. */
+  dueAt: number;
   /** Due: its insert is scheduled (it still takes rows until the insert starts). */
   due: boolean;
+}
+
+export interface WriteOptions {
+  /** Longest time these rows wait for their batch to fill (default: the writer's maxDelayMs). */
+  readonly maxDelayMs?: number;
 }
 
 export class BatchWriter {
@@ -53,6 +69,8 @@ export class BatchWriter {
   private running = 0;
   /** Inserts waiting for a slot, oldest first. */
   private readonly slotWaiters: (() => void)[] = [];
+  /** Per table, rows written and not yet landed (or failed). */
+  private readonly unlanded = new Map<string, number>();
 
   constructor(
     private readonly store: Pick<Store, 'insert'>,
@@ -64,25 +82,44 @@ export class BatchWriter {
     }
   }
 
-  write(table: string, rows: readonly Row[]): Promise<void> {
+  write(table: string, rows: readonly Row[], options: WriteOptions = {}): Promise<void> {
     if (this.closed) return Promise.reject(new AppError('service_unavailable', `batch writer is closed (write to ${table})`));
     if (rows.length === 0) return Promise.resolve();
     let batch = this.open.get(table);
     if (!batch) {
-      batch = { rows: [], waiters: [], timer: null, due: false };
+      batch = { rows: [], waiters: [], timer: null, dueAt: Number.POSITIVE_INFINITY, due: false };
       this.open.set(table, batch);
     }
     for (const row of rows) batch.rows.push(row);
+    this.unlanded.set(table, (this.unlanded.get(table) ?? 0) + rows.length);
     const landed = new Promise<void>((resolve, reject) => batch.waiters.push({ resolve, reject }));
     if (batch.rows.length >= this.options.maxRows) {
       // Full: closed to later rows, which open the next batch.
       this.open.delete(table);
       if (!batch.due) void this.schedule(table, batch);
-    } else if (!batch.timer && !batch.due) {
-      const open = batch;
-      batch.timer = setTimeout(() => void this.schedule(table, open), this.options.maxDelayMs);
+    } else if (!batch.due) {
+      const delayMs = Math.max(0, options.maxDelayMs ?? this.options.maxDelayMs);
+      const dueAt = Date.now() + delayMs;
+      if (dueAt < batch.dueAt) {
+        // This write's wait ends before the batch's: the batch is due then.
+        if (batch.timer) clearTimeout(batch.timer);
+        const open = batch;
+        batch.dueAt = dueAt;
+        batch.timer = setTimeout(() => void this.schedule(table, open), delayMs);
+      }
     }
     return landed;
+  }
+
+  /** Rows of `table` written and not yet landed (open, or waiting for or in their insert). */
+  pending(table: string): number {
+    return this.unlanded.get(table) ?? 0;
+  }
+
+  private landed(table: string, rows: number): void {
+    const left = (this.unlanded.get(table) ?? 0) - rows;
+    if (left > 0) this.unlanded.set(table, left);
+    else this.unlanded.delete(table);
   }
 
   private async slot(): Promise<void> {
@@ -116,8 +153,10 @@ export class BatchWriter {
       if (this.open.get(table) === batch) this.open.delete(table);
       try {
         await this.store.insert(table, batch.rows);
+        this.landed(table, batch.rows.length);
         for (const w of batch.waiters) w.resolve();
       } catch (error) {
+        this.landed(table, batch.rows.length);
         this.log.warn({ table, rows: batch.rows.length, writes: batch.waiters.length, err: error }, 'batch insert failed');
         for (const w of batch.waiters) w.reject(error);
       } finally {
@@ -131,10 +170,14 @@ export class BatchWriter {
     return done;
   }
 
-  /** Makes every open batch due now; resolves when all scheduled inserts have settled. */
-  async flush(): Promise<void> {
-    for (const [table, batch] of [...this.open]) if (!batch.due) void this.schedule(table, batch);
-    await Promise.all([...this.tails.values()]);
+  /**
+   * Makes every open batch due now (or only those of `tables`); resolves when their scheduled
+   * inserts have settled.
+   */
+  async flush(tables?: readonly string[]): Promise<void> {
+    const only = tables ? new Set(tables) : null;
+    for (const [table, batch] of [...this.open]) if (!batch.due && (!only || only.has(table))) void this.schedule(table, batch);
+    await Promise.all([...this.tails].filter(([table]) => !only || only.has(table)).map(([, tail]) => tail));
   }
 
   /** Refuses further writes and flushes what is open. */
@@ -143,3 +186,27 @@ export class BatchWriter {
     await this.flush();
   }
 }
+
+export interface QueueOptions extends WriteOptions {
+  /** Rows of the table not yet landed at or past which the write is waited for after all. */
+  readonly maxPendingRows: number;
+}
+
+/**
+ * A write nobody waits on: the rows go into the table's batch (with `maxDelayMs`, typically a
+ * long one) and the promise resolves at once, unless `maxPendingRows` rows of the table are
+ * already waiting: then it resolves when these landed, so a caller that outruns the store slows
+ * down instead of the queue growing. A failed insert is given to `failed` (never rejected).
+ */
+export async function queueWrite(
+  writer: Pick<BatchWriter, 'write' | 'pending'>,
+  table: string,
+  rows: readonly Row[],
+  options: QueueOptions,
+  failed: (error: unknown) => void,
+): Promise<void> {
+  const behind = writer.pending(table) >= options.maxPendingRows;
+  const landed = writer.write(table, rows, options).catch(failed);
+  if (behind) await landed;
+}
+

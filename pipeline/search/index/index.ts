@@ -41,7 +41,7 @@
  * 1.1 KB, search_lengths 21 B).
  */
 export { LocalIndexProvider, MAX_QUERY_TERMS, queryTerms, rangeStartMs, unappliedFilters, type LocalIndexOptions } from './provider.js';
-export { isIndexable, pageSearchRows, writeSearchRows, type FetchedPage } from './page.js';
+export { flushSearchRows, isIndexable, pageSearchRows, SEARCH_MAX_QUEUED_PAGES, SEARCH_WRITE_DELAY_MS, SEARCH_WRITE_TABLES, writeSearchRows, type FetchedPage } from './page.js';
 export { indexRows, normalizeLang, pageIndexFacts, urlHash, type IndexedPage, type IndexRows, type PageFacts } from './rows.js';
 export { BM25_B, BM25_K1, corpusStats, indexStats, rank, statsFor, type CorpusStats, type IndexStats, type RankedHit, type RankQuery, type Ranking, type ShownDoc } from './query.js';
 export { snippetOf } from './snippet.js';

@@ -2,8 +2,10 @@
  * The parser's hook into the local index: a freshly fetched page that the parser stores in
  * `pages` is also written to `search_docs` and `search_page_terms` (its postings, which reach
  * `search_postings` through the 0005 materialized view): one row each, through the batch
- * writer (actors/parser/index.ts handlePageFetched, in parallel with the `pages` write,
- * awaited with it).
+ * writer's lazy batches (writeSearchRows: about one insert a second per table, which the
+ * page's reply does not wait for; actors/parser/index.ts handlePageFetched). A search in the
+ * same process writes what is queued first (flushSearchRows); another process sees a page
+ * within SEARCH_WRITE_DELAY_MS of its `pages` copy.
  *
  * - Indexed: pages answered with a status below 400 whose media type is HTML (`text/html`,
  *   `application/xhtml+xml`), plain text or markdown. Error pages, PDFs, DOCX, JSON, XML,
@@ -17,7 +19,7 @@
  */
 import type { ScrapeOptions } from '../../../schemas/api/scrape-options.js';
 import { cachePlan } from '../../pages/cache.js';
-import type { BatchWriter } from '../../runtime/store/batch-writer.js';
+import { queueWrite, type BatchWriter } from '../../runtime/store/batch-writer.js';
 import { indexRows, pageIndexFacts, type IndexRows } from './rows.js';
 
 /** What the hook reads of a PageFetched event. */
@@ -58,14 +60,42 @@ export function pageSearchRows(page: FetchedPage, document: object, options: Scr
   });
 }
 
-/** Writes a page's index rows (both tables at once); resolves when both landed. */
+/** The tables the hook writes (search_postings, search_lengths and search_shown follow by views). */
+export const SEARCH_WRITE_TABLES: readonly string[] = ['search_docs', 'search_page_terms'];
+/**
+ * How long a page's index rows wait for their batch: the index is written in about one insert
+ * per table a second, not one per stored-page batch (each insert costs the engine parts to
+ * write and merge whatever its size: bench/crawl.ts).
+ */
+export const SEARCH_WRITE_DELAY_MS = 1_000;
+/** Pages' index rows queued and not yet landed past which the hook waits for its own. */
+export const SEARCH_MAX_QUEUED_PAGES = 5_000;
+
+/**
+ * Queues a page's index rows (both tables) in the writer's lazy batches
+ * (SEARCH_WRITE_DELAY_MS) and resolves without waiting for them to land: a page's reply and
+ * its crawl never wait on the index. Only when SEARCH_MAX_QUEUED_PAGES pages' rows are already
+ * queued does it wait until its own landed (the store is behind: the callers slow down instead
+ * of the queue growing). A failed insert is given to `failed`; the page stays out of the index
+ * until it is stored again (the `pages` copy does not depend on it).
+ */
 export async function writeSearchRows(
-  writer: Pick<BatchWriter, 'write'>,
+  writer: Pick<BatchWriter, 'write' | 'pending'>,
   page: FetchedPage,
   document: object,
   options: ScrapeOptions,
+  failed: (error: unknown) => void = () => undefined,
 ): Promise<void> {
   const rows = pageSearchRows(page, document, options);
   if (!rows) return;
-  await Promise.all([writer.write('search_docs', [rows.doc]), writer.write('search_page_terms', [rows.terms])]);
+  const lazy = { maxDelayMs: SEARCH_WRITE_DELAY_MS, maxPendingRows: SEARCH_MAX_QUEUED_PAGES };
+  await Promise.all([queueWrite(writer, 'search_docs', [rows.doc], lazy, failed), queueWrite(writer, 'search_page_terms', [rows.terms], lazy, failed)]);
+}
+
+/**
+ * Writes what this process has queued for the index now, and resolves when it landed: a search
+ * answered in the process that stored the page (embedded mode) sees it. Free when nothing waits.
+ */
+export async function flushSearchRows(writer: Pick<BatchWriter, 'flush' | 'pending'>): Promise<void> {
+  if (SEARCH_WRITE_TABLES.some((table) => writer.pending(table) > 0)) await writer.flush(SEARCH_WRITE_TABLES);
 }

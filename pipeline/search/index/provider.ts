@@ -38,6 +38,11 @@ export interface LocalIndexOptions {
   readonly now?: () => number;
   /** How long N and avgdl are reused; default STATS_TTL_MS. */
   readonly statsTtlMs?: number;
+  /**
+   * Run before every search: writes the index rows this process has queued (page.ts
+   * flushSearchRows on the runtime's writer), so a search sees the pages this process stored.
+   */
+  readonly beforeRead?: () => Promise<void>;
 }
 
 /** Epoch ms of the start of a time range ending at `nowMs`. */
@@ -98,6 +103,7 @@ export class LocalIndexProvider implements SearchProvider {
   private readonly now: () => number;
   private readonly statsTtlMs: number;
   private stats: { readonly at: number; readonly value: Promise<IndexStats> } | null = null;
+  private readonly beforeRead: (() => Promise<void>) | null;
 
   constructor(
     private readonly store: Store,
@@ -105,6 +111,7 @@ export class LocalIndexProvider implements SearchProvider {
   ) {
     this.now = options.now ?? Date.now;
     this.statsTtlMs = options.statsTtlMs ?? STATS_TTL_MS;
+    this.beforeRead = options.beforeRead ?? null;
   }
 
   async search(query: SearchQuery, ctx: ProviderContext): Promise<SerpPage> {
@@ -120,6 +127,7 @@ export class LocalIndexProvider implements SearchProvider {
     const page = { ...emptyPage('local'), totalResults: 0, unapplied: unappliedFilters(query) };
     const terms = queryTerms(query.query);
     if (terms.length === 0) return page;
+    if (this.beforeRead) await this.beforeRead();
     const offset = (query.page - 1) * query.num;
     const ranking = await rank(
       this.store,

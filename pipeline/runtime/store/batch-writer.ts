@@ -50,7 +50,7 @@ interface Batch {
   readonly rows: Row[];
   readonly waiters: { resolve: () => void; reject: (error: unknown) => void }[];
   timer: NodeJS.Timeout | null;
-  /** When the timer fires (epoch ms); Infinity without a timer. */
+  /** When the timer fires (performance.now() ms); Infinity without a timer. */
   dueAt: number;
   /** Due: its insert is scheduled (it still takes rows until the insert starts). */
   due: boolean;
@@ -99,7 +99,7 @@ export class BatchWriter {
       if (!batch.due) void this.schedule(table, batch);
     } else if (!batch.due) {
       const delayMs = Math.max(0, options.maxDelayMs ?? this.options.maxDelayMs);
-      const dueAt = Date.now() + delayMs;
+      const dueAt = performance.now() + delayMs;
       if (dueAt < batch.dueAt) {
         // This write's wait ends before the batch's: the batch is due then.
         if (batch.timer) clearTimeout(batch.timer);

@@ -14,19 +14,13 @@ import { checkZipInflation, zipEntries } from '../../actors/parser/document/zip.
 import { hasCode } from '../../pipeline/runtime/errors.js';
 import { repeatedDeflate } from '../fixtures/documents/deflate.js';
 import { docxBomb, flateBombPdf, manyPagePdf, minimalDocx, minimalPdf, zip } from '../fixtures/documents/generate.js';
+import { rejection } from '../helpers/wait.js';
 
 const MIB = 1024 * 1024;
 const GIB = 1024 * MIB;
 const DOCX_TYPE = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
 
-async function failure(promise: Promise<unknown>): Promise<Error & { code?: string }> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as Error & { code?: string };
-  }
-  throw new Error('expected a rejection');
-}
+const failure = (promise: Promise<unknown>) => rejection<Error & { code?: string }>(promise);
 
 const limits = (over: Partial<DocumentLimits> = {}): DocumentLimits => ({ ...DEFAULT_DOCUMENT_LIMITS, ...over });
 

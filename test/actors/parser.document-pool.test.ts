@@ -14,6 +14,7 @@ import type { DocumentsConfig } from '../../pipeline/pages/settings.js';
 import { createLogger } from '../../pipeline/runtime/log.js';
 import { docxBomb, flateBombPdf, manyPagePdf, minimalDocx, minimalPdf } from '../fixtures/documents/generate.js';
 import { parseRequested } from '../helpers/events.js';
+import { rejection } from '../helpers/wait.js';
 
 const MIB = 1024 * 1024;
 const log = createLogger(process.env.TEST_LOG_LEVEL ?? 'silent');
@@ -38,14 +39,7 @@ afterAll(async () => {
   await Promise.all(pools.map((p) => p.close()));
 });
 
-async function failure(promise: Promise<unknown>): Promise<Error & { code?: string }> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as Error & { code?: string };
-  }
-  throw new Error('expected a rejection');
-}
+const failure = (promise: Promise<unknown>) => rejection<Error & { code?: string }>(promise);
 
 /** Runs `work` while a 10 ms interval measures how late the test's own thread runs it. */
 async function watched<T>(work: () => Promise<T>): Promise<{ result: T | Error; lateMs: number; ms: number }> {

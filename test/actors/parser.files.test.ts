@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { buildDocument, parseUpload, uploadKind, type DocumentOptions } from '../../actors/parser/document/index.js';
 import { hasCode } from '../../pipeline/runtime/errors.js';
 import { minimalDocx, minimalPdf, zip } from '../fixtures/documents/generate.js';
+import { rejection } from '../helpers/wait.js';
 
 const URL_ = 'https://example.com/files/doc';
 
@@ -14,14 +15,7 @@ function body(bytes: Buffer | string, contentType: string, options: DocumentOpti
   return buildDocument({ bytes: data, contentType, url: URL_, finalUrl: URL_, statusCode: 200, headers: {} }, options);
 }
 
-async function failure(promise: Promise<unknown>): Promise<Error & { code?: string }> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as Error & { code?: string };
-  }
-  throw new Error('expected a rejection');
-}
+const failure = (promise: Promise<unknown>) => rejection<Error & { code?: string }>(promise);
 
 const PDF = minimalPdf([['Quarterly report', 'Revenue grew by (12%) this quarter.'], ['Second page text.']], 'Quarterly Report 2026');
 const DOCX_TYPE = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';

@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../pipeline/runtime/log.js';
 import { WorkerPool, WorkerStoppedError, WorkerTaskError, type WorkerPoolOptions } from '../../pipeline/runtime/workers.js';
 import { TASK_WORKER, TASK_WORKERS, type Task } from '../helpers/task-worker.js';
-import { until } from '../helpers/wait.js';
+import { rejection, until } from '../helpers/wait.js';
 
 const log = createLogger(process.env.TEST_LOG_LEVEL ?? 'silent');
 let pools: WorkerPool<Task, string>[] = [];
@@ -22,14 +22,6 @@ function pool(options: Partial<WorkerPoolOptions> = {}): WorkerPool<Task, string
   return made;
 }
 
-async function rejection(promise: Promise<unknown>): Promise<Error> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as Error;
-  }
-  throw new Error('expected a rejection');
-}
 
 /** The largest lateness of a 10 ms interval while `work` runs. */
 async function lateness(work: Promise<unknown>): Promise<number> {
@@ -59,7 +51,7 @@ describe('pipeline/runtime/workers', () => {
     const bytes = new Uint8Array(1000);
     expect(await workers.run({ op: 'echo', value: 'hi', bytes }, { transfer: [bytes.buffer] })).toBe('hi:1000');
     expect(bytes.byteLength).toBe(0); // moved, not copied
-    const error = await rejection(workers.run({ op: 'throw', code: 'unsupported_content', message: 'broken' }));
+    const error = await rejection<Error>(workers.run({ op: 'throw', code: 'unsupported_content', message: 'broken' }));
     expect(error).toBeInstanceOf(WorkerTaskError);
     expect(error).toMatchObject({ code: 'unsupported_content', message: 'broken' });
     expect(workers.stats()).toMatchObject({ started: 1, busy: 0, idle: 1, terminated: { time: 0, memory: 0, exit: 0 } });
@@ -70,7 +62,7 @@ describe('pipeline/runtime/workers', () => {
     expect(await workers.run({ op: 'echo', value: 'warm' })).toBe('warm'); // the worker has started
     const spinning = workers.run({ op: 'spin', ms: 60_000 });
     const late = await lateness(spinning);
-    const error = await rejection(spinning);
+    const error = await rejection<Error>(spinning);
     expect(error).toBeInstanceOf(WorkerStoppedError);
     expect((error as WorkerStoppedError).reason).toBe('time');
     // The worker spun for 1.5 s; the main thread's 10 ms timer was never held for anything like it.
@@ -81,9 +73,9 @@ describe('pipeline/runtime/workers', () => {
 
   it('ends a worker whose heap passes its cap, and one whose buffers pass the memory limit', async () => {
     const workers = pool({ memoryMb: 64, watchIntervalMs: 50 });
-    const heap = await rejection(workers.run({ op: 'heap' }));
+    const heap = await rejection<Error>(workers.run({ op: 'heap' }));
     expect(heap).toMatchObject({ reason: 'memory' });
-    const buffers = await rejection(workers.run({ op: 'buffers', mb: 400 }));
+    const buffers = await rejection<Error>(workers.run({ op: 'buffers', mb: 400 }));
     expect(buffers).toMatchObject({ reason: 'memory' });
     expect(buffers.message).toMatch(/memory limit of 64 MB/);
     expect(await workers.run({ op: 'echo', value: 'still here' })).toBe('still here');
@@ -92,7 +84,7 @@ describe('pipeline/runtime/workers', () => {
 
   it('fails the task of a worker that exits, and starts another for the next', async () => {
     const workers = pool();
-    expect(await rejection(workers.run({ op: 'exit' }))).toMatchObject({ reason: 'exit' });
+    expect(await rejection<Error>(workers.run({ op: 'exit' }))).toMatchObject({ reason: 'exit' });
     expect(await workers.run({ op: 'echo', value: 'next' })).toBe('next');
     expect(workers.stats()).toMatchObject({ started: 2, terminated: { exit: 1 } });
   });
@@ -107,7 +99,7 @@ describe('pipeline/runtime/workers', () => {
     await until('two workers busy', () => workers.stats().busy === 2);
     expect(workers.stats()).toMatchObject({ busy: 2, waiting: 2 });
     waiting.abort(new Error('gave up'));
-    expect((await rejection(third)).message).toBe('gave up');
+    expect((await rejection<Error>(third)).message).toBe('gave up');
     expect(await Promise.all([first, second, fourth])).toEqual(['spun', 'spun', 'fourth']);
     expect(workers.stats().started).toBe(2);
 
@@ -115,7 +107,7 @@ describe('pipeline/runtime/workers', () => {
     const long = workers.run({ op: 'spin', ms: 60_000 }, { signal: running.signal });
     await until('the long task runs', () => workers.stats().busy === 1);
     running.abort(new Error('not any more'));
-    expect((await rejection(long)).message).toBe('not any more');
+    expect((await rejection<Error>(long)).message).toBe('not any more');
     expect(await workers.run({ op: 'echo', value: 'fresh' })).toBe('fresh');
   });
 
@@ -135,6 +127,6 @@ describe('pipeline/runtime/workers', () => {
     await workers.close();
     expect(await running).toMatchObject({ reason: 'closed' });
     expect(await waiting).toMatchObject({ reason: 'closed' });
-    expect(await rejection(workers.run({ op: 'echo', value: 'late' }))).toMatchObject({ reason: 'closed' });
+    expect(await rejection<Error>(workers.run({ op: 'echo', value: 'late' }))).toMatchObject({ reason: 'closed' });
   });
 });

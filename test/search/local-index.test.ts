@@ -46,6 +46,28 @@ const hasChdb = await chdbAvailable();
 
 const NOW = Date.parse('2025-06-15T12:00:00.000Z');
 const HOUR = 3_600_000;
+
+/** A page fetched fresh an hour before NOW, as the parser receives it, for `markdown`. */
+function freshPage(tenant: string, url: string, statusCode: number, html: string): EventValue<'PageFetched'> {
+  return {
+    ...SAMPLE_EVENTS.PageFetched,
+    tenant,
+    url,
+    finalUrl: url,
+    jobId: null,
+    statusCode,
+    body: Buffer.from(html),
+    headers: { 'content-type': 'text/html' },
+    contentType: 'text/html',
+    requestedAtMs: NOW - HOUR,
+    fetchedAtMs: NOW - HOUR + 500,
+    source: 'fresh',
+    extras: '{}',
+    options: JSON.stringify({ formats: ['markdown'] }),
+    cacheKey: scrapeRequestFields({ formats: ['markdown'] }).cacheKey,
+    bodySha256: '',
+  };
+}
 const DAY = 24 * HOUR;
 
 function query(text: string, extra: Partial<SearchQuery> = {}): SearchQuery {
@@ -500,24 +522,8 @@ function storeSuite(name: string, open: () => Promise<{ store: Store; cleanup: (
 
     it('is written by the parser next to `pages` for a fresh HTML page, not for an error page', async () => {
       const writer = new BatchWriter(store, { maxRows: 1000, maxDelayMs: 5 }, quietLog);
-      const fetched = (url: string, statusCode: number): EventValue<'PageFetched'> => ({
-        ...SAMPLE_EVENTS.PageFetched,
-        tenant: 'key-parser',
-        url,
-        finalUrl: url,
-        jobId: null,
-        statusCode,
-        body: Buffer.from('<!doctype html><html lang="en"><title>Parsed kettle page</title><body><main><h1>Kettles</h1><p>A parserword kettle boils water.</p></main></body></html>'),
-        headers: { 'content-type': 'text/html' },
-        contentType: 'text/html',
-        requestedAtMs: NOW - HOUR,
-        fetchedAtMs: NOW - HOUR + 500,
-        source: 'fresh',
-        extras: '{}',
-        options: JSON.stringify({ formats: ['markdown'] }),
-        cacheKey: scrapeRequestFields({ formats: ['markdown'] }).cacheKey,
-        bodySha256: '',
-      });
+      const html = '<!doctype html><html lang="en"><title>Parsed kettle page</title><body><main><h1>Kettles</h1><p>A parserword kettle boils water.</p></main></body></html>';
+      const fetched = (url: string, statusCode: number) => freshPage('key-parser', url, statusCode, html);
       try {
         expect((await handlePageFetched(fetched('https://parser.example/kettle', 200), parserRuntime(writer))).kind).toBe('ack');
         expect((await handlePageFetched(fetched('https://parser.example/missing', 404), parserRuntime(writer))).kind).toBe('ack');
@@ -536,24 +542,7 @@ function storeSuite(name: string, open: () => Promise<{ store: Store; cleanup: (
       const writer = new BatchWriter(store, { maxRows: 1000, maxDelayMs: 5 }, quietLog);
       const flushing = new LocalIndexProvider(store, { now: () => NOW, statsTtlMs: 0, beforeRead: () => flushSearchRows(writer) });
       const url = 'https://parser.example/lazy';
-      const page: EventValue<'PageFetched'> = {
-        ...SAMPLE_EVENTS.PageFetched,
-        tenant: 'key-lazy',
-        url,
-        finalUrl: url,
-        jobId: null,
-        statusCode: 200,
-        body: Buffer.from('<!doctype html><html lang="en"><title>Lazy teapot page</title><body><main><p>A lazyword teapot.</p></main></body></html>'),
-        headers: { 'content-type': 'text/html' },
-        contentType: 'text/html',
-        requestedAtMs: NOW - HOUR,
-        fetchedAtMs: NOW - HOUR + 500,
-        source: 'fresh',
-        extras: '{}',
-        options: JSON.stringify({ formats: ['markdown'] }),
-        cacheKey: scrapeRequestFields({ formats: ['markdown'] }).cacheKey,
-        bodySha256: '',
-      };
+      const page = freshPage('key-lazy', url, 200, '<!doctype html><html lang="en"><title>Lazy teapot page</title><body><main><p>A lazyword teapot.</p></main></body></html>');
       try {
         expect((await handlePageFetched(page, parserRuntime(writer))).kind).toBe('ack');
         // The page is stored; its index rows wait for their batch (SEARCH_WRITE_DELAY_MS).

@@ -170,11 +170,11 @@ export const QUICK: readonly QuickScenario[] = [
   },
   {
     file: 'monitors.ts',
-    env: { BENCH_MONITORS: '40', BENCH_MONITORS_ROUNDS: '2', BENCH_MONITORS_STALL_S: '60' },
+    env: { BENCH_MONITORS: '40', BENCH_MONITORS_ROUNDS: '2', BENCH_MONITORS_STALL_S: '60', BENCH_MONITORS_STEADY_INTERVAL_S: '10', BENCH_MONITORS_PACED: '20', BENCH_MONITORS_SETTLE_S: '10' },
     headlines: (lines) =>
       lines.map((l) => ({
         name: 'monitors',
-        figure: `precision ${fmt(l.precision)}, recall ${fmt(l.recall)}, lateness p99 ${fmt(l.lateness_p99_ms)} ms, check/scrape CPU ${fmt(l.check_cpu_ratio)}×`,
+        figure: `precision ${fmt(l.precision)}, recall ${fmt(l.recall)}, lateness p99 ${fmt(l.lateness_p99_ms)} ms, check/scrape CPU ${fmt(l.check_cpu_ratio)}× (at the same pace ${fmt(l.check_cpu_ratio_paced)}×)`,
         target: `precision and recall 1, p99 < ${fmt(l.target_lateness_p99_ms)} ms`,
         met: l.meets_target === true,
       })),

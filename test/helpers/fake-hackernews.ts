@@ -3,7 +3,7 @@
  * (`/api/v1/search_by_date` with `query`, `tags`, `numericFilters=created_at_i>N`,
  * `hitsPerPage`, `page`; answering `hits`, `nbHits`, `page`, `nbPages`, `hitsPerPage`) and the
  * official Firebase API (`/v0/newstories.json`, `/v0/item/<id>.json`), over one set of items.
- * `algolia` sets how the search answers (`ok`, `down` 500, `rate_limited` 429 with
+ * `algolia` sets how Algolia answers (`ok`, `down` 500, `rate_limited` 429 with
  * Retry-After, `garbled` not JSON); every request is recorded.
  *
  * The social catalog's reads too: Algolia's `/api/v1/items/<id>` (the item with its comment
@@ -105,10 +105,12 @@ export async function startFakeHackerNews(items: readonly HnItem[], users: reado
     fake.requests.push(url);
     const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
       res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body));
-    if (url.pathname === '/api/v1/search_by_date') {
+    if (url.pathname.startsWith('/api/v1/')) {
       if (fake.algolia === 'down') return json(500, { message: 'internal error' });
       if (fake.algolia === 'rate_limited') return json(429, { message: 'too many requests' }, { 'retry-after': '3600' });
       if (fake.algolia === 'garbled') return res.writeHead(200, { 'content-type': 'text/html' }).end('<html>maintenance</html>');
+    }
+    if (url.pathname === '/api/v1/search_by_date') {
       const words = (url.searchParams.get('query') ?? '').toLowerCase().split(/\s+/).filter(Boolean);
       const after = Number(/created_at_i>(\d+)/.exec(url.searchParams.get('numericFilters') ?? '')?.[1] ?? 0);
       const perPage = Number(url.searchParams.get('hitsPerPage') ?? 20);

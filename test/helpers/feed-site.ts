@@ -1,7 +1,7 @@
 /**
  * A small blog on 127.0.0.1 with an RSS 2.0 feed (`/feed.xml`) and a page (`/`) that links it
- * with `<link rel="alternate">`, over items the test may change: the social catalog's
- * `feeds/read` reads either URL.
+ * with `<link rel="alternate">` and lists the items, over items the test may change: the
+ * social catalog's `feeds/read` reads either URL.
  */
 import { once } from 'node:events';
 import http from 'node:http';
@@ -32,7 +32,8 @@ export async function startFeedSite(items: FeedSiteItem[]): Promise<FeedSite> {
       return;
     }
     if (req.url === '/') {
-      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<!doctype html><html><head><title>Blog</title><link rel="alternate" type="application/rss+xml" href="/feed.xml"></head><body><h1>Blog</h1></body></html>');
+      const list = items.map((i) => `<li><h2>${i.title}</h2><p>${i.text}</p></li>`).join('');
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(`<!doctype html><html><head><title>Blog</title><link rel="alternate" type="application/rss+xml" href="/feed.xml"></head><body><main><h1>Blog</h1><ul>${list}</ul></main></body></html>`);
       return;
     }
     res.writeHead(404).end();

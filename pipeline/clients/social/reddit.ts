@@ -111,6 +111,7 @@ type Route = 'oauth' | 'public';
 export const SUBREDDIT_SORTS = ['new', 'hot', 'top', 'rising'] as const;
 export type SubredditSort = (typeof SUBREDDIT_SORTS)[number];
 export const TOP_WINDOWS = ['hour', 'day', 'week', 'month', 'year', 'all'] as const;
+export type TopWindow = (typeof TOP_WINDOWS)[number];
 
 const PUBLIC_WARNING = 'REDDIT_CLIENT_ID and REDDIT_CLIENT_SECRET are not set: Reddit was read through its public JSON, which is throttled hard and may refuse.';
 
@@ -157,7 +158,7 @@ export class RedditConnector implements Connector {
   }
 
   /** A subreddit's posts in `sort` order, one page from `after` (see the header). */
-  async subreddit(name: string, sort: SubredditSort, window: string | null, limit: number, after: string | null, options: ReadOptions): Promise<PostsPage> {
+  async subreddit(name: string, sort: SubredditSort, window: TopWindow | null, limit: number, after: string | null, options: ReadOptions): Promise<PostsPage> {
     const params: Record<string, string> = { limit: String(Math.min(PER_PAGE, Math.max(1, limit))) };
     if (after) params.after = after;
     if (sort === 'top' && window) params.t = window;

@@ -255,7 +255,7 @@ export const OPERATION_TABLE = {
   leadsCancel: NOT_SERVED,
   // Social: the searcher asks the platforms; a call is charged only when data comes back (the reply's credits).
   socialCatalog: byPipeline(['social'], 'free', (d) => socialCatalogHandler(d.config)),
-  socialRun: byPipeline(['social'], { estimate: (ctx) => socialEstimate(ctx) }, (d) => socialRunHandler(d.requester, pipelineWait(d))),
+  socialRun: byPipeline(['social'], { estimate: (ctx) => socialEstimate(ctx) }, (d) => socialRunHandler(d.requester, pipelineWait(d), new NetGuard({ allowPrivate: d.config.fetchAllowPrivate }))),
   // Reference
   templates: byGateway('free', () => templatesHandler()),
   source: byGateway('free', (d) => sourceHandler({ sourceUrl: d.config.sourceUrl, version: d.version })),

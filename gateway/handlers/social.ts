@@ -10,7 +10,8 @@
  *   platform is 404 `social_platform_unknown`, an unknown endpoint 404 `social_endpoint_unknown`
  *   (the message lists the platform's endpoints), and the body is validated against the
  *   endpoint's input by the gateway's Ajv path (gateway/validation.ts: 422 `detail`, defaults
- *   filled in). The call is then a SocialRequested answered by the searcher
+ *   filled in). A URL the call names (`feeds/read`) passes the SSRF guard (403 `url_blocked`).
+ *   The call is then a SocialRequested answered by the searcher
  *   (actors/searcher/social.ts), whose data is the answer; a failure is its error
  *   (`platform_not_configured`, `platform_not_found`, `platform_rate_limited` with
  *   Retry-After, `platform_failed`, `platform_timeout`), and costs nothing.
@@ -23,6 +24,7 @@ import { isSocialPlatform, SOCIAL_ENDPOINTS, SOCIAL_PLATFORMS, socialEndpoint, s
 import { isErrorCode } from '../../schemas/errors.js';
 import { platformReadiness } from '../../pipeline/mentions/connectors.js';
 import { AppError } from '../../pipeline/runtime/errors.js';
+import type { NetGuard } from '../../pipeline/runtime/net/guard.js';
 import { parseJsonObject } from '../../pipeline/runtime/json.js';
 import type { ReplyValue, Requester } from '../../pipeline/runtime/request-reply.js';
 import type { HandlerContext, OperationHandler } from '../handler.js';
@@ -78,7 +80,11 @@ function socialFailure(reply: ReplyValue): AppError {
   return new AppError(code, reply.errorMessage ?? 'the searcher reported a failure', { headers });
 }
 
-export function socialRunHandler(requester: Requester, requestTimeoutMs: number): OperationHandler {
+/**
+ * `guard`: FETCH_ALLOW_PRIVATE's SSRF guard, which the URL a call names (`feeds/read`) passes
+ * first, as a watch's feeds do: 403 `url_blocked` for a private address, not charged.
+ */
+export function socialRunHandler(requester: Requester, requestTimeoutMs: number, guard: NetGuard): OperationHandler {
   // Each endpoint's validator, compiled once from its row's input schema.
   const validators = new Map<SocialEndpoint, ValidateFunction>(SOCIAL_ENDPOINTS.map((e) => [e, compile('body', e.input)]));
   return {
@@ -88,6 +94,8 @@ export function socialRunHandler(requester: Requester, requestTimeoutMs: number)
     },
     async handle(ctx) {
       const row = socialRow(ctx.params);
+      const url = (ctx.body as { url?: unknown }).url;
+      if (typeof url === 'string') await guard.check(url);
       const reply = await askPipeline(requester, ctx, 'socialRequested', { platform: row.platform, endpoint: row.endpoint, input: JSON.stringify(ctx.body) }, requestTimeoutMs);
       if (!reply.ok) throw socialFailure(reply);
       return { dataJson: reply.data ?? '{}', credits: reply.credits };

@@ -7,7 +7,8 @@
  * - calls travel as SocialRequested on wds.social.requested to the searcher process and back,
  *   charged in the envelope when data came back;
  * - a platform without its credentials answers 503 `platform_not_configured` naming them,
- *   from the searcher process; an unknown endpoint and a bad body are refused by the gateway;
+ *   from the searcher process; an unknown endpoint, a bad body and a feed on a private address
+ *   are refused by the gateway;
  *   a rate limit is 429 with Retry-After.
  * The embedded counterpart is test/e2e/social.test.ts.
  */
@@ -113,6 +114,10 @@ describe.skipIf(!hasChdb || !kafkaUp || !redisUp)('e2e/social distributed (a gat
       expect(res.body.error.message).toContain(settings);
     }
     expect((await callAs('POST', '/v1/social/hackernews/frontpage', {})).body.error.code).toBe('social_endpoint_unknown');
+    // Without FETCH_ALLOW_PRIVATE a feed on a private address is refused, as a page would be.
+    const blocked = await callAs('POST', '/v1/social/feeds/read', { url: 'http://127.0.0.1:9/feed.xml' });
+    expect(blocked.status).toBe(403);
+    expect(blocked.body.error.code).toBe('url_blocked');
     const bad = await callAs('POST', '/v1/social/hackernews/item', { id: 'abc' });
     expect(bad.status).toBe(422);
     expect(bad.body.detail).toEqual([{ loc: ['body', 'id'], msg: 'must be a Hacker News item id (digits)', type: 'string_pattern_mismatch' }]);

@@ -77,7 +77,8 @@ function oneOf<const T extends readonly string[]>(input: Input, name: string, va
   if (!values.includes(v)) throw new InputError(`\`${name}\` must be one of ${values.join(', ')}`);
   return v;
 }
-function int(input: Input, name: string, fallback: number): number {
+/** A whole number of at least 1; without `fallback`, required. */
+function int(input: Input, name: string, fallback?: number): number {
   const v = input[name] ?? fallback;
   if (typeof v !== 'number' || !Number.isInteger(v) || v < 1) throw new InputError(`\`${name}\` must be a whole number of at least 1`);
   return v;
@@ -142,7 +143,7 @@ export const RUNNERS: { readonly [Id in SocialEndpointId]: Runner } = {
   'github/search': (i, c) => search(c.clients.github, i, c),
   'github/issues': async (i, c) =>
     page(await c.clients.github.issues(str(i, 'owner'), str(i, 'repo'), oneOf(i, 'state', ISSUE_STATES, 'all'), int(i, 'limit', 25), optStr(i, 'cursor'), c.read), 'github'),
-  'github/issue': async (i, c) => thread(await c.clients.github.thread(str(i, 'owner'), str(i, 'repo'), int(i, 'number', 1), int(i, 'limit', 100), c.read), 'github'),
+  'github/issue': async (i, c) => thread(await c.clients.github.thread(str(i, 'owner'), str(i, 'repo'), int(i, 'number'), int(i, 'limit', 100), c.read), 'github'),
   'github/repository': async (i, c) => ({ data: { repository: repositoryJson(await c.clients.github.repository(str(i, 'owner'), str(i, 'repo'), c.read)), source: 'github', warnings: [] }, found: 1 }),
   'github/user': async (i, c) => profile(await c.clients.github.user(str(i, 'username'), c.read)),
   'feeds/read': (i, c) => search(c.clients.feeds, i, c, { sources: { feeds: [], sites: [str(i, 'url')] } }),

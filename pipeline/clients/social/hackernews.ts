@@ -22,9 +22,9 @@
  *
  * The social catalog's reads (types.ts):
  * - `thread`: Algolia's `GET /items/<id>`, the item with its whole comment tree in one answer
- *   (`children`, each with its own); walked without recursion in the thread's order, at most
- *   `limit` comments. A deleted comment (no author, no text) is skipped, its replies kept (answering its parent).
- *   Algolia's 404 is NotOnPlatform.
+ *   (`children`, each with its own; read up to THREAD_MAX_BYTES); walked without recursion in
+ *   the thread's order, at most `limit` comments. A deleted comment (no author, no text) is
+ *   skipped, its replies kept (answering its parent). Algolia's 404 is NotOnPlatform.
  * - `stories`: a list of the official API (`/newstories.json`, `/topstories.json`,
  *   `/beststories.json`, `/askstories.json`, `/showstories.json`, `/jobstories.json`: ids in
  *   the list's order, 500 at most), `limit` items from an offset (the cursor), read
@@ -67,6 +67,9 @@ const HITS_PER_PAGE = 100;
 /** Items the fallback reads at most, and how many at a time. */
 export const FIREBASE_SCAN = 300;
 const FIREBASE_PARALLEL = 8;
+
+/** The largest item tree read: a thread of thousands of comments is several MiB. */
+export const THREAD_MAX_BYTES = 16 * 1024 * 1024;
 
 /** The official API's story lists. */
 export const HN_LISTS = ['new', 'top', 'best', 'ask', 'show', 'job'] as const;
@@ -117,7 +120,7 @@ export class HackerNewsConnector implements Connector {
   async thread(id: string, limit: number, options: ReadOptions): Promise<Thread> {
     let answer;
     try {
-      answer = await getJson(SERVICE, { url: below(this.algolia, `/items/${encodeURIComponent(id)}`), ...timing(options) }, this.fetcher);
+      answer = await getJson(SERVICE, { url: below(this.algolia, `/items/${encodeURIComponent(id)}`), maxBytes: THREAD_MAX_BYTES, ...timing(options) }, this.fetcher);
     } catch (error) {
       if (isServiceError(error) && error.status === 404) throw new NotOnPlatform('hackernews', `no item ${id}`);
       throw error;

@@ -110,7 +110,7 @@ function operationObject(op: Operation): Json {
   };
 }
 
-/** Each social endpoint: its path, what it answers, its price and its input's component. */
+/** Each social endpoint: what it answers, its price and its input's component. */
 function socialEndpoints(): Json[] {
   return SOCIAL_ENDPOINTS.map((e) => ({
     platform: e.platform,

@@ -57,7 +57,7 @@ export const ACTORS: readonly ActorSpec[] = [
   { role: 'renderer', serves: ['render'], create: (runtime) => createRendererActor(runtime) },
   { role: 'parser', serves: ['scrape', 'parse'], create: (runtime) => createParserActor(runtime) },
   { role: 'extractor', serves: ['extract'], create: (runtime) => createExtractorActor(runtime) },
-  { role: 'searcher', serves: ['search'], create: (runtime) => createSearcherActor(runtime) },
+  { role: 'searcher', serves: ['search', 'social'], create: (runtime) => createSearcherActor(runtime) },
   { role: 'classifier', serves: ['monitors', 'mentions'], create: (runtime) => createClassifierActor(runtime) },
   { role: 'notifier', serves: ['webhooks'], create: (runtime) => createNotifierActor(runtime) },
 ];

@@ -62,6 +62,12 @@ export interface RawBody {
 }
 
 export interface OperationHandler {
+  /**
+   * Checks of the request that depend on the operation's own tables rather than its schema
+   * (a social endpoint's inputs, gateway/handlers/social.ts), made before credits are
+   * reserved: throws ValidationFailed (422) or an AppError. May fill in defaults.
+   */
+  check?(ctx: HandlerContext): void;
   /** Most credits the request can cost, reserved before work (default: 0). */
   estimate?(ctx: HandlerContext): number;
   handle(ctx: HandlerContext): Promise<HandlerResult>;

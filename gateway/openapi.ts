@@ -1,11 +1,18 @@
 /**
  * The OpenAPI 3.1.0 document, generated from the operation table and its schemas (the
  * same objects the validator compiles), served at GET /v1/openapi.json.
+ *
+ * The social catalog's endpoints share one operation (POST /v1/social/{platform}/{endpoint},
+ * whose body is an open object): each endpoint's input is a component of its own
+ * (`Social.<platform>.<endpoint>`, schemas/api/social.ts, the schema a call is validated
+ * with), and the operation lists them under `x-social-endpoints` with their price.
  */
 import type { TSchema } from '@sinclair/typebox';
 import { ERRORS } from '../schemas/errors.js';
 import { ErrorEnvelope, SuccessEnvelope, ValidationErrorBody } from '../schemas/api/common.js';
 import { OPERATIONS, PATH_PARAMS, RAW_RESPONSE_HEADERS, pathParamNames, type Operation } from '../schemas/api/operations.js';
+import { PRICES } from '../schemas/api/prices.js';
+import { SOCIAL_ENDPOINTS, socialInputName } from '../schemas/api/social.js';
 
 export const API_VERSION = '0.1.0';
 
@@ -99,7 +106,20 @@ function operationObject(op: Operation): Json {
     parameters,
     ...(body ? { requestBody: body } : {}),
     responses: { '200': ok, ...errorResponses(op) },
+    ...(op.id === 'socialRun' ? { 'x-social-endpoints': socialEndpoints() } : {}),
   };
+}
+
+/** Each social endpoint: what it answers, its price and its input's component. */
+function socialEndpoints(): Json[] {
+  return SOCIAL_ENDPOINTS.map((e) => ({
+    platform: e.platform,
+    endpoint: e.endpoint,
+    summary: e.summary,
+    answers: e.answers,
+    price: { key: e.price, credits: PRICES[e.price].credits },
+    input: { $ref: `#/components/schemas/${socialInputName(e)}` },
+  }));
 }
 
 export function buildOpenApi(options: { serverUrl?: string } = {}): Json {
@@ -122,7 +142,12 @@ export function buildOpenApi(options: { serverUrl?: string } = {}): Json {
     paths,
     components: {
       securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'The API key.' } },
-      schemas: { Success: plain(SuccessEnvelope), Error: plain(ErrorEnvelope), ValidationError: plain(ValidationErrorBody) },
+      schemas: {
+        Success: plain(SuccessEnvelope),
+        Error: plain(ErrorEnvelope),
+        ValidationError: plain(ValidationErrorBody),
+        ...Object.fromEntries(SOCIAL_ENDPOINTS.map((e) => [socialInputName(e), plain(e.input)])),
+      },
     },
   };
 }

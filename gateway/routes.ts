@@ -2,9 +2,10 @@
  * One route per operation of schemas/api/operations.ts. For each request, in this order:
  * key (401; repeated unknown keys from one address: 429) → rate limit (429) → body parsing
  * (400/413/415) → the body's depth and the text of body and query (422 `too_deep`,
- * `string_invalid`, before anything walks them) → validation of path, query and body (422) → not built yet (501) → credit reservation (402) → the handler → settlement and
- * the success envelope with `cost` (or, for a `rawResponse` operation, the handler's bytes with
- * the cost in headers). A handler that throws releases its reservation: a failed request is
+ * `string_invalid`, before anything walks them) → validation of path, query and body (422)
+ * → not built yet (501) → the handler's own checks (its tables: 404, 422) → credit
+ * reservation (402) → the handler → settlement and the success envelope with `cost` (or, for a
+ * `rawResponse` operation, the handler's bytes with the cost in headers). A handler that throws releases its reservation: a failed request is
  * never charged.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -247,6 +248,8 @@ async function serve(
       return signal;
     },
   };
+  // What only the handler's tables can tell (a social endpoint's inputs): a 404 or 422 before any 402.
+  handler.check?.(ctx);
   const reservation = ctx.key ? await deps.credits.reserve(ctx.key, handler.estimate?.(ctx) ?? 0) : null;
   let result: HandlerResult;
   try {

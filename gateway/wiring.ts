@@ -67,6 +67,7 @@ import { sourceHandler, templatesHandler } from './handlers/reference.js';
 import { scrapeEstimate, scrapeHandler } from './handlers/scrape.js';
 import { placesHandler, searchEstimate, searchHandler, serpHandler } from './handlers/search.js';
 import { mentionListHandler, mentionUpdateHandler } from './handlers/mentions.js';
+import { socialCatalogHandler, socialEstimate, socialRunHandler } from './handlers/social.js';
 import {
   watchCreateHandler,
   watchDeleteHandler,
@@ -252,9 +253,9 @@ export const OPERATION_TABLE = {
   leadsSources: NOT_SERVED,
   leadsStatus: NOT_SERVED,
   leadsCancel: NOT_SERVED,
-  // Social
-  socialCatalog: NOT_SERVED,
-  socialRun: NOT_SERVED,
+  // Social: the searcher asks the platforms; a call is charged only when data comes back (the reply's credits).
+  socialCatalog: byPipeline(['social'], 'free', (d) => socialCatalogHandler(d.config)),
+  socialRun: byPipeline(['social'], { estimate: (ctx) => socialEstimate(ctx) }, (d) => socialRunHandler(d.requester, pipelineWait(d), new NetGuard({ allowPrivate: d.config.fetchAllowPrivate }))),
   // Reference
   templates: byGateway('free', () => templatesHandler()),
   source: byGateway('free', (d) => sourceHandler({ sourceUrl: d.config.sourceUrl, version: d.version })),

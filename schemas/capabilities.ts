@@ -22,7 +22,9 @@
  * - `mentions`: mention watches' posts are sorted into categories and stored (the
  *   classifier; with `search`, the searcher that collects them, and `jobs`, the frontier that
  *   schedules them: the watch and mention operations).
+ * - `social`: the social catalog's endpoints are answered from the platforms (the searcher,
+ *   with the clients mention watches use: GET /v1/social, POST /v1/social/{platform}/{endpoint}).
  */
-export const CAPABILITIES = ['scrape', 'fetch', 'parse', 'map', 'jobs', 'render', 'webhooks', 'extract', 'search', 'monitors', 'mentions'] as const;
+export const CAPABILITIES = ['scrape', 'fetch', 'parse', 'map', 'jobs', 'render', 'webhooks', 'extract', 'search', 'monitors', 'mentions', 'social'] as const;
 
 export type Capability = (typeof CAPABILITIES)[number];

@@ -263,6 +263,41 @@ export const ERRORS = {
     description:
       'Search, SERP and places: no configured provider could answer (each timed out, failed, refused our credentials or answered something unreadable); the message names each provider tried and why it failed. Never an empty success that hides the failure.',
   },
+  social_platform_unknown: {
+    status: 404,
+    retriable: false,
+    description: 'POST /v1/social/{platform}/{endpoint}: no such platform in the social catalog; GET /v1/social lists them (`web`, `feeds`, `reddit`, `hackernews`, `x`, `bluesky`, `youtube`, `github`).',
+  },
+  social_endpoint_unknown: {
+    status: 404,
+    retriable: false,
+    description: "POST /v1/social/{platform}/{endpoint}: the platform has no such endpoint; the message names the platform's endpoints, and GET /v1/social lists them with their inputs.",
+  },
+  platform_not_configured: {
+    status: 503,
+    retriable: false,
+    description: "A social endpoint's platform lacks the credentials it needs on this instance; the message names the missing settings (X_BEARER_TOKEN, YOUTUBE_API_KEY, GITHUB_TOKEN, BLUESKY_IDENTIFIER and BLUESKY_APP_PASSWORD). Nothing was asked or charged.",
+  },
+  platform_not_found: {
+    status: 404,
+    retriable: false,
+    description: 'A social endpoint: the platform says what was asked for does not exist or is not public (a user, a post, a channel, a subreddit, a repository).',
+  },
+  platform_rate_limited: {
+    status: 429,
+    retriable: true,
+    description: "A social endpoint: the platform refused the call for its rate limit or quota (Reddit's, X's and Bluesky's 429, GitHub's and YouTube's spent quota); retry after the `Retry-After` header's seconds, the platform's own wait when it said one.",
+  },
+  platform_failed: {
+    status: 502,
+    retriable: true,
+    description: "A social endpoint: the platform failed (5xx, a refused connection), refused this instance's credentials, or answered something that could not be read; the message says which. Never an empty success that hides the failure.",
+  },
+  platform_timeout: {
+    status: 504,
+    retriable: true,
+    description: 'A social endpoint: the platform did not answer within MENTION_PLATFORM_TIMEOUT_MS (or the request\'s time ran out).',
+  },
 } as const satisfies Record<string, ErrorSpec>;
 
 export type ErrorCode = keyof typeof ERRORS;

@@ -93,6 +93,16 @@ export const TOPICS = {
     description:
       "POST /v1/search, /v1/serp and /v1/places/search: a question for the searcher pool, which asks the configured providers in order (SearXNG, Brave, a SERP API, the local index; Nominatim and Overpass for places), falls back on a provider's failure and answers the reply topic. Provider calls wait on outside services; on their own pool they never hold the parser's or fetcher's slots.",
   },
+  socialRequested: {
+    name: 'wds.social.requested',
+    event: 'SocialRequested',
+    partitions: 12,
+    key: 'requestId',
+    producers: ['gateway'],
+    consumers: ['searcher'],
+    description:
+      'POST /v1/social/{platform}/{endpoint}: one call of the social catalog (schemas/api/social.ts) for the searcher pool, which asks the platform through the client mention watches share and answers the reply topic. Platform calls wait on outside services, as search provider calls do: the same pool.',
+  },
   monitorChecks: {
     name: 'wds.monitor.checks',
     event: 'MonitorCheckRequested',

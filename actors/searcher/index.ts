@@ -11,9 +11,10 @@
  * the public instance's policy. `createSearcherActor(runtime)` builds its ActorDefinition; the
  * composition root registers it as `{role: 'searcher', serves: ['search'], …}`.
  *
- * It also collects mention watches (WatchCollectRequested, collect.ts): asking the platforms
- * (pipeline/mentions/connectors.ts: one connector per platform, shared by every collection of
- * the process) is the same kind of work as asking search providers.
+ * It also collects mention watches (WatchCollectRequested, collect.ts) and answers the social
+ * catalog's calls (SocialRequested, social.ts): asking the platforms (pipeline/mentions/connectors.ts:
+ * one client per platform, shared by every collection and call of the process) is the same
+ * kind of work as asking search providers.
  */
 import { NominatimClient } from '../../pipeline/clients/nominatim.js';
 import { OverpassClient } from '../../pipeline/clients/overpass.js';
@@ -22,13 +23,15 @@ import type { ServiceRuntime } from '../../pipeline/service/config.js';
 import { handleSearchRequested, type SearcherDeps } from './handler.js';
 import { handleWatchCollectRequested, type CollectDeps } from './collect.js';
 import { keyRegistryFor } from '../../pipeline/keys/index.js';
-import { mentionConnectors } from '../../pipeline/mentions/connectors.js';
+import { connectorsOf, platformClients } from '../../pipeline/mentions/connectors.js';
+import { handleSocialRequested, type SocialDeps } from './social.js';
 import { searchProviders } from '../../pipeline/search/providers.js';
 
 export { handleSearchRequested, REPLY_MARGIN_MS, type SearcherDeps, type SearchRequested } from './handler.js';
 export { providerOrder, searchProviders } from '../../pipeline/search/providers.js';
 export { askInOrder, ProvidersFailed, type FailedProvider } from '../../pipeline/search/fallback.js';
 export { ASK_PER_PLATFORM, gather, handleWatchCollectRequested, type CollectDeps, type WatchCollectRequested } from './collect.js';
+export { handleSocialRequested, type SocialDeps, type SocialRequested } from './social.js';
 
 /** The longest a search may run: the request's `timeout` (schemas/api/search.ts) at most, and the answer. */
 const SEARCH_MAX_MS = 300_000;
@@ -49,19 +52,22 @@ export function createSearcherActor(runtime: ServiceRuntime): ActorDefinition {
   };
   log.info({ providers: deps.providers.map((p) => p.name) }, 'search providers, in order');
   const keys = keyRegistryFor(config, runtime);
+  // One client per platform for the process: collections and social calls share tokens and sessions.
+  const clients = platformClients(config, runtime.store, runtime.writer);
+  const social: Omit<SocialDeps, 'log'> = { clients, platformTimeoutMs: config.mentionPlatformTimeoutMs };
   const collect: Omit<CollectDeps, 'log'> = {
     state: runtime.state,
     store: runtime.store,
     writer: runtime.writer,
     keys,
-    connectors: mentionConnectors(config, runtime.store, runtime.writer),
+    connectors: connectorsOf(clients),
     platformTimeoutMs: config.mentionPlatformTimeoutMs,
     modelJudgesContext: config.modelProvider !== null,
   };
   return {
     name: 'searcher',
     group: 'searcher',
-    topics: ['searchRequested', 'watchCollections'],
+    topics: ['searchRequested', 'watchCollections', 'socialRequested'],
     concurrency: config.poolConcurrency,
     timeoutMs: SEARCH_MAX_MS + 10_000,
     async close() {
@@ -70,6 +76,7 @@ export function createSearcherActor(runtime: ServiceRuntime): ActorDefinition {
     handlers: {
       SearchRequested: { handle: (event, ctx) => handleSearchRequested(event, { ...deps, log: ctx.log }, ctx.signal), replySource: null },
       WatchCollectRequested: { handle: (event, ctx) => handleWatchCollectRequested(event, { ...collect, log: ctx.log }, ctx.signal), replySource: null },
+      SocialRequested: { handle: (event, ctx) => handleSocialRequested(event, { ...social, log: ctx.log }, ctx.signal), replySource: null },
     },
   };
 }

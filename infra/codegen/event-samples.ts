@@ -131,6 +131,17 @@ export const SAMPLE_EVENTS: { readonly [N in EventName]: EventValue<N> } = {
     deadlineMs: AT_MS + 60_000,
     createdAtMs: AT_MS,
   },
+  SocialRequested: {
+    requestId: 'req_01JD8Y9S0C1AL',
+    tenant: 'key_7f3a',
+    platform: 'reddit',
+    endpoint: 'subreddit',
+    input: JSON.stringify({ subreddit: 'rust', sort: 'new', time: 'day', limit: 25, cursor: 't3_1ü"q"' }),
+    replyTo: 'wds.replies',
+    correlationId: '4b6d8f0a-2c4e-4a6b-9d8f-1e3a5c7e9b2d',
+    deadlineMs: AT_MS + 60_000,
+    createdAtMs: AT_MS,
+  },
   MonitorCheckRequested: {
     requestId: 'chk_019a4c2e5f10a1b2c3d4e5f60718',
     tenant: 'key_7f3a',

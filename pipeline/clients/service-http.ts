@@ -22,7 +22,8 @@
  *   - `unreadable`: an answer that is not JSON (or not the shape the client expects: the
  *     client throws `unreadable` itself).
  * - An HTTP failure whose JSON body names its error (`{"error": "ExpiredToken"}` of XRPC, an
- *   OAuth `invalid_grant`) carries that name as `errorName`, for clients that act on it.
+ *   OAuth `invalid_grant`, the `reason` of a Google API's error) carries that name as
+ *   `errorName`, for clients that act on it.
  * - Secrets travel in headers, the query or a POST body only as the service demands; messages
  *   never quote a URL's query string (it may hold `api_key`) nor a body.
  */
@@ -178,12 +179,18 @@ async function exchange(service: string, request: ServiceRequest, payload: Paylo
   return { status, headers: res.headers, json };
 }
 
-/** `error` of a JSON error body (`{"error": "ExpiredToken", "message": …}`), when it is a string. */
+/**
+ * `error` of a JSON error body (`{"error": "ExpiredToken", "message": …}`), when it is a
+ * string; for Google's APIs (`{"error": {"errors": [{"reason": "commentsDisabled"}]}}`), the
+ * first error's `reason`.
+ */
 function errorNameOf(body: string): string | null {
   try {
     const parsed: unknown = JSON.parse(body);
     const name = typeof parsed === 'object' && parsed !== null ? (parsed as { error?: unknown }).error : undefined;
-    return typeof name === 'string' && name.trim() !== '' ? name : null;
+    if (typeof name === 'string') return name.trim() !== '' ? name : null;
+    const reason = (name as { errors?: { reason?: unknown }[] } | null | undefined)?.errors?.[0]?.reason;
+    return typeof reason === 'string' && reason.trim() !== '' ? reason : null;
   } catch {
     return null;
   }

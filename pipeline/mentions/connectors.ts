@@ -13,8 +13,12 @@
  * - `web`: the search providers of POST /v1/search, in SEARCH_PROVIDERS order, the local
  *   index among them.
  *
+ * The same clients answer the social catalog (schemas/api/social.ts, actors/searcher/social.ts):
+ * `platformClients` builds them once, typed per platform, and `connectorsOf` hands them to
+ * collections as connectors, so a process holds one client per platform for both.
+ *
  * `platformReadiness` says, without building anything, which platforms lack credentials: the
- * gateway shows it on every watch.
+ * gateway shows it on every watch and in the social catalog.
  */
 import { BlueskyConnector } from '../clients/social/bluesky.js';
 import { FeedsConnector } from '../clients/social/feeds.js';
@@ -38,24 +42,39 @@ export type Connectors = ReadonlyMap<Platform, Connector>;
 
 const pair = <A, B>(a: A | null, b: B | null) => (a !== null && b !== null ? { a, b } : null);
 
-export function mentionConnectors(
-  config: MentionsConfig & SearchConfig & Pick<RuntimeConfig, 'fetchAllowPrivate' | 'fetchMaxBytes'>,
-  store: Store,
-  writer?: Pick<BatchWriter, 'flush' | 'pending'>,
-): Connectors {
+/** One client per platform, typed: what the social catalog's runners ask. */
+export interface PlatformClients {
+  readonly web: WebConnector;
+  readonly feeds: FeedsConnector;
+  readonly reddit: RedditConnector;
+  readonly hackernews: HackerNewsConnector;
+  readonly x: XConnector;
+  readonly bluesky: BlueskyConnector;
+  readonly youtube: YouTubeConnector;
+  readonly github: GitHubConnector;
+}
+
+export type ConnectorsConfig = MentionsConfig & SearchConfig & Pick<RuntimeConfig, 'fetchAllowPrivate' | 'fetchMaxBytes'>;
+
+export function platformClients(config: ConnectorsConfig, store: Store, writer?: Pick<BatchWriter, 'flush' | 'pending'>): PlatformClients {
   const reddit = pair(config.redditClientId, config.redditClientSecret);
   const bluesky = pair(config.blueskyIdentifier, config.blueskyAppPassword);
   const feedsFetcher = new HttpFetcher({ guard: new NetGuard({ allowPrivate: config.fetchAllowPrivate }), maxBytes: config.fetchMaxBytes });
-  const connectors: Connector[] = [
-    new WebConnector({ providers: searchProviders(config, store, writer), perProviderMs: config.searchTimeoutMs }),
-    new FeedsConnector({ fetcher: feedsFetcher }),
-    new RedditConnector({ url: config.redditUrl, oauthUrl: config.redditOauthUrl, credentials: reddit && { clientId: reddit.a, clientSecret: reddit.b } }),
-    new HackerNewsConnector({ algoliaUrl: config.hackernewsUrl, firebaseUrl: config.hackernewsFirebaseUrl }),
-    new XConnector({ apiUrl: config.xApiUrl, bearerToken: config.xBearerToken }),
-    new BlueskyConnector({ url: config.blueskyUrl, credentials: bluesky && { identifier: bluesky.a, appPassword: bluesky.b } }),
-    new YouTubeConnector({ apiUrl: config.youtubeApiUrl, apiKey: config.youtubeApiKey }),
-    new GitHubConnector({ apiUrl: config.githubApiUrl, token: config.githubToken }),
-  ];
+  return {
+    web: new WebConnector({ providers: searchProviders(config, store, writer), perProviderMs: config.searchTimeoutMs }),
+    feeds: new FeedsConnector({ fetcher: feedsFetcher }),
+    reddit: new RedditConnector({ url: config.redditUrl, oauthUrl: config.redditOauthUrl, credentials: reddit && { clientId: reddit.a, clientSecret: reddit.b } }),
+    hackernews: new HackerNewsConnector({ algoliaUrl: config.hackernewsUrl, firebaseUrl: config.hackernewsFirebaseUrl }),
+    x: new XConnector({ apiUrl: config.xApiUrl, bearerToken: config.xBearerToken }),
+    bluesky: new BlueskyConnector({ url: config.blueskyUrl, credentials: bluesky && { identifier: bluesky.a, appPassword: bluesky.b } }),
+    youtube: new YouTubeConnector({ apiUrl: config.youtubeApiUrl, apiKey: config.youtubeApiKey }),
+    github: new GitHubConnector({ apiUrl: config.githubApiUrl, token: config.githubToken }),
+  };
+}
+
+/** The clients as mention connectors, by platform: what collections ask. */
+export function connectorsOf(clients: PlatformClients): Connectors {
+  const connectors: Connector[] = Object.values(clients);
   return new Map(connectors.map((c) => [c.platform, c]));
 }
 

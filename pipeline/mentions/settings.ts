@@ -123,7 +123,7 @@ export const MENTION_SETTINGS = {
     default: 30000,
     min: 1000,
     max: 300000,
-    description: 'How long a collection waits for one platform (all its terms and pages); a platform that takes longer is that collection\'s error for it.',
+    description: 'How long a collection waits for one platform (all its terms and pages); a platform that takes longer is that collection\'s error for it. Also the longest one social call (POST /v1/social/…) waits: past it, `platform_timeout`.',
   },
 } as const satisfies SettingsTable;
 

@@ -268,8 +268,25 @@ export const OPERATIONS = [
   op({ id: 'leadsStatus', method: 'GET', path: '/v1/leads/{job_id}', tag: 'Leads', summary: 'Find Leads run status and leads', pricing: 'free' }),
   op({ id: 'leadsCancel', method: 'DELETE', path: '/v1/leads/{job_id}', tag: 'Leads', summary: 'Stop a Find Leads run', pricing: 'free' }),
   // Social
-  op({ id: 'socialCatalog', method: 'GET', path: '/v1/social', tag: 'Social', summary: 'List social endpoints (free)', pricing: 'free' }),
-  op({ id: 'socialRun', method: 'POST', path: '/v1/social/{platform}/{endpoint}', tag: 'Social', summary: 'Run one social endpoint', body: SocialBody }),
+  op({
+    id: 'socialCatalog',
+    method: 'GET',
+    path: '/v1/social',
+    tag: 'Social',
+    summary: 'List social endpoints (free)',
+    pricing: 'free',
+    description: "Every platform's endpoints: each one's path, what it answers, its inputs as JSON Schema and its price key; and per platform whether this instance has the credentials it needs (`configured`, `missing`).",
+  }),
+  op({
+    id: 'socialRun',
+    method: 'POST',
+    path: '/v1/social/{platform}/{endpoint}',
+    tag: 'Social',
+    summary: 'Run one social endpoint',
+    body: SocialBody,
+    description:
+      'Runs one endpoint of the catalog (GET /v1/social); the body is validated against that endpoint\'s inputs (`x-social-endpoints` lists them, each input a component of this document). Costs 1 credit when data comes back (a post or comment, a profile, a repository); an empty answer, and a failure, cost nothing.',
+  }),
   // Reference
   op({ id: 'templates', method: 'GET', path: '/v1/templates', tag: 'Reference', summary: 'List extraction templates (free)', pricing: 'free' }),
   op({ id: 'source', method: 'GET', path: '/v1/source', tag: 'Reference', summary: 'Source-code offer', auth: false, pricing: 'free' }),

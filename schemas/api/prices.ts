@@ -69,6 +69,13 @@ export const PRICES = {
    * fields costs the same, and nothing when no platform answered.
    */
   mentionCollection: { credits: 1, rule: null, says: null },
+  /**
+   * One call of a social endpoint (POST /v1/social/{platform}/{endpoint}, schemas/api/social.ts)
+   * that came back with data: at least one post or comment, a profile, a repository. An
+   * answer with nothing in it, and a failed call, cost nothing. The spec gives no figure: 1,
+   * as a search call.
+   */
+  socialCall: { credits: 1, rule: 10, says: 'Social endpoints are charged only when data comes back' },
 } as const satisfies Record<string, Price>;
 
 export type PriceName = keyof typeof PRICES;

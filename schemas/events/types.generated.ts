@@ -6,7 +6,7 @@
 // lose precision), bytes → Buffer, ["null", T] → T | null.
 
 /** Every event type, one per folder in schemas/events/. */
-export const EVENT_NAMES = ['ExtractRequested', 'FetchRequested', 'JobEvent', 'MapRequested', 'MentionsFound', 'MentionsStored', 'MonitorCheckRequested', 'MonitorChecked', 'PageFetched', 'ParseRequested', 'Reply', 'ScrapeRequested', 'SearchRequested', 'TestPing', 'WatchCollectRequested'] as const;
+export const EVENT_NAMES = ['ExtractRequested', 'FetchRequested', 'JobEvent', 'MapRequested', 'MentionsFound', 'MentionsStored', 'MonitorCheckRequested', 'MonitorChecked', 'PageFetched', 'ParseRequested', 'Reply', 'ScrapeRequested', 'SearchRequested', 'SocialRequested', 'TestPing', 'WatchCollectRequested'] as const;
 
 export type EventName = (typeof EVENT_NAMES)[number];
 
@@ -25,6 +25,7 @@ export const CURRENT_VERSIONS = {
   Reply: 1,
   ScrapeRequested: 4,
   SearchRequested: 1,
+  SocialRequested: 1,
   TestPing: 1,
   WatchCollectRequested: 2,
 } as const satisfies Record<EventName, number>;
@@ -386,6 +387,28 @@ export interface SearchRequested {
   createdAtMs: number;
 }
 
+/** A call of a social endpoint is wanted (POST /v1/social/{platform}/{endpoint}, schemas/api/social.ts): the searcher asks the platform through its client and answers with a Reply whose data is the endpoint's answer (actors/searcher/social.ts). wds.events.SocialRequested v1 (schemas/events/SocialRequested/v1.avsc). */
+export interface SocialRequested {
+  /** Id of the API request; in every log line. */
+  requestId: string;
+  /** Id of the API key the work is billed to; the web platform's local index shows it its own pages and the shared ones. */
+  tenant: string;
+  /** The catalog's platform (`reddit`, `hackernews`, …). */
+  platform: string;
+  /** The platform's endpoint (`search`, `post`, …). */
+  endpoint: string;
+  /** The request body as JSON, validated against the endpoint's input schema with its defaults filled in. */
+  input: string;
+  /** Topic to send the Reply to. */
+  replyTo: string | null;
+  /** Copied into the Reply so the waiting requester finds it. */
+  correlationId: string | null;
+  /** Epoch milliseconds after which the work is pointless and is dropped; the platform's time is bounded by it. */
+  deadlineMs: number;
+  /** Epoch milliseconds when the event was written. */
+  createdAtMs: number;
+}
+
 /** A message with no business meaning, for runtime tests and benchmarks of the bus and the codec. wds.events.TestPing v1 (schemas/events/TestPing/v1.avsc). */
 export interface TestPing {
   /** Any id the sender chooses. */
@@ -439,6 +462,7 @@ export interface EventValues {
   Reply: Reply;
   ScrapeRequested: ScrapeRequested;
   SearchRequested: SearchRequested;
+  SocialRequested: SocialRequested;
   TestPing: TestPing;
   WatchCollectRequested: WatchCollectRequested;
 }

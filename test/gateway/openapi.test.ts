@@ -2,6 +2,7 @@ import { validate, compileErrors } from '@readme/openapi-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildOpenApi } from '../../gateway/openapi.js';
 import { OPERATIONS } from '../../schemas/api/operations.js';
+import { SOCIAL_ENDPOINTS, socialInputName } from '../../schemas/api/social.js';
 import { testGateway, type TestGateway } from '../helpers/gateway.js';
 
 /** The spec's `### Index` table (web-data-service-api.md), copied in its order. */
@@ -179,6 +180,17 @@ describe('gateway/openapi', () => {
     // The spec's 25 POST/PATCH operations less the upload (parse) and the two with no body
     // (monitor run, saved-watch test).
     expect(checked).toBe(22);
+  });
+
+  it("lists each social endpoint's inputs as a component, the very schema a call is validated with, and its price", () => {
+    const components = (doc as unknown as { components: { schemas: Record<string, unknown> } }).components.schemas;
+    const listed = (ops.get('POST /v1/social/{platform}/{endpoint}') as unknown as { 'x-social-endpoints': { platform: string; endpoint: string; price: unknown; input: { $ref: string } }[] })['x-social-endpoints'];
+    expect(listed.map((e) => `${e.platform}/${e.endpoint}`)).toEqual(SOCIAL_ENDPOINTS.map((e) => `${e.platform}/${e.endpoint}`));
+    for (const e of SOCIAL_ENDPOINTS) {
+      const name = socialInputName(e);
+      expect(components[name], name).toEqual(json(e.input));
+      expect(listed.find((l) => l.platform === e.platform && l.endpoint === e.endpoint)).toMatchObject({ input: { $ref: `#/components/schemas/${name}` }, price: { key: 'socialCall', credits: 1 } });
+    }
   });
 
   it('is the same document on every build', () => {

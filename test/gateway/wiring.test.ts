@@ -64,14 +64,14 @@ describe('gateway/wiring', () => {
     }
   });
 
-  it('serves page reading, search, monitors, mention watches and the reference operations, and says the others are not served', () => {
+  it('serves page reading, search, monitors, mention watches, the social catalog and the reference operations, and says the others are not served', () => {
     const served = ROWS.filter(([, row]) => row.served !== false).map(([id]) => id);
     const monitors = ['monitorCreate', 'monitorList', 'monitorGet', 'monitorDelete', 'monitorRun', 'monitorChecks'];
     const mentions = ['watchCreate', 'watchList', 'watchGet', 'watchUpdate', 'watchDelete', 'watchTest', 'watchTestUnsaved', 'mentionList', 'mentionUpdate'];
     expect(served.sort()).toEqual(
-      ['scrape', 'crawlStart', 'crawlStatus', 'crawlCancel', 'crawlPages', 'crawlErrors', 'batchStart', 'batchStatus', 'batchPages', 'map', 'extract', 'parse', 'fetch', 'search', 'serp', 'placesSearch', ...monitors, ...mentions, 'templates', 'source'].sort(),
+      ['scrape', 'crawlStart', 'crawlStatus', 'crawlCancel', 'crawlPages', 'crawlErrors', 'batchStart', 'batchStatus', 'batchPages', 'map', 'extract', 'parse', 'fetch', 'search', 'serp', 'placesSearch', ...monitors, ...mentions, 'socialCatalog', 'socialRun', 'templates', 'source'].sort(),
     );
-    expect(ROWS.filter(([, row]) => row.served === false)).toHaveLength(46 - 33);
+    expect(ROWS.filter(([, row]) => row.served === false)).toHaveLength(46 - 35);
   });
 
   it('builds the handlers of the rows the build serves, each metered one with its estimate', () => {
@@ -98,6 +98,8 @@ describe('gateway/wiring', () => {
     const watchOps = (caps: Parameters<typeof pipeline>[0]) => Object.keys(operationHandlers(gatewayDeps, pipeline(caps))).filter((id) => id.startsWith('watch') || id.startsWith('mention'));
     expect(watchOps(['mentions', 'jobs'])).toEqual([]);
     expect(watchOps(['mentions', 'search', 'jobs'])).toHaveLength(9);
+    // The social catalog needs the searcher's `social` only.
+    expect(Object.keys(operationHandlers(gatewayDeps, pipeline(['social']))).sort()).toEqual(['socialCatalog', 'socialRun', 'source', 'templates']);
   });
 
   describe.skipIf(!spec)(`against the spec's endpoint index (needs ${SPEC_PATH})`, () => {

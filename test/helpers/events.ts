@@ -80,6 +80,11 @@ export function searchRequested(kind: 'web' | 'serp' | 'places', query: Record<s
   return { requestId: 'req-1', tenant: 'tenant-1', kind, query: JSON.stringify(query), ...REPLY, deadlineMs: now + 30_000, createdAtMs: now, ...extra };
 }
 
+export function socialRequested(platform: string, endpoint: string, input: Record<string, unknown>, extra: Partial<EventValue<'SocialRequested'>> = {}): EventValue<'SocialRequested'> {
+  const now = Date.now();
+  return { requestId: 'req-1', tenant: 'tenant-1', platform, endpoint, input: JSON.stringify(input), ...REPLY, deadlineMs: now + 30_000, createdAtMs: now, ...extra };
+}
+
 export function parseRequested(filename: string, contentType: string, body: Buffer | string, extra: Partial<EventValue<'ParseRequested'>> = {}): EventValue<'ParseRequested'> {
   const now = Date.now();
   return { requestId: 'req-1', tenant: 'tenant-1', filename, contentType, body: Buffer.from(body), options: '{}', ...REPLY, deadlineMs: now + 60_000, createdAtMs: now, ...extra };

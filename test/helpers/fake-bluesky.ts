@@ -12,6 +12,13 @@
  *   `ExpiredToken` for an expired access token, 401 `AuthenticationRequired` without one.
  * `expireAccess()` and `expireRefresh()` expire the tokens given so far; `limited` answers 429
  * `RateLimitExceeded` with `ratelimit-*` headers (the reset as epoch seconds).
+ *
+ * The social catalog's reads, with the same access token: `app.bsky.actor.getProfile`
+ * (400 `InvalidRequest` "Profile not found"), `app.bsky.feed.getAuthorFeed` (the actor's
+ * posts and reposts newest first, a repost with its `reason`; `filter=posts_no_replies` leaves
+ * replies out; `cursor` an offset), `app.bsky.feed.getPostThread` (the post with its replies
+ * nested, oldest first; 400 `NotFound`) and `com.atproto.identity.resolveHandle` (400
+ * `InvalidRequest` "Unable to resolve handle").
  */
 import { once } from 'node:events';
 import http from 'node:http';
@@ -25,6 +32,26 @@ export interface BskyPost {
   /** ISO time (the record's claim). */
   readonly createdAt: string;
   readonly langs?: readonly string[];
+  /** The `at://` URI of the post it replies to. */
+  readonly replyTo?: string;
+}
+
+export interface BskyProfile {
+  readonly did: string;
+  readonly handle: string;
+  readonly displayName: string;
+  readonly description: string;
+  readonly followers: number;
+  readonly follows: number;
+  readonly posts: number;
+  /** ISO time. */
+  readonly createdAt: string;
+}
+
+export interface FakeBlueskyExtras {
+  readonly profiles?: readonly BskyProfile[];
+  /** Reposts: `by` (a DID) reposted the post at `of` (its URI). */
+  readonly reposts?: readonly { readonly by: string; readonly of: string; readonly at: string }[];
 }
 
 export interface FakeBlueskyRequest {
@@ -50,7 +77,24 @@ export interface FakeBluesky {
 
 type TokenState = 'live' | 'expired' | 'spent';
 
-export async function startFakeBluesky(posts: readonly BskyPost[], identifier = 'watcher.bsky.social', password = 'abcd-efgh-ijkl-mnop'): Promise<FakeBluesky> {
+const uriOf = (p: BskyPost) => `at://${p.did}/app.bsky.feed.post/${p.rkey}`;
+
+function postView(p: BskyPost): Record<string, unknown> {
+  return {
+    uri: uriOf(p),
+    cid: `bafyrei${p.rkey}`,
+    author: { did: p.did, handle: p.handle, displayName: p.handle.split('.')[0], avatar: `https://cdn.bsky.app/img/avatar/plain/${p.did}/x@jpeg`, labels: [] },
+    record: { $type: 'app.bsky.feed.post', text: p.text, createdAt: p.createdAt, ...(p.langs ? { langs: p.langs } : {}), ...(p.replyTo ? { reply: { parent: { uri: p.replyTo, cid: 'bafyparent' }, root: { uri: p.replyTo, cid: 'bafyroot' } } } : {}) },
+    replyCount: 0,
+    repostCount: 0,
+    likeCount: 0,
+    quoteCount: 0,
+    indexedAt: p.createdAt,
+    labels: [],
+  };
+}
+
+export async function startFakeBluesky(posts: readonly BskyPost[], identifier = 'watcher.bsky.social', password = 'abcd-efgh-ijkl-mnop', extras: FakeBlueskyExtras = {}): Promise<FakeBluesky> {
   const newest = [...posts].sort((a, b) => Date.parse(b.createdAt) - Date.parse(a.createdAt));
   const access = new Map<string, TokenState>();
   const refresh = new Map<string, TokenState>();
@@ -97,19 +141,63 @@ export async function startFakeBluesky(posts: readonly BskyPost[], identifier = 
     json(200, {
       ...(offset + limit < matching.length ? { cursor: String(offset + limit) } : {}),
       hitsTotal: matching.length,
-      posts: page.map((p) => ({
-        uri: `at://${p.did}/app.bsky.feed.post/${p.rkey}`,
-        cid: `bafyrei${p.rkey}`,
-        author: { did: p.did, handle: p.handle, displayName: p.handle.split('.')[0], avatar: `https://cdn.bsky.app/img/avatar/plain/${p.did}/x@jpeg`, labels: [] },
-        record: { $type: 'app.bsky.feed.post', text: p.text, createdAt: p.createdAt, ...(p.langs ? { langs: p.langs } : {}) },
-        replyCount: 0,
-        repostCount: 0,
-        likeCount: 0,
-        quoteCount: 0,
-        indexedAt: p.createdAt,
-        labels: [],
-      })),
+      posts: page.map(postView),
     }, { 'ratelimit-limit': '3000', 'ratelimit-remaining': '2999', 'ratelimit-reset': String(Math.floor(Date.now() / 1000) + 300), 'ratelimit-policy': '3000;w=300' });
+  };
+
+  const profiles = extras.profiles ?? [];
+  const profileOf = (actor: string) => profiles.find((p) => p.did === actor || p.handle === actor);
+  /** The catalog's reads, by XRPC method; false for another method. */
+  const read = (method: string, url: URL, json: Reply): boolean => {
+    const actor = url.searchParams.get('actor') ?? '';
+    switch (method) {
+      case 'app.bsky.actor.getProfile': {
+        const p = profileOf(actor);
+        if (!p) return (json(400, { error: 'InvalidRequest', message: 'Profile not found' }), true);
+        json(200, { did: p.did, handle: p.handle, displayName: p.displayName, description: p.description, followersCount: p.followers, followsCount: p.follows, postsCount: p.posts, createdAt: p.createdAt, indexedAt: p.createdAt, labels: [] });
+        return true;
+      }
+      case 'app.bsky.feed.getAuthorFeed': {
+        const p = profileOf(actor);
+        if (!p) return (json(400, { error: 'InvalidRequest', message: 'Profile not found' }), true);
+        const noReplies = url.searchParams.get('filter') === 'posts_no_replies';
+        const own = newest.filter((q) => q.did === p.did && !(noReplies && q.replyTo)).map((q) => ({ at: q.createdAt, item: { post: postView(q) } }));
+        const reposted = (extras.reposts ?? [])
+          .filter((r) => r.by === p.did)
+          .flatMap((r) => {
+            const of = posts.find((q) => uriOf(q) === r.of);
+            return of ? [{ at: r.at, item: { post: postView(of), reason: { $type: 'app.bsky.feed.defs#reasonRepost', by: { did: p.did, handle: p.handle }, indexedAt: r.at } } }] : [];
+          });
+        const feed = [...own, ...reposted].sort((a, b) => Date.parse(b.at) - Date.parse(a.at)).map((f) => f.item);
+        const limit = Number(url.searchParams.get('limit') ?? 50);
+        const offset = Number(url.searchParams.get('cursor') ?? 0);
+        json(200, { ...(offset + limit < feed.length ? { cursor: String(offset + limit) } : {}), feed: feed.slice(offset, offset + limit) });
+        return true;
+      }
+      case 'app.bsky.feed.getPostThread': {
+        const uri = url.searchParams.get('uri') ?? '';
+        const root = posts.find((q) => uriOf(q) === uri);
+        if (!root) return (json(400, { error: 'NotFound', message: `Post not found: ${uri}` }), true);
+        const view = (p: BskyPost): Record<string, unknown> => ({
+          $type: 'app.bsky.feed.defs#threadViewPost',
+          post: postView(p),
+          replies: posts
+            .filter((q) => q.replyTo === uriOf(p))
+            .sort((a, b) => Date.parse(a.createdAt) - Date.parse(b.createdAt))
+            .map(view),
+        });
+        json(200, { thread: view(root) });
+        return true;
+      }
+      case 'com.atproto.identity.resolveHandle': {
+        const p = profileOf(url.searchParams.get('handle') ?? '');
+        if (!p) return (json(400, { error: 'InvalidRequest', message: 'Unable to resolve handle' }), true);
+        json(200, { did: p.did });
+        return true;
+      }
+      default:
+        return false;
+    }
   };
 
   const server = http.createServer((req, res) => {
@@ -148,8 +236,15 @@ export async function startFakeBluesky(posts: readonly BskyPost[], identifier = 
           if (refused(token ? access.get(token) : undefined, json, !token)) return;
           return search(url, json);
         }
-        default:
+        default: {
+          const method = url.pathname.replace('/xrpc/', '');
+          if (req.method === 'GET' && method !== url.pathname) {
+            const token = bearer(req);
+            if (refused(token ? access.get(token) : undefined, json, !token)) return;
+            if (read(method, url, json)) return;
+          }
           return json(501, { error: 'MethodNotImplemented', message: 'Method Not Implemented' });
+        }
       }
     });
   });

@@ -13,6 +13,13 @@
  * children:[{kind:"t3", data}]}}` with `x-ratelimit-used/remaining/reset` headers. `quota`:
  * `ok`, `limited` (429, remaining 0), `last` (answers, saying remaining `0.0`); `publicBlocked`
  * answers the public JSON 403 like Reddit's block page; `expireTokens()` revokes every token.
+ *
+ * The social catalog's reads, on both hosts (the public ones ending in `.json`): a
+ * subreddit's listing `/r/<name>/<sort>` (`new`, `hot`, `top`, `rising`: the fake keeps every
+ * order newest first; `limit`, `after`), a post with its comments `/comments/<id>` (two
+ * Listings; `t1` comments nested in `replies`, `""` for none; past `limit` comments the rest is
+ * a `more` stub, as Reddit leaves them for another request) and a user `/user/<name>/about`
+ * (a `t2`). An unknown subreddit, post or user is 404 `{"message":"Not Found","error":404}`.
  */
 import { once } from 'node:events';
 import http from 'node:http';
@@ -28,6 +35,36 @@ export interface RedditPost {
   /** Epoch seconds. */
   readonly createdUtc: number;
   readonly over18?: boolean;
+}
+
+export interface RedditComment {
+  /** Base-36 id, without `t1_`. */
+  readonly id: string;
+  /** The post's id (without `t3_`). */
+  readonly postId: string;
+  /** The comment it answers (without `t1_`); none: the post. */
+  readonly parentId?: string;
+  readonly author: string;
+  readonly body: string;
+  /** Epoch seconds. */
+  readonly createdUtc: number;
+}
+
+export interface RedditUser {
+  readonly id: string;
+  readonly name: string;
+  /** Epoch seconds. */
+  readonly createdUtc: number;
+  readonly linkKarma: number;
+  readonly commentKarma: number;
+  readonly title?: string;
+  readonly about?: string;
+  readonly followers?: number;
+}
+
+export interface FakeRedditExtras {
+  readonly comments?: readonly RedditComment[];
+  readonly users?: readonly RedditUser[];
 }
 
 export interface FakeRedditRequest {
@@ -58,7 +95,68 @@ export interface FakeReddit {
 const WINDOW_S: Readonly<Record<string, number>> = { hour: 3600, day: 86_400, week: 7 * 86_400, month: 31 * 86_400, year: 366 * 86_400 };
 const escapeHtml = (s: string) => s.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;');
 
-export async function startFakeReddit(posts: readonly RedditPost[], clientId = 'app-id-0123', clientSecret = 'app-secret-s3cr3t-4567'): Promise<FakeReddit> {
+function linkData(p: RedditPost, raw: boolean): Record<string, unknown> {
+  return {
+    id: p.id,
+    name: `t3_${p.id}`,
+    title: raw ? p.title : escapeHtml(p.title),
+    selftext: raw ? p.selftext : escapeHtml(p.selftext),
+    author: p.author,
+    subreddit: p.subreddit,
+    subreddit_name_prefixed: `r/${p.subreddit}`,
+    permalink: `/r/${p.subreddit}/comments/${p.id}/post_${p.id}/`,
+    url: `https://www.reddit.com/r/${p.subreddit}/comments/${p.id}/post_${p.id}/`,
+    created_utc: p.createdUtc,
+    score: 1,
+    ups: 1,
+    num_comments: 0,
+    over_18: p.over18 ?? false,
+    is_self: p.selftext !== '',
+    domain: `self.${p.subreddit}`,
+  };
+}
+
+const listing = (children: unknown[], after: string | null = null) => ({ kind: 'Listing', data: { after, before: null, dist: children.length, modhash: '', geo_filter: '', children } });
+
+/** A post's comment tree as Reddit nests it, at most `limit` comments; the rest one `more` stub. */
+function commentTree(post: RedditPost, comments: readonly RedditComment[], limit: number, raw: boolean): unknown[] {
+  let left = limit;
+  let cut = 0;
+  const mine = comments.filter((c) => c.postId === post.id).sort((a, b) => a.createdUtc - b.createdUtc);
+  const build = (parent: string | undefined, depth: number): unknown[] => {
+    const out: unknown[] = [];
+    for (const c of mine.filter((m) => m.parentId === parent)) {
+      if (left <= 0) {
+        cut += 1;
+        continue;
+      }
+      left -= 1;
+      const replies = build(c.id, depth + 1);
+      out.push({
+        kind: 't1',
+        data: {
+          id: c.id,
+          name: `t1_${c.id}`,
+          parent_id: parent ? `t1_${parent}` : `t3_${post.id}`,
+          link_id: `t3_${post.id}`,
+          author: c.author,
+          body: raw ? c.body : escapeHtml(c.body),
+          created_utc: c.createdUtc,
+          depth,
+          score: 1,
+          permalink: `/r/${post.subreddit}/comments/${post.id}/post_${post.id}/${c.id}/`,
+          replies: replies.length ? listing(replies) : '',
+        },
+      });
+    }
+    return out;
+  };
+  const top = build(undefined, 0);
+  if (cut > 0) top.push({ kind: 'more', data: { count: cut, name: 't1__', id: '_', parent_id: `t3_${post.id}`, depth: 0, children: [] } });
+  return top;
+}
+
+export async function startFakeReddit(posts: readonly RedditPost[], clientId = 'app-id-0123', clientSecret = 'app-secret-s3cr3t-4567', extras: FakeRedditExtras = {}): Promise<FakeReddit> {
   const newest = [...posts].sort((a, b) => b.createdUtc - a.createdUtc);
   const live = new Set<string>();
   let issued = 0;
@@ -98,29 +196,56 @@ export async function startFakeReddit(posts: readonly RedditPost[], clientId = '
     const limit = Math.min(100, Number(url.searchParams.get('limit') ?? 25));
     const page = matching.slice(start, start + limit);
     const raw = url.searchParams.get('raw_json') === '1';
-    const children = page.map((p) => ({
-      kind: 't3',
-      data: {
-        id: p.id,
-        name: `t3_${p.id}`,
-        title: raw ? p.title : escapeHtml(p.title),
-        selftext: raw ? p.selftext : escapeHtml(p.selftext),
-        author: p.author,
-        subreddit: p.subreddit,
-        subreddit_name_prefixed: `r/${p.subreddit}`,
-        permalink: `/r/${p.subreddit}/comments/${p.id}/post_${p.id}/`,
-        url: `https://www.reddit.com/r/${p.subreddit}/comments/${p.id}/post_${p.id}/`,
-        created_utc: p.createdUtc,
-        score: 1,
-        ups: 1,
-        num_comments: 0,
-        over_18: p.over18 ?? false,
-        is_self: p.selftext !== '',
-        domain: `self.${p.subreddit}`,
-      },
-    }));
+    const children = page.map((p) => ({ kind: 't3', data: linkData(p, raw) }));
     const more = start + limit < matching.length && page.length > 0;
     json(200, { kind: 'Listing', data: { after: more ? `t3_${page.at(-1)?.id}` : null, before: null, dist: page.length, modhash: '', geo_filter: '', children } }, { ...headers, 'x-ratelimit-remaining': fake.quota === 'last' ? '0.0' : '598.0' });
+  };
+
+  const notFound = (json: Reply) => json(404, { message: 'Not Found', error: 404 });
+  const headers = () => ({ 'x-ratelimit-used': '1', 'x-ratelimit-reset': '120', 'x-ratelimit-remaining': '598.0' });
+
+  /** The catalog's reads at `path` (without `.json`); false when the path is none of them. */
+  const read = (path: string, url: URL, json: Reply): boolean => {
+    const raw = url.searchParams.get('raw_json') === '1';
+    const sub = /^\/r\/([A-Za-z0-9_]+)\/(new|hot|top|rising)$/.exec(path);
+    if (sub) {
+      const inSub = newest.filter((p) => p.subreddit.toLowerCase() === (sub[1] as string).toLowerCase());
+      if (inSub.length === 0) return (notFound(json), true);
+      const after = url.searchParams.get('after');
+      const start = after ? inSub.findIndex((p) => `t3_${p.id}` === after) + 1 : 0;
+      const limit = Math.min(100, Number(url.searchParams.get('limit') ?? 25));
+      const page = inSub.slice(start, start + limit);
+      const more = start + limit < inSub.length && page.length > 0;
+      json(200, listing(page.map((p) => ({ kind: 't3', data: linkData(p, raw) })), more ? `t3_${page.at(-1)?.id}` : null), headers());
+      return true;
+    }
+    const thread = /^\/comments\/([a-z0-9]+)$/.exec(path);
+    if (thread) {
+      const post = posts.find((p) => p.id === thread[1]);
+      if (!post) return (notFound(json), true);
+      const limit = Number(url.searchParams.get('limit') ?? 200);
+      json(200, [listing([{ kind: 't3', data: linkData(post, raw) }]), listing(commentTree(post, extras.comments ?? [], limit, raw))], headers());
+      return true;
+    }
+    const about = /^\/user\/([A-Za-z0-9_-]+)\/about$/.exec(path);
+    if (about) {
+      const user = (extras.users ?? []).find((u) => u.name.toLowerCase() === (about[1] as string).toLowerCase());
+      if (!user) return (notFound(json), true);
+      json(200, {
+        kind: 't2',
+        data: {
+          id: user.id,
+          name: user.name,
+          created_utc: user.createdUtc,
+          link_karma: user.linkKarma,
+          comment_karma: user.commentKarma,
+          total_karma: user.linkKarma + user.commentKarma,
+          subreddit: { display_name_prefixed: `u/${user.name}`, title: user.title ?? '', public_description: user.about ?? '', subscribers: user.followers ?? 0 },
+        },
+      }, headers());
+      return true;
+    }
+    return false;
   };
 
   const handler = (host: 'www' | 'oauth') => (req: http.IncomingMessage, res: http.ServerResponse) => {
@@ -135,10 +260,17 @@ export async function startFakeReddit(posts: readonly RedditPost[], clientId = '
         if (fake.publicBlocked) return res.writeHead(403, { 'content-type': 'text/html' }).end('<html><body>whoa there, pardner!</body></html>');
         return search(url, json);
       }
-      if (host === 'oauth' && url.pathname === '/search') {
+      if (host === 'oauth') {
         const bearer = /^bearer (.+)$/i.exec(req.headers.authorization ?? '')?.[1];
         if (!bearer || !live.has(bearer)) return json(401, { message: 'Unauthorized', error: 401 }, { 'www-authenticate': 'Bearer realm="reddit", error="invalid_token"' });
-        return search(url, json);
+        if (url.pathname === '/search') return search(url, json);
+        if (fake.quota === 'limited') return json(429, { message: 'Too Many Requests', error: 429 }, { ...headers(), 'x-ratelimit-remaining': '0.0' });
+        if (read(url.pathname, url, json)) return;
+      }
+      if (host === 'www' && url.pathname.endsWith('.json')) {
+        if (fake.publicBlocked) return res.writeHead(403, { 'content-type': 'text/html' }).end('<html><body>whoa there, pardner!</body></html>');
+        if (fake.quota === 'limited') return json(429, { message: 'Too Many Requests', error: 429 }, { ...headers(), 'x-ratelimit-remaining': '0.0' });
+        if (read(url.pathname.slice(0, -'.json'.length), url, json)) return;
       }
       json(404, { message: 'Not Found', error: 404 });
     });

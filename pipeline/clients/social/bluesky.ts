@@ -29,11 +29,39 @@
  * `handle.invalid`), the author's handle, no title, `record.text`, `record.createdAt` (else
  * `indexedAt`), and `record.langs[0]`. The app password and the tokens never reach a log, a
  * message or an error: they travel in the session request's body and in headers only.
+ *
+ * The social catalog's reads (types.ts), with the same session:
+ * - `profile`: `app.bsky.actor.getProfile?actor=<handle or DID>` (`followersCount`,
+ *   `followsCount`, `postsCount`, `createdAt`);
+ * - `recent`: `app.bsky.feed.getAuthorFeed?actor=&limit=&cursor=&filter=posts_no_replies`,
+ *   the actor's own posts newest first (reposts, which carry a `reason`, left out), `cursor`
+ *   the next page's;
+ * - `thread`: `app.bsky.feed.getPostThread?uri=&depth=&parentHeight=0`, the post and its
+ *   replies (`threadViewPost`s nested in `replies`; `notFoundPost` and `blockedPost` left out),
+ *   walked without recursion. A post is named by its `at://` URI or its
+ *   `https://bsky.app/profile/<handle or DID>/post/<rkey>` URL, a handle resolved to its DID
+ *   by `com.atproto.identity.resolveHandle`.
+ * The AppView answers what it does not have with 400 and an XRPC error (`NotFound`,
+ * `InvalidRequest` "Profile not found", "Unable to resolve handle"): NotOnPlatform.
  */
 import type { HttpFetcher } from '../../runtime/net/http.js';
 import { below, list, record, text } from '../json-shapes.js';
 import { getJson, isServiceError, postJson, serviceFetcher, ServiceError, type ServiceAnswer } from '../service-http.js';
-import { newestFirst, type Collected, type CollectQuery, type Connector, type FoundPost } from './types.js';
+import {
+  MAX_COMMENTS,
+  newestFirst,
+  NotOnPlatform,
+  timeOf,
+  type Collected,
+  type CollectQuery,
+  type Connector,
+  type FoundComment,
+  type FoundPost,
+  type PostsPage,
+  type Profile,
+  type ReadOptions,
+  type Thread,
+} from './types.js';
 
 export interface BlueskyOptions {
   /** BLUESKY_URL: the PDS. */
@@ -45,6 +73,8 @@ export interface BlueskyOptions {
 
 const SERVICE = 'bluesky';
 const PER_PAGE = 100;
+/** How deep a thread's replies are asked for. */
+export const THREAD_DEPTH = 20;
 /** Pages a term reads at most (2,000 posts), against a cursor that never ends. */
 export const MAX_PAGES = 20;
 /** XRPC error names that say the session is no longer good. */
@@ -102,8 +132,89 @@ export class BlueskyConnector implements Connector {
     return out;
   }
 
+  /** An actor's profile (see the header). */
+  async profile(actor: string, options: ReadOptions): Promise<Profile> {
+    const url = below(this.pds, '/xrpc/app.bsky.actor.getProfile');
+    url.searchParams.set('actor', actor);
+    const p = record((await this.read(url, options, `no profile ${actor}`)).json);
+    const did = text(p?.did);
+    if (!p || !did) throw new ServiceError(SERVICE, 'unreadable', 'getProfile answered without a DID');
+    const handle = text(p.handle);
+    const shown = handle && handle !== 'handle.invalid' ? handle : did;
+    return {
+      platform: 'bluesky',
+      id: did,
+      username: handle && handle !== 'handle.invalid' ? handle : null,
+      name: text(p.displayName),
+      description: text(p.description),
+      url: `https://bsky.app/profile/${shown}`,
+      createdAtMs: timeOf(p.createdAt),
+      followers: typeof p.followersCount === 'number' ? p.followersCount : null,
+      following: typeof p.followsCount === 'number' ? p.followsCount : null,
+      posts: typeof p.postsCount === 'number' ? p.postsCount : null,
+      karma: null,
+    };
+  }
+
+  /** An actor's own newest posts, one page from `cursor` (see the header). */
+  async recent(actor: string, limit: number, cursor: string | null, options: ReadOptions): Promise<PostsPage> {
+    const url = below(this.pds, '/xrpc/app.bsky.feed.getAuthorFeed');
+    url.searchParams.set('actor', actor);
+    url.searchParams.set('limit', String(Math.min(PER_PAGE, Math.max(1, limit))));
+    url.searchParams.set('filter', 'posts_no_replies');
+    if (cursor) url.searchParams.set('cursor', cursor);
+    const body = record((await this.read(url, options, `no actor ${actor}`)).json);
+    if (!body || !Array.isArray(body.feed)) throw new ServiceError(SERVICE, 'unreadable', 'getAuthorFeed answered without a `feed` list');
+    const posts = list(body.feed)
+      .map(record)
+      .filter((item) => item && !item.reason)
+      .map((item) => feedPost(item?.post))
+      .filter((p): p is FoundPost => p !== null);
+    return { posts, next: text(body.cursor), warnings: [] };
+  }
+
+  /** A post with at most `limit` of its replies (see the header); `ref` is its `at://` URI or bsky.app URL. */
+  async thread(ref: string, limit: number, options: ReadOptions): Promise<Thread> {
+    const uri = await this.postUri(ref, options);
+    const url = below(this.pds, '/xrpc/app.bsky.feed.getPostThread');
+    url.searchParams.set('uri', uri);
+    url.searchParams.set('depth', String(THREAD_DEPTH));
+    url.searchParams.set('parentHeight', '0');
+    const root = record(record((await this.read(url, options, `no post ${uri}`)).json)?.thread);
+    const post = feedPost(root?.post);
+    if (!root || !post) throw new NotOnPlatform('bluesky', `no post ${uri}`);
+    return { post, ...repliesOf(root, post.externalId, Math.min(limit, MAX_COMMENTS)), warnings: [] };
+  }
+
+  /** A post's `at://` URI from its URI or its bsky.app URL, a handle resolved to its DID. */
+  private async postUri(ref: string, options: ReadOptions): Promise<string> {
+    if (ref.startsWith('at://')) return ref;
+    const parts = URL.canParse(ref) ? new URL(ref).pathname.split('/') : [];
+    // /profile/<actor>/post/<rkey>
+    const actor = decodeURIComponent(parts[2] ?? '');
+    const rkey = decodeURIComponent(parts[4] ?? '');
+    if (parts[1] !== 'profile' || parts[3] !== 'post' || !actor || !rkey) throw new NotOnPlatform('bluesky', 'the URL names no post (https://bsky.app/profile/<handle>/post/<id>)');
+    if (actor.startsWith('did:')) return `at://${actor}/app.bsky.feed.post/${rkey}`;
+    const url = below(this.pds, '/xrpc/com.atproto.identity.resolveHandle');
+    url.searchParams.set('handle', actor);
+    const did = text(record((await this.read(url, options, `no handle ${actor}`)).json)?.did);
+    if (!did) throw new NotOnPlatform('bluesky', `no handle ${actor}`);
+    return `at://${did}/app.bsky.feed.post/${rkey}`;
+  }
+
+  /** A read with the session; the AppView's 400 for what it does not have is NotOnPlatform (`missing`). */
+  private async read(url: URL, options: ReadOptions, missing: string): Promise<ServiceAnswer> {
+    if (!this.login) throw new ServiceError(SERVICE, 'rejected', this.notConfigured ?? 'not configured');
+    try {
+      return await this.authorized(url, options);
+    } catch (error) {
+      if (isServiceError(error) && error.status === 400 && (error.errorName === 'NotFound' || error.errorName === 'InvalidRequest')) throw new NotOnPlatform('bluesky', missing);
+      throw error;
+    }
+  }
+
   /** A GET with the session's access token; a stale session is renewed and the GET asked again, once. */
-  private async authorized(url: URL, query: CollectQuery): Promise<ServiceAnswer> {
+  private async authorized(url: URL, query: ReadOptions): Promise<ServiceAnswer> {
     const session = await this.currentSession(query);
     try {
       return await this.get(url, session.accessJwt, query);
@@ -114,16 +225,16 @@ export class BlueskyConnector implements Connector {
     }
   }
 
-  private get(url: URL, accessJwt: string, query: CollectQuery): Promise<ServiceAnswer> {
+  private get(url: URL, accessJwt: string, query: ReadOptions): Promise<ServiceAnswer> {
     return getJson(SERVICE, { url, headers: { Authorization: `Bearer ${accessJwt}` }, ...timing(query) }, this.fetcher);
   }
 
-  private currentSession(query: CollectQuery): Promise<Session> {
+  private currentSession(query: ReadOptions): Promise<Session> {
     return this.session ? Promise.resolve(this.session) : this.establish(() => this.createSession(query));
   }
 
   /** A session in place of `stale`: refreshed, or made anew when the refresh is refused. */
-  private renew(stale: Session, query: CollectQuery): Promise<Session> {
+  private renew(stale: Session, query: ReadOptions): Promise<Session> {
     // Another search renewed it meanwhile.
     if (this.session && this.session !== stale) return Promise.resolve(this.session);
     this.session = null;
@@ -144,19 +255,19 @@ export class BlueskyConnector implements Connector {
     return this.pending;
   }
 
-  private async createSession(query: CollectQuery): Promise<Session> {
+  private async createSession(query: ReadOptions): Promise<Session> {
     const answer = await postJson(SERVICE, { url: below(this.pds, '/xrpc/com.atproto.server.createSession'), body: this.login, ...timing(query) }, this.fetcher);
     return sessionOf(answer, 'createSession');
   }
 
-  private async refreshSession(stale: Session, query: CollectQuery): Promise<Session> {
+  private async refreshSession(stale: Session, query: ReadOptions): Promise<Session> {
     const url = below(this.pds, '/xrpc/com.atproto.server.refreshSession');
     const answer = await postJson(SERVICE, { url, headers: { Authorization: `Bearer ${stale.refreshJwt}` }, body: undefined, ...timing(query) }, this.fetcher);
     return sessionOf(answer, 'refreshSession');
   }
 }
 
-function timing(query: CollectQuery): { timeoutMs: number; signal?: AbortSignal } {
+function timing(query: ReadOptions): { timeoutMs: number; signal?: AbortSignal } {
   return { timeoutMs: query.timeoutMs, ...(query.signal ? { signal: query.signal } : {}) };
 }
 
@@ -195,4 +306,25 @@ export function feedPost(view: unknown): FoundPost | null {
     publishedAtMs: at,
     lang,
   };
+}
+
+/** The replies of a thread view in the thread's order, at most `limit`, walked with a stack. */
+function repliesOf(root: Record<string, unknown>, rootId: string, limit: number): { comments: FoundComment[]; truncated: boolean } {
+  type Pending = { readonly view: unknown; readonly parentId: string; readonly depth: number };
+  const childrenOf = (view: unknown, parentId: string, depth: number): Pending[] => list(record(view)?.replies).map((r) => ({ view: r, parentId, depth })).reverse();
+  const stack = childrenOf(root, rootId, 1);
+  const comments: FoundComment[] = [];
+  let truncated = false;
+  while (stack.length > 0) {
+    const { view, parentId, depth } = stack.pop() as Pending;
+    const reply = feedPost(record(view)?.post);
+    if (!reply) continue;
+    if (comments.length >= limit) {
+      truncated = true;
+      break;
+    }
+    comments.push({ ...reply, parentId, depth });
+    stack.push(...childrenOf(view, reply.externalId, depth + 1));
+  }
+  return { comments, truncated };
 }

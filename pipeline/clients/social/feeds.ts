@@ -3,6 +3,8 @@
  * (`sources.feeds`) and the ones found on the sites it names (`sources.sites`), read with
  * feeds-parse.ts; a post matches when its title or text contains a term (case-insensitive,
  * a plain substring test: no pattern is built from a term) and was published after `sinceMs`.
+ * Asked with no terms (the social catalog's `feeds/read`: one feed or site), every post after
+ * `sinceMs` is answered.
  *
  * - Feed and site URLs come from callers, so every request goes through the guarded fetcher
  *   given to the constructor (an HttpFetcher whose NetGuard follows FETCH_ALLOW_PRIVATE, as
@@ -125,7 +127,8 @@ export class FeedsConnector implements Connector {
     });
     if (answered === 0) throw new ServiceError(SERVICE, 'unavailable', `no feed could be read (${warnings.join('; ')})`);
     const terms = query.terms.map((t) => t.trim().toLowerCase()).filter(Boolean);
-    const matching = posts.filter((p) => p.publishedAtMs > query.sinceMs && contains(p, terms));
+    // No terms (the social catalog's `feeds/read`): every post.
+    const matching = posts.filter((p) => p.publishedAtMs > query.sinceMs && (terms.length === 0 || contains(p, terms)));
     return { posts: newestFirst(matching, query.limit), source: SERVICE, warnings };
   }
 

@@ -19,13 +19,38 @@
  * `author`, the story's `title` (a comment has none; its story's title is not its own),
  * `comment_text` or `story_text` (HTML, made plain text) — a link story without text is its
  * title — and `created_at_i`.
+ *
+ * The social catalog's reads (types.ts):
+ * - `thread`: Algolia's `GET /items/<id>`, the item with its whole comment tree in one answer
+ *   (`children`, each with its own; read up to THREAD_MAX_BYTES); walked without recursion in
+ *   the thread's order, at most `limit` comments. A deleted comment (no author, no text) is
+ *   skipped, its replies kept (answering its parent). Algolia's 404 is NotOnPlatform.
+ * - `stories`: a list of the official API (`/newstories.json`, `/topstories.json`,
+ *   `/beststories.json`, `/askstories.json`, `/showstories.json`, `/jobstories.json`: ids in
+ *   the list's order, 500 at most), `limit` items from an offset (the cursor), read
+ *   FIREBASE_PARALLEL at a time; deleted and dead items are left out.
+ * - `user`: the official API's `GET /user/<id>.json` (`id`, `created`, `karma`, `about` as
+ *   HTML, `submitted`); `null` is NotOnPlatform.
  */
 import { mapBounded } from '../../runtime/bounded.js';
 import type { HttpFetcher } from '../../runtime/net/http.js';
 import { below, list, record, text } from '../json-shapes.js';
 import { getJson, isServiceError, serviceFetcher, ServiceError } from '../service-http.js';
 import { htmlText } from './html-text.js';
-import { newestFirst, type Collected, type CollectQuery, type Connector, type FoundPost } from './types.js';
+import {
+  MAX_COMMENTS,
+  newestFirst,
+  NotOnPlatform,
+  type Collected,
+  type CollectQuery,
+  type Connector,
+  type FoundComment,
+  type FoundPost,
+  type PostsPage,
+  type Profile,
+  type ReadOptions,
+  type Thread,
+} from './types.js';
 
 export interface HackerNewsOptions {
   /** HACKERNEWS_URL: Algolia's HN Search API base. */
@@ -42,6 +67,13 @@ const HITS_PER_PAGE = 100;
 /** Items the fallback reads at most, and how many at a time. */
 export const FIREBASE_SCAN = 300;
 const FIREBASE_PARALLEL = 8;
+
+/** The largest item tree read: a thread of thousands of comments is several MiB. */
+export const THREAD_MAX_BYTES = 16 * 1024 * 1024;
+
+/** The official API's story lists. */
+export const HN_LISTS = ['new', 'top', 'best', 'ask', 'show', 'job'] as const;
+export type HnList = (typeof HN_LISTS)[number];
 
 export const itemUrl = (id: string) => `https://news.ycombinator.com/item?id=${encodeURIComponent(id)}`;
 
@@ -72,6 +104,55 @@ export class HackerNewsConnector implements Connector {
         warnings: [`Hacker News search (Algolia) failed (${error.message}); the newest stories were read from the official API instead: stories only, no comments.`],
       };
     }
+  }
+
+  /** `limit` items of a story list from `offset` (see the header). */
+  async stories(which: HnList, offset: number, limit: number, options: ReadOptions): Promise<PostsPage> {
+    const ids = list(await this.firebaseJson(`/${which}stories.json`, options)).filter((id): id is number => typeof id === 'number');
+    const chosen = ids.slice(offset, offset + limit);
+    const items = await mapBounded(chosen, FIREBASE_PARALLEL, (id) => this.firebaseJson(`/item/${id}.json`, options).then(itemPost), options.signal);
+    if (options.signal?.aborted) throw options.signal.reason;
+    const posts = items.filter((p): p is FoundPost => p !== null && p !== undefined);
+    return { posts, next: offset + limit < ids.length ? String(offset + limit) : null, warnings: [] };
+  }
+
+  /** An item with its comments, at most `limit` of them (see the header). */
+  async thread(id: string, limit: number, options: ReadOptions): Promise<Thread> {
+    let answer;
+    try {
+      answer = await getJson(SERVICE, { url: below(this.algolia, `/items/${encodeURIComponent(id)}`), maxBytes: THREAD_MAX_BYTES, ...timing(options) }, this.fetcher);
+    } catch (error) {
+      if (isServiceError(error) && error.status === 404) throw new NotOnPlatform('hackernews', `no item ${id}`);
+      throw error;
+    }
+    const thread = threadOf(answer.json, Math.min(limit, MAX_COMMENTS));
+    if (!thread) throw new ServiceError(SERVICE, 'unreadable', 'Algolia answered an item without an id or a time');
+    return thread;
+  }
+
+  /** A user's profile (see the header). */
+  async user(username: string, options: ReadOptions): Promise<Profile> {
+    const u = record(await this.firebaseJson(`/user/${encodeURIComponent(username)}.json`, options));
+    const id = text(u?.id);
+    if (!u || !id) throw new NotOnPlatform('hackernews', `no user ${username}`);
+    const about = text(u.about);
+    return {
+      platform: 'hackernews',
+      id,
+      username: id,
+      name: null,
+      description: about ? htmlText(about) : null,
+      url: `https://news.ycombinator.com/user?id=${encodeURIComponent(id)}`,
+      createdAtMs: typeof u.created === 'number' ? u.created * 1000 : null,
+      followers: null,
+      following: null,
+      posts: Array.isArray(u.submitted) ? u.submitted.length : null,
+      karma: typeof u.karma === 'number' ? u.karma : null,
+    };
+  }
+
+  private async firebaseJson(path: string, options: ReadOptions): Promise<unknown> {
+    return (await getJson(SERVICE, { url: below(this.firebase, path), ...timing(options) }, this.fetcher)).json;
   }
 
   private async searchAlgolia(term: string, query: CollectQuery): Promise<FoundPost[]> {
@@ -114,6 +195,53 @@ export class HackerNewsConnector implements Connector {
     }
     return newestFirst(found, query.limit);
   }
+}
+
+function timing(options: ReadOptions): { timeoutMs: number; signal?: AbortSignal } {
+  return { timeoutMs: options.timeoutMs, ...(options.signal ? { signal: options.signal } : {}) };
+}
+
+/** A node of Algolia's item tree as a post; null when deleted (no author and no text) or without an id or time. */
+function nodePost(node: unknown): FoundPost | null {
+  const n = record(node);
+  const at = typeof n?.created_at_i === 'number' ? n.created_at_i * 1000 : null;
+  if (!n || typeof n.id !== 'number' || at === null) return null;
+  const title = text(n.title);
+  const body = text(n.text);
+  const author = text(n.author);
+  if (!author && !body && !title) return null;
+  const id = String(n.id);
+  return { platform: 'hackernews', externalId: id, url: itemUrl(id), author, title, text: body ? htmlText(body) : (title ?? ''), publishedAtMs: at, lang: null };
+}
+
+/**
+ * An Algolia item tree as a thread: its comments in the thread's order (each before its
+ * replies), at most `limit`, walked with a stack (no recursion however deep the tree).
+ * Null when the root is not an item.
+ */
+export function threadOf(tree: unknown, limit: number): Thread | null {
+  const root = record(tree);
+  const post = nodePost(root);
+  if (!root || !post) return null;
+  const comments: FoundComment[] = [];
+  let truncated = false;
+  type Pending = { readonly node: unknown; readonly parentId: string; readonly depth: number };
+  const childrenOf = (node: unknown, parentId: string, depth: number): Pending[] => list(record(node)?.children).map((child) => ({ node: child, parentId, depth })).reverse();
+  const stack: Pending[] = childrenOf(root, post.externalId, 1);
+  while (stack.length > 0) {
+    const { node, parentId, depth } = stack.pop() as Pending;
+    const comment = nodePost(node);
+    const id = comment?.externalId ?? (typeof record(node)?.id === 'number' ? String(record(node)?.id) : null);
+    if (comment) {
+      if (comments.length >= limit) {
+        truncated = true;
+        break;
+      }
+      comments.push({ ...comment, title: null, parentId, depth });
+    }
+    if (id) stack.push(...childrenOf(node, comment ? id : parentId, comment ? depth + 1 : depth));
+  }
+  return { post, comments, truncated, warnings: [] };
 }
 
 function matches(post: FoundPost, terms: readonly string[]): boolean {

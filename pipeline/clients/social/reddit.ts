@@ -35,11 +35,36 @@
  * (markdown; `raw_json=1` keeps `&`, `<`, `>` unescaped) or the title for a link post, and
  * `created_utc`. NSFW (`over_18`) posts are kept: a mention is a mention, and what a watch
  * keeps is the mentions family's choice. The secret and the token never reach a message.
+ *
+ * The social catalog's reads (types.ts) take the same route (OAuth, else or on its failure the
+ * public JSON, whose path ends in `.json`), with `raw_json=1`:
+ * - `subreddit`: `GET /r/<name>/<sort>?limit=&after=&t=` (sort `new`, `hot`, `top`, `rising`;
+ *   `t` for `top`), a Listing of posts; its `after` is the next page's cursor.
+ * - `thread`: `GET /comments/<id>?limit=&sort=`, two Listings: the post, and its comments
+ *   (`t1`, each with its `replies` Listing, or `""` when it has none), walked without recursion
+ *   in the thread's order; a `more` stub (comments Reddit leaves for another request) makes the
+ *   thread `truncated`.
+ * - `user`: `GET /user/<name>/about` (a `t2`: `name`, `created_utc`, `total_karma`, its profile
+ *   subreddit's `title`, `public_description` and `subscribers`).
+ * A 404 (an unknown or banned subreddit, user or post) is NotOnPlatform.
  */
 import type { HttpFetcher } from '../../runtime/net/http.js';
 import { below, list, record, text } from '../json-shapes.js';
 import { getJson, isServiceError, postForm, serviceFetcher, ServiceError, type ServiceAnswer } from '../service-http.js';
-import { newestFirst, type Collected, type CollectQuery, type Connector, type FoundPost } from './types.js';
+import {
+  MAX_COMMENTS,
+  newestFirst,
+  NotOnPlatform,
+  type Collected,
+  type CollectQuery,
+  type Connector,
+  type FoundComment,
+  type FoundPost,
+  type PostsPage,
+  type Profile,
+  type ReadOptions,
+  type Thread,
+} from './types.js';
 
 export interface RedditOptions {
   /** REDDIT_URL: the public JSON and the token endpoint. */
@@ -82,6 +107,14 @@ interface Token {
 /** Where a search goes: the OAuth API with a token, or the public JSON. */
 type Route = 'oauth' | 'public';
 
+/** The orders of a subreddit's listing. */
+export const SUBREDDIT_SORTS = ['new', 'hot', 'top', 'rising'] as const;
+export type SubredditSort = (typeof SUBREDDIT_SORTS)[number];
+export const TOP_WINDOWS = ['hour', 'day', 'week', 'month', 'year', 'all'] as const;
+export type TopWindow = (typeof TOP_WINDOWS)[number];
+
+const PUBLIC_WARNING = 'REDDIT_CLIENT_ID and REDDIT_CLIENT_SECRET are not set: Reddit was read through its public JSON, which is throttled hard and may refuse.';
+
 export class RedditConnector implements Connector {
   readonly platform = 'reddit' as const;
   readonly notConfigured = null;
@@ -108,7 +141,7 @@ export class RedditConnector implements Connector {
     const found: FoundPost[] = [];
     const warnings: string[] = [];
     let route: Route = this.basicAuth ? 'oauth' : 'public';
-    if (!this.basicAuth) warnings.push('REDDIT_CLIENT_ID and REDDIT_CLIENT_SECRET are not set: Reddit was searched through its public JSON, which is throttled hard and may refuse.');
+    if (!this.basicAuth) warnings.push(PUBLIC_WARNING);
     for (const term of query.terms) {
       let stop: boolean;
       try {
@@ -122,6 +155,78 @@ export class RedditConnector implements Connector {
       if (stop) break;
     }
     return { posts: newestFirst(found, query.limit), source: route === 'oauth' ? SERVICE : 'reddit-public', warnings };
+  }
+
+  /** A subreddit's posts in `sort` order, one page from `after` (see the header). */
+  async subreddit(name: string, sort: SubredditSort, window: TopWindow | null, limit: number, after: string | null, options: ReadOptions): Promise<PostsPage> {
+    const params: Record<string, string> = { limit: String(Math.min(PER_PAGE, Math.max(1, limit))) };
+    if (after) params.after = after;
+    if (sort === 'top' && window) params.t = window;
+    const { answer, warnings } = await this.read(`/r/${encodeURIComponent(name)}/${sort}`, params, options, `no subreddit r/${name}`);
+    const data = record(record(answer.json)?.data);
+    if (!data || !Array.isArray(data.children)) throw new ServiceError(SERVICE, 'unreadable', 'the subreddit answered without a Listing');
+    const posts = list(data.children).map(linkPost).filter((p): p is FoundPost => p !== null);
+    return { posts, next: text(data.after), warnings };
+  }
+
+  /** A post with at most `limit` of its comments (see the header). */
+  async thread(id: string, limit: number, options: ReadOptions): Promise<Thread> {
+    const bare = id.startsWith('t3_') ? id.slice(3) : id;
+    const max = Math.min(limit, MAX_COMMENTS);
+    const { answer, warnings } = await this.read(`/comments/${encodeURIComponent(bare)}`, { limit: String(max), sort: 'confidence' }, options, `no post ${bare}`);
+    const [postListing, commentListing] = list(answer.json);
+    const post = linkPost(list(record(record(postListing)?.data)?.children)[0]);
+    if (!post) throw new ServiceError(SERVICE, 'unreadable', 'the comments answer did not start with the post');
+    return { post, ...commentsOf(commentListing, max), warnings };
+  }
+
+  /** A user's profile (see the header). */
+  async user(name: string, options: ReadOptions): Promise<Profile> {
+    const { answer } = await this.read(`/user/${encodeURIComponent(name)}/about`, {}, options, `no user u/${name}`);
+    const d = record(record(answer.json)?.data);
+    const username = text(d?.name);
+    const id = text(d?.id);
+    if (!d || !username || !id) throw new NotOnPlatform('reddit', `no user u/${name}`);
+    const own = record(d.subreddit);
+    const karma = typeof d.total_karma === 'number' ? d.total_karma : typeof d.link_karma === 'number' && typeof d.comment_karma === 'number' ? d.link_karma + d.comment_karma : null;
+    return {
+      platform: 'reddit',
+      id: `t2_${id}`,
+      username,
+      name: text(own?.title),
+      description: text(own?.public_description),
+      url: `https://www.reddit.com/user/${encodeURIComponent(username)}/`,
+      createdAtMs: typeof d.created_utc === 'number' ? Math.round(d.created_utc * 1000) : null,
+      followers: typeof own?.subscribers === 'number' ? own.subscribers : null,
+      following: null,
+      posts: null,
+      karma,
+    };
+  }
+
+  /**
+   * One GET of a read, `path` under the OAuth API (with a token) or, without credentials or
+   * when OAuth fails as `rejected` or `unavailable`, the public JSON (`<path>.json`); a 404
+   * is NotOnPlatform (`missing` says what).
+   */
+  private async read(path: string, params: Record<string, string>, options: ReadOptions, missing: string): Promise<{ answer: ServiceAnswer; warnings: string[] }> {
+    const url = (route: Route) => {
+      const u = route === 'oauth' ? below(this.oauth, path) : below(this.site, `${path}.json`);
+      for (const [name, value] of Object.entries({ ...params, raw_json: '1' })) u.searchParams.set(name, value);
+      return u;
+    };
+    const notFound = (error: unknown): never => {
+      if (isServiceError(error) && error.status === 404) throw new NotOnPlatform('reddit', missing);
+      throw error;
+    };
+    if (!this.basicAuth) return { answer: await this.get(url('public'), {}, options).catch(notFound), warnings: [PUBLIC_WARNING] };
+    try {
+      return { answer: await this.withToken(url('oauth'), options), warnings: [] };
+    } catch (error) {
+      if (!fallsBack(error) || options.signal?.aborted) return notFound(error);
+      const warning = `Reddit's OAuth API failed (${error.message}); the public JSON was read instead, which is throttled hard.`;
+      return { answer: await this.get(url('public'), {}, options).catch(notFound), warnings: [warning] };
+    }
   }
 
   /** One term's pages into `found`; true when the rate limit is spent and nothing more should be asked. */
@@ -161,7 +266,7 @@ export class RedditConnector implements Connector {
   }
 
   /** A GET with the token; a 401 (the token revoked or expired early) asks for a new one, once. */
-  private async withToken(url: URL, query: CollectQuery): Promise<ServiceAnswer> {
+  private async withToken(url: URL, query: ReadOptions): Promise<ServiceAnswer> {
     const token = await this.currentToken(query);
     try {
       return await this.get(url, { Authorization: `bearer ${token.value}` }, query);
@@ -173,11 +278,11 @@ export class RedditConnector implements Connector {
     }
   }
 
-  private get(url: URL, headers: Record<string, string>, query: CollectQuery): Promise<ServiceAnswer> {
+  private get(url: URL, headers: Record<string, string>, query: ReadOptions): Promise<ServiceAnswer> {
     return getJson(SERVICE, { url, headers, timeoutMs: query.timeoutMs, ...(query.signal ? { signal: query.signal } : {}) }, this.fetcher);
   }
 
-  private currentToken(query: CollectQuery): Promise<Token> {
+  private currentToken(query: ReadOptions): Promise<Token> {
     if (this.token && this.token.expiresAtMs > this.now()) return Promise.resolve(this.token);
     this.pending ??= this.requestToken(query)
       .then((token) => (this.token = token))
@@ -187,7 +292,7 @@ export class RedditConnector implements Connector {
     return this.pending;
   }
 
-  private async requestToken(query: CollectQuery): Promise<Token> {
+  private async requestToken(query: ReadOptions): Promise<Token> {
     const answer = await postForm(
       SERVICE,
       {
@@ -241,4 +346,53 @@ export function linkPost(child: unknown): FoundPost | null {
     publishedAtMs: Math.round(d.created_utc * 1000),
     lang: null,
   };
+}
+
+/** A `t1` comment as a comment of the thread; null for other kinds (a `more` stub) or one without a name or time. */
+export function commentOf(child: unknown, depth: number): FoundComment | null {
+  const c = record(child);
+  const d = record(c?.data);
+  const name = text(d?.name);
+  const parentId = text(d?.parent_id);
+  if (c?.kind !== 't1' || !d || !name || !parentId || typeof d.created_utc !== 'number') return null;
+  const author = text(d.author);
+  const permalink = text(d.permalink);
+  return {
+    platform: 'reddit',
+    externalId: name,
+    url: permalink?.startsWith('/') ? `https://www.reddit.com${permalink}` : `https://www.reddit.com/comments/${encodeURIComponent(parentId)}`,
+    author: author && author !== '[deleted]' ? author : null,
+    title: null,
+    text: typeof d.body === 'string' ? d.body : '',
+    publishedAtMs: Math.round(d.created_utc * 1000),
+    lang: null,
+    parentId,
+    depth,
+  };
+}
+
+/** The comments of a comment Listing in the thread's order, at most `limit`, walked with a stack. */
+function commentsOf(listing: unknown, limit: number): { comments: FoundComment[]; truncated: boolean } {
+  type Pending = { readonly child: unknown; readonly depth: number };
+  const childrenOf = (l: unknown, depth: number): Pending[] => list(record(record(l)?.data)?.children).map((child) => ({ child, depth })).reverse();
+  const stack = childrenOf(listing, 1);
+  const comments: FoundComment[] = [];
+  let truncated = false;
+  while (stack.length > 0) {
+    const { child, depth } = stack.pop() as Pending;
+    if (record(child)?.kind === 'more') {
+      const count = record(record(child)?.data)?.count;
+      if (typeof count !== 'number' || count > 0) truncated = true;
+      continue;
+    }
+    const comment = commentOf(child, depth);
+    if (!comment) continue;
+    if (comments.length >= limit) {
+      truncated = true;
+      break;
+    }
+    comments.push(comment);
+    stack.push(...childrenOf(record(record(child)?.data)?.replies, depth + 1));
+  }
+  return { comments, truncated };
 }

@@ -74,3 +74,94 @@ export function newestFirst(posts: Iterable<FoundPost>, limit: number): FoundPos
   for (const post of posts) if (!byId.has(post.externalId)) byId.set(post.externalId, post);
   return [...byId.values()].sort((a, b) => b.publishedAtMs - a.publishedAtMs || a.externalId.localeCompare(b.externalId)).slice(0, limit);
 }
+
+/*
+ * The reads of the social catalog (schemas/api/social.ts, GET /v1/social): beside `collect`,
+ * the connectors answer a platform's own questions — a post with its comments, an account's
+ * profile, its newest posts, a community's posts — in shapes shared by every platform. Each
+ * is asked of the platform's real API with the connector's credentials, within `timeoutMs`;
+ * the service's failures are ServiceErrors as for `collect`, and what the platform says does
+ * not exist is NotOnPlatform.
+ */
+
+/** Time and cancellation of one read. */
+export interface ReadOptions {
+  readonly timeoutMs: number;
+  readonly signal?: AbortSignal;
+}
+
+/** Most comments a thread answers: a thread's reads stop there and say `truncated`. */
+export const MAX_COMMENTS = 500;
+
+/** A comment on a post, or a reply to a comment: a post with its place in the thread. */
+export interface FoundComment extends FoundPost {
+  /** The platform's id of the post or comment it answers. */
+  readonly parentId: string;
+  /** 1 for a comment on the post, 2 for a reply to one, … */
+  readonly depth: number;
+}
+
+/** A post with its comments, in the thread's order (each comment before its replies). */
+export interface Thread {
+  readonly post: FoundPost;
+  readonly comments: readonly FoundComment[];
+  /** The platform holds comments that were not read (MAX_COMMENTS, the `limit`, a page the platform left for later). */
+  readonly truncated: boolean;
+  /** What the answer lacks and why. */
+  readonly warnings: readonly string[];
+}
+
+/** One page of an account's, a community's or a list's posts. */
+export interface PostsPage {
+  /** In the platform's order (newest first for an account's posts). */
+  readonly posts: readonly FoundPost[];
+  /** The platform's cursor for the next page; null on the last. */
+  readonly next: string | null;
+  /** What the answer lacks and why. */
+  readonly warnings: readonly string[];
+}
+
+/** An account (a user, a channel) as the platform describes it; a field it does not give is null. */
+export interface Profile {
+  readonly platform: Platform;
+  /** The platform's stable id of the account (a DID, a channel id, a user id). */
+  readonly id: string;
+  /** The name it is reached by (a handle, a login), when it has one. */
+  readonly username: string | null;
+  /** Its display name. */
+  readonly name: string | null;
+  readonly description: string | null;
+  /** Where a person sees it. */
+  readonly url: string;
+  readonly createdAtMs: number | null;
+  readonly followers: number | null;
+  readonly following: number | null;
+  /** Posts (stories and comments, tweets, videos, public repositories) it has published. */
+  readonly posts: number | null;
+  /** Hacker News karma, Reddit's total karma. */
+  readonly karma: number | null;
+}
+
+/** The platform says what was asked for does not exist (or is not public): a user, a post, a channel, a repository. */
+export class NotOnPlatform extends Error {
+  constructor(
+    readonly platform: Platform,
+    message: string,
+  ) {
+    super(`${platform}: ${message}`);
+    this.name = 'NotOnPlatform';
+  }
+}
+
+/** A count the platform gives as a number or a decimal string (YouTube's statistics); null otherwise. */
+export function countOf(v: unknown): number | null {
+  if (typeof v === 'number' && Number.isFinite(v)) return v;
+  if (typeof v === 'string' && /^\d{1,15}$/.test(v)) return Number(v);
+  return null;
+}
+
+/** An ISO time as epoch ms; null when it does not read as one. */
+export function timeOf(v: unknown): number | null {
+  const ms = typeof v === 'string' ? Date.parse(v) : Number.NaN;
+  return Number.isFinite(ms) ? ms : null;
+}

@@ -14,12 +14,42 @@
  * An item's post: `id.videoId`, `https://www.youtube.com/watch?v=<id>`, the channel's title as
  * the author, the video's title and description (HTML-escaped by the API, decoded here) and
  * `publishedAt`.
+ *
+ * The social catalog's reads (types.ts), with the same key and quota rules (each call below
+ * costs 1 unit):
+ * - `channel`: `GET /channels?part=snippet,statistics&id=<UC…>` (or `&forHandle=@<handle>`):
+ *   its title, description, `customUrl`, `publishedAt`, subscriber count (none when hidden)
+ *   and video count; no item is NotOnPlatform;
+ * - `recent`: the channel's uploads playlist (`UU` and the channel id's tail; a handle is
+ *   looked up first), `GET /playlistItems?part=snippet,contentDetails&playlistId=&maxResults=
+ *   &pageToken=`, newest first, each video dated `videoPublishedAt`;
+ * - `thread`: `GET /videos?part=snippet&id=` (no item: NotOnPlatform), then its comments,
+ *   `GET /commentThreads?part=snippet,replies&videoId=&maxResults=100&order=relevance
+ *   &textFormat=plainText&pageToken=` until `limit` or MAX_COMMENT_PAGES: each thread's top
+ *   comment answering the video, and the replies the API inlines (at most five: a thread with
+ *   more makes the answer `truncated`) answering it. Comments turned off
+ *   (403 `commentsDisabled`) are a warning and no comments.
  */
 import type { HttpFetcher } from '../../runtime/net/http.js';
 import { below, list, record, text } from '../json-shapes.js';
-import { getJson, serviceFetcher, ServiceError } from '../service-http.js';
+import { getJson, isServiceError, serviceFetcher, ServiceError } from '../service-http.js';
 import { htmlText } from './html-text.js';
-import { newestFirst, type Collected, type CollectQuery, type Connector, type FoundPost } from './types.js';
+import {
+  countOf,
+  MAX_COMMENTS,
+  newestFirst,
+  NotOnPlatform,
+  timeOf,
+  type Collected,
+  type CollectQuery,
+  type Connector,
+  type FoundComment,
+  type FoundPost,
+  type PostsPage,
+  type Profile,
+  type ReadOptions,
+  type Thread,
+} from './types.js';
 
 export interface YouTubeOptions {
   /** YOUTUBE_API_URL */
@@ -33,6 +63,11 @@ const SERVICE = 'youtube';
 const PER_PAGE = 50;
 /** Pages a term reads at most (100 quota units each). */
 export const MAX_PAGES = 2;
+
+/** Comment pages a thread reads at most. */
+export const MAX_COMMENT_PAGES = 5;
+/** A channel id (`UC` and 22 characters); else a handle. */
+const CHANNEL_ID = /^UC[A-Za-z0-9_-]{22}$/;
 
 /** A 403 whose reason is a spent quota, not a refused key. */
 const spentQuota = (status: number, _headers: unknown, body: string) => status === 403 && /"reason"\s*:\s*"(quotaExceeded|rateLimitExceeded|userRateLimitExceeded)"/.test(body);
@@ -56,6 +91,98 @@ export class YouTubeConnector implements Connector {
     const found: FoundPost[] = [];
     for (const term of query.terms) found.push(...(await this.search(this.apiKey, term, query)));
     return { posts: newestFirst(found, query.limit), source: SERVICE, warnings: [] };
+  }
+
+  /** A channel's profile, by its id (`UC…`) or its handle (`@…`) (see the header). */
+  async channel(ref: string, options: ReadOptions): Promise<Profile> {
+    const c = await this.channelItem(ref, 'snippet,statistics', options);
+    const snippet = record(c.item.snippet);
+    const stats = record(c.item.statistics);
+    const handle = text(snippet?.customUrl);
+    return {
+      platform: 'youtube',
+      id: c.id,
+      username: handle,
+      name: text(snippet?.title),
+      description: text(snippet?.description),
+      url: `https://www.youtube.com/channel/${encodeURIComponent(c.id)}`,
+      createdAtMs: timeOf(snippet?.publishedAt),
+      followers: stats?.hiddenSubscriberCount === true ? null : countOf(stats?.subscriberCount),
+      following: null,
+      posts: countOf(stats?.videoCount),
+      karma: null,
+    };
+  }
+
+  /** A channel's newest videos, one page from `cursor` (see the header). */
+  async recent(ref: string, limit: number, cursor: string | null, options: ReadOptions): Promise<PostsPage> {
+    const channelId = CHANNEL_ID.test(ref) ? ref : (await this.channelItem(ref, 'id', options)).id;
+    const params: Record<string, string> = { part: 'snippet,contentDetails', playlistId: `UU${channelId.slice(2)}`, maxResults: String(Math.min(PER_PAGE, Math.max(1, limit))) };
+    if (cursor) params.pageToken = cursor;
+    const body = await this.call('/playlistItems', params, options, `no channel ${ref}`);
+    if (!Array.isArray(body.items)) throw new ServiceError(SERVICE, 'unreadable', 'playlistItems.list answered without an `items` list');
+    const posts = list(body.items).map(uploadPost).filter((p): p is FoundPost => p !== null);
+    return { posts, next: text(body.nextPageToken), warnings: [] };
+  }
+
+  /** A video with at most `limit` of its comments (see the header). */
+  async thread(videoId: string, limit: number, options: ReadOptions): Promise<Thread> {
+    const body = await this.call('/videos', { part: 'snippet', id: videoId }, options, `no video ${videoId}`);
+    const post = videoOf(list(body.items)[0]);
+    if (!post) throw new NotOnPlatform('youtube', `no video ${videoId}`);
+    const max = Math.min(limit, MAX_COMMENTS);
+    const comments: FoundComment[] = [];
+    let truncated = false;
+    let pageToken: string | null = null;
+    for (let page = 0; page < MAX_COMMENT_PAGES && comments.length < max; page++) {
+      const params: Record<string, string> = { part: 'snippet,replies', videoId, maxResults: '100', order: 'relevance', textFormat: 'plainText' };
+      if (pageToken) params.pageToken = pageToken;
+      let threads: Record<string, unknown>;
+      try {
+        threads = await this.call('/commentThreads', params, options, `no video ${videoId}`);
+      } catch (error) {
+        if (isServiceError(error) && error.errorName === 'commentsDisabled') return { post, comments: [], truncated: false, warnings: ['Comments are turned off on this video.'] };
+        throw error;
+      }
+      for (const t of list(threads.items)) {
+        const top = record(record(t)?.snippet);
+        const first = commentOf(top?.topLevelComment, post.externalId, 1);
+        if (!first) continue;
+        const replies = list(record(record(t)?.replies)?.comments).map((r) => commentOf(r, first.externalId, 2)).filter((r): r is FoundComment => r !== null);
+        if (typeof top?.totalReplyCount === 'number' && top.totalReplyCount > replies.length) truncated = true;
+        comments.push(first, ...replies);
+      }
+      pageToken = text(threads.nextPageToken);
+      if (!pageToken) break;
+    }
+    if (comments.length > max || pageToken) truncated = true;
+    return { post, comments: comments.slice(0, max), truncated, warnings: [] };
+  }
+
+  /** A channel's item with `part`, by id or handle; NotOnPlatform when the API has none. */
+  private async channelItem(ref: string, part: string, options: ReadOptions): Promise<{ id: string; item: Record<string, unknown> }> {
+    const params: Record<string, string> = CHANNEL_ID.test(ref) ? { part, id: ref } : { part, forHandle: ref.startsWith('@') ? ref : `@${ref}` };
+    const body = await this.call('/channels', params, options, `no channel ${ref}`);
+    const item = record(list(body.items)[0]);
+    const id = text(item?.id);
+    if (!item || !id) throw new NotOnPlatform('youtube', `no channel ${ref}`);
+    return { id, item };
+  }
+
+  /** One GET of the Data API with the key; a 404 is NotOnPlatform (`missing`). */
+  private async call(path: string, params: Record<string, string>, options: ReadOptions, missing: string): Promise<Record<string, unknown>> {
+    if (!this.apiKey) throw new ServiceError(SERVICE, 'rejected', this.notConfigured ?? 'not configured');
+    const url = below(this.api, path);
+    for (const [name, value] of Object.entries(params)) url.searchParams.set(name, value);
+    url.searchParams.set('key', this.apiKey);
+    try {
+      const body = record((await getJson(SERVICE, { url, timeoutMs: options.timeoutMs, rateLimited: spentQuota, ...(options.signal ? { signal: options.signal } : {}) }, this.fetcher)).json);
+      if (!body) throw new ServiceError(SERVICE, 'unreadable', `${path} answered something that is not a JSON object`);
+      return body;
+    } catch (error) {
+      if (isServiceError(error) && error.status === 404) throw new NotOnPlatform('youtube', missing);
+      throw error;
+    }
   }
 
   private async search(key: string, term: string, query: CollectQuery): Promise<FoundPost[]> {
@@ -100,5 +227,68 @@ export function videoPost(item: unknown): FoundPost | null {
     text: description ? htmlText(description) : title ? htmlText(title) : '',
     publishedAtMs: at,
     lang: null,
+  };
+}
+
+/** A `videos.list` item as a post; null without an id or a time. */
+export function videoOf(item: unknown): FoundPost | null {
+  const i = record(item);
+  const id = text(i?.id);
+  const snippet = record(i?.snippet);
+  const at = timeOf(snippet?.publishedAt);
+  if (!id || !snippet || at === null) return null;
+  const title = text(snippet.title);
+  return {
+    platform: 'youtube',
+    externalId: id,
+    url: `https://www.youtube.com/watch?v=${encodeURIComponent(id)}`,
+    author: text(snippet.channelTitle),
+    title,
+    text: text(snippet.description) ?? title ?? '',
+    publishedAtMs: at,
+    lang: text(snippet.defaultLanguage) ?? text(snippet.defaultAudioLanguage),
+  };
+}
+
+/** A `playlistItems.list` item (an upload) as a post; null without a video id or a time. */
+export function uploadPost(item: unknown): FoundPost | null {
+  const i = record(item);
+  const snippet = record(i?.snippet);
+  const details = record(i?.contentDetails);
+  const id = text(details?.videoId) ?? text(record(snippet?.resourceId)?.videoId);
+  const at = timeOf(details?.videoPublishedAt) ?? timeOf(snippet?.publishedAt);
+  if (!id || !snippet || at === null) return null;
+  const title = text(snippet.title);
+  return {
+    platform: 'youtube',
+    externalId: id,
+    url: `https://www.youtube.com/watch?v=${encodeURIComponent(id)}`,
+    author: text(snippet.videoOwnerChannelTitle) ?? text(snippet.channelTitle),
+    title,
+    text: text(snippet.description) ?? title ?? '',
+    publishedAtMs: at,
+    lang: null,
+  };
+}
+
+/** A `comment` resource as a comment (plain text: `textFormat=plainText`); null without an id or a time. */
+function commentOf(comment: unknown, parentId: string, depth: number): FoundComment | null {
+  const c = record(comment);
+  const id = text(c?.id);
+  const snippet = record(c?.snippet);
+  const at = timeOf(snippet?.publishedAt);
+  if (!id || !snippet || at === null) return null;
+  const videoId = text(snippet.videoId);
+  return {
+    platform: 'youtube',
+    externalId: id,
+    url: `https://www.youtube.com/watch?v=${encodeURIComponent(videoId ?? '')}&lc=${encodeURIComponent(id)}`,
+    author: text(snippet.authorDisplayName),
+    title: null,
+    text: typeof snippet.textDisplay === 'string' ? snippet.textDisplay : (text(snippet.textOriginal) ?? ''),
+    publishedAtMs: at,
+    lang: null,
+    parentId,
+    depth,
   };
 }

@@ -37,7 +37,7 @@ export function createIntelActor(runtime: ServiceRuntime): ActorDefinition {
     })());
   // A malformed DNS_SERVERS stops the process here, at start.
   const deps: Omit<IntelDeps, 'log'> = {
-    sources: intelSources(config, runtime.store),
+    sources: intelSources(config, runtime.store, runtime.writer),
     limits: sourceLimits(config),
     writer: runtime.writer,
     pages: (requestId, tenant) => pageReader(startRequester, requestId, tenant),

@@ -126,9 +126,16 @@ function serverEntry(raw: string): string {
   return entry;
 }
 
+/** A name DNS is asked for: a domain name, optionally under underscore labels (`_dmarc.`, RFC 8552). */
 function checkedName(domain: string): string {
   const name = domain.toLowerCase().replace(/\.$/, '');
-  if (!isDomainName(name)) throw new AppError('bad_request', `dns: "${domain.slice(0, 300)}" is not a domain name`);
+  let rest = name;
+  while (rest.startsWith('_')) {
+    const dot = rest.indexOf('.');
+    if (dot < 2 || dot > 63 || !/^[a-z0-9-]+$/.test(rest.slice(1, dot))) break;
+    rest = rest.slice(dot + 1);
+  }
+  if (!isDomainName(rest)) throw new AppError('bad_request', `dns: "${domain.slice(0, 300)}" is not a domain name`);
   return name;
 }
 

@@ -1,9 +1,11 @@
 /**
  * Reading a domain's archive: its yearly captures from the Wayback Machine's index
  * (`archiveCaptures`), and the archived home pages of chosen years through the scrape path
- * within a time budget (`loadYears`): what is read in time is loaded, what is not stays
- * pending, what the archive could not serve has failed.
+ * within a time budget (`loadYears`): what is read in time is loaded; what is not, or failed
+ * in a way worth trying again (a timeout, a 429 or 5xx, any retriable error code), stays
+ * pending; what the archive could not serve (a 404, a refused URL) has failed.
  */
+import { ERRORS, isErrorCode } from '../../schemas/errors.js';
 import { mapBounded } from '../runtime/bounded.js';
 import type { SnapshotFailure } from './evidence.js';
 import { snapshotEvidence, type ArchiveCapture, type SnapshotEvidence } from './history.js';
@@ -49,10 +51,15 @@ export async function loadYears(captures: readonly ArchiveCapture[], ctx: LoadCo
   );
   captures.forEach((capture, i) => {
     const outcome = outcomes[i];
-    if (!outcome || ctx.signal.aborted && !outcome.read.ok) return void pending.push(capture.year);
+    if (!outcome || (ctx.signal.aborted && !outcome.read.ok)) return void pending.push(capture.year);
     const { read } = outcome;
-    if (!read.ok) return void failed.push({ year: capture.year, code: read.code, message: read.message });
-    if (read.page.statusCode >= 400) return void failed.push({ year: capture.year, code: 'archive_page_failed', message: `the archive answered ${read.page.statusCode} for the ${capture.year} snapshot` });
+    if (!read.ok) {
+      if (isErrorCode(read.code) && ERRORS[read.code].retriable) return void pending.push(capture.year);
+      return void failed.push({ year: capture.year, code: read.code, message: read.message });
+    }
+    const status = read.page.statusCode;
+    if (status === 429 || status >= 500) return void pending.push(capture.year);
+    if (status >= 400) return void failed.push({ year: capture.year, code: 'archive_page_failed', message: `the archive answered ${status} for the ${capture.year} snapshot` });
     loaded.push(snapshotEvidence(capture, read.page));
   });
   return { loaded: loaded.sort((a, b) => b.year - a.year), failed, pending: pending.sort((a, b) => b - a) };

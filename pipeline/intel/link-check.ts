@@ -18,7 +18,7 @@ import type { IntelSources } from './sources.js';
 export const LINKING_PAGE_MAX_AGE_MS = 86_400_000;
 
 export interface LinkCheckContext {
-  readonly sources: Pick<IntelSources, 'store'>;
+  readonly sources: Pick<IntelSources, 'store' | 'flushLinks'>;
   readonly readPage: ReadPage;
   readonly pageTimeoutMs: number;
   readonly pageConcurrency: number;
@@ -46,6 +46,7 @@ function statusOf(outcome: PageOutcome | undefined, domain: string): { status: L
 export async function checkLinks(domain: string, count: number, ctx: LinkCheckContext): Promise<{ value: LinksEvidence } | { error: SectionError }> {
   let sample;
   try {
+    await ctx.sources.flushLinks();
     sample = await linkingPages(ctx.sources.store, domain, count);
   } catch (error) {
     return { error: sectionError('links', error) };

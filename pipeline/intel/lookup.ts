@@ -68,7 +68,10 @@ export function readDns(name: DomainName, ctx: LookupContext): Promise<Read<DnsS
 }
 
 export function readBacklinksSection(name: DomainName, limit: number, ctx: LookupContext): Promise<Read<BacklinksSection>> {
-  return attempt('backlinks', async () => backlinksSection(await readBacklinks(ctx.sources.store, name.domain, limit)));
+  return attempt('backlinks', async () => {
+    await ctx.sources.flushLinks();
+    return backlinksSection(await readBacklinks(ctx.sources.store, name.domain, limit));
+  });
 }
 
 const skipped = Promise.resolve(null);

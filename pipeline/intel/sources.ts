@@ -7,7 +7,9 @@
 import { DnsClient, type DnsLookup, type DnsType } from '../clients/dns.js';
 import { RdapClient, type RdapLookup } from '../clients/rdap.js';
 import { WaybackClient, type Capture } from '../clients/wayback.js';
+import type { BatchWriter } from '../runtime/store/batch-writer.js';
 import type { Store } from '../runtime/store/store.js';
+import { flushLinkEdges } from './links.js';
 import { dnsServersOf, rdapBootstrapOf, type IntelConfig } from './settings.js';
 
 export interface IntelSources {
@@ -21,7 +23,9 @@ export interface IntelSources {
     snapshotUrl(capture: Capture): string;
   };
   /** Where the link graph (and the reports' records) are read. */
-  readonly store: Pick<Store, 'query'>;
+  readonly store: Store;
+  /** Writes the link-graph rows this process has queued, so a read here sees the pages it has just stored. */
+  readonly flushLinks: () => Promise<void>;
 }
 
 /** How long each source may take, from the settings. */
@@ -31,7 +35,7 @@ export interface SourceLimits {
 }
 
 /** The clients of one intel process, from the settings (a malformed DNS_SERVERS stops the start). */
-export function intelSources(config: IntelConfig, store: Pick<Store, 'query'>, now: () => number = Date.now): IntelSources {
+export function intelSources(config: IntelConfig, store: Store, writer: Pick<BatchWriter, 'flush' | 'pending'>, now: () => number = Date.now): IntelSources {
   const servers = dnsServersOf(config);
   return {
     rdap: new RdapClient({
@@ -43,6 +47,7 @@ export function intelSources(config: IntelConfig, store: Pick<Store, 'query'>, n
     dns: new DnsClient({ ...(servers ? { servers } : {}), timeoutMs: config.dnsTimeoutMs, tries: config.dnsTries }),
     wayback: new WaybackClient({ baseUrl: config.waybackUrl }),
     store,
+    flushLinks: () => flushLinkEdges(writer),
   };
 }
 

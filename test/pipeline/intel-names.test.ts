@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { readDomainName, type NameProblem } from '../../pipeline/intel/names.js';
 import { dnsServersOf, rdapBootstrapOf } from '../../pipeline/intel/settings.js';
+import { loadConfig } from '../../pipeline/service/config.js';
 
 const domainOf = (input: string) => {
   const read = readDomainName(input);
@@ -86,6 +87,9 @@ describe('pipeline/intel/settings', () => {
     for (const bad of ['dns.google', '1.1.1.1:0', '1.1.1.1:99999', '[::1]', '::1:53x', '1.1.1.1,', '[::1]x53']) {
       expect(() => dnsServersOf({ dnsServers: bad }), bad).toThrow(/DNS_SERVERS/);
     }
+    // The configuration refuses it as it loads: the process stops before it starts anything.
+    expect(() => loadConfig({ DNS_SERVERS: '127.0.0.1:53,resolver.example' })).toThrow(/DNS_SERVERS: entry 2/);
+    expect(loadConfig({ DNS_SERVERS: '127.0.0.1:5353' }).dnsServers).toBe('127.0.0.1:5353');
   });
 
   it('reads RDAP_BOOTSTRAP_URL `off` as the shipped snapshot only', () => {

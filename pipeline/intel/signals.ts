@@ -97,6 +97,9 @@ export interface PageText {
   readonly markdown: string;
 }
 
+/** One character that is a letter or a digit of any script (tested one character at a time). */
+const LETTER = /[\p{L}\p{N}]/u;
+
 /** Lower-case words of letters and digits (`-` kept inside a word), in order. */
 export function wordsOf(text: string): string[] {
   const words: string[] = [];
@@ -104,7 +107,7 @@ export function wordsOf(text: string): string[] {
   const lower = text.toLowerCase();
   for (let i = 0; i <= lower.length; i++) {
     const c = i < lower.length ? lower.charCodeAt(i) : 0x20;
-    const wordChar = (c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39) || c === 0x2d || c > 0x7f;
+    const wordChar = (c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39) || c === 0x2d || (c > 0x7f && LETTER.test(lower.charAt(i)));
     if (wordChar && start < 0) start = i;
     else if (!wordChar && start >= 0) {
       let from = start;

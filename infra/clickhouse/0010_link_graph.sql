@@ -11,8 +11,8 @@
 --   adds nothing; a link that left the page stays counted (the graph knows links ever seen,
 --   with when they were first and last seen).
 -- * pages: distinct linking page URLs.
--- Both are `uniq` states: exact up to 65,536 distinct values per row, then estimates (within
--- about 1%); the state of a row is bounded whatever it counts.
+-- Both are `uniq` states, which keep at most 65,536 hashes: below that a count is exact but for
+-- a rare hash collision, past it a sampled estimate; a row stays small whatever it counts.
 --
 -- How it is written: one row per page into link_page_edges (a Null table: stores nothing), its
 -- targets as two parallel arrays, as search_page_terms (0005) carries postings: a page's links

@@ -230,6 +230,18 @@ describe('pipeline/clients/rdap: limits and failures', () => {
     expect(patient.ms).toBeGreaterThan(600);
   });
 
+  it('lets no queued request reach a registry between its 429 and the end of the pause', async () => {
+    const client = new RdapClient({ baseUrl: fake.url, bootstrapUrl: null, registryConcurrency: 1 });
+    fake.setMode('rate_limited', { times: 1, retryAfterS: 1 });
+    const lookups = ['name10.com', 'name11.com', 'name12.com'].map((d) => timed(client.lookup(d, CTX)));
+    await new Promise((r) => setTimeout(r, 500));
+    expect(fake.requests).toEqual(['/domain/name10.com']);
+    const [first, ...rest] = await Promise.all(lookups);
+    expect(first?.error).toMatchObject({ kind: 'rate_limited' });
+    expect(rest.map((r) => r.value?.outcome)).toEqual(['found', 'found']);
+    expect(fake.requests).toEqual(['/domain/name10.com', '/domain/name11.com', '/domain/name12.com']);
+  });
+
   it('keeps at most registryConcurrency requests in flight at one registry', async () => {
     const slow = await startFakeRdap({ domains: Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`n${i}.com`, { related: false }])), latencyMs: [40, 60] });
     try {

@@ -183,7 +183,14 @@ export class RdapClient {
       return await this.gate.run(host, deadline, signal, async () => {
         const timeoutMs = deadline - this.now();
         if (timeoutMs <= 0) throw new ServiceError(SERVICE, 'timeout', `no time left to ask ${shownEndpoint(url)}`);
-        const answer = await getJson(SERVICE, { url, timeoutMs, signal, maxBytes: MAX_ANSWER_BYTES, headers: { Accept: ACCEPT } }, fetcher);
+        let answer;
+        try {
+          answer = await getJson(SERVICE, { url, timeoutMs, signal, maxBytes: MAX_ANSWER_BYTES, headers: { Accept: ACCEPT } }, fetcher);
+        } catch (error) {
+          // Paused before this slot is freed, so no waiter slips through to the host.
+          if (isServiceError(error) && error.kind === 'rate_limited') this.gate.pause(host, Math.min(MAX_PAUSE_MS, error.retryAfterMs ?? PAUSE_DEFAULT_MS));
+          throw error;
+        }
         if (depthOver(answer.json, MAX_DEPTH)) throw new ServiceError(SERVICE, 'unreadable', `${shownEndpoint(url)} answered JSON nested deeper than ${MAX_DEPTH}`, null, answer.status);
         return answer.json;
       });
@@ -191,7 +198,6 @@ export class RdapClient {
       if (error instanceof GateClosed) throw gateFailure(error, url);
       if (!isServiceError(error)) throw error;
       if (error.status === 404) return null;
-      if (error.kind === 'rate_limited') this.gate.pause(host, Math.min(MAX_PAUSE_MS, error.retryAfterMs ?? PAUSE_DEFAULT_MS));
       throw error;
     }
   }

@@ -16,6 +16,7 @@
  * - `snapshotUrl`: `<base>/web/<timestamp>id_/<original>`, the capture's original bytes
  *   without the replay toolbar; the caller reads it through the fetch path.
  */
+import { AppError } from '../runtime/errors.js';
 import type { HttpFetcher } from '../runtime/net/http.js';
 import { below, list, text } from './json-shapes.js';
 import { getJson, serviceFetcher, ServiceError, shownEndpoint } from './service-http.js';
@@ -88,10 +89,16 @@ function cdxUrl(base: URL, domain: string, ctx: YearlyContext): URL {
   params.append('filter', 'statuscode:200');
   params.append('filter', 'mimetype:text/html');
   params.set('collapse', 'timestamp:4');
-  if (ctx.from !== undefined) params.set('from', String(ctx.from));
-  if (ctx.to !== undefined) params.set('to', String(ctx.to));
+  if (ctx.from !== undefined) params.set('from', yearOf(ctx.from, 'from'));
+  if (ctx.to !== undefined) params.set('to', yearOf(ctx.to, 'to'));
   params.set('limit', String(MAX_CAPTURES));
   return url;
+}
+
+/** A year as CDX takes it (4 digits); anything else is the caller's mistake, said as bad_request. */
+function yearOf(year: number, name: string): string {
+  if (!Number.isInteger(year) || year < 1000 || year > 9999) throw new AppError('bad_request', `wayback: \`${name}\` must be a 4-digit year, got ${year}`);
+  return String(year);
 }
 
 /** The rows after the header, read by the header's column names; malformed rows skipped. */

@@ -220,14 +220,26 @@ describe('pipeline/clients/rdap: limits and failures', () => {
     const limited = await failure(client.lookup('name5.com', CTX));
     expect(limited).toMatchObject({ service: 'rdap', kind: 'rate_limited', retryAfterMs: 1000, status: 429 });
     const seen = fake.requests.length;
-    const short = await timed(failure(client.lookup('name6.com', { timeoutMs: 300 })));
+    const short = await timed(failure(client.lookup('name6.com', { timeoutMs: 800 })));
     expect(short.value).toMatchObject({ kind: 'rate_limited' });
-    expect(short.value?.retryAfterMs).toBeGreaterThan(0);
-    expect(short.ms).toBeLessThan(100);
+    expect(short.value?.retryAfterMs).toBeGreaterThan(800);
+    expect(short.ms).toBeLessThan(300);
     expect(fake.requests.length).toBe(seen);
     const patient = await timed(client.lookup('name6.com', CTX));
     expect(patient.value?.outcome).toBe('found');
     expect(patient.ms).toBeGreaterThan(600);
+  });
+
+  it('lets no queued request reach a registry between its 429 and the end of the pause', async () => {
+    const client = new RdapClient({ baseUrl: fake.url, bootstrapUrl: null, registryConcurrency: 1 });
+    fake.setMode('rate_limited', { times: 1, retryAfterS: 1 });
+    const lookups = ['name10.com', 'name11.com', 'name12.com'].map((d) => timed(client.lookup(d, CTX)));
+    await new Promise((r) => setTimeout(r, 500));
+    expect(fake.requests).toEqual(['/domain/name10.com']);
+    const [first, ...rest] = await Promise.all(lookups);
+    expect(first?.error).toMatchObject({ kind: 'rate_limited' });
+    expect(rest.map((r) => r.value?.outcome)).toEqual(['found', 'found']);
+    expect(fake.requests).toEqual(['/domain/name10.com', '/domain/name11.com', '/domain/name12.com']);
   });
 
   it('keeps at most registryConcurrency requests in flight at one registry', async () => {

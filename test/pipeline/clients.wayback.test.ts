@@ -81,6 +81,8 @@ describe('pipeline/clients/wayback', () => {
     expect(captures.map((c) => c.year)).toEqual([2019, 2021]);
     expect(fake.requests[0]?.query.get('from')).toBe('2019');
     expect(fake.requests[0]?.query.get('to')).toBe('2021');
+    for (const from of [19, 2019.5, Number.NaN]) await expect(client.yearly('example.com', { ...CTX, from }), String(from)).rejects.toMatchObject({ code: 'bad_request' });
+    expect(fake.requests).toHaveLength(1);
   });
 
   it('gives [] for a domain the archive never captured', async () => {

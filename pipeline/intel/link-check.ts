@@ -14,8 +14,8 @@ import type { PageOutcome, ReadPage } from './pages.js';
 import { sectionError, type SectionError } from './sections.js';
 import type { IntelSources } from './sources.js';
 
-/** A linking page is read again when its cached copy is older than this. */
-export const LINKING_PAGE_MAX_AGE_MS = 86_400_000;
+/** A linking page is read now, never from the cache: the copy the graph learned the link from says nothing new. */
+export const LINKING_PAGE_MAX_AGE_MS = 0;
 
 export interface LinkCheckContext {
   readonly sources: Pick<IntelSources, 'store' | 'flushLinks'>;

@@ -455,10 +455,17 @@ describe('e2e/domains: POST /v1/domain/report and /v1/domain/history/snapshots',
     expect(body.data.cost.credits).toBe(25);
   });
 
-  it('keeps reports and snapshots per key: another key gets a 404 for snapshots', async () => {
+  it('keeps reports and snapshots per key: another key gets a 404 for snapshots, and pays for its own', async () => {
     const { status, body } = await post('/v1/domain/history/snapshots', { domain: 'acme-widgets.com' }, otherKey);
     expect(status).toBe(404);
     expect(body.error.code).toBe('not_found');
+    // The first key's stored 2024 snapshot is not the other key's: beyond quick's none included, it costs 1.
+    const report = await post('/v1/domain/report', { domain: 'acme-widgets.com', depth: 'quick', snapshots: 1 }, otherKey);
+    expect(report.body.data.evidence.history.snapshots.map((s: { year: number }) => s.year)).toEqual([2024]);
+    expect(report.body.data.cost.credits).toBe(2 + 1);
+    const again = await post('/v1/domain/history/snapshots', { domain: 'acme-widgets.com', snapshots: 1 }, otherKey);
+    expect(again.body.data.snapshots).toEqual([expect.objectContaining({ year: 2024, charge: 'stored' })]);
+    expect(again.body.data.reportId).toBe(report.body.data.reportId);
   });
 
   it('finds a link that is gone, and a parked domain by its name servers', async () => {

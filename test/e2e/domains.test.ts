@@ -481,6 +481,21 @@ describe('e2e/domains: POST /v1/domain/report and /v1/domain/history/snapshots',
     expect(parked.body.data.concerns).toEqual([expect.objectContaining({ rule: 'parked_or_for_sale', text: expect.stringContaining('parking service'), evidence: expect.arrayContaining([expect.objectContaining({ kind: 'dns', value: 'ns1.sedoparking.com' })]) }), expect.objectContaining({ rule: 'mail_records_missing' })]);
   });
 
+  it('charges nothing for a report none of whose sources answered', async () => {
+    rdap.setMode('error');
+    dns.setMode('silent');
+    try {
+      const { status, body } = await post('/v1/domain/report', { domain: 'quiet-garden.org', depth: 'quick' });
+      expect(status).toBe(200);
+      expect(body.data.evidence).toEqual({ registration: null, dns: null, mail: null, website: null, history: null, backlinks: null, links: null });
+      expect(body.data.errors.map((e: { section: string }) => e.section).sort()).toEqual(['dns', 'registration', 'website']);
+      expect(body.data.cost.credits).toBe(0);
+    } finally {
+      rdap.setMode('ok');
+      dns.setMode('ok');
+    }
+  });
+
   it('answers a report whose archive is down with the history in errors, still charging the depth', async () => {
     wayback.setMode('error');
     try {

@@ -70,8 +70,9 @@ describe.skipIf(!hasChdb || !kafkaUp || !redisUp)('e2e/domains distributed (gate
       main: PRODUCTION_MAIN,
       env: { FETCH_ALLOW_PRIVATE: 'true', RDAP_BASE_URL: rdap.url, DNS_SERVERS: dns.server, WAYBACK_URL: wayback.url, DOMAIN_PAGE_TIMEOUT_MS: '10000' },
     });
-    const [gateway] = await Promise.all([cluster.service('gateway'), cluster.service('intel'), cluster.service('fetcher'), cluster.service('parser')]);
-    base = gateway.url as string;
+    // One after the other: four processes compiling and joining at once on two busy cores miss the start timeout.
+    base = (await cluster.service('gateway')).url as string;
+    for (const role of ['intel', 'fetcher', 'parser']) await cluster.service(role);
     // The first answers absorb a consumer-group rebalance still pending after start-up.
     await until('a first scrape answered', async () => (await post('/v1/scrape', { url: `${origin}/review` })).status === 200, { timeoutMs: 120_000, intervalMs: 500 });
     await until('a first lookup answered', async () => (await post('/v1/domain', { domain: 'northwind-tea.com', backlinks: false })).status === 200, { timeoutMs: 120_000, intervalMs: 500 });

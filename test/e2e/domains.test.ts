@@ -41,7 +41,7 @@ function archivedPage(year: number): string {
   if (year <= 2019) {
     return `<html><head><title>Best online casino bonus ${year}</title></head><body><h1>Casino poker slots</h1>
       <p>Play casino games, poker tournaments and slots jackpot online. Betting odds, roulette and blackjack bonus codes.</p>
-      <p>Cheap viagra cialis pharmacy online. Casino casino poker betting jackpot slots.</p></body></html>`;
+      <p>Cheap viagra cialis pharmacy online. Casino casino poker betting jackpot slots. <a href="https://casino-partner.com/">Our partner</a>.</p></body></html>`;
   }
   return `<html lang="en"><head><title>Blue Harbor Yoga Studio</title></head><body><h1>Blue Harbor Yoga</h1>
     <p>Morning yoga classes, meditation sessions and breathing workshops by the harbour. Book a class with our teachers.</p>
@@ -420,6 +420,11 @@ describe('e2e/domains: POST /v1/domain/report and /v1/domain/history/snapshots',
     // buyer's flat price; its 6 snapshots are included.
     expect(data.cost.credits).toBe(25);
   }, 60_000);
+
+  it('keeps archived pages out of the link graph: their links are the past\'s', async () => {
+    const { body } = await post('/v1/domain', { domain: 'casino-partner.com', registration: false, dns: false });
+    expect(body.data.backlinks.totalReferringDomains).toBe(0);
+  });
 
   it('loads the pending year free (included, within 7 days), then answers it from the store', async () => {
     const first = await post('/v1/domain/history/snapshots', { domain: 'acme-widgets.com' });

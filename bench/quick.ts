@@ -122,6 +122,29 @@ export const QUICK: readonly QuickScenario[] = [
     ],
   },
   {
+    file: 'domains.ts',
+    env: { BENCH_DOMAINS_NAMES: '100', BENCH_DOMAINS_BASELINE_NAMES: '20' },
+    headlines: (lines) =>
+      lines.map((l) => ({
+        name: 'domains screen',
+        figure: `${fmt(l.seconds_per_name)} s a name, ${fmt(l.ratio)}× the one-by-one script${l.agree === true ? '' : ' (verdicts differ)'}`,
+        target: `≤ ${fmt(l.target_seconds_per_name)} s a name`,
+        met: l.meets_target === true && l.agree === true,
+      })),
+  },
+  {
+    file: 'domains-backlinks.ts',
+    env: { BENCH_BACKLINKS_EDGES: '300000', BENCH_BACKLINKS_QUERIES: '40', BENCH_BACKLINKS_BATCH: '30000' },
+    headlines: (lines) =>
+      lines.map((l) => {
+        const side = (v: unknown) => v as { p50Ms?: number; p99Ms?: number } | undefined;
+        return noTarget(
+          'domains backlinks',
+          `p50 ${fmt(side(l.backlinks)?.p50Ms)} ms, p99 ${fmt(side(l.backlinks)?.p99Ms)} ms; the raw edges' ${fmt(side(l.baseline)?.p50Ms)} and ${fmt(side(l.baseline)?.p99Ms)} ms (ratio ${fmt(l.ratio)}, p99 ${fmt(l.p99_ratio)})`,
+        );
+      }),
+  },
+  {
     file: 'extract.ts',
     env: { BENCH_EXTRACT_PAGES: '40', BENCH_SCRAPE_WARMUP: '8' },
     headlines: (lines) =>

@@ -64,14 +64,15 @@ describe('gateway/wiring', () => {
     }
   });
 
-  it('serves page reading, search, monitors, mention watches, the social catalog and the reference operations, and says the others are not served', () => {
+  it('serves page reading, search, monitors, mention watches, the social catalog, the domain operations and the reference operations, and says the others are not served', () => {
     const served = ROWS.filter(([, row]) => row.served !== false).map(([id]) => id);
     const monitors = ['monitorCreate', 'monitorList', 'monitorGet', 'monitorDelete', 'monitorRun', 'monitorChecks'];
     const mentions = ['watchCreate', 'watchList', 'watchGet', 'watchUpdate', 'watchDelete', 'watchTest', 'watchTestUnsaved', 'mentionList', 'mentionUpdate'];
+    const domains = ['domain', 'domainReport', 'domainSnapshots', 'domainScreen'];
     expect(served.sort()).toEqual(
-      ['scrape', 'crawlStart', 'crawlStatus', 'crawlCancel', 'crawlPages', 'crawlErrors', 'batchStart', 'batchStatus', 'batchPages', 'map', 'extract', 'parse', 'fetch', 'search', 'serp', 'placesSearch', ...monitors, ...mentions, 'socialCatalog', 'socialRun', 'templates', 'source'].sort(),
+      ['scrape', 'crawlStart', 'crawlStatus', 'crawlCancel', 'crawlPages', 'crawlErrors', 'batchStart', 'batchStatus', 'batchPages', 'map', 'extract', 'parse', 'fetch', 'search', 'serp', 'placesSearch', ...monitors, ...mentions, ...domains, 'socialCatalog', 'socialRun', 'templates', 'source'].sort(),
     );
-    expect(ROWS.filter(([, row]) => row.served === false)).toHaveLength(46 - 35);
+    expect(ROWS.filter(([, row]) => row.served === false)).toHaveLength(46 - 39);
   });
 
   it('builds the handlers of the rows the build serves, each metered one with its estimate', () => {
@@ -100,6 +101,11 @@ describe('gateway/wiring', () => {
     expect(watchOps(['mentions', 'search', 'jobs'])).toHaveLength(9);
     // The social catalog needs the searcher's `social` only.
     expect(Object.keys(operationHandlers(gatewayDeps, pipeline(['social']))).sort()).toEqual(['socialCatalog', 'socialRun', 'source', 'templates']);
+    // Lookups and screens need only the intel pool; reports and snapshot loads read pages, so they need the parser too.
+    const domainOps = (caps: Parameters<typeof pipeline>[0]) => Object.keys(operationHandlers(gatewayDeps, pipeline(caps))).filter((id) => id.startsWith('domain')).sort();
+    expect(domainOps(['intel'])).toEqual(['domain', 'domainScreen']);
+    expect(domainOps(['intel', 'scrape'])).toEqual(['domain', 'domainReport', 'domainScreen', 'domainSnapshots']);
+    expect(domainOps(['scrape'])).toEqual([]);
   });
 
   describe.skipIf(!spec)(`against the spec's endpoint index (needs ${SPEC_PATH})`, () => {

@@ -1,0 +1,29 @@
+/**
+ * The site readers' limits, each named once (docs/api/intel-sites.md lists them). A reader that
+ * stops at one says so in its answer's `warning`.
+ */
+
+/** Pages one POST /v1/company reads at most: the home page, then about, contact, imprint and legal pages, then sitemaps. */
+export const COMPANY_MAX_PAGES = 10;
+/** Pages one POST /v1/products or POST /v1/posts reads at most (API pages, feeds, sitemaps and item pages together). */
+export const LISTING_MAX_PAGES = 120;
+/** Item pages (a product's or a post's own page) read for their markup at most, within LISTING_MAX_PAGES. */
+export const ITEM_PAGES_MAX = 100;
+/** Sitemap files read at most per call (an index and the sitemaps it lists). */
+export const SITEMAPS_MAX = 6;
+/** Pages read at once by one call. */
+export const READ_CONCURRENCY = 4;
+
+/** Largest body parsed, by kind, in characters (the fetch path's own size cap comes first). */
+export const MAX_HTML_CHARS = 4 * 1024 * 1024;
+export const MAX_JSON_CHARS = 16 * 1024 * 1024;
+export const MAX_XML_CHARS = 16 * 1024 * 1024;
+/** Deepest nesting of JSON and XML read (containers or elements); deeper is not read. */
+export const MAX_JSON_DEPTH = 48;
+export const MAX_XML_DEPTH = 48;
+
+/** Items read from one source at most: entries of one sitemap, items of one feed. */
+export const MAX_SITEMAP_URLS = 50_000;
+
+/** Contact details listed at most per kind (emails, phones, forms, social links). */
+export const MAX_CONTACTS = 50;

@@ -1,0 +1,153 @@
+/**
+ * How the site readers read pages: `ReadPage`, injected by whoever runs them (the intel pool
+ * reads through the fetch path: the fetcher's SSRF guard, proxies and size cap; the tests and
+ * benches through the same HTTP stack), and `SiteReader`, one call's session over it.
+ *
+ * - A page counts as read (and is charged) when the site answered it 2xx; a probe the site
+ *   answers 404, and a request that failed, cost nothing. At most `maxPages` pages are read
+ *   (and at most twice that many requests made, whatever they answer); past that, reads answer null and the session remembers it (`budgetSpent`) for the answer's
+ *   `warning`.
+ * - Each URL is asked once per session (the first answer, or failure, is kept).
+ * - Bodies are parsed within this folder's limits (limits.ts): JSON by size and depth
+ *   (json-limits.ts, no recursion), XML by size and element depth (a linear count before
+ *   parsing), HTML by size. An oversize or too-deep body is unreadable, never parsed.
+ * - `null` from `ReadPage` means the site gave no answer (a failed fetch); failures that are
+ *   not the site's (the request aborted, no worker) throw and end the call.
+ */
+import { Parser } from 'htmlparser2';
+import { depthOver } from '../../runtime/json-limits.js';
+import { MAX_HTML_CHARS, MAX_JSON_CHARS, MAX_JSON_DEPTH, MAX_XML_CHARS, MAX_XML_DEPTH } from './limits.js';
+
+export interface ReadResult {
+  /** The final URL, after redirects. */
+  readonly url: string;
+  readonly status: number;
+  readonly contentType: string;
+  readonly body: string;
+}
+
+/** How a reader gets a page: through the fetch/scrape path (SSRF guard, proxies, cache). */
+export type ReadPage = (url: string, opts: { readonly signal?: AbortSignal; readonly accept?: 'html' | 'json' | 'xml' | 'any' }) => Promise<ReadResult | null>;
+
+export type Accept = 'html' | 'json' | 'xml' | 'any';
+
+export interface SiteReaderOptions {
+  readonly read: ReadPage;
+  readonly maxPages: number;
+  readonly signal?: AbortSignal;
+}
+
+export const isOk = (page: ReadResult | null): page is ReadResult => page !== null && page.status >= 200 && page.status < 300;
+
+/** Whether the page says it is JSON (or the body looks like it: many servers send JSON as text/html). */
+function looksJson(page: ReadResult): boolean {
+  return /json/i.test(page.contentType) || /^\s*[[{]/.test(page.body.slice(0, 64));
+}
+
+/** Whether the page is HTML (declared, or an untyped body that starts like it). */
+export function looksHtml(page: ReadResult): boolean {
+  if (/html/i.test(page.contentType)) return true;
+  const head = page.body.slice(0, 512).trimStart().toLowerCase();
+  return !page.contentType || /^text\/plain/i.test(page.contentType) ? head.startsWith('<!doctype html') || head.startsWith('<html') : false;
+}
+
+/** The deepest element nesting of an XML text, counted by htmlparser2's linear tokenizer; stops counting past `max`. */
+export function xmlDepthOver(text: string, max: number): boolean {
+  let depth = 0;
+  let over = false;
+  const parser = new Parser(
+    {
+      onopentag: () => {
+        depth += 1;
+        if (depth > max) over = true;
+      },
+      onclosetag: () => void (depth -= 1),
+    },
+    { xmlMode: true },
+  );
+  parser.write(text);
+  parser.end();
+  return over;
+}
+
+/** One call's reads (see the file comment). */
+export class SiteReader {
+  private readonly seen = new Map<string, Promise<ReadResult | null>>();
+  private read = 0;
+  /** Pages the site answered 2xx: what the call is charged for. */
+  get pagesRead(): number {
+    return this.read;
+  }
+  /** Whether a read was refused because the page budget was spent. */
+  budgetSpent = false;
+  /** URLs the site did not answer (failed fetches), for the answer's warning. */
+  readonly failed: string[] = [];
+
+  constructor(private readonly options: SiteReaderOptions) {}
+
+  get signal(): AbortSignal | undefined {
+    return this.options.signal;
+  }
+
+  /** Pages still allowed: the budget less the pages read and in flight, and at most twice the budget in requests of any answer. */
+  get remaining(): number {
+    return Math.max(0, Math.min(this.options.maxPages - this.read - this.inFlight, 2 * this.options.maxPages - this.requests));
+  }
+
+  private inFlight = 0;
+  private requests = 0;
+
+  /** The page as the site answered it (any status), or null: not answered, or no budget left. */
+  page(url: string, accept: Accept): Promise<ReadResult | null> {
+    const known = this.seen.get(url);
+    if (known) return known;
+    if (this.remaining <= 0) {
+      this.budgetSpent = true;
+      return Promise.resolve(null);
+    }
+    this.inFlight += 1;
+    this.requests += 1;
+    const pending = this.options
+      .read(url, { accept, ...(this.options.signal ? { signal: this.options.signal } : {}) })
+      .then((page) => {
+        if (isOk(page)) this.read += 1;
+        if (page === null) this.failed.push(url);
+        return page;
+      })
+      .finally(() => void (this.inFlight -= 1));
+    this.seen.set(url, pending);
+    return pending;
+  }
+
+  /** A 2xx HTML page's text, within MAX_HTML_CHARS; null otherwise. */
+  async html(url: string): Promise<ReadResult | null> {
+    const page = await this.page(url, 'html');
+    return isOk(page) && looksHtml(page) && page.body.length <= MAX_HTML_CHARS ? page : null;
+  }
+
+  /** A 2xx JSON answer, parsed within MAX_JSON_CHARS and MAX_JSON_DEPTH; null otherwise. */
+  async json(url: string): Promise<{ readonly page: ReadResult; readonly value: unknown } | null> {
+    const page = await this.page(url, 'json');
+    if (!isOk(page) || page.body.length > MAX_JSON_CHARS || !looksJson(page)) return null;
+    const value = parseJson(page.body);
+    return value === undefined ? null : { page, value };
+  }
+
+  /** A 2xx XML (or feed) answer's text within MAX_XML_CHARS and MAX_XML_DEPTH; null otherwise. */
+  async xml(url: string): Promise<ReadResult | null> {
+    const page = await this.page(url, 'xml');
+    if (!isOk(page) || page.body.length > MAX_XML_CHARS) return null;
+    return xmlDepthOver(page.body, MAX_XML_DEPTH) ? null : page;
+  }
+}
+
+/** JSON text parsed, when it parses and nests no deeper than MAX_JSON_DEPTH; undefined otherwise. */
+export function parseJson(body: string): unknown {
+  let value: unknown;
+  try {
+    value = JSON.parse(body.replace(/^\uFEFF/, ''));
+  } catch {
+    return undefined;
+  }
+  return depthOver(value, MAX_JSON_DEPTH) ? undefined : value;
+}

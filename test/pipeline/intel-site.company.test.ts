@@ -5,11 +5,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readCompany } from '../../pipeline/intel/site/company.js';
 import { phoneKey } from '../../pipeline/intel/site/phones.js';
+import { BLOG_NOW } from '../helpers/fake-sites/blogs.js';
 import { companyFixtures, type CompanyFixture } from '../helpers/fake-sites/company.js';
 import { localFetcher, readOver } from '../helpers/fake-sites/read.js';
 import { startFakeSite, type FakeSite } from '../helpers/fake-sites/server.js';
 
-const NOW = Date.UTC(2025, 5, 1);
 const http = localFetcher();
 const read = readOver(http);
 const sites: { fixture: CompanyFixture; site: FakeSite }[] = [];
@@ -25,7 +25,7 @@ afterAll(async () => {
 describe('pipeline/intel/site readCompany on the fixture companies', () => {
   it.each(companyFixtures().map((f) => [f.label]))('%s: the truth, and nothing but', async (label) => {
     const { fixture, site } = sites.find((s) => s.fixture.label === label) as (typeof sites)[number];
-    const answer = await readCompany(site.origin, { contacts: true, read, now: () => NOW });
+    const answer = await readCompany(site.origin, { contacts: true, read, now: () => BLOG_NOW });
     const truth = fixture.truth;
     expect(answer.name).toBe(truth.name);
     expect(answer.contacts?.emails.map((e) => e.email).sort()).toEqual([...truth.emails].sort());

@@ -19,12 +19,13 @@ import { homePage } from './home.js';
 import { ITEM_PAGES_MAX, LISTING_MAX_PAGES } from './limits.js';
 import type { Product } from './product.js';
 import { markupProducts } from './product-markup.js';
-import { SiteReader, type ReadPage } from './read.js';
+import { SiteReader, type ListingOptions } from './read.js';
 import { isPasswordPage, isShopify, shopifyCurrency, shopifyProducts } from './shopify.js';
 import { siteOf, siteUrl } from './site.js';
 import { hasStoreApi, wooProducts, wpApiRoot } from './woocommerce.js';
 
 export type { Product, ProductVariant } from './product.js';
+export type { ListingOptions } from './read.js';
 
 export interface ProductsAnswer {
   readonly domain: string;
@@ -37,16 +38,6 @@ export interface ProductsAnswer {
   readonly truncated: boolean;
   readonly pagesRead: number;
   readonly warning: string | null;
-}
-
-export interface ListingOptions {
-  readonly limit: number;
-  readonly read: ReadPage;
-  readonly signal?: AbortSignal;
-  /** The clock (epoch ms): posts dated ahead of it are not believed. */
-  readonly now?: () => number;
-  /** Pages read at most (default LISTING_MAX_PAGES). */
-  readonly maxPages?: number;
 }
 
 function budgetWarning(reader: SiteReader, maxPages: number): string | null {

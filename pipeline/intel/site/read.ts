@@ -31,6 +31,18 @@ export type ReadPage = (url: string, opts: { readonly signal?: AbortSignal; read
 
 export type Accept = 'html' | 'json' | 'xml' | 'any';
 
+/** What the products and posts readers are given. */
+export interface ListingOptions {
+  /** Most items returned (1 to 10,000). */
+  readonly limit: number;
+  readonly read: ReadPage;
+  readonly signal?: AbortSignal;
+  /** The clock (epoch ms): dates ahead of it are not believed. */
+  readonly now?: () => number;
+  /** Pages read at most (default LISTING_MAX_PAGES). */
+  readonly maxPages?: number;
+}
+
 export interface SiteReaderOptions {
   readonly read: ReadPage;
   readonly maxPages: number;

@@ -3,7 +3,8 @@
  * notice) pages, told by their URL's path and their link's text, in the languages companies
  * write them in (English, German, French, Spanish, Italian, Portuguese, Dutch, Scandinavian,
  * Polish). A path segment names a kind when it is one of the kind's words, or starts with one
- * followed by `-`, `_` or `.` (`kontakt.html`, `about-us`, `impressum_de`); a link's text when
+ * followed by `-`, `_` or `.` and a short tail (`kontakt.html`, `about-us`, `impressum_de`, not
+ * `about-our-new-product`); a link's text when
  * it is one of the words (case and accents aside).
  */
 import type { PageLink } from './html.js';
@@ -44,10 +45,13 @@ export function fold(text: string): string {
   return text.normalize('NFD').replace(/[\u0300-\u036f]/g, '').toLowerCase();
 }
 
+/** A kind's word with a short tail (`about-us`, `impressum_de`, `kontakt.html`), not a slug that starts with it (`about-our-new-product`). */
+const MAX_TAIL = 8;
+
 function segmentNames(segment: string, words: readonly string[]): boolean {
   for (const word of words) {
     if (segment === word) return true;
-    if (segment.startsWith(word)) {
+    if (segment.startsWith(word) && segment.length - word.length <= MAX_TAIL) {
       const next = segment[word.length];
       if (next === '-' || next === '_' || next === '.') return true;
     }

@@ -64,13 +64,13 @@ export function legalName(text: string): string | null {
 }
 
 /** A postal code followed by the town: `10115 Berlin`, `D-80331 München`, `75008 Paris`, `1010 Wien`. */
-const EU_POSTAL_LINE = /^(?:[A-Z]{1,2}[- ])?(\d{4,5})\s+(\p{L}[\p{L}\p{M} .'()/-]{1,50})$/u;
+const EU_POSTAL_LINE = /^(?:[A-Z]{1,2}[- ])?(\d{4,5})\s+(\p{Lu}[\p{L}\p{M} .'()/-]{1,50})$/u;
 /** A Dutch postal line: `1015 AA Amsterdam`. */
-const NL_POSTAL_LINE = /^(\d{4} ?[A-Z]{2})\s+(\p{L}[\p{L}\p{M} .'()/-]{1,50})$/u;
+const NL_POSTAL_LINE = /^(\d{4} ?[A-Z]{2})\s+(\p{Lu}[\p{L}\p{M} .'()/-]{1,50})$/u;
 /** A US or Canadian last line: `Springfield, IL 62704`, `Toronto, ON M5V 2T6`. */
-const NA_POSTAL_LINE = /^(\p{L}[\p{L} .'-]{1,40}),\s*([A-Z]{2})\s+(\d{5}(?:-\d{4})?|[A-Z]\d[A-Z] ?\d[A-Z]\d)$/u;
+const NA_POSTAL_LINE = /^(\p{Lu}[\p{L} .'-]{1,40}),\s*([A-Z]{2})\s+(\d{5}(?:-\d{4})?|[A-Z]\d[A-Z] ?\d[A-Z]\d)$/u;
 /** A UK last line: `London SW1A 1AA`, `Manchester, M1 1AE`. */
-const UK_POSTAL_LINE = /^(\p{L}[\p{L} .'-]{1,40}),?\s+([A-Z]{1,2}\d[A-Z\d]? ?\d[A-Z]{2})$/u;
+const UK_POSTAL_LINE = /^(\p{Lu}[\p{L} .'-]{1,40}),?\s+([A-Z]{1,2}\d[A-Z\d]? ?\d[A-Z]{2})$/u;
 
 const COUNTRIES = new Set([
   'germany', 'deutschland', 'austria', 'osterreich', 'switzerland', 'schweiz', 'suisse', 'france', 'spain', 'espana', 'italy', 'italia', 'netherlands',

@@ -74,70 +74,77 @@ export function scanEmails(text: string): string[] {
 const AT_WORDS = new Set(['at', '@', 'ät', 'arroba', 'chez']);
 const DOT_WORDS = new Set(['dot', '.', 'punkt', 'punto', 'point']);
 
+const OPEN_TO_CLOSE: Readonly<Record<number, string>> = { 91: ']', 40: ')', 123: '}', 60: '>' };
+const isBlank = (c: number): boolean => c === 32 || c === 0xa0;
+
 /**
  * The text with bracketed tokens made plain: `[at]`, `(at)`, `{at}`, `<at>`, `[@]` (and the
  * same with spaces inside, any case) become `@`, the `dot` ones `.`, and the spaces around
- * them go. One pass, each bracket looking at most OBFUSCATION_WINDOW characters ahead.
+ * them go. One pass, copying the text between tokens in slices; each bracket looks at most
+ * OBFUSCATION_WINDOW characters ahead.
  */
 function unbracket(text: string): string {
-  const out: string[] = [];
-  let i = 0;
-  while (i < text.length) {
-    const c = text[i] as string;
-    const close = c === '[' ? ']' : c === '(' ? ')' : c === '{' ? '}' : c === '<' ? '>' : null;
-    if (close) {
-      const end = text.slice(i + 1, i + 2 + OBFUSCATION_WINDOW).indexOf(close);
-      if (end >= 0) {
-        const word = text.slice(i + 1, i + 1 + end).trim().toLowerCase();
-        const plain = AT_WORDS.has(word) ? '@' : DOT_WORDS.has(word) ? '.' : null;
-        if (plain) {
-          while (out.length && (out[out.length - 1] === ' ' || out[out.length - 1] === '\u00a0')) out.pop();
-          out.push(plain);
-          i += end + 2;
-          while (i < text.length && (text[i] === ' ' || text[i] === '\u00a0')) i += 1;
-          continue;
-        }
-      }
-    }
-    out.push(c);
-    i += 1;
+  let out = '';
+  let last = 0;
+  for (let i = 0; i < text.length; i += 1) {
+    const close = OPEN_TO_CLOSE[text.charCodeAt(i)];
+    if (!close) continue;
+    const end = text.slice(i + 1, i + 2 + OBFUSCATION_WINDOW).indexOf(close);
+    if (end < 0) continue;
+    const word = text.slice(i + 1, i + 1 + end).trim().toLowerCase();
+    const plain = AT_WORDS.has(word) ? '@' : DOT_WORDS.has(word) ? '.' : null;
+    if (!plain) continue;
+    let keep = i;
+    while (keep > last && isBlank(text.charCodeAt(keep - 1))) keep -= 1;
+    out += text.slice(last, keep) + plain;
+    let next = i + end + 2;
+    while (next < text.length && isBlank(text.charCodeAt(next))) next += 1;
+    last = next;
+    i = next - 1;
   }
-  return out.join('');
+  return last === 0 ? text : out + text.slice(last);
+}
+
+const isSpace = (c: number): boolean => c === 32 || c === 9 || c === 10 || c === 13 || c === 0xa0;
+
+/** The word of `text` starting at `from` (up to a space, at most 63 characters): its end. */
+function wordEnd(text: string, from: number): number {
+  let end = from;
+  while (end < text.length && end - from < 63 && !isSpace(text.charCodeAt(end))) end += 1;
+  return end;
 }
 
 /**
- * The bare words `name at domain dot com`: where a line has the word `at` followed, within
- * the next two words, by `dot`, the run is joined into an address. Words are split on spaces
- * (linear); nothing else in the text changes.
+ * The bare words `name at domain dot com`: where ` at ` is followed by a word and then at least
+ * one ` dot ` and a word, the run is joined into an address (`at` with no `dot` is prose:
+ * `look at google.com`). Each ` at ` looks at a bounded window; text between is copied in slices.
  */
 function unword(text: string): string {
-  const lines = text.split('\n');
-  const out: string[] = [];
-  for (const line of lines) {
-    const words = line.split(' ');
-    const lower = words.map((w) => w.toLowerCase());
-    if (!lower.includes('at') || !lower.includes('dot')) {
-      out.push(line);
-      continue;
+  const lower = text.toLowerCase();
+  if (!lower.includes(' at ') || !lower.includes(' dot ')) return text;
+  let out = '';
+  let last = 0;
+  for (let at = lower.indexOf(' at '); at >= 0; at = lower.indexOf(' at ', Math.max(at + 1, last))) {
+    let start = at;
+    while (start > last && at - start < 64 && !isSpace(text.charCodeAt(start - 1))) start -= 1;
+    const domainStart = at + 4;
+    const domainEnd = wordEnd(text, domainStart);
+    if (start === at || domainEnd === domainStart) continue;
+    let domain = text.slice(domainStart, domainEnd);
+    let end = domainEnd;
+    let dots = 0;
+    while (dots < 4 && lower.startsWith(' dot ', end)) {
+      const labelEnd = wordEnd(text, end + 5);
+      if (labelEnd === end + 5) break;
+      domain += `.${text.slice(end + 5, labelEnd)}`;
+      end = labelEnd;
+      dots += 1;
     }
-    const joined: string[] = [];
-    for (let i = 0; i < words.length; i += 1) {
-      if (lower[i] === 'at' && i > 0 && i + 3 < words.length && lower[i + 2] === 'dot') {
-        let address = `${joined.pop() ?? ''}@${words[i + 1]}.${words[i + 3]}`;
-        let j = i + 4;
-        while (j + 1 < words.length && lower[j] === 'dot') {
-          address += `.${words[j + 1]}`;
-          j += 2;
-        }
-        joined.push(address);
-        i = j - 1;
-      } else {
-        joined.push(words[i] as string);
-      }
-    }
-    out.push(joined.join(' '));
+    if (!dots) continue;
+    out += `${text.slice(last, at)}@${domain}`;
+    last = end;
   }
-  return out.join('\n');
+  return out + text.slice(last);
 }
 
 /** Text with the obfuscations of the file comment undone, for `scanEmails`. */

@@ -7,13 +7,14 @@
  *   page) → `site_blocked`: the site refuses to be read, by us or by anyone not in a browser.
  * - Another error status (404, 500, …) on the home page → the URL the caller gave is tried
  *   instead when it is another page; when that fails too, `site_unreachable` with the status.
- * - A 2xx answer that is not HTML → `site_unreachable` (nothing to read a site from).
+ * - A 2xx answer that is not HTML, or HTML past the readers' size or depth limits (limits.ts)
+ *   → `site_unreachable` (nothing to read a site from).
  * - A redirect to another host (`example.com` → `www.example.com`, or to a shop platform's
  *   domain) makes that host the site the reader goes on with.
  */
 import { AppError } from '../../runtime/errors.js';
 import { loadPage, looksLikeChallenge, type HtmlPage } from './html.js';
-import { isOk, looksHtml, type ReadResult, type SiteReader } from './read.js';
+import { isOk, looksHtml, readableHtml, type ReadResult, type SiteReader } from './read.js';
 import { siteOf, type Site } from './site.js';
 
 export interface Home {
@@ -48,6 +49,7 @@ export async function homePage(asked: Site, reader: SiteReader, givenUrl?: strin
     if (isOk(given)) answer = given;
   }
   if (!answer || !isOk(answer) || isBlocked(answer) || !looksHtml(answer)) throw failure(asked, answer);
+  if (!readableHtml(answer)) throw new AppError('site_unreachable', `${asked.home} answered a page too large or too deeply nested to read (limits: MAX_HTML_CHARS, MAX_HTML_DEPTH)`);
   const site = siteOf(answer.url) ?? asked;
   return { site, page: loadPage(answer.url, answer.body), answer };
 }

@@ -21,6 +21,12 @@ export const MAX_XML_CHARS = 16 * 1024 * 1024;
 /** Deepest nesting of JSON and XML read (containers or elements); deeper is not read. */
 export const MAX_JSON_DEPTH = 48;
 export const MAX_XML_DEPTH = 48;
+/**
+ * Deepest element nesting of an HTML page read (void elements and those a parser closes by
+ * itself not counted: read.ts `markupDepthOver`). Real pages stay under 100; the tree builder's
+ * cost grows with the square of the depth.
+ */
+export const MAX_HTML_DEPTH = 512;
 
 /** Items read from one source at most: entries of one sitemap, items of one feed. */
 export const MAX_SITEMAP_URLS = 50_000;

@@ -14,9 +14,8 @@
  * - `null` from `ReadPage` means the site gave no answer (a failed fetch); failures that are
  *   not the site's (the request aborted, no worker) throw and end the call.
  */
-import { Parser } from 'htmlparser2';
 import { depthOver } from '../../runtime/json-limits.js';
-import { MAX_HTML_CHARS, MAX_JSON_CHARS, MAX_JSON_DEPTH, MAX_XML_CHARS, MAX_XML_DEPTH } from './limits.js';
+import { MAX_HTML_CHARS, MAX_HTML_DEPTH, MAX_JSON_CHARS, MAX_JSON_DEPTH, MAX_XML_CHARS, MAX_XML_DEPTH } from './limits.js';
 
 export interface ReadResult {
   /** The final URL, after redirects. */
@@ -63,23 +62,76 @@ export function looksHtml(page: ReadResult): boolean {
   return !page.contentType || /^text\/plain/i.test(page.contentType) ? head.startsWith('<!doctype html') || head.startsWith('<html') : false;
 }
 
-/** The deepest element nesting of an XML text, counted by htmlparser2's linear tokenizer; stops counting past `max`. */
-export function xmlDepthOver(text: string, max: number): boolean {
+/** HTML elements that never nest (void), or that a parser closes by itself when the next one opens: they are not counted. */
+const NOT_NESTING = new Set([
+  'area', 'base', 'br', 'col', 'embed', 'hr', 'img', 'input', 'link', 'meta', 'param', 'source', 'track', 'wbr', 'keygen',
+  'p', 'li', 'dt', 'dd', 'tr', 'td', 'th', 'option', 'optgroup', 'thead', 'tbody', 'tfoot', 'colgroup', 'rp', 'rt',
+]);
+/** HTML elements whose content is text, not markup (skipped to their end tag). */
+const RAW_TEXT = new Set(['script', 'style', 'textarea', 'title', 'xmp', 'noembed', 'noframes']);
+
+const isNameChar = (c: number): boolean => (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 45 || c === 58 || c === 95 || c === 46;
+
+/**
+ * Whether markup nests elements deeper than `max`, told by one linear pass over its tags (no
+ * tree, no parser stack): an opening tag counts one level, a closing tag takes one off,
+ * self-closing tags, comments, declarations and processing instructions count nothing; in
+ * `html` mode void elements and the elements a parser closes by itself (`p`, `li`, `td`, …) do
+ * not count, and script and style content is skipped. htmlparser2, which every tree here is
+ * built with, keeps its open elements in an array it shifts and unshifts, so its time grows
+ * with the square of the depth: a page 50,000 `<div>`s deep takes it minutes. Reading stops
+ * before that.
+ */
+export function markupDepthOver(text: string, max: number, html: boolean): boolean {
   let depth = 0;
-  let over = false;
-  const parser = new Parser(
-    {
-      onopentag: () => {
+  let i = text.indexOf('<');
+  while (i >= 0 && i < text.length - 1) {
+    const c = text.charCodeAt(i + 1);
+    let end: number;
+    if (c === 33 /* ! */ && text.startsWith('<!--', i)) {
+      const close = text.indexOf('-->', i + 4);
+      end = close < 0 ? text.length : close + 2;
+    } else if (c === 33 || c === 63 /* ? */) {
+      end = text.indexOf('>', i + 2);
+    } else if (c === 47 /* / */) {
+      let j = i + 2;
+      while (j < text.length && isNameChar(text.charCodeAt(j))) j += 1;
+      const name = text.slice(i + 2, j).toLowerCase();
+      if (!html || !NOT_NESTING.has(name)) depth = Math.max(0, depth - 1);
+      end = text.indexOf('>', j);
+    } else if (isNameChar(c)) {
+      let j = i + 1;
+      while (j < text.length && j - i < 64 && isNameChar(text.charCodeAt(j))) j += 1;
+      const name = text.slice(i + 1, j).toLowerCase();
+      end = text.indexOf('>', j);
+      const selfClosing = end > 0 && text.charCodeAt(end - 1) === 47;
+      if (html && RAW_TEXT.has(name) && end >= 0) {
+        const close = indexOfEndTag(text, name, end + 1);
+        end = close < 0 ? text.length : text.indexOf('>', close);
+      } else if (!selfClosing && !(html && NOT_NESTING.has(name))) {
         depth += 1;
-        if (depth > max) over = true;
-      },
-      onclosetag: () => void (depth -= 1),
-    },
-    { xmlMode: true },
-  );
-  parser.write(text);
-  parser.end();
-  return over;
+        if (depth > max) return true;
+      }
+    } else {
+      end = i + 1;
+    }
+    if (end < 0) break;
+    i = text.indexOf('<', end + 1);
+  }
+  return false;
+}
+
+/** Where `</name` starts after `from` (any case), or -1. One forward scan. */
+function indexOfEndTag(text: string, name: string, from: number): number {
+  for (let at = text.indexOf('</', from); at >= 0; at = text.indexOf('</', at + 2)) {
+    if (text.slice(at + 2, at + 2 + name.length).toLowerCase() === name) return at;
+  }
+  return -1;
+}
+
+/** Whether an XML text nests elements deeper than `max` (markupDepthOver in XML mode). */
+export function xmlDepthOver(text: string, max: number): boolean {
+  return markupDepthOver(text, max, false);
 }
 
 /** One call's reads (see the file comment). */
@@ -131,10 +183,10 @@ export class SiteReader {
     return pending;
   }
 
-  /** A 2xx HTML page's text, within MAX_HTML_CHARS; null otherwise. */
+  /** A 2xx HTML page's text, within MAX_HTML_CHARS and MAX_HTML_DEPTH; null otherwise. */
   async html(url: string): Promise<ReadResult | null> {
     const page = await this.page(url, 'html');
-    return isOk(page) && looksHtml(page) && page.body.length <= MAX_HTML_CHARS ? page : null;
+    return isOk(page) && readableHtml(page) ? page : null;
   }
 
   /** A 2xx JSON answer, parsed within MAX_JSON_CHARS and MAX_JSON_DEPTH; null otherwise. */
@@ -151,6 +203,11 @@ export class SiteReader {
     if (!isOk(page) || page.body.length > MAX_XML_CHARS) return null;
     return xmlDepthOver(page.body, MAX_XML_DEPTH) ? null : page;
   }
+}
+
+/** Whether an answer is HTML the readers may load: declared or sniffed HTML, within MAX_HTML_CHARS and MAX_HTML_DEPTH. */
+export function readableHtml(page: ReadResult): boolean {
+  return looksHtml(page) && page.body.length <= MAX_HTML_CHARS && !markupDepthOver(page.body, MAX_HTML_DEPTH, true);
 }
 
 /** JSON text parsed, when it parses and nests no deeper than MAX_JSON_DEPTH; undefined otherwise. */

@@ -12,7 +12,7 @@ import { linkedinOf, socialProfile } from '../../pipeline/intel/site/socials.js'
 import { companyPages, kindOfPath, kindOfText } from '../../pipeline/intel/site/company-pages.js';
 import { addressFromText, foundingYear, headcountFromText, legalName } from '../../pipeline/intel/site/company-text.js';
 import { parseSitemap, robotsSitemaps } from '../../pipeline/intel/site/sitemap.js';
-import { markupDepthOver, parseJson, readableHtml, xmlDepthOver } from '../../pipeline/intel/site/read.js';
+import { jsonDepthOver, markupDepthOver, parseJson, readableHtml, xmlDepthOver } from '../../pipeline/intel/site/read.js';
 import { MAX_HTML_DEPTH } from '../../pipeline/intel/site/limits.js';
 import { visibleText } from '../../pipeline/intel/site/html.js';
 import { fromMinorUnits, priceNumber } from '../../pipeline/intel/site/product.js';
@@ -140,6 +140,10 @@ describe('pipeline/intel/site parsing within bounds', () => {
     expect(parseJson(`${'['.repeat(100_000)}${']'.repeat(100_000)}`)).toBeUndefined();
     expect(parseJson('{"products":[{"a":[1]}]}')).toEqual({ products: [{ a: [1] }] });
     expect(parseJson('not json')).toBeUndefined();
+    // Brackets inside strings (escaped quotes too) are text, not nesting.
+    expect(parseJson(`{"a":"${'['.repeat(1_000)}\\"${'{'.repeat(1_000)}"}`)).toEqual({ a: `${'['.repeat(1_000)}"${'{'.repeat(1_000)}` });
+    expect(jsonDepthOver(`${'{"a":'.repeat(49)}1${'}'.repeat(49)}`, 48)).toBe(true);
+    expect(jsonDepthOver(`${'{"a":'.repeat(48)}1${'}'.repeat(48)}`, 48)).toBe(false);
     expect(xmlDepthOver(`${'<a>'.repeat(100_000)}`, 48)).toBe(true);
     expect(xmlDepthOver('<urlset><url><loc>x</loc></url></urlset>', 48)).toBe(false);
   });

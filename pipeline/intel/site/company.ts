@@ -235,7 +235,7 @@ export async function readCompany(input: string, opts: CompanyOptions): Promise<
   const orgs = pages.flatMap(({ page }) => organizations(page.things).map((org) => [org, page.url] as const));
   const fromOrgs = <T>(read: (org: Thing) => T | null) => orgs.map(([org, url]) => [read(org), url] as [T | null, string]);
   const fromText = <T>(read: (text: string) => T | null) => pages.map(({ page }) => [read(page.text), page.url] as [T | null, string]);
-  const contacts = pages.map(({ page }) => pageContacts(page));
+  const contacts = pages.map(({ page }) => pageContacts(page, site.domain));
   const all = gatherContacts(contacts);
   const profiles = all.socialLinks.map(({ network, url }) => ({ network, url }));
   const socialProfiles = profiles.filter((p, i) => profiles.findIndex((q) => q.network === p.network) === i);

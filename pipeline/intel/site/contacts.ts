@@ -9,12 +9,15 @@
  * HubSpot, Tally, Formstack, Cognito). Its URL is where it is sent (`action`, resolved), else
  * the page that holds it.
  *
+ * An address on a line crediting the site's makers (`Webdesign: Pixelwerk, studio@pixelwerk.de`,
+ * emails.ts `creditEmails`) is the agency's, and left out unless it is at the site's own domain.
+ *
  * At most MAX_CONTACTS of each kind a page.
  */
 import type { Element } from 'domhandler';
 import type { Thing } from '../../structured/types.js';
 import { findThings } from '../../structured/markup/index.js';
-import { pageEmails } from './emails.js';
+import { creditEmails, pageEmails } from './emails.js';
 import { absolute, type HtmlPage } from './html.js';
 import { MAX_CONTACTS } from './limits.js';
 import { phoneKey, scanPhones, telNumber, validPhone } from './phones.js';
@@ -73,8 +76,14 @@ function contactForms(page: HtmlPage): string[] {
   return [...new Set(out)];
 }
 
-/** The page's contact details (see the file comment). */
-export function pageContacts(page: HtmlPage): PageContacts {
+/** Whether an address is at the site's own domain (or a subdomain of it). */
+function atDomain(email: string, domain: string): boolean {
+  const host = email.slice(email.indexOf('@') + 1);
+  return host === domain || host.endsWith(`.${domain}`);
+}
+
+/** The page's contact details (see the file comment); `siteDomain` keeps the site's own addresses even on a credit line. */
+export function pageContacts(page: HtmlPage, siteDomain?: string): PageContacts {
   const orgs = organizations(page.things);
   const phones = new Map<string, string>();
   const addPhone = (phone: string | null) => {
@@ -98,8 +107,10 @@ export function pageContacts(page: HtmlPage): PageContacts {
   for (const org of orgs) textsOf(org, 'sameAs').forEach(addSocial);
   for (const link of page.links) addSocial(link.href);
 
+  const credited = creditEmails(page.$, page.text);
+  const emails = pageEmails(page.$, page.text).filter((e) => !credited.has(e) || (siteDomain !== undefined && atDomain(e, siteDomain)));
   return {
-    emails: pageEmails(page.$, page.text).slice(0, MAX_CONTACTS).map((email) => ({ email, page: page.url })),
+    emails: emails.slice(0, MAX_CONTACTS).map((email) => ({ email, page: page.url })),
     phones: [...phones.values()].slice(0, MAX_CONTACTS).map((phone) => ({ phone, page: page.url })),
     forms: contactForms(page).slice(0, MAX_CONTACTS).map((url) => ({ url, page: page.url })),
     socials: [...socials.values()].slice(0, MAX_CONTACTS),

@@ -182,6 +182,33 @@ function reversedByStyle(el: Element): boolean {
   return style.includes('direction:rtl') && style.includes('bidi-override');
 }
 
+/** Words of a credit for the site's makers (`Webdesign: Pixelwerk, studio@pixelwerk.de`): an address on such a line is theirs. */
+const CREDIT_WORDS = [
+  'webdesign', 'web design', 'design by', 'designed by', 'website by', 'site by', 'made by', 'created by', 'developed by', 'powered by', 'built by',
+  'realisation', 'realisierung', 'realisiert', 'umsetzung', 'konzept und design', 'gestaltung', 'programmierung', 'agentur', 'agency', 'hosting',
+  'realisation', 'réalisation', 'conception', 'création du site', 'diseño web', 'desarrollo web', 'realizzazione', 'sviluppo', 'webontwerp', 'ontwerp',
+];
+
+/** Whether a line credits the site's makers (CREDIT_WORDS). */
+export function isCreditLine(line: string): boolean {
+  const lower = line.slice(0, 400).toLowerCase();
+  return CREDIT_WORDS.some((w) => lower.includes(w));
+}
+
+/**
+ * The addresses of the lines of `text` that credit the site's makers, and of `mailto:` links
+ * whose block says so: an agency's, not the company's (the caller drops those at other domains).
+ */
+export function creditEmails($: CheerioAPI, text: string): Set<string> {
+  const out = new Set<string>();
+  for (const line of text.split('\n')) if (isCreditLine(line)) scanEmails(deobfuscate(line)).forEach((e) => out.add(e));
+  $('a[href^="mailto:"], a[href^="MAILTO:"]').each((_, el) => {
+    const block = $(el).closest('p, li, div, td, footer, section, address');
+    if (isCreditLine((block.length ? block : $(el).parent()).text())) mailtoAddresses((el as Element).attribs.href ?? '').forEach((e) => out.add(e));
+  });
+  return out;
+}
+
 /**
  * The addresses a page holds (the file comment's places), each once, in the order found:
  * `mailto:` links first, then the hidden forms, then the text.

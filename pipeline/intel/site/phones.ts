@@ -20,7 +20,7 @@ const LABELS = [
 ];
 const LABEL_SET = new Set(LABELS);
 const MAX_LABEL = Math.max(...LABELS.map((l) => l.length));
-const FAX_WORDS = new Set(['fax', 'telefax', 'fax.', 'téléc', 'télécopie']);
+const FAX_WORDS = new Set(['fax', 'telefax', 'fax.', 'f', 'f.', 'téléc', 'télécopie', 'facsimile']);
 
 const isDigit = (c: string | undefined): boolean => c !== undefined && c >= '0' && c <= '9';
 const isLetter = (c: string | undefined): boolean => c !== undefined && c.toLowerCase() !== c.toUpperCase();

@@ -9,12 +9,12 @@
  *   `warning`.
  * - Each URL is asked once per session (the first answer, or failure, is kept).
  * - Bodies are parsed within this folder's limits (limits.ts): JSON by size and depth
- *   (json-limits.ts, no recursion), XML by size and element depth (a linear count before
+ *   (counted over the text before it is parsed), XML by size and element depth (a linear count before
  *   parsing), HTML by size. An oversize or too-deep body is unreadable, never parsed.
  * - `null` from `ReadPage` means the site gave no answer (a failed fetch); failures that are
  *   not the site's (the request aborted, no worker) throw and end the call.
  */
-import { depthOver } from '../../runtime/json-limits.js';
+import { decodeBody, detectCharset } from '../../runtime/net/charset.js';
 import { MAX_HTML_CHARS, MAX_HTML_DEPTH, MAX_JSON_CHARS, MAX_JSON_DEPTH, MAX_XML_CHARS, MAX_XML_DEPTH } from './limits.js';
 
 export interface ReadResult {
@@ -29,6 +29,18 @@ export interface ReadResult {
 export type ReadPage = (url: string, opts: { readonly signal?: AbortSignal; readonly accept?: 'html' | 'json' | 'xml' | 'any' }) => Promise<ReadResult | null>;
 
 export type Accept = 'html' | 'json' | 'xml' | 'any';
+
+/**
+ * A fetched body as text, its encoding decided as every page's is (pipeline/runtime/net/charset.ts:
+ * BOM, Content-Type, the markup's prescan, else UTF-8). UTF-8 — every store API and nearly every
+ * page — is decoded by V8's own decoder, which replaces bad bytes as the Encoding standard's
+ * does and reads a 300 KB products page in a fraction of the standard decoder's time (≈ 0.3
+ * against ≈ 8 ms here); any other encoding goes through the standard's decoders.
+ */
+export function decodeText(body: Buffer, contentType: string | null): string {
+  const { charset, bomLength } = detectCharset(body, contentType);
+  return charset === 'utf-8' ? body.toString('utf8', bomLength) : decodeBody(body, contentType).text;
+}
 
 /** What the products and posts readers are given. */
 export interface ListingOptions {
@@ -210,13 +222,39 @@ export function readableHtml(page: ReadResult): boolean {
   return looksHtml(page) && page.body.length <= MAX_HTML_CHARS && !markupDepthOver(page.body, MAX_HTML_DEPTH, true);
 }
 
-/** JSON text parsed, when it parses and nests no deeper than MAX_JSON_DEPTH; undefined otherwise. */
+/**
+ * Whether JSON text nests arrays and objects deeper than `max`, told before it is parsed by one
+ * pass over its characters (brackets inside strings skipped). Cheaper than walking the parsed
+ * value, and a deep text is never parsed at all.
+ */
+export function jsonDepthOver(text: string, max: number): boolean {
+  let depth = 0;
+  for (let i = 0; i < text.length; i += 1) {
+    const c = text.charCodeAt(i);
+    if (c === 34 /* " */) {
+      // To the closing quote, past escapes.
+      for (i += 1; i < text.length; i += 1) {
+        const d = text.charCodeAt(i);
+        if (d === 92 /* \ */) i += 1;
+        else if (d === 34) break;
+      }
+    } else if (c === 91 /* [ */ || c === 123 /* { */) {
+      depth += 1;
+      if (depth > max) return true;
+    } else if (c === 93 /* ] */ || c === 125 /* } */) {
+      depth -= 1;
+    }
+  }
+  return false;
+}
+
+/** JSON text parsed, when it nests no deeper than MAX_JSON_DEPTH and parses; undefined otherwise. */
 export function parseJson(body: string): unknown {
-  let value: unknown;
+  const text = body.charCodeAt(0) === 0xfeff ? body.slice(1) : body;
+  if (jsonDepthOver(text, MAX_JSON_DEPTH)) return undefined;
   try {
-    value = JSON.parse(body.replace(/^\uFEFF/, ''));
+    return JSON.parse(text);
   } catch {
     return undefined;
   }
-  return depthOver(value, MAX_JSON_DEPTH) ? undefined : value;
 }

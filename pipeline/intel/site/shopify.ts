@@ -1,6 +1,7 @@
 /**
  * Shopify's public storefront: `/products.json?limit=250&page=N`, paged until a page comes back
- * with fewer than 250 products (or none) or the caller's limit is reached. Its prices are
+ * with fewer than 250 products (or none) or the caller's limit is reached, two pages in flight
+ * after the first. Its prices are
  * decimal strings (`"19.99"`), read as numbers; it states no currency, which comes from the
  * home page's `Shopify.currency = {"active":"EUR",…}` (else its `og:price:currency`, else
  * `/cart.js`'s `currency`). It exposes no stock counts, only each variant's `available` flag
@@ -102,20 +103,40 @@ export interface ShopifyListing {
   readonly answered: boolean;
 }
 
-/** Pages `products.json` (see the file comment); stops at `limit` products. */
+interface ProductsPage {
+  readonly finalUrl: string | null;
+  readonly items: unknown[] | null;
+}
+
+/** One `products.json` page: where it ended up (a password page?) and its products, if it parsed. */
+async function productsPage(site: Site, reader: SiteReader, n: number): Promise<ProductsPage> {
+  const url = siteUrl(site, `/products.json?limit=${SHOPIFY_PAGE_SIZE}&page=${n}`);
+  const res = await reader.page(url, 'json');
+  const got = await reader.json(url);
+  const items = got ? record(got.value)?.products : undefined;
+  return { finalUrl: res?.url ?? null, items: Array.isArray(items) ? items : null };
+}
+
+/**
+ * Pages `products.json` (see the file comment); stops at `limit` products. Once the first page
+ * comes back full, the next page is always asked before the current one is read (two in
+ * flight), so a large store's pages arrive back to back; a store that ends reads at most one
+ * page more than it needed.
+ */
 export async function shopifyProducts(site: Site, reader: SiteReader, limit: number, currency: string | null): Promise<ShopifyListing> {
   const products: Product[] = [];
-  let page = 1;
   let answered = false;
   let lastFull = false;
   let cur = currency;
-  for (;;) {
-    const url = siteUrl(site, `/products.json?limit=${SHOPIFY_PAGE_SIZE}&page=${page}`);
-    const res = await reader.page(url, 'json');
-    if (res && isPasswordPage(res.url)) return { products, truncated: false, passwordProtected: true, answered };
-    const got = await reader.json(url);
-    const items = got ? record(got.value)?.products : undefined;
-    if (!Array.isArray(items)) break;
+  let current = productsPage(site, reader, 1);
+  for (let page = 1; ; page += 1) {
+    // Ask for the next page now when this one is not the first and more are wanted.
+    const wanted = products.length + SHOPIFY_PAGE_SIZE < limit;
+    const upcoming = page > 1 && wanted && reader.remaining > 0 ? productsPage(site, reader, page + 1) : null;
+    upcoming?.catch(() => undefined);
+    const { finalUrl, items } = await current;
+    if (finalUrl && isPasswordPage(finalUrl)) return { products, truncated: false, passwordProtected: true, answered };
+    if (!items) break;
     answered = true;
     if (page === 1 && cur === null && items.length) cur = await cartCurrency(site, reader);
     for (const item of items) {
@@ -125,7 +146,7 @@ export async function shopifyProducts(site: Site, reader: SiteReader, limit: num
     }
     lastFull = items.length >= SHOPIFY_PAGE_SIZE;
     if (!lastFull || products.length === limit || reader.signal?.aborted) break;
-    page += 1;
+    current = upcoming ?? productsPage(site, reader, page + 1);
   }
   // Stopped at the limit or the page budget after a full page: the store may have more.
   const truncated = lastFull && (products.length === limit || reader.budgetSpent);

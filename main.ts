@@ -4,7 +4,8 @@
  *   node dist/main.js                  every role in one process (embedded defaults: `npm start`)
  *   node dist/main.js --role gateway   the HTTP gateway only
  *   node dist/main.js --role fetcher   one actor pool (frontier, fetcher, renderer, parser,
- *                                      classifier, notifier); start any number of each
+ *                                      extractor, searcher, classifier, notifier, intel);
+ *                                      start any number of each
  *
  * Configuration comes from the environment (pipeline/runtime/config.ts); BUS, STORE and STATE choose
  * the engines. `startService` is exported so tests start the same composition in-process, and
@@ -21,6 +22,7 @@ import { createSearcherActor } from './actors/searcher/index.js';
 import { createExtractorActor } from './actors/extractor/index.js';
 import { createFetcherActor } from './actors/fetcher/index.js';
 import { createFrontierActor } from './actors/frontier/index.js';
+import { createIntelActor } from './actors/intel/index.js';
 import { createNotifierActor } from './actors/notifier/index.js';
 import { createParserActor } from './actors/parser/index.js';
 import { createRendererActor } from './actors/renderer/index.js';
@@ -48,7 +50,9 @@ export type RoleArg = Role | 'all';
  * 501); the frontier serves map and schedules crawl and batch jobs (`jobs`, served with the
  * parser's `scrape`: the fetcher and parser read the jobs' pages). The renderer serves
  * `render`: with it the gateway sends browser scrapes (waitFor, actions, screenshot, network)
- * to `renderRequested`; without it, it answers them 501.
+ * to `renderRequested`; without it, it answers them 501. The intel pool serves `intel`: the
+ * domain operations (registries, DNS, the archive, the link graph; a report's pages through
+ * the scrape path, so those need `scrape` too).
  */
 export const ACTORS: readonly ActorSpec[] = [
   { role: 'frontier', serves: ['map', 'jobs'], create: (runtime) => createFrontierActor(runtime) },
@@ -60,6 +64,7 @@ export const ACTORS: readonly ActorSpec[] = [
   { role: 'searcher', serves: ['search'], create: (runtime) => createSearcherActor(runtime) },
   { role: 'classifier', serves: ['monitors', 'mentions'], create: (runtime) => createClassifierActor(runtime) },
   { role: 'notifier', serves: ['webhooks'], create: (runtime) => createNotifierActor(runtime) },
+  { role: 'intel', serves: ['intel'], create: (runtime) => createIntelActor(runtime) },
 ];
 
 export interface ServiceOptions {

@@ -135,6 +135,17 @@ export const QUICK: readonly QuickScenario[] = [
     ],
   },
   {
+    file: 'domains.ts',
+    env: { BENCH_DOMAINS_NAMES: '100', BENCH_DOMAINS_BASELINE_NAMES: '20' },
+    headlines: (lines) =>
+      lines.map((l) => ({
+        name: 'domains screen',
+        figure: `${fmt(l.seconds_per_name)} s a name, ${fmt(l.ratio)}× the one-by-one script${l.agree === true ? '' : ' (verdicts differ)'}`,
+        target: `≤ ${fmt(l.target_seconds_per_name)} s a name`,
+        met: l.meets_target === true && l.agree === true,
+      })),
+  },
+  {
     file: 'extract.ts',
     env: { BENCH_EXTRACT_PAGES: '40', BENCH_SCRAPE_WARMUP: '8' },
     headlines: (lines) =>

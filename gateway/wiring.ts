@@ -37,11 +37,22 @@ import type { Requester } from '../pipeline/runtime/request-reply.js';
 import type { FreeOperationId, OperationId } from '../schemas/api/operations.js';
 import type { ExtractBody, ScrapeBody } from '../schemas/api/page-reading.js';
 import type { SearchBody } from '../schemas/api/search.js';
+import type { DomainReportBody, DomainScreenBody, SnapshotsBody } from '../schemas/api/intel.js';
 import { PRICES, type Price } from '../schemas/api/prices.js';
 import type { ScrapeOptions } from '../schemas/api/scrape-options.js';
 import type { Capability } from '../schemas/capabilities.js';
 import type { HandlerContext, Handlers, OperationHandler, RecordDeps } from './handler.js';
 import { fetchHandler } from './handlers/fetch.js';
+import {
+  domainHandler,
+  domainReportHandler,
+  domainScreenHandler,
+  domainSnapshotsHandler,
+  reportEstimate,
+  screenEstimate,
+  snapshotsEstimate,
+  type IntelWaits,
+} from './handlers/intel.js';
 import {
   crawlCancelHandler,
   crawlErrorsHandler,
@@ -192,6 +203,13 @@ function watchOptions(deps: PipelineHandlerDeps): WatchHandlerOptions {
   };
 }
 
+/** Domain lookups and screens: the intel pool asks the registries, DNS and the link graph. */
+const INTEL = ['intel'] as const;
+/** Domain reports and snapshot loads: the intel pool, reading pages through the scrape path. */
+const INTEL_PAGES = ['intel', 'scrape'] as const;
+
+const intelWaits = (deps: GatewayHandlerDeps): IntelWaits => ({ requestTimeoutMs: pipelineWait(deps), config: deps.config });
+
 export const OPERATION_TABLE = {
   // Page reading
   scrape: byPipeline(
@@ -222,13 +240,17 @@ export const OPERATION_TABLE = {
   serp: byPipeline(['search'], flat(PRICES.searchCall), (d) => serpHandler(d.requester, pipelineWait(d))),
   placesSearch: byPipeline(['search'], flat(PRICES.placesCall), (d) => placesHandler(d.requester, pipelineWait(d))),
   // Site and company intelligence
-  domain: NOT_SERVED,
+  // A lookup is charged when a section it asked for answered.
+  domain: byPipeline(INTEL, flat(PRICES.domainLookup), (d) => domainHandler(d.requester, intelWaits(d))),
   company: NOT_SERVED,
   products: NOT_SERVED,
   posts: NOT_SERVED,
-  domainReport: NOT_SERVED,
-  domainSnapshots: NOT_SERVED,
-  domainScreen: NOT_SERVED,
+  // The depth's flat price and each snapshot beyond those included (rule 7).
+  domainReport: byPipeline(INTEL_PAGES, { estimate: (ctx) => reportEstimate(ctx.body as DomainReportBody) }, (d) => domainReportHandler(d.requester, intelWaits(d))),
+  // Each year it may load at the loaded price; included, stored and unread years are free (rule 8).
+  domainSnapshots: byPipeline(INTEL_PAGES, { estimate: (ctx) => snapshotsEstimate(ctx.body as SnapshotsBody) }, (d) => domainSnapshotsHandler(d.requester, intelWaits(d))),
+  // One credit per distinct valid name, charged for the names the registry answered for (rule 6).
+  domainScreen: byPipeline(INTEL, { estimate: (ctx) => screenEstimate(ctx.body as DomainScreenBody) }, (d) => domainScreenHandler(d.requester, intelWaits(d))),
   // Monitoring
   monitorCreate: byPipeline(MONITORS, 'free', (d) => monitorCreateHandler(d.records, monitorOptions(d))),
   monitorList: byPipeline(MONITORS, 'free', (d) => monitorListHandler(d.records, monitorOptions(d))),

@@ -22,7 +22,10 @@
  * - `mentions`: mention watches' posts are sorted into categories and stored (the
  *   classifier; with `search`, the searcher that collects them, and `jobs`, the frontier that
  *   schedules them: the watch and mention operations).
+ * - `intel`: domains are looked up, reported on and screened (the intel pool: registries
+ *   over RDAP, DNS, the Wayback Machine and the link graph; with `scrape` for the pages a
+ *   report reads: the domain operations).
  */
-export const CAPABILITIES = ['scrape', 'fetch', 'parse', 'map', 'jobs', 'render', 'webhooks', 'extract', 'search', 'monitors', 'mentions'] as const;
+export const CAPABILITIES = ['scrape', 'fetch', 'parse', 'map', 'jobs', 'render', 'webhooks', 'extract', 'search', 'monitors', 'mentions', 'intel'] as const;
 
 export type Capability = (typeof CAPABILITIES)[number];

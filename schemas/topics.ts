@@ -3,7 +3,7 @@
  * count and key, and which roles write and read it. The bus, the Kafka topic definitions
  * (infra/kafka/topics.json is generated from this table) and the docs all read it.
  */
-export const ROLES = ['gateway', 'frontier', 'fetcher', 'renderer', 'parser', 'extractor', 'searcher', 'classifier', 'notifier'] as const;
+export const ROLES = ['gateway', 'frontier', 'fetcher', 'renderer', 'parser', 'extractor', 'searcher', 'classifier', 'notifier', 'intel'] as const;
 export type Role = (typeof ROLES)[number];
 
 export interface TopicSpec {
@@ -24,7 +24,7 @@ export const TOPICS = {
     event: 'ScrapeRequested',
     partitions: 12,
     key: "requestId (a job's pages too: they spread over the partitions; the frontier bounds how many are in flight)",
-    producers: ['gateway', 'frontier'],
+    producers: ['gateway', 'frontier', 'intel'],
     consumers: ['fetcher'],
     description: 'A page to read: URL, scrape options, who to answer.',
   },
@@ -140,6 +140,16 @@ export const TOPICS = {
     consumers: ['notifier'],
     description: 'A batch of new mentions of a watch with a webhook: the notifier delivers it, signed and retried.',
   },
+  intelRequested: {
+    name: 'wds.intel.requested',
+    event: 'IntelRequested',
+    partitions: 12,
+    key: 'requestId',
+    producers: ['gateway'],
+    consumers: ['intel'],
+    description:
+      "POST /v1/domain, /v1/domain/report, /v1/domain/history/snapshots and /v1/domain/screen: a question for the intel pool, which asks the registries (RDAP), DNS, the Wayback Machine and the link graph, reads the pages a report needs through the scrape path, and answers the reply topic. Registry and archive calls wait on outside services for seconds; on their own pool they never hold the searcher's or the parser's slots.",
+  },
   jobEvents: {
     name: 'wds.job.events',
     event: 'JobEvent',
@@ -155,9 +165,9 @@ export const TOPICS = {
     event: 'Reply',
     partitions: 12,
     key: 'correlationId',
-    producers: ['frontier', 'fetcher', 'renderer', 'parser', 'extractor', 'searcher', 'classifier', 'notifier'],
-    consumers: ['gateway'],
-    description: 'Answers to synchronous requests; each gateway reads them all and keeps its own.',
+    producers: ['frontier', 'fetcher', 'renderer', 'parser', 'extractor', 'searcher', 'classifier', 'notifier', 'intel'],
+    consumers: ['gateway', 'intel'],
+    description: 'Answers to synchronous requests; each gateway (and each intel process, for the pages a domain report reads) reads them all and keeps its own.',
   },
   testPings: {
     name: 'wds.test.pings',
@@ -173,7 +183,7 @@ export const TOPICS = {
     event: 'any',
     partitions: 3,
     key: 'the original message key',
-    producers: ['gateway', 'frontier', 'fetcher', 'renderer', 'parser', 'extractor', 'searcher', 'classifier', 'notifier'],
+    producers: ['gateway', 'frontier', 'fetcher', 'renderer', 'parser', 'extractor', 'searcher', 'classifier', 'notifier', 'intel'],
     consumers: [],
     description:
       'Events an actor could not process after its retries, or could not decode: the original bytes and headers plus x-wds-error-code, x-wds-error-message, x-wds-attempts, x-wds-source-topic, x-wds-group, x-wds-failed-at.',

@@ -16,7 +16,10 @@
  * `source` is the page's (fresh, cache or index), and its credits are the page's. A stored
  * copy of an HTML or text page also goes into the local search index (search_docs and
  * search_postings, pipeline/search/index/page.ts), queued beside `pages` in the writer's lazy
- * batches, which the reply does not wait for.
+ * batches, which the reply does not wait for. A stored HTML page that could be shared (no
+ * headers of the caller's own) with a status below 400 also gives its links to other domains
+ * to the link graph (pipeline/intel/links.ts), queued the same way; a page without such links
+ * writes nothing there.
  *
  * Documents are read in the actor's document pool (document/pool.ts: worker threads within
  * the DOCUMENT_* limits): every upload and every fetched PDF or DOCX. HTML and text pages are
@@ -31,7 +34,7 @@ import type { ActorDefinition, EventHandling, Outcome } from '../../pipeline/run
 import { parseJsonObject } from '../../pipeline/runtime/json.js';
 import { replyTo } from '../../pipeline/runtime/request-reply.js';
 import type { ServiceRuntime } from '../../pipeline/service/config.js';
-import { cacheColumns, cachePlan, isPageSource } from '../../pipeline/pages/cache.js';
+import { cacheColumns, cachePlan, isPageSource, isShareableRequest } from '../../pipeline/pages/cache.js';
 import { decodeScrapeOptions, defaultScrapeOptions } from '../../pipeline/pages/options.js';
 import { buildDocument, DocumentPool, type DocumentReader, type ScrapeDocument } from './document/index.js';
 import { handleParseRequested } from './parse.js';
@@ -46,6 +49,7 @@ import { JOB_PAGE_COPY_DELAY_MS, JOB_PAGE_COPY_MAX_QUEUED, storeJobPage } from '
 import { queueWrite } from '../../pipeline/runtime/store/batch-writer.js';
 import { jobPageFailed } from '../../pipeline/jobs/pages.js';
 import { writeSearchRows } from '../../pipeline/search/index/index.js';
+import { linkEdgesOf, queueLinkEdges } from '../../pipeline/intel/links.js';
 
 export { handleParseRequested, type ParseRequested } from './parse.js';
 
@@ -98,8 +102,11 @@ export async function handlePageFetched(page: PageFetched, runtime: ParserRuntim
   const options = decodeScrapeOptions(page.options) ?? defaultScrapeOptions();
   const source = isPageSource(page.source) ? page.source : 'fresh';
   const plan = extractionPlan(options.formats);
+  const stored = source === 'fresh' && options.storeInCache;
+  // A stored, shareable, successful page feeds the link graph with its cross-domain links.
+  const feedsGraph = stored && page.statusCode < 400 && isShareableRequest(options);
   let document: ScrapeDocument;
-  // A crawl follows the page's links: read from the parse the document is built from.
+  // A crawl follows the page's links, the link graph reads them: from the parse the document is built from.
   let links: string[] = [];
   // Extraction reads the page itself while it is loaded, before anything is removed.
   let reading: PageReading | null = null;
@@ -115,7 +122,7 @@ export async function handlePageFetched(page: PageFetched, runtime: ParserRuntim
       },
       plan ? withMarkdown(options) : options,
       {
-        ...(page.jobId ? { pageLinks: (found: string[]) => (links = found) } : {}),
+        ...(page.jobId || feedsGraph ? { pageLinks: (found: string[]) => (links = found) } : {}),
         ...(plan?.json ? { read: ($: CheerioAPI, base: string) => (reading = readPage($, base, plan)) } : {}),
       },
       documents,
@@ -134,20 +141,24 @@ export async function handlePageFetched(page: PageFetched, runtime: ParserRuntim
   // The page copy and, for a job's page, its job_pages row are written at once (two tables,
   // two batches: neither waits for the other's); the event is acked after both landed, except
   // a job page's copy, which is queued (pipeline/jobs/job-page.ts JOB_PAGE_COPY_DELAY_MS): the
-  // job page is acked when its job_pages row landed. The search index rows are always queued.
-  // A store failure throws store_unavailable (retriable): the pool tries the page again, and a
-  // row that landed before collapses with its second copy.
-  const copied =
-    source === 'fresh' && options.storeInCache
-      ? Promise.all([
-          page.jobId
-            ? queueWrite(runtime.writer, 'pages', [pagesRow(page, { title, document: json, contentHash }, options)], JOB_PAGE_COPY, (error) =>
-                runtime.log?.warn({ url: page.url, jobId: page.jobId, err: error }, 'job page cache copy not stored'),
-              )
-            : runtime.writer.write('pages', [pagesRow(page, { title, document: json, contentHash }, options)]),
-          writeSearchRows(runtime.writer, page, document, options, (error) => runtime.log?.warn({ url: page.url, err: error }, 'search index rows not stored')),
-        ])
-      : Promise.resolve();
+  // job page is acked when its job_pages row landed. The search index rows and the link graph's
+  // edges are always queued. A store failure throws store_unavailable (retriable): the pool
+  // tries the page again, and a row that landed before collapses with its second copy.
+  const copied = stored
+    ? Promise.all([
+        page.jobId
+          ? queueWrite(runtime.writer, 'pages', [pagesRow(page, { title, document: json, contentHash }, options)], JOB_PAGE_COPY, (error) =>
+              runtime.log?.warn({ url: page.url, jobId: page.jobId, err: error }, 'job page cache copy not stored'),
+            )
+          : runtime.writer.write('pages', [pagesRow(page, { title, document: json, contentHash }, options)]),
+        writeSearchRows(runtime.writer, page, document, options, (error) => runtime.log?.warn({ url: page.url, err: error }, 'search index rows not stored')),
+        feedsGraph && links.length > 0
+          ? queueLinkEdges(runtime.writer, linkEdgesOf(page.finalUrl || page.url, links, page.requestedAtMs || page.fetchedAtMs), (error) =>
+              runtime.log?.warn({ url: page.url, err: error }, 'link graph edges not stored'),
+            )
+          : undefined,
+      ])
+    : Promise.resolve();
   const extras = extrasOf(page.extras);
   if (plan) {
     await copied;

@@ -131,6 +131,16 @@ export const SAMPLE_EVENTS: { readonly [N in EventName]: EventValue<N> } = {
     deadlineMs: AT_MS + 60_000,
     createdAtMs: AT_MS,
   },
+  IntelRequested: {
+    requestId: 'req_01JD8YB3D0M4',
+    tenant: 'key_7f3a',
+    kind: 'report',
+    query: JSON.stringify({ domain: 'xn--bcher-kva.example.com', input: 'https://Bücher.example.com/shop', depth: 'buyer', snapshots: 6, verifyLinks: 20 }),
+    replyTo: 'wds.replies',
+    correlationId: '5d7f9b1c-3e5a-4c7e-9a1b-2c4d6e8f0a1b',
+    deadlineMs: AT_MS + 120_000,
+    createdAtMs: AT_MS,
+  },
   MonitorCheckRequested: {
     requestId: 'chk_019a4c2e5f10a1b2c3d4e5f60718',
     tenant: 'key_7f3a',

@@ -84,6 +84,11 @@ export function cacheKeyOf(options: ScrapeOptions, browser: boolean): string {
   return createHash('sha256').update(JSON.stringify(variant)).digest('hex').slice(0, 32);
 }
 
+/** Whether a request's copy may be shared across keys: it sent no headers of its own. */
+export function isShareableRequest(options: ScrapeOptions): boolean {
+  return callerHeaders(options.headers) === null;
+}
+
 /**
  * A request's cache plan. `cacheKey` is the key its producer worked out and the event carries
  * (ScrapeRequested and PageFetched `cacheKey`); when empty (events written before they
@@ -94,7 +99,7 @@ export function cachePlan(url: string, options: ScrapeOptions, cacheKey = ''): C
   return {
     url: normalizeUrl(url),
     key: cacheKey || cacheKeyOf(options, needsBrowser(options)),
-    shareable: callerHeaders(options.headers) === null,
+    shareable: isShareableRequest(options),
     maxAgeMs: Number.isFinite(maxAge) && maxAge > 0 ? Math.floor(maxAge) : 0,
     store: options.storeInCache !== false,
   };

@@ -6,6 +6,7 @@
  */
 import { parseSettings, redactSettings, type ConfigOf, type Environment } from '../runtime/config.js';
 import type { Runtime } from '../runtime/runtime.js';
+import { dnsServersOf } from '../intel/settings.js';
 import { SETTINGS } from './settings.js';
 
 export { ConfigError, maskUrl } from '../runtime/config.js';
@@ -17,9 +18,15 @@ export type Config = ConfigOf<typeof SETTINGS>;
 /** The runtime of a process of this service, carrying the whole config for its pools and gateway. */
 export type ServiceRuntime = Runtime<Config>;
 
-/** Parses the settings from an environment (default: the process's). Throws ConfigError. */
+/**
+ * Parses the settings from an environment (default: the process's), then the values a
+ * family reads further (DNS_SERVERS' entries), so a bad one stops the start here too.
+ * Throws ConfigError.
+ */
 export function loadConfig(env: Environment = process.env): Config {
-  return parseSettings(SETTINGS, env);
+  const config = parseSettings(SETTINGS, env);
+  dnsServersOf(config);
+  return config;
 }
 
 /** The config with secrets masked, safe to log: secret settings as `***`, proxy URLs without their user info. */

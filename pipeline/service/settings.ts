@@ -6,6 +6,7 @@
  */
 import { RUNTIME_SETTINGS, type SettingsTable } from '../runtime/settings.js';
 import { MODEL_SETTINGS } from '../clients/models/settings.js';
+import { INTEL_SETTINGS } from '../intel/settings.js';
 import { JOB_SETTINGS } from '../jobs/settings.js';
 import { KEY_SETTINGS } from '../keys/settings.js';
 import { MENTION_SETTINGS } from '../mentions/settings.js';
@@ -25,6 +26,7 @@ export const SETTINGS_PARTS = {
   search: SEARCH_SETTINGS,
   monitors: MONITOR_SETTINGS,
   mentions: MENTION_SETTINGS,
+  intel: INTEL_SETTINGS,
 } as const satisfies Readonly<Record<string, SettingsTable>>;
 
 export const SETTINGS = {
@@ -37,4 +39,5 @@ export const SETTINGS = {
   ...SETTINGS_PARTS.search,
   ...SETTINGS_PARTS.monitors,
   ...SETTINGS_PARTS.mentions,
+  ...SETTINGS_PARTS.intel,
 } as const satisfies SettingsTable;

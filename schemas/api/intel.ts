@@ -1,5 +1,5 @@
 /** Request schemas of site and company intelligence: domain, company, products, posts, report, snapshots, screen. */
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import { Closed, DomainOrUrl, Nullable, StringEnum } from './common.js';
 
 export const DomainBody = Closed({
@@ -9,6 +9,7 @@ export const DomainBody = Closed({
   backlinks: Type.Optional(Type.Boolean({ default: true, description: 'Domains known to link to this one.' })),
   backlinkLimit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100, description: 'Referring domains listed, busiest first.' })),
 });
+export type DomainBody = Static<typeof DomainBody>;
 
 export const CompanyBody = Closed({
   url: DomainOrUrl('A company domain or any URL on it.'),
@@ -30,6 +31,7 @@ export const DomainReportBody = Closed({
     Nullable(Type.Integer({ minimum: 0, maximum: 100 }), { description: 'Linking pages checked for the link; default 20 for `buyer`, 50 for `deep`.' }),
   ),
 });
+export type DomainReportBody = Static<typeof DomainReportBody>;
 
 export const SnapshotsBody = Closed({
   domain: DomainOrUrl('The domain a report was made for.'),
@@ -40,6 +42,7 @@ export const SnapshotsBody = Closed({
   ),
   snapshots: Type.Optional(Type.Integer({ minimum: 1, maximum: 24, default: 6, description: 'The figure the report used.' })),
 });
+export type SnapshotsBody = Static<typeof SnapshotsBody>;
 
 export const DomainScreenBody = Closed({
   domains: Type.Array(Type.String({ minLength: 1, maxLength: 2048 }), {
@@ -49,3 +52,4 @@ export const DomainScreenBody = Closed({
   }),
   dns: Type.Optional(Type.Boolean({ default: true, description: 'Check DNS for names the registry has no record of.' })),
 });
+export type DomainScreenBody = Static<typeof DomainScreenBody>;

@@ -183,13 +183,62 @@ export const OPERATIONS = [
       'Costs 1 credit per call, whatever it finds; a failed call costs nothing.',
   }),
   // Site and company intelligence
-  op({ id: 'domain', method: 'POST', path: '/v1/domain', tag: 'Site and company intelligence', summary: 'Domain registration, DNS, backlinks', body: DomainBody }),
+  op({
+    id: 'domain',
+    method: 'POST',
+    path: '/v1/domain',
+    tag: 'Site and company intelligence',
+    summary: 'Domain registration, DNS, backlinks',
+    body: DomainBody,
+    description:
+      'Looks a domain up: a domain or any URL on it, read as its registrable domain (`www.example.co.uk/shop` is `example.co.uk`; an internationalised name is asked for in punycode and answered in both forms). ' +
+      '`registration` (from the registry over RDAP): `found`, `created`, `expires`, `updated`, `transferred`, `ageDays`, `expiresInDays`, `registrar`, `status`, `nameservers`, `dnssec`, `registry` and the RDAP records read (`sources`). ' +
+      '`dns`: `exists` and the A, AAAA, MX, NS and TXT records. `backlinks`: the domains this instance\'s link graph saw linking here, busiest first, up to `backlinkLimit`, with `totalReferringDomains` and `coverage` (how many pages and domains the graph holds: it knows only the pages this instance has read). ' +
+      'Each section is switched off by its flag. A section whose source fails is `null` and `errors` says why (`registry_unavailable`, `registry_rate_limited` with `retryAfter` seconds, `registry_timeout`, `registry_unsupported`, `dns_timeout`, `dns_unavailable`, `link_graph_unavailable`, …); the lookup still answers 200. ' +
+      'An IP address, a single label, `localhost`, a label over 63 characters, a URL with a user or password, or a special-use or unknown top-level domain is 422; such names are never sent to a registry. ' +
+      'Costs 1 credit when at least one section asked for answered; nothing when every one failed.',
+  }),
   op({ id: 'company', method: 'POST', path: '/v1/company', tag: 'Site and company intelligence', summary: 'Enrich one company from its website', body: CompanyBody }),
   op({ id: 'products', method: 'POST', path: '/v1/products', tag: 'Site and company intelligence', summary: "List a store's products", body: ListingBody }),
   op({ id: 'posts', method: 'POST', path: '/v1/posts', tag: 'Site and company intelligence', summary: "List a blog or forum's posts, newest first", body: ListingBody }),
-  op({ id: 'domainReport', method: 'POST', path: '/v1/domain/report', tag: 'Site and company intelligence', summary: "Buyer's report on a domain", body: DomainReportBody }),
-  op({ id: 'domainSnapshots', method: 'POST', path: '/v1/domain/history/snapshots', tag: 'Site and company intelligence', summary: 'Load pending archived snapshots', body: SnapshotsBody }),
-  op({ id: 'domainScreen', method: 'POST', path: '/v1/domain/screen', tag: 'Site and company intelligence', summary: 'Screen up to 500 domain names for availability', body: DomainScreenBody }),
+  op({
+    id: 'domainReport',
+    method: 'POST',
+    path: '/v1/domain/report',
+    tag: 'Site and company intelligence',
+    summary: "Buyer's report on a domain",
+    body: DomainReportBody,
+    description:
+      'A buyer\'s report: `findings`, `concerns` (each with its `rule` and `severity`) and `questions` for the seller, each pointing at its `evidence` (a registry record, a DNS record, today\'s home page, an archived snapshot, a linking page). ' +
+      'Depths are cumulative: `quick` reads registration, DNS, mail records (MX, SPF, DMARC) and today\'s home page; `buyer` adds the archive history (one snapshot a year from the Wayback Machine, `snapshots` of them, 6 by default), the known backlinks and a check that `verifyLinks` linking pages (20 by default) still link; `deep` reads 12 snapshots and 50 linking pages. ' +
+      'Snapshots and linking pages are read within the report\'s time budget (DOMAIN_REPORT_BUDGET_MS); years not loaded by then are listed in `evidence.history.pending`, to load with POST /v1/domain/history/snapshots. A source that fails leaves its evidence `null` with an entry in `errors`; the report still answers. ' +
+      'Concern rules: `recent_transfer` (transferred within 90 days), `expiring_soon` (within 60 days, or expired), `pending_deletion`, `registry_hold`, `parked_or_for_sale`, `spam_history`, `mail_records_missing`, `owner_changed`, `registration_after_history`, `links_gone` (docs/api/intelligence.md). ' +
+      'Charged one flat price per depth (quick 2, buyer 25, deep 60 credits) including 0, 6 or 12 snapshots; each snapshot read beyond those is 1 credit more, charged when it is read; a snapshot this key loaded before is free. A failed report is not charged.',
+  }),
+  op({
+    id: 'domainSnapshots',
+    method: 'POST',
+    path: '/v1/domain/history/snapshots',
+    tag: 'Site and company intelligence',
+    summary: 'Load pending archived snapshots',
+    body: SnapshotsBody,
+    description:
+      'Loads the archived snapshots a report left pending: the years the key\'s newest report on the domain planned for `snapshots` (the figure the report used), or only `years`. Years still not loaded when the call returns stay in `pending`; call again. ' +
+      'The answer lists each snapshot with its `charge` (`stored`: loaded before, free; `included`: in the report\'s price, free for 7 days after it; `loaded`: 1 credit), the years with no archived capture (`unavailable`), those the archive could not serve (`failed`), and the history `concerns` over every snapshot the key now holds. ' +
+      'A domain this key has no report on is 404 `not_found`. A failed call is not charged.',
+  }),
+  op({
+    id: 'domainScreen',
+    method: 'POST',
+    path: '/v1/domain/screen',
+    tag: 'Site and company intelligence',
+    summary: 'Screen up to 500 domain names for availability',
+    body: DomainScreenBody,
+    description:
+      'Screens up to 500 names (domains or URLs on them) in parallel, each registry asked within its own limit. Each result has the `input`, the `domain` checked and its `status`: `registered` (the registry holds a record; with `expires`), `likely_available` (no registry record and no delegation or address in DNS), `no_registry_record` (no record, and DNS not asked with `dns: false`, or still answering: `dns: "resolves"`), `unknown` (the registry did not answer: `error` says why) or `invalid` (not a domain name: `reason`). ' +
+      'A name given twice is checked once; its later copies carry `duplicate: true`. `counts` totals each status. ' +
+      'Charged 1 credit per distinct name the registry answered for; invalid names, duplicates and names the registry did not answer for are free.',
+  }),
   // Monitoring
   op({ id: 'monitorCreate', method: 'POST', path: '/v1/monitor', tag: 'Monitoring', summary: 'Create a monitor', body: MonitorBody, pricing: 'free' }),
   op({ id: 'monitorList', method: 'GET', path: '/v1/monitor', tag: 'Monitoring', summary: 'List monitors', pricing: 'free' }),

@@ -69,7 +69,41 @@ export const PRICES = {
    * fields costs the same, and nothing when no platform answered.
    */
   mentionCollection: { credits: 1, rule: null, says: null },
+  /**
+   * One domain lookup (POST /v1/domain) in which at least one section it asked for answered
+   * (registration, DNS, backlinks); a lookup where every section failed costs nothing.
+   */
+  domainLookup: { credits: 1, rule: null, says: null },
+  /** A name of a domain screen whose registry answered (a record or none); invalid names, duplicates and unanswered names are free. */
+  screenedName: { credits: 1, rule: 6, says: 'Domain screen: 1 credit per name the registry answers for' },
+  /**
+   * A `quick` domain report: registration, DNS, mail records and today's website (one page).
+   * The spec states a flat price per depth and no figure: each depth costs about the pages it
+   * reads at a fresh page's price.
+   */
+  reportQuick: { credits: 2, rule: 7, says: 'one flat price per depth' },
+  /** A `buyer` report: `quick`, 6 archived snapshots included, known backlinks and 20 linking pages checked (about 25 pages). */
+  reportBuyer: { credits: 25, rule: 7, says: 'one flat price per depth' },
+  /** A `deep` report: `buyer` with 12 snapshots included and 50 linking pages checked (about 60 pages). */
+  reportDeep: { credits: 60, rule: 7, says: 'one flat price per depth' },
+  /** An archived snapshot a report reads beyond those its depth includes (`snapshots` above 6 or 12), charged when it is loaded. */
+  extraSnapshot: { credits: 1, rule: 7, says: 'each snapshot beyond those costs 1 credit' },
+  /** A snapshot a report included, loaded later by POST /v1/domain/history/snapshots within INCLUDED_SNAPSHOT_DAYS of the report. */
+  includedSnapshot: { credits: 0, rule: 8, says: 'snapshots included in the report are free for 7 days' },
+  /** A snapshot loaded by POST /v1/domain/history/snapshots that the report did not include, or past the included ones' 7 days. */
+  loadedSnapshot: { credits: 1, rule: 8, says: 'beyond those each snapshot loaded costs 1 credit' },
+  /** A snapshot asked for again that this key has loaded already: answered from the store. */
+  storedSnapshot: { credits: 0, rule: 8, says: 'one already loaded is free' },
 } as const satisfies Record<string, Price>;
+
+/** Archived snapshots each report depth includes in its flat price (rule 7: "6 for `buyer`, 12 for `deep`"). */
+export const REPORT_INCLUDED_SNAPSHOTS: Readonly<Record<'quick' | 'buyer' | 'deep', number>> = { quick: 0, buyer: 6, deep: 12 };
+
+/** How long a report's included snapshots load free (rule 8: "free for 7 days"). */
+export const INCLUDED_SNAPSHOT_DAYS = 7;
+
+/** A report's flat price by its depth (rule 7). */
+export const REPORT_PRICES: Readonly<Record<'quick' | 'buyer' | 'deep', Price>> = { quick: PRICES.reportQuick, buyer: PRICES.reportBuyer, deep: PRICES.reportDeep };
 
 export type PriceName = keyof typeof PRICES;
 

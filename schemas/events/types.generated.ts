@@ -6,7 +6,7 @@
 // lose precision), bytes → Buffer, ["null", T] → T | null.
 
 /** Every event type, one per folder in schemas/events/. */
-export const EVENT_NAMES = ['ExtractRequested', 'FetchRequested', 'JobEvent', 'MapRequested', 'MentionsFound', 'MentionsStored', 'MonitorCheckRequested', 'MonitorChecked', 'PageFetched', 'ParseRequested', 'Reply', 'ScrapeRequested', 'SearchRequested', 'TestPing', 'WatchCollectRequested'] as const;
+export const EVENT_NAMES = ['ExtractRequested', 'FetchRequested', 'IntelRequested', 'JobEvent', 'MapRequested', 'MentionsFound', 'MentionsStored', 'MonitorCheckRequested', 'MonitorChecked', 'PageFetched', 'ParseRequested', 'Reply', 'ScrapeRequested', 'SearchRequested', 'TestPing', 'WatchCollectRequested'] as const;
 
 export type EventName = (typeof EVENT_NAMES)[number];
 
@@ -14,6 +14,7 @@ export type EventName = (typeof EVENT_NAMES)[number];
 export const CURRENT_VERSIONS = {
   ExtractRequested: 1,
   FetchRequested: 1,
+  IntelRequested: 1,
   JobEvent: 1,
   MapRequested: 1,
   MentionsFound: 2,
@@ -90,6 +91,26 @@ export interface FetchRequested {
   /** Copied into the Reply so the waiting requester finds it. */
   correlationId: string | null;
   /** Epoch milliseconds after which the work is pointless and is dropped. */
+  deadlineMs: number;
+  /** Epoch milliseconds when the event was written. */
+  createdAtMs: number;
+}
+
+/** A question of site and company intelligence (POST /v1/domain, /v1/domain/report, /v1/domain/history/snapshots, /v1/domain/screen, /v1/company, /v1/products, /v1/posts): the intel pool answers with a Reply whose data is the answer (actors/intel/). wds.events.IntelRequested v1 (schemas/events/IntelRequested/v1.avsc). */
+export interface IntelRequested {
+  /** Id of the API request; in every log line. */
+  requestId: string;
+  /** Id of the API key the work is billed to; the reports and snapshots it stores belong to it. */
+  tenant: string;
+  /** domain: POST /v1/domain; report: /v1/domain/report; snapshots: /v1/domain/history/snapshots; screen: /v1/domain/screen; company, products, posts: /v1/company, /v1/products, /v1/posts. */
+  kind: "domain" | "report" | "snapshots" | "screen" | "company" | "products" | "posts";
+  /** The request body as JSON (schemas/api/intel.ts, defaults filled in; domain names as the gateway normalised them). */
+  query: string;
+  /** Topic to send the Reply to. */
+  replyTo: string | null;
+  /** Copied into the Reply so the waiting requester finds it. */
+  correlationId: string | null;
+  /** Epoch milliseconds after which the work is pointless and is dropped; the outside calls and page reads are bounded by it. */
   deadlineMs: number;
   /** Epoch milliseconds when the event was written. */
   createdAtMs: number;
@@ -428,6 +449,7 @@ export interface WatchCollectRequested {
 export interface EventValues {
   ExtractRequested: ExtractRequested;
   FetchRequested: FetchRequested;
+  IntelRequested: IntelRequested;
   JobEvent: JobEvent;
   MapRequested: MapRequested;
   MentionsFound: MentionsFound;

@@ -22,6 +22,7 @@ import { TOPICS } from '../../schemas/topics.js';
 import { runHandler, scrapeRequested } from '../helpers/events.js';
 import { SEARCH_MAX_QUEUED_PAGES, SEARCH_WRITE_DELAY_MS } from '../../pipeline/search/index/index.js';
 import { JOB_PAGE_COPY_DELAY_MS } from '../../pipeline/jobs/job-page.js';
+import { LINK_WRITE_DELAY_MS, LINK_WRITE_TABLE } from '../../pipeline/intel/links.js';
 
 const HTML = '<!doctype html><title>Job page</title><body><a href="/next">next</a> <a href="https://other.example/x#f">x</a> <a href="mailto:a@b.c">m</a></body>';
 
@@ -78,7 +79,7 @@ describe('job pages in the fetcher and the parser', () => {
     expect(data).toEqual({ seq: 7, url: 'https://example.com/start', statusCode: 200, credits: 1, links: ['https://example.com/next', 'https://other.example/x'] });
   });
 
-  it('the parser writes the job_pages row, queues the page copy and the index rows, and answers when the job_pages row landed', async () => {
+  it('the parser writes the job_pages row, queues the page copy, the index rows and the link graph edges, and answers when the job_pages row landed', async () => {
     const started: [string, number | undefined][] = [];
     const landed: Record<string, () => void> = {};
     const writer = {
@@ -92,10 +93,11 @@ describe('job pages in the fetcher and the parser', () => {
     let settled = false;
     const outcome = handlePageFetched(page, parserRuntime(writer)).finally(() => (settled = true));
     await new Promise((resolve) => setTimeout(resolve, 20));
-    // The job page, its page copy and its search index rows (a document and its terms), at once;
-    // the copy and the index rows in lazy batches.
+    // The job page, its page copy, its search index rows (a document and its terms) and its
+    // cross-domain link (the link graph), at once; all but the job page in lazy batches.
     expect(started.sort()).toEqual([
       ['job_pages', undefined],
+      [LINK_WRITE_TABLE, LINK_WRITE_DELAY_MS],
       ['pages', JOB_PAGE_COPY_DELAY_MS],
       ['search_docs', SEARCH_WRITE_DELAY_MS],
       ['search_page_terms', SEARCH_WRITE_DELAY_MS],

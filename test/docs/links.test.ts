@@ -120,7 +120,7 @@ describe('README.md', () => {
 
   it('says which families answer 501 today', () => {
     expect(readme).toMatch(/501 not_implemented/);
-    for (const family of ['site and company intelligence', 'leads', 'social']) expect(readme.toLowerCase()).toContain(family);
+    for (const family of ['company, products and posts', 'leads', 'social']) expect(readme.toLowerCase()).toContain(family);
   });
 });
 

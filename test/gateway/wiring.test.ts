@@ -64,14 +64,15 @@ describe('gateway/wiring', () => {
     }
   });
 
-  it('serves page reading, search, monitors, mention watches and the reference operations, and says the others are not served', () => {
+  it('serves page reading, search, monitors, mention watches, the domain operations and the reference operations, and says the others are not served', () => {
     const served = ROWS.filter(([, row]) => row.served !== false).map(([id]) => id);
     const monitors = ['monitorCreate', 'monitorList', 'monitorGet', 'monitorDelete', 'monitorRun', 'monitorChecks'];
     const mentions = ['watchCreate', 'watchList', 'watchGet', 'watchUpdate', 'watchDelete', 'watchTest', 'watchTestUnsaved', 'mentionList', 'mentionUpdate'];
+    const domains = ['domain', 'domainReport', 'domainSnapshots', 'domainScreen'];
     expect(served.sort()).toEqual(
-      ['scrape', 'crawlStart', 'crawlStatus', 'crawlCancel', 'crawlPages', 'crawlErrors', 'batchStart', 'batchStatus', 'batchPages', 'map', 'extract', 'parse', 'fetch', 'search', 'serp', 'placesSearch', ...monitors, ...mentions, 'templates', 'source'].sort(),
+      ['scrape', 'crawlStart', 'crawlStatus', 'crawlCancel', 'crawlPages', 'crawlErrors', 'batchStart', 'batchStatus', 'batchPages', 'map', 'extract', 'parse', 'fetch', 'search', 'serp', 'placesSearch', ...monitors, ...mentions, ...domains, 'templates', 'source'].sort(),
     );
-    expect(ROWS.filter(([, row]) => row.served === false)).toHaveLength(46 - 33);
+    expect(ROWS.filter(([, row]) => row.served === false)).toHaveLength(46 - 37);
   });
 
   it('builds the handlers of the rows the build serves, each metered one with its estimate', () => {
@@ -98,6 +99,11 @@ describe('gateway/wiring', () => {
     const watchOps = (caps: Parameters<typeof pipeline>[0]) => Object.keys(operationHandlers(gatewayDeps, pipeline(caps))).filter((id) => id.startsWith('watch') || id.startsWith('mention'));
     expect(watchOps(['mentions', 'jobs'])).toEqual([]);
     expect(watchOps(['mentions', 'search', 'jobs'])).toHaveLength(9);
+    // Lookups and screens need only the intel pool; reports and snapshot loads read pages, so they need the parser too.
+    const domainOps = (caps: Parameters<typeof pipeline>[0]) => Object.keys(operationHandlers(gatewayDeps, pipeline(caps))).filter((id) => id.startsWith('domain')).sort();
+    expect(domainOps(['intel'])).toEqual(['domain', 'domainScreen']);
+    expect(domainOps(['intel', 'scrape'])).toEqual(['domain', 'domainReport', 'domainScreen', 'domainSnapshots']);
+    expect(domainOps(['scrape'])).toEqual([]);
   });
 
   describe.skipIf(!spec)(`against the spec's endpoint index (needs ${SPEC_PATH})`, () => {

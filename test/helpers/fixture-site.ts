@@ -23,7 +23,8 @@
  * - `/slow?ms=N` headers at once, body after N ms; `/slow-headers?ms=N` nothing for N ms;
  * - `/gzip`, `/br`, `/deflate` compressed pages; `/pdf`, `/png`, `/no-type`, `/binary-no-type`;
  * - `/flaky?key=K&fail=N` destroys the first N connections for K, then answers;
- * - `/image.png` BINARY_IMAGE: 96 KiB that are not UTF-8 (every byte value), as image/png.
+ * - `/image.png` BINARY_IMAGE: 96 KiB that are not UTF-8 (every byte value), as image/png;
+ * - `/links` LINKS_PAGE: links to other domains (LINKED_DOMAINS), to itself and to nothing.
  * Every request is recorded in `site.requests` (path and headers).
  */
 import { once } from 'node:events';
@@ -55,6 +56,12 @@ export interface FixtureSite {
 export const PAGE = '<!doctype html><html><head><title>Fixture</title></head><body><h1>Hello fixture</h1></body></html>';
 /** What the cookie gates answer once the cookie is there. */
 export const GATED_PAGE = '<!doctype html><html><head><title>Gated</title></head><body><h1>Past the consent gate</h1><p>The page behind the cookie.</p></body></html>';
+/** The domains LINKS_PAGE links to (as the link graph files them), besides its own links. */
+export const LINKED_DOMAINS = ['example.org', 'example.net'] as const;
+export const LINKS_PAGE =
+  '<!doctype html><html><head><title>Links</title></head><body><h1>Further reading</h1><p>' +
+  '<a href="https://docs.example.org/guide#start">the guide</a>, <a href="https://www.example.org/">its home</a>, ' +
+  '<a href="http://example.net/about">another site</a>, <a href="/html">this site</a> and <a href="mailto:a@example.org">mail</a>.</p></body></html>';
 export const CYRILLIC = 'Привет, мир! Съешь же ещё этих мягких французских булок.';
 export const JAPANESE = 'こんにちは世界。日本語のページです。';
 export const LATIN1 = 'Café crème, naïve façade, Ångström, ½ £ ©';
@@ -126,6 +133,7 @@ export async function startFixtureSite(host = '127.0.0.1'): Promise<FixtureSite>
     const n = (name: string, fallback: number) => Number(url.searchParams.get(name) ?? fallback);
     const path = url.pathname;
     if (path === '/html') return send(res, 200, 'text/html; charset=utf-8', PAGE);
+    if (path === '/links') return send(res, 200, 'text/html; charset=utf-8', LINKS_PAGE);
     if (path === '/echo') return send(res, 200, 'application/json', JSON.stringify({ headers: req.headers }));
     if (path === '/cp1251') return send(res, 200, 'text/html; charset=windows-1251', iconv.encode(html(CYRILLIC), 'windows-1251'));
     if (path === '/sjis') return send(res, 200, 'text/html', iconv.encode(html(JAPANESE, '<meta charset="shift_jis">'), 'shift_jis'));

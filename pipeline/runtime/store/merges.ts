@@ -21,7 +21,7 @@ import type { Store } from './store.js';
 
 export const MERGE_SELECTOR_BASE = 20;
 
-/** The tables written a few rows at a time as pages, checks and mentions come in. */
+/** The tables written a few rows at a time as pages, checks and mentions come in (the link graph's about once a second). */
 export const SMALL_INSERT_TABLES = [
   'pages',
   'job_pages',
@@ -37,6 +37,9 @@ export const SMALL_INSERT_TABLES = [
   'mentions',
   'watch_collections',
   'webhook_deliveries',
+  'link_domains',
+  'link_samples',
+  'link_coverage',
 ] as const;
 
 /** Sets `merge_selector_base` on the small-insert tables of an embedded store; returns the tables it changed. */

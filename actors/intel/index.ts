@@ -1,0 +1,62 @@
+/**
+ * The intel actor: site and company intelligence. It reads IntelRequested (POST /v1/domain,
+ * /v1/domain/report, /v1/domain/history/snapshots, /v1/domain/screen) and answers the reply
+ * topic (handler.ts). Registry, DNS and archive calls wait on outside services, and a report
+ * waits on the pages it reads, so this work has its own pool and never holds the searcher's
+ * or the parser's slots.
+ *
+ * Every intel process shares one client per service (pipeline/intel/sources.ts: RDAP with
+ * its per-registry limit, DNS, the Wayback Machine's index), reads the link graph and the
+ * reports' records in the store, and reads pages through the scrape path with a Requester
+ * of its own (pages.ts), started on the first page it reads. `createIntelActor(runtime)`
+ * builds its ActorDefinition; the composition root registers it as
+ * `{role: 'intel', serves: ['intel'], …}`.
+ */
+import type { ActorDefinition } from '../../pipeline/runtime/pool.js';
+import { Requester } from '../../pipeline/runtime/request-reply.js';
+import type { ServiceRuntime } from '../../pipeline/service/config.js';
+import { intelSources, sourceLimits } from '../../pipeline/intel/sources.js';
+import { handleIntelRequested, type IntelDeps } from './handler.js';
+import { pageReader } from './pages.js';
+
+export { handleIntelRequested, REPLY_MARGIN_MS, type IntelDeps, type IntelRequested } from './handler.js';
+export { pageReader } from './pages.js';
+
+/** The longest an intel question may run: a 500-name screen or a report, within the gateway's own wait. */
+const INTEL_MAX_MS = 330_000;
+
+export function createIntelActor(runtime: ServiceRuntime): ActorDefinition {
+  const { config } = runtime;
+  const log = runtime.log.child({ actor: 'intel' });
+  let requester: Promise<Requester> | null = null;
+  const startRequester = () =>
+    (requester ??= (async () => {
+      const r = new Requester(runtime.events, log.child({ component: 'requester' }));
+      await r.start();
+      return r;
+    })());
+  // A malformed DNS_SERVERS stops the process here, at start.
+  const deps: Omit<IntelDeps, 'log'> = {
+    sources: intelSources(config, runtime.store, runtime.writer),
+    limits: sourceLimits(config),
+    writer: runtime.writer,
+    pages: (requestId, tenant) => pageReader(startRequester, requestId, tenant),
+    pageTimeoutMs: config.domainPageTimeoutMs,
+    pageConcurrency: config.domainPageConcurrency,
+    reportBudgetMs: config.domainReportBudgetMs,
+    screenConcurrency: config.domainScreenConcurrency,
+  };
+  return {
+    name: 'intel',
+    group: 'intel',
+    topics: ['intelRequested'],
+    concurrency: config.poolConcurrency,
+    timeoutMs: INTEL_MAX_MS + 10_000,
+    async close() {
+      if (requester) await (await requester).stop();
+    },
+    handlers: {
+      IntelRequested: { handle: (event, ctx) => handleIntelRequested(event, { ...deps, log: ctx.log }, ctx.signal), replySource: 'intel' },
+    },
+  };
+}

@@ -26,7 +26,7 @@ import { organizations, pageContacts, type FoundEmail, type FoundForm, type Foun
 import { homePage } from './home.js';
 import { loadPage, type HtmlPage } from './html.js';
 import { COMPANY_MAX_PAGES, MAX_CONTACTS, READ_CONCURRENCY } from './limits.js';
-import { SiteReader, type ReadPage } from './read.js';
+import { budgetWarning, deadlineOf, SiteReader, type ReadPage } from './read.js';
 import { onSite, siteOf, type Site } from './site.js';
 import { siteSitemaps } from './sitemap.js';
 import { distinctPhones, validPhone } from './phones.js';
@@ -79,6 +79,8 @@ export interface CompanyOptions {
   readonly now?: () => number;
   /** Pages read at most (default COMPANY_MAX_PAGES). */
   readonly maxPages?: number;
+  /** Epoch ms (on `now`) past which no page is asked for. */
+  readonly deadlineMs?: number;
 }
 
 const PER_KIND = 2;
@@ -192,10 +194,11 @@ function gatherContacts(found: readonly PageContacts[]): CompanyContacts {
   };
 }
 
-function warningOf(reader: SiteReader, unread: readonly string[]): string | null {
+function warningOf(reader: SiteReader, unread: readonly string[], maxPages: number): string | null {
   const parts: string[] = [];
   if (unread.length) parts.push(`${unread.length} page(s) could not be read: ${unread.slice(0, 5).join(', ')}`);
-  if (reader.budgetSpent) parts.push(`stopped at the page budget (${COMPANY_MAX_PAGES} pages)`);
+  const budget = budgetWarning(reader, maxPages);
+  if (budget) parts.push(budget);
   return parts.length ? parts.join('; ') : null;
 }
 
@@ -203,7 +206,8 @@ function warningOf(reader: SiteReader, unread: readonly string[]): string | null
 export async function readCompany(input: string, opts: CompanyOptions): Promise<CompanyAnswer> {
   const asked = siteOf(input);
   if (!asked) throw new AppError('validation_failed', `"${input.slice(0, 100)}" is not a domain or an http(s) URL`);
-  const reader = new SiteReader({ read: opts.read, maxPages: opts.maxPages ?? COMPANY_MAX_PAGES, ...(opts.signal ? { signal: opts.signal } : {}) });
+  const maxPages = opts.maxPages ?? COMPANY_MAX_PAGES;
+  const reader = new SiteReader({ read: opts.read, maxPages, ...(opts.signal ? { signal: opts.signal } : {}), ...deadlineOf(opts) });
   const { site, page: home } = await homePage(asked, reader, input.includes('/') ? input : undefined);
   const found = await findPages(site, home, reader);
   const unread: string[] = [];
@@ -258,7 +262,7 @@ export async function readCompany(input: string, opts: CompanyOptions): Promise<
     sources,
     pages: pages.map(({ kind, page }) => ({ url: page.url, kind })),
     pagesRead: reader.pagesRead,
-    warning: warningOf(reader, unread),
+    warning: warningOf(reader, unread, maxPages),
   };
   return answer;
 }

@@ -1,5 +1,5 @@
 /**
- * The site readers' limits, each named once (docs/api/intel-sites.md lists them). A reader that
+ * The site readers' limits, each named once (docs/api/intelligence.md lists them). A reader that
  * stops at one says so in its answer's `warning`.
  */
 
@@ -7,6 +7,17 @@
 export const COMPANY_MAX_PAGES = 10;
 /** Pages one POST /v1/products or POST /v1/posts reads at most (API pages, feeds, sitemaps and item pages together). */
 export const LISTING_MAX_PAGES = 120;
+/** Pages a listing may read besides one a product or post asked for (home, robots.txt, sitemaps, API indexes, feeds). */
+export const LISTING_BASE_PAGES = 10;
+
+/**
+ * The page budget of a listing of `limit` items: LISTING_BASE_PAGES and one page an item (a
+ * store without an API is read product page by product page), at most LISTING_MAX_PAGES. An
+ * API lists 100 to 250 items a page, so the budget is rarely what stops it.
+ */
+export function listingPageBudget(limit: number): number {
+  return Math.min(LISTING_MAX_PAGES, LISTING_BASE_PAGES + Math.max(1, Math.floor(limit)));
+}
 /** Item pages (a product's or a post's own page) read for their markup at most, within LISTING_MAX_PAGES. */
 export const ITEM_PAGES_MAX = 100;
 /** Sitemap files read at most per call (an index and the sitemaps it lists). */

@@ -15,10 +15,10 @@
  */
 import { AppError } from '../../runtime/errors.js';
 import { homePage } from './home.js';
-import { ITEM_PAGES_MAX, LISTING_MAX_PAGES } from './limits.js';
+import { ITEM_PAGES_MAX, listingPageBudget } from './limits.js';
 import { mergePosts, type Post } from './post.js';
 import { forumOf, readFeeds, readMarkupPosts, type Forum } from './post-sources.js';
-import { SiteReader, type ListingOptions } from './read.js';
+import { budgetWarning, deadlineOf, SiteReader, type ListingOptions } from './read.js';
 import { siteOf } from './site.js';
 import { wordpressPosts } from './wordpress.js';
 import { wpApiRoot } from './woocommerce.js';
@@ -45,9 +45,9 @@ export async function readPosts(input: string, opts: ListingOptions): Promise<Po
   const asked = siteOf(input);
   if (!asked) throw new AppError('validation_failed', `"${input.slice(0, 100)}" is not a domain or an http(s) URL`);
   const limit = Math.max(1, Math.min(10_000, Math.floor(opts.limit)));
-  const maxPages = opts.maxPages ?? LISTING_MAX_PAGES;
+  const maxPages = opts.maxPages ?? listingPageBudget(limit);
   const nowMs = (opts.now ?? Date.now)();
-  const reader = new SiteReader({ read: opts.read, maxPages, ...(opts.signal ? { signal: opts.signal } : {}) });
+  const reader = new SiteReader({ read: opts.read, maxPages, ...(opts.signal ? { signal: opts.signal } : {}), ...deadlineOf(opts) });
   const { site, page: home, answer } = await homePage(asked, reader, input.includes('/') ? input : undefined);
 
   const forum = forumOf(answer.body);
@@ -78,7 +78,7 @@ export async function readPosts(input: string, opts: ListingOptions): Promise<Po
   }
   const merged = mergePosts(lists);
   if (!merged.length) throw new AppError('no_posts_found', `${site.home} offers no feed, no WordPress posts API, and no page its sitemaps or home page name marks up a post`);
-  if (reader.budgetSpent) warnings.push(`stopped at the page budget (${maxPages} pages read)`);
+  warnings.push(budgetWarning(reader, maxPages));
   return {
     domain: asked.domain,
     url: home.url,

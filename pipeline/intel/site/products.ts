@@ -16,10 +16,10 @@
  */
 import { AppError } from '../../runtime/errors.js';
 import { homePage } from './home.js';
-import { ITEM_PAGES_MAX, LISTING_MAX_PAGES } from './limits.js';
+import { ITEM_PAGES_MAX, listingPageBudget } from './limits.js';
 import type { Product } from './product.js';
 import { markupProducts } from './product-markup.js';
-import { SiteReader, type ListingOptions } from './read.js';
+import { budgetWarning, deadlineOf, SiteReader, type ListingOptions } from './read.js';
 import { isPasswordPage, isShopify, shopifyCurrency, shopifyProducts } from './shopify.js';
 import { siteOf, siteUrl } from './site.js';
 import { hasStoreApi, wooProducts, wpApiRoot } from './woocommerce.js';
@@ -40,10 +40,6 @@ export interface ProductsAnswer {
   readonly warning: string | null;
 }
 
-function budgetWarning(reader: SiteReader, maxPages: number): string | null {
-  return reader.budgetSpent ? `stopped at the page budget (${maxPages} pages read)` : null;
-}
-
 const joined = (parts: readonly (string | null)[]): string | null => parts.filter(Boolean).join('; ') || null;
 
 /** Lists the store's products (see the file comment). */
@@ -51,8 +47,8 @@ export async function readProducts(input: string, opts: ListingOptions): Promise
   const asked = siteOf(input);
   if (!asked) throw new AppError('validation_failed', `"${input.slice(0, 100)}" is not a domain or an http(s) URL`);
   const limit = Math.max(1, Math.min(10_000, Math.floor(opts.limit)));
-  const maxPages = opts.maxPages ?? LISTING_MAX_PAGES;
-  const reader = new SiteReader({ read: opts.read, maxPages, ...(opts.signal ? { signal: opts.signal } : {}) });
+  const maxPages = opts.maxPages ?? listingPageBudget(limit);
+  const reader = new SiteReader({ read: opts.read, maxPages, ...(opts.signal ? { signal: opts.signal } : {}), ...deadlineOf(opts) });
   const { site, page: home, answer } = await homePage(asked, reader, input.includes('/') ? input : undefined);
   if (isPasswordPage(answer.url)) throw new AppError('site_password_protected', `${asked.home} sends every visitor to its password page: the store is closed`);
   const base = { domain: asked.domain, url: home.url };

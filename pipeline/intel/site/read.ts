@@ -5,8 +5,9 @@
  *
  * - A page counts as read (and is charged) when the site answered it 2xx; a probe the site
  *   answers 404, and a request that failed, cost nothing. At most `maxPages` pages are read
- *   (and at most twice that many requests made, whatever they answer); past that, reads answer null and the session remembers it (`budgetSpent`) for the answer's
- *   `warning`.
+ *   (and at most twice that many requests made, whatever they answer), and none after the
+ *   call's deadline (its time budget); past either, reads answer null and the session
+ *   remembers which (`stoppedBy`) for the answer's `warning`.
  * - Each URL is asked once per session (the first answer, or failure, is kept).
  * - Bodies are parsed within this folder's limits (limits.ts): JSON by size and depth
  *   (counted over the text before it is parsed), XML by size and element depth (a linear count before
@@ -50,14 +51,25 @@ export interface ListingOptions {
   readonly signal?: AbortSignal;
   /** The clock (epoch ms): dates ahead of it are not believed. */
   readonly now?: () => number;
-  /** Pages read at most (default LISTING_MAX_PAGES). */
+  /** Pages read at most (default: listingPageBudget of the limit). */
   readonly maxPages?: number;
+  /** Epoch ms (on `now`) past which no page is asked for. */
+  readonly deadlineMs?: number;
+}
+
+/** The session options of a call's deadline and clock. */
+export function deadlineOf(opts: { readonly deadlineMs?: number; readonly now?: () => number }): Pick<SiteReaderOptions, 'deadlineMs' | 'now'> {
+  return { ...(opts.deadlineMs !== undefined ? { deadlineMs: opts.deadlineMs } : {}), ...(opts.now ? { now: opts.now } : {}) };
 }
 
 export interface SiteReaderOptions {
   readonly read: ReadPage;
   readonly maxPages: number;
   readonly signal?: AbortSignal;
+  /** Epoch ms past which no page is asked for (the call's time budget); none: no time limit. */
+  readonly deadlineMs?: number;
+  /** The clock (epoch ms) the deadline is read on. */
+  readonly now?: () => number;
 }
 
 export const isOk = (page: ReadResult | null): page is ReadResult => page !== null && page.status >= 200 && page.status < 300;
@@ -154,8 +166,10 @@ export class SiteReader {
   get pagesRead(): number {
     return this.read;
   }
-  /** Whether a read was refused because the page budget was spent. */
+  /** Whether a read was refused because the page budget or the time budget was spent. */
   budgetSpent = false;
+  /** Which budget stopped the reading, when one did. */
+  stoppedBy: 'pages' | 'time' | null = null;
   /** URLs the site did not answer (failed fetches), for the answer's warning. */
   readonly failed: string[] = [];
 
@@ -165,9 +179,15 @@ export class SiteReader {
     return this.options.signal;
   }
 
-  /** Pages still allowed: the budget less the pages read and in flight, and at most twice the budget in requests of any answer. */
+  /** Pages still allowed: the budget less the pages read and in flight, and at most twice the budget in requests of any answer; none past the deadline. */
   get remaining(): number {
+    if (this.pastDeadline()) return 0;
     return Math.max(0, Math.min(this.options.maxPages - this.read - this.inFlight, 2 * this.options.maxPages - this.requests));
+  }
+
+  private pastDeadline(): boolean {
+    const { deadlineMs, now } = this.options;
+    return deadlineMs !== undefined && (now ?? Date.now)() >= deadlineMs;
   }
 
   private inFlight = 0;
@@ -179,6 +199,7 @@ export class SiteReader {
     if (known) return known;
     if (this.remaining <= 0) {
       this.budgetSpent = true;
+      this.stoppedBy ??= this.pastDeadline() ? 'time' : 'pages';
       return Promise.resolve(null);
     }
     this.inFlight += 1;
@@ -246,6 +267,13 @@ export function jsonDepthOver(text: string, max: number): boolean {
     }
   }
   return false;
+}
+
+/** The warning of a session a budget stopped, naming which; null when none did. */
+export function budgetWarning(reader: Pick<SiteReader, 'stoppedBy'>, maxPages: number): string | null {
+  if (reader.stoppedBy === 'pages') return `stopped at the page budget (${maxPages} pages read)`;
+  if (reader.stoppedBy === 'time') return 'stopped at the time budget (SITE_READ_BUDGET_MS): the pages not read by then are left out';
+  return null;
 }
 
 /** JSON text parsed, when it nests no deeper than MAX_JSON_DEPTH and parses; undefined otherwise. */

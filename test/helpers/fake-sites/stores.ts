@@ -44,12 +44,12 @@ export function products(n: number): TruthProduct[] {
   });
 }
 
-function shopifyJson(p: TruthProduct): unknown {
+function shopifyJson(p: TruthProduct, descriptionChars = 0): unknown {
   return {
     id: p.id,
     title: p.title,
     handle: p.handle,
-    body_html: `<p>The ${p.title} &amp; more.</p>`,
+    body_html: `<p>The ${p.title} &amp; more.</p>${descriptionChars ? `<p>${'Sturdy brass, hand finished. '.repeat(Math.ceil(descriptionChars / 29)).slice(0, descriptionChars)}</p>` : ''}`,
     published_at: '2024-01-02T10:00:00-05:00',
     created_at: '2024-01-01T10:00:00-05:00',
     updated_at: '2024-03-01T10:00:00-05:00',
@@ -84,19 +84,21 @@ export interface ShopifyOptions {
   readonly password?: boolean;
   readonly marks?: boolean;
   readonly currency?: string;
+  /** Characters of description each product carries beyond one sentence (real stores write pages of it). */
+  readonly descriptionChars?: number;
 }
 
 /** The JSON bytes of each products.json page, made once (a bench reads them many times). */
-function shopifyPages(all: readonly TruthProduct[], size: number): Map<number, string> {
+function shopifyPages(all: readonly TruthProduct[], size: number, descriptionChars: number): Map<number, string> {
   const pages = new Map<number, string>();
-  for (let start = 0, page = 1; start < all.length; start += size, page += 1) pages.set(page, JSON.stringify({ products: all.slice(start, start + size).map(shopifyJson) }));
+  for (let start = 0, page = 1; start < all.length; start += size, page += 1) pages.set(page, JSON.stringify({ products: all.slice(start, start + size).map((p) => shopifyJson(p, descriptionChars)) }));
   return pages;
 }
 
 export function shopifyStore(truth: readonly TruthProduct[], options: ShopifyOptions = {}): Routes {
   const marks = options.marks ?? true;
   const currency = options.currency ?? 'EUR';
-  const full = shopifyPages(truth, 250);
+  const full = shopifyPages(truth, 250, options.descriptionChars ?? 0);
   const home = page(
     'Acme Widgets',
     `<div id="shopify-section-header" class="shopify-section"><h1>Acme Widgets</h1></div><a href="/collections/all">Shop all</a>`,
@@ -113,7 +115,7 @@ export function shopifyStore(truth: readonly TruthProduct[], options: ShopifyOpt
       const limit = Math.min(250, Math.max(1, Number(query.get('limit') ?? 30) || 30));
       const n = Math.max(1, Number(query.get('page') ?? 1) || 1);
       if (limit === 250) return { type: 'application/json; charset=utf-8', body: full.get(n) ?? '{"products":[]}' };
-      return json({ products: truth.slice((n - 1) * limit, n * limit).map(shopifyJson) });
+      return json({ products: truth.slice((n - 1) * limit, n * limit).map((p) => shopifyJson(p, options.descriptionChars ?? 0)) });
     }
     return null;
   };

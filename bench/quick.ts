@@ -109,6 +109,19 @@ export const QUICK: readonly QuickScenario[] = [
       ),
   },
   {
+    file: 'company.ts',
+    env: { BENCH_COMPANY_SITES: '24', BENCH_COMPANY_PRODUCTS: '2000', BENCH_COMPANY_ROUNDS: '2' },
+    headlines: (lines) => [
+      ...where(lines, 'scenario', 'quality').flatMap((l) =>
+        (['emails', 'phones'] as const).map((field) => {
+          const f = (l[field] ?? {}) as Line;
+          return { name: `company ${field}`, figure: `precision ${fmt(f.precision)}, recall ${fmt(f.recall)}`, target: `precision ≥ ${fmt(l.target_precision)}`, met: num(f.precision) >= num(l.target_precision) };
+        }),
+      ),
+      ...where(lines, 'scenario', 'products').map((l) => atLeast('company products/s', 'ratio', l.ratio, num(l.target_ratio))),
+    ],
+  },
+  {
     file: 'crawl.ts',
     env: { BENCH_CRAWL_PAGES: '300', BENCH_MAP_URLS: '3000', BENCH_CRAWL_STALL_S: '60' },
     headlines: (lines) => [

@@ -37,12 +37,13 @@ import type { Requester } from '../pipeline/runtime/request-reply.js';
 import type { FreeOperationId, OperationId } from '../schemas/api/operations.js';
 import type { ExtractBody, ScrapeBody } from '../schemas/api/page-reading.js';
 import type { SearchBody } from '../schemas/api/search.js';
-import type { DomainReportBody, DomainScreenBody, SnapshotsBody } from '../schemas/api/intel.js';
+import type { DomainReportBody, DomainScreenBody, ListingBody, SnapshotsBody } from '../schemas/api/intel.js';
 import { PRICES, type Price } from '../schemas/api/prices.js';
 import type { ScrapeOptions } from '../schemas/api/scrape-options.js';
 import type { Capability } from '../schemas/capabilities.js';
 import type { HandlerContext, Handlers, OperationHandler, RecordDeps } from './handler.js';
 import { fetchHandler } from './handlers/fetch.js';
+import { companyEstimate, companyHandler, listingEstimate, postsHandler, productsHandler, type SiteWaits } from './handlers/sites.js';
 import {
   domainHandler,
   domainReportHandler,
@@ -210,6 +211,9 @@ const INTEL = ['intel'] as const;
 const INTEL_PAGES = ['intel', 'scrape'] as const;
 
 const intelWaits = (deps: GatewayHandlerDeps): IntelWaits => ({ requestTimeoutMs: pipelineWait(deps), config: deps.config });
+/** Company, products and posts: the intel pool, reading the site's pages through the fetch path. */
+const INTEL_FETCH = ['intel', 'fetch'] as const;
+const siteWaits = (deps: GatewayHandlerDeps): SiteWaits => ({ requestTimeoutMs: pipelineWait(deps), config: deps.config });
 
 export const OPERATION_TABLE = {
   // Page reading
@@ -243,9 +247,10 @@ export const OPERATION_TABLE = {
   // Site and company intelligence
   // A lookup is charged when a section it asked for answered.
   domain: byPipeline(INTEL, flat(PRICES.domainLookup), (d) => domainHandler(d.requester, intelWaits(d))),
-  company: NOT_SERVED,
-  products: NOT_SERVED,
-  posts: NOT_SERVED,
+  // One credit a page the site answered; the most a call may read is reserved.
+  company: byPipeline(INTEL_FETCH, { estimate: () => companyEstimate() }, (d) => companyHandler(d.requester, siteWaits(d))),
+  products: byPipeline(INTEL_FETCH, { estimate: (ctx) => listingEstimate(ctx.body as ListingBody) }, (d) => productsHandler(d.requester, siteWaits(d))),
+  posts: byPipeline(INTEL_FETCH, { estimate: (ctx) => listingEstimate(ctx.body as ListingBody) }, (d) => postsHandler(d.requester, siteWaits(d))),
   // The depth's flat price and each snapshot beyond those included (rule 7).
   domainReport: byPipeline(INTEL_PAGES, { estimate: (ctx) => reportEstimate(ctx.body as DomainReportBody) }, (d) => domainReportHandler(d.requester, intelWaits(d))),
   // Each year it may load at the loaded price; included, stored and unread years are free (rule 8).

@@ -298,6 +298,36 @@ export const ERRORS = {
     retriable: true,
     description: 'A social endpoint: the platform did not answer within MENTION_PLATFORM_TIMEOUT_MS (or the request\'s time ran out).',
   },
+  site_unreachable: {
+    status: 502,
+    retriable: true,
+    description:
+      'POST /v1/company, /v1/products and /v1/posts: the site\'s home page could not be read: the fetch failed (no such host, refused, timed out), or the site answered an error status (404, 500, …) or something other than an HTML page; the message says which. Nothing was charged.',
+  },
+  site_blocked: {
+    status: 502,
+    retriable: true,
+    description:
+      'POST /v1/company, /v1/products and /v1/posts: the site refuses to be read: its home page answered 401, 403, 407 or 429, or a bot challenge (Cloudflare, PerimeterX, DataDome, Imperva) instead of the site. A later request may get through. Nothing was charged.',
+  },
+  site_password_protected: {
+    status: 403,
+    retriable: false,
+    description:
+      'POST /v1/products: the store is closed behind a password page (a Shopify store before its launch, or locked by its owner): neither its products nor its product API can be read. Nothing was charged.',
+  },
+  no_products_found: {
+    status: 404,
+    retriable: false,
+    description:
+      'POST /v1/products: the site was read, but it runs no store API the service reads (Shopify\'s `/products.json`, WooCommerce\'s Store API), and neither its sitemaps nor the Product markup of its pages name a product. Nothing was charged.',
+  },
+  no_posts_found: {
+    status: 404,
+    retriable: false,
+    description:
+      'POST /v1/posts: the site was read, but it offers no feed (RSS, Atom, JSON Feed), no WordPress posts API, and neither its sitemaps nor the Article markup of its pages name a post. Nothing was charged.',
+  },
 } as const satisfies Record<string, ErrorSpec>;
 
 export type ErrorCode = keyof typeof ERRORS;

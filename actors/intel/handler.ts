@@ -9,7 +9,8 @@
  *   DOMAIN_REPORT_BUDGET_MS.
  * - `snapshots` (POST /v1/domain/history/snapshots): pending snapshots loaded
  *   (pipeline/intel/snapshots.ts); no report on the domain by this key: `not_found`.
- * - `company`, `products`, `posts`: not served by this pool yet (`not_implemented`).
+ * - `company`, `products`, `posts` (POST /v1/company, /v1/products, /v1/posts): the site
+ *   readers of pipeline/intel/site/ over the fetch path (sites.ts).
  *
  * Each answer is the Reply's data with the credits it costs. A question that cannot be read
  * (the gateway validated it; this guards the event contract) is `bad_request`. The pool
@@ -30,6 +31,7 @@ import type { Logger } from '../../pipeline/runtime/log.js';
 import type { Outcome } from '../../pipeline/runtime/pool.js';
 import { replyTo } from '../../pipeline/runtime/request-reply.js';
 import type { BatchWriter } from '../../pipeline/runtime/store/batch-writer.js';
+import { answerSiteQuestion, BadSiteQuestion, type SiteDeps } from './sites.js';
 import type { EventValue } from '../../schemas/events/index.js';
 
 export type IntelRequested = EventValue<'IntelRequested'>;
@@ -49,6 +51,8 @@ export interface IntelDeps {
   readonly reportBudgetMs: number;
   /** DOMAIN_SCREEN_CONCURRENCY. */
   readonly screenConcurrency: number;
+  /** What the site questions need (company, products, posts). */
+  readonly site: SiteDeps;
   readonly log: Logger;
   readonly now?: () => number;
 }
@@ -116,6 +120,13 @@ async function run(event: IntelRequested, query: Query, deps: IntelDeps, signal:
       log.info({ kind: event.kind, credits: loaded.credits }, 'snapshots loaded');
       return answer(event, loaded.answer, loaded.credits, log);
     }
+    case 'company':
+    case 'products':
+    case 'posts': {
+      const question = { kind: event.kind, requestId: event.requestId, tenant: event.tenant, query, deadlineMs } as const;
+      const { data, credits } = await answerSiteQuestion(question, deps.site, signal, now, log);
+      return answer(event, data, credits, log);
+    }
     default:
       return { kind: 'fail', code: 'not_implemented', message: `${event.kind} is not served by this intel pool yet` };
   }
@@ -128,7 +139,7 @@ export async function handleIntelRequested(event: IntelRequested, deps: IntelDep
   try {
     return await run(event, query, deps, signal, log);
   } catch (error) {
-    if (error instanceof BadQuestion) return { kind: 'fail', code: 'bad_request', message: error.message };
+    if (error instanceof BadQuestion || error instanceof BadSiteQuestion) return { kind: 'fail', code: 'bad_request', message: error.message };
     if (signal.aborted) return { kind: 'retry', code: 'service_unavailable', message: 'the intel work was interrupted' };
     const code = serviceCode(error);
     const message = error instanceof Error ? error.message : String(error);

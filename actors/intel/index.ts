@@ -45,6 +45,14 @@ export function createIntelActor(runtime: ServiceRuntime): ActorDefinition {
     pageConcurrency: config.domainPageConcurrency,
     reportBudgetMs: config.domainReportBudgetMs,
     screenConcurrency: config.domainScreenConcurrency,
+    site: {
+      store: runtime.store,
+      writer: runtime.writer,
+      requester: startRequester,
+      pageTimeoutMs: config.sitePageTimeoutMs,
+      readBudgetMs: config.siteReadBudgetMs,
+      companyCacheHours: config.companyCacheHours,
+    },
   };
   return {
     name: 'intel',

@@ -115,6 +115,32 @@ export const INTEL_SETTINGS = {
     max: 500,
     description: 'Names of one screen checked at the same time (each registry further bounded by RDAP_REGISTRY_CONCURRENCY).',
   },
+  sitePageTimeoutMs: {
+    env: 'SITE_PAGE_TIMEOUT_MS',
+    type: 'integer',
+    default: 15000,
+    min: 1000,
+    max: 120000,
+    description: 'How long POST /v1/company, /v1/products and /v1/posts wait for one page of the site they read (through the fetch path); a page past it is one the site did not answer.',
+  },
+  siteReadBudgetMs: {
+    env: 'SITE_READ_BUDGET_MS',
+    type: 'integer',
+    default: 60000,
+    min: 2000,
+    max: 300000,
+    description:
+      'How long one POST /v1/company, /v1/products or /v1/posts spends reading the site: past it no further page is asked for and the call answers what it has read, with a `warning` saying it stopped.',
+  },
+  companyCacheHours: {
+    env: 'COMPANY_CACHE_HOURS',
+    type: 'integer',
+    default: 24,
+    min: 0,
+    max: 720,
+    description:
+      "How long a company answer is kept for the key that asked: the same company asked again within it (by its domain or any URL on it) is answered from the stored answer, free. 0 turns it off. A stored answer with contacts also answers a request without them.",
+  },
 } as const satisfies SettingsTable;
 
 /** The values of this part, as pipeline/runtime/config.ts parses them. */

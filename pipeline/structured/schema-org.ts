@@ -2,7 +2,7 @@
  * A small table of schema.org's type hierarchy — the types pages mark up and extraction asks
  * for (the Article, CreativeWork, WebPage, Organization/LocalBusiness/Store, Place, Event,
  * Product, Offer, Rating, Review families…), not the whole vocabulary — shared by the markup
- * reader (actors/parser/page-data/markup: which things of a page are of a type) and filling
+ * reader (pipeline/structured/markup: which things of a page are of a type) and filling
  * (pipeline/structured: a template's `Article` takes a `NewsArticle`, `Organization` a
  * `Restaurant`). A type the table does not know matches only itself. A type may have several
  * parents (LocalBusiness is an Organization and a Place; BlogPosting an Article and a

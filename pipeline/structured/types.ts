@@ -1,6 +1,6 @@
 /**
  * The shapes extraction passes between its parts: what the page's structured markup says
- * (actors/parser/page-data/markup), what the page rules read from the visible page
+ * (pipeline/structured/markup), what the page rules read from the visible page
  * (actors/parser/page-data/rules), and how a filled answer records where each field came from
  * (pipeline/structured/fill.ts). The parser reads markup and rules; the extractor pool
  * (actors/extractor) asks a model for what is left; both fill through pipeline/structured.

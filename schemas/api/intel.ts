@@ -15,11 +15,13 @@ export const CompanyBody = Closed({
   url: DomainOrUrl('A company domain or any URL on it.'),
   contacts: Type.Optional(Type.Boolean({ default: true, description: 'Also return contact emails, contact form and social links.' })),
 });
+export type CompanyBody = Static<typeof CompanyBody>;
 
 export const ListingBody = Closed({
   url: DomainOrUrl('The store, blog or forum: a domain or any URL on it.'),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 10000, default: 500, description: 'Most items returned.' })),
 });
+export type ListingBody = Static<typeof ListingBody>;
 
 export const DomainReportBody = Closed({
   domain: DomainOrUrl('A domain or any URL on it.'),

@@ -198,9 +198,46 @@ export const OPERATIONS = [
       'An IP address, a single label, `localhost`, a label over 63 characters, a URL with a user or password, or a special-use or unknown top-level domain is 422; such names are never sent to a registry. ' +
       'Costs 1 credit when at least one section asked for answered; nothing when every one failed.',
   }),
-  op({ id: 'company', method: 'POST', path: '/v1/company', tag: 'Site and company intelligence', summary: 'Enrich one company from its website', body: CompanyBody }),
-  op({ id: 'products', method: 'POST', path: '/v1/products', tag: 'Site and company intelligence', summary: "List a store's products", body: ListingBody }),
-  op({ id: 'posts', method: 'POST', path: '/v1/posts', tag: 'Site and company intelligence', summary: "List a blog or forum's posts, newest first", body: ListingBody }),
+  op({
+    id: 'company',
+    method: 'POST',
+    path: '/v1/company',
+    tag: 'Site and company intelligence',
+    summary: 'Enrich one company from its website',
+    body: CompanyBody,
+    description:
+      'Reads a company from its own site: the home page, then the about, contact and imprint pages its links (or its sitemap) name, in several languages (`about`, `über-uns`, `a-propos`, `chi-siamo`, `sobre`; `kontakt`, `contacto`; `impressum`, `mentions-legales`, `aviso-legal`, …), at most 10 pages. ' +
+      'Answers `name`, `description`, `logo`, `phone`, `address` (`street`, `postalCode`, `locality`, `region`, `country`, `text`), `foundingYear`, `headcount` (`min`, `max`, `text`), `industry`, `linkedin` and `socialProfiles`, each from the Organization or LocalBusiness markup of a page read, else the page\'s meta tags, else what its text states (`sources` names the page of each); with `contacts` (default) also `contacts`: `emails` (including addresses pages hide: `[at]`/`[dot]`, entities, Cloudflare\'s `data-cfemail`, reversed text, data attributes), `phones`, `contactForms` and `socialLinks`, each with the `page` it was found on. ' +
+      'A URL on the site and its bare domain are the same company: asked again by the same key within COMPANY_CACHE_HOURS (24 by default) it is answered from the stored answer, `cached: true`, free. `pages` lists the pages read; `warning` names pages that could not be read. ' +
+      'A site that does not answer is 502 `site_unreachable`; one that refuses to be read (401, 403, 429, a bot challenge), 502 `site_blocked`. ' +
+      'Costs 1 credit per page the site answered (at most 10); a failed call costs nothing.',
+  }),
+  op({
+    id: 'products',
+    method: 'POST',
+    path: '/v1/products',
+    tag: 'Site and company intelligence',
+    summary: "List a store's products",
+    body: ListingBody,
+    description:
+      "Lists a store's products, up to `limit`, from the store's own API when it runs one the service reads: Shopify (told by its home page, or by a `/products.json` that answers; paged 250 at a time) or WooCommerce (its Store API, told by the `wc/store` namespace of its REST API; 100 a page, prices given in minor units made numbers). Otherwise the product pages its sitemaps and home page name, read for their Product markup (at most 100 pages). " +
+      'Each product: `title`, `link`, `image`, `sku`, `price` and `compareAtPrice` (numbers in the major unit, never strings or minor units), `currency` (ISO 4217), `available`, `stock` (units, when the store says), `vendor` and `variants` (each with `title`, `sku`, `price`, `compareAtPrice`, `available`, `stock`, `options`). `platform` says where they came from; `truncated` that the store may have more. ' +
+      'A closed store (its password page) is 403 `site_password_protected`; a site that sells nothing the service can read, 404 `no_products_found`. ' +
+      'Costs 1 credit per page the site answered (an API page of up to 250 products is one), at most 10 plus one per product asked for and never more than 120; a failed call costs nothing.',
+  }),
+  op({
+    id: 'posts',
+    method: 'POST',
+    path: '/v1/posts',
+    tag: 'Site and company intelligence',
+    summary: "List a blog or forum's posts, newest first",
+    body: ListingBody,
+    description:
+      "Lists a blog's or forum's posts, newest first, up to `limit`: WordPress's posts API when the site runs WordPress (100 a page), its feeds (RSS, Atom, JSON Feed named by `<link rel=alternate>`, else found at the usual places) and its forum software's (Discourse, phpBB, XenForo, vBulletin, MyBB); only when none of these gives a post, the post pages its sitemaps name, read for their Article markup (at most 100 pages). Posts are merged across sources by canonical URL. " +
+      'Each post: `title`, `link`, `author`, `published` and `updated` (ISO 8601), `summary` (plain text, at most 500 characters) and `source`. `platform` names the software when known, `sources` what was read. ' +
+      'A site with none of these is 404 `no_posts_found`. ' +
+      'Costs 1 credit per page the site answered (an API page of up to 100 posts, a feed), at most 10 plus one per post asked for and never more than 120; a failed call costs nothing.',
+  }),
   op({
     id: 'domainReport',
     method: 'POST',

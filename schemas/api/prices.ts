@@ -101,6 +101,17 @@ export const PRICES = {
   loadedSnapshot: { credits: 1, rule: 8, says: 'beyond those each snapshot loaded costs 1 credit' },
   /** A snapshot asked for again that this key has loaded already: answered from the store. */
   storedSnapshot: { credits: 0, rule: 8, says: 'one already loaded is free' },
+  /**
+   * A page the site answered (2xx) while POST /v1/company, /v1/products or /v1/posts read it:
+   * its home page, robots.txt, a sitemap, an API page (250 Shopify products, 100 WooCommerce
+   * products or WordPress posts), a feed, a product's or post's own page. Probes the site
+   * answers 404 and pages it does not answer are free, and so is a company answered from the
+   * key's stored answer (COMPANY_CACHE_HOURS). A call reads at most COMPANY_MAX_PAGES (10), or
+   * for a listing 10 plus one page an item asked for, at most LISTING_MAX_PAGES (120): that
+   * many credits are reserved and the pages read are charged. The spec gives no figure: a
+   * page read costs what a fetched page does.
+   */
+  sitePage: { credits: 1, rule: null, says: null },
 } as const satisfies Record<string, Price>;
 
 /** Archived snapshots each report depth includes in its flat price (rule 7: "6 for `buyer`, 12 for `deep`"). */

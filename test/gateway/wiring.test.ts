@@ -64,15 +64,15 @@ describe('gateway/wiring', () => {
     }
   });
 
-  it('serves page reading, search, monitors, mention watches, the social catalog, the domain operations and the reference operations, and says the others are not served', () => {
+  it('serves page reading, search, monitors, mention watches, the social catalog, site and company intelligence and the reference operations, and says the others are not served', () => {
     const served = ROWS.filter(([, row]) => row.served !== false).map(([id]) => id);
     const monitors = ['monitorCreate', 'monitorList', 'monitorGet', 'monitorDelete', 'monitorRun', 'monitorChecks'];
     const mentions = ['watchCreate', 'watchList', 'watchGet', 'watchUpdate', 'watchDelete', 'watchTest', 'watchTestUnsaved', 'mentionList', 'mentionUpdate'];
-    const domains = ['domain', 'domainReport', 'domainSnapshots', 'domainScreen'];
+    const domains = ['domain', 'domainReport', 'domainSnapshots', 'domainScreen', 'company', 'products', 'posts'];
     expect(served.sort()).toEqual(
       ['scrape', 'crawlStart', 'crawlStatus', 'crawlCancel', 'crawlPages', 'crawlErrors', 'batchStart', 'batchStatus', 'batchPages', 'map', 'extract', 'parse', 'fetch', 'search', 'serp', 'placesSearch', ...monitors, ...mentions, ...domains, 'socialCatalog', 'socialRun', 'templates', 'source'].sort(),
     );
-    expect(ROWS.filter(([, row]) => row.served === false)).toHaveLength(46 - 39);
+    expect(ROWS.filter(([, row]) => row.served === false)).toHaveLength(46 - 42);
   });
 
   it('builds the handlers of the rows the build serves, each metered one with its estimate', () => {
@@ -106,6 +106,11 @@ describe('gateway/wiring', () => {
     expect(domainOps(['intel'])).toEqual(['domain', 'domainScreen']);
     expect(domainOps(['intel', 'scrape'])).toEqual(['domain', 'domainReport', 'domainScreen', 'domainSnapshots']);
     expect(domainOps(['scrape'])).toEqual([]);
+    // Company, products and posts read the site's bytes through the fetch path: the intel pool and the fetcher.
+    const siteOps = (caps: Parameters<typeof pipeline>[0]) => Object.keys(operationHandlers(gatewayDeps, pipeline(caps))).filter((id) => ['company', 'products', 'posts'].includes(id)).sort();
+    expect(siteOps(['intel'])).toEqual([]);
+    expect(siteOps(['intel', 'scrape'])).toEqual([]);
+    expect(siteOps(['intel', 'fetch'])).toEqual(['company', 'posts', 'products']);
   });
 
   describe.skipIf(!spec)(`against the spec's endpoint index (needs ${SPEC_PATH})`, () => {

@@ -387,7 +387,7 @@ describe('pipeline/clients/social/feeds-parse', () => {
   });
 
   it('keeps globally unique ids, qualifies the others by the feed', () => {
-    const item = { id: 'urn:uuid:1225c695-cfb8-4ebb-aaaa-80da344efa6a', link: null, title: 'x', author: null, publishedAtMs: null, text: '', lang: null };
+    const item = { id: 'urn:uuid:1225c695-cfb8-4ebb-aaaa-80da344efa6a', link: null, title: 'x', author: null, publishedAtMs: null, updatedAtMs: null, text: '', summary: null, lang: null };
     expect(externalIdOf('https://a.example/feed', item)).toBe(item.id);
     const local = { ...item, id: '42' };
     expect(externalIdOf('https://a.example/feed', local)).not.toBe(externalIdOf('https://b.example/feed', local));

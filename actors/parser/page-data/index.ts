@@ -27,7 +27,7 @@ import { writeJson, writeSummary } from '../../../pipeline/structured/answer.js'
 import type { ExtractionPlan, JsonRequest } from '../../../pipeline/structured/plan.js';
 import type { ExtractTask, FinishPlan, JsonTarget, JsonTask, SummaryTask } from '../../../pipeline/structured/task.js';
 import type { Thing } from '../../../pipeline/structured/types.js';
-import { readStructuredData, thingToJson } from './markup/index.js';
+import { readStructuredData, thingToJson } from '../../../pipeline/structured/markup/index.js';
 import { readPageFacts } from './rules/index.js';
 import { extractiveSummary } from './summary.js';
 

@@ -13,7 +13,9 @@
  *   `author`; Atom `author/name`, the feed's when the entry has none; JSON `authors[0].name`
  *   or 1.0's `author.name`), `publishedAtMs` (`pubDate`/`dc:date`, `published`/`updated`,
  *   `date_published`/`date_modified`: RFC 822 or RFC 3339; null when none reads or it lies
- *   in the future), `text` (the fullest body: `content:encoded` over `description`, Atom
+ *   in the future), `updatedAtMs` (`updated`, `date_modified`, RSS's `atom:updated`), `summary`
+ *   (the short form beside the body: RSS `description`, Atom `summary`, JSON `summary`),
+ *   `text` (the fullest body: `content:encoded` over `description`, Atom
  *   `content` over `summary`, JSON `content_text` over `content_html` over `summary`; HTML
  *   made plain text by html-text.ts) and `lang` (the item's `xml:lang` or JSON `language`,
  *   else the feed's `language`/`dc:language`/`xml:lang`).
@@ -33,7 +35,11 @@ export interface FeedItem {
   readonly title: string | null;
   readonly author: string | null;
   readonly publishedAtMs: number | null;
+  /** When the item says it was last changed (Atom `updated`, JSON `date_modified`, RSS `atom:updated`); null when it does not. */
+  readonly updatedAtMs: number | null;
   readonly text: string;
+  /** The item's own short form when it has one beside its body (RSS `description` beside `content:encoded`, Atom `summary`, JSON `summary`), plain text; else null. */
+  readonly summary: string | null;
   readonly lang: string | null;
 }
 
@@ -106,14 +112,17 @@ function rssItem(item: Element, about: string | null, feedLang: string | null, f
   // A guid is the item's permanent link unless it says otherwise (RSS 2.0 spec).
   const guidLink = guid && guid.attribs.isPermaLink !== 'false' ? resolved(guidText, feedUrl) : null;
   const link = resolved(value(child(item, 'link')), feedUrl) ?? guidLink;
-  const body = value(child(item, 'content:encoded')) ?? value(child(item, 'description'));
+  const description = value(child(item, 'description'));
+  const body = value(child(item, 'content:encoded')) ?? description;
   return {
     id: guidText ?? about ?? link,
     link,
     title: plain(value(child(item, 'title'))),
     author: value(child(item, 'dc:creator')) ?? value(child(item, 'author')),
     publishedAtMs: feedTime(value(child(item, 'pubDate')) ?? value(child(item, 'dc:date')), nowMs),
+    updatedAtMs: feedTime(value(child(item, 'atom:updated')) ?? value(child(item, 'dcterms:modified')), nowMs),
     text: body ? htmlText(body) : '',
+    summary: description ? text(htmlText(description)) : null,
     lang: text(item.attribs['xml:lang']) ?? feedLang,
   };
 }
@@ -129,14 +138,18 @@ function atomFeed(root: Element, feedUrl: string, nowMs: number): ParsedFeed {
 
 function atomEntry(entry: Element, feedLang: string | null, feedAuthor: string | null, feedUrl: string, nowMs: number): FeedItem {
   const link = atomLink(entry, feedUrl);
-  const content = atomChildren(entry, 'content')[0] ?? atomChildren(entry, 'summary')[0] ?? null;
+  const summary = atomChildren(entry, 'summary')[0] ?? null;
+  const content = atomChildren(entry, 'content')[0] ?? summary;
+  const updated = value(atomChildren(entry, 'updated')[0] ?? null);
   return {
     id: value(atomChildren(entry, 'id')[0] ?? null) ?? link,
     link,
     title: atomText(atomChildren(entry, 'title')[0] ?? null),
     author: atomAuthor(entry) ?? feedAuthor,
-    publishedAtMs: feedTime(value(atomChildren(entry, 'published')[0] ?? null) ?? value(atomChildren(entry, 'updated')[0] ?? null), nowMs),
+    publishedAtMs: feedTime(value(atomChildren(entry, 'published')[0] ?? null) ?? updated, nowMs),
+    updatedAtMs: feedTime(updated, nowMs),
     text: atomText(content) ?? '',
+    summary: atomText(summary),
     lang: text(entry.attribs['xml:lang']) ?? text(content?.attribs['xml:lang']) ?? feedLang,
   };
 }
@@ -195,7 +208,9 @@ function jsonItem(raw: unknown, feedLang: string | null, feedAuthor: string | nu
     title: text(item.title),
     author: jsonAuthor(item) ?? feedAuthor,
     publishedAtMs: feedTime(text(item.date_published) ?? text(item.date_modified), nowMs),
+    updatedAtMs: feedTime(text(item.date_modified), nowMs),
     text: body ?? '',
+    summary: text(item.summary),
     lang: text(item.language) ?? feedLang,
   };
 }

@@ -1,7 +1,7 @@
 /**
  * The page rules: what a reader can see on a page that carries no structured markup, read
  * into one schema.org-shaped thing (`source: 'page'`). Structured markup — JSON-LD,
- * microdata, RDFa, `<meta>` tags — is the markup reader's (actors/parser/page-data/markup);
+ * microdata, RDFa, `<meta>` tags — is the markup reader's (pipeline/structured/markup);
  * these rules never look at it: no `<script>`, no `<meta>`, no itemprop/itemscope,
  * property/typeof attributes. They read elements, class and id words, visible text,
  * `<time datetime>`, `rel="author"` links, `<address>`, `mailto:` and `tel:` links, the

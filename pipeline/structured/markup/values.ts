@@ -20,7 +20,7 @@
  */
 import type { AnyNode, Element, Text } from 'domhandler';
 import { Parser } from 'htmlparser2';
-import type { Thing, ThingSource, ThingValue } from '../../../../pipeline/structured/types.js';
+import type { Thing, ThingSource, ThingValue } from '../types.js';
 
 const SCHEMA_PREFIXES = [
   'https://schema.org/',

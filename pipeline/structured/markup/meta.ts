@@ -21,7 +21,7 @@
  * | publisher (an Organization) | `og:site_name` |
  */
 import type { Element } from 'domhandler';
-import type { Thing } from '../../../../pipeline/structured/types.js';
+import type { Thing } from '../types.js';
 import type { MarkupScan } from './scan.js';
 import { elementText, normalizeText, ThingBuilder } from './values.js';
 

@@ -17,7 +17,7 @@
  * - Values stay text. Nesting deeper than 512 elements is not read.
  */
 import type { Element } from 'domhandler';
-import type { Thing } from '../../../../pipeline/structured/types.js';
+import type { Thing } from '../types.js';
 import { rdfaContextOf, type RdfaContext, type RdfaRoot } from './scan.js';
 import { absoluteRef, elementText, hasValues, isSchemaIri, normalizeText, shortName, ThingBuilder } from './values.js';
 

@@ -2,7 +2,9 @@
  * The page's structured markup — JSON-LD, microdata, RDFa Lite, and the Open Graph / Twitter
  * card / meta tags — read from the tree the parser already loaded and normalised to
  * schema.org-shaped `Thing`s (pipeline/structured/types.ts). The `json` format answers from
- * these first; the page rules and the model fill what they leave.
+ * these first; the page rules and the model fill what they leave. It lives here, not in the
+ * parser, because the site readers (pipeline/intel/site/: company, products, posts) read the
+ * same markup from the pages they load.
  *
  * Order of `things`: the JSON-LD things, then the microdata items, then the RDFa nodes (each
  * syntax in document order), then one `meta` thing when the page has such tags. The tree is
@@ -31,7 +33,7 @@
  * `isType`, `findThings`), to-json.ts (`thingToJson`).
  */
 import type { CheerioAPI } from 'cheerio';
-import type { Thing } from '../../../../pipeline/structured/types.js';
+import type { Thing } from '../types.js';
 import { readJsonLd } from './json-ld.js';
 import { readMeta } from './meta.js';
 import { readMicrodata } from './microdata.js';

@@ -3,8 +3,8 @@
  * pipeline/structured/schema-org.ts, shared with filling): is a thing of a type or one of its
  * subtypes, and which things of a page are.
  */
-import type { Thing } from '../../../../pipeline/structured/types.js';
-import { isSubtype } from '../../../../pipeline/structured/schema-org.js';
+import type { Thing } from '../types.js';
+import { isSubtype } from '../schema-org.js';
 import { hasValues, shortName } from './values.js';
 
 /** Whether the thing is of `type` or of one of its subtypes (`type` as a short name or schema.org IRI). */

@@ -7,7 +7,7 @@
  * written before once an answer has grown past 10,000 objects (shared things repeated down
  * many paths cannot blow the answer up).
  */
-import type { Thing, ThingValue } from '../../../../pipeline/structured/types.js';
+import type { Thing, ThingValue } from '../types.js';
 
 const MAX_OBJECTS = 10_000;
 

@@ -1,5 +1,5 @@
 /**
- * actors/parser/page-data/markup: a page's JSON-LD, microdata, RDFa Lite and meta tags read from
+ * pipeline/structured/markup: a page's JSON-LD, microdata, RDFa Lite and meta tags read from
  * the loaded tree into schema.org-shaped things — normalised names and values, `@id`
  * references resolved without cycles, broken JSON-LD repaired or skipped, the tree untouched —
  * and the questions asked of them (`findThings`, `isType`, `thingToJson`). Pages are loaded as
@@ -9,8 +9,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { findThings, isType, readStructuredData, thingToJson, type StructuredData } from '../../actors/parser/page-data/markup/index.js';
-import { parseJsonBlock } from '../../actors/parser/page-data/markup/json-text.js';
+import { findThings, isType, readStructuredData, thingToJson, type StructuredData } from '../../pipeline/structured/markup/index.js';
+import { parseJsonBlock } from '../../pipeline/structured/markup/json-text.js';
 import { loadHtml } from '../../actors/parser/formats/load-html.js';
 import { readHtml, trafilaturaPages } from '../../bench/corpus.js';
 import type { Thing, ThingValue } from '../../pipeline/structured/types.js';
@@ -36,7 +36,7 @@ const nested = (thing: Thing | undefined, prop: string): Thing => {
   return value as Thing;
 };
 
-describe('actors/parser/page-data/markup JSON-LD', () => {
+describe('pipeline/structured/markup JSON-LD', () => {
   it('reads a product with offers, aggregateRating and brand; keeps numbers; shortens enumerations; makes URLs absolute', () => {
     const data = read(
       ld(`{
@@ -197,7 +197,7 @@ describe('actors/parser/page-data/markup JSON-LD', () => {
   });
 });
 
-describe('actors/parser/page-data/markup microdata', () => {
+describe('pipeline/structured/markup microdata', () => {
   const data = read(fixture('product-microdata.html'), 'https://shop.example/kitchen/kettle');
   const product = bySource(data, 'microdata')[0];
 
@@ -263,7 +263,7 @@ describe('actors/parser/page-data/markup microdata', () => {
   });
 });
 
-describe('actors/parser/page-data/markup RDFa Lite', () => {
+describe('pipeline/structured/markup RDFa Lite', () => {
   const data = read(fixture('article-rdfa.html'), 'https://notes.example/tides');
   const [post, event] = bySource(data, 'rdfa');
 
@@ -301,7 +301,7 @@ describe('actors/parser/page-data/markup RDFa Lite', () => {
   });
 });
 
-describe('actors/parser/page-data/markup meta tags', () => {
+describe('pipeline/structured/markup meta tags', () => {
   it('builds one meta thing from Open Graph, Twitter and plain meta tags', () => {
     const data = read(fixture('og-only.html'), 'https://daily.example/news/rain?ref=x');
     expect(data.things).toHaveLength(1);
@@ -359,7 +359,7 @@ describe('actors/parser/page-data/markup meta tags', () => {
   });
 });
 
-describe('actors/parser/page-data/markup pages', () => {
+describe('pipeline/structured/markup pages', () => {
   it('keeps German and Japanese text intact in every syntax', () => {
     const data = read(fixture('japanese.html'), 'https://cha.example/');
     const [recipe, product, meta] = data.things;
@@ -399,7 +399,7 @@ describe('actors/parser/page-data/markup pages', () => {
   });
 });
 
-describe('actors/parser/page-data/markup findThings, isType, thingToJson', () => {
+describe('pipeline/structured/markup findThings, isType, thingToJson', () => {
   it('finds things of a type or its subtypes, nested ones too, each once', () => {
     const data = read(fixture('graph-jsonld.html'), 'https://news.example/news/launch');
     expect(findThings(data, ['Article']).map((t) => t.types)).toEqual([['NewsArticle']]);
@@ -471,7 +471,7 @@ function hasParsableJsonLd(html: string): boolean {
     });
 }
 
-describe.skipIf(!corpus)('actors/parser/page-data/markup on corpus pages (trafilatura-eval)', () => {
+describe.skipIf(!corpus)('pipeline/structured/markup on corpus pages (trafilatura-eval)', () => {
   it(`reads ${sample.length} pages without throwing; every page with a parsable typed JSON-LD block yields a json-ld thing`, () => {
     expect(sample.length).toBeGreaterThan(45);
     let withJsonLd = 0;

@@ -20,7 +20,7 @@
  *   itself (a URL string), or a stub when it names a type.
  * - Nesting deeper than 32 objects is dropped.
  */
-import type { Thing, ThingValue } from '../../../../pipeline/structured/types.js';
+import type { Thing, ThingValue } from '../types.js';
 import { parseJsonBlock } from './json-text.js';
 import { absoluteRef, hasValues, isSchemaIri, normalizeText, shortName, ThingBuilder } from './values.js';
 

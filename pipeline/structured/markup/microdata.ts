@@ -19,7 +19,7 @@
  * (scan.ts) that no `itemref` points into, in document order.
  */
 import type { AnyNode, Element } from 'domhandler';
-import type { Thing } from '../../../../pipeline/structured/types.js';
+import type { Thing } from '../types.js';
 import type { MarkupScan } from './scan.js';
 import { absoluteRef, elementText, hasValues, normalizeText, shortName, ThingBuilder } from './values.js';
 

@@ -1,0 +1,27 @@
+/**
+ * A `ReadPage` for the site readers' tests and benches over the runtime's own HTTP stack
+ * (pipeline/runtime/net/http.ts: the guard, redirects, size cap; read.ts `decodeText` for the
+ * charset, as the service's own ReadPage decodes), with private
+ * addresses allowed so that the local fake sites can be read. The service's own ReadPage goes
+ * through the fetch path instead (the fetcher's guard follows FETCH_ALLOW_PRIVATE).
+ */
+import { HttpFetcher } from '../../../pipeline/runtime/net/http.js';
+import { NetGuard } from '../../../pipeline/runtime/net/guard.js';
+import { decodeText, type ReadPage } from '../../../pipeline/intel/site/read.js';
+
+export function localFetcher(): HttpFetcher {
+  return new HttpFetcher({ guard: new NetGuard({ allowPrivate: true }), retry: { attempts: 1, baseDelayMs: 5, maxDelayMs: 5 } });
+}
+
+/** Reads through `http`; a failed fetch is null. `log` collects the URLs asked, in order. */
+export function readOver(http: HttpFetcher, options: { readonly timeoutMs?: number; readonly log?: string[] } = {}): ReadPage {
+  return async (url, opts) => {
+    options.log?.push(url);
+    try {
+      const res = await http.fetch({ url, timeoutMs: options.timeoutMs ?? 10_000, content: null, proxy: 'none', ...(opts.signal ? { signal: opts.signal } : {}) });
+      return { url: res.finalUrl, status: res.statusCode, contentType: res.contentType, body: decodeText(res.body, res.headers['content-type'] ?? res.contentType) };
+    } catch {
+      return null;
+    }
+  };
+}

@@ -5,11 +5,15 @@
  * that answer after 50–150 ms (BENCH_DOMAINS_LATENCY_MIN_MS, BENCH_DOMAINS_LATENCY_MAX_MS),
  * both in a child process (bench/servers/domains.ts).
  *
- *   ours      `screenNames` below through pipeline/clients/rdap.ts and dns.ts, as a screen
- *             runs them: BENCH_DOMAINS_CONCURRENCY names at once (default 50), the RDAP client
- *             keeping its own limit per registry (10 requests at once); for each name the
- *             registry lookup (a thin registry's record, then the registrar's it links to),
- *             and for a name without a record `exists` in DNS (NS, SOA and A at once)
+ *   ours      the operation itself: one POST /v1/domain/screen of every name to the service in
+ *             embedded mode in this process (`startService` with the production actors:
+ *             gateway, the intel pool, pipeline/intel/screen.ts over pipeline/clients/rdap.ts
+ *             and dns.ts), pointed at the two servers with RDAP_BASE_URL and DNS_SERVERS;
+ *             DOMAIN_SCREEN_CONCURRENCY names at once (BENCH_DOMAINS_CONCURRENCY, default its
+ *             100), the RDAP client keeping its own limit per registry (10 requests at once);
+ *             for each name the registry lookup (a thin registry's record, then the
+ *             registrar's it links to), and for a name without a record `exists` in DNS (NS,
+ *             SOA and A at once). Timed from the request to its answer.
  *   baseline  a plain script doing the same by hand, one name after the other: fetch() the
  *             registry's record and the registrar's, or on a 404 ask NS, SOA, then A with
  *             Node's resolver until one has data; over the first BENCH_DOMAINS_BASELINE_NAMES
@@ -18,53 +22,42 @@
  *
  * Both must reach the same verdict for every name the baseline screened (`agree`). Figures:
  * seconds per name for each, the ratio (the baseline's seconds per name over ours: higher is
- * better), the registry's peak of requests in flight. Target: ≤ 0.05 s per name. One JSON
- * line on stdout; a progress bar on stderr.
+ * better), the registry's peak of requests in flight, the credits the screen was charged (one
+ * per name the registry answered for). Target: ≤ 0.05 s per name. One JSON line on stdout; a
+ * progress bar on stderr.
  *
  *   npx tsx bench/domains.ts          (alone; `npm run bench` runs it with the others)
- *
- * The screen itself is the domain family's operation; until that exists `screenNames` here
- * stands in for it with the same calls.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
 import { Resolver } from 'node:dns/promises';
-import { DnsClient } from '../pipeline/clients/dns.js';
-import { RdapClient } from '../pipeline/clients/rdap.js';
-import { isServiceError } from '../pipeline/clients/service-http.js';
-import { mapBounded } from '../pipeline/runtime/bounded.js';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startService } from '../main.js';
+import { createLogger } from '../pipeline/runtime/log.js';
+import { loadConfig } from '../pipeline/service/config.js';
 import { emit, positiveInteger, startChild } from './lib.js';
 import { domainWorld } from './servers/domain-world.js';
 
 const NAMES = positiveInteger('BENCH_DOMAINS_NAMES', 500);
 const BASELINE_NAMES = Math.min(NAMES, positiveInteger('BENCH_DOMAINS_BASELINE_NAMES', 100));
-const CONCURRENCY = positiveInteger('BENCH_DOMAINS_CONCURRENCY', 50);
+const CONCURRENCY = positiveInteger('BENCH_DOMAINS_CONCURRENCY', 100);
 const LATENCY_MIN_MS = positiveInteger('BENCH_DOMAINS_LATENCY_MIN_MS', 50);
 const LATENCY_MAX_MS = positiveInteger('BENCH_DOMAINS_LATENCY_MAX_MS', 150);
 const TARGET_SECONDS_PER_NAME = 0.05;
-const LOOKUP_TIMEOUT_MS = 15_000;
+const KEY = 'bench-domains-key-0123456789';
 
 export type Verdict = 'registered' | 'likely_available' | 'no_registry_record' | 'unknown';
 
-/** One name: its registry record, and DNS for a name without one. */
-async function screenName(name: string, clients: { readonly rdap: RdapClient; readonly dns: DnsClient }): Promise<Verdict> {
-  try {
-    const lookup = await clients.rdap.lookup(name, { timeoutMs: LOOKUP_TIMEOUT_MS });
-    if (lookup.outcome === 'found') return 'registered';
-    if (lookup.outcome === 'no_registry') return 'unknown';
-    return (await clients.dns.exists(name)) ? 'no_registry_record' : 'likely_available';
-  } catch (error) {
-    if (isServiceError(error)) return 'unknown';
-    throw error;
-  }
-}
-
-/** The names screened in parallel, CONCURRENCY at once; `done` is told of each. */
-export async function screenNames(names: readonly string[], clients: { readonly rdap: RdapClient; readonly dns: DnsClient }, done: () => void = () => undefined): Promise<Verdict[]> {
-  const verdicts = await mapBounded(names, CONCURRENCY, async (name) => {
-    const verdict = await screenName(name, clients);
-    done();
-    return verdict;
+/** The screen of `names` through the running service's POST /v1/domain/screen: each name's status, and what it was charged. */
+async function screenThroughService(base: string, names: readonly string[]): Promise<{ verdicts: Verdict[]; credits: number }> {
+  const res = await fetch(`${base}/v1/domain/screen`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ domains: names }),
   });
-  return verdicts.map((v) => v ?? 'unknown');
+  const body = (await res.json()) as { data?: { results: { status: string }[]; cost: { credits: number } } };
+  if (res.status !== 200 || !body.data) throw new Error(`the screen answered ${res.status}: ${JSON.stringify(body).slice(0, 300)}`);
+  return { verdicts: body.data.results.map((r) => (r.status === 'invalid' ? 'unknown' : (r.status as Verdict))), credits: body.data.cost.credits };
 }
 
 /** The plain script: fetch() and Node's resolver, one name after the other. */
@@ -109,13 +102,35 @@ const child = await startChild(new URL('./servers/domains.ts', import.meta.url).
 try {
   const rdapUrl = String(child.ready.rdapUrl);
   const dnsServer = String(child.ready.dnsServer);
-  const rdap = new RdapClient({ baseUrl: rdapUrl, bootstrapUrl: null });
-  const dns = new DnsClient({ servers: [dnsServer], timeoutMs: 2_000, tries: 2 });
-
-  let screened = 0;
-  const oursStarted = performance.now();
-  const ours = await screenNames(world.names, { rdap, dns }, () => progress('screen', ++screened, NAMES));
-  const oursSeconds = (performance.now() - oursStarted) / 1000;
+  const dataDir = mkdtempSync(join(tmpdir(), 'bench-domains-'));
+  const config = loadConfig({
+    DATA_DIR: dataDir,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'silent',
+    API_KEY: KEY,
+    RDAP_BASE_URL: rdapUrl,
+    DNS_SERVERS: dnsServer,
+    DNS_TIMEOUT_MS: '2000',
+    DNS_TRIES: '2',
+    DOMAIN_SCREEN_CONCURRENCY: String(CONCURRENCY),
+  });
+  const service = await startService({ config, log: createLogger('silent'), role: 'all' });
+  let ours: Verdict[];
+  let oursSeconds: number;
+  let credits: number;
+  try {
+    const address = service.app?.server.address();
+    if (!address || typeof address !== 'object') throw new Error('the gateway is not listening');
+    progress('screen', 0, NAMES);
+    const oursStarted = performance.now();
+    ({ verdicts: ours, credits } = await screenThroughService(`http://127.0.0.1:${address.port}`, world.names));
+    oursSeconds = (performance.now() - oursStarted) / 1000;
+    progress('screen', NAMES, NAMES);
+  } finally {
+    await service.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
   const stats = await child.ask({ type: 'stats' });
 
   const resolver = new Resolver({ timeout: 2_000, tries: 2 });
@@ -147,6 +162,7 @@ try {
     ratio: round4(baselinePerName / oursPerName),
     correct: ours.filter((v, i) => v === expected(world.names[i] as string)).length,
     agree: baseline.every((v, i) => v === ours[i]),
+    credits,
     registry_requests: stats.rdapRequests,
     registry_max_in_flight: stats.rdapMaxInFlight,
     target_seconds_per_name: TARGET_SECONDS_PER_NAME,

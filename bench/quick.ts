@@ -146,6 +146,18 @@ export const QUICK: readonly QuickScenario[] = [
       })),
   },
   {
+    file: 'domains-backlinks.ts',
+    env: { BENCH_BACKLINKS_EDGES: '300000', BENCH_BACKLINKS_QUERIES: '40', BENCH_BACKLINKS_BATCH: '30000' },
+    headlines: (lines) =>
+      lines.map((l) => {
+        const side = (v: unknown) => v as { p50Ms?: number; p99Ms?: number } | undefined;
+        return noTarget(
+          'domains backlinks',
+          `p50 ${fmt(side(l.backlinks)?.p50Ms)} ms, p99 ${fmt(side(l.backlinks)?.p99Ms)} ms; the raw edges' ${fmt(side(l.baseline)?.p50Ms)} and ${fmt(side(l.baseline)?.p99Ms)} ms (ratio ${fmt(l.ratio)}, p99 ${fmt(l.p99_ratio)})`,
+        );
+      }),
+  },
+  {
     file: 'extract.ts',
     env: { BENCH_EXTRACT_PAGES: '40', BENCH_SCRAPE_WARMUP: '8' },
     headlines: (lines) =>

@@ -17,8 +17,7 @@
  * stopping mid-way: `retry`.
  */
 import { randomUUID } from 'node:crypto';
-import type { LookupContext } from '../../pipeline/intel/lookup.js';
-import { lookupDomain } from '../../pipeline/intel/lookup.js';
+import { lookupDomain, type LookupContext } from '../../pipeline/intel/lookup.js';
 import { readDomainName, type DomainName } from '../../pipeline/intel/names.js';
 import type { ReadPage } from '../../pipeline/intel/pages.js';
 import type { ReportDepth } from '../../pipeline/intel/records.js';

@@ -12,7 +12,7 @@ import { ask, failedReply, PIPELINE_SLACK_MS, type Requester } from '../../pipel
 export function pageReader(requester: () => Promise<Requester>, requestId: string, tenant: string): ReadPage {
   let n = 0;
   return async (url, options) => {
-    const fields = scrapeRequestFields(reportScrapeOptions(options.timeoutMs, options.maxAgeMs));
+    const fields = scrapeRequestFields(reportScrapeOptions(options.timeoutMs, options.maxAgeMs, options.store ?? true));
     const ctx = { requestId: `${requestId}:p${++n}`, tenant, ...(options.signal ? { signal: options.signal } : {}) };
     try {
       const reply = await ask(await requester(), ctx, scrapeTopic(fields), { jobId: null, url, ...fields }, options.timeoutMs + PIPELINE_SLACK_MS);

@@ -12,7 +12,11 @@ import { snapshotEvidence, type ArchiveCapture, type SnapshotEvidence } from './
 import type { ReadPage } from './pages.js';
 import type { IntelSources, SourceLimits } from './sources.js';
 
-/** An archived page never changes: a cached copy of one is good for this long. */
+/**
+ * An archived page never changes: a cached copy of one is good for this long. The snapshots
+ * are not stored as pages (their links are the past's: they would pass for today's backlinks,
+ * and the local index would answer searches with them); the report's own records keep them.
+ */
 export const ARCHIVE_MAX_AGE_MS = 30 * 86_400_000;
 
 export async function archiveCaptures(domain: string, sources: Pick<IntelSources, 'wayback'>, limits: Pick<SourceLimits, 'waybackTimeoutMs'>, signal?: AbortSignal): Promise<ArchiveCapture[]> {
@@ -44,7 +48,7 @@ export async function loadYears(captures: readonly ArchiveCapture[], ctx: LoadCo
     captures,
     ctx.concurrency,
     async (capture) => {
-      const read = await ctx.readPage(capture.archiveUrl, { maxAgeMs: ARCHIVE_MAX_AGE_MS, timeoutMs: ctx.pageTimeoutMs, signal: ctx.signal });
+      const read = await ctx.readPage(capture.archiveUrl, { maxAgeMs: ARCHIVE_MAX_AGE_MS, store: false, timeoutMs: ctx.pageTimeoutMs, signal: ctx.signal });
       return { capture, read };
     },
     ctx.signal,

@@ -28,6 +28,12 @@ export type PageOutcome = { readonly ok: true; readonly page: PageRead } | { rea
 export interface ReadOptions {
   /** A cached copy younger than this is used (0: read it now). */
   readonly maxAgeMs: number;
+  /**
+   * Whether the page is stored like any page read (the cache, the local search index, the
+   * link graph): false for an archived snapshot, whose links are the past's, not the web's.
+   * Default true.
+   */
+  readonly store?: boolean;
   readonly timeoutMs: number;
   readonly signal?: AbortSignal;
 }
@@ -38,14 +44,15 @@ export type ReadPage = (url: string, options: ReadOptions) => Promise<PageOutcom
 /**
  * The scrape options of a page a report reads: markdown of the whole page (a parked page has
  * no main content to speak of) and its links, within `timeoutMs`, from the cache when a copy
- * is younger than `maxAgeMs`; the other fields at the defaults the gateway's validation fills in.
+ * is younger than `maxAgeMs`, stored unless `store` is false; the other fields at the
+ * defaults the gateway's validation fills in.
  */
-export function reportScrapeOptions(timeoutMs: number, maxAgeMs: number): ScrapeOptions {
+export function reportScrapeOptions(timeoutMs: number, maxAgeMs: number, store = true): ScrapeOptions {
   return {
     formats: ['markdown', 'links'],
     onlyMainContent: false,
     maxAge: maxAgeMs,
-    storeInCache: true,
+    storeInCache: store,
     waitFor: 0,
     timeout: timeoutMs,
     captchaHandling: 'auto',

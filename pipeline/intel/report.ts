@@ -15,7 +15,9 @@
  * stored for the key (pipeline/intel/records.ts).
  *
  * Charged the depth's flat price (charging rule 7), plus PRICES.extraSnapshot for each
- * snapshot read beyond those the depth includes; a snapshot taken from the store is free.
+ * snapshot read beyond those the depth includes; a snapshot taken from the store is free. A
+ * report none of whose sources answered (registry, DNS, website, archive, link graph) is not
+ * charged.
  */
 import { REPORT_INCLUDED_SNAPSHOTS, REPORT_PRICES } from '../../schemas/api/prices.js';
 import type { BatchWriter } from '../runtime/store/batch-writer.js';
@@ -193,7 +195,9 @@ export async function makeReport(request: ReportRequest, ctx: ReportContext): Pr
     await writeSnapshots(ctx.writer, ctx.tenant, name.domain, fresh.map((evidence) => ({ year: evidence.year, loadedAtMs: nowMs, reportId: record.id, evidence })));
     await writeReport(ctx.writer, record, answer);
     const extras = fresh.filter((s) => snapshotCharge(s.year, { stored: false, included, report: null, nowMs }) === 'extra').length;
-    return { answer, credits: REPORT_PRICES[request.depth].credits + extras * SNAPSHOT_CHARGES.extra.credits };
+    // A report none of whose sources answered has nothing to show: it is not charged.
+    const answered = Object.values(evidence).some((section) => section !== null);
+    return { answer, credits: answered ? REPORT_PRICES[request.depth].credits + extras * SNAPSHOT_CHARGES.extra.credits : 0 };
   } finally {
     clearTimeout(timer);
   }

@@ -90,7 +90,7 @@ export function registrationSection(lookup: RdapLookup, nowMs: number): Registra
     return { found: false, registry: lookup.registry, created: null, expires: null, updated: null, transferred: null, ageDays: null, expiresInDays: null, registrar: null, status: [], nameservers: [], dnssec: null, sources: [] };
   }
   const d = lookup.domain;
-  const age = daysUntil(d.registered, nowMs);
+  const registered = d.registered === null ? Number.NaN : Date.parse(d.registered);
   return {
     found: true,
     registry: lookup.registry,
@@ -98,7 +98,7 @@ export function registrationSection(lookup: RdapLookup, nowMs: number): Registra
     expires: d.expires,
     updated: d.lastChanged,
     transferred: d.transferred,
-    ageDays: age === null ? null : -age,
+    ageDays: Number.isFinite(registered) ? Math.floor((nowMs - registered) / DAY_MS) : null,
     expiresInDays: daysUntil(d.expires, nowMs),
     registrar: d.registrar,
     status: d.status,

@@ -56,7 +56,10 @@ export async function loadSnapshots(request: SnapshotsRequest, ctx: SnapshotsCon
   const nowMs = ctx.now();
   const charged = (s: SnapshotEvidence, isStored: boolean): SnapshotCharge => snapshotCharge(s.year, { stored: isStored, included: report.included, report, nowMs });
   const snapshots = [
-    ...wanted.flatMap((y) => (stored.has(y) ? [{ ...stored.get(y)!.evidence, charge: 'stored' as SnapshotCharge }] : [])),
+    ...wanted.flatMap((y) => {
+      const kept = stored.get(y);
+      return kept ? [{ ...kept.evidence, charge: 'stored' as SnapshotCharge }] : [];
+    }),
     ...read.loaded.map((s) => ({ ...s, charge: charged(s, false) })),
   ].sort((a, b) => b.year - a.year);
   await writeSnapshots(ctx.writer, ctx.tenant, domain, read.loaded.map((evidence) => ({ year: evidence.year, loadedAtMs: nowMs, reportId: report.id, evidence })));

@@ -250,7 +250,7 @@ export const OPERATIONS = [
       'Depths are cumulative: `quick` reads registration, DNS, mail records (MX, SPF, DMARC) and today\'s home page; `buyer` adds the archive history (one snapshot a year from the Wayback Machine, `snapshots` of them, 6 by default), the known backlinks and a check that `verifyLinks` linking pages (20 by default) still link; `deep` reads 12 snapshots and 50 linking pages. ' +
       'Snapshots and linking pages are read within the report\'s time budget (DOMAIN_REPORT_BUDGET_MS); years not loaded by then are listed in `evidence.history.pending`, to load with POST /v1/domain/history/snapshots. A source that fails leaves its evidence `null` with an entry in `errors`; the report still answers. ' +
       'Concern rules: `recent_transfer` (transferred within 90 days), `expiring_soon` (within 60 days, or expired), `pending_deletion`, `registry_hold`, `parked_or_for_sale`, `spam_history`, `mail_records_missing`, `owner_changed`, `registration_after_history`, `links_gone` (docs/api/intelligence.md). ' +
-      'Charged one flat price per depth (quick 2, buyer 25, deep 60 credits) including 0, 6 or 12 snapshots; each snapshot read beyond those is 1 credit more, charged when it is read; a snapshot this key loaded before is free. A failed report is not charged.',
+      'Charged one flat price per depth (quick 2, buyer 25, deep 60 credits) including 0, 6 or 12 snapshots; each snapshot read beyond those is 1 credit more, charged when it is read; a snapshot this key loaded before is free. A failed report, or one none of whose sources answered, is not charged.',
   }),
   op({
     id: 'domainSnapshots',

@@ -8,8 +8,10 @@
  * fails it.
  */
 export const DATED_SUITES: readonly string[] = [
+  'test/intel/history.test.ts',
   'test/intel/links.store.test.ts',
   'test/intel/links.test.ts',
+  'test/intel/rules.test.ts',
   'test/monitors/monitors.test.ts',
   'test/monitors/watches.test.ts',
   'test/pipeline/changes.store.test.ts',

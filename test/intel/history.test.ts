@@ -121,6 +121,16 @@ describe('pipeline/intel/sections', () => {
       NOW,
     );
     expect(found).toMatchObject({ found: true, ageDays: 3652, expiresInDays: 31, dnssec: true, registrar: { name: 'R' } });
+    // A day and a half old is one whole day.
+    const young = registrationSection(
+      {
+        outcome: 'found',
+        registry: 'r',
+        domain: { ldhName: 'x.com', unicodeName: null, handle: null, registered: new Date(NOW - 1.5 * 86_400_000).toISOString(), expires: null, lastChanged: null, transferred: null, status: [], nameservers: [], registrar: null, secureDns: null, sources: [] },
+      },
+      NOW,
+    );
+    expect(young).toMatchObject({ ageDays: 1, expiresInDays: null });
     expect(registrationSection({ outcome: 'not_found', registry: 'https://rdap.example/' }, NOW)).toMatchObject({ found: false, registry: 'https://rdap.example/', status: [] });
     expect(registrationSection({ outcome: 'no_registry', reason: 'unknown_tld' }, NOW)).toMatchObject({ section: 'registration', code: 'registry_unsupported' });
   });

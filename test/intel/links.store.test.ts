@@ -140,6 +140,8 @@ function linkGraphSuite(name: string, open: () => Promise<{ store: Store; cleanu
       await read('https://one.org/only', [`https://${target}/`], T0 + 500);
       await read('https://two.org/only', [`https://${target}/`], T0 + 1500);
 
+      // Fewer pages than domains: the domains that linked last, one page each.
+      expect((await linkingPages(store, target, 2)).map((p) => p.sourceUrl)).toEqual(['https://many.org/p2', 'https://two.org/only']);
       const three = await linkingPages(store, target, 3);
       // The newest page of each domain first, newest first.
       expect(three.map((p) => p.sourceUrl)).toEqual(['https://many.org/p2', 'https://two.org/only', 'https://one.org/only']);

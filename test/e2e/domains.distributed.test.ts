@@ -50,20 +50,20 @@ describe.skipIf(!hasChdb || !kafkaUp || !redisUp)('e2e/domains distributed (gate
   beforeAll(async () => {
     rdap = await startFakeRdap({
       domains: {
-        'northwind-tea.com': { registered: '2014-02-01T00:00:00Z', expires: at(30), transferred: at(-10), nameservers: ['ns1.northwind-tea.com'] },
+        'northwind-tea-wds-e2e.com': { registered: '2014-02-01T00:00:00Z', expires: at(30), transferred: at(-10), nameservers: ['ns1.northwind-tea-wds-e2e.com'] },
       },
     });
-    dns = await startFakeDns({ zones: { 'northwind-tea.com': { A: ['203.0.113.44'], MX: [{ exchange: 'mx.northwind-tea.com', priority: 10 }], NS: ['ns1.northwind-tea.com'] } } });
+    dns = await startFakeDns({ zones: { 'northwind-tea-wds-e2e.com': { A: ['203.0.113.44'], MX: [{ exchange: 'mx.northwind-tea-wds-e2e.com', priority: 10 }], NS: ['ns1.northwind-tea-wds-e2e.com'] } } });
     wayback = await startFakeWayback({
       captures: {
-        'northwind-tea.com': [
+        'northwind-tea-wds-e2e.com': [
           { timestamp: '20150301000000', html: page('Northwind Tea Company', 'Loose leaf green tea, black tea and oolong from family gardens. Tea tasting and tea subscriptions.') },
           { timestamp: '20190301000000', html: page('Northwind Tea Company', 'Loose leaf green tea, black tea and oolong, tea subscriptions and tasting notes.') },
           { timestamp: '20230301000000', html: page('Northwind Tea Company', 'Green tea, black tea, oolong and herbal tea subscriptions from family gardens.') },
         ],
       },
     });
-    site = http.createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(page('Tea reviews', 'We recommend <a href="https://northwind-tea.com/oolong">Northwind oolong</a>.')));
+    site = http.createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(page('Tea reviews', 'We recommend <a href="https://northwind-tea-wds-e2e.com/oolong">Northwind oolong</a>.')));
     await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
     origin = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
     cluster = await startCluster({
@@ -75,7 +75,7 @@ describe.skipIf(!hasChdb || !kafkaUp || !redisUp)('e2e/domains distributed (gate
     for (const role of ['intel', 'fetcher', 'parser']) await cluster.service(role);
     // The first answers absorb a consumer-group rebalance still pending after start-up.
     await until('a first scrape answered', async () => (await post('/v1/scrape', { url: `${origin}/review` })).status === 200, { timeoutMs: 120_000, intervalMs: 500 });
-    await until('a first lookup answered', async () => (await post('/v1/domain', { domain: 'northwind-tea.com', backlinks: false })).status === 200, { timeoutMs: 120_000, intervalMs: 500 });
+    await until('a first lookup answered', async () => (await post('/v1/domain', { domain: 'northwind-tea-wds-e2e.com', backlinks: false })).status === 200, { timeoutMs: 120_000, intervalMs: 500 });
   }, 300_000);
 
   afterAll(async () => {
@@ -88,11 +88,11 @@ describe.skipIf(!hasChdb || !kafkaUp || !redisUp)('e2e/domains distributed (gate
     let body: Record<string, any> = {};
     // The parser's link-graph rows land in lazy batches (about a second).
     await until('the linking page in the link graph', async () => {
-      const answer = await post('/v1/domain', { domain: 'https://www.northwind-tea.com/shop' });
+      const answer = await post('/v1/domain', { domain: 'https://www.northwind-tea-wds-e2e.com/shop' });
       body = answer.body;
       return answer.status === 200 && body.data.backlinks?.totalReferringDomains === 1;
     }, { timeoutMs: 30_000, intervalMs: 500 });
-    expect(body.data).toMatchObject({ domain: 'northwind-tea.com', host: 'www.northwind-tea.com', registration: { found: true }, dns: { A: ['203.0.113.44'] }, errors: [] });
+    expect(body.data).toMatchObject({ domain: 'northwind-tea-wds-e2e.com', host: 'www.northwind-tea-wds-e2e.com', registration: { found: true }, dns: { A: ['203.0.113.44'] }, errors: [] });
     expect(body.data.backlinks.referringDomains[0]).toMatchObject({ domain: '127.0.0.1', pages: 1 });
     expect(body.data.cost.credits).toBe(1);
     const intel = cluster.processes.filter((p) => p.role === 'intel');
@@ -100,14 +100,14 @@ describe.skipIf(!hasChdb || !kafkaUp || !redisUp)('e2e/domains distributed (gate
   }, TEST_TIMEOUT_MS);
 
   it('screens names in the intel process', async () => {
-    const { status, body } = await post('/v1/domain/screen', { domains: ['northwind-tea.com', 'southwind-tea.com', 'localhost'] });
+    const { status, body } = await post('/v1/domain/screen', { domains: ['northwind-tea-wds-e2e.com', 'southwind-tea-wds-e2e.com', 'localhost'] });
     expect(status, JSON.stringify(body)).toBe(200);
     expect(body.data.results.map((r: { status: string }) => r.status)).toEqual(['registered', 'likely_available', 'invalid']);
     expect(body.data.cost.credits).toBe(2);
   }, TEST_TIMEOUT_MS);
 
   it('reports with archived snapshots read through the fetcher and parser processes, then loads from the store', async () => {
-    const { status, body } = await post('/v1/domain/report', { domain: 'northwind-tea.com', depth: 'buyer', verifyLinks: 5 });
+    const { status, body } = await post('/v1/domain/report', { domain: 'northwind-tea-wds-e2e.com', depth: 'buyer', verifyLinks: 5 });
     expect(status, JSON.stringify(body)).toBe(200);
     const data = body.data;
     expect(data.evidence.history.snapshots.map((s: { year: number; title: string }) => [s.year, s.title])).toEqual([
@@ -118,13 +118,13 @@ describe.skipIf(!hasChdb || !kafkaUp || !redisUp)('e2e/domains distributed (gate
     expect(data.evidence.history.pending).toEqual([]);
     expect(data.evidence.links).toMatchObject({ checked: 1, linking: 1 });
     expect(data.concerns.map((c: { rule: string }) => c.rule).sort()).toEqual(['expiring_soon', 'recent_transfer']);
-    expect(data.evidence.mail.mx).toEqual([{ exchange: 'mx.northwind-tea.com', priority: 10 }]);
+    expect(data.evidence.mail.mx).toEqual([{ exchange: 'mx.northwind-tea-wds-e2e.com', priority: 10 }]);
     expect(data.cost.credits).toBe(25);
     // The archived pages went through the fetcher process.
     const fetched = cluster.processes.filter((p) => p.role === 'fetcher').flatMap((p) => p.logLines().filter((l) => l.msg === 'page fetched').map((l) => String(l.url)));
     expect(fetched.some((url) => url.startsWith(`${wayback.url}/web/2015`))).toBe(true);
 
-    const load = await post('/v1/domain/history/snapshots', { domain: 'northwind-tea.com' });
+    const load = await post('/v1/domain/history/snapshots', { domain: 'northwind-tea-wds-e2e.com' });
     expect(load.status, JSON.stringify(load.body)).toBe(200);
     expect(load.body.data.snapshots.map((s: { charge: string }) => s.charge)).toEqual(['stored', 'stored', 'stored']);
     expect(load.body.data.cost.credits).toBe(0);

@@ -14,6 +14,10 @@
  *   past the budget left pending; POST /v1/domain/history/snapshots loads them (included years
  *   free, others 1 credit, stored ones free) and another key gets a 404;
  * - bad input: 422 with `detail`, never sent to a registry, nothing charged.
+ *
+ * Today's home page is read through the scrape path like any page, so the fetcher resolves
+ * the domain with the system's resolver: the names here are made up (`*-wds-e2e.*`) and
+ * resolve nowhere, so that read fails the same way wherever the suite runs.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -101,16 +105,16 @@ interface LinkSite {
   close(): Promise<void>;
 }
 
-/** Pages linking to acme-widgets.com, each on its own loopback address (Linux answers all of 127/8). */
+/** Pages linking to acme-widgets-wds-e2e.com, each on its own loopback address (Linux answers all of 127/8). */
 async function startLinkSite(): Promise<LinkSite> {
   const state = { linking: true };
   const pages: Record<string, () => string> = {
-    '/blog/1': () => '<html><head><title>Widget review</title></head><body><p>We love <a href="https://www.acme-widgets.com/shop">Acme Widgets</a> and <a href="https://acme-widgets.com/">their site</a>.</p></body></html>',
+    '/blog/1': () => '<html><head><title>Widget review</title></head><body><p>We love <a href="https://www.acme-widgets-wds-e2e.com/shop">Acme Widgets</a> and <a href="https://acme-widgets-wds-e2e.com/">their site</a>.</p></body></html>',
     '/blog/2': () =>
       state.linking
-        ? '<html><head><title>Brass fittings</title></head><body><p>See <a href="https://acme-widgets.com/fittings">fittings</a>.</p></body></html>'
+        ? '<html><head><title>Brass fittings</title></head><body><p>See <a href="https://acme-widgets-wds-e2e.com/fittings">fittings</a>.</p></body></html>'
         : '<html><head><title>Brass fittings</title></head><body><p>That shop closed.</p></body></html>',
-    '/blog/3': () => '<html><head><title>Links</title></head><body><p><a href="http://shop.acme-widgets.com/sale">Sale</a></p></body></html>',
+    '/blog/3': () => '<html><head><title>Links</title></head><body><p><a href="http://shop.acme-widgets-wds-e2e.com/sale">Sale</a></p></body></html>',
   };
   const handler: http.RequestListener = (req, res) => {
     const page = pages[(req.url ?? '/').split('?')[0] ?? '/'];
@@ -150,7 +154,7 @@ const post = (path: string, body: unknown, key = API_KEY) => postJson(svc.base, 
 beforeAll(async () => {
   rdap = await startFakeRdap({
     domains: {
-      'acme-widgets.com': {
+      'acme-widgets-wds-e2e.com': {
         registered: at(-3 * 365),
         expires: at(40),
         lastChanged: at(-30),
@@ -158,24 +162,24 @@ beforeAll(async () => {
         status: ['client transfer prohibited'],
         nameservers: ['NS1.ACME-DNS.NET', 'NS2.ACME-DNS.NET'],
       },
-      'quiet-garden.org': { registered: '2008-03-01T00:00:00Z', expires: at(700), status: ['active'], nameservers: ['ns1.quiet-garden.org'] },
-      'taken-name.com': { registered: '2015-01-01T00:00:00Z', expires: at(300) },
+      'quiet-garden-wds-e2e.org': { registered: '2008-03-01T00:00:00Z', expires: at(700), status: ['active'], nameservers: ['ns1.quiet-garden-wds-e2e.org'] },
+      'taken-name-wds-e2e.com': { registered: '2015-01-01T00:00:00Z', expires: at(300) },
       [IDN]: { registered: '2011-05-05T00:00:00Z', expires: at(200) },
-      'parked-lot.net': { registered: '2020-01-01T00:00:00Z', expires: at(365), nameservers: ['ns1.sedoparking.com', 'ns2.sedoparking.com'] },
+      'parked-lot-wds-e2e.net': { registered: '2020-01-01T00:00:00Z', expires: at(365), nameservers: ['ns1.sedoparking.com', 'ns2.sedoparking.com'] },
     },
     tlds: ['net', 'org', 'de', 'io'],
   });
   dns = await startFakeDns({
     zones: {
-      'acme-widgets.com': { A: ['203.0.113.10'], NS: ['ns1.acme-dns.net', 'ns2.acme-dns.net'], TXT: ['v=spf1 -all'] },
-      'quiet-garden.org': { A: ['203.0.113.20'], AAAA: ['2001:db8::20'], MX: [{ exchange: 'mail.quiet-garden.org', priority: 10 }], NS: ['ns1.quiet-garden.org'], TXT: ['v=spf1 mx -all'] },
-      '_dmarc.quiet-garden.org': { TXT: ['v=DMARC1; p=reject'] },
-      'taken-name.com': { NS: ['ns1.registrar.example'] },
+      'acme-widgets-wds-e2e.com': { A: ['203.0.113.10'], NS: ['ns1.acme-dns.net', 'ns2.acme-dns.net'], TXT: ['v=spf1 -all'] },
+      'quiet-garden-wds-e2e.org': { A: ['203.0.113.20'], AAAA: ['2001:db8::20'], MX: [{ exchange: 'mail.quiet-garden-wds-e2e.org', priority: 10 }], NS: ['ns1.quiet-garden-wds-e2e.org'], TXT: ['v=spf1 mx -all'] },
+      '_dmarc.quiet-garden-wds-e2e.org': { TXT: ['v=DMARC1; p=reject'] },
+      'taken-name-wds-e2e.com': { NS: ['ns1.registrar.example'] },
       'ghost-site.net': { A: ['198.51.100.7'] },
-      'parked-lot.net': { A: ['198.51.100.9'], NS: ['ns1.sedoparking.com'] },
+      'parked-lot-wds-e2e.net': { A: ['198.51.100.9'], NS: ['ns1.sedoparking.com'] },
     },
   });
-  wayback = await startFakeWayback({ captures: { 'acme-widgets.com': ACME_CAPTURES } });
+  wayback = await startFakeWayback({ captures: { 'acme-widgets-wds-e2e.com': ACME_CAPTURES } });
   archive = await startArchive(wayback);
   links = await startLinkSite();
   ({ svc, otherKey } = await embeddedWithSecondKey(API_KEY, {
@@ -188,7 +192,7 @@ beforeAll(async () => {
     DOMAIN_REPORT_BUDGET_MS: '4000',
     DOMAIN_PAGE_TIMEOUT_MS: '3000',
   }));
-  // The link graph learns who links to acme-widgets.com from the pages this instance reads.
+  // The link graph learns who links to acme-widgets-wds-e2e.com from the pages this instance reads.
   for (const n of [1, 2, 3] as const) {
     const read = await scrape(svc.base, API_KEY, { url: links.url(n) });
     expect(read.status, JSON.stringify(read.body)).toBe(200);
@@ -203,10 +207,10 @@ afterAll(async () => {
 
 describe('e2e/domains: POST /v1/domain', () => {
   it('answers registration, DNS and backlinks, a URL on the domain and the bare domain alike', async () => {
-    const bare = await post('/v1/domain', { domain: 'acme-widgets.com' });
+    const bare = await post('/v1/domain', { domain: 'acme-widgets-wds-e2e.com' });
     expect(bare.status, JSON.stringify(bare.body)).toBe(200);
     const data = bare.body.data;
-    expect(data).toMatchObject({ domain: 'acme-widgets.com', unicode: 'acme-widgets.com', host: 'acme-widgets.com', errors: [] });
+    expect(data).toMatchObject({ domain: 'acme-widgets-wds-e2e.com', unicode: 'acme-widgets-wds-e2e.com', host: 'acme-widgets-wds-e2e.com', errors: [] });
     expect(data.registration).toMatchObject({
       found: true,
       registry: expect.stringContaining(rdap.url),
@@ -225,12 +229,12 @@ describe('e2e/domains: POST /v1/domain', () => {
     expect(data.backlinks.coverage).toMatchObject({ pages: expect.any(Number), note: expect.stringContaining('pages this instance has read') });
     expect(data.cost.credits).toBe(1);
 
-    const limited = await post('/v1/domain', { domain: 'acme-widgets.com', registration: false, dns: false, backlinkLimit: 1 });
+    const limited = await post('/v1/domain', { domain: 'acme-widgets-wds-e2e.com', registration: false, dns: false, backlinkLimit: 1 });
     expect(limited.body.data.backlinks).toMatchObject({ referringDomains: [expect.objectContaining({ domain: '127.0.0.1' })], totalReferringDomains: 3, truncated: true });
 
-    const url = await post('/v1/domain', { domain: 'https://shop.ACME-widgets.com/sale?x=1#top' });
+    const url = await post('/v1/domain', { domain: 'https://shop.ACME-widgets-wds-e2e.com/sale?x=1#top' });
     expect(url.status).toBe(200);
-    expect(url.body.data).toMatchObject({ domain: 'acme-widgets.com', host: 'shop.acme-widgets.com' });
+    expect(url.body.data).toMatchObject({ domain: 'acme-widgets-wds-e2e.com', host: 'shop.acme-widgets-wds-e2e.com' });
     expect(url.body.data.registration.created).toBe(data.registration.created);
   });
 
@@ -242,10 +246,10 @@ describe('e2e/domains: POST /v1/domain', () => {
   });
 
   it('switches each section off by its flag', async () => {
-    const { body } = await post('/v1/domain', { domain: 'quiet-garden.org', registration: false, backlinks: false });
+    const { body } = await post('/v1/domain', { domain: 'quiet-garden-wds-e2e.org', registration: false, backlinks: false });
     expect(body.data.registration).toBeUndefined();
     expect(body.data.backlinks).toBeUndefined();
-    expect(body.data.dns).toMatchObject({ MX: [{ exchange: 'mail.quiet-garden.org', priority: 10 }], AAAA: ['2001:db8::20'] });
+    expect(body.data.dns).toMatchObject({ MX: [{ exchange: 'mail.quiet-garden-wds-e2e.org', priority: 10 }], AAAA: ['2001:db8::20'] });
   });
 
   it('answers a name the registry has no record of: found false, DNS NXDOMAIN', async () => {
@@ -258,7 +262,7 @@ describe('e2e/domains: POST /v1/domain', () => {
   it('reports a registry that is down in its section, still answering DNS and backlinks', async () => {
     rdap.setMode('error');
     try {
-      const { status, body } = await post('/v1/domain', { domain: 'acme-widgets.com' });
+      const { status, body } = await post('/v1/domain', { domain: 'acme-widgets-wds-e2e.com' });
       expect(status, JSON.stringify(body)).toBe(200);
       expect(body.data.registration).toBeNull();
       expect(body.data.errors).toEqual([expect.objectContaining({ section: 'registration', code: 'registry_unavailable' })]);
@@ -274,7 +278,7 @@ describe('e2e/domains: POST /v1/domain', () => {
     rdap.setMode('error');
     dns.setMode('silent');
     try {
-      const { status, body } = await post('/v1/domain', { domain: 'quiet-garden.org', backlinks: false });
+      const { status, body } = await post('/v1/domain', { domain: 'quiet-garden-wds-e2e.org', backlinks: false });
       expect(status).toBe(200);
       expect(body.data.registration).toBeNull();
       expect(body.data.dns).toBeNull();
@@ -288,7 +292,7 @@ describe('e2e/domains: POST /v1/domain', () => {
 
   it('says how long a rate-limited registry asked us to wait', async () => {
     rdap.setMode('rate_limited', { retryAfterS: 1, times: 1 });
-    const { status, body } = await post('/v1/domain', { domain: 'taken-name.com', dns: false, backlinks: false });
+    const { status, body } = await post('/v1/domain', { domain: 'taken-name-wds-e2e.com', dns: false, backlinks: false });
     expect(status).toBe(200);
     expect(body.data.errors).toEqual([expect.objectContaining({ section: 'registration', code: 'registry_rate_limited', retryAfter: 1 })]);
     // The client pauses that registry for the wait it was given.
@@ -301,7 +305,7 @@ describe('e2e/domains: POST /v1/domain', () => {
     ['intranet', 'domain_single_label'],
     ['localhost', 'domain_local_name'],
     [`${'a'.repeat(64)}.com`, 'domain_label_too_long'],
-    ['https://user:secret@acme-widgets.com/', 'domain_credentials'],
+    ['https://user:secret@acme-widgets-wds-e2e.com/', 'domain_credentials'],
     ['printer.local', 'domain_reserved_tld'],
     ['wiki.corp', 'domain_unknown_tld'],
     ['co.uk', 'domain_public_suffix'],
@@ -320,8 +324,8 @@ describe('e2e/domains: POST /v1/domain', () => {
 describe('e2e/domains: POST /v1/domain/screen', () => {
   it('reads every status, checks duplicates once and charges per name the registry answered for', async () => {
     const domains = [
-      'taken-name.com',
-      'https://www.taken-name.com/about',
+      'taken-name-wds-e2e.com',
+      'https://www.taken-name-wds-e2e.com/about',
       'free-name-1.com',
       'ghost-site.net',
       'bücher-laden.de',
@@ -333,8 +337,8 @@ describe('e2e/domains: POST /v1/domain/screen', () => {
     expect(status, JSON.stringify(body)).toBe(200);
     const results = body.data.results as { input: string; status: string; [k: string]: unknown }[];
     expect(results.map((r) => [r.input, r.status])).toEqual([
-      ['taken-name.com', 'registered'],
-      ['https://www.taken-name.com/about', 'registered'],
+      ['taken-name-wds-e2e.com', 'registered'],
+      ['https://www.taken-name-wds-e2e.com/about', 'registered'],
       ['free-name-1.com', 'likely_available'],
       ['ghost-site.net', 'no_registry_record'],
       ['bücher-laden.de', 'registered'],
@@ -342,20 +346,20 @@ describe('e2e/domains: POST /v1/domain/screen', () => {
       ['wiki.corp', 'invalid'],
       ['nobody-has-this.io', 'likely_available'],
     ]);
-    expect(results[1]).toMatchObject({ domain: 'taken-name.com', duplicate: true });
+    expect(results[1]).toMatchObject({ domain: 'taken-name-wds-e2e.com', duplicate: true });
     expect(results[2]).toMatchObject({ dns: 'none' });
     expect(results[3]).toMatchObject({ dns: 'resolves' });
     expect(results[4]).toMatchObject({ domain: IDN, expires: expect.any(String) });
     expect(results[5]).toMatchObject({ domain: null, reason: 'ip_address' });
     expect(body.data.counts).toEqual({ registered: 2, likely_available: 2, no_registry_record: 1, unknown: 0, invalid: 2, duplicates: 1 });
-    // taken-name.com, free-name-1.com, ghost-site.net, the IDN, nobody-has-this.io.
+    // taken-name-wds-e2e.com, free-name-1.com, ghost-site.net, the IDN, nobody-has-this.io.
     expect(body.data.answered).toBe(5);
     expect(body.data.cost.credits).toBe(5);
   });
 
   it('reads names without a record as no_registry_record when DNS is not asked', async () => {
     const queries = dns.queries;
-    const { body } = await post('/v1/domain/screen', { domains: ['free-name-1.com', 'taken-name.com'], dns: false });
+    const { body } = await post('/v1/domain/screen', { domains: ['free-name-1.com', 'taken-name-wds-e2e.com'], dns: false });
     expect(body.data.results.map((r: { status: string }) => r.status)).toEqual(['no_registry_record', 'registered']);
     expect(dns.queries).toBe(queries);
   });
@@ -363,7 +367,7 @@ describe('e2e/domains: POST /v1/domain/screen', () => {
   it('reads names as unknown when the registry does not answer, and charges nothing for them', async () => {
     rdap.setMode('error');
     try {
-      const { status, body } = await post('/v1/domain/screen', { domains: ['taken-name.com', 'free-name-1.com', 'not a name'] });
+      const { status, body } = await post('/v1/domain/screen', { domains: ['taken-name-wds-e2e.com', 'free-name-1.com', 'not a name'] });
       expect(status).toBe(200);
       expect(body.data.results.map((r: { status: string }) => r.status)).toEqual(['unknown', 'unknown', 'invalid']);
       expect(body.data.results[0].error).toMatchObject({ code: 'registry_unavailable' });
@@ -381,11 +385,11 @@ describe('e2e/domains: POST /v1/domain/screen', () => {
 
 describe('e2e/domains: POST /v1/domain/report and /v1/domain/history/snapshots', () => {
   it('answers a quick report: registration, DNS, mail, today\'s website, no archive', async () => {
-    const { status, body } = await post('/v1/domain/report', { domain: 'quiet-garden.org', depth: 'quick' });
+    const { status, body } = await post('/v1/domain/report', { domain: 'quiet-garden-wds-e2e.org', depth: 'quick' });
     expect(status, JSON.stringify(body)).toBe(200);
     const data = body.data;
-    expect(data).toMatchObject({ domain: 'quiet-garden.org', depth: 'quick', snapshots: 0, verifyLinks: 0 });
-    expect(data.evidence.mail).toEqual({ mx: [{ exchange: 'mail.quiet-garden.org', priority: 10 }], spf: 'v=spf1 mx -all', dmarc: 'v=DMARC1; p=reject' });
+    expect(data).toMatchObject({ domain: 'quiet-garden-wds-e2e.org', depth: 'quick', snapshots: 0, verifyLinks: 0 });
+    expect(data.evidence.mail).toEqual({ mx: [{ exchange: 'mail.quiet-garden-wds-e2e.org', priority: 10 }], spf: 'v=spf1 mx -all', dmarc: 'v=DMARC1; p=reject' });
     expect(data.evidence.history).toBeNull();
     expect(data.evidence.backlinks).toBeNull();
     // The made-up domain does not resolve for the fetcher: today's website is an error, not a failure.
@@ -400,10 +404,10 @@ describe('e2e/domains: POST /v1/domain/report and /v1/domain/history/snapshots',
   it('answers a buyer report with its concerns, each with evidence, and leaves held-back years pending', async () => {
     // The 2012 snapshot is held back past the report's budget.
     archive.held.add(2012);
-    const { status, body } = await post('/v1/domain/report', { domain: 'https://acme-widgets.com/', depth: 'buyer' }).finally(() => archive.held.clear());
+    const { status, body } = await post('/v1/domain/report', { domain: 'https://acme-widgets-wds-e2e.com/', depth: 'buyer' }).finally(() => archive.held.clear());
     expect(status, JSON.stringify(body)).toBe(200);
     const data = body.data;
-    expect(data).toMatchObject({ domain: 'acme-widgets.com', depth: 'buyer', snapshots: 6, verifyLinks: 20, reportId: expect.stringMatching(/^rep_/) });
+    expect(data).toMatchObject({ domain: 'acme-widgets-wds-e2e.com', depth: 'buyer', snapshots: 6, verifyLinks: 20, reportId: expect.stringMatching(/^rep_/) });
     const history = data.evidence.history;
     expect(history.captures).toHaveLength(13);
     expect(history.pending).toEqual([2012]);
@@ -427,20 +431,20 @@ describe('e2e/domains: POST /v1/domain/report and /v1/domain/history/snapshots',
   });
 
   it('loads the pending year free (included, within 7 days), then answers it from the store', async () => {
-    const first = await post('/v1/domain/history/snapshots', { domain: 'acme-widgets.com' });
+    const first = await post('/v1/domain/history/snapshots', { domain: 'acme-widgets-wds-e2e.com' });
     expect(first.status, JSON.stringify(first.body)).toBe(200);
     const loaded = first.body.data.snapshots as { year: number; charge: string; title: string }[];
     expect(loaded.find((s) => s.year === 2012)).toMatchObject({ charge: 'included', title: 'Acme Widgets | Handmade brass widgets' });
     expect(loaded.filter((s) => s.year !== 2012).every((s) => s.charge === 'stored')).toBe(true);
     expect(first.body.data.pending).toEqual([]);
     expect(first.body.data.cost.credits).toBe(0);
-    const again = await post('/v1/domain/history/snapshots', { domain: 'acme-widgets.com', years: [2012] });
+    const again = await post('/v1/domain/history/snapshots', { domain: 'acme-widgets-wds-e2e.com', years: [2012] });
     expect(again.body.data.snapshots).toEqual([expect.objectContaining({ year: 2012, charge: 'stored' })]);
     expect(again.body.data.cost.credits).toBe(0);
   });
 
   it('charges 1 credit a year beyond the report\'s, and names years the archive never captured', async () => {
-    const { body } = await post('/v1/domain/history/snapshots', { domain: 'acme-widgets.com', years: [2013, 2015, 1999] });
+    const { body } = await post('/v1/domain/history/snapshots', { domain: 'acme-widgets-wds-e2e.com', years: [2013, 2015, 1999] });
     expect(body.data.snapshots.map((s: { year: number; charge: string }) => [s.year, s.charge])).toEqual([
       [2015, 'loaded'],
       [2013, 'loaded'],
@@ -451,7 +455,7 @@ describe('e2e/domains: POST /v1/domain/report and /v1/domain/history/snapshots',
 
   it('reuses the stored snapshots in a later report, and charges a snapshot beyond those included', async () => {
     const requests = wayback.requests.filter((r) => r.path.startsWith('/web/')).length;
-    const { body } = await post('/v1/domain/report', { domain: 'acme-widgets.com', depth: 'buyer', snapshots: 7, verifyLinks: 0 });
+    const { body } = await post('/v1/domain/report', { domain: 'acme-widgets-wds-e2e.com', depth: 'buyer', snapshots: 7, verifyLinks: 0 });
     expect(body.data.evidence.history.pending).toEqual([]);
     // 7 years planned: 2012, 2014, 2016, 2018, 2020, 2022, 2024; 2012, 2014, 2022, 2024 are stored.
     const read = wayback.requests.filter((r) => r.path.startsWith('/web/')).map((r) => r.path.slice(5, 9));
@@ -461,14 +465,14 @@ describe('e2e/domains: POST /v1/domain/report and /v1/domain/history/snapshots',
   });
 
   it('keeps reports and snapshots per key: another key gets a 404 for snapshots, and pays for its own', async () => {
-    const { status, body } = await post('/v1/domain/history/snapshots', { domain: 'acme-widgets.com' }, otherKey);
+    const { status, body } = await post('/v1/domain/history/snapshots', { domain: 'acme-widgets-wds-e2e.com' }, otherKey);
     expect(status).toBe(404);
     expect(body.error.code).toBe('not_found');
     // The first key's stored 2024 snapshot is not the other key's: beyond quick's none included, it costs 1.
-    const report = await post('/v1/domain/report', { domain: 'acme-widgets.com', depth: 'quick', snapshots: 1 }, otherKey);
+    const report = await post('/v1/domain/report', { domain: 'acme-widgets-wds-e2e.com', depth: 'quick', snapshots: 1 }, otherKey);
     expect(report.body.data.evidence.history.snapshots.map((s: { year: number }) => s.year)).toEqual([2024]);
     expect(report.body.data.cost.credits).toBe(2 + 1);
-    const again = await post('/v1/domain/history/snapshots', { domain: 'acme-widgets.com', snapshots: 1 }, otherKey);
+    const again = await post('/v1/domain/history/snapshots', { domain: 'acme-widgets-wds-e2e.com', snapshots: 1 }, otherKey);
     expect(again.body.data.snapshots).toEqual([expect.objectContaining({ year: 2024, charge: 'stored' })]);
     expect(again.body.data.reportId).toBe(report.body.data.reportId);
   });
@@ -476,13 +480,13 @@ describe('e2e/domains: POST /v1/domain/report and /v1/domain/history/snapshots',
   it('finds a link that is gone, and a parked domain by its name servers', async () => {
     links.linking = false;
     try {
-      const { body } = await post('/v1/domain/report', { domain: 'acme-widgets.com', depth: 'quick', verifyLinks: 5 });
+      const { body } = await post('/v1/domain/report', { domain: 'acme-widgets-wds-e2e.com', depth: 'quick', verifyLinks: 5 });
       expect(body.data.evidence.links).toMatchObject({ checked: 3, linking: 2, missing: 1 });
       expect(body.data.evidence.links.pages.find((p: { status: string }) => p.status === 'missing').sourceUrl).toBe(links.url(2));
     } finally {
       links.linking = true;
     }
-    const parked = await post('/v1/domain/report', { domain: 'parked-lot.net', depth: 'quick' });
+    const parked = await post('/v1/domain/report', { domain: 'parked-lot-wds-e2e.net', depth: 'quick' });
     expect(parked.body.data.concerns).toEqual([expect.objectContaining({ rule: 'parked_or_for_sale', text: expect.stringContaining('parking service'), evidence: expect.arrayContaining([expect.objectContaining({ kind: 'dns', value: 'ns1.sedoparking.com' })]) }), expect.objectContaining({ rule: 'mail_records_missing' })]);
   });
 
@@ -490,7 +494,7 @@ describe('e2e/domains: POST /v1/domain/report and /v1/domain/history/snapshots',
     rdap.setMode('error');
     dns.setMode('silent');
     try {
-      const { status, body } = await post('/v1/domain/report', { domain: 'quiet-garden.org', depth: 'quick' });
+      const { status, body } = await post('/v1/domain/report', { domain: 'quiet-garden-wds-e2e.org', depth: 'quick' });
       expect(status).toBe(200);
       expect(body.data.evidence).toEqual({ registration: null, dns: null, mail: null, website: null, history: null, backlinks: null, links: null });
       expect(body.data.errors.map((e: { section: string }) => e.section).sort()).toEqual(['dns', 'registration', 'website']);
@@ -504,7 +508,7 @@ describe('e2e/domains: POST /v1/domain/report and /v1/domain/history/snapshots',
   it('answers a report whose archive is down with the history in errors, still charging the depth', async () => {
     wayback.setMode('error');
     try {
-      const { status, body } = await post('/v1/domain/report', { domain: 'taken-name.com', depth: 'buyer', verifyLinks: 0 });
+      const { status, body } = await post('/v1/domain/report', { domain: 'taken-name-wds-e2e.com', depth: 'buyer', verifyLinks: 0 });
       expect(status).toBe(200);
       expect(body.data.evidence.history).toBeNull();
       expect(body.data.errors).toEqual(expect.arrayContaining([expect.objectContaining({ section: 'history', code: 'archive_unavailable' })]));

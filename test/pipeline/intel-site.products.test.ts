@@ -35,7 +35,10 @@ describe('pipeline/intel/site readProducts: Shopify', () => {
     expect(answer.platform).toBe('shopify');
     expect(answer.products).toHaveLength(620);
     expect(answer.truncated).toBe(false);
-    expect(store.requests.filter((r) => r.startsWith('/products.json'))).toEqual(['/products.json?limit=250&page=1', '/products.json?limit=250&page=2', '/products.json?limit=250&page=3']);
+    // Two pages in flight after the first: page 4 may be asked for before page 3 is read, and is not charged.
+    const asked = store.requests.filter((r) => r.startsWith('/products.json'));
+    expect(asked.slice(0, 3)).toEqual(['/products.json?limit=250&page=1', '/products.json?limit=250&page=2', '/products.json?limit=250&page=3']);
+    expect(asked.slice(3)).toEqual(asked.length > 3 ? ['/products.json?limit=250&page=4'] : []);
     const first = answer.products[0];
     const t = truth[0] as (typeof truth)[number];
     expect(first).toMatchObject({ id: String(t.id), title: t.title, link: `${store.origin}/products/${t.handle}`, currency: 'EUR', price: t.prices[0], sku: `${t.sku}-S`, vendor: 'Acme' });

@@ -20,6 +20,7 @@ const TABLES = [
   'api_keys',
   'blobs',
   'checks',
+  'company_answers',
   'credit_ledger',
   'domain_reports',
   'domain_snapshots',
@@ -101,7 +102,7 @@ function storeContract(
     });
 
     it('migrates once: the second run applies nothing and every table exists', async () => {
-      expect(firstMigration).toEqual(['0001_init', '0002_page_cache', '0003_merge_memory', '0004_page_changes', '0005_search_index', '0006_monitors', '0007_mentions', '0008_search_reads', '0009_search_shown', '0010_link_graph', '0011_domains']);
+      expect(firstMigration).toEqual(['0001_init', '0002_page_cache', '0003_merge_memory', '0004_page_changes', '0005_search_index', '0006_monitors', '0007_mentions', '0008_search_reads', '0009_search_shown', '0010_link_graph', '0011_domains', '0012_company']);
       expect(await store.migrate()).toEqual([]);
       const tables = await store.query<{ name: string }>('SELECT name FROM system.tables WHERE database = currentDatabase() ORDER BY name');
       expect(tables.map((t) => t.name)).toEqual(expect.arrayContaining(TABLES));
@@ -119,9 +120,10 @@ function storeContract(
           { version: 9, name: '0009_search_shown' },
           { version: 10, name: '0010_link_graph' },
           { version: 11, name: '0011_domains' },
+          { version: 12, name: '0012_company' },
         ]),
       );
-      expect(recorded).toHaveLength(11);
+      expect(recorded).toHaveLength(12);
       const columns = await store.query<{ name: string }>("SELECT name FROM system.columns WHERE database = currentDatabase() AND table = 'pages'");
       expect(columns.map((c) => c.name)).toEqual(expect.arrayContaining(['body_base64', 'response_headers', 'cache_key', 'shareable']));
       // 0007_mentions: what a stored mention carries beyond 0001's columns.

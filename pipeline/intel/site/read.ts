@@ -192,6 +192,10 @@ export class SiteReader {
 
   private inFlight = 0;
   private requests = 0;
+  /** URLs read ahead and not used: not charged (see `discard`). */
+  private readonly discarded = new Set<string>();
+  /** URLs whose 2xx answer was counted. */
+  private readonly counted = new Set<string>();
 
   /** The page as the site answered it (any status), or null: not answered, or no budget left. */
   page(url: string, accept: Accept): Promise<ReadResult | null> {
@@ -207,13 +211,25 @@ export class SiteReader {
     const pending = this.options
       .read(url, { accept, ...(this.options.signal ? { signal: this.options.signal } : {}) })
       .then((page) => {
-        if (isOk(page)) this.read += 1;
+        if (isOk(page) && !this.discarded.has(url)) {
+          this.read += 1;
+          this.counted.add(url);
+        }
         if (page === null) this.failed.push(url);
         return page;
       })
       .finally(() => void (this.inFlight -= 1));
     this.seen.set(url, pending);
     return pending;
+  }
+
+  /**
+   * A page read ahead that the reader turned out not to need (the page after a store's last):
+   * not charged, whether its answer came already or comes later. The read itself is not undone.
+   */
+  discard(url: string): void {
+    this.discarded.add(url);
+    if (this.counted.delete(url)) this.read -= 1;
   }
 
   /** A 2xx HTML page's text, within MAX_HTML_CHARS and MAX_HTML_DEPTH; null otherwise. */

@@ -109,8 +109,10 @@ interface ProductsPage {
 }
 
 /** One `products.json` page: where it ended up (a password page?) and its products, if it parsed. */
+const productsUrl = (site: Site, n: number): string => siteUrl(site, `/products.json?limit=${SHOPIFY_PAGE_SIZE}&page=${n}`);
+
 async function productsPage(site: Site, reader: SiteReader, n: number): Promise<ProductsPage> {
-  const url = siteUrl(site, `/products.json?limit=${SHOPIFY_PAGE_SIZE}&page=${n}`);
+  const url = productsUrl(site, n);
   const res = await reader.page(url, 'json');
   const got = await reader.json(url);
   const items = got ? record(got.value)?.products : undefined;
@@ -121,7 +123,7 @@ async function productsPage(site: Site, reader: SiteReader, n: number): Promise<
  * Pages `products.json` (see the file comment); stops at `limit` products. Once the first page
  * comes back full, the next page is always asked before the current one is read (two in
  * flight), so a large store's pages arrive back to back; a store that ends reads at most one
- * page more than it needed.
+ * page more than it needed, which is not charged (SiteReader `discard`).
  */
 export async function shopifyProducts(site: Site, reader: SiteReader, limit: number, currency: string | null): Promise<ShopifyListing> {
   const products: Product[] = [];
@@ -129,28 +131,35 @@ export async function shopifyProducts(site: Site, reader: SiteReader, limit: num
   let lastFull = false;
   let cur = currency;
   let current = productsPage(site, reader, 1);
+  let ahead: number | null = null;
+  const done = (listing: ShopifyListing): ShopifyListing => {
+    if (ahead !== null) reader.discard(productsUrl(site, ahead));
+    return listing;
+  };
   for (let page = 1; ; page += 1) {
     // Ask for the next page now when this one is not the first and more are wanted.
     const wanted = products.length + SHOPIFY_PAGE_SIZE < limit;
     const upcoming = page > 1 && wanted && reader.remaining > 0 ? productsPage(site, reader, page + 1) : null;
     upcoming?.catch(() => undefined);
+    ahead = upcoming ? page + 1 : null;
     const { finalUrl, items } = await current;
-    if (finalUrl && isPasswordPage(finalUrl)) return { products, truncated: false, passwordProtected: true, answered };
+    if (finalUrl && isPasswordPage(finalUrl)) return done({ products, truncated: false, passwordProtected: true, answered });
     if (!items) break;
     answered = true;
     if (page === 1 && cur === null && items.length) cur = await cartCurrency(site, reader);
     for (const item of items) {
       const product = shopifyProduct(item, site, cur);
       if (product) products.push(product);
-      if (products.length > limit) return { products: products.slice(0, limit), truncated: true, passwordProtected: false, answered };
+      if (products.length > limit) return done({ products: products.slice(0, limit), truncated: true, passwordProtected: false, answered });
     }
     lastFull = items.length >= SHOPIFY_PAGE_SIZE;
     if (!lastFull || products.length === limit || reader.signal?.aborted) break;
     current = upcoming ?? productsPage(site, reader, page + 1);
+    ahead = null;
   }
   // Stopped at the limit or the page budget after a full page: the store may have more.
   const truncated = lastFull && (products.length === limit || reader.budgetSpent);
-  return { products, truncated, passwordProtected: false, answered };
+  return done({ products, truncated, passwordProtected: false, answered });
 }
 
 /** `/cart.js`'s `currency`: the store's active currency, when the home page did not say. */

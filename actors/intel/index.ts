@@ -8,7 +8,7 @@
  * Every intel process shares one client per service (pipeline/intel/sources.ts: RDAP with
  * its per-registry limit, DNS, the Wayback Machine's index), reads the link graph and the
  * reports' records in the store, and reads pages through the scrape path with a Requester
- * of its own (pages.ts), started on the first page it reads. `createIntelActor(runtime)`
+ * of its own (pages.ts), started with the pool. `createIntelActor(runtime)`
  * builds its ActorDefinition; the composition root registers it as
  * `{role: 'intel', serves: ['intel'], …}`.
  */
@@ -35,6 +35,13 @@ export function createIntelActor(runtime: ServiceRuntime): ActorDefinition {
       await r.start();
       return r;
     })());
+  // Started now rather than on the first report's first page: joining the replies topic's
+  // group takes seconds on Kafka, which that report's budget would otherwise pay. A failed
+  // start is tried again by the next page read.
+  startRequester().catch((error: unknown) => {
+    log.warn({ err: error }, 'the page requester did not start; the next page read tries again');
+    requester = null;
+  });
   // A malformed DNS_SERVERS stops the process here, at start.
   const deps: Omit<IntelDeps, 'log'> = {
     sources: intelSources(config, runtime.store, runtime.writer),

@@ -9,7 +9,10 @@
  *   `watchIntervalMs` and terminates it once heap and buffers together pass `memoryMb`
  *   (`worker.getHeapStatistics`, Node 22.16 and later; without it only the heap is capped,
  *   and the pool says so in its log).
- * - Time: a task that runs longer than `timeoutMs` terminates its worker.
+ * - Time: a task that runs longer than `timeoutMs` terminates its worker. The time counts from
+ *   when the worker is ready (its module loaded and `serveTasks` listening), so a new worker's
+ *   start-up, slow on a loaded machine, is not charged to the task it starts with; a worker that
+ *   is not ready within `startMs` (default 30 s) fails its task as `time` all the same.
  * - A worker that exits or throws outside a task fails the task it was running.
  * Each such failure rejects the task with a `WorkerStoppedError` naming the reason; the caller
  * maps it to its own error code (this module knows no product rule). An error the task
@@ -68,6 +71,8 @@ export interface WorkerPoolOptions {
   readonly memoryMb: number;
   /** How often the watchdog reads a busy worker's memory (default 100 ms). */
   readonly watchIntervalMs?: number;
+  /** How long a new worker may take to be ready, before its first task's time starts (default 30 s). */
+  readonly startMs?: number;
   /** How long a worker may stay idle before it exits (default 30 s). */
   readonly idleMs?: number;
   readonly log: Logger;
@@ -101,7 +106,7 @@ interface Waiting {
 
 interface Running extends Waiting {
   readonly id: number;
-  readonly timer: NodeJS.Timeout;
+  timer: NodeJS.Timeout;
   readonly watch: NodeJS.Timeout;
 }
 
@@ -112,7 +117,12 @@ interface Slot {
   ending: boolean;
   /** While idle: when it retires. */
   idle: NodeJS.Timeout | null;
+  /** Set once the worker said it is ready: from then on a task's time counts from its hand-over. */
+  ready: boolean;
 }
+
+/** What the worker posts once, when it is listening for tasks. */
+const READY = 'wds-worker-ready';
 
 type Reply = { readonly id: number; readonly ok: true; readonly value: unknown } | { readonly id: number; readonly ok: false; readonly message: string; readonly code?: string };
 
@@ -221,10 +231,10 @@ export class WorkerPool<In, Out> {
       this.unwatched = true;
       this.log.warn('this Node has no worker.getHeapStatistics (22.16 and later have it): the workers\' buffers are not watched, only their heap is capped');
     }
-    const slot: Slot = { worker, running: null, ending: false, idle: null };
+    const slot: Slot = { worker, running: null, ending: false, idle: null, ready: false };
     this.slots.add(slot);
     this.started++;
-    worker.on('message', (reply: Reply) => this.answered(slot, reply));
+    worker.on('message', (reply: Reply | typeof READY) => (reply === READY ? this.ready(slot) : this.answered(slot, reply)));
     worker.on('error', (error: Error & { code?: string }) => {
       const limit: 'memory' | 'exit' = error.code === 'ERR_WORKER_OUT_OF_MEMORY' ? 'memory' : 'exit';
       this.failed(slot, limit, limit === 'memory' ? `the task passed the worker's memory limit of ${memoryMb} MB` : `the worker failed: ${error.message}`);
@@ -237,10 +247,7 @@ export class WorkerPool<In, Out> {
     if (slot.idle) clearTimeout(slot.idle);
     slot.idle = null;
     const id = this.nextId++;
-    const timer = setTimeout(() => {
-      this.terminated.time++;
-      void this.stop(slot, () => task.reject(new WorkerStoppedError('time', `the task passed its time limit of ${this.options.timeoutMs} ms`)), 'time');
-    }, this.options.timeoutMs);
+    const timer = this.timeLimit(slot, task, slot.ready ? this.options.timeoutMs : (this.options.startMs ?? 30_000) + this.options.timeoutMs);
     const watch = setInterval(() => void this.watchMemory(slot, id), this.options.watchIntervalMs ?? 100);
     slot.running = { ...task, id, timer, watch };
     slot.worker.ref();
@@ -251,6 +258,25 @@ export class WorkerPool<In, Out> {
       this.settle(task, () => task.reject(error));
       this.dispatch();
     }
+  }
+
+  /** The timer that stops `task` after `ms`. */
+  private timeLimit(slot: Slot, task: Waiting, ms: number): NodeJS.Timeout {
+    return setTimeout(() => {
+      this.terminated.time++;
+      const message = slot.ready ? `the task passed its time limit of ${this.options.timeoutMs} ms` : `the worker was not ready within ${this.options.startMs ?? 30_000} ms`;
+      void this.stop(slot, () => task.reject(new WorkerStoppedError('time', message)), 'time');
+    }, ms);
+  }
+
+  /** The worker is listening: a task handed over before counts its time from now. */
+  private ready(slot: Slot): void {
+    if (slot.ready) return;
+    slot.ready = true;
+    const task = slot.running;
+    if (!task || slot.ending) return;
+    clearTimeout(task.timer);
+    task.timer = this.timeLimit(slot, task, this.options.timeoutMs);
   }
 
   private async watchMemory(slot: Slot, id: number): Promise<void> {
@@ -341,6 +367,7 @@ export class WorkerPool<In, Out> {
 export function serveTasks<In, Out>(name: string, handle: (task: In) => Promise<Out>): boolean {
   if (isMainThread || !parentPort || (workerData as { pool?: unknown } | null)?.pool !== name) return false;
   const port = parentPort;
+  port.postMessage(READY);
   port.on('message', (message: { id: number; task: In }) => {
     void (async () => {
       try {

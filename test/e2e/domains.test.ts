@@ -458,10 +458,14 @@ describe('e2e/domains: POST /v1/domain/report and /v1/domain/history/snapshots',
     const { body } = await post('/v1/domain/report', { domain: 'acme-widgets-wds-e2e.com', depth: 'buyer', snapshots: 7, verifyLinks: 0 });
     expect(body.data.evidence.history.pending).toEqual([]);
     // 7 years planned: 2012, 2014, 2016, 2018, 2020, 2022, 2024; 2012, 2014, 2022, 2024 are stored.
+    // The buyer report's held-back read of 2012 may still reach the archive this late (its fetch
+    // is tried again within its own deadline, which a loaded machine stretches): 2012's request is
+    // no evidence either way, so the charge below is what shows 2012 came from the store.
     const read = wayback.requests.filter((r) => r.path.startsWith('/web/')).map((r) => r.path.slice(5, 9));
-    expect(read.slice(requests).sort()).toEqual(['2016', '2018', '2020']);
-    // The 7th planned year (the oldest, 2012) is beyond buyer's 6 but stored: free.
+    expect(read.slice(requests).filter((year) => year !== '2012').sort()).toEqual(['2016', '2018', '2020']);
+    // The 7th planned year (the oldest, 2012) is beyond buyer's 6 but stored: free (read again, it would be an extra credit).
     expect(body.data.cost.credits).toBe(25);
+    expect(body.data.evidence.history.snapshots.map((s: { year: number }) => s.year)).toContain(2012);
   });
 
   it('keeps reports and snapshots per key: another key gets a 404 for snapshots, and pays for its own', async () => {

@@ -2,7 +2,11 @@
  * A worker for test/pipeline/workers.test.ts: the tasks a worker pool must survive, run in a
  * thread of pipeline/runtime/workers.ts (`serveTasks('test-tasks', …)`). Each task is one
  * behaviour: answer, throw a coded error, spin the CPU, fill the heap, hold buffers, exit.
+ * A worker started while TASK_WORKER_START_MS is set takes that long to load (a slow start on
+ * a loaded machine) before it serves tasks.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { isMainThread } from 'node:worker_threads';
 import { serveTasks } from '../../pipeline/runtime/workers.js';
 
 export const TASK_WORKER = new URL(import.meta.url);
@@ -17,6 +21,9 @@ export type Task =
   | { readonly op: 'exit' };
 
 const held: unknown[] = [];
+
+const startMs = Number(process.env.TASK_WORKER_START_MS ?? 0);
+if (!isMainThread && startMs > 0) await sleep(startMs);
 
 serveTasks<Task, string>(TASK_WORKERS, async (task) => {
   switch (task.op) {

@@ -71,6 +71,28 @@ describe('pipeline/runtime/workers', () => {
     expect(workers.stats()).toMatchObject({ started: 2, terminated: { time: 1 } });
   });
 
+  it('counts a task\'s time from when its worker is ready, and fails a task whose worker is not ready within startMs', async () => {
+    process.env.TASK_WORKER_START_MS = '1500';
+    try {
+      // A new worker's 1.5 s start is not the task's: its 800 ms limit starts once the worker is ready.
+      const slow = pool({ timeoutMs: 800, startMs: 20_000 });
+      expect(await slow.run({ op: 'echo', value: 'late' })).toBe('late');
+      expect(slow.stats().terminated.time).toBe(0);
+      // A worker that never gets ready within startMs does not hold its task for ever.
+      const stuck = pool({ timeoutMs: 100, startMs: 200 });
+      const error = await rejection<WorkerStoppedError>(stuck.run({ op: 'echo', value: 'never' }));
+      expect(error).toBeInstanceOf(WorkerStoppedError);
+      expect(error.reason).toBe('time');
+      expect(error.message).toMatch(/not ready within 200 ms/);
+    } finally {
+      delete process.env.TASK_WORKER_START_MS;
+    }
+    // Once ready, a worker's tasks have their whole limit again.
+    const ready = pool({ timeoutMs: 300 });
+    await ready.run({ op: 'echo', value: 'warm' });
+    expect((await rejection<WorkerStoppedError>(ready.run({ op: 'spin', ms: 5_000 }))).reason).toBe('time');
+  });
+
   it('ends a worker whose heap passes its cap, and one whose buffers pass the memory limit', async () => {
     const workers = pool({ memoryMb: 64, watchIntervalMs: 50 });
     const heap = await rejection<Error>(workers.run({ op: 'heap' }));

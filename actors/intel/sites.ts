@@ -62,6 +62,9 @@ export interface SiteAnswer {
 /** A question the gateway should have refused (the event contract guarded). */
 export class BadSiteQuestion extends Error {}
 
+/** Less time than this left in the call's budget: the model is not asked. */
+const MIN_MODEL_MS = 2_000;
+
 const iso = (ms: number) => new Date(ms).toISOString();
 
 /** The failure a reader threw, made `url_blocked` when the fetch path refused the site's home page. */
@@ -94,7 +97,15 @@ export async function answerSiteQuestion(question: SiteQuestion, deps: SiteDeps,
     switch (question.kind) {
       case 'company': {
         const model = deps.model;
-        const infer = model ? async (ask: CompanyModelAsk) => (await generateStructured(model, ask, { config: deps.modelConfig, signal, log })).object : undefined;
+        // The model's call fits in what is left of the call's budget (the gateway waits no longer).
+        const infer = model
+          ? async (ask: CompanyModelAsk) => {
+              const leftMs = deadlineMs - now();
+              if (leftMs < MIN_MODEL_MS) throw new AppError('model_timeout', 'the call\'s time budget was spent reading the pages');
+              const config = { ...deps.modelConfig, modelTimeoutMs: Math.min(deps.modelConfig.modelTimeoutMs, leftMs) };
+              return (await generateStructured(model, ask, { config, signal, log })).object;
+            }
+          : undefined;
         const answer = await readCompany(url, { ...common, contacts: question.query.contacts !== false, ...(infer ? { infer, inferMaxChars: deps.modelConfig.modelMaxInputChars } : {}) });
         await keepCompany(deps.writer, question.tenant, answer, startedMs).catch((error: unknown) => log.warn({ err: error, domain: answer.domain }, 'company answer not stored'));
         log.info({ kind: 'company', domain: answer.domain, pages: answer.pagesRead }, 'company read');

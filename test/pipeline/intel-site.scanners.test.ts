@@ -144,6 +144,12 @@ describe('pipeline/intel/site parsing within bounds', () => {
     expect(parseJson(`{"a":"${'['.repeat(1_000)}\\"${'{'.repeat(1_000)}"}`)).toEqual({ a: `${'['.repeat(1_000)}"${'{'.repeat(1_000)}` });
     expect(jsonDepthOver(`${'{"a":'.repeat(49)}1${'}'.repeat(49)}`, 48)).toBe(true);
     expect(jsonDepthOver(`${'{"a":'.repeat(48)}1${'}'.repeat(48)}`, 48)).toBe(false);
+    // A string ends at a quote after an even run of backslashes, not after an odd one.
+    expect(jsonDepthOver('[["x\\\\"],[[[1]]]]', 3)).toBe(true); // "x\\" ends; the brackets after count
+    expect(jsonDepthOver('["x\\\"[[[[[["]', 3)).toBe(false); // \\\" is an escaped quote: the brackets are text
+    expect(jsonDepthOver('["never closed [[[[[[', 3)).toBe(false);
+    // A run of 50,000 backslashes (25,000 escaped ones) before the closing quote, read in one pass.
+    expect(parseJson(`["${'\\'.repeat(50_000)}",[1]]`)).toEqual(['\\'.repeat(25_000), [1]]);
     expect(xmlDepthOver(`${'<a>'.repeat(100_000)}`, 48)).toBe(true);
     expect(xmlDepthOver('<urlset><url><loc>x</loc></url></urlset>', 48)).toBe(false);
   });

@@ -266,15 +266,22 @@ export function readableHtml(page: ReadResult): boolean {
  */
 export function jsonDepthOver(text: string, max: number): boolean {
   let depth = 0;
-  for (let i = 0; i < text.length; i += 1) {
+  const n = text.length;
+  for (let i = 0; i < n; i += 1) {
     const c = text.charCodeAt(i);
     if (c === 34 /* " */) {
-      // To the closing quote, past escapes.
-      for (i += 1; i < text.length; i += 1) {
-        const d = text.charCodeAt(i);
-        if (d === 92 /* \ */) i += 1;
-        else if (d === 34) break;
+      // To the closing quote: the next quote not escaped (an even run of backslashes before it),
+      // found by indexOf rather than a character at a time. Each backslash is counted at most
+      // once (the run before one quote), so the pass stays linear.
+      let end = text.indexOf('"', i + 1);
+      for (;;) {
+        if (end === -1) return false; // unterminated: JSON.parse refuses it
+        let k = end - 1;
+        while (k > i && text.charCodeAt(k) === 92 /* \ */) k -= 1;
+        if ((end - 1 - k) % 2 === 0) break;
+        end = text.indexOf('"', end + 1);
       }
+      i = end;
     } else if (c === 91 /* [ */ || c === 123 /* { */) {
       depth += 1;
       if (depth > max) return true;

@@ -139,6 +139,13 @@ describe('pipeline/intel/site parsing within bounds', () => {
   it('refuses JSON and XML nested past the caps, without recursion', () => {
     expect(parseJson(`${'['.repeat(100_000)}${']'.repeat(100_000)}`)).toBeUndefined();
     expect(parseJson('{"products":[{"a":[1]}]}')).toEqual({ products: [{ a: [1] }] });
+    // Over 512 KiB the text is scanned before it is parsed; below, the parsed value is walked: the same cap either way.
+    expect(parseJson(`${'['.repeat(300_000)}${']'.repeat(300_000)}`)).toBeUndefined();
+    const nested = (levels: number, pad: number) => `${'{"a":'.repeat(levels)}"${'x'.repeat(pad)}"${'}'.repeat(levels)}`;
+    for (const pad of [10, 600_000]) {
+      expect(parseJson(nested(49, pad))).toBeUndefined();
+      expect(parseJson(nested(48, pad))).toBeDefined();
+    }
     expect(parseJson('not json')).toBeUndefined();
     // Brackets inside strings (escaped quotes too) are text, not nesting.
     expect(parseJson(`{"a":"${'['.repeat(1_000)}\\"${'{'.repeat(1_000)}"}`)).toEqual({ a: `${'['.repeat(1_000)}"${'{'.repeat(1_000)}` });

@@ -23,6 +23,7 @@ import { operationHandlers, type PipelineDeps } from './wiring.js';
 import { InvalidKeyLimiter, RateLimiter } from './rate-limit.js';
 import { errorBody, JSON_TYPE, noRoute, sendError } from './replies.js';
 import { registerOperations } from './routes.js';
+import { registerFirecrawl } from './firecrawl/routes.js';
 
 export interface GatewayDeps {
   config: Config;
@@ -143,17 +144,23 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     ...operationHandlers({ config, version: deps.version }, deps.pipeline ?? null),
     ...deps.handlers,
   };
-  registerOperations(app, {
+  const auth = {
     keys: deps.keys,
-    credits: new Credits(deps.keys),
     limiter: new RateLimiter(deps.state, config.rateLimitPerMinute, config.rateLimitBurst),
     invalidKeys: new InvalidKeyLimiter(deps.state, config.invalidKeysPerMinute, config.invalidKeysBurst),
+  };
+  registerOperations(app, {
+    ...auth,
+    credits: new Credits(deps.keys),
     handlers,
     uploadLimitBytes: config.uploadLimitBytes,
     bodyMaxDepth: config.bodyMaxDepth,
     accessLog,
     log: deps.log,
   });
+
+  // Firecrawl's v2 and v1 APIs under /firecrawl, translated onto the operations above.
+  registerFirecrawl(app, { auth, state: deps.state, records: deps.pipeline?.records ?? null, uploadLimitBytes: config.uploadLimitBytes, log: deps.log });
 
   const openapi = buildOpenApi();
   void app.register(async (reference) => {

@@ -22,6 +22,7 @@ import type { State } from '../../pipeline/runtime/state/state.js';
 import { OPERATIONS } from '../../schemas/api/operations.js';
 import type { HandlerContext, OperationHandler, RecordDeps } from '../handler.js';
 import { jobCancelHandler, jobErrorsHandler } from '../handlers/jobs.js';
+import { jobKindOf } from '../../pipeline/jobs/pages.js';
 import { errorBody } from '../replies.js';
 import { authenticate, type RouteDeps } from '../routes.js';
 import {
@@ -234,7 +235,9 @@ export function registerFirecrawl(app: FastifyInstance, deps: FirecrawlDeps): vo
         }
         const limit = query.limit !== undefined ? Number(query.limit) : undefined;
         if (limit !== undefined && !(Number.isInteger(limit) && limit >= 1)) throw new FirecrawlRefusal('`limit` must be a positive whole number');
-        const status = await ours(request, 'GET', `${ourJob}/${encodeURIComponent(id)}`);
+        // Firecrawl keeps batches beside crawls: its 1.x SDK polls a batch at /v1/crawl/{id}.
+        const jobPath = jobKindOf(id) === 'batch' ? '/v1/batch' : ourJob;
+        const status = await ours(request, 'GET', `${jobPath}/${encodeURIComponent(id)}`);
         if (status.status !== 200) return sendFailure(reply, status);
         const job = dataOf(status);
         let docs = Array.isArray(job.data) ? (job.data as Json[]) : [];
@@ -243,7 +246,7 @@ export function registerFirecrawl(app: FastifyInstance, deps: FirecrawlDeps): vo
           const params = new URLSearchParams();
           if (query.cursor) params.set('cursor', query.cursor);
           params.set('limit', String(Math.min(limit ?? PAGE_LIMIT, 200)));
-          const pages = await ours(request, 'GET', `${ourJob}/${encodeURIComponent(id)}/pages?${params}`);
+          const pages = await ours(request, 'GET', `${jobPath}/${encodeURIComponent(id)}/pages?${params}`);
           if (pages.status !== 200) return sendFailure(reply, pages);
           const listed = dataOf(pages);
           docs = Array.isArray(listed.data) ? (listed.data as Json[]) : [];

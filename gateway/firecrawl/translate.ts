@@ -54,6 +54,8 @@ export interface AnswerShape {
   readonly legacyExtract: boolean;
   /** `images` was asked (ours is `media`, narrowed to images on the way back). */
   readonly images: boolean;
+  /** `json` was asked beside the legacy `extract`: the answer is in both. */
+  readonly json?: boolean;
 }
 
 const PROXIES: Record<string, string> = { basic: 'auto', auto: 'auto', enhanced: 'residential', stealth: 'residential' };
@@ -65,7 +67,7 @@ function dropZeroDataRetention(options: Json): void {
 }
 
 /** One Firecrawl format (string or object, v1 or v2) as ours; `null` when it is folded elsewhere. */
-function formatOf(format: unknown, options: Json, version: Version, shape: { legacyExtract: boolean; images: boolean }): unknown[] {
+function formatOf(format: unknown, options: Json, version: Version, shape: { legacyExtract: boolean; images: boolean; json: boolean }): unknown[] {
   const type = typeof format === 'string' ? format : isObject(format) ? format.type : undefined;
   if (typeof type !== 'string') throw new FirecrawlRefusal('each format must be a format name or an object with `type`');
   const fields: Json = isObject(format) ? format : {};
@@ -90,6 +92,7 @@ function formatOf(format: unknown, options: Json, version: Version, shape: { leg
     case 'json':
     case 'extract': {
       if (type === 'extract') shape.legacyExtract = true;
+      else shape.json = true;
       // v1 keeps the json options beside the formats (`jsonOptions`, legacy `extract`); v2 inside the format.
       const given = version === 'v1' ? ((type === 'extract' ? options.extract : options.jsonOptions) as Json | undefined) ?? {} : fields;
       const out: Json = { type: 'json' };
@@ -139,7 +142,7 @@ function actionsOf(actions: unknown): unknown {
  */
 export function scrapeOptionsOf(given: Json, version: Version, defaults: { formats: unknown[] | null; maxAge: boolean }): { options: Json; shape: AnswerShape } {
   dropZeroDataRetention(given);
-  const shape = { legacyExtract: false, images: false };
+  const shape = { legacyExtract: false, images: false, json: false };
   const options: Json = {};
   for (const [key, value] of Object.entries(given)) {
     if (DROPPED.has(key) || key === 'jsonOptions' || key === 'changeTrackingOptions' || key === 'extract') continue;
@@ -186,7 +189,7 @@ export function documentOf(doc: Json, shape: AnswerShape | null, cost?: Json): J
   }
   if (shape?.legacyExtract && out.json !== undefined) {
     out.extract = out.json;
-    delete out.json;
+    if (!shape.json) delete out.json;
   }
   return out;
 }

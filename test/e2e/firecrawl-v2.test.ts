@@ -90,7 +90,7 @@ describe('e2e/firecrawl v2 through the 4.x SDK', () => {
     site.setChanging('A second, different version of this text.');
     const second = await fc.scrape(site.url('/changing'), { formats: ['markdown', { type: 'changeTracking', modes: ['git-diff'], tag: 'e2e' }], maxAge: 0 });
     expect(second.changeTracking).toMatchObject({ changeStatus: 'changed' });
-    expect(second.changeTracking?.diff?.text).toContain('second');
+    expect((second.changeTracking?.diff as { text?: string } | undefined)?.text).toContain('second');
   }, 90_000);
 
   it('takes a full-page screenshot in a browser, with waitFor', async () => {

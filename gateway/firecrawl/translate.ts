@@ -270,6 +270,9 @@ export function searchBodyOf(given: Json, version: Version): { body: Json; shape
   if (typeof given.country === 'string') body.country = given.country.slice(0, 2).toUpperCase();
   if (Array.isArray(given.sources)) {
     const kinds = given.sources.map((s) => (isObject(s) ? s.type : s));
+    // Firecrawl's own answer to a team without its tool exchange (Alexandria): the MCP server
+    // asks for it by default and, on exactly this answer, asks again for the web alone.
+    if (kinds.includes('alexandria') || kinds.includes('exchange') || given.domainTools === true) throw new FirecrawlRefusal('Exchange is not enabled for this team.', 403, 'FORBIDDEN');
     const other = kinds.filter((k) => k !== 'web');
     if (other.length) throw new FirecrawlRefusal(`search sources ${other.join(', ')} are not offered: this service searches the web (\`sources: ["web"]\`)`);
   }

@@ -16,8 +16,11 @@
  *   unknown job (404), a cloud-only operation (agent) and format (branding).
  */
 import Firecrawl from '@mendable/firecrawl-js';
+import { createHmac } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { meteredKey, startEmbedded, type Embedded } from '../helpers/embedded.js';
+import { apiKeyWebhookSecret, meteredKey, startEmbedded, type Embedded } from '../helpers/embedded.js';
 import { startFakeSearxng, type FakeSearch } from '../helpers/fake-search.js';
 import { startFirecrawlSite, type FirecrawlSite } from '../helpers/firecrawl-site.js';
 
@@ -127,6 +130,32 @@ describe('e2e/firecrawl v2 through the 4.x SDK', () => {
     const whole = await fc.crawl(site.url('/blog/one'), { limit: 2, sitemap: 'skip', crawlEntireDomain: true, pollInterval: 1, timeout: 120 });
     expect(whole.data.map((d) => d.metadata?.sourceURL).sort()).toEqual([site.url('/blog/one'), site.url('/blog/two')]);
   }, 180_000);
+
+  it('delivers a crawl\'s webhooks with Firecrawl\'s event names, body and X-Firecrawl-Signature', async () => {
+    const got: { type: string; body: Record<string, any>; signature: string; raw: string }[] = [];
+    const receiver = http.createServer((req, res) => {
+      let raw = '';
+      req.on('data', (c: Buffer) => (raw += c.toString()));
+      req.on('end', () => {
+        const body = JSON.parse(raw) as Record<string, any>;
+        got.push({ type: String(body.type), body, signature: String(req.headers['x-firecrawl-signature'] ?? ''), raw });
+        res.writeHead(200).end();
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    try {
+      const hook = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+      const started = await fc.startCrawl(site.url('/blog/one'), { limit: 1, sitemap: 'skip', webhook: { url: hook, metadata: { run: 'fc' }, events: ['started', 'page', 'completed'] } });
+      for (let i = 0; i < 200 && !got.some((d) => d.type === 'crawl.completed'); i++) await new Promise((r) => setTimeout(r, 100));
+      expect(got.map((d) => d.type).sort()).toEqual(['crawl.completed', 'crawl.page', 'crawl.started']);
+      const page = got.find((d) => d.type === 'crawl.page');
+      expect(page?.body).toMatchObject({ success: true, id: started.id, metadata: { run: 'fc' }, data: [{ metadata: { sourceURL: site.url('/blog/one') } }] });
+      const secret = await apiKeyWebhookSecret(svc);
+      for (const d of got) expect(d.signature).toBe(`sha256=${createHmac('sha256', secret).update(d.raw).digest('hex')}`);
+    } finally {
+      await new Promise<void>((resolve) => receiver.close(() => resolve()));
+    }
+  }, 60_000);
 
   it('cancels a crawl', async () => {
     const started = await fc.startCrawl(site.url('/'), { limit: 50, delay: 2000, scrapeOptions: { maxAge: 0 } });

@@ -35,6 +35,9 @@ import {
   FirecrawlRefusal,
   jobStatusOf,
   mapBodyOf,
+  monitorBodyOf,
+  monitorCheckOf,
+  monitorOf,
   scrapeOptionsOf,
   searchBodyOf,
   searchResultOf,
@@ -81,7 +84,6 @@ const CLOUD_ONLY: readonly [RegExp, string][] = [
   [/^\/v[12]\/team\/credit-usage\/historical\b/, 'credit usage history is not offered: read the ledger with `npm run keys -- list` on the server, or the current balance at /team/credit-usage'],
   [/^\/v[12]\/team\/queue-status\b|^\/v[12]\/concurrency-check\b/, 'queue status and concurrency are not reported by this service: each crawl and batch takes `maxConcurrency`'],
   [/^\/v[12]\/crawl\/active\b/, 'listing active crawls is not offered: keep the ids your crawls answered and read GET /crawl/{id}'],
-  [/^\/v[12]\/monitor\b/, "Firecrawl's monitors (cron schedules, scrape/crawl/search targets) are not translated: use this service's own monitors at /v1/monitor (docs/firecrawl.md)"],
   [/^\/v[12]\/extract\/[^/]+\/cancel\b/, 'cancelling an extract is not offered'],
 ];
 
@@ -190,6 +192,62 @@ export function registerFirecrawl(app: FastifyInstance, deps: FirecrawlDeps): vo
     if (!isObject(request.body)) throw new FirecrawlRefusal('the body must be a JSON object');
     return request.body;
   };
+
+  /** Firecrawl's /v2/monitor onto our /v1/monitor (docs/firecrawl.md: scrape targets, fixed-interval cron schedules). */
+  function registerMonitors(fc: FastifyInstance): void {
+    const path = (id: string, rest = '') => `/v1/monitor/${encodeURIComponent(id)}${rest}`;
+    fc.post('/v2/monitor', async (request, reply) => {
+      const answer = await ours(request, 'POST', '/v1/monitor', monitorBodyOf(bodyOf(request)));
+      if (answer.status !== 200) return sendFailure(reply, answer);
+      return send(reply, 200, { success: true, data: monitorOf(dataOf(answer)) });
+    });
+    fc.get('/v2/monitor', async (request, reply) => {
+      const { limit, offset } = window(request.query as Record<string, string | undefined>);
+      const answer = await ours(request, 'GET', '/v1/monitor');
+      if (answer.status !== 200) return sendFailure(reply, answer);
+      const all = Array.isArray(dataOf(answer).monitors) ? (dataOf(answer).monitors as Json[]) : [];
+      return send(reply, 200, { success: true, data: all.slice(offset, offset + limit).map(monitorOf) });
+    });
+    fc.get('/v2/monitor/:id', async (request, reply) => {
+      const answer = await ours(request, 'GET', path((request.params as { id: string }).id));
+      if (answer.status !== 200) return sendFailure(reply, answer);
+      return send(reply, 200, { success: true, data: monitorOf(dataOf(answer)) });
+    });
+    fc.patch('/v2/monitor/:id', async () => {
+      throw new FirecrawlRefusal('updating or pausing a monitor is not offered: delete it and create it again', 400, 'NOT_SUPPORTED');
+    });
+    fc.delete('/v2/monitor/:id', async (request, reply) => {
+      const answer = await ours(request, 'DELETE', path((request.params as { id: string }).id));
+      if (answer.status !== 200) return sendFailure(reply, answer);
+      return send(reply, 200, { success: true });
+    });
+    fc.post('/v2/monitor/:id/run', async (request, reply) => {
+      const answer = await ours(request, 'POST', path((request.params as { id: string }).id, '/run'));
+      if (answer.status !== 200) return sendFailure(reply, answer);
+      return send(reply, 200, { success: true, data: monitorCheckOf(dataOf(answer), false) });
+    });
+    const checks = async (request: FastifyRequest, limit: number): Promise<Answer> => ours(request, 'GET', path((request.params as { id: string }).id, `/checks?limit=${limit}`));
+    fc.get('/v2/monitor/:id/checks', async (request, reply) => {
+      const { limit, offset } = window(request.query as Record<string, string | undefined>);
+      if (offset + limit > 100) throw new FirecrawlRefusal('only the newest 100 checks are listed: keep `offset + limit` at most 100');
+      const answer = await checks(request, offset + limit);
+      if (answer.status !== 200) return sendFailure(reply, answer);
+      const all = Array.isArray(dataOf(answer).checks) ? (dataOf(answer).checks as Json[]) : [];
+      return send(reply, 200, { success: true, data: all.slice(offset, offset + limit).map((c) => monitorCheckOf(c, false)) });
+    });
+    fc.get('/v2/monitor/:id/checks/:checkId', async (request, reply) => {
+      const { checkId } = request.params as { checkId: string };
+      const query = request.query as Record<string, string | undefined>;
+      const answer = await checks(request, 100);
+      if (answer.status !== 200) return sendFailure(reply, answer);
+      const all = Array.isArray(dataOf(answer).checks) ? (dataOf(answer).checks as Json[]) : [];
+      const found = all.find((c) => c.id === checkId);
+      if (!found) return send(reply, 404, { success: false, error: 'Monitor check not found (only the newest 100 checks of a monitor are kept listed)', code: 'NOT_FOUND' });
+      const detail = monitorCheckOf(found, true);
+      if (query.status) detail.pages = (detail.pages as Json[]).filter((p) => p.status === query.status);
+      return send(reply, 200, { success: true, data: detail });
+    });
+  }
 
   function registerVersion(fc: FastifyInstance, v: Version): void {
     const base = `/${v}`;
@@ -380,6 +438,9 @@ export function registerFirecrawl(app: FastifyInstance, deps: FirecrawlDeps): vo
       });
     }
 
+    // ---- monitors (v2) --------------------------------------------------------------------
+    if (v === 'v2') registerMonitors(fc);
+
     // ---- the key's credits ----------------------------------------------------------------
     fc.get(`${base}/team/credit-usage`, async (request, reply) => {
       const key = await authenticate(request, deps.auth);
@@ -390,6 +451,15 @@ export function registerFirecrawl(app: FastifyInstance, deps: FirecrawlDeps): vo
       return send(reply, 200, { success: true, data: { remainingCredits: remaining, planCredits: null, billingPeriodStart: null, billingPeriodEnd: null, unlimited: fresh.unlimited } });
     });
   }
+}
+
+/** `limit` and `offset` of a Firecrawl list (limit 1 to 100, default 25). */
+function window(query: Record<string, string | undefined>): { limit: number; offset: number } {
+  const limit = query.limit === undefined ? 25 : Number(query.limit);
+  const offset = query.offset === undefined ? 0 : Number(query.offset);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw new FirecrawlRefusal('`limit` must be a whole number from 1 to 100');
+  if (!Number.isInteger(offset) || offset < 0) throw new FirecrawlRefusal('`offset` must be a whole number, 0 or more');
+  return { limit, offset };
 }
 
 const extractKey = (id: string) => `firecrawl:extract:${id}`;

@@ -222,6 +222,36 @@ describe('e2e/firecrawl v2 through the 4.x SDK', () => {
     expect((await failure(stranger.getExtractStatus(started.id as string))).status).toBe(404);
   }, 120_000);
 
+  it('monitors: create, get, list, checks, run, a check\'s pages, delete; what is not offered is refused', async () => {
+    const monitor = await fc.createMonitor({ name: 'About page', schedule: { cron: '*/30 * * * *', timezone: 'UTC' }, targets: [{ type: 'scrape', urls: [site.url('/about')] }], goal: 'price changes' });
+    expect(monitor).toMatchObject({ name: 'About page', status: 'active', schedule: { cron: '*/30 * * * *', timezone: 'UTC' }, targets: [{ type: 'scrape', urls: [site.url('/about')] }], goal: 'price changes' });
+    expect((await fc.getMonitor(monitor.id)).id).toBe(monitor.id);
+    expect((await fc.listMonitors()).map((m) => m.id)).toContain(monitor.id);
+    // The first check runs at once on creation.
+    let checks = await fc.listMonitorChecks(monitor.id);
+    for (let i = 0; i < 200 && !(checks[0] && checks[0].status === 'completed'); i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      checks = await fc.listMonitorChecks(monitor.id);
+    }
+    expect(checks[0]).toMatchObject({ monitorId: monitor.id, status: 'completed', summary: { totalPages: 1, new: 1 } });
+    const run = await fc.runMonitor(monitor.id);
+    expect(run).toMatchObject({ monitorId: monitor.id, trigger: 'manual' });
+    let detail = await fc.getMonitorCheck(monitor.id, run.id);
+    for (let i = 0; i < 200 && detail.status !== 'completed'; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      detail = await fc.getMonitorCheck(monitor.id, run.id);
+    }
+    expect(detail.pages).toEqual([expect.objectContaining({ url: site.url('/about'), status: 'same' })]);
+    expect((await failure(fc.updateMonitor(monitor.id, { status: 'paused' }))).message).toMatch(/not offered/);
+    expect(await fc.deleteMonitor(monitor.id)).toBe(true);
+    expect((await failure(fc.getMonitor(monitor.id))).status).toBe(404);
+    const crawlTarget = await failure(fc.createMonitor({ name: 'x', schedule: { cron: '0 * * * *' }, targets: [{ type: 'crawl', url: site.url('/') }] }));
+    expect(crawlTarget).toMatchObject({ status: 400 });
+    expect(crawlTarget.message).toMatch(/crawl/);
+    const oddCron = await failure(fc.createMonitor({ name: 'x', schedule: { cron: '0 9 1 * *' }, targets: [{ type: 'scrape', urls: [site.url('/')] }] }));
+    expect(oddCron.message).toMatch(/fixed interval/);
+  }, 120_000);
+
   it('parses an uploaded file', async () => {
     const doc = await fc.parse({ filename: 'note.html', contentType: 'text/html', data: Buffer.from('<html><head><title>Note</title></head><body><h1>An uploaded note</h1><p>Parsed here.</p></body></html>') });
     expect(doc.markdown).toContain('An uploaded note');

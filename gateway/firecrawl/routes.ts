@@ -23,6 +23,8 @@ import { OPERATIONS } from '../../schemas/api/operations.js';
 import type { HandlerContext, OperationHandler, RecordDeps } from '../handler.js';
 import { jobCancelHandler, jobErrorsHandler } from '../handlers/jobs.js';
 import { jobKindOf } from '../../pipeline/jobs/pages.js';
+import { readJob, type JobRecord } from '../../pipeline/jobs/record.js';
+import { JOBS_NOT_ENDED } from '../../pipeline/runtime/store/queries.js';
 import { errorBody } from '../replies.js';
 import { authenticate, type RouteDeps } from '../routes.js';
 import {
@@ -82,8 +84,7 @@ const CLOUD_ONLY: readonly [RegExp, string][] = [
   [/^\/v[12]\/feedback\b|^\/v[12]\/search\/[^/]+\/feedback\b/, 'feedback is a Firecrawl cloud feature this service does not offer'],
   [/^\/v[12]\/team\/token-usage\b/, 'token usage is not metered by this service: extraction is charged in credits (GET /firecrawl/v2/team/credit-usage)'],
   [/^\/v[12]\/team\/credit-usage\/historical\b/, 'credit usage history is not offered: read the ledger with `npm run keys -- list` on the server, or the current balance at /team/credit-usage'],
-  [/^\/v[12]\/team\/queue-status\b|^\/v[12]\/concurrency-check\b/, 'queue status and concurrency are not reported by this service: each crawl and batch takes `maxConcurrency`'],
-  [/^\/v[12]\/crawl\/active\b/, 'listing active crawls is not offered: keep the ids your crawls answered and read GET /crawl/{id}'],
+  [/^\/v[12]\/concurrency-check\b/, 'a key has no concurrency limit here: each crawl and batch takes `maxConcurrency` (GET /team/queue-status counts the pages waiting)'],
   [/^\/v[12]\/extract\/[^/]+\/cancel\b/, 'cancelling an extract is not offered'],
 ];
 
@@ -148,6 +149,14 @@ export function registerFirecrawl(app: FastifyInstance, deps: FirecrawlDeps): vo
     };
     const result = await handler.handle(ctx);
     return result.data ?? {};
+  }
+
+  /** The key's crawls and batches still running (the store's list, each read again through its live record). */
+  async function runningJobs(key: KeyRecord): Promise<JobRecord[]> {
+    const records = requireRecords();
+    const rows = await records.store.query<{ id: string }>(JOBS_NOT_ENDED, { tenant: key.id, limit: 100 });
+    const jobs = await Promise.all(rows.map((r) => readJob(records, key.id, r.id)));
+    return jobs.filter((j): j is JobRecord => j !== null && (j.status === 'queued' || j.status === 'scraping'));
   }
 
   const requireRecords = (): RecordDeps => {
@@ -263,9 +272,17 @@ export function registerFirecrawl(app: FastifyInstance, deps: FirecrawlDeps): vo
     });
 
     // Before `crawl/:id`, which would take `active` for an id.
-    fc.get(`${base}/crawl/active`, async (_request, reply) => {
-      const message = CLOUD_ONLY.find(([pattern]) => pattern.test(`${base}/crawl/active`))?.[1] ?? 'not offered';
-      return send(reply, 404, { success: false, error: message, code: 'NOT_SUPPORTED' });
+    fc.get(`${base}/crawl/active`, async (request, reply) => {
+      const key = await authenticate(request, deps.auth);
+      const jobs = (await runningJobs(key)).filter((j) => j.kind === 'crawl');
+      const origin = `${originOf(request)}${PREFIX}`;
+      return send(reply, 200, {
+        success: true,
+        crawls: jobs.map((j) => {
+          const params = parseParams(j.params);
+          return { id: j.id, teamId: key.id, url: params.url, options: params, statusUrl: `${origin}${base}/crawl/${j.id}` };
+        }),
+      });
     });
 
     // ---- crawl and batch ------------------------------------------------------------------
@@ -441,6 +458,22 @@ export function registerFirecrawl(app: FastifyInstance, deps: FirecrawlDeps): vo
     // ---- monitors (v2) --------------------------------------------------------------------
     if (v === 'v2') registerMonitors(fc);
 
+    fc.get(`${base}/team/queue-status`, async (request, reply) => {
+      const key = await authenticate(request, deps.auth);
+      const jobs = await runningJobs(key);
+      // Pages a job holds and has not settled; at most its `maxConcurrency` are fetched at once.
+      let waiting = 0;
+      let active = 0;
+      for (const job of jobs) {
+        const left = Math.max(0, job.total - job.completed - job.failed);
+        const params = parseParams(job.params);
+        const concurrency = typeof params.maxConcurrency === 'number' ? params.maxConcurrency : job.kind === 'crawl' ? 5 : 10;
+        active += Math.min(left, concurrency);
+        waiting += left - Math.min(left, concurrency);
+      }
+      return send(reply, 200, { success: true, jobsInQueue: active + waiting, activeJobsInQueue: active, waitingJobsInQueue: waiting, maxConcurrency: null, mostRecentSuccess: null });
+    });
+
     // ---- the key's credits ----------------------------------------------------------------
     fc.get(`${base}/team/credit-usage`, async (request, reply) => {
       const key = await authenticate(request, deps.auth);
@@ -460,6 +493,15 @@ function window(query: Record<string, string | undefined>): { limit: number; off
   if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw new FirecrawlRefusal('`limit` must be a whole number from 1 to 100');
   if (!Number.isInteger(offset) || offset < 0) throw new FirecrawlRefusal('`offset` must be a whole number, 0 or more');
   return { limit, offset };
+}
+
+function parseParams(json: string): Json {
+  try {
+    const value: unknown = JSON.parse(json);
+    return isObject(value) ? value : {};
+  } catch {
+    return {};
+  }
 }
 
 const extractKey = (id: string) => `firecrawl:extract:${id}`;

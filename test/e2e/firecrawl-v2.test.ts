@@ -157,8 +157,20 @@ describe('e2e/firecrawl v2 through the 4.x SDK', () => {
     }
   }, 60_000);
 
-  it('cancels a crawl', async () => {
-    const started = await fc.startCrawl(site.url('/'), { limit: 50, delay: 2000, scrapeOptions: { maxAge: 0 } });
+  it('lists active crawls and the queue, then cancels a crawl', async () => {
+    const started = await fc.startCrawl(site.url('/'), { limit: 50, delay: 2000, maxConcurrency: 1, scrapeOptions: { maxAge: 0 } });
+    const active = await fc.getActiveCrawls();
+    expect(active.crawls).toEqual([expect.objectContaining({ id: started.id, url: site.url('/') })]);
+    for (let i = 0; i < 100; i++) {
+      const queue = (await fc.getQueueStatus()) as unknown as { jobsInQueue: number; activeJobsInQueue: number; waitingJobsInQueue: number };
+      if (queue.jobsInQueue > 1) {
+        expect(queue.activeJobsInQueue).toBe(1);
+        expect(queue.waitingJobsInQueue).toBe(queue.jobsInQueue - 1);
+        break;
+      }
+      if (i === 99) throw new Error(`the queue never held the crawl's pages: ${JSON.stringify(queue)}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
     expect(await fc.cancelCrawl(started.id)).toBe(true);
     expect((await fc.getCrawlStatus(started.id)).status).toBe('cancelled');
   }, 60_000);
@@ -286,7 +298,8 @@ describe('e2e/firecrawl v2 through the 4.x SDK', () => {
     const branding = await failure(fc.scrape(site.url('/'), { formats: ['branding'] } as never));
     expect(branding.status).toBe(400);
     expect(branding.message).toMatch(/branding/);
-    const raw = await fetch(`${svc.base}/firecrawl/v2/crawl/active`, { headers: { authorization: `Bearer ${API_KEY}` } });
-    expect(await raw.json()).toMatchObject({ success: false, error: expect.stringContaining('active crawls') });
+    const tokens = await failure(fc.getTokenUsage());
+    expect(tokens.status).toBe(404);
+    expect(tokens.message).toMatch(/token usage is not metered/);
   }, 60_000);
 });

@@ -23,6 +23,7 @@ import { OPERATIONS } from '../../schemas/api/operations.js';
 import type { HandlerContext, OperationHandler, RecordDeps } from '../handler.js';
 import { jobCancelHandler, jobErrorsHandler } from '../handlers/jobs.js';
 import { jobKindOf } from '../../pipeline/jobs/pages.js';
+import { registerWatcher } from './watcher.js';
 import { readJob, type JobRecord } from '../../pipeline/jobs/record.js';
 import { JOBS_NOT_ENDED } from '../../pipeline/runtime/store/queries.js';
 import { errorBody } from '../replies.js';
@@ -163,6 +164,9 @@ export function registerFirecrawl(app: FastifyInstance, deps: FirecrawlDeps): vo
     if (!deps.records) throw new AppError('not_implemented', 'this instance runs no jobs');
     return deps.records;
   };
+
+  // The crawl watcher's WebSocket, on the HTTP server's upgrades.
+  registerWatcher(app, deps.log);
 
   void app.register(
     async (fc) => {

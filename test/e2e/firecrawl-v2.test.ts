@@ -157,6 +157,42 @@ describe('e2e/firecrawl v2 through the 4.x SDK', () => {
     }
   }, 60_000);
 
+  it('watches a crawl over the WebSocket (the key as subprotocol): catchup, documents, done', async () => {
+    const started = await fc.startCrawl(site.url('/'), { limit: 5, sitemap: 'skip', maxConcurrency: 1, delay: 300, scrapeOptions: { maxAge: 0 } });
+    const ws = new WebSocket(`${svc.base.replace(/^http/, 'ws')}/firecrawl/v2/crawl/${started.id}`, API_KEY);
+    const messages: Record<string, any>[] = [];
+    const closed = new Promise<void>((resolve, reject) => {
+      ws.onmessage = (ev) => messages.push(JSON.parse(String(ev.data)) as Record<string, any>);
+      ws.onclose = () => resolve();
+      ws.onerror = () => reject(new Error('websocket error'));
+    });
+    await closed;
+    expect(ws.protocol).toBe(API_KEY);
+    expect(messages[0]?.type).toBe('catchup');
+    expect(messages.at(-1)).toMatchObject({ type: 'done', data: { status: 'completed', total: 5, completed: 5 } });
+    const seen = [...(messages[0]?.data.data ?? []), ...messages.filter((m) => m.type === 'document').map((m) => m.data)];
+    expect(seen.map((d: Record<string, any>) => d.metadata.sourceURL).sort()).toEqual(['/', '/about', '/blog/one', '/blog/two', '/product'].map((p) => site.url(p)).sort());
+    expect(messages.filter((m) => m.type === 'document').length).toBeGreaterThan(0);
+
+    // The SDK's Watcher over the same socket.
+    const again = await fc.startCrawl(site.url('/blog/one'), { limit: 2, sitemap: 'skip', crawlEntireDomain: true, scrapeOptions: { maxAge: 0 } });
+    const watcher = fc.watcher(again.id, { kind: 'crawl', timeout: 60 });
+    const docs: string[] = [];
+    watcher.on('document', (d: Record<string, any>) => docs.push(d.metadata.sourceURL));
+    const done = new Promise<Record<string, any>>((resolve) => watcher.on('done', resolve));
+    await watcher.start();
+    expect((await done).status).toBe('completed');
+    expect(docs.sort()).toEqual([site.url('/blog/one'), site.url('/blog/two')]);
+
+    // A wrong key or another key's job is refused before the upgrade.
+    const refused = new WebSocket(`${svc.base.replace(/^http/, 'ws')}/firecrawl/v2/crawl/${started.id}`, 'not-a-key-0000000000');
+    await new Promise<void>((resolve) => {
+      refused.onerror = () => resolve();
+      refused.onopen = () => resolve();
+    });
+    expect(refused.readyState).not.toBe(WebSocket.OPEN);
+  }, 120_000);
+
   it('lists active crawls and the queue, then cancels a crawl', async () => {
     const started = await fc.startCrawl(site.url('/'), { limit: 50, delay: 2000, maxConcurrency: 1, scrapeOptions: { maxAge: 0 } });
     const active = await fc.getActiveCrawls();

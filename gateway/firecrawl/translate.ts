@@ -308,6 +308,7 @@ export function extractBodyOf(given: Json, version: Version): Json {
   }
   if (given.enableWebSearch === true) throw new FirecrawlRefusal('`enableWebSearch` is not offered: name the pages in `urls`');
   if (isObject(given.agent)) throw new FirecrawlRefusal('the FIRE-1 agent is a Firecrawl cloud feature this service does not offer');
+  if (given.webhook !== undefined && given.webhook !== null) throw new FirecrawlRefusal('extract webhooks are not offered: poll GET /extract/{id}');
   const wildcard = given.urls.find((u) => typeof u === 'string' && u.endsWith('/*'));
   if (wildcard) throw new FirecrawlRefusal(`wildcard URLs (${String(wildcard)}) are not offered: map the site first (POST /map) and pass its URLs`);
   const body: Json = { urls: given.urls };

@@ -99,6 +99,9 @@ describe('e2e/firecrawl v2 through the 4.x SDK', () => {
   it('takes a full-page screenshot in a browser, with waitFor', async () => {
     const doc = await fc.scrape(site.url('/about'), { formats: [{ type: 'screenshot', fullPage: true }], waitFor: 100, maxAge: 0 });
     expect(doc.screenshot).toMatch(/^data:image\/png;base64,/);
+    const acted = await fc.scrape(site.url('/about'), { formats: ['markdown'], actions: [{ type: 'wait', milliseconds: 100 }, { type: 'screenshot', fullPage: false }, { type: 'scrape' }], maxAge: 0 });
+    expect(acted.actions?.screenshots).toHaveLength(1);
+    expect(acted.actions?.scrapes?.[0]?.html).toContain('We sell kettles');
   }, 120_000);
 
   it('crawls: start, status pages through `next` links under /firecrawl, errors, and the blocking crawl', async () => {

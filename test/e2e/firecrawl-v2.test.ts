@@ -101,7 +101,7 @@ describe('e2e/firecrawl v2 through the 4.x SDK', () => {
     expect(doc.screenshot).toMatch(/^data:image\/png;base64,/);
     const acted = await fc.scrape(site.url('/about'), { formats: ['markdown'], actions: [{ type: 'wait', milliseconds: 100 }, { type: 'screenshot', fullPage: false }, { type: 'scrape' }], maxAge: 0 });
     expect(acted.actions?.screenshots).toHaveLength(1);
-    expect(acted.actions?.scrapes?.[0]?.html).toContain('We sell kettles');
+    expect((acted.actions as { scrapes?: { html: string }[] } | undefined)?.scrapes?.[0]?.html).toContain('We sell kettles');
   }, 120_000);
 
   it('crawls: start, status pages through `next` links under /firecrawl, errors, and the blocking crawl', async () => {

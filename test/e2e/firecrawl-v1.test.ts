@@ -11,7 +11,7 @@
  */
 import FirecrawlApp from 'firecrawl-js-v1';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmbedded, type Embedded } from '../helpers/embedded.js';
+import { meteredKey, startEmbedded, type Embedded } from '../helpers/embedded.js';
 import { startFakeSearxng, type FakeSearch } from '../helpers/fake-search.js';
 import { startFirecrawlSite, type FirecrawlSite } from '../helpers/firecrawl-site.js';
 
@@ -123,6 +123,17 @@ describe('e2e/firecrawl v1 through the 1.x SDK', () => {
     }
     expect(status).toMatchObject({ success: true, status: 'completed', data: { name: 'Aurora Kettle 1.7 L' } });
   }, 60_000);
+
+  it('answers v1\'s credit usage for a metered key (the 1.x SDK has no method for it)', async () => {
+    const { key } = await meteredKey(svc.dataDir, 12);
+    const res = await fetch(`${svc.base}/firecrawl/v1/team/credit-usage`, { headers: { authorization: `Bearer ${key}` } });
+    expect(await res.json()).toEqual({ success: true, data: { remaining_credits: 12, unlimited: false } });
+    const unlimited = await fetch(`${svc.base}/firecrawl/v1/team/credit-usage`, { headers: { authorization: `Bearer ${API_KEY}` } });
+    expect(await unlimited.json()).toEqual({ success: true, data: { remaining_credits: null, unlimited: true } });
+    const none = await fetch(`${svc.base}/firecrawl/v1/team/credit-usage`);
+    expect(none.status).toBe(401);
+    expect(await none.json()).toMatchObject({ success: false, code: 'MISSING_API_KEY' });
+  });
 
   it('turns our failures into the errors the SDK throws', async () => {
     const bad = new FirecrawlApp({ apiKey: 'not-a-key-0000000000', apiUrl: `${svc.base}/firecrawl` });

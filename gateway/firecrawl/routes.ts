@@ -27,6 +27,7 @@ import { registerWatcher } from './watcher.js';
 import { readJob, type JobRecord } from '../../pipeline/jobs/record.js';
 import { JOBS_NOT_ENDED } from '../../pipeline/runtime/store/queries.js';
 import { errorBody } from '../replies.js';
+import type { AccessLog } from '../access-log.js';
 import { authenticate, type RouteDeps } from '../routes.js';
 import {
   batchBodyOf,
@@ -57,6 +58,8 @@ export interface FirecrawlDeps {
   readonly records: RecordDeps | null;
   readonly uploadLimitBytes: number;
   readonly log: Logger;
+  /** Where each Firecrawl answer's access line goes (the operations it calls write their own). */
+  readonly accessLog: AccessLog;
 }
 
 export const PREFIX = '/firecrawl';
@@ -193,6 +196,7 @@ export function registerFirecrawl(app: FastifyInstance, deps: FirecrawlDeps): vo
       });
       fc.addHook('onSend', (request, reply, payload, done) => {
         reply.header('x-request-id', request.id);
+        deps.accessLog.write(request, reply);
         done(null, payload);
       });
 

@@ -5,7 +5,7 @@
  * operation table's (gateway/wiring.ts).
  */
 import { randomBytes } from 'node:crypto';
-import { STATUS_CODES } from 'node:http';
+import { STATUS_CODES, type ServerOptions } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { ERRORS, type ErrorCode } from '../schemas/errors.js';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
@@ -24,6 +24,7 @@ import { InvalidKeyLimiter, RateLimiter } from './rate-limit.js';
 import { errorBody, JSON_TYPE, noRoute, sendError } from './replies.js';
 import { registerOperations } from './routes.js';
 import { registerFirecrawl } from './firecrawl/routes.js';
+import { isWatcherUpgrade } from './firecrawl/watcher.js';
 
 export interface GatewayDeps {
   config: Config;
@@ -114,6 +115,10 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : newRequestId();
     },
     return503OnClosing: true,
+    // Only the Firecrawl watcher's WebSockets are upgrades (gateway/firecrawl/watcher.ts); a
+    // request offering any other upgrade is served as the plain request it also is.
+    // (Node 22.21's `shouldUpgradeCallback` is not in @types/node yet.)
+    http: { shouldUpgradeCallback: isWatcherUpgrade } as unknown as ServerOptions,
     // Ids may be up to 128 characters (schemas/api/common.ts); the router's default is 100.
     routerOptions: { maxParamLength: 256 },
     // Malformed URLs and the like: answered in the envelope like every other failure.

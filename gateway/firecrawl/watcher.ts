@@ -15,7 +15,8 @@
  * WATCH_MAX_MS.
  */
 import { createHash } from 'node:crypto';
-import type { IncomingMessage } from 'node:http';
+import { ServerResponse, type IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from '../../pipeline/runtime/log.js';
@@ -54,20 +55,41 @@ function refuse(socket: Duplex, status: number, body: Json): void {
   socket.end(`HTTP/1.1 ${status} ${status === 401 ? 'Unauthorized' : status === 404 ? 'Not Found' : 'Bad Request'}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`);
 }
 
+/**
+ * The HTTP server's `shouldUpgradeCallback` (gateway/app.ts): only a WebSocket upgrade under
+ * /firecrawl/ is taken as one; any other request carrying `Upgrade` (a client offering h2c, a
+ * WebSocket elsewhere) is answered as the plain request it also is.
+ */
+export function isWatcherUpgrade(req: IncomingMessage): boolean {
+  return String(req.headers.upgrade ?? '').toLowerCase() === 'websocket' && (req.url ?? '').startsWith('/firecrawl/');
+}
+
 export function registerWatcher(app: FastifyInstance, log: Logger): void {
   app.server.on('upgrade', (req: IncomingMessage, socket: Duplex) => {
     const path = (req.url ?? '/').split('?')[0] ?? '/';
-    if (!path.startsWith('/firecrawl/')) {
-      // Another part may serve this upgrade; with nobody else listening it is refused.
-      if (app.server.listenerCount('upgrade') === 1) refuse(socket, 404, { success: false, error: 'no WebSocket here' });
-      return;
-    }
     socket.on('error', () => socket.destroy());
+    if (!isWatcherUpgrade(req)) return plainRequest(app, req, socket);
     void watch(app, log, req, socket, path).catch((error: unknown) => {
       log.warn({ err: error }, 'firecrawl watcher failed');
       socket.destroy();
     });
   });
+}
+
+/**
+ * A request that offered some other upgrade, on a Node without `shouldUpgradeCallback` (before
+ * 22.21): served as the plain request it also is, on a connection closed after the answer. Its
+ * body would already be past the HTTP parser: one with a body is refused (400).
+ */
+function plainRequest(app: FastifyInstance, req: IncomingMessage, socket: Duplex): void {
+  if (req.headers['transfer-encoding'] || Number(req.headers['content-length'] ?? 0) > 0) {
+    return refuse(socket, 400, { success: false, error: 'a request with a body cannot offer an upgrade here: send it without `Upgrade`' });
+  }
+  const res = new ServerResponse(req);
+  res.shouldKeepAlive = false;
+  res.assignSocket(socket as Socket);
+  res.on('finish', () => socket.end());
+  app.server.emit('request', req, res);
 }
 
 async function watch(app: FastifyInstance, log: Logger, req: IncomingMessage, socket: Duplex, path: string): Promise<void> {

@@ -18,7 +18,7 @@
 import Firecrawl from '@mendable/firecrawl-js';
 import { createHmac } from 'node:crypto';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiKeyWebhookSecret, meteredKey, startEmbedded, type Embedded } from '../helpers/embedded.js';
 import { startFakeSearxng, type FakeSearch } from '../helpers/fake-search.js';
@@ -194,6 +194,24 @@ describe('e2e/firecrawl v2 through the 4.x SDK', () => {
       refused.onopen = () => resolve();
     });
     expect(refused.readyState).not.toBe(WebSocket.OPEN);
+
+    // Any other request offering an upgrade (h2c, a WebSocket elsewhere) is served as a plain request.
+    for (const upgrade of ['h2c', 'websocket']) {
+      const answer = await new Promise<string>((resolve) => {
+        const port = Number(new URL(svc.base).port);
+        const socket = net.connect(port, '127.0.0.1', () =>
+          socket.write(`GET /v1/templates HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${API_KEY}\r\nConnection: Upgrade\r\nUpgrade: ${upgrade}\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n`),
+        );
+        let text = '';
+        socket.on('data', (b: Buffer) => {
+          text += b.toString();
+          if (text.includes('"success":true')) socket.destroy();
+        });
+        socket.on('close', () => resolve(text));
+        setTimeout(() => socket.destroy(), 5000);
+      });
+      expect(answer.split('\r\n')[0]).toBe('HTTP/1.1 200 OK');
+    }
   }, 120_000);
 
   it('lists active crawls and the queue, then cancels a crawl', async () => {

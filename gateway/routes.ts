@@ -133,6 +133,17 @@ function authorize(request: FastifyRequest, deps: RouteDeps, done: (error?: Erro
   deps.invalidKeys.admit(request.ip).then(lookUp, done);
 }
 
+/**
+ * The same key and rate-limit checks as an operation's (401, 429), for a route outside the
+ * operation table that reads the caller's own records (gateway/firecrawl/): resolves with the
+ * key, or rejects with the AppError an operation would answer.
+ */
+export function authenticate(request: FastifyRequest, deps: Pick<RouteDeps, 'keys' | 'limiter' | 'invalidKeys'>): Promise<KeyRecord> {
+  return new Promise((resolve, reject) => {
+    authorize(request, deps as RouteDeps, (error) => (error ? reject(error) : resolve(request.apiKey as KeyRecord)));
+  });
+}
+
 function admit(request: FastifyRequest, key: KeyRecord | null, deps: RouteDeps, done: (error?: Error) => void): void {
   if (!key || key.revoked) {
     const invalid = new AppError('invalid_api_key', 'the key is unknown or has been revoked');

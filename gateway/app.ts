@@ -22,7 +22,9 @@ import { buildOpenApi } from './openapi.js';
 import { operationHandlers, type PipelineDeps } from './wiring.js';
 import { InvalidKeyLimiter, RateLimiter } from './rate-limit.js';
 import { errorBody, JSON_TYPE, noRoute, sendError } from './replies.js';
-import { registerOperations } from './routes.js';
+import { keyHook, registerOperations, type RouteDeps } from './routes.js';
+import { registerMcp } from './mcp/http.js';
+import { servedTools } from './mcp/tools.js';
 
 export interface GatewayDeps {
   config: Config;
@@ -143,7 +145,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     ...operationHandlers({ config, version: deps.version }, deps.pipeline ?? null),
     ...deps.handlers,
   };
-  registerOperations(app, {
+  const routeDeps: RouteDeps = {
     keys: deps.keys,
     credits: new Credits(deps.keys),
     limiter: new RateLimiter(deps.state, config.rateLimitPerMinute, config.rateLimitBurst),
@@ -153,7 +155,10 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     bodyMaxDepth: config.bodyMaxDepth,
     accessLog,
     log: deps.log,
-  });
+  };
+  registerOperations(app, routeDeps);
+  // MCP for AI agents: the tools of the operations this gateway serves, each call made to its route in-process.
+  registerMcp(app, { authorize: keyHook(routeDeps), tools: servedTools((id) => id in handlers), version: deps.version, log: deps.log });
 
   const openapi = buildOpenApi();
   void app.register(async (reference) => {

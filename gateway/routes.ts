@@ -133,6 +133,11 @@ function authorize(request: FastifyRequest, deps: RouteDeps, done: (error?: Erro
   deps.invalidKeys.admit(request.ip).then(lookUp, done);
 }
 
+/** The key hook of the operations, for another route that takes the API key the same way (/mcp, gateway/mcp/http.ts). */
+export function keyHook(deps: RouteDeps): (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) => void {
+  return (request, _reply, done) => authorize(request, deps, done);
+}
+
 function admit(request: FastifyRequest, key: KeyRecord | null, deps: RouteDeps, done: (error?: Error) => void): void {
   if (!key || key.revoked) {
     const invalid = new AppError('invalid_api_key', 'the key is unknown or has been revoked');

@@ -86,7 +86,7 @@ const SPECS: readonly ToolSpec[] = [
   { name: 'mention_watch_list', operation: 'watchList', title: 'List mention watches', description: "This key's mention watches." },
   { name: 'mention_watch_get', operation: 'watchGet', title: 'Get a mention watch', description: 'One mention watch.' },
   { name: 'mention_watch_delete', operation: 'watchDelete', title: 'Delete a mention watch', description: 'Deletes a mention watch; its mentions are kept.' },
-  { name: 'mention_test', operation: 'watchTestUnsaved', title: 'Test watch fields', description: 'Runs a collection of watch fields now without saving anything.' },
+  { name: 'mention_watch_test', operation: 'watchTestUnsaved', title: 'Test watch fields', description: 'Runs a collection of watch fields now without saving anything.' },
   { name: 'mentions_list', operation: 'mentionList', title: 'List mentions', description: "This key's mentions, newest found first." },
   { name: 'mention_update', operation: 'mentionUpdate', title: "Set a mention's status", description: "Sets a mention's status." },
   { name: 'domain', operation: 'domain', title: 'Look up a domain', description: 'Registration, DNS and backlinks of a domain.' },

@@ -111,6 +111,14 @@ describe('e2e/mcp over Streamable HTTP at /mcp', () => {
     await expect(httpClient('wds_not-a-key-of-this-service')).rejects.toThrow(/invalid_api_key/);
   });
 
+  it('is stateless: GET and DELETE (session stream, session end) answer 405 with a key', async () => {
+    for (const method of ['GET', 'DELETE']) {
+      const res = await fetch(`${svc.base}/mcp`, { method, headers: { authorization: `Bearer ${API_KEY}`, accept: 'text/event-stream' } });
+      expect(res.status, method).toBe(405);
+      expect(res.headers.get('allow')).toBe('POST');
+    }
+  });
+
   it('lists the tools with input schemas generated from the request schemas, under the API field names', async () => {
     const client = await httpClient();
     try {
@@ -203,6 +211,8 @@ describe('e2e/mcp over Streamable HTTP at /mcp', () => {
       const unknown = await call(client, 'crawl_status', { job_id: 'no-such-job' });
       expect(unknown.isError).toBe(true);
       expect(textOf(unknown)).toMatch(/^not_found: /);
+
+      await expect(call(client, 'no_such_tool', {})).rejects.toThrow(/-32602|no tool no_such_tool/);
 
       const missing = await call(client, 'crawl_status', {});
       expect(missing.isError).toBe(true);

@@ -188,6 +188,37 @@ describe('e2e/mcp over Streamable HTTP at /mcp', () => {
     }
   });
 
+  it('parses an uploaded document and keeps monitors and watches per key', async () => {
+    const client = await httpClient();
+    try {
+      const parsed = dataOf(await call(client, 'parse', { file: { name: 'notes.md', content: '# Field notes\n\nZebras are striped.\n', contentType: 'text/markdown' } }));
+      expect(parsed.markdown).toContain('Zebras are striped.');
+      expect(parsed.metadata.sourceURL).toBe('upload://notes.md');
+
+      const monitor = dataOf(await call(client, 'monitor_create', { name: 'Fixture', url: site.url('/html'), intervalMinutes: 60 }));
+      expect(monitor.id).toMatch(/^mon_/);
+      const listed = dataOf(await call(client, 'monitor_list', {}));
+      expect(listed.monitors.map((m: Json) => m.id)).toContain(monitor.id);
+      const checks = dataOf(await call(client, 'monitor_checks', { monitor_id: monitor.id, limit: 5 }));
+      expect(Array.isArray(checks.checks)).toBe(true);
+
+      const watch = dataOf(await call(client, 'mention_watch_create', { name: 'Zebras', keywords: ['zebra'], platforms: ['web'] }));
+      const watches = dataOf(await call(client, 'mention_watch_list', {}));
+      expect(watches.watches.map((w: Json) => w.id)).toContain(watch.id);
+      const mentions = dataOf(await call(client, 'mentions_list', { watch_id: watch.id, limit: 10 }));
+      expect(Array.isArray(mentions.mentions)).toBe(true);
+    } finally {
+      await client.close();
+    }
+    // Another key sees none of them.
+    const other = await httpClient(brokeKey);
+    try {
+      expect(dataOf(await call(other, 'monitor_list', {})).monitors).toEqual([]);
+    } finally {
+      await other.close();
+    }
+  });
+
   it("answers a job with waitSeconds 0 at once with its id", async () => {
     const client = await httpClient();
     try {

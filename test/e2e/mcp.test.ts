@@ -15,16 +15,14 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult, Progress } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { meteredKey, startEmbedded, type Embedded } from '../helpers/embedded.js';
 import { startFakeSearxng, type FakeSearch } from '../helpers/fake-search.js';
 import { startFixtureSite, type FixtureSite } from '../helpers/fixture-site.js';
 import { startMapSite, type MapSite } from '../helpers/map-site.js';
-import { cleanEnv, REPO_ROOT } from '../helpers/process.js';
+import { callTool as call, dataOf, expectProgress, mcpHttpClient, mcpStdioClient as stdioClient, textOf, type Json } from '../helpers/mcp.js';
 
 const API_KEY = 'e2e-mcp-key-0123456789';
 
@@ -35,7 +33,6 @@ let svc: Embedded;
 let brokeKey = '';
 let brokeBalance: () => Promise<number | null>;
 
-type Json = Record<string, any>;
 
 beforeAll(async () => {
   [site, mapSite] = await Promise.all([startFixtureSite(), startMapSite()]);
@@ -56,41 +53,7 @@ afterAll(async () => {
   await Promise.all([site?.close(), mapSite?.close(), searxng?.close()]);
 });
 
-async function httpClient(key = API_KEY): Promise<Client> {
-  const client = new Client({ name: 'wds-mcp-test', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${svc.base}/mcp`), { requestInit: { headers: { authorization: `Bearer ${key}` } } }));
-  return client;
-}
-
-function textOf(result: CallToolResult): string {
-  const first = result.content[0];
-  return first && first.type === 'text' ? first.text : '';
-}
-
-/** A successful call's structured content, which its first text part repeats. */
-function dataOf(result: CallToolResult): Json {
-  expect(result.isError, textOf(result)).toBeFalsy();
-  expect(JSON.parse(textOf(result))).toEqual(result.structuredContent);
-  return result.structuredContent as Json;
-}
-
-async function call(client: Client, name: string, args: Json): Promise<CallToolResult> {
-  return (await client.callTool({ name, arguments: args }, undefined, { timeout: 120_000 })) as CallToolResult;
-}
-
-/**
- * A job's progress notifications: at least one, each more pages done than the one before (as
- * MCP requires), none past the job's `pages`, each saying the job's status. The SDK's client drops a
- * notification it reads in the same chunk as the answer (gateway/mcp/server.ts `followJob`
- * leaves a moment between them); on a loaded machine the last may still be lost that way.
- */
-function expectProgress(progress: readonly Progress[], pages: number): void {
-  expect(progress.length, JSON.stringify(progress)).toBeGreaterThan(0);
-  for (let i = 1; i < progress.length; i += 1) expect(progress[i]!.progress).toBeGreaterThan(progress[i - 1]!.progress);
-  const last = progress[progress.length - 1]!;
-  expect(last.progress).toBeLessThanOrEqual(pages);
-  for (const p of progress) expect(p.message).toMatch(/^(queued|scraping|completed): \d+ of \d+ pages$/);
-}
+const httpClient = (key = API_KEY): Promise<Client> => mcpHttpClient(svc.base, key);
 
 const INITIALIZE = {
   jsonrpc: '2.0',
@@ -262,38 +225,6 @@ describe('e2e/mcp over Streamable HTTP at /mcp', () => {
     }
   });
 });
-
-/** `main.ts mcp` as the package's bin runs it, through tsx, with `env` only (no inherited service setting). */
-function stdioTransport(env: Record<string, string>): StdioClientTransport {
-  return new StdioClientTransport({
-    command: process.execPath,
-    args: ['--import', 'tsx', join(REPO_ROOT, 'main.ts'), 'mcp'],
-    cwd: REPO_ROOT,
-    env: cleanEnv(env) as Record<string, string>,
-    stderr: 'pipe',
-  });
-}
-
-async function stdioClient(env: Record<string, string>): Promise<{ client: Client; stderr: () => string }> {
-  const transport = stdioTransport(env);
-  let err = '';
-  transport.stderr?.on('data', (chunk: Buffer) => {
-    err += chunk.toString('utf8');
-  });
-  const client = new Client({ name: 'wds-mcp-stdio-test', version: '1.0.0' });
-  // Any line on the server's standard output that is not a protocol message fails here.
-  const stray: Error[] = [];
-  client.onerror = (error) => stray.push(error);
-  await client.connect(transport, { timeout: 120_000 });
-  return {
-    client,
-    stderr: () => {
-      // A last progress notification read with its answer is reported as for an unknown token (see expectProgress).
-      expect(stray.filter((e) => !/progress notification for an unknown token/.test(e.message))).toEqual([]);
-      return err;
-    },
-  };
-}
 
 describe('e2e/mcp over stdio (web-data-service mcp)', () => {
   it('calls a running service given WDS_URL and WDS_API_KEY', async () => {

@@ -158,7 +158,14 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
   };
   registerOperations(app, routeDeps);
   // MCP for AI agents: the tools of the operations this gateway serves, each call made to its route in-process.
-  registerMcp(app, { authorize: keyHook(routeDeps), tools: servedTools((id) => id in handlers), version: deps.version, log: deps.log });
+  registerMcp(app, {
+    authorize: keyHook(routeDeps),
+    tools: servedTools((id) => id in handlers),
+    version: deps.version,
+    maxDepth: config.bodyMaxDepth,
+    bodyLimit: Math.max(config.bodyLimitBytes, Math.ceil((config.uploadLimitBytes * 4) / 3) + 64 * 1024),
+    log: deps.log,
+  });
 
   const openapi = buildOpenApi();
   void app.register(async (reference) => {

@@ -24,6 +24,13 @@ export interface McpRouteDeps {
   readonly authorize: onRequestHookHandler;
   readonly tools: readonly Tool[];
   readonly version: string;
+  /** BODY_MAX_DEPTH: the deepest a call's arguments may nest. */
+  readonly maxDepth: number;
+  /**
+   * The largest MCP message accepted: room for `parse`'s file in base64 up to UPLOAD_LIMIT_BYTES
+   * (the operation's own limits then apply to the request the call makes).
+   */
+  readonly bodyLimit: number;
   readonly log: Logger;
 }
 
@@ -33,6 +40,7 @@ export function registerMcp(app: FastifyInstance, deps: McpRouteDeps): void {
   app.route({
     method: ['GET', 'POST', 'DELETE'],
     url: MCP_PATH,
+    bodyLimit: deps.bodyLimit,
     onRequest: deps.authorize,
     handler: async (request, reply) => {
       if (request.method !== 'POST') {
@@ -48,7 +56,7 @@ export function registerMcp(app: FastifyInstance, deps: McpRouteDeps): void {
         });
         return { status: res.statusCode, body: res.body };
       };
-      const server = createMcpServer(deps.tools, api, deps.version);
+      const server = createMcpServer(deps.tools, api, { version: deps.version, maxDepth: deps.maxDepth });
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
       reply.hijack();
       reply.raw.setHeader('x-request-id', request.id);

@@ -14,6 +14,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type ServerNotification } from '@modelcontextprotocol/sdk/types.js';
+import { depthOver } from '../../pipeline/runtime/json-limits.js';
 import { DEFAULT_WAIT_SECONDS, MAX_WAIT_SECONDS, requestFor, ToolInputError, type ApiRequest, type Tool } from './tools.js';
 
 export interface ApiResponse {
@@ -29,6 +30,8 @@ export type ApiCaller = (request: ApiRequest, signal: AbortSignal) => Promise<Ap
 export const JOB_POLL_MS = 500;
 /** The pause between a job's last progress notification and the answer (see `followJob`). */
 const FINAL_PROGRESS_GAP_MS = 100;
+/** BODY_MAX_DEPTH's default, for a server that is not given the service's setting (stdio against a running service). */
+export const DEFAULT_MAX_DEPTH = 64;
 
 const INSTRUCTIONS =
   'Web Data Service: read web pages (scrape, batch_scrape, crawl, map), search the web (search, serp, places_search), ' +
@@ -138,8 +141,17 @@ async function followJob(tool: Tool, started: Json, args: Json, api: ApiCaller, 
   }
 }
 
+export interface McpServerOptions {
+  /** The service's version, which the server reports. */
+  readonly version: string;
+  /** The deepest nesting of objects and arrays a call's arguments may have (BODY_MAX_DEPTH). */
+  readonly maxDepth: number;
+}
+
 /** Answers one tool call through the API. */
-export async function callTool(tool: Tool, args: Json, api: ApiCaller, extra: CallExtra): Promise<CallToolResult> {
+export async function callTool(tool: Tool, args: Json, api: ApiCaller, extra: CallExtra, maxDepth = DEFAULT_MAX_DEPTH): Promise<CallToolResult> {
+  // Checked without recursion before anything walks the arguments (the API checks its body again).
+  if (depthOver(args, maxDepth)) return errorResult('validation_failed', `the arguments nest objects and arrays deeper than ${maxDepth} levels`);
   let request: ApiRequest;
   try {
     request = requestFor(tool, args);
@@ -161,8 +173,8 @@ export async function callTool(tool: Tool, args: Json, api: ApiCaller, extra: Ca
 }
 
 /** A server with `tools`, each call made through `api`. */
-export function createMcpServer(tools: readonly Tool[], api: ApiCaller, version: string): Server {
-  const server = new Server({ name: 'web-data-service', title: 'Web Data Service', version }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
+export function createMcpServer(tools: readonly Tool[], api: ApiCaller, options: McpServerOptions): Server {
+  const server = new Server({ name: 'web-data-service', title: 'Web Data Service', version: options.version }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
   const byName = new Map(tools.map((t) => [t.name, t]));
   server.setRequestHandler(ListToolsRequestSchema, () => ({
     tools: tools.map((t) => ({ name: t.name, title: t.title, description: t.description, inputSchema: t.inputSchema })),
@@ -170,7 +182,7 @@ export function createMcpServer(tools: readonly Tool[], api: ApiCaller, version:
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const tool = byName.get(request.params.name);
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `no tool ${request.params.name}`);
-    return callTool(tool, request.params.arguments ?? {}, api, extra);
+    return callTool(tool, request.params.arguments ?? {}, api, extra, options.maxDepth);
   });
   return server;
 }

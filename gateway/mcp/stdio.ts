@@ -25,7 +25,7 @@ import { parseArgs } from 'node:util';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { ConfigError, loadConfig, mcpCommandEnvironment, type McpCommandEnvironment } from '../../pipeline/service/config.js';
 import { serverWebhookSecret } from '../../pipeline/webhooks/secret.js';
-import { createMcpServer, type ApiCaller } from './server.js';
+import { createMcpServer, DEFAULT_MAX_DEPTH, type ApiCaller } from './server.js';
 import { TOOLS } from './tools.js';
 
 /** How long the embedded service may take to start listening. */
@@ -139,6 +139,7 @@ export async function runMcpStdio(argv: string[], options: StdioOptions): Promis
   let closing = false;
   let api: ApiCaller;
   let embedded: Embedded | null = null;
+  let maxDepth = DEFAULT_MAX_DEPTH;
   if (url) {
     if (!/^https?:\/\/\S+$/.test(url)) {
       say(`--url / WDS_URL must be an http(s) URL; got "${url}"`);
@@ -153,6 +154,7 @@ export async function runMcpStdio(argv: string[], options: StdioOptions): Promis
     say(`calling the service at ${url}`);
   } else {
     try {
+      maxDepth = loadConfig(command.env).bodyMaxDepth;
       embedded = startEmbedded(realpathSync(options.script), command);
     } catch (error) {
       say(error instanceof ConfigError ? `invalid configuration: ${error.message}` : `could not start the embedded service: ${String(error)}`);
@@ -175,7 +177,7 @@ export async function runMcpStdio(argv: string[], options: StdioOptions): Promis
     });
   }
 
-  const server = createMcpServer(TOOLS, api, options.version);
+  const server = createMcpServer(TOOLS, api, { version: options.version, maxDepth });
   const transport = new StdioServerTransport();
   const shutdown = async (why: string) => {
     if (closing) return;

@@ -208,6 +208,24 @@ describe('e2e/mcp over Streamable HTTP at /mcp', () => {
 
       await expect(call(client, 'no_such_tool', {})).rejects.toThrow(/-32602|no tool no_such_tool/);
 
+      // Arguments nested past BODY_MAX_DEPTH are refused before anything walks them.
+      const nested = (depth: number): unknown => {
+        let deep: unknown = 'x';
+        for (let i = 0; i < depth; i += 1) deep = [deep];
+        return deep;
+      };
+      const tooDeep = await call(client, 'scrape', { url: site.url('/html'), headers: nested(200) });
+      expect(tooDeep.isError).toBe(true);
+      expect(textOf(tooDeep)).toBe('validation_failed: the arguments nest objects and arrays deeper than 64 levels');
+      // Far deeper than the SDK's own client can send: the same answer.
+      const raw = await fetch(`${svc.base}/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${API_KEY}` },
+        body: `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"scrape","arguments":{"url":"${site.url('/html')}","headers":${'['.repeat(20_000)}${']'.repeat(20_000)}}}}`,
+      });
+      expect(raw.status).toBe(200);
+      expect(await raw.text()).toContain('validation_failed: the arguments nest objects and arrays deeper than 64 levels');
+
       const missing = await call(client, 'crawl_status', {});
       expect(missing.isError).toBe(true);
       expect(textOf(missing)).toContain('validation_failed: `job_id` is required');

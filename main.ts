@@ -224,6 +224,10 @@ export async function run(argv: string[], options: RunOptions = {}): Promise<voi
   };
   process.once('SIGINT', () => void stop('SIGINT'));
   process.once('SIGTERM', () => void stop('SIGTERM'));
+  // Started with an IPC channel by the process it serves (`web-data-service mcp` running the
+  // embedded service, gateway/mcp/stdio.ts): when that process is gone, killed or not, so is
+  // this service, rather than holding DATA_DIR with nobody to call it.
+  if (process.channel) process.once('disconnect', () => void stop('disconnect'));
 }
 
 /** This file is the process's entry point: run directly, or through a link to it (the package's `bin` under node_modules/.bin). */

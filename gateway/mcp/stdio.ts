@@ -75,8 +75,9 @@ interface Embedded {
 function startEmbedded(script: string, command: McpCommandEnvironment): Embedded {
   const key = embeddedKey(command);
   const child = spawn(process.execPath, [...process.execArgv, script, '--role', 'all'], {
-    // stdin closed: chdb must not see a pipe there (see above).
-    stdio: ['ignore', 'pipe', 'pipe'],
+    // stdin closed: chdb must not see a pipe there (see above). The IPC channel tells the
+    // service when this process is gone, even killed (main.ts stops on its 'disconnect').
+    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
     env: { ...command.env, API_KEY: key, PORT: '0', HOST: '127.0.0.1' },
   });
   let seen = '';

@@ -306,4 +306,29 @@ describe('e2e/mcp over stdio (web-data-service mcp)', () => {
       rmSync(dataDir, { recursive: true, force: true });
     }
   }, 240_000);
+
+  it('stops the embedded service when the stdio process is killed outright', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'wds-mcp-kill-'));
+    try {
+      const { client, stderr, pid } = await stdioClient({ DATA_DIR: dataDir });
+      expect(dataOf(await call(client, 'templates', {})).templates.length).toBeGreaterThan(0);
+      const base = /embedded service listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(stderr())?.[1] ?? '';
+      expect((await fetch(`${base}/healthz`)).status).toBe(200);
+      process.kill(pid as number, 'SIGKILL');
+      // The service sees its IPC channel close and stops: its port stops answering.
+      const deadline = Date.now() + 30_000;
+      let up = true;
+      while (up && Date.now() < deadline) {
+        up = await fetch(`${base}/healthz`, { signal: AbortSignal.timeout(1000) }).then(
+          () => true,
+          () => false,
+        );
+        if (up) await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+      expect(up).toBe(false);
+      await client.close().catch(() => undefined);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 120_000);
 });

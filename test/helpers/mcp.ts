@@ -62,7 +62,7 @@ export function stdioTransport(env: Record<string, string>): StdioClientTranspor
   });
 }
 
-export async function mcpStdioClient(env: Record<string, string>): Promise<{ client: Client; stderr: () => string }> {
+export async function mcpStdioClient(env: Record<string, string>): Promise<{ client: Client; stderr: () => string; pid: number | null }> {
   const transport = stdioTransport(env);
   let err = '';
   transport.stderr?.on('data', (chunk: Buffer) => {
@@ -75,6 +75,7 @@ export async function mcpStdioClient(env: Record<string, string>): Promise<{ cli
   await client.connect(transport, { timeout: 120_000 });
   return {
     client,
+    pid: transport.pid,
     stderr: () => {
       // A last progress notification read with its answer is reported as for an unknown token (see expectProgress).
       expect(stray.filter((e) => !/progress notification for an unknown token/.test(e.message))).toEqual([]);

@@ -92,6 +92,12 @@ interface CallExtra {
   sendNotification(notification: ServerNotification): Promise<void>;
 }
 
+/** A request the API did not answer: the call was cancelled, or the service could not be reached. */
+function unreachable(error: unknown, signal: AbortSignal): CallToolResult {
+  if (signal.aborted) return errorResult('cancelled', 'the call was cancelled');
+  return errorResult('service_unreachable', `could not reach the Web Data Service: ${error instanceof Error ? error.message : String(error)}`);
+}
+
 const ENDED = new Set(['completed', 'failed', 'cancelled']);
 
 /** A job tool: the start's answer, then the job's status until it ends, the wait is over or the call is cancelled. */
@@ -109,7 +115,13 @@ async function followJob(tool: Tool, started: Json, args: Json, api: ApiCaller, 
   let reported = -1;
   try {
     for (;;) {
-      const read = resultOf(await api({ method: 'GET', url: statusPath, headers: {} }, extra.signal));
+      let response: ApiResponse;
+      try {
+        response = await api({ method: 'GET', url: statusPath, headers: {} }, extra.signal);
+      } catch (error) {
+        return unreachable(error, extra.signal);
+      }
+      const read = resultOf(response);
       if ('error' in read) return read.error;
       const status = read.data;
       const done = Number(status.completed ?? 0) + Number(status.failed ?? 0);
@@ -163,8 +175,7 @@ export async function callTool(tool: Tool, args: Json, api: ApiCaller, extra: Ca
   try {
     response = await api(request, extra.signal);
   } catch (error) {
-    if (extra.signal.aborted) return errorResult('cancelled', 'the call was cancelled');
-    return errorResult('service_unreachable', `could not reach the Web Data Service: ${error instanceof Error ? error.message : String(error)}`);
+    return unreachable(error, extra.signal);
   }
   const read = resultOf(response);
   if ('error' in read) return read.error;

@@ -274,6 +274,17 @@ describe('e2e/mcp over stdio (web-data-service mcp)', () => {
     }
   }, 120_000);
 
+  it('answers service_unreachable when nothing listens at WDS_URL', async () => {
+    const { client } = await stdioClient({ WDS_URL: 'http://127.0.0.1:1', WDS_API_KEY: API_KEY });
+    try {
+      const result = await call(client, 'map', { url: mapSite.url('/') });
+      expect(result.isError).toBe(true);
+      expect(textOf(result)).toMatch(/^service_unreachable: could not reach the Web Data Service/);
+    } finally {
+      await client.close();
+    }
+  }, 120_000);
+
   it('without WDS_URL runs the embedded service itself, whose store takes inserts, and stops it on close', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'wds-mcp-stdio-'));
     try {

@@ -1,7 +1,8 @@
 /**
- * The MCP server of the service, on the official SDK's low-level `Server` (McpServer takes
- * its tools' inputs as Zod schemas; ours are the contract's JSON Schemas, listed as they are,
- * gateway/mcp/tools.ts). It is transport-free: given a caller of the HTTP API, it lists the
+ * The MCP server of the service, on the official SDK's `McpServer`. Its tools are answered
+ * by handlers set on the underlying protocol server (`mcp.server`) rather than through
+ * `registerTool`, which takes a tool's input as a Zod schema: ours are the contract's JSON
+ * Schemas, listed as they are (gateway/mcp/tools.ts). It is transport-free: given a caller of the HTTP API, it lists the
  * tools and answers a call with one API request (a job tool: the start, then its status until
  * the job ends or the wait is over, each change reported as an MCP progress notification
  * when the client sent a `progressToken`). The answer is the operation's `data` as text and
@@ -12,7 +13,7 @@
  * stdio command over HTTP (gateway/mcp/stdio.ts).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type ServerNotification } from '@modelcontextprotocol/sdk/types.js';
 import { depthOver } from '../../pipeline/runtime/json-limits.js';
 import { DEFAULT_WAIT_SECONDS, MAX_WAIT_SECONDS, requestFor, ToolInputError, type ApiRequest, type Tool } from './tools.js';
@@ -184,8 +185,9 @@ export async function callTool(tool: Tool, args: Json, api: ApiCaller, extra: Ca
 }
 
 /** A server with `tools`, each call made through `api`. */
-export function createMcpServer(tools: readonly Tool[], api: ApiCaller, options: McpServerOptions): Server {
-  const server = new Server({ name: 'web-data-service', title: 'Web Data Service', version: options.version }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
+export function createMcpServer(tools: readonly Tool[], api: ApiCaller, options: McpServerOptions): McpServer {
+  const mcp = new McpServer({ name: 'web-data-service', title: 'Web Data Service', version: options.version }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
+  const server = mcp.server;
   const byName = new Map(tools.map((t) => [t.name, t]));
   server.setRequestHandler(ListToolsRequestSchema, () => ({
     tools: tools.map((t) => ({ name: t.name, title: t.title, description: t.description, inputSchema: t.inputSchema })),
@@ -195,5 +197,5 @@ export function createMcpServer(tools: readonly Tool[], api: ApiCaller, options:
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `no tool ${request.params.name}`);
     return callTool(tool, request.params.arguments ?? {}, api, extra, options.maxDepth);
   });
-  return server;
+  return mcp;
 }

@@ -106,7 +106,7 @@ describe('e2e/mcp over Streamable HTTP at /mcp', () => {
     }
   });
 
-  it('scrapes, maps and searches through the API, answering text and structured content', async () => {
+  it('scrapes, maps, searches and extracts through the API, answering text and structured content', async () => {
     const client = await httpClient();
     try {
       const scraped = dataOf(await call(client, 'scrape', { url: site.url('/html'), formats: ['markdown', 'links'] }));
@@ -121,6 +121,10 @@ describe('e2e/mcp over Streamable HTTP at /mcp', () => {
       const found = dataOf(await call(client, 'search', { query: 'hello fixture', limit: 3 }));
       expect(found.results.map((r: Json) => r.url)).toContain(site.url('/html'));
       expect(searxng.requests.length).toBeGreaterThan(0);
+
+      const extracted = dataOf(await call(client, 'extract', { urls: [site.url('/html')], schema: { type: 'object', properties: { title: { type: 'string' } } } }));
+      expect(extracted.results).toHaveLength(1);
+      expect(extracted.results[0].url).toBe(site.url('/html'));
     } finally {
       await client.close();
     }

@@ -19,12 +19,13 @@ import { AccessLog, stampArrival } from './access-log.js';
 import { registerDocs } from './docs.js';
 import type { Handlers } from './handler.js';
 import { buildOpenApi } from './openapi.js';
+import { registerMcp } from './mcp/http.js';
+import { servedTools } from './mcp/tools.js';
+import { keyHook } from './routes.js';
 import { operationHandlers, type PipelineDeps } from './wiring.js';
 import { InvalidKeyLimiter, RateLimiter } from './rate-limit.js';
 import { errorBody, JSON_TYPE, noRoute, sendError } from './replies.js';
-import { keyHook, registerOperations, type RouteDeps } from './routes.js';
-import { registerMcp } from './mcp/http.js';
-import { servedTools } from './mcp/tools.js';
+import { registerOperations } from './routes.js';
 
 export interface GatewayDeps {
   config: Config;
@@ -145,25 +146,18 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     ...operationHandlers({ config, version: deps.version }, deps.pipeline ?? null),
     ...deps.handlers,
   };
-  const routeDeps: RouteDeps = {
+  const auth = {
     keys: deps.keys,
-    credits: new Credits(deps.keys),
     limiter: new RateLimiter(deps.state, config.rateLimitPerMinute, config.rateLimitBurst),
     invalidKeys: new InvalidKeyLimiter(deps.state, config.invalidKeysPerMinute, config.invalidKeysBurst),
+  };
+  registerOperations(app, {
+    ...auth,
+    credits: new Credits(deps.keys),
     handlers,
     uploadLimitBytes: config.uploadLimitBytes,
     bodyMaxDepth: config.bodyMaxDepth,
     accessLog,
-    log: deps.log,
-  };
-  registerOperations(app, routeDeps);
-  // MCP for AI agents: the tools of the operations this gateway serves, each call made to its route in-process.
-  registerMcp(app, {
-    authorize: keyHook(routeDeps),
-    tools: servedTools((id) => id in handlers),
-    version: deps.version,
-    maxDepth: config.bodyMaxDepth,
-    bodyLimit: Math.max(config.bodyLimitBytes, Math.ceil((config.uploadLimitBytes * 4) / 3) + 64 * 1024),
     log: deps.log,
   });
 
@@ -179,6 +173,16 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     reference.get('/v1/openapi.json', async () => openapi);
     reference.get('/healthz', async () => ({ status: 'ok' }));
     registerDocs(reference);
+  });
+
+  // MCP for AI agents: the tools of the operations this gateway serves, each call made to its route in-process.
+  registerMcp(app, {
+    authorize: keyHook(auth),
+    tools: servedTools((id) => id in handlers),
+    version: deps.version,
+    maxDepth: config.bodyMaxDepth,
+    bodyLimit: Math.max(config.bodyLimitBytes, Math.ceil((config.uploadLimitBytes * 4) / 3) + 64 * 1024),
+    log: deps.log,
   });
   return app;
 }

@@ -133,11 +133,6 @@ function authorize(request: FastifyRequest, deps: RouteDeps, done: (error?: Erro
   deps.invalidKeys.admit(request.ip).then(lookUp, done);
 }
 
-/** The key hook of the operations, for another route that takes the API key the same way (/mcp, gateway/mcp/http.ts). */
-export function keyHook(deps: RouteDeps): (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) => void {
-  return (request, _reply, done) => authorize(request, deps, done);
-}
-
 function admit(request: FastifyRequest, key: KeyRecord | null, deps: RouteDeps, done: (error?: Error) => void): void {
   if (!key || key.revoked) {
     const invalid = new AppError('invalid_api_key', 'the key is unknown or has been revoked');
@@ -345,4 +340,12 @@ export function registerOperations(app: FastifyInstance, deps: RouteDeps): void 
     await uploads.register(multipart, { limits: { fileSize: deps.uploadLimitBytes, files: 5, fields: 20, parts: 25 } });
     for (const op of OPERATIONS) if (op.multipartFiles) route(uploads, op, deps);
   });
+}
+
+/**
+ * The operations' key hook (401, then the rate limit's 429) for another route that takes the
+ * API key the same way (/mcp, gateway/mcp/http.ts).
+ */
+export function keyHook(deps: Pick<RouteDeps, 'keys' | 'limiter' | 'invalidKeys'>): (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) => void {
+  return (request, _reply, done) => authorize(request, deps as RouteDeps, done);
 }

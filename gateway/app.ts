@@ -19,6 +19,9 @@ import { AccessLog, stampArrival } from './access-log.js';
 import { registerDocs } from './docs.js';
 import type { Handlers } from './handler.js';
 import { buildOpenApi } from './openapi.js';
+import { registerMcp } from './mcp/http.js';
+import { servedTools } from './mcp/tools.js';
+import { keyHook } from './routes.js';
 import { operationHandlers, type PipelineDeps } from './wiring.js';
 import { InvalidKeyLimiter, RateLimiter } from './rate-limit.js';
 import { errorBody, JSON_TYPE, noRoute, sendError } from './replies.js';
@@ -179,6 +182,16 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     reference.get('/v1/openapi.json', async () => openapi);
     reference.get('/healthz', async () => ({ status: 'ok' }));
     registerDocs(reference);
+  });
+
+  // MCP for AI agents: the tools of the operations this gateway serves, each call made to its route in-process.
+  registerMcp(app, {
+    authorize: keyHook(auth),
+    tools: servedTools((id) => id in handlers),
+    version: deps.version,
+    maxDepth: config.bodyMaxDepth,
+    bodyLimit: Math.max(config.bodyLimitBytes, Math.ceil((config.uploadLimitBytes * 4) / 3) + 64 * 1024),
+    log: deps.log,
   });
   return app;
 }

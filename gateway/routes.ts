@@ -352,3 +352,11 @@ export function registerOperations(app: FastifyInstance, deps: RouteDeps): void 
     for (const op of OPERATIONS) if (op.multipartFiles) route(uploads, op, deps);
   });
 }
+
+/**
+ * The operations' key hook (401, then the rate limit's 429) for another route that takes the
+ * API key the same way (/mcp, gateway/mcp/http.ts).
+ */
+export function keyHook(deps: Pick<RouteDeps, 'keys' | 'limiter' | 'invalidKeys'>): (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) => void {
+  return (request, _reply, done) => authorize(request, deps as RouteDeps, done);
+}

@@ -111,7 +111,7 @@ describe('pipeline/runtime/state/file', () => {
     await a.close();
   });
 
-  it('drops expired keys and locks when it opens, and keeps a recreated key whole', async () => {
+  it('drops expired keys, locks and running latches when it opens, and keeps a recreated key whole', async () => {
     let now = 1_000_000;
     const path = newPath();
     const a = FileState.open({ path, now: () => now, sweepIntervalMs: 0 });
@@ -120,6 +120,8 @@ describe('pipeline/runtime/state/file', () => {
     await a.expire('recreated', 100);
     const lock = await a.lock('held', 60_000);
     expect(lock).not.toBeNull();
+    await a.set('monitor:m1:running', 'check-1', 60_000);
+    await a.set('monitor:m1:slot:123', '1', 60_000);
     now += 200;
     expect(await a.scard('recreated')).toBe(0);
     await a.sadd('recreated', 'new');
@@ -129,6 +131,9 @@ describe('pipeline/runtime/state/file', () => {
     expect(await b.scard('recreated')).toBe(1);
     expect(await b.sismember('recreated', 'new')).toBe(true);
     expect(await b.lock('held', 1000)).not.toBeNull();
+    // A due schedule's running latch goes with its process; the due time's slot stays.
+    expect(await b.get('monitor:m1:running')).toBeNull();
+    expect(await b.get('monitor:m1:slot:123')).toBe('1');
     await b.close();
   });
 

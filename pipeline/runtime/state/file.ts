@@ -19,14 +19,18 @@
  *   second or so.
  *
  * One process owns the file (`locking_mode=EXCLUSIVE`): a second one started on the same
- * DATA_DIR fails at start with `state_unavailable`. Locks (`lock:*`) taken by the process
- * before are dropped at load: their holder is gone. Expired keys are not loaded.
+ * DATA_DIR fails at start with `state_unavailable`. Locks (`lock:*`) and the running latches
+ * of due schedules (`…:running`, due-schedule.ts) taken by the process before are dropped at
+ * load: their holder is gone (a monitor check or watch collection they held is resumed at
+ * once, under its own id; its due time's slot is kept, so it is not started twice). Expired
+ * keys are not loaded.
  */
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import { AppError } from '../errors.js';
 import type { Logger } from '../log.js';
+import { RUNNING_LATCH_SUFFIX } from './due-schedule.js';
 import { Fifo } from './fifo.js';
 import type { Value } from './memory-keyspace.js';
 import { MemoryState } from './memory.js';
@@ -163,6 +167,7 @@ export class FileState extends MemoryState {
     db.exec('BEGIN');
     db.prepare('DELETE FROM state_keys WHERE expires_at IS NOT NULL AND expires_at <= ?').run(nowMs);
     db.exec(`DELETE FROM state_keys WHERE key >= 'lock:' AND key < 'lock;'`);
+    db.prepare(`DELETE FROM state_keys WHERE substr(key, -?) = ?`).run(RUNNING_LATCH_SUFFIX.length, RUNNING_LATCH_SUFFIX);
     db.exec('DELETE FROM state_members WHERE key NOT IN (SELECT key FROM state_keys)');
     db.exec('DELETE FROM state_items WHERE key NOT IN (SELECT key FROM state_keys)');
     db.exec('COMMIT');

@@ -26,8 +26,9 @@
  * keys are not loaded.
  */
 import { mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
-import { DatabaseSync, type StatementSync } from 'node:sqlite';
+import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { AppError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { RUNNING_LATCH_SUFFIX } from './due-schedule.js';
@@ -36,6 +37,28 @@ import type { Value } from './memory-keyspace.js';
 import { MemoryState } from './memory.js';
 import { SortedSet } from './sorted-set.js';
 import { TrackedMap, TrackedSet, type KeyTracker } from './tracked.js';
+
+/**
+ * `node:sqlite`, loaded when a FileState first opens (memory and Redis state never load it),
+ * without the one-line ExperimentalWarning Node 22 prints for it on stderr: the module is
+ * stable enough for what this uses (one connection, prepared statements, transactions), and
+ * the warning would be the first thing every `npm start` printed.
+ */
+let sqlite: typeof import('node:sqlite') | null = null;
+function loadSqlite(): typeof import('node:sqlite') {
+  if (sqlite) return sqlite;
+  const emit = process.emitWarning;
+  process.emitWarning = function quiet(this: unknown, warning: string | Error, ...rest: unknown[]) {
+    if (String(typeof warning === 'string' ? warning : warning?.message).includes('SQLite is an experimental feature')) return;
+    return (emit as (...args: unknown[]) => void).call(process, warning, ...rest);
+  } as typeof process.emitWarning;
+  try {
+    sqlite = createRequire(import.meta.url)('node:sqlite') as typeof import('node:sqlite');
+  } finally {
+    process.emitWarning = emit;
+  }
+  return sqlite;
+}
 
 /** How long after a change its flush comes (ms): what a killed process loses at most. */
 export const FLUSH_MS = 10;
@@ -144,7 +167,7 @@ export class FileState extends MemoryState {
     let db: DatabaseSync;
     try {
       mkdirSync(dirname(options.path), { recursive: true });
-      db = new DatabaseSync(options.path);
+      db = new (loadSqlite().DatabaseSync)(options.path);
       db.exec('PRAGMA locking_mode = EXCLUSIVE');
       db.exec('PRAGMA journal_mode = WAL');
       db.exec('PRAGMA synchronous = NORMAL');

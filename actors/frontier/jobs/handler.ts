@@ -242,7 +242,7 @@ export async function handleJobEvent(event: JobEventValue, deps: JobHandlerDeps,
  */
 export async function sweepStalledJobs(deps: JobHandlerDeps, stallMs: number, signal: AbortSignal): Promise<AnyEmission[]> {
   const now = (deps.now ?? Date.now)();
-  return (await repairJobs(deps, { dueBy: now - stallMs, sentBy: now - stallMs, now, reason: 'stalled' }, signal)).emit;
+  return (await repairJobs(deps, { dueBy: now - stallMs, sentBy: now - stallMs, now, requeueAt: now, reason: 'stalled' }, signal)).emit;
 }
 
 /**
@@ -256,9 +256,9 @@ export async function sweepStalledJobs(deps: JobHandlerDeps, stallMs: number, si
 export async function resumeJobs(deps: JobHandlerDeps, signal: AbortSignal): Promise<AnyEmission[]> {
   const now = (deps.now ?? Date.now)();
   const out: AnyEmission[] = [];
-  // Each resumed job goes back on the schedule at `now`, after `dueBy`: each is taken once.
+  // Each resumed job goes back on the schedule after `dueBy`: each is taken once.
   for (;;) {
-    const { emit, jobs } = await repairJobs(deps, { dueBy: now - 1, sentBy: now, now, reason: 'resumed' }, signal);
+    const { emit, jobs } = await repairJobs(deps, { dueBy: now, sentBy: now, now, requeueAt: now + 1, reason: 'resumed' }, signal);
     out.push(...emit);
     if (jobs === 0 || signal.aborted) return out;
   }
@@ -270,6 +270,8 @@ interface Repair {
   /** Their pages in flight sent at or before this (ms) are sent again. */
   readonly sentBy: number;
   readonly now: number;
+  /** When a repaired job that still runs is due on the schedule again (ms). */
+  readonly requeueAt: number;
   readonly reason: 'stalled' | 'resumed';
 }
 
@@ -285,7 +287,7 @@ async function repairJobs(deps: JobHandlerDeps, repair: Repair, signal: AbortSig
       await finish(deps, id);
       continue;
     }
-    await deps.state.zadd(ACTIVE_JOBS_KEY, now, id);
+    await deps.state.zadd(ACTIVE_JOBS_KEY, repair.requeueAt, id);
     if ((await deps.state.get(seededKey(id))) === null) {
       // Its `started` event was lost with a process (or is still on its way: seeding twice
       // is harmless); the frontier seeds and schedules it when the event comes again.

@@ -111,6 +111,22 @@ describe('pipeline/runtime/state/file', () => {
     await a.close();
   });
 
+  it('makes its changes durable at once when asked (durable()), not only at its flush time', async () => {
+    const a = FileState.open({ path: newPath(), flushMs: 60_000 });
+    await a.hincrby('job', 'completed', 1);
+    const early = join(dir, `copy-${files++}.sqlite`);
+    snapshotFile(a, early);
+    await a.durable();
+    const late = join(dir, `copy-${files++}.sqlite`);
+    snapshotFile(a, late);
+    for (const [path, expected] of [[early, {}], [late, { completed: '1' }]] as const) {
+      const b = FileState.open({ path });
+      expect(await b.hgetall('job')).toEqual(expected);
+      await b.close();
+    }
+    await a.close();
+  });
+
   it('drops expired keys, locks and running latches when it opens, and keeps a recreated key whole', async () => {
     let now = 1_000_000;
     const path = newPath();

@@ -180,8 +180,11 @@ async function settle(deps: JobHandlerDeps, job: JobRecord, pace: Pace, type: 'p
   // one is known to be done, so the host sees the requests at least `delay` apart.
   if (pace.delayMs > 0) await deps.state.set(lastRequestKey(job.id), String(Date.now()), jobTtlMs(job));
   // The hold ends after the count: a process killed in between leaves the page's credit spent
-  // (the pump reserved it), never a page counted twice.
+  // (the pump reserved it), never a page counted twice. A state written behind (STATE=file)
+  // makes the count durable first: a kill cannot leave the charge without it (the page
+  // fetched and charged again after the restart).
   if (account && type === 'page') {
+    if (!account.unlimited) await deps.state.durable?.();
     await deps.keys.settle(account, held, charged, { requestId: `${job.id}:${seq}`, op: job.kind === 'crawl' ? 'crawlStart' : 'batchStart' });
   } else if (account) {
     await deps.keys.release(account, held);

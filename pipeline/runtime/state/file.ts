@@ -323,6 +323,13 @@ export class FileState extends MemoryState {
     }
   }
 
+  async durable(): Promise<void> {
+    this.open();
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    this.flush();
+  }
+
   override async close(): Promise<void> {
     if (this.stopped) return super.close();
     if (this.timer) clearTimeout(this.timer);

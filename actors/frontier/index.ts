@@ -11,7 +11,9 @@
  * `createFrontierActor(runtime, options)` builds its ActorDefinition for the pool; the
  * composition root registers it as `{role: 'frontier', serves: ['map'], …}`. Each frontier
  * process also runs the jobs' stall watchdog (jobs/handler.ts sweepStalledJobs) every
- * quarter of JOB_STALL_MS (at least 250 ms, at most 30 s), publishing what it sends again.
+ * quarter of JOB_STALL_MS (at least 250 ms, at most 30 s), publishing what it sends again;
+ * in embedded mode with a durable state (STATE=file) it resumes the running jobs at start
+ * (jobs/handler.ts resumeJobs).
  *
  * It also holds the monitors' and the mention watches' schedules (schedules/monitors.ts,
  * schedules/watches.ts): at start-up it rebuilds them from the store (again every REBUILD_MS)
@@ -26,7 +28,7 @@ import { NetGuard } from '../../pipeline/runtime/net/guard.js';
 import { proxyPoolsOf } from '../../pipeline/runtime/net/proxies.js';
 import { MAP_TIME_BUDGET_MS } from '../../schemas/api/page-reading.js';
 import { keyRegistryFor } from '../../pipeline/keys/index.js';
-import { handleJobEvent, sweepStalledJobs, type JobHandlerDeps } from './jobs/handler.js';
+import { handleJobEvent, resumeJobs, sweepStalledJobs, type JobHandlerDeps } from './jobs/handler.js';
 import { siteReader } from './jobs/site.js';
 import { handleMapRequested } from './map-handler.js';
 import { REBUILD_MS, rebuildSchedules, RESUME_MS, resumeChecks, startDueChecks, TICK_MS, type ScheduleDeps } from './schedules/monitors.js';
@@ -75,6 +77,18 @@ export function createFrontierActor(runtime: ServiceRuntime, options: FrontierAc
     sweeping ??= sweep().finally(() => (sweeping = null));
   }, watchdogIntervalMs(config.jobStallMs));
   watchdog.unref();
+  // One process with a durable state (embedded mode, STATE=file): the running jobs' state
+  // outlived the last process and nothing of their work in flight did, so they resume now,
+  // not a JOB_STALL_MS later. (The pools that read what this sends may start after this one:
+  // they read their topics from the beginning.)
+  if (config.bus === 'memory' && config.state === 'file') {
+    sweeping = resumeJobs(jobDeps(log), stopping.signal)
+      .then(async (emissions) => {
+        if (emissions.length > 0) await runtime.events.emit(emissions);
+      })
+      .catch((error: unknown) => log.warn({ err: error }, 'the running jobs could not be resumed at start; the watchdog resumes them'))
+      .finally(() => (sweeping = null));
+  }
   const scheduleDeps = { state: runtime.state, store: runtime.store, writer: runtime.writer, log };
   const schedules = [
     runSchedules(runtime, 'monitor', { rebuild: rebuildSchedules, resume: resumeChecks, start: startDueChecks }, { ...scheduleDeps, startsPerSecond: config.monitorStartsPerSecond }, stopping.signal),

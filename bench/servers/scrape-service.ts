@@ -1,7 +1,7 @@
 /**
  * Child process for bench/scrape.ts: the whole service in embedded mode, as `npm start` runs
  * it (`startService`, role `all`: gateway, fetcher and parser pools on the memory bus, chdb
- * in a fresh DATA_DIR, memory state), configured from the environment (LOG_LEVEL and the
+ * in a fresh DATA_DIR, the default state: STATE=file unless STATE is set), configured from the environment (LOG_LEVEL and the
  * rest) with one unlimited key (API_KEY), private addresses allowed (the pages are served on
  * 127.0.0.1) and rate limiting off. Reports `{port, key}` over IPC, answers `cpu` and
  * `memory` asks, and stops the service on SIGTERM.

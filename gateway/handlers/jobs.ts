@@ -208,7 +208,8 @@ function statusOf(job: JobRecord) {
     id: job.id,
     status: job.status,
     total: job.total,
-    completed: job.completed,
+    // What the listing holds (pages stored up to the watermark), so the two always agree.
+    completed: job.listed,
     failed: job.failed,
     creditsUsed: job.creditsUsed,
     expiresAt: new Date(job.expiresAtMs).toISOString(),

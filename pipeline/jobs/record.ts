@@ -15,7 +15,7 @@
 import type { State } from '../runtime/state/state.js';
 import type { BatchWriter } from '../runtime/store/batch-writer.js';
 import type { Store } from '../runtime/store/store.js';
-import { JOB_BY_ID } from '../runtime/store/queries.js';
+import { JOB_BY_ID, JOB_PAGES_COUNT } from '../runtime/store/queries.js';
 
 export type JobKind = 'crawl' | 'batch';
 export type JobStatus = 'queued' | 'scraping' | 'completed' | 'failed' | 'cancelled';
@@ -38,6 +38,12 @@ export interface JobRecord {
   readonly total: number;
   /** Pages stored. */
   readonly completed: number;
+  /**
+   * Pages stored at or below the watermark: what the pages listing holds (it never reads past
+   * the watermark), and so what the status answers as `completed`. `completed` may be ahead
+   * of it by the pages stored above the watermark; once every page is settled they agree.
+   */
+  readonly listed: number;
   /** URLs that could not be read (listed by the errors endpoint). */
   readonly failed: number;
   readonly creditsUsed: number;
@@ -60,6 +66,13 @@ export interface JobRecord {
 }
 
 export const jobKey = (id: string) => `job:${id}`;
+
+/**
+ * Running jobs by the time of their last event (ms): the stall watchdog's schedule
+ * (actors/frontier/jobs/handler.ts). A job is put on it when it is created; every event of a
+ * running job moves it on; the watchdog takes the jobs past the stall time.
+ */
+export const ACTIVE_JOBS_KEY = 'jobs:active';
 export const jobEndKey = (id: string) => `job:${id}:end`;
 
 export interface JobStateDeps {
@@ -81,6 +94,7 @@ function fromHash(id: string, h: Record<string, string>): JobRecord | null {
     expiresAtMs: num(h.expiresAtMs),
     total: num(h.total),
     completed: num(h.completed),
+    listed: num(h.listed),
     failed: num(h.failed),
     creditsUsed: num(h.creditsUsed),
     params: h.params ?? '{}',
@@ -134,6 +148,7 @@ export async function createJob(deps: JobStateDeps, job: NewJob): Promise<JobRec
     expiresAtMs: job.nowMs + job.retentionMs,
     total: 0,
     completed: 0,
+    listed: 0,
     failed: 0,
     creditsUsed: 0,
     params: job.params,
@@ -146,6 +161,9 @@ export async function createJob(deps: JobStateDeps, job: NewJob): Promise<JobRec
   for (const [name, value] of Object.entries(record)) if (name !== 'id' && name !== 'scheduled') fields[name] = String(value);
   await deps.state.hset(jobKey(job.id), { ...fields, version: '1' });
   await deps.state.expire(jobKey(job.id), job.retentionMs);
+  // Watched from its start: a job whose `started` event was lost (the process died before the
+  // frontier read it) is seeded again by the watchdog, or at once by a restart's resume.
+  await deps.state.zadd(ACTIVE_JOBS_KEY, job.nowMs, job.id);
   await deps.writer.write('jobs', [rowOf(record, 1)]);
   return record;
 }
@@ -204,6 +222,7 @@ export async function readJob(
     expiresAtMs: msOf(row.expires_at),
     total,
     completed: Number(row.completed),
+    listed: Number(row.completed),
     failed: Number(row.failed),
     creditsUsed: Number(row.credits_used),
     params: row.params,
@@ -214,7 +233,11 @@ export async function readJob(
     scheduled: total,
   };
   if (TERMINAL_STATUSES.includes(stored.status)) return stored;
-  const ended: JobRecord = { ...stored, status: 'failed', error: INTERRUPTED_ERROR, updatedAtMs: Date.now() };
+  // Its last version may be a second older than its pages: it is answered with what the
+  // listing (read in full: the watermark of a stored job) holds.
+  const [counted] = await deps.store.query<{ pages: string | number }>(JOB_PAGES_COUNT, { tenant, jobId: id });
+  const pages = counted ? Number(counted.pages) : stored.completed;
+  const ended: JobRecord = { ...stored, completed: pages, listed: pages, status: 'failed', error: INTERRUPTED_ERROR, updatedAtMs: Date.now() };
   await deps.writer?.write('jobs', [rowOf(ended, Number(row.version) + 1)]);
   return ended;
 }

@@ -39,6 +39,9 @@ export interface Runtime<C extends RuntimeConfig = RuntimeConfig> {
   close(): Promise<void>;
 }
 
+/** The file of STATE=file, in DATA_DIR. */
+export const STATE_FILE = 'state.sqlite';
+
 /** A batch waits at most this long to fill; a caller awaiting its write waits as long. */
 export const BATCH_MAX_DELAY_MS = 20;
 export const BATCH_MAX_ROWS = 1000;
@@ -80,7 +83,9 @@ export async function createRuntime<C extends RuntimeConfig>(config: C, log: Log
     const state =
       config.state === 'redis'
         ? await createState({ kind: 'redis', url: config.redisUrl, namespace: config.redisNamespace, log })
-        : await createState({ kind: 'memory' });
+        : config.state === 'file'
+          ? await createState({ kind: 'file', path: join(config.dataDir, STATE_FILE), log })
+          : await createState({ kind: 'memory' });
     opened.push(() => state.close());
     const bus =
       config.bus === 'kafka'

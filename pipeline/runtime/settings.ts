@@ -252,9 +252,10 @@ export const RUNTIME_SETTINGS = {
   state: {
     env: 'STATE',
     type: 'enum',
-    default: 'memory',
-    values: ['memory', 'redis'],
-    description: 'Coordination state: `memory` (one process) or `redis` (REDIS_URL).',
+    default: 'file',
+    values: ['file', 'memory', 'redis'],
+    description:
+      'Coordination state: `file` (one process, kept in DATA_DIR/state.sqlite, so jobs resume after a restart; a killed process loses at most the last 10 ms of changes), `memory` (one process, lost with it: tests) or `redis` (REDIS_URL, any number of processes).',
   },
   redisUrl: {
     env: 'REDIS_URL',

@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ACTIVE_JOBS_KEY, handleJobEvent, sweepStalledJobs } from '../../actors/frontier/jobs/handler.js';
+import { ACTIVE_JOBS_KEY, handleJobEvent, resumeJobs, sweepStalledJobs } from '../../actors/frontier/jobs/handler.js';
 import { pagesKey, seenKey, takeInFlight } from '../../actors/frontier/jobs/queue.js';
 import { crawlParamsOf, crawlScope } from '../../actors/frontier/jobs/scope.js';
 import type { SiteReader } from '../../actors/frontier/jobs/site.js';
@@ -230,6 +230,40 @@ function jobSuite(makeEngine: () => Engine): void {
     // An ended job leaves the watchdog's schedule.
     expect(await sweepStalledJobs({ ...deps(), now: () => later + 600_000 }, 60_000, signal)).toEqual([]);
     expect(await state.zcard(ACTIVE_JOBS_KEY)).toBe(0);
+  });
+
+  it('resumes the running jobs at a restart: pages in flight sent again at once, a job never seeded started again', async () => {
+    const urls = ['a', 'b', 'c'].map((p) => `https://example.com/${p}`);
+    const { id, tenant } = await job('batch', { urls, maxConcurrency: 2 });
+    await handleJobEvent(event(tenant, id, 'started'), deps(), signal);
+    // The process died after creating this job, before its `started` event was read.
+    const unseeded = await job('batch', { urls: ['https://example.com/z'] });
+    const out = await resumeJobs(deps(), signal);
+    // At once, not a stall time later: what the dead process held is sent again, same seqs.
+    expect(scrapes(out).map((r) => r.requestId)).toEqual([`${id}:1`, `${id}:2`]);
+    const starts = out.filter((e) => e.topic === 'jobEvents').map((e) => e.value as { jobId: string; type: string });
+    expect(starts).toEqual([expect.objectContaining({ jobId: unseeded.id, type: 'started' })]);
+    // Its `started` seeds and sends it; the resumed batch completes with each page counted once.
+    const seeded = await handleJobEvent(event(unseeded.tenant, unseeded.id, 'started'), deps(), signal);
+    expect(scrapes(seeded.kind === 'ack' ? seeded.emit : []).map((r) => r.url)).toEqual(['https://example.com/z']);
+    const page = (seq: number) => event(tenant, id, 'page', { seq, url: urls[seq - 1], statusCode: 200, credits: 1, links: [] });
+    for (const seq of [1, 2, 1, 3]) await handleJobEvent(page(seq), deps(), signal);
+    expect(await liveJob(state, id)).toMatchObject({ status: 'completed', total: 3, completed: 3, listed: 3, watermark: 3 });
+  });
+
+  it('counts as listed only the pages stored at or below the watermark, which the listing reads', async () => {
+    const urls = ['a', 'b', 'c', 'd'].map((p) => `https://example.com/${p}`);
+    const { id, tenant } = await job('batch', { urls, maxConcurrency: 4 });
+    await handleJobEvent(event(tenant, id, 'started'), deps(), signal);
+    const page = (seq: number) => event(tenant, id, 'page', { seq, url: urls[seq - 1], statusCode: 200, credits: 1, links: [] });
+    await handleJobEvent(page(2), deps(), signal);
+    await handleJobEvent(page(4), deps(), signal);
+    // Stored above the watermark: counted, not listed yet.
+    expect(await liveJob(state, id)).toMatchObject({ completed: 2, listed: 0, watermark: 0 });
+    await handleJobEvent(event(tenant, id, 'pageFailed', { seq: 1, url: urls[0], code: 'fetch_failed', message: 'x', statusCode: 0 }), deps(), signal);
+    expect(await liveJob(state, id)).toMatchObject({ completed: 2, failed: 1, listed: 1, watermark: 2 });
+    await handleJobEvent(page(3), deps(), signal);
+    expect(await liveJob(state, id)).toMatchObject({ status: 'completed', completed: 3, failed: 1, listed: 3, watermark: 4 });
   });
 
   it('the watchdog completes a job whose last page was counted by a process that died before ending it', async () => {

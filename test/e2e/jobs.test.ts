@@ -4,7 +4,8 @@
  * against the generated local site of test/helpers/map-site.ts: a batch with a failing URL,
  * cursor paging (also while a crawl runs), crawl scope (maxDepth, limit, include/exclude,
  * dedupe, robots.txt, delay), cancel, per-page charging and a balance that runs out, another
- * key's job, the 422 answers, a restart mid-crawl (answered failed, pages kept), and the
+ * key's job, the 422 answers, a restart mid-crawl (resumed with the default STATE=file;
+ * answered failed, pages kept, with STATE=memory), and the
  * same jobs with the coordination state in Redis (when a Redis answers at TEST_REDIS_URL).
  */
 import { once } from 'node:events';
@@ -287,18 +288,47 @@ describe('e2e/jobs: crawl', () => {
 
 // Last: it restarts the shared service.
 describe('e2e/jobs: restart', () => {
-  it('answers a crawl the restart interrupted as failed with a reason, keeping its pages', async () => {
+  /** Stops the shared service and starts it again on the same DATA_DIR, with `env` on top. */
+  async function restart(env: Record<string, string> = {}): Promise<void> {
+    await service.stop();
+    const config = loadConfig({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', API_KEY, FETCH_ALLOW_PRIVATE: 'true', ...env });
+    ({ service, base } = await serveEmbedded(config));
+  }
+
+  it('resumes a crawl and a batch the restart interrupted (STATE=file, the default), listing every page once', async () => {
+    const crawl = await start('/v1/crawl', { url: slow.url('/'), limit: 30, maxConcurrency: 2, ignoreSitemap: false });
+    const batch = await start('/v1/batch/scrape', { urls: Array.from({ length: 12 }, (_, i) => slow.url(`/page/${i + 1}`)), maxConcurrency: 2 });
+    await waitFor(`/v1/crawl/${crawl}`, (d) => d.completed >= 3);
+    await restart();
+    // Right after the restart the status still agrees with the listing.
+    const resumed = (await call('GET', `/v1/crawl/${crawl}`)).body.data as Body;
+    expect(resumed.status).toBe('scraping');
+    expect(resumed.completed).toBeGreaterThanOrEqual(3);
+    const crawled = await waitFor(`/v1/crawl/${crawl}`, (d) => ENDED.includes(d.status), API_KEY, 60_000);
+    expect(crawled).toMatchObject({ status: 'completed', total: 30, completed: 30, failed: 0 });
+    const { urls } = await allPages(`/v1/crawl/${crawl}`, 7);
+    expect(urls).toHaveLength(30);
+    expect(new Set(urls).size).toBe(30);
+    const batched = await waitFor(`/v1/batch/${batch}`, (d) => ENDED.includes(d.status), API_KEY, 60_000);
+    expect(batched).toMatchObject({ status: 'completed', total: 12, completed: 12, failed: 0 });
+    const listed = await allPages(`/v1/batch/${batch}`, 5);
+    expect(new Set(listed.urls).size).toBe(12);
+    expect(listed.urls).toHaveLength(12);
+  });
+
+  it('answers a crawl the restart interrupted as failed with a reason, keeping its pages, when the state was in memory', async () => {
+    await restart({ STATE: 'memory' });
     const id = await start('/v1/crawl', { url: slow.url('/'), limit: 200, maxConcurrency: 2 });
     await waitFor(`/v1/crawl/${id}`, (d) => d.completed >= 3);
-    await service.stop();
-    const config = loadConfig({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', API_KEY, FETCH_ALLOW_PRIVATE: 'true' });
-    ({ service, base } = await serveEmbedded(config));
+    await restart({ STATE: 'memory' });
     const status = (await call('GET', `/v1/crawl/${id}`)).body.data as Body;
     expect(status.status).toBe('failed');
     expect(status.error).toMatch(/^interrupted/);
     const { urls } = await allPages(`/v1/crawl/${id}`, 200);
     expect(urls.length).toBeGreaterThanOrEqual(3);
     expect(new Set(urls).size).toBe(urls.length);
+    // The failed status counts what the listing holds (not the last stored version's count).
+    expect(status.completed).toBe(urls.length);
     // The answer was stored: it stays failed.
     expect((await call('GET', `/v1/crawl/${id}`)).body.data.status).toBe('failed');
   });

@@ -1,6 +1,6 @@
 /**
- * The one contract of pipeline/runtime/state/state.ts, run over both implementations: MemoryState
- * always, RedisState when the Redis of test/helpers/redis.ts answers (engine policy of
+ * The one contract of pipeline/runtime/state/state.ts, run over every implementation: MemoryState
+ * and FileState always, RedisState when the Redis of test/helpers/redis.ts answers (engine policy of
  * test/helpers/engines.ts). Timing tests use short TTLs and poll a little past them; they
  * never assert how fast anything was.
  */
@@ -9,6 +9,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hasCode } from '../../pipeline/runtime/errors.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { FileState } from '../../pipeline/runtime/state/file.js';
 import { MemoryState } from '../../pipeline/runtime/state/memory.js';
 import { RedisState } from '../../pipeline/runtime/state/redis.js';
 import type { Claim, State, WorkQueueKeys } from '../../pipeline/runtime/state/state.js';
@@ -486,6 +490,26 @@ stateContract('pipeline/runtime/state (memory)', () => {
     open: async () => shared,
     isolated: async () => new MemoryState(),
     teardown: () => shared.close(),
+  };
+});
+
+stateContract('pipeline/runtime/state (file)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'wds-state-contract-'));
+  const shared = FileState.open({ path: join(dir, 'shared.sqlite') });
+  let n = 0;
+  const isolated: FileState[] = [];
+  return {
+    open: async () => shared,
+    isolated: async () => {
+      const own = FileState.open({ path: join(dir, `own-${n++}.sqlite`) });
+      isolated.push(own);
+      return own;
+    },
+    teardown: async () => {
+      await shared.close();
+      await Promise.all(isolated.map((s) => s.close()));
+      rmSync(dir, { recursive: true, force: true });
+    },
   };
 });
 

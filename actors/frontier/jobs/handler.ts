@@ -19,11 +19,11 @@
 import { createHash } from 'node:crypto';
 import type { AnyEmission } from '../../../pipeline/runtime/events.js';
 import { jobEvent, type PageFailed, type PageStored } from '../../../pipeline/jobs/pages.js';
-import { endJob, jobKey, jobTtlMs, liveJob, snapshotJob, type JobRecord } from '../../../pipeline/jobs/record.js';
+import { ACTIVE_JOBS_KEY, endJob, jobKey, jobTtlMs, liveJob, snapshotJob, type JobRecord } from '../../../pipeline/jobs/record.js';
 import { parseJsonObject } from '../../../pipeline/runtime/json.js';
 import type { Outcome } from '../../../pipeline/runtime/pool.js';
 import type { EventValue } from '../../../schemas/events/index.js';
-import { advanceWatermark, depthOf, dropWorkingKeys, enqueue, expireWorkingKeys, lastRequestKey, markSeen, peekInFlight, seededKey, seenBefore, sentAtKey, takeInFlight } from './queue.js';
+import { advanceWatermark, depthOf, dropWorkingKeys, enqueue, expireWorkingKeys, lastRequestKey, markSeen, markStored, peekInFlight, seededKey, seenBefore, sentAtKey, takeInFlight } from './queue.js';
 import { jobPageCredits, pageRequest, pump, type Pace, type ScheduleDeps } from './schedule.js';
 import { batchParamsOf, crawlParamsOf, crawlScope, type Candidate, type CrawlParams } from './scope.js';
 import type { SiteReader } from './site.js';
@@ -172,13 +172,19 @@ async function settle(deps: JobHandlerDeps, job: JobRecord, pace: Pace, type: 'p
   const credits = typeof data.credits === 'number' ? Math.max(0, data.credits) : held;
   const charged = account?.unlimited ? credits : Math.min(credits, held);
   const counts: Record<string, number> = type === 'page' ? { completed: 1, creditsUsed: charged } : { failed: 1 };
+  // Marked stored before it is settled: a process killed in between leaves a mark the
+  // settling of the page's next delivery finds again.
+  if (type === 'page') await markStored(deps.state, job.id, seq);
   if (!(await takeInFlight(deps.state, job.id, seq, counts))) return;
   // With a `delay` one page is in flight at a time: the next waits `delay` from now, when this
   // one is known to be done, so the host sees the requests at least `delay` apart.
   if (pace.delayMs > 0) await deps.state.set(lastRequestKey(job.id), String(Date.now()), jobTtlMs(job));
   // The hold ends after the count: a process killed in between leaves the page's credit spent
-  // (the pump reserved it), never a page counted twice.
+  // (the pump reserved it), never a page counted twice. A state written behind (STATE=file)
+  // makes the count durable first: a kill cannot leave the charge without it (the page
+  // fetched and charged again after the restart).
   if (account && type === 'page') {
+    if (!account.unlimited) await deps.state.durable?.();
     await deps.keys.settle(account, held, charged, { requestId: `${job.id}:${seq}`, op: job.kind === 'crawl' ? 'crawlStart' : 'batchStart' });
   } else if (account) {
     await deps.keys.release(account, held);
@@ -186,11 +192,7 @@ async function settle(deps: JobHandlerDeps, job: JobRecord, pace: Pace, type: 'p
   await advanceWatermark(deps.state, job.id);
 }
 
-/**
- * Running jobs by the time of their last event (ms): the stall watchdog's schedule. Every
- * event of a running job moves it on; the watchdog takes the jobs past the stall time.
- */
-export const ACTIVE_JOBS_KEY = 'jobs:active';
+export { ACTIVE_JOBS_KEY };
 
 export async function handleJobEvent(event: JobEventValue, deps: JobHandlerDeps, signal: AbortSignal): Promise<Outcome> {
   if (event.type !== 'started' && event.type !== 'page' && event.type !== 'pageFailed') return { kind: 'ack' };
@@ -243,8 +245,44 @@ export async function handleJobEvent(event: JobEventValue, deps: JobHandlerDeps,
  */
 export async function sweepStalledJobs(deps: JobHandlerDeps, stallMs: number, signal: AbortSignal): Promise<AnyEmission[]> {
   const now = (deps.now ?? Date.now)();
+  return (await repairJobs(deps, { dueBy: now - stallMs, sentBy: now - stallMs, now, requeueAt: now, reason: 'stalled' }, signal)).emit;
+}
+
+/**
+ * Resumes every running job after a restart in embedded mode (STATE=file: the jobs' state
+ * outlived the process, nothing of their work in flight did): each job's pages in flight are
+ * sent again at once under the same seq (each page at most once more: the process that held
+ * them is gone), the job is seeded if its `started` event was lost, scheduled on and
+ * completed if it is done. Only for one process that owns its state: in distributed mode the
+ * watchdog does this for the pages of a process that died, after JOB_STALL_MS.
+ */
+export async function resumeJobs(deps: JobHandlerDeps, signal: AbortSignal): Promise<AnyEmission[]> {
+  const now = (deps.now ?? Date.now)();
   const out: AnyEmission[] = [];
-  for (const { member: id } of await deps.state.zpopDue(ACTIVE_JOBS_KEY, now - stallMs, 100)) {
+  // Each resumed job goes back on the schedule after `dueBy`: each is taken once.
+  for (;;) {
+    const { emit, jobs } = await repairJobs(deps, { dueBy: now, sentBy: now, now, requeueAt: now + 1, reason: 'resumed' }, signal);
+    out.push(...emit);
+    if (jobs === 0 || signal.aborted) return out;
+  }
+}
+
+interface Repair {
+  /** Jobs whose last event came at or before this (ms) are repaired. */
+  readonly dueBy: number;
+  /** Their pages in flight sent at or before this (ms) are sent again. */
+  readonly sentBy: number;
+  readonly now: number;
+  /** When a repaired job that still runs is due on the schedule again (ms). */
+  readonly requeueAt: number;
+  readonly reason: 'stalled' | 'resumed';
+}
+
+async function repairJobs(deps: JobHandlerDeps, repair: Repair, signal: AbortSignal): Promise<{ emit: AnyEmission[]; jobs: number }> {
+  const { now } = repair;
+  const out: AnyEmission[] = [];
+  const due = await deps.state.zpopDue(ACTIVE_JOBS_KEY, repair.dueBy, 100);
+  for (const { member: id } of due) {
     if (signal.aborted) break;
     const job = await liveJob(deps.state, id);
     if (!job) continue;
@@ -252,11 +290,18 @@ export async function sweepStalledJobs(deps: JobHandlerDeps, stallMs: number, si
       await finish(deps, id);
       continue;
     }
-    await deps.state.zadd(ACTIVE_JOBS_KEY, now, id);
+    await deps.state.zadd(ACTIVE_JOBS_KEY, repair.requeueAt, id);
+    if ((await deps.state.get(seededKey(id))) === null) {
+      // Its `started` event was lost with a process (or is still on its way: seeding twice
+      // is harmless); the frontier seeds and schedules it when the event comes again.
+      deps.log.warn({ jobId: id, reason: repair.reason }, 'job not seeded yet: its start is sent again');
+      out.push(jobEvent(job.tenant, id, 'started', {}, now));
+      continue;
+    }
     const pace = await paceOf(deps, job, signal);
     let resent = 0;
     for (const [field, at] of Object.entries(await deps.state.hgetall(sentAtKey(id)))) {
-      if (Number(at) > now - stallMs) continue;
+      if (Number(at) > repair.sentBy) continue;
       const seq = Number(field);
       const page = await peekInFlight(deps.state, id, seq);
       if (!page) continue;
@@ -264,12 +309,13 @@ export async function sweepStalledJobs(deps: JobHandlerDeps, stallMs: number, si
       out.push(pageRequest(job, seq, page, pace, now));
       resent++;
     }
-    if (resent > 0) deps.log.warn({ jobId: id, pages: resent, stallMs }, 'job stalled: its pages in flight are sent again');
+    if (resent > 0 && repair.reason === 'stalled') deps.log.warn({ jobId: id, pages: resent, stallMs: now - repair.sentBy }, 'job stalled: its pages in flight are sent again');
+    if (repair.reason === 'resumed') deps.log.info({ jobId: id, pages: resent }, 'job resumed after a restart: its pages in flight are sent again');
     await advanceWatermark(deps.state, id);
     out.push(...(await pump(deps, job, pace, signal)));
     const finished = await finish(deps, id);
     out.push(...finished.emit);
     if (finished.emit.length > 0 || finished.final) await snapshotJob(deps, id);
   }
-  return out;
+  return { emit: out, jobs: due.length };
 }

@@ -10,6 +10,8 @@
  *                      which makes settling idempotent under redelivery);
  * - `job:<id>:sentAt`  hash seq → when the page was sent (ms), for the stall watchdog;
  * - `job:<id>:settled` seqs settled above the watermark (see `advanceWatermark`);
+ * - `job:<id>:stored`  seqs of pages stored above the watermark: the watermark counts them
+ *                      into `listed` as it passes them (what the listing holds);
  * - `job:<id>:depths`  hash dedupe key → the smallest link depth the URL was found at: with
  *                      many pages in flight a URL may first be found through a longer path,
  *                      and a page follows its links by its smallest depth (`depthOf`).
@@ -30,6 +32,7 @@ export const pagesKey = (id: string) => `job:${id}:pages`;
 export const sentAtKey = (id: string) => `job:${id}:sentAt`;
 export const settledKey = (id: string) => `job:${id}:settled`;
 export const depthsKey = (id: string) => `job:${id}:depths`;
+export const storedKey = (id: string) => `job:${id}:stored`;
 export const seededKey = (id: string) => `job:${id}:seeded`;
 export const lastRequestKey = (id: string) => `job:${id}:last`;
 
@@ -64,12 +67,12 @@ export function enqueue(state: State, jobId: string, candidate: Candidate, depth
 
 /** Gives the job's working keys the job's retention, so an abandoned job's state expires. */
 export async function expireWorkingKeys(state: State, jobId: string, ttlMs: number): Promise<void> {
-  for (const key of [seenKey(jobId), queueKey(jobId), pagesKey(jobId), sentAtKey(jobId), settledKey(jobId), depthsKey(jobId)]) await state.expire(key, ttlMs);
+  for (const key of [seenKey(jobId), queueKey(jobId), pagesKey(jobId), sentAtKey(jobId), settledKey(jobId), depthsKey(jobId), storedKey(jobId)]) await state.expire(key, ttlMs);
 }
 
 /** Drops the working keys of an ended job once nothing of it is in flight (the seeded latch expires with the job). */
 export async function dropWorkingKeys(state: State, jobId: string): Promise<void> {
-  await state.del(seenKey(jobId), queueKey(jobId), pagesKey(jobId), sentAtKey(jobId), depthsKey(jobId), lastRequestKey(jobId));
+  await state.del(seenKey(jobId), queueKey(jobId), pagesKey(jobId), sentAtKey(jobId), depthsKey(jobId), storedKey(jobId), lastRequestKey(jobId));
 }
 
 export function parsePage(json: string | null): QueuedPage | null {
@@ -107,7 +110,17 @@ export function takeInFlight(state: State, jobId: string, seq: number, counts: R
 const WATERMARK_LOCK_TTL_MS = 5_000;
 
 /**
- * Moves the job's watermark over every consecutive settled seq (takeInFlight marks them).
+ * Marks page `seq` stored, before it is settled: the watermark counts it into `listed` when it
+ * passes it. Marking twice (a redelivered event) is marking once.
+ */
+export async function markStored(state: State, jobId: string, seq: number): Promise<void> {
+  await state.sadd(storedKey(jobId), String(seq));
+}
+
+/**
+ * Moves the job's watermark over every consecutive settled seq (takeInFlight marks them), and
+ * `listed` over the stored pages among them, in one write: the pages listing reads up to the
+ * watermark, and the status answers `listed` as `completed`, so the two always agree.
  * One handler moves it at a time (a lock); one that finds the lock taken waits for it, so a
  * seq is never left above a watermark nobody moves (and the stall watchdog moves it again
  * should a process die holding the lock).
@@ -122,10 +135,16 @@ export async function advanceWatermark(state: State, jobId: string): Promise<voi
   try {
     let mark = Number(await state.hget(jobKey(jobId), 'watermark')) || 0;
     const moved: string[] = [];
-    while (await state.sismember(settledKey(jobId), String(mark + 1))) moved.push(String(++mark));
+    const stored: string[] = [];
+    while (await state.sismember(settledKey(jobId), String(mark + 1))) {
+      moved.push(String(++mark));
+      if (await state.sismember(storedKey(jobId), String(mark))) stored.push(String(mark));
+    }
     if (moved.length) {
-      await state.hset(jobKey(jobId), { watermark: String(mark) });
+      const listed = (Number(await state.hget(jobKey(jobId), 'listed')) || 0) + stored.length;
+      await state.hset(jobKey(jobId), { watermark: String(mark), listed: String(listed) });
       await state.srem(settledKey(jobId), ...moved);
+      if (stored.length) await state.srem(storedKey(jobId), ...stored);
     }
   } finally {
     await lock.release();

@@ -19,6 +19,13 @@
  */
 import type { State } from './state.js';
 
+/**
+ * How every running latch's key ends. A durable state of one process (file.ts) drops these
+ * when it opens: the process that held them is gone, so the runs they hold are resumed at
+ * once (the frontier's resume) rather than after RUNNING_TTL_MS.
+ */
+export const RUNNING_LATCH_SUFFIX = ':running';
+
 /** How long a running latch lives without being extended. */
 export const RUNNING_TTL_MS = 3 * 60_000;
 
@@ -44,7 +51,7 @@ export class DueSchedule {
   }
 
   itemKey = (id: string) => `${this.kind}:${id}`;
-  runningKey = (id: string) => `${this.kind}:${id}:running`;
+  runningKey = (id: string) => `${this.kind}:${id}${RUNNING_LATCH_SUFFIX}`;
   slotKey = (id: string, dueMs: number) => `${this.kind}:${id}:slot:${dueMs}`;
 
   /** Puts the item on the schedule, due at `dueMs` (replacing any due time it had). */

@@ -1,4 +1,5 @@
 import type { Logger } from '../log.js';
+import { FileState } from './file.js';
 import { MemoryState } from './memory.js';
 import { RedisState } from './redis.js';
 import type { State } from './state.js';
@@ -7,6 +8,8 @@ export type { Lock, State, TokenBucketOptions, TokenBucketResult } from './state
 
 export type StateOptions =
   | { kind: 'memory' }
+  /** Durable, one process: MemoryState written behind to an SQLite file (file.ts). */
+  | { kind: 'file'; path: string; log?: Logger }
   | {
       kind: 'redis';
       url: string;
@@ -17,12 +20,14 @@ export type StateOptions =
     };
 
 /**
- * The coordination state for this process: in memory (embedded mode) or in Redis
+ * The coordination state for this process: in memory, in memory written behind to a file
+ * (both embedded mode: one process) or in Redis
  * (distributed). A Redis state is connected before this resolves, so a Redis that is down
  * fails start-up with AppError `state_unavailable` instead of the first request.
  */
 export async function createState(options: StateOptions): Promise<State> {
   if (options.kind === 'memory') return new MemoryState();
+  if (options.kind === 'file') return FileState.open({ path: options.path, ...(options.log ? { log: options.log } : {}) });
   const state = new RedisState(options);
   await state.connect();
   return state;

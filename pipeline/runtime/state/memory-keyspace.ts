@@ -1,5 +1,6 @@
 import { Fifo } from './fifo.js';
 import { SortedSet } from './sorted-set.js';
+import { TrackedMap, TrackedSet, type KeyTracker } from './tracked.js';
 
 /**
  * The data behind MemoryState: one map of keys to typed values, each with an optional
@@ -19,7 +20,7 @@ export interface Kinds {
 
 export type Kind = keyof Kinds;
 
-type Value = { [K in Kind]: { kind: K; data: Kinds[K] } }[Kind];
+export type Value = { [K in Kind]: { kind: K; data: Kinds[K] } }[Kind];
 
 interface Entry {
   value: Value;
@@ -27,12 +28,24 @@ interface Entry {
   expiresAt: number | null;
 }
 
-const EMPTY: { [K in Exclude<Kind, 'string'>]: () => Kinds[K] } = {
+type Collections = { [K in Exclude<Kind, 'string'>]: (key: string) => Kinds[K] };
+
+const EMPTY: Collections = {
   set: () => new Set(),
   hash: () => new Map(),
   list: () => new Fifo(),
   zset: () => new SortedSet(),
 };
+
+/** Collections that tell `tracker` of each member they change (FileState's write-behind). */
+function trackedCollections(tracker: KeyTracker): Collections {
+  return {
+    set: (key) => new TrackedSet((member) => tracker.member(key, member)),
+    hash: (key) => new TrackedMap((field) => tracker.member(key, field)),
+    list: (key) => new Fifo(0, () => tracker.member(key, '')),
+    zset: (key) => new SortedSet((member) => tracker.member(key, member)),
+  };
+}
 
 export const WRONGTYPE = 'WRONGTYPE Operation against a key holding the wrong kind of value';
 
@@ -41,7 +54,39 @@ export class Keyspace {
   /** Keys that carry an expiry: what `sweep()` walks. */
   private readonly expiring = new Set<string>();
 
-  constructor(readonly now: () => number) {}
+  private readonly empty: Collections;
+
+  /**
+   * `tracker`, when given, hears of every change: a key written, deleted, created or given an
+   * expiry, and each member of a collection added, changed or removed (FileState persists them).
+   */
+  constructor(
+    readonly now: () => number,
+    private readonly tracker?: KeyTracker,
+  ) {
+    this.empty = tracker ? trackedCollections(tracker) : EMPTY;
+  }
+
+  /** The entry at `key` as stored, expired or not (what FileState writes). */
+  peek(key: string): { value: Value; expiresAt: number | null } | undefined {
+    return this.entries.get(key);
+  }
+
+  /** Every stored key (FileState's full write). */
+  allKeys(): IterableIterator<string> {
+    return this.entries.keys();
+  }
+
+  /** Puts a restored entry in place without telling the tracker (FileState's load). */
+  restore(key: string, value: Value, expiresAt: number | null): void {
+    this.entries.set(key, { value, expiresAt });
+    if (expiresAt !== null) this.expiring.add(key);
+  }
+
+  /** An empty collection of `kind` for `key`, tracked like the ones this keyspace creates. */
+  emptyCollection<K extends Exclude<Kind, 'string'>>(key: string, kind: K): Kinds[K] {
+    return this.empty[kind](key) as Kinds[K];
+  }
 
   /** The live entry at `key`, deleting it first when it has expired. */
   private live(key: string): Entry | undefined {
@@ -69,8 +114,9 @@ export class Keyspace {
   collection<K extends Exclude<Kind, 'string'>>(key: string, kind: K): Kinds[K] {
     const found = this.read(key, kind);
     if (found !== undefined) return found;
-    const data = EMPTY[kind]() as Kinds[K];
+    const data = this.empty[kind](key) as Kinds[K];
     this.entries.set(key, { value: { kind, data } as Value, expiresAt: null });
+    this.tracker?.key(key, true);
     return data;
   }
 
@@ -80,11 +126,14 @@ export class Keyspace {
     this.delete(key);
     this.entries.set(key, { value: { kind: 'string', data }, expiresAt: previous?.expiresAt ?? expiresAt });
     if ((previous?.expiresAt ?? expiresAt) !== null) this.expiring.add(key);
+    this.tracker?.key(key, false);
   }
 
   delete(key: string): boolean {
     this.expiring.delete(key);
-    return this.entries.delete(key);
+    const deleted = this.entries.delete(key);
+    if (deleted) this.tracker?.key(key, true);
+    return deleted;
   }
 
   /** Deletes the collection at `key` when it has become empty. */
@@ -103,6 +152,7 @@ export class Keyspace {
     if (!entry) return false;
     entry.expiresAt = expiresAt;
     this.expiring.add(key);
+    this.tracker?.key(key, false);
     return true;
   }
 

@@ -4,12 +4,15 @@ import { Keyspace } from './memory-keyspace.js';
 import { bucketKey, checkBucket, checkCount, checkInteger, checkScore, checkTtl, lockKey } from './rules.js';
 import type { Admission, Claim, Lock, State, TokenBucketOptions, TokenBucketResult, WorkQueueKeys } from './state.js';
 import { takeFromBucket } from './token-bucket.js';
+import type { KeyTracker } from './tracked.js';
 
 export interface MemoryStateOptions {
   /** The clock, in ms (default `Date.now`); tests inject their own. */
   now?: () => number;
   /** How often expired keys nobody reads are dropped (default 1000 ms; 0 turns it off). */
   sweepIntervalMs?: number;
+  /** Hears of every change (FileState writes them behind). */
+  tracker?: KeyTracker;
 }
 
 const NOT_INTEGER = 'ERR value is not an integer or out of range';
@@ -28,7 +31,7 @@ function parseInteger(value: string | undefined): number {
  * never keeps a process alive. After `close()` every call rejects with `state_unavailable`.
  */
 export class MemoryState implements State {
-  private readonly keys: Keyspace;
+  protected readonly keys: Keyspace;
   private readonly sweeper: NodeJS.Timeout | null;
   private closed = false;
   private readonly lockOps: LockOps = {
@@ -44,7 +47,7 @@ export class MemoryState implements State {
   };
 
   constructor(options: MemoryStateOptions = {}) {
-    this.keys = new Keyspace(options.now ?? Date.now);
+    this.keys = new Keyspace(options.now ?? Date.now, options.tracker);
     const every = options.sweepIntervalMs ?? 1000;
     this.sweeper = every > 0 ? setInterval(() => this.keys.sweep(), every).unref() : null;
   }
@@ -59,7 +62,7 @@ export class MemoryState implements State {
     return this.keys.storedKeys;
   }
 
-  private open(): Keyspace {
+  protected open(): Keyspace {
     if (this.closed) throw new AppError('state_unavailable', 'memory state is closed');
     return this.keys;
   }

@@ -22,6 +22,19 @@ export class SortedSet {
   private readonly scores = new Map<string, number>();
   private readonly ordered: Scored[] = [];
 
+  /** `changed`, when given, is told of each member added, moved or removed (FileState). */
+  constructor(private readonly changed?: (member: string) => void) {}
+
+  /** Every member, lowest first. */
+  members(): string[] {
+    return this.ordered.map((e) => e.member);
+  }
+
+  /** A member's score; undefined when it is not held. */
+  scoreOf(member: string): number | undefined {
+    return this.scores.get(member);
+  }
+
   get size(): number {
     return this.ordered.length;
   }
@@ -34,6 +47,7 @@ export class SortedSet {
     const entry = { member, score };
     this.ordered.splice(this.indexOf(entry), 0, entry);
     this.scores.set(member, score);
+    this.changed?.(member);
   }
 
   /** Removes and returns up to `limit` entries with score <= maxScore, lowest first. */
@@ -41,7 +55,10 @@ export class SortedSet {
     let n = 0;
     while (n < limit && n < this.ordered.length && (this.ordered[n] as Scored).score <= maxScore) n += 1;
     const out = this.ordered.splice(0, n);
-    for (const { member } of out) this.scores.delete(member);
+    for (const { member } of out) {
+      this.scores.delete(member);
+      this.changed?.(member);
+    }
     return out;
   }
 

@@ -134,5 +134,13 @@ export interface State {
   lock(name: string, ttlMs: number): Promise<Lock | null>;
   takeToken(bucket: string, options: TokenBucketOptions): Promise<TokenBucketResult>;
 
+  /**
+   * Makes every change made so far durable, for the one implementation that writes behind
+   * (FileState: a flush now); absent elsewhere (every call of the others is durable, or
+   * nothing is). A caller about to record something outside the state that must not outlive
+   * the change (a page's charge after its settle) calls it first.
+   */
+  durable?(): Promise<void>;
+
   close(): Promise<void>;
 }

@@ -49,6 +49,11 @@ WHERE tenant = {tenant:String} AND job_id = {jobId:String} AND seq > {after:UInt
 ORDER BY seq
 LIMIT {limit:UInt32}`;
 
+/** How many pages a job's listing holds in all (a job read from the store). Params: tenant, jobId. */
+export const JOB_PAGES_COUNT = `
+SELECT count() AS pages FROM job_pages FINAL
+WHERE tenant = {tenant:String} AND job_id = {jobId:String}`;
+
 /** The latest version of a job. Params: tenant, id. */
 export const JOB_BY_ID = `
 SELECT * FROM jobs FINAL

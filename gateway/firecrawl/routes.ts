@@ -17,6 +17,8 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../pipeline/runtime/errors.js';
 import type { KeyRecord } from '../../pipeline/keys/registry.js';
+import { CrawlBody } from '../../schemas/api/page-reading.js';
+import { isLinearRegex } from '../../pipeline/runtime/linear-regex.js';
 import type { Logger } from '../../pipeline/runtime/log.js';
 import type { State } from '../../pipeline/runtime/state/state.js';
 import { OPERATIONS } from '../../schemas/api/operations.js';
@@ -39,6 +41,9 @@ import {
   FirecrawlRefusal,
   jobStatusOf,
   mapBodyOf,
+  PARAMS_PREVIEW_PROMPT,
+  PARAMS_PREVIEW_SCHEMA,
+  paramsPreviewOf,
   monitorBodyOf,
   monitorCheckOf,
   monitorOf,
@@ -60,11 +65,15 @@ export interface FirecrawlDeps {
   readonly log: Logger;
   /** Where each Firecrawl answer's access line goes (the operations it calls write their own). */
   readonly accessLog: AccessLog;
+  /** Whether the operator configured a model (MODEL_PROVIDER): crawl params preview needs one. */
+  readonly operatorModel: boolean;
 }
 
 export const PREFIX = '/firecrawl';
 /** How long a Firecrawl extract job's answer is kept (Firecrawl keeps them 6 h). */
 export const EXTRACT_KEEP_MS = 6 * 3_600_000;
+/** The most pages one crawl fetches at once (the largest `maxConcurrency` the crawl body takes). */
+const MAX_JOB_CONCURRENCY = (CrawlBody.properties.maxConcurrency as { maximum: number }).maximum;
 /** Documents per page of a job status. */
 const PAGE_LIMIT = 50;
 
@@ -84,11 +93,8 @@ const CLOUD_ONLY: readonly [RegExp, string][] = [
   [/^\/v[12]\/deep-research\b/, 'deep research is a Firecrawl cloud feature this service does not offer'],
   [/^\/v[12]\/llmstxt\b/, 'llms.txt generation is a Firecrawl cloud feature this service does not offer'],
   [/^\/v[12]\/search\/(research|developer)\b/, 'research and developer search are Firecrawl cloud features this service does not offer'],
-  [/^\/v[12]\/crawl\/params-preview\b/, 'crawl params preview (crawl options written by a model from a prompt) is not offered: give includePaths, excludePaths and limit'],
   [/^\/v[12]\/feedback\b|^\/v[12]\/search\/[^/]+\/feedback\b/, 'feedback is a Firecrawl cloud feature this service does not offer'],
   [/^\/v[12]\/team\/token-usage\b/, 'token usage is not metered by this service: extraction is charged in credits (GET /firecrawl/v2/team/credit-usage)'],
-  [/^\/v[12]\/team\/credit-usage\/historical\b/, 'credit usage history is not offered: read the ledger with `npm run keys -- list` on the server, or the current balance at /team/credit-usage'],
-  [/^\/v[12]\/concurrency-check\b/, 'a key has no concurrency limit here: each crawl and batch takes `maxConcurrency` (GET /team/queue-status counts the pages waiting)'],
   [/^\/v[12]\/extract\/[^/]+\/cancel\b/, 'cancelling an extract is not offered'],
 ];
 
@@ -414,6 +420,34 @@ export function registerFirecrawl(app: FastifyInstance, deps: FirecrawlDeps): vo
       return send(reply, 200, { success: true, data: results, ...warning });
     });
 
+    // ---- crawl params preview (v2): the operator's model through POST /v1/extract ----------
+    if (v === 'v2') {
+      fc.post(`${base}/crawl/params-preview`, async (request, reply) => {
+        const given = bodyOf(request);
+        const url = typeof given.url === 'string' ? given.url.trim() : '';
+        const prompt = typeof given.prompt === 'string' ? given.prompt.trim() : '';
+        if (!url || !prompt) throw new FirecrawlRefusal('`url` and `prompt` are required');
+        if (prompt.length > 5000) throw new FirecrawlRefusal('`prompt` is at most 5,000 characters');
+        if (!deps.operatorModel) {
+          throw new FirecrawlRefusal('crawl params preview needs a model, and this service has none configured (MODEL_PROVIDER): give includePaths, excludePaths and limit yourself');
+        }
+        // Prompt only: a schema would be filled from the page's own markup and words first, and
+        // crawl options are never on a page; the prompt carries the fields' schema instead.
+        const answer = await ours(request, 'POST', '/v1/extract', {
+          urls: [url],
+          prompt: `${PARAMS_PREVIEW_PROMPT}\n\nAnswer with one JSON object of this JSON Schema: ${JSON.stringify(PARAMS_PREVIEW_SCHEMA)}\n\nThe user asks: ${prompt}`,
+        });
+        if (answer.status !== 200) return sendFailure(reply, answer);
+        const data = dataOf(answer);
+        const [result] = Array.isArray(data.results) ? (data.results as Json[]) : [];
+        if (!result || !isObject(result.data)) {
+          const error = result && isObject(result.error) ? result.error : {};
+          return send(reply, 502, { success: false, error: `the start page could not be read: ${String(error.message ?? error.code ?? 'no answer')}`, code: 'SCRAPE_FAILED' });
+        }
+        return send(reply, 200, { success: true, data: { url, ...paramsPreviewOf(result.data, isLinearRegex) } });
+      });
+    }
+
     // ---- extract --------------------------------------------------------------------------
     fc.post(`${base}/extract`, async (request, reply) => {
       const given = bodyOf(request);
@@ -466,20 +500,46 @@ export function registerFirecrawl(app: FastifyInstance, deps: FirecrawlDeps): vo
     // ---- monitors (v2) --------------------------------------------------------------------
     if (v === 'v2') registerMonitors(fc);
 
-    fc.get(`${base}/team/queue-status`, async (request, reply) => {
+    /** Pages the key's running jobs hold and have not settled; at most each job's `maxConcurrency` are fetched at once. */
+    async function queueOf(request: FastifyRequest): Promise<{ active: number; waiting: number }> {
       const key = await authenticate(request, deps.auth);
-      const jobs = await runningJobs(key);
-      // Pages a job holds and has not settled; at most its `maxConcurrency` are fetched at once.
       let waiting = 0;
       let active = 0;
-      for (const job of jobs) {
+      for (const job of await runningJobs(key)) {
         const left = Math.max(0, job.total - job.completed - job.failed);
         const params = parseParams(job.params);
         const concurrency = typeof params.maxConcurrency === 'number' ? params.maxConcurrency : job.kind === 'crawl' ? 5 : 10;
         active += Math.min(left, concurrency);
         waiting += left - Math.min(left, concurrency);
       }
+      return { active, waiting };
+    }
+
+    fc.get(`${base}/team/queue-status`, async (request, reply) => {
+      const { active, waiting } = await queueOf(request);
       return send(reply, 200, { success: true, jobsInQueue: active + waiting, activeJobsInQueue: active, waitingJobsInQueue: waiting, maxConcurrency: null, mostRecentSuccess: null });
+    });
+
+    // A key has no concurrency limit of its own here: each job fetches at most its own
+    // `maxConcurrency` pages at once, up to MAX_JOB_CONCURRENCY; `concurrency` is what the
+    // key's running jobs fetch now.
+    fc.get(`${base}/concurrency-check`, async (request, reply) => {
+      const { active } = await queueOf(request);
+      return send(reply, 200, { success: true, concurrency: active, maxConcurrency: MAX_JOB_CONCURRENCY });
+    });
+
+    // The credits charged to the key in each calendar month (UTC), from its ledger: the
+    // periods are months, oldest first; `byApiKey` names the key by its prefix (never its secret).
+    fc.get(`${base}/team/credit-usage/historical`, async (request, reply) => {
+      const key = await authenticate(request, deps.auth);
+      const byKey = (request.query as Record<string, string | undefined>).byApiKey === 'true';
+      const periods = (await deps.auth.keys.usage(key)).map(({ month, credits }) => ({
+        startDate: `${month}-01T00:00:00.000Z`,
+        endDate: new Date(Date.UTC(Number(month.slice(0, 4)), Number(month.slice(5, 7)), 1) - 1).toISOString(),
+        ...(byKey ? { apiKey: key.prefix } : {}),
+        creditsUsed: credits,
+      }));
+      return send(reply, 200, { success: true, periods });
     });
 
     // ---- the key's credits ----------------------------------------------------------------

@@ -504,3 +504,50 @@ export function monitorCheckOf(c: Json, pages: boolean): Json {
   }
   return out;
 }
+
+/**
+ * Firecrawl's crawl params preview (`POST /v2/crawl/params-preview` `{url, prompt}`): the crawl
+ * options a model writes for a plain-language prompt, asked of our POST /v1/extract (the start
+ * page read and given to the operator's model with this schema, so the page, the model and the
+ * charge are the operation's own) and then checked here: the path patterns must run in RE2
+ * (linear time) and every figure must be one POST /v1/crawl takes; anything else is left out.
+ */
+export const PARAMS_PREVIEW_SCHEMA = {
+  type: 'object',
+  properties: {
+    includePaths: { type: ['array', 'null'], items: { type: 'string' }, description: 'Regexes (RE2) on the URL path and query: only matching pages are crawled. Null when the prompt names no section.' },
+    excludePaths: { type: ['array', 'null'], items: { type: 'string' }, description: 'Regexes (RE2) on the URL path and query: matching pages are skipped.' },
+    limit: { type: ['integer', 'null'], description: 'Most pages to crawl, when the prompt says how many.' },
+    maxDiscoveryDepth: { type: ['integer', 'null'], description: 'Link depth from the start page, when the prompt limits it.' },
+    crawlEntireDomain: { type: ['boolean', 'null'], description: 'True to crawl pages outside the start URL\'s path.' },
+    allowExternalLinks: { type: ['boolean', 'null'], description: 'True to follow links to other sites.' },
+  },
+  required: ['includePaths', 'excludePaths', 'limit', 'maxDiscoveryDepth', 'crawlEntireDomain', 'allowExternalLinks'],
+  additionalProperties: false,
+} as const;
+
+export const PARAMS_PREVIEW_PROMPT =
+  'Write the options of a web crawl that starts at this page and does what the user asks below. Path patterns are regular expressions (RE2 syntax) matched against the URL path and query, for example "^/blog/". Use the links of the page to choose them. Leave an option null when the request does not call for it.';
+
+/** The model's crawl options, kept only where POST /v1/crawl would take them. */
+export function paramsPreviewOf(raw: Json, isLinear: (pattern: string) => boolean): Json {
+  const patterns = (value: unknown): string[] | undefined => {
+    if (!Array.isArray(value)) return undefined;
+    const kept = value.filter((p): p is string => typeof p === 'string' && p.length > 0 && p.length <= 1000 && isLinear(p)).slice(0, 100);
+    return kept.length ? kept : undefined;
+  };
+  const whole = (value: unknown, min: number, max: number): number | undefined => (typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max ? value : undefined);
+  const flag = (value: unknown): boolean | undefined => (typeof value === 'boolean' ? value : undefined);
+  const out: Json = {};
+  const set = (field: string, value: unknown) => {
+    if (value !== undefined) out[field] = value;
+  };
+  set('includePaths', patterns(raw.includePaths));
+  set('excludePaths', patterns(raw.excludePaths));
+  set('limit', whole(raw.limit, 1, 100_000));
+  set('maxDiscoveryDepth', whole(raw.maxDiscoveryDepth, 0, 20));
+  set('crawlEntireDomain', flag(raw.crawlEntireDomain));
+  set('allowExternalLinks', flag(raw.allowExternalLinks));
+  return out;
+}
+

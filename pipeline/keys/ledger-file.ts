@@ -11,7 +11,7 @@
  */
 import { closeSync, fstatSync, mkdirSync, openSync, readSync, watch, writeSync, type FSWatcher } from 'node:fs';
 import { join } from 'node:path';
-import { keyRecord, type KeyRecord, type KeyRegistry, type NewKeyOptions, type StoredKeyFields } from './registry.js';
+import { keyRecord, type KeyRecord, type KeyRegistry, type MonthlyUsage, type NewKeyOptions, type StoredKeyFields } from './registry.js';
 import { generateKey, generateKeyId, hashKey, keyPrefix } from './secret.js';
 
 type LedgerLine =
@@ -45,6 +45,8 @@ export class FileKeyRegistry implements KeyRegistry {
   private readonly bySecret = new Map<string, MutableKey>();
   /** Credits held by this process's requests in flight, by key id. */
   private readonly held = new Map<string, number>();
+  /** Credits charged by month (`YYYY-MM`, from each charge line's time), by key id: kept as lines are applied. */
+  private readonly charged = new Map<string, Map<string, number>>();
 
   constructor(dataDir: string) {
     mkdirSync(dataDir, { recursive: true });
@@ -125,6 +127,12 @@ export class FileKeyRegistry implements KeyRegistry {
       if (line.unlimited !== undefined) key.unlimited = line.unlimited;
     } else {
       key.balance += line.amount;
+      if (line.reason === 'charge') {
+        const months = this.charged.get(key.id) ?? new Map<string, number>();
+        const month = line.at.slice(0, 7);
+        months.set(month, (months.get(month) ?? 0) - line.amount);
+        this.charged.set(key.id, months);
+      }
     }
   }
 
@@ -230,6 +238,13 @@ export class FileKeyRegistry implements KeyRegistry {
       this.append({ t: 'credit', id: current.id, amount: -actual, reason: 'charge', ...meta, at: new Date().toISOString() });
     }
     return current.unlimited ? null : current.balance - (this.held.get(current.id) ?? 0);
+  }
+
+  async usage(key: KeyRecord): Promise<MonthlyUsage[]> {
+    this.freshen();
+    const months = this.charged.get(key.id);
+    if (!months) return [];
+    return [...months].sort(([a], [b]) => (a < b ? -1 : 1)).map(([month, credits]) => ({ month, credits }));
   }
 
   private async mustGet(idOrPrefix: string): Promise<MutableKey> {

@@ -39,6 +39,12 @@ export interface NewKeyOptions {
   secret?: string;
 }
 
+/** Credits charged in one calendar month (UTC): `month` is `YYYY-MM`. */
+export interface MonthlyUsage {
+  readonly month: string;
+  readonly credits: number;
+}
+
 export interface KeyRegistry {
   create(options: NewKeyOptions): Promise<{ key: string; record: KeyRecord }>;
   /** Makes sure this secret is an active, unlimited key (the API_KEY setting). */
@@ -67,5 +73,7 @@ export interface KeyRegistry {
    * balance after it, or null for an unlimited key.
    */
   settle(key: KeyRecord, reserved: number, actual: number, meta: { requestId: string; op: string }): Promise<number | null>;
+  /** The credits charged to the key in each calendar month (UTC) it was charged in, oldest first. */
+  usage(key: KeyRecord): Promise<MonthlyUsage[]>;
   close(): void;
 }

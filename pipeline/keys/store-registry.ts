@@ -15,7 +15,7 @@ import { randomUUID } from 'node:crypto';
 import { sleep } from '../runtime/retry.js';
 import type { State } from '../runtime/state/state.js';
 import type { Store } from '../runtime/store/store.js';
-import { keyRecord, type KeyRecord, type KeyRegistry, type NewKeyOptions, type StoredKeyFields } from './registry.js';
+import { keyRecord, type KeyRecord, type KeyRegistry, type MonthlyUsage, type NewKeyOptions, type StoredKeyFields } from './registry.js';
 import { generateKey, generateKeyId, hashKey, keyPrefix } from './secret.js';
 
 type StoredKey = StoredKeyFields;
@@ -118,6 +118,16 @@ export class StoreKeyRegistry implements KeyRegistry {
     );
     await this.state.setIfAbsent(creditsKeyName(id), String(Number(row?.balance ?? 0)));
     return Number((await this.state.get(creditsKeyName(id))) ?? 0);
+  }
+
+  async usage(key: KeyRecord): Promise<MonthlyUsage[]> {
+    const rows = await this.store.query<{ month: string; credits: string | number }>(
+      `SELECT formatDateTime(toStartOfMonth(at), '%Y-%m') AS month, -sum(amount) AS credits
+       FROM credit_ledger FINAL WHERE key_id = {id:String} AND reason = 'charge'
+       GROUP BY month ORDER BY month`,
+      { id: key.id },
+    );
+    return rows.map((r) => ({ month: r.month, credits: Number(r.credits) }));
   }
 
   /** The record callers see: never the key's hash (the file registry's records have none either). */

@@ -20,6 +20,7 @@ import { createHmac } from 'node:crypto';
 import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { keyPrefix } from '../../pipeline/keys/secret.js';
 import { apiKeyWebhookSecret, meteredKey, startEmbedded, type Embedded } from '../helpers/embedded.js';
 import { startFakeSearxng, type FakeSearch } from '../helpers/fake-search.js';
 import { startFirecrawlSite, type FirecrawlSite } from '../helpers/firecrawl-site.js';
@@ -223,6 +224,8 @@ describe('e2e/firecrawl v2 through the 4.x SDK', () => {
       if (queue.jobsInQueue > 1) {
         expect(queue.activeJobsInQueue).toBe(1);
         expect(queue.waitingJobsInQueue).toBe(queue.jobsInQueue - 1);
+        // The one page the crawl fetches at once, of a job's ceiling of 50.
+        expect(await fc.getConcurrency()).toEqual({ concurrency: 1, maxConcurrency: 50 });
         break;
       }
       if (i === 99) throw new Error(`the queue never held the crawl's pages: ${JSON.stringify(queue)}`);
@@ -333,6 +336,11 @@ describe('e2e/firecrawl v2 through the 4.x SDK', () => {
     await metered.scrape(site.url('/blog/two'), { formats: ['markdown'], maxAge: 0 });
     expect(await balance()).toBe(19);
     expect((await metered.getCreditUsage()).remainingCredits).toBe(19);
+    // The month's charges, from the key's ledger (a period per calendar month, UTC).
+    const history = await metered.getCreditUsageHistorical(true);
+    expect(history.periods).toEqual([
+      { startDate: expect.stringMatching(/^\d{4}-\d{2}-01T00:00:00.000Z$/), endDate: expect.stringMatching(/T23:59:59.999Z$/), apiKey: keyPrefix(key), creditsUsed: 1 },
+    ]);
     // A failed call is not charged.
     const refused = await failure(metered.scrape('http://127.0.0.1:1/closed', { maxAge: 0, timeout: 5000 }));
     expect(refused.status).toBeGreaterThanOrEqual(400);
@@ -355,6 +363,9 @@ describe('e2e/firecrawl v2 through the 4.x SDK', () => {
     const branding = await failure(fc.scrape(site.url('/'), { formats: ['branding'] } as never));
     expect(branding.status).toBe(400);
     expect(branding.message).toMatch(/branding/);
+    const preview = await failure(fc.crawlParamsPreview(site.url('/'), 'only the blog'));
+    expect(preview.status).toBe(400);
+    expect(preview.message).toMatch(/needs a model/);
     const tokens = await failure(fc.getTokenUsage());
     expect(tokens.status).toBe(404);
     expect(tokens.message).toMatch(/token usage is not metered/);

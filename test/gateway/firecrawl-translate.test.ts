@@ -16,10 +16,12 @@ import {
   intervalOfCron,
   mapBodyOf,
   monitorBodyOf,
+  paramsPreviewOf,
   scrapeOptionsOf,
   searchBodyOf,
   V2_MAX_AGE_DEFAULT_MS,
 } from '../../gateway/firecrawl/translate.js';
+import { isLinearRegex } from '../../pipeline/runtime/linear-regex.js';
 
 const refusal = (fn: () => unknown): FirecrawlRefusal => {
   try {
@@ -130,5 +132,15 @@ describe('gateway/firecrawl translate', () => {
   it('folds our cost into the document\'s metadata', () => {
     expect(documentOf({ markdown: 'm', metadata: { title: 't' }, cost: { credits: 0, remaining: null, source: 'cache' } }, null)).toEqual({ markdown: 'm', metadata: { title: 't', creditsUsed: 0, cacheState: 'hit' } });
     expect(documentOf({ media: [{ type: 'image', url: 'i' }, { type: 'video', url: 'v' }] }, { legacyExtract: false, images: true })).toEqual({ images: ['i'] });
+  });
+
+  it('keeps a model\'s crawl options only where POST /v1/crawl takes them', () => {
+    expect(
+      paramsPreviewOf(
+        { includePaths: ['^/docs/', '(?<=a)b', 7, ''], excludePaths: [], limit: 0, maxDiscoveryDepth: 3, crawlEntireDomain: 'yes', allowExternalLinks: true, sitemap: 'only' },
+        isLinearRegex,
+      ),
+    ).toEqual({ includePaths: ['^/docs/'], maxDiscoveryDepth: 3, allowExternalLinks: true });
+    expect(paramsPreviewOf({ limit: 100_001, maxDiscoveryDepth: 21, includePaths: 'x' }, isLinearRegex)).toEqual({});
   });
 });

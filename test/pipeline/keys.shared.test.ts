@@ -132,6 +132,20 @@ function registryContract(name: string, available: boolean, open: () => Promise<
     });
 
     // Only the store registry keeps live numbers apart from its records.
+    it('usage sums the charges of each calendar month, oldest first; top-ups and other keys do not count', async () => {
+      const { record } = await r.create({ name: 'usage', credits: 100 });
+      const other = (await r.create({ name: 'usage-other', credits: 100 })).record;
+      expect(await r.usage(record)).toEqual([]);
+      await r.settle(record, 10, 7, { requestId: `req-${randomBytes(4).toString('hex')}`, op: 'scrape' });
+      await r.settle(record, 5, 5, { requestId: `req-${randomBytes(4).toString('hex')}`, op: 'crawl' });
+      await r.settle(record, 3, 0, { requestId: `req-${randomBytes(4).toString('hex')}`, op: 'scrape' });
+      await r.topup(record.id, 50);
+      await r.settle(other, 9, 9, { requestId: `req-${randomBytes(4).toString('hex')}`, op: 'scrape' });
+      const usage = await r.usage(record);
+      expect(usage).toEqual([{ month: expect.stringMatching(/^\d{4}-\d{2}$/), credits: 12 }]);
+      expect(await r.usage(other)).toEqual([{ month: usage[0]?.month, credits: 9 }]);
+    });
+
     if (inStore) it('rebuilds a balance and a record from the store after state lost them', async () => {
       const state = backend.state as State;
       const { key, record } = await r.create({ name: 'rebuild', credits: 100 });

@@ -103,6 +103,16 @@ export const TOPICS = {
     description:
       'POST /v1/social/{platform}/{endpoint}: one call of the social catalog (schemas/api/social.ts) for the searcher pool, which asks the platform through the client mention watches share and answers the reply topic. Platform calls wait on outside services, as search provider calls do: the same pool.',
   },
+  leadsRequested: {
+    name: 'wds.leads.requested',
+    event: 'LeadsRequested',
+    partitions: 12,
+    key: 'requestId (a run: its id)',
+    producers: ['gateway'],
+    consumers: ['searcher'],
+    description:
+      'GET /v1/leads/sources (a place resolved to its country, answered on the reply topic) and the Find Leads runs of POST /v1/leads, carried out by the searcher pool: the sources are outside services, as search providers are; a lead\'s contacts are asked of the intel pool.',
+  },
   monitorChecks: {
     name: 'wds.monitor.checks',
     event: 'MonitorCheckRequested',

@@ -47,7 +47,7 @@ export const LEADS_SETTINGS = {
     type: 'integer',
     default: 30000,
     min: 1000,
-    max: 300000,
+    max: 120000,
     description: "How long one source of a leads run may take (every page it reads); a source past it, or failing, is named in the run's `warning` and the others' leads are kept.",
   },
 } as const satisfies SettingsTable;

@@ -223,6 +223,11 @@ async function carryOut(event: LeadsRequested, deps: LeadsDeps, signal: AbortSig
   if (found.final) return { kind: 'ack' };
   const writer = new RunWriter(found, deps);
   const before = await endedAs(deps.state, id);
+  if (before && found.held > 0) {
+    // Ended while a process that stopped carried it: keep and pay for the leads it had written.
+    const account = await deps.keys.get(found.tenant);
+    return end(writer, deps, log, before.status, before.error, found.summary, account, found.held, null, found.leads);
+  }
   if (before) {
     // Cancelled while queued: it never starts and costs nothing.
     await writer.save({ status: before.status, error: before.error, leads: [], held: 0, creditsUsed: 0, final: true, stage: 'done' }, true);

@@ -170,6 +170,22 @@ describe('searcher: Find Leads runs', () => {
   });
 });
 
+describe('searcher: a run ended while its process was gone', () => {
+  it('settles the hold to the leads it had written when its event comes again', async () => {
+    const id = await newRun({ contacts: false });
+    await handleLeadsRequested(event(id), deps, signal());
+    const done = await liveRun(state, id);
+    // As if the process stopped after writing two leads and holding 10, and DELETE took the latch.
+    await saveRun({ state, writer: deps.writer }, { ...done!, status: 'running', stage: 'sources', final: false, held: 10, leads: done!.leads.slice(0, 2) }, Date.now());
+    await state.del(`leads:${id}:end`);
+    await takeEnd(state, done!, 'cancelled', null, Date.now());
+    holds.settled = [];
+    await handleLeadsRequested(event(id), deps, signal());
+    expect(await liveRun(state, id)).toMatchObject({ status: 'cancelled', final: true, creditsUsed: 2 });
+    expect(holds.settled).toEqual([[10, 2]]);
+  });
+});
+
 describe('searcher: Find Leads sources', () => {
   it('answers Nominatim\'s failure as the caller\'s upstream error', async () => {
     nominatim.setMode('error');

@@ -14,7 +14,9 @@
  * It also collects mention watches (WatchCollectRequested, collect.ts) and answers the social
  * catalog's calls (SocialRequested, social.ts): asking the platforms (pipeline/mentions/connectors.ts:
  * one client per platform, shared by every collection and call of the process) is the same
- * kind of work as asking search providers.
+ * kind of work as asking search providers. And it answers Find Leads (LeadsRequested, leads.ts):
+ * the sources question, and runs carried out to their end, asking OpenStreetMap and the open
+ * business registers, and the intel pool for each lead's contacts.
  */
 import { NominatimClient } from '../../pipeline/clients/nominatim.js';
 import { OverpassClient } from '../../pipeline/clients/overpass.js';

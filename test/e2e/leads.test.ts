@@ -15,6 +15,7 @@
  * - unknown fields are accepted and named in `warning`; bad input is 422;
  * - a restart while a run is running: it is answered `failed` with the reason, never left running.
  */
+import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiCaller, type ApiAnswer } from '../helpers/api.js';
 import { meteredKey, serveEmbedded, startEmbedded, type Embedded } from '../helpers/embedded.js';
@@ -243,7 +244,16 @@ describe('e2e/leads: a restart', () => {
     const config = loadConfig({ DATA_DIR: svc.dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', API_KEY, ...env });
     const restarted = await serveEmbedded(config);
     base = restarted.base;
-    svc = { ...svc, service: restarted.service, base };
+    const dataDir = svc.dataDir;
+    svc = {
+      ...svc,
+      service: restarted.service,
+      base,
+      async stop() {
+        await restarted.service.stop();
+        rmSync(dataDir, { recursive: true, force: true });
+      },
+    };
     const answer = (await run(id, metered.key)).body.data;
     expect(answer).toMatchObject({ status: 'failed', partial: false, error: INTERRUPTED_ERROR, creditsUsed: 0 });
     expect(await metered.balance()).toBe(before);

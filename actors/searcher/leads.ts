@@ -397,7 +397,12 @@ async function end(
   let creditsUsed = 0;
   if (account && held > 0) {
     creditsUsed = account.unlimited ? charged : Math.min(charged, held);
-    await deps.keys.settle(account, held, creditsUsed, { requestId: run.id, op: 'leadsStart' });
+    try {
+      await deps.keys.settle(account, held, creditsUsed, { requestId: run.id, op: 'leadsStart' });
+    } catch (error) {
+      // The run still ends (never left running); the failed charge is logged for the operator.
+      log.error({ runId: run.id, held, creditsUsed, err: messageOf(error) }, 'leads run charge not settled');
+    }
   }
   const finalSummary = summary ? { ...summary, leads: leads.length, attribution: ended.status === 'failed' ? [] : summary.attribution } : null;
   await writer.save({ status: ended.status, error: ended.error, leads, summary: finalSummary, held: 0, creditsUsed, final: true, stage: 'done', warning: [run.warning, warning].filter(Boolean).join('; ') || null }, true);

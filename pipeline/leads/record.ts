@@ -93,6 +93,16 @@ const versionKey = (id: string) => `leads:${id}:version`;
 export const newRunId = () => `leads_${randomUUID().replace(/-/g, '')}`;
 export const isRunId = (id: string) => /^leads_[0-9a-f]{32}$/.test(id);
 
+/**
+ * A run not ended whose record has not changed for this long is answered (and written)
+ * `failed` with STALLED_ERROR: no process carries it any more (its event was dead-lettered, or
+ * lost with its topic). A running run writes its record at every step, far more often; a
+ * queued run waits this long only when the searchers are hopelessly behind.
+ */
+export const RUN_STALL_MS = 15 * 60_000;
+
+export const STALLED_ERROR = `stalled: the run did not move for ${RUN_STALL_MS / 60_000} minutes (no searcher carried it); nothing more was charged`;
+
 /** Why a run whose live state was lost before it ended is failed. */
 export const INTERRUPTED_ERROR =
   'interrupted: the coordination state of this run was lost before it ended (the service restarted in embedded mode, or Redis lost its data); nothing was charged';
@@ -236,7 +246,9 @@ function json<T>(text: string, fallback: T): T {
  */
 export async function readRun(deps: { state: State; store: Pick<Store, 'query'>; writer?: Pick<BatchWriter, 'write'> }, tenant: string, id: string, nowMs: number): Promise<LeadsRun | null> {
   const live = await liveRun(deps.state, id);
-  if (live) return live.tenant === tenant ? live : null;
+  if (live && live.tenant !== tenant) return null;
+  if (live && !live.final && nowMs - live.updatedAtMs > RUN_STALL_MS && deps.writer) return stalled(deps as RunStateDeps, live, nowMs);
+  if (live) return live;
   const [row] = await deps.store.query<RunRow>(RUN_BY_ID, { tenant, id });
   if (!row) return null;
   const stored: LeadsRun = {
@@ -260,6 +272,14 @@ export async function readRun(deps: { state: State; store: Pick<Store, 'query'>;
   const failed: LeadsRun = { ...stored, status: 'failed', stage: 'done', error: INTERRUPTED_ERROR, leads: [], creditsUsed: 0, updatedAtMs: nowMs, final: true };
   await deps.writer?.write('leads_runs', [rowOf(failed, Number(row.version) + 1)]);
   return failed;
+}
+
+/** Ends a stalled run `failed` (unless another status took the latch first) and writes it final. */
+async function stalled(deps: RunStateDeps, run: LeadsRun, nowMs: number): Promise<LeadsRun> {
+  await takeEnd(deps.state, run, 'failed', STALLED_ERROR, nowMs);
+  const ended = (await endedAs(deps.state, run.id)) ?? { status: 'failed' as const, error: STALLED_ERROR };
+  const failed = ended.status === 'failed';
+  return saveRun(deps, { ...run, status: ended.status, error: ended.error, stage: 'done', final: true, held: 0, ...(failed ? { leads: [], creditsUsed: 0 } : {}) }, nowMs, true);
 }
 
 /** The run as GET /v1/leads/{id} answers it: while it runs, the leads found so far without contacts. */

@@ -56,7 +56,7 @@ import { ask, replyTo, type Requester } from '../../pipeline/runtime/request-rep
 import type { State } from '../../pipeline/runtime/state/state.js';
 import type { BatchWriter } from '../../pipeline/runtime/store/batch-writer.js';
 import type { NominatimPlace } from '../../pipeline/clients/nominatim.js';
-import { searchPlaces, type PlacesDeps } from '../../pipeline/search/places.js';
+import { PLACES_MAX_LIMIT, searchPlaces, type PlacesDeps } from '../../pipeline/search/places.js';
 import { PRICES } from '../../schemas/api/prices.js';
 import type { EventValue } from '../../schemas/events/index.js';
 
@@ -174,7 +174,8 @@ async function askSource(source: LeadSource, run: LeadsRun, place: NominatimPlac
   const { params } = run;
   if (source.key === OSM_SOURCE) {
     const answer = await searchPlaces(
-      { query: params.query, location: params.where, ...(country ? { country } : {}), limit: params.limit },
+      // Places search answers at most PLACES_MAX_LIMIT places; the registers make up the rest of `limit`.
+      { query: params.query, location: params.where, ...(country ? { country } : {}), limit: Math.min(params.limit, PLACES_MAX_LIMIT) },
       { ...deps.places, timeoutMs: deps.sourceTimeoutMs, signal },
     );
     return answer.places.map((p) => fromPlace(p, OSM.licence));

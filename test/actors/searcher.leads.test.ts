@@ -138,6 +138,16 @@ describe('searcher: Find Leads runs', () => {
     expect(holds.settled.at(-1)).toEqual([10, 0]);
   });
 
+  it('asks OpenStreetMap for at most the places search\'s 100 places whatever the run\'s limit', async () => {
+    holds.balance = 1000;
+    const id = await newRun({ limit: 1000, contacts: false });
+    await handleLeadsRequested(event(id), deps, signal());
+    const run = await liveRun(state, id);
+    expect(run).toMatchObject({ status: 'completed', warning: null, creditsUsed: 3 });
+    expect(run?.summary?.sources).toEqual([{ key: 'osm', found: 2, error: null }, { key: 'fr_sirene', found: 2, error: null }]);
+    expect(holds.settled).toEqual([[1000, 3]]);
+  });
+
   it('fails a run whose key cannot cover the hold, before asking any source', async () => {
     holds.balance = 4;
     const id = await newRun();

@@ -18,7 +18,8 @@
  *    registers asked; its name is the registers' place). Then every source of the run that
  *    covers the country is asked at once, each within LEADS_SOURCE_TIMEOUT_MS:
  *    OpenStreetMap through places search (what `query` names, in `where`), each register by
- *    name in the place. As each answers, its leads are merged with those before
+ *    the activity codes of the kind `query` names (pipeline/leads/activities.ts), else by
+ *    name, in the place. As each answers, its leads are merged with those before
  *    (pipeline/leads/leads.ts, in the run's source order) and the first `limit` written to the
  *    record, so GET shows them (`partial: true`, without contacts). A source that fails or is
  *    too slow is named in `summary.sources` and the run's `warning`; when every source fails
@@ -35,6 +36,7 @@
  */
 import type { BusinessRegister } from '../../pipeline/clients/business-register.js';
 import type { KeyRegistry } from '../../pipeline/keys/registry.js';
+import { activityOf, registerCodes } from '../../pipeline/leads/activities.js';
 import { attributionOf, fromEntry, fromPlace, mergeLeads, type Lead, type LeadContacts } from '../../pipeline/leads/leads.js';
 import {
   CANCEL_POLL_MS,
@@ -183,7 +185,8 @@ async function askSource(source: LeadSource, run: LeadsRun, place: NominatimPlac
   const register = deps.registers.find((r) => r.key === source.key);
   if (!register) throw new Error(`${source.key} is not configured`);
   const where = place?.name ?? params.where;
-  const entries = await register.search({ what: params.query, where, limit: params.limit }, { timeoutMs: deps.sourceTimeoutMs, signal });
+  const codes = registerCodes(activityOf(params.query), register.key);
+  const entries = await register.search({ what: params.query, where, limit: params.limit, codes }, { timeoutMs: deps.sourceTimeoutMs, signal });
   return entries.map((e) => fromEntry(source, e));
 }
 

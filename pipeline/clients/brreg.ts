@@ -4,7 +4,8 @@
  * Norwegian Licence for Open Government Data (NLOD) 2.0. One question is
  * `GET <base>/enhetsregisteret/api/enheter?navn=<what>[&forretningsadresse.poststed=<WHERE>]
  * &konkurs=false&underAvvikling=false&page=<n>&size=<≤100>`: a `where` is asked as the
- * business address's post town (the register writes them in capitals). Pages are read until
+ * business address's post town (the register writes them in capitals); with activity codes,
+ * `naeringskode=<codes>` instead of the name. Pages are read until
  * the limit, the last page or REGISTER_MAX_PAGES.
  *
  * Answers are HAL: `{_embedded: {enheter: [{organisasjonsnummer, navn, naeringskode1:
@@ -55,7 +56,8 @@ export class BrregClient implements BusinessRegister {
     const size = Math.min(NO_PAGE_SIZE, query.limit);
     for (let page = 0; page < REGISTER_MAX_PAGES && out.length < query.limit; page++) {
       const url = below(this.base, '/enhetsregisteret/api/enheter');
-      url.searchParams.set('navn', query.what.trim());
+      if (query.codes?.length) url.searchParams.set('naeringskode', query.codes.join(','));
+      else url.searchParams.set('navn', query.what.trim());
       if (query.where?.trim()) url.searchParams.set('forretningsadresse.poststed', query.where.trim().toUpperCase());
       url.searchParams.set('konkurs', 'false');
       url.searchParams.set('underAvvikling', 'false');

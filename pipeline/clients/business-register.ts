@@ -17,6 +17,12 @@ export interface RegisterQuery {
   readonly where: string | null;
   /** Entries wanted at most (each client also caps it by its own page budget). */
   readonly limit: number;
+  /**
+   * The register's own activity codes of the kind of business (NAF, SIC, næringskode), when
+   * the leads rules know them (pipeline/leads/activities.ts): the register is then searched
+   * by activity in the place, and `what` is not matched against names. Null: by name.
+   */
+  readonly codes?: readonly string[] | null;
 }
 
 export interface RegisterContext {

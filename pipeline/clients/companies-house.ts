@@ -4,7 +4,7 @@
  * key sent as HTTP basic auth, the key as the user and no password). Data under the Open
  * Government Licence v3.0. One question is `GET <base>/advanced-search/companies?
  * company_name_includes=<what>[&location=<where>]&company_status=active&size=<≤100>
- * &start_index=<n>`; pages are read until the limit, the last hit or REGISTER_MAX_PAGES. An
+ * &start_index=<n>`, or with activity codes `sic_codes=<codes>` instead of the name; pages are read until the limit, the last hit or REGISTER_MAX_PAGES. An
  * advanced search that finds nothing answers 404, read as no entries.
  *
  * Answers `{items: [{company_number, company_name, registered_office_address: {address_line_1,
@@ -63,7 +63,8 @@ export class CompaniesHouseClient implements BusinessRegister {
     const size = Math.min(UK_PAGE_SIZE, query.limit);
     for (let page = 0; page < REGISTER_MAX_PAGES && out.length < query.limit; page++) {
       const url = below(this.base, '/advanced-search/companies');
-      url.searchParams.set('company_name_includes', query.what.trim());
+      if (query.codes?.length) url.searchParams.set('sic_codes', query.codes.join(','));
+      else url.searchParams.set('company_name_includes', query.what.trim());
       if (query.where?.trim()) url.searchParams.set('location', query.where.trim());
       url.searchParams.set('company_status', 'active');
       url.searchParams.set('size', String(size));

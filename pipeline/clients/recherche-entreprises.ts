@@ -4,7 +4,9 @@
  * under Etalab's Licence Ouverte 2.0. One question is `GET <base>/search?q=<what>
  * [&code_postal=<where>]&page=<n>&per_page=<≤25>`; a `where` that is a five-digit postcode
  * goes to `code_postal`, any other `where` is added to `q` (the API matches names and
- * addresses). Pages are read until the limit, the last page or REGISTER_MAX_PAGES.
+ * addresses). With activity codes (NAF), they go to `activite_principale` (comma-separated)
+ * and `q` holds the place alone. Pages are read until the limit, the last page or
+ * REGISTER_MAX_PAGES.
  *
  * Answers `{results: [{siren, nom_complet, siege: {adresse, code_postal, libelle_commune,
  * latitude, longitude, activite_principale, etat_administratif}, …}], total_pages}` are read
@@ -57,8 +59,11 @@ export class RechercheEntreprisesClient implements BusinessRegister {
     const seen = new Set<string>();
     for (let page = 1; page <= REGISTER_MAX_PAGES && out.length < query.limit; page++) {
       const url = below(this.base, '/search');
-      url.searchParams.set('q', POSTCODE.test(where) || !where ? query.what.trim() : `${query.what.trim()} ${where}`);
+      const what = query.codes?.length ? '' : query.what.trim();
+      const q = POSTCODE.test(where) ? what : [what, where].filter(Boolean).join(' ');
+      if (q) url.searchParams.set('q', q);
       if (POSTCODE.test(where)) url.searchParams.set('code_postal', where);
+      if (query.codes?.length) url.searchParams.set('activite_principale', query.codes.join(','));
       url.searchParams.set('page', String(page));
       url.searchParams.set('per_page', String(Math.min(FR_PER_PAGE, query.limit)));
       const answer = await getJson(SERVICE, { url, timeoutMs: leftOf(deadline), maxBytes: REGISTER_MAX_BYTES, ...(ctx.signal ? { signal: ctx.signal } : {}) }, this.fetcher);

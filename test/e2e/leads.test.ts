@@ -150,8 +150,8 @@ describe('e2e/leads: a run', () => {
     expect(done.summary.contacts).toEqual({ looked: 1, found: 1 });
     expect(done.creditsUsed).toBe(3);
     expect(await metered.balance()).toBe((before as number) - 3);
-    // The register was asked for the place's name, and OpenStreetMap within Lyon's area.
-    expect(registers.requests.some((r) => r.path === '/search' && r.query.get('q') === 'dentistes Lyon')).toBe(true);
+    // The register was asked for dentists (NAF 86.23Z) in the place's name.
+    expect(registers.requests.some((r) => r.path === '/search' && r.query.get('q') === 'Lyon' && r.query.get('activite_principale') === '86.23Z')).toBe(true);
     // Finished: DELETE changes nothing and costs nothing.
     const again = await call('DELETE', `/v1/leads/${id}`, undefined, metered.key);
     expect(again.status).toBe(200);

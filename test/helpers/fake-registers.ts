@@ -4,14 +4,16 @@
  * companies-house.ts, brreg.ts; point FR_ENTREPRISES_URL, UK_COMPANIES_HOUSE_URL and
  * NO_BRREG_URL at `url`):
  *
- * - `GET /search?q=&code_postal=&page=&per_page=` (France): the companies whose every word of
- *   `q` is in their name or address (case-insensitive), paged, as `{results, total_results,
- *   page, per_page, total_pages}`; `per_page` above 25 is a 400, as the real API answers.
- * - `GET /advanced-search/companies?company_name_includes=&location=&size=&start_index=` (UK):
- *   needs `Authorization: Basic base64(<key>:)` with the fake's key (else 401); the companies
- *   whose name includes the words and whose office address includes the location, as
- *   `{items, hits, kind}`; none is a 404, as the real API answers.
- * - `GET /enhetsregisteret/api/enheter?navn=&forretningsadresse.poststed=&page=&size=`
+ * - `GET /search?q=&code_postal=&activite_principale=&page=&per_page=` (France): the companies
+ *   whose every word of `q` is in their name or address (case-insensitive) and whose head
+ *   office's NAF code is one of `activite_principale` (comma-separated), paged, as `{results,
+ *   total_results, page, per_page, total_pages}`; `per_page` above 25 is a 400, and a request
+ *   with neither `q` nor a filter a 400, as the real API answers.
+ * - `GET /advanced-search/companies?company_name_includes=&sic_codes=&location=&size=&start_index=`
+ *   (UK): needs `Authorization: Basic base64(<key>:)` with the fake's key (else 401); the
+ *   companies whose name includes the words, with one of the SIC codes, whose office address
+ *   includes the location, as `{items, hits, kind}`; none is a 404, as the real API answers.
+ * - `GET /enhetsregisteret/api/enheter?navn=&naeringskode=&forretningsadresse.poststed=&page=&size=`
  *   (Norway): HAL `{_embedded: {enheter}, page: {size, totalElements, totalPages, number}}`,
  *   without `_embedded` when nothing matches.
  * - Modes (`setMode`): `ok`, `rate_limited` (429 with Retry-After: 2), `error` (503), `hang`,
@@ -66,7 +68,12 @@ export async function startFakeRegisters(data: RegisterData, apiKey = FAKE_CH_KE
       if (perPage > 25) return json(400, { erreur: 'per_page must be at most 25' });
       const page = Number(q.get('page') ?? 1);
       const postcode = q.get('code_postal');
-      const matched = (data.fr ?? []).filter((c) => words(q.get('q')).every((w) => has(c.nom_complet, w) || has((c.siege as Record<string, unknown>)?.adresse, w)) && (!postcode || (c.siege as Record<string, unknown>)?.code_postal === postcode));
+      const naf = q.get('activite_principale')?.split(',') ?? null;
+      if (!q.get('q') && !postcode && !naf) return json(400, { erreur: 'Veuillez indiquer au moins un paramètre de recherche.' });
+      const siege = (c: Record<string, unknown>) => (c.siege ?? {}) as Record<string, unknown>;
+      const matched = (data.fr ?? []).filter(
+        (c) => words(q.get('q')).every((w) => has(c.nom_complet, w) || has(siege(c).adresse, w)) && (!postcode || siege(c).code_postal === postcode) && (!naf || naf.includes(String(siege(c).activite_principale))),
+      );
       return json(200, { results: matched.slice((page - 1) * perPage, page * perPage), total_results: matched.length, page, per_page: perPage, total_pages: Math.max(1, Math.ceil(matched.length / perPage)) });
     }
     if (request.path === '/advanced-search/companies') {
@@ -74,7 +81,10 @@ export async function startFakeRegisters(data: RegisterData, apiKey = FAKE_CH_KE
       const size = Number(q.get('size') ?? 20);
       const start = Number(q.get('start_index') ?? 0);
       const location = (q.get('location') ?? '').toLowerCase();
-      const matched = (data.uk ?? []).filter((c) => words(q.get('company_name_includes')).every((w) => has(c.company_name, w)) && (!location || has(c.registered_office_address, location)));
+      const sic = q.get('sic_codes')?.split(',') ?? null;
+      const matched = (data.uk ?? []).filter(
+        (c) => words(q.get('company_name_includes')).every((w) => has(c.company_name, w)) && (!location || has(c.registered_office_address, location)) && (!sic || (Array.isArray(c.sic_codes) && c.sic_codes.some((code) => sic.includes(String(code))))),
+      );
       if (!matched.length) return json(404, { hits: 0, items: [], kind: 'search#advanced-search', top_hit: {} });
       return json(200, { hits: matched.length, items: matched.slice(start, start + size), kind: 'search#advanced-search' });
     }
@@ -82,7 +92,10 @@ export async function startFakeRegisters(data: RegisterData, apiKey = FAKE_CH_KE
       const size = Number(q.get('size') ?? 20);
       const page = Number(q.get('page') ?? 0);
       const town = q.get('forretningsadresse.poststed');
-      const matched = (data.no ?? []).filter((c) => words(q.get('navn')).every((w) => has(c.navn, w)) && (!town || (c.forretningsadresse as Record<string, unknown>)?.poststed === town));
+      const nace = q.get('naeringskode')?.split(',') ?? null;
+      const matched = (data.no ?? []).filter(
+        (c) => words(q.get('navn')).every((w) => has(c.navn, w)) && (!town || (c.forretningsadresse as Record<string, unknown>)?.poststed === town) && (!nace || nace.includes(String((c.naeringskode1 as Record<string, unknown> | undefined)?.kode))),
+      );
       const pageInfo = { size, totalElements: matched.length, totalPages: Math.ceil(matched.length / size), number: page };
       const items = matched.slice(page * size, (page + 1) * size);
       return json(200, items.length ? { _embedded: { enheter: items }, page: pageInfo } : { page: pageInfo });

@@ -83,6 +83,16 @@ describe('pipeline/clients/recherche-entreprises', () => {
     ]);
   });
 
+  it('searches by activity codes in the place when given: activite_principale, the place alone in q', async () => {
+    const entries = await client().search({ what: 'dentists', where: 'Lyon', limit: 3, codes: ['86.23Z', '86.21Z'] }, CTX);
+    expect(entries).toHaveLength(3);
+    expect(fake.requests.map((r) => [r.query.get('q'), r.query.get('activite_principale')])).toEqual([['Lyon', '86.23Z,86.21Z']]);
+    expect(await client().search({ what: 'bakers', where: 'Lyon', limit: 3, codes: ['10.71C'] }, CTX)).toEqual([]);
+    fake.requests.length = 0;
+    await client().search({ what: 'dentists', where: '69002', limit: 3, codes: ['86.23Z'] }, CTX);
+    expect([fake.requests[0]?.query.has('q'), fake.requests[0]?.query.get('code_postal')]).toEqual([false, '69002']);
+  });
+
   it('answers no entries when nothing matches, and a body without results is unreadable', async () => {
     expect(await client().search({ what: 'boulangerie', where: null, limit: 10 }, CTX)).toEqual([]);
     fake.setMode({ status: 200, body: '{"foo": 1}' });
@@ -127,6 +137,13 @@ describe('pipeline/clients/companies-house', () => {
     ]);
   });
 
+  it('searches by SIC codes instead of the name when given', async () => {
+    const client = new CompaniesHouseClient({ baseUrl: fake.url, apiKey: fake.apiKey });
+    const entries = await client.search({ what: 'dentists', where: 'Glasgow', limit: 10, codes: ['86230'] }, CTX);
+    expect(entries.map((e) => e.id)).toEqual(['SC123456']);
+    expect([fake.requests[0]?.query.get('sic_codes'), fake.requests[0]?.query.has('company_name_includes')]).toEqual(['86230', false]);
+  });
+
   it('leaves out items without a company number, reads a 404 as no entries', async () => {
     const client = new CompaniesHouseClient({ baseUrl: fake.url, apiKey: fake.apiKey });
     expect((await client.search({ what: 'dental', where: null, limit: 10 }, CTX)).map((e) => e.id)).toEqual(['01234567', 'SC123456']);
@@ -162,6 +179,12 @@ describe('pipeline/clients/brreg', () => {
         url: 'https://virksomhet.brreg.no/nb/oppslag/enheter/912345678',
       },
     ]);
+  });
+
+  it('searches by næringskode instead of the name when given', async () => {
+    const entries = await client().search({ what: 'dentists', where: 'Oslo', limit: 10, codes: ['86.230'] }, CTX);
+    expect(entries.map((e) => e.id)).toEqual(['912345678']);
+    expect([fake.requests[0]?.query.get('naeringskode'), fake.requests[0]?.query.has('navn')]).toEqual(['86.230', false]);
   });
 
   it('leaves out malformed entries; a page without _embedded is no entries; a list body is unreadable', async () => {

@@ -159,3 +159,23 @@ describe('pipeline/leads: attribution and sources', () => {
     expect(keys({ UK_COMPANIES_HOUSE_API_KEY: 'a-key-of-companies-house' })).toEqual(['uk_companies_house']);
   });
 });
+
+describe('pipeline/leads/activities', () => {
+  it('reads the kind of business a query names as each register\'s activity codes, else none', async () => {
+    const { activityOf, registerCodes, ACTIVITIES } = await import('../../pipeline/leads/activities.js');
+    expect(activityOf('dentists')?.nace).toBe('86.23');
+    expect(activityOf('dentistes')?.nace).toBe('86.23');
+    expect(registerCodes(activityOf('dental clinic'), 'fr_sirene')).toEqual(['86.23Z']);
+    expect(registerCodes(activityOf('pharmacies'), 'uk_companies_house')).toEqual(['47730']);
+    expect(registerCodes(activityOf('bakeries'), 'no_brreg')).toEqual(['10.710']);
+    expect(activityOf('Acme Widgets')).toBeNull();
+    expect(registerCodes(null, 'fr_sirene')).toBeNull();
+    // Each register's codes descend from the NACE class: NAF adds a letter, SIC and SN2007 a digit.
+    for (const a of ACTIVITIES) {
+      const digits = a.nace.replace('.', '');
+      for (const code of a.codes.fr_sirene ?? []) expect(code, a.category).toMatch(new RegExp(`^${a.nace.replace('.', '\\.')}[A-Z]$`));
+      for (const code of a.codes.uk_companies_house ?? []) expect(code, a.category).toMatch(new RegExp(`^${digits}\\d$`));
+      for (const code of a.codes.no_brreg ?? []) expect(code, a.category).toMatch(new RegExp(`^${a.nace.replace('.', '\\.')}\\d$`));
+    }
+  });
+});

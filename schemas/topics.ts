@@ -107,11 +107,21 @@ export const TOPICS = {
     name: 'wds.leads.requested',
     event: 'LeadsRequested',
     partitions: 12,
-    key: 'requestId (a run: its id)',
+    key: "the run's id",
     producers: ['gateway'],
     consumers: ['searcher'],
     description:
-      'GET /v1/leads/sources (a place resolved to its country, answered on the reply topic) and the Find Leads runs of POST /v1/leads, carried out by the searcher pool: the sources are outside services, as search providers are; a lead\'s contacts are asked of the intel pool.',
+      'The Find Leads runs of POST /v1/leads (kind `run`), each carried out to its end by the searcher pool: the sources are outside services, as search providers are; a lead\'s contacts are asked of the intel pool. A run holds its partition for up to a few minutes, so nothing quick shares this topic.',
+  },
+  leadsSources: {
+    name: 'wds.leads.sources',
+    event: 'LeadsRequested',
+    partitions: 12,
+    key: 'requestId',
+    producers: ['gateway'],
+    consumers: ['searcher'],
+    description:
+      'GET /v1/leads/sources (kind `sources`): a place resolved to its country by the searcher, answered on the reply topic; its own topic, so a question never waits behind a run.',
   },
   monitorChecks: {
     name: 'wds.monitor.checks',

@@ -91,7 +91,7 @@ export function createSearcherActor(runtime: ServiceRuntime): ActorDefinition {
   return {
     name: 'searcher',
     group: 'searcher',
-    topics: ['searchRequested', 'watchCollections', 'socialRequested', 'leadsRequested'],
+    topics: ['searchRequested', 'watchCollections', 'socialRequested', 'leadsRequested', 'leadsSources'],
     concurrency: config.poolConcurrency,
     timeoutMs: Math.max(SEARCH_MAX_MS, runMaxMs(config.leadsSourceTimeoutMs)) + 10_000,
     async close() {

@@ -116,7 +116,7 @@ export function leadsSourcesHandler(requester: Requester, waitMs: number): Opera
   return {
     async handle(ctx) {
       const q = ctx.query as { country?: string; where?: string };
-      const reply = await askPipeline(requester, ctx, 'leadsRequested', { kind: 'sources', runId: null, query: JSON.stringify({ country: q.country ?? null, where: q.where ?? null }) }, waitMs);
+      const reply = await askPipeline(requester, ctx, 'leadsSources', { kind: 'sources', runId: null, query: JSON.stringify({ country: q.country ?? null, where: q.where ?? null }) }, waitMs);
       return { ...replyResult(reply), credits: 0 };
     },
   };

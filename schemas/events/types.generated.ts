@@ -134,7 +134,7 @@ export interface JobEvent {
   data: string;
 }
 
-/** Find Leads work for the searcher pool (actors/searcher/leads.ts): `sources` (GET /v1/leads/sources: the sources covering a country or a place's country, answered with a Reply) or `run` (POST /v1/leads: the run `runId`, whose record the gateway created, carried out to its end; no Reply). wds.events.LeadsRequested v1 (schemas/events/LeadsRequested/v1.avsc). */
+/** Find Leads work for the searcher pool (actors/searcher/leads.ts): `sources` (GET /v1/leads/sources, on wds.leads.sources: the sources covering a country or a place's country, answered with a Reply) or `run` (POST /v1/leads, on wds.leads.requested: the run `runId`, whose record the gateway created, carried out to its end; no Reply). wds.events.LeadsRequested v1 (schemas/events/LeadsRequested/v1.avsc). */
 export interface LeadsRequested {
   /** Id of the API request; in every log line. */
   requestId: string;

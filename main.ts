@@ -1,3 +1,4 @@
+#!/usr/bin/env node
 /**
  * The service's composition root.
  *
@@ -6,12 +7,15 @@
  *   node dist/main.js --role fetcher   one actor pool (frontier, fetcher, renderer, parser,
  *                                      extractor, searcher, classifier, notifier, intel);
  *                                      start any number of each
+ *   node dist/main.js mcp [--url URL]  the MCP server over stdio (gateway/mcp/stdio.ts), the
+ *                                      package's `bin`: `npx web-data-service mcp`
  *
  * Configuration comes from the environment (pipeline/runtime/config.ts); BUS, STORE and STATE choose
  * the engines. `startService` is exported so tests start the same composition in-process, and
  * `run` (this command line) so another entry point runs it with other actors
  * (test/helpers/service-main.ts runs it with the test actors, in child processes).
  */
+import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { setFlagsFromString } from 'node:v8';
@@ -27,6 +31,7 @@ import { createNotifierActor } from './actors/notifier/index.js';
 import { createParserActor } from './actors/parser/index.js';
 import { createRendererActor } from './actors/renderer/index.js';
 import { buildGateway } from './gateway/app.js';
+import { runMcpStdio } from './gateway/mcp/stdio.js';
 import { ConfigError, loadConfig, redactedConfig, type Config } from './pipeline/service/config.js';
 import { keyRegistryFor, type KeyRegistry } from './pipeline/keys/index.js';
 import { errorCode } from './pipeline/runtime/errors.js';
@@ -219,6 +224,25 @@ export async function run(argv: string[], options: RunOptions = {}): Promise<voi
   };
   process.once('SIGINT', () => void stop('SIGINT'));
   process.once('SIGTERM', () => void stop('SIGTERM'));
+  // Started with an IPC channel by the process it serves (`web-data-service mcp` running the
+  // embedded service, gateway/mcp/stdio.ts): when that process is gone, killed or not, so is
+  // this service, rather than holding DATA_DIR with nobody to call it.
+  if (process.channel) process.once('disconnect', () => void stop('disconnect'));
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) await run(process.argv.slice(2));
+/** This file is the process's entry point: run directly, or through a link to it (the package's `bin` under node_modules/.bin). */
+function isEntryPoint(): boolean {
+  const script = process.argv[1];
+  if (!script) return false;
+  try {
+    return import.meta.url === pathToFileURL(realpathSync(script)).href;
+  } catch {
+    return import.meta.url === pathToFileURL(script).href;
+  }
+}
+
+if (isEntryPoint()) {
+  const argv = process.argv.slice(2);
+  if (argv[0] === 'mcp') await runMcpStdio(argv.slice(1), { version: serviceVersion(), script: process.argv[1] as string });
+  else await run(argv);
+}

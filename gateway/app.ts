@@ -5,7 +5,7 @@
  * operation table's (gateway/wiring.ts).
  */
 import { randomBytes } from 'node:crypto';
-import { STATUS_CODES } from 'node:http';
+import { STATUS_CODES, type ServerOptions } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { ERRORS, type ErrorCode } from '../schemas/errors.js';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
@@ -19,10 +19,15 @@ import { AccessLog, stampArrival } from './access-log.js';
 import { registerDocs } from './docs.js';
 import type { Handlers } from './handler.js';
 import { buildOpenApi } from './openapi.js';
+import { registerMcp } from './mcp/http.js';
+import { servedTools } from './mcp/tools.js';
+import { keyHook } from './routes.js';
 import { operationHandlers, type PipelineDeps } from './wiring.js';
 import { InvalidKeyLimiter, RateLimiter } from './rate-limit.js';
 import { errorBody, JSON_TYPE, noRoute, sendError } from './replies.js';
 import { registerOperations } from './routes.js';
+import { registerFirecrawl } from './firecrawl/routes.js';
+import { isWatcherUpgrade } from './firecrawl/watcher.js';
 
 export interface GatewayDeps {
   config: Config;
@@ -113,6 +118,10 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : newRequestId();
     },
     return503OnClosing: true,
+    // Only the Firecrawl watcher's WebSockets are upgrades (gateway/firecrawl/watcher.ts); a
+    // request offering any other upgrade is served as the plain request it also is.
+    // (Node 22.21's `shouldUpgradeCallback` is not in @types/node yet.)
+    http: { shouldUpgradeCallback: isWatcherUpgrade } as unknown as ServerOptions,
     // Ids may be up to 128 characters (schemas/api/common.ts); the router's default is 100.
     routerOptions: { maxParamLength: 256 },
     // Malformed URLs and the like: answered in the envelope like every other failure.
@@ -143,17 +152,23 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     ...operationHandlers({ config, version: deps.version }, deps.pipeline ?? null),
     ...deps.handlers,
   };
-  registerOperations(app, {
+  const auth = {
     keys: deps.keys,
-    credits: new Credits(deps.keys),
     limiter: new RateLimiter(deps.state, config.rateLimitPerMinute, config.rateLimitBurst),
     invalidKeys: new InvalidKeyLimiter(deps.state, config.invalidKeysPerMinute, config.invalidKeysBurst),
+  };
+  registerOperations(app, {
+    ...auth,
+    credits: new Credits(deps.keys),
     handlers,
     uploadLimitBytes: config.uploadLimitBytes,
     bodyMaxDepth: config.bodyMaxDepth,
     accessLog,
     log: deps.log,
   });
+
+  // Firecrawl's v2 and v1 APIs under /firecrawl, translated onto the operations above.
+  registerFirecrawl(app, { auth, state: deps.state, records: deps.pipeline?.records ?? null, uploadLimitBytes: config.uploadLimitBytes, log: deps.log, accessLog });
 
   const openapi = buildOpenApi();
   void app.register(async (reference) => {
@@ -167,6 +182,16 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     reference.get('/v1/openapi.json', async () => openapi);
     reference.get('/healthz', async () => ({ status: 'ok' }));
     registerDocs(reference);
+  });
+
+  // MCP for AI agents: the tools of the operations this gateway serves, each call made to its route in-process.
+  registerMcp(app, {
+    authorize: keyHook(auth),
+    tools: servedTools((id) => id in handlers),
+    version: deps.version,
+    maxDepth: config.bodyMaxDepth,
+    bodyLimit: Math.max(config.bodyLimitBytes, Math.ceil((config.uploadLimitBytes * 4) / 3) + 64 * 1024),
+    log: deps.log,
   });
   return app;
 }

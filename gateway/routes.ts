@@ -133,6 +133,17 @@ function authorize(request: FastifyRequest, deps: RouteDeps, done: (error?: Erro
   deps.invalidKeys.admit(request.ip).then(lookUp, done);
 }
 
+/**
+ * The same key and rate-limit checks as an operation's (401, 429), for a route outside the
+ * operation table that reads the caller's own records (gateway/firecrawl/): resolves with the
+ * key, or rejects with the AppError an operation would answer.
+ */
+export function authenticate(request: FastifyRequest, deps: Pick<RouteDeps, 'keys' | 'limiter' | 'invalidKeys'>): Promise<KeyRecord> {
+  return new Promise((resolve, reject) => {
+    authorize(request, deps as RouteDeps, (error) => (error ? reject(error) : resolve(request.apiKey as KeyRecord)));
+  });
+}
+
 function admit(request: FastifyRequest, key: KeyRecord | null, deps: RouteDeps, done: (error?: Error) => void): void {
   if (!key || key.revoked) {
     const invalid = new AppError('invalid_api_key', 'the key is unknown or has been revoked');
@@ -340,4 +351,12 @@ export function registerOperations(app: FastifyInstance, deps: RouteDeps): void 
     await uploads.register(multipart, { limits: { fileSize: deps.uploadLimitBytes, files: 5, fields: 20, parts: 25 } });
     for (const op of OPERATIONS) if (op.multipartFiles) route(uploads, op, deps);
   });
+}
+
+/**
+ * The operations' key hook (401, then the rate limit's 429) for another route that takes the
+ * API key the same way (/mcp, gateway/mcp/http.ts).
+ */
+export function keyHook(deps: Pick<RouteDeps, 'keys' | 'limiter' | 'invalidKeys'>): (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) => void {
+  return (request, _reply, done) => authorize(request, deps as RouteDeps, done);
 }

@@ -254,8 +254,8 @@ export const OPERATION_TABLE = {
   // Site and company intelligence
   // A lookup is charged when a section it asked for answered.
   domain: byPipeline(INTEL, flat(PRICES.domainLookup), (d) => domainHandler(d.requester, intelWaits(d))),
-  // One credit a page the site answered; the most a call may read is reserved.
-  company: byPipeline(INTEL_FETCH, { estimate: () => companyEstimate() }, (d) => companyHandler(d.requester, siteWaits(d))),
+  // One credit a page the site answered, and the operator's model's price when it filled a field; the most a call may cost is reserved.
+  company: byPipeline(INTEL_FETCH, { estimate: (_ctx, deps) => companyEstimate(operatorModel(deps)) }, (d) => companyHandler(d.requester, siteWaits(d))),
   products: byPipeline(INTEL_FETCH, { estimate: (ctx) => listingEstimate(ctx.body as ListingBody) }, (d) => productsHandler(d.requester, siteWaits(d))),
   posts: byPipeline(INTEL_FETCH, { estimate: (ctx) => listingEstimate(ctx.body as ListingBody) }, (d) => postsHandler(d.requester, siteWaits(d))),
   // The depth's flat price and each snapshot beyond those included (rule 7).

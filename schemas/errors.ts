@@ -179,6 +179,12 @@ export const ERRORS = {
     retriable: false,
     description: 'The page is larger than this instance\'s size limit for one fetch; it was not read to the end.',
   },
+  page_too_complex: {
+    status: 502,
+    retriable: false,
+    description:
+      'The page nests its elements deeper than 1,024 levels (real pages stay under 100), so it was not read: a tree that deep is a hostile or broken page, and reading it would cost minutes. Not charged.',
+  },
   unsupported_content: {
     status: 502,
     retriable: false,

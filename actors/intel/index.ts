@@ -16,6 +16,7 @@ import type { ActorDefinition } from '../../pipeline/runtime/pool.js';
 import { Requester } from '../../pipeline/runtime/request-reply.js';
 import type { ServiceRuntime } from '../../pipeline/service/config.js';
 import { intelSources, sourceLimits } from '../../pipeline/intel/sources.js';
+import { operatorModel } from '../../pipeline/clients/models/index.js';
 import { handleIntelRequested, type IntelDeps } from './handler.js';
 import { pageReader } from './pages.js';
 
@@ -59,6 +60,9 @@ export function createIntelActor(runtime: ServiceRuntime): ActorDefinition {
       pageTimeoutMs: config.sitePageTimeoutMs,
       readBudgetMs: config.siteReadBudgetMs,
       companyCacheHours: config.companyCacheHours,
+      // The operator's model reads what the pages state in words no rule knows (a bad MODEL_* setting stops the process).
+      model: operatorModel(config),
+      modelConfig: config,
     },
   };
   return {

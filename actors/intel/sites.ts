@@ -9,11 +9,14 @@
  *   (pipeline/intel/site/company-cache.ts), free, `cached: true`; a fresh answer is stored
  *   before it is given (a store that refuses it is logged; the answer is still given).
  * - Charged one credit a page the site answered (the answer's `pagesRead`); a failed call
- *   nothing.
+ *   nothing. A company whose missing details the operator's model filled (`inferred` not
+ *   empty) also pays PRICES.operatorModelPage once; a model that fails or fills nothing, nothing.
  * - A site whose home page the fetch path refused (`url_blocked`: a private or local address)
  *   fails `url_blocked`, not `site_unreachable`.
  */
+import { generateStructured, type ModelCallOptions, type ModelChoice } from '../../pipeline/clients/models/index.js';
 import { cachedCompany, keepCompany } from '../../pipeline/intel/site/company-cache.js';
+import type { CompanyModelAsk } from '../../pipeline/intel/site/company-model.js';
 import { readCompany } from '../../pipeline/intel/site/company.js';
 import { readPosts } from '../../pipeline/intel/site/posts.js';
 import { readProducts } from '../../pipeline/intel/site/products.js';
@@ -37,6 +40,9 @@ export interface SiteDeps {
   readonly readBudgetMs: number;
   /** COMPANY_CACHE_HOURS. */
   readonly companyCacheHours: number;
+  /** The operator's model (MODEL_*), which reads the company details the pages state in words no rule knows; null: none. */
+  readonly model: ModelChoice | null;
+  readonly modelConfig: ModelCallOptions['config'];
 }
 
 export interface SiteQuestion {
@@ -55,6 +61,9 @@ export interface SiteAnswer {
 
 /** A question the gateway should have refused (the event contract guarded). */
 export class BadSiteQuestion extends Error {}
+
+/** Less time than this left in the call's budget: the model is not asked. */
+const MIN_MODEL_MS = 2_000;
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -87,10 +96,21 @@ export async function answerSiteQuestion(question: SiteQuestion, deps: SiteDeps,
   try {
     switch (question.kind) {
       case 'company': {
-        const answer = await readCompany(url, { ...common, contacts: question.query.contacts !== false });
+        const model = deps.model;
+        // The model's call fits in what is left of the call's budget (the gateway waits no longer).
+        const infer = model
+          ? async (ask: CompanyModelAsk) => {
+              const leftMs = deadlineMs - now();
+              if (leftMs < MIN_MODEL_MS) throw new AppError('model_timeout', 'the call\'s time budget was spent reading the pages');
+              const config = { ...deps.modelConfig, modelTimeoutMs: Math.min(deps.modelConfig.modelTimeoutMs, leftMs) };
+              return (await generateStructured(model, ask, { config, signal, log })).object;
+            }
+          : undefined;
+        const answer = await readCompany(url, { ...common, contacts: question.query.contacts !== false, ...(infer ? { infer, inferMaxChars: deps.modelConfig.modelMaxInputChars } : {}) });
         await keepCompany(deps.writer, question.tenant, answer, startedMs).catch((error: unknown) => log.warn({ err: error, domain: answer.domain }, 'company answer not stored'));
         log.info({ kind: 'company', domain: answer.domain, pages: answer.pagesRead }, 'company read');
-        return { data: { ...answer, cached: false, readAt: iso(startedMs) }, credits: answer.pagesRead * perPage };
+        const modelCredits = answer.inferred.length > 0 ? PRICES.operatorModelPage.credits : 0;
+        return { data: { ...answer, cached: false, readAt: iso(startedMs) }, credits: answer.pagesRead * perPage + modelCredits };
       }
       case 'products': {
         const answer = await readProducts(url, { ...common, limit: limitOf(question.query) });

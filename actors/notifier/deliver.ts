@@ -4,7 +4,8 @@
  * - Each attempt is signed afresh (`X-WDS-Signature: t=…,v1=…` over `<t>.<body>`, the body
  *   byte for byte the same every attempt: pipeline/webhooks/signing.ts) and carries the
  *   caller's `headers` (which cannot replace the service's own: content type, signature,
- *   event and delivery id; those the rules of pipeline/webhooks/headers.ts refuse, such as
+ *   event and delivery id, and Firecrawl's `X-Firecrawl-Signature: sha256=<hex>` over the body
+ *   alone, for receivers written for Firecrawl; those the rules of pipeline/webhooks/headers.ts refuse, such as
  *   Host or a value with a line break, are dropped: the gateway refuses them already).
  * - The URL passes the SSRF guard before every attempt (and the agents check the address at
  *   connect time); a refused URL is not retried.
@@ -24,7 +25,7 @@ import { redactUrl, type NetGuard } from '../../pipeline/runtime/net/guard.js';
 import { deliverableHeaders } from '../../pipeline/webhooks/headers.js';
 import { retry, RetriesExhausted } from '../../pipeline/runtime/retry.js';
 import type { BatchWriter } from '../../pipeline/runtime/store/batch-writer.js';
-import { SIGNATURE_HEADER, signatureHeader } from '../../pipeline/webhooks/signing.js';
+import { FIRECRAWL_SIGNATURE_HEADER, firecrawlSignatureHeader, SIGNATURE_HEADER, signatureHeader } from '../../pipeline/webhooks/signing.js';
 import { postJson, type PostResult } from './post.js';
 
 export interface RetryPolicy {
@@ -113,6 +114,7 @@ export async function deliver(deps: DeliveryDeps, delivery: Delivery, signal?: A
           'x-wds-event': delivery.event,
           'x-wds-delivery': delivery.id,
           [SIGNATURE_HEADER]: signatureHeader(delivery.secret, delivery.body),
+          [FIRECRAWL_SIGNATURE_HEADER]: firecrawlSignatureHeader(delivery.secret, delivery.body),
         },
       });
       retriable = retriableAnswer(result) && !signal?.aborted;

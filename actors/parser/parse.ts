@@ -65,7 +65,9 @@ export async function handleParseRequested(event: ParseRequested, deps: ParseDep
     json = JSON.stringify(await parseUpload(file, options, deps.documents, deps.signal));
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    const code = errorCode(error) === 'unsupported_content' ? 'file_unreadable' : serviceCode(error);
+    // A damaged file reads as unsupported content, and HTML nested too deep for a page is too complex a file.
+    const read = errorCode(error);
+    const code = read === 'unsupported_content' ? 'file_unreadable' : read === 'page_too_complex' ? 'file_too_complex' : serviceCode(error);
     if (code === 'file_unreadable' || code === 'file_too_complex') {
       log.info({ kind, bytes: file.data.length, ms: now() - started, code }, `an upload was not read: ${message}`);
       return answer(code, message);

@@ -247,9 +247,14 @@ interface ErrorRow {
 
 /** The pages a crawl could not read, with the error for each. */
 export function crawlErrorsHandler(deps: RecordDeps): OperationHandler {
+  return jobErrorsHandler(deps, 'crawl');
+}
+
+/** The pages a job could not read (a batch's too: gateway/firecrawl/ serves it for Firecrawl's batch errors). */
+export function jobErrorsHandler(deps: RecordDeps, kind: JobKind): OperationHandler {
   return {
     async handle(ctx) {
-      const job = await jobOf(deps, ctx, 'crawl');
+      const job = await jobOf(deps, ctx, kind);
       const rows = await deps.store.query<ErrorRow>(JOB_ERRORS, { tenant: job.tenant, jobId: job.id, limit: ERRORS_LISTED });
       const errors = rows.map((r) => ({
         url: r.url,
@@ -270,9 +275,14 @@ export function crawlErrorsHandler(deps: RecordDeps): OperationHandler {
 
 /** Cancels a crawl (the status it has when it had already ended). */
 export function crawlCancelHandler(deps: RecordDeps): OperationHandler {
+  return jobCancelHandler(deps, 'crawl');
+}
+
+/** Cancels a job (a batch too: gateway/firecrawl/ serves it for Firecrawl's batch cancel). */
+export function jobCancelHandler(deps: RecordDeps, kind: JobKind): OperationHandler {
   return {
     async handle(ctx) {
-      const job = await jobOf(deps, ctx, 'crawl');
+      const job = await jobOf(deps, ctx, kind);
       if (await endJob(deps, job.id, 'cancelled')) {
         await deps.events.emit([jobEvent(job.tenant, job.id, 'cancelled', {}) as Emission]);
         ctx.log.info({ jobId: job.id }, 'job cancelled');

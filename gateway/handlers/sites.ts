@@ -38,8 +38,8 @@ export function checkSite(url: string): void {
   if (!siteOf(url)) throw new ValidationFailed([{ loc: ['body', 'url'], msg: 'must be a domain or an http(s) URL on one', type: 'url_invalid' }]);
 }
 
-/** The most a company costs: every page it may read. */
-export const companyEstimate = (): number => COMPANY_MAX_PAGES * PRICES.sitePage.credits;
+/** The most a company costs: every page it may read, and the model's reading on a service with one. */
+export const companyEstimate = (operatorModel = false): number => COMPANY_MAX_PAGES * PRICES.sitePage.credits + (operatorModel ? PRICES.operatorModelPage.credits : 0);
 
 /** The most a listing of `limit` items costs: its page budget. */
 export function listingEstimate(body: Pick<ListingBody, 'limit'>): number {

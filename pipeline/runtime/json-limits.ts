@@ -164,15 +164,38 @@ export function inspectJson(value: unknown, maxDepth: number, limit = 10): JsonF
   return found;
 }
 
-/** Whether `value` nests objects and arrays deeper than `maxDepth` (iterative; stops at the first). */
+/**
+ * Whether `value` nests objects and arrays deeper than `maxDepth` (iterative; stops at the
+ * first). Containers and their depths ride on two parallel stacks, and an object's children are
+ * read with for…in: no allocation a node, so walking a large answer (a products page of 10,000
+ * nodes) costs little beside the parse that made it.
+ */
 export function depthOver(value: unknown, maxDepth: number): boolean {
   if (value === null || typeof value !== 'object') return false;
-  const stack: { value: object; depth: number }[] = [{ value, depth: 1 }];
-  while (stack.length) {
-    const { value: node, depth } = stack.pop() as { value: object; depth: number };
+  const nodes: object[] = [value];
+  const depths: number[] = [1];
+  while (nodes.length > 0) {
+    const node = nodes.pop() as object;
+    const depth = depths.pop() as number;
     if (depth > maxDepth) return true;
-    const children = Array.isArray(node) ? (node as unknown[]) : Object.values(node);
-    for (const child of children) if (child !== null && typeof child === 'object') stack.push({ value: child, depth: depth + 1 });
+    if (Array.isArray(node)) {
+      for (let i = 0; i < node.length; i += 1) {
+        const child: unknown = node[i];
+        if (child !== null && typeof child === 'object') {
+          nodes.push(child);
+          depths.push(depth + 1);
+        }
+      }
+    } else {
+      for (const key in node) {
+        if (!Object.hasOwn(node, key)) continue;
+        const child: unknown = (node as Record<string, unknown>)[key];
+        if (child !== null && typeof child === 'object') {
+          nodes.push(child);
+          depths.push(depth + 1);
+        }
+      }
+    }
   }
   return false;
 }

@@ -32,7 +32,11 @@
  *    schemas/errors.ts), else `dead`;
  * 4. dead-lettering publishes the original bytes and headers to the dead-letter topic with the
  *    error code, message, attempt count, source topic and group, and then counts as done, so a
- *    poison event never blocks its partition for longer than its retries.
+ *    poison event never blocks its partition for longer than its retries. A decoded event whose
+ *    handler failed for good (thrown, `dead`, or retries spent) is answered first as a `fail`
+ *    would be (the failure Reply to its reply address, the `failed` hook's emissions): whoever
+ *    waits on it — a caller, a job counting its pages — hears of the failure now, not at its
+ *    deadline.
  * Emissions are published before the message is done: a crash in between re-runs the handler
  * and emits again, so downstream handlers must be idempotent. Emissions that cannot be
  * encoded (too large, not matching their schema) dead-letter the message.
@@ -141,11 +145,17 @@ export async function handleEvent(def: Pick<ActorDefinition, 'name' | 'handlers'
   }
   const outcome = await handling.handle(value, ctx);
   if (outcome?.kind !== 'fail') return outcome as Settled;
+  return { kind: 'ack', emit: failureAnswer(def, event, outcome, ctx.log) };
+}
+
+/** What answers an event that failed for good: the failure Reply to its reply address (when it has one) and the handler's `failed` hook's emissions. */
+function failureAnswer(def: Pick<ActorDefinition, 'name' | 'handlers'>, event: DecodedEvent, failure: Failure, log: Logger): AnyEmission[] {
+  const handling = handlingOf(def.handlers[event.event] as EventHandler<EventName> | EventHandling<EventName> | undefined);
+  if (!handling) return [];
+  const value = event.value;
   const source = handling.replySource === undefined ? def.name : handling.replySource;
-  const reply = isAnswerable(value)
-    ? replyTo(value, { ok: false, data: null, errorCode: outcome.code, errorMessage: outcome.message, credits: 0, source }, ctx.log)
-    : [];
-  return { kind: 'ack', emit: [...reply, ...(handling.failed?.(value, outcome.code, outcome.message) ?? [])] };
+  const reply = isAnswerable(value) ? replyTo(value, { ok: false, data: null, errorCode: failure.code, errorMessage: failure.message, credits: 0, source }, log) : [];
+  return [...reply, ...(handling.failed?.(value, failure.code, failure.message) ?? [])];
 }
 
 export interface PoolRetry {
@@ -226,9 +236,9 @@ export class ActorPool {
         if (!failure) return;
         return this.deadLetter(message, failure.code, `emitting failed: ${failure.message}`, attempt);
       }
-      if (outcome.kind === 'dead') return this.deadLetter(message, outcome.code, outcome.message, attempt);
+      if (outcome.kind === 'dead') return this.givenUp(event, message, outcome, attempt, log);
       if (this.stopping.signal.aborted) throw this.released(message, outcome);
-      if (attempt >= this.retryPolicy.attempts) return this.deadLetter(message, outcome.code, outcome.message, attempt);
+      if (attempt >= this.retryPolicy.attempts) return this.givenUp(event, message, outcome, attempt, log);
       await this.backoff(attempt, outcome, log, message);
     }
   }
@@ -314,6 +324,14 @@ export class ActorPool {
       if (INFRASTRUCTURE_CODES.has(failure.code)) throw error;
       return failure;
     }
+  }
+
+  /** A decoded event the handler failed for good: answered as a `fail` (step 4 above), then dead-lettered. */
+  private async givenUp(event: DecodedEvent, message: BusMessage, outcome: Failure, attempts: number, log: Logger): Promise<void> {
+    const emit = failureAnswer(this.def, event, outcome, log);
+    const failure = emit.length ? await this.publish(emit, log) : null;
+    if (failure) log.warn({ code: failure.code }, `the failure answer could not be published: ${failure.message}`);
+    return this.deadLetter(message, outcome.code, outcome.message, attempts);
   }
 
   private async deadLetter(message: BusMessage, code: ErrorCode, text: string, attempts: number): Promise<void> {

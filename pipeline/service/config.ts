@@ -33,3 +33,19 @@ export function loadConfig(env: Environment = process.env): Config {
 export function redactedConfig(config: Config): Record<string, unknown> {
   return redactSettings(SETTINGS, config);
 }
+
+/**
+ * What `web-data-service mcp` (gateway/mcp/stdio.ts) reads of its environment: its own two
+ * settings, which are a client's and not the service's (WDS_URL, the running service to call;
+ * WDS_API_KEY, the key to call it with; docs/mcp.md), and the environment itself, which it
+ * passes on to the embedded service it starts (whose settings loadConfig reads there).
+ */
+export interface McpCommandEnvironment {
+  readonly url: string | undefined;
+  readonly apiKey: string | undefined;
+  readonly env: Environment;
+}
+
+export function mcpCommandEnvironment(env: Environment = process.env): McpCommandEnvironment {
+  return { url: env.WDS_URL || undefined, apiKey: env.WDS_API_KEY || undefined, env };
+}

@@ -30,6 +30,19 @@ export function signatureHeader(secret: string, body: string, timestampSeconds =
 }
 
 /**
+ * Firecrawl's header (`X-Firecrawl-Signature: sha256=<hex>`, hex = HMAC-SHA256(secret, raw
+ * body)), sent beside ours on every delivery so that receivers written for Firecrawl verify
+ * ours unchanged (docs/firecrawl.md). It signs no timestamp: a receiver that must refuse
+ * replays checks `X-WDS-Signature`.
+ */
+export const FIRECRAWL_SIGNATURE_HEADER = 'x-firecrawl-signature';
+
+/** The `X-Firecrawl-Signature` value of a body. */
+export function firecrawlSignatureHeader(secret: string, body: string): string {
+  return `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
+}
+
+/**
  * Whether a signature header matches the raw body and is at most `toleranceSeconds` old (or
  * in the future): what a receiver checks. Compares in constant time.
  */

@@ -5,7 +5,7 @@
  */
 import { load } from 'cheerio';
 import { describe, expect, it } from 'vitest';
-import { bodyOf, loadHtml } from '../../actors/parser/formats/load-html.js';
+import { bodyOf, loadHtml, MAX_PAGE_DEPTH } from '../../actors/parser/formats/load-html.js';
 
 const shaped = (html: string): string => loadHtml(html).html();
 
@@ -39,4 +39,18 @@ describe('actors/parser/formats/load-html', () => {
     expect(bodyOf($)?.name).toBe('body');
     expect($(bodyOf($)).text()).toBe('x');
   });
+
+  it('reads a page nested MAX_PAGE_DEPTH deep, and stops at the first element deeper with page_too_complex, without the square of the depth', () => {
+    // Inside <html><body>, `n` divs put the innermost at depth n + 2.
+    const nested = (n: number) => `<html><body>${'<div>'.repeat(n)}x${'</div>'.repeat(n)}</body></html>`;
+    expect(loadHtml(nested(MAX_PAGE_DEPTH - 2)).text()).toBe('x');
+    expect(() => loadHtml(nested(MAX_PAGE_DEPTH - 1))).toThrow(expect.objectContaining({ code: 'page_too_complex' }));
+    // 200,000 deep: stopped at 513 (htmlparser2 alone would shift an array of up to 200,000 open elements per tag).
+    expect(() => loadHtml(nested(200_000))).toThrow(expect.objectContaining({ code: 'page_too_complex' }));
+    // Elements that close themselves do not pile up: 5,000 unclosed <li> and <p> are siblings.
+    expect(loadHtml(`<ul>${'<li>item'.repeat(5_000)}</ul>${'<p>para'.repeat(5_000)}`)('li, p')).toHaveLength(10_000);
+    // htmlparser2 nests `<li><p>` left open (a browser would not): 500 such items, 1,000 levels, are still read.
+    expect(loadHtml(`<ul>${'<li><p>item'.repeat(500)}</ul>`)('li')).toHaveLength(500);
+  });
 });
+

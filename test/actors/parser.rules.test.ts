@@ -251,12 +251,14 @@ describe('actors/parser/page-data/rules: hostile pages stay linear', () => {
     expect(typeof nested(got, 'offers').props.price?.[0]).toBe('number');
   });
 
-  it('reads a page of 20,000 nested elements', () => {
-    const depth = 20_000;
-    const nest = `${'<div class="date meta author byline price">'.repeat(depth)}By Jane Doe, 12 March 2024 $5${'</div>'.repeat(depth)}`;
-    const got = facts(`<html><body><h1>Deep</h1><p>12 March 2024</p>${nest}</body></html>`);
+  it('reads a page nested as deep as a page may be (1,000 elements), and a deeper one is not read at all', () => {
+    const page = (depth: number) =>
+      `<html><body><h1>Deep</h1><p>12 March 2024</p>${'<div class="date meta author byline price">'.repeat(depth)}By Jane Doe, 12 March 2024 $5${'</div>'.repeat(depth)}</body></html>`;
+    const got = facts(page(1_000));
     expect(one(got, 'headline')).toBe('Deep');
     expect(one(got, 'datePublished')).toBe('2024-03-12');
+    // 20,000 deep: refused by the parse itself (formats/load-html.ts MAX_PAGE_DEPTH), before any rule reads it.
+    expect(() => facts(page(20_000))).toThrow(expect.objectContaining({ code: 'page_too_complex' }));
   });
 });
 

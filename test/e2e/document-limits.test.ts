@@ -7,12 +7,18 @@
  * throughout, keeps answering fast; the next ordinary upload is read; and the heap of the
  * process that runs it all comes back near where it started. DOCUMENT_TIMEOUT_MS is 10 s here
  * (the 100,000-page PDF answers at three quarters of it) to keep the suite short.
+ *
+ * And pages nested too deep to read (50,000 `<div>`s: minutes for htmlparser2, a stack overflow
+ * for every walk of the tree): a scrape answers 502 `page_too_complex` at once, uncharged; an
+ * upload 422 `file_too_complex`; a crawl lists the page among its errors and completes; a page
+ * 1,000 deep, near the 1,024 limit, is read.
  */
 import { once } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmbedded, type Embedded } from '../helpers/embedded.js';
+import { meteredKey, startEmbedded, type Embedded } from '../helpers/embedded.js';
+import { until } from '../helpers/wait.js';
 import { probing as probingAt } from '../helpers/probe.js';
 import { docxBomb, flateBombPdf, manyPagePdf, minimalPdf } from '../fixtures/documents/generate.js';
 
@@ -24,10 +30,19 @@ let svc: Embedded;
 let site: http.Server;
 let origin = '';
 const BOMB_PDF = flateBombPdf(1024 * MIB);
+const nested = (levels: number) => `<html><head><title>Nested ${levels}</title></head><body>${'<div>'.repeat(levels)}deep text${'</div>'.repeat(levels)}</body></html>`;
+const DEEP = nested(50_000);
+const DEEP_PAGES: Record<string, string> = {
+  '/deep': DEEP,
+  '/near-limit': nested(1_000),
+  '/': '<html><body><h1>Home</h1><a href="/deep">deep</a> <a href="/near-limit">near</a></body></html>',
+};
 
 beforeAll(async () => {
   site = http.createServer((req, res) => {
     if (req.url === '/bomb.pdf') return void res.writeHead(200, { 'content-type': 'application/pdf' }).end(BOMB_PDF);
+    const page = DEEP_PAGES[req.url ?? ''];
+    if (page) return void res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page);
     res.writeHead(404).end();
   });
   site.listen(0, '127.0.0.1');
@@ -47,10 +62,16 @@ async function parse(file: { name: string; type: string; bytes: Buffer }): Promi
   return { status: res.status, body: (await res.json()) as Record<string, any> };
 }
 
-async function scrape(body: Record<string, unknown>): Promise<{ status: number; body: Record<string, any> }> {
-  const res = await fetch(`${svc.base}/v1/scrape`, { method: 'POST', headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+async function call(method: string, path: string, body?: Record<string, unknown>, key = API_KEY): Promise<{ status: number; body: Record<string, any> }> {
+  const res = await fetch(`${svc.base}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+    ...(body ? { body: JSON.stringify(body) } : {}),
+  });
   return { status: res.status, body: (await res.json()) as Record<string, any> };
 }
+
+const scrape = (body: Record<string, unknown>, key = API_KEY) => call('POST', '/v1/scrape', body, key);
 
 const probing = <T>(work: () => Promise<T>) => probingAt(svc.base, API_KEY, work);
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
@@ -95,5 +116,41 @@ describe('e2e/document limits (embedded, production actors)', () => {
     expect(result.status, JSON.stringify(result.body).slice(0, 300)).toBe(422);
     expect(result.body.error.code).toBe('file_too_complex');
     expect(Math.max(...probes)).toBeLessThan(1500);
+  });
+});
+
+describe('e2e/document limits: pages nested too deep to read', () => {
+  it('answers a scrape of a page 50,000 elements deep 502 page_too_complex at once, uncharged, and reads one 1,000 deep', async () => {
+    const metered = await meteredKey(svc.dataDir, 100);
+    const { status, body } = await scrape({ url: `${origin}/deep`, formats: ['markdown', 'html', 'links'], maxAge: 0 }, metered.key);
+    expect(status, JSON.stringify(body)).toBe(502);
+    expect(body.error).toMatchObject({ code: 'page_too_complex', retriable: false });
+    expect(await metered.balance()).toBe(100);
+    const near = await scrape({ url: `${origin}/near-limit`, formats: ['markdown'], maxAge: 0 }, metered.key);
+    expect(near.status, JSON.stringify(near.body).slice(0, 300)).toBe(200);
+    expect(near.body.data.markdown).toBe('deep text');
+  });
+
+  it('answers an upload of HTML 50,000 elements deep 422 file_too_complex', async () => {
+    const { status, body } = await parse({ name: 'deep.html', type: 'text/html', bytes: Buffer.from(DEEP) });
+    expect(status, JSON.stringify(body)).toBe(422);
+    expect(body.error.code).toBe('file_too_complex');
+  });
+
+  it('lists a page too deep among a crawl\'s errors, and completes with the others', async () => {
+    const started = await call('POST', '/v1/crawl', { url: `${origin}/`, ignoreSitemap: true, limit: 10 });
+    expect(started.status, JSON.stringify(started.body)).toBe(200);
+    const id = started.body.data.id as string;
+    const status = await until(
+      'the crawl to end',
+      async () => {
+        const answer = (await call('GET', `/v1/crawl/${id}`)).body.data;
+        return ['completed', 'failed', 'cancelled'].includes(answer.status) ? answer : null;
+      },
+      60_000,
+    );
+    expect(status).toMatchObject({ status: 'completed', completed: 2 });
+    const errors = await call('GET', `/v1/crawl/${id}/errors`);
+    expect(errors.body.data.errors).toEqual([expect.objectContaining({ url: `${origin}/deep`, code: 'page_too_complex' })]);
   });
 });

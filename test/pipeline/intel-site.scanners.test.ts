@@ -12,7 +12,8 @@ import { linkedinOf, socialProfile } from '../../pipeline/intel/site/socials.js'
 import { companyPages, kindOfPath, kindOfText } from '../../pipeline/intel/site/company-pages.js';
 import { addressFromText, foundingYear, headcountFromText, legalName } from '../../pipeline/intel/site/company-text.js';
 import { parseSitemap, robotsSitemaps } from '../../pipeline/intel/site/sitemap.js';
-import { jsonDepthOver, markupDepthOver, parseJson, readableHtml, xmlDepthOver } from '../../pipeline/intel/site/read.js';
+import { jsonDepthOver, parseJson, readableHtml, xmlDepthOver } from '../../pipeline/intel/site/read.js';
+import { markupDepthOver } from '../../pipeline/runtime/markup-limits.js';
 import { MAX_HTML_DEPTH } from '../../pipeline/intel/site/limits.js';
 import { visibleText } from '../../pipeline/intel/site/html.js';
 import { fromMinorUnits, priceNumber } from '../../pipeline/intel/site/product.js';
@@ -139,11 +140,24 @@ describe('pipeline/intel/site parsing within bounds', () => {
   it('refuses JSON and XML nested past the caps, without recursion', () => {
     expect(parseJson(`${'['.repeat(100_000)}${']'.repeat(100_000)}`)).toBeUndefined();
     expect(parseJson('{"products":[{"a":[1]}]}')).toEqual({ products: [{ a: [1] }] });
+    // Over 512 KiB the text is scanned before it is parsed; below, the parsed value is walked: the same cap either way.
+    expect(parseJson(`${'['.repeat(300_000)}${']'.repeat(300_000)}`)).toBeUndefined();
+    const nested = (levels: number, pad: number) => `${'{"a":'.repeat(levels)}"${'x'.repeat(pad)}"${'}'.repeat(levels)}`;
+    for (const pad of [10, 600_000]) {
+      expect(parseJson(nested(49, pad))).toBeUndefined();
+      expect(parseJson(nested(48, pad))).toBeDefined();
+    }
     expect(parseJson('not json')).toBeUndefined();
     // Brackets inside strings (escaped quotes too) are text, not nesting.
     expect(parseJson(`{"a":"${'['.repeat(1_000)}\\"${'{'.repeat(1_000)}"}`)).toEqual({ a: `${'['.repeat(1_000)}"${'{'.repeat(1_000)}` });
     expect(jsonDepthOver(`${'{"a":'.repeat(49)}1${'}'.repeat(49)}`, 48)).toBe(true);
     expect(jsonDepthOver(`${'{"a":'.repeat(48)}1${'}'.repeat(48)}`, 48)).toBe(false);
+    // A string ends at a quote after an even run of backslashes, not after an odd one.
+    expect(jsonDepthOver('[["x\\\\"],[[[1]]]]', 3)).toBe(true); // "x\\" ends; the brackets after count
+    expect(jsonDepthOver('["x\\\"[[[[[["]', 3)).toBe(false); // \\\" is an escaped quote: the brackets are text
+    expect(jsonDepthOver('["never closed [[[[[[', 3)).toBe(false);
+    // A run of 50,000 backslashes (25,000 escaped ones) before the closing quote, read in one pass.
+    expect(parseJson(`["${'\\'.repeat(50_000)}",[1]]`)).toEqual(['\\'.repeat(25_000), [1]]);
     expect(xmlDepthOver(`${'<a>'.repeat(100_000)}`, 48)).toBe(true);
     expect(xmlDepthOver('<urlset><url><loc>x</loc></url></urlset>', 48)).toBe(false);
   });

@@ -302,6 +302,38 @@ function poolSuite(name: string, setup: () => Promise<Rig>, options: { concurren
       ]);
     });
 
+    it('an event whose handler failed for good is answered as a fail is (its failed hook), then dead-lettered', t, async (test) => {
+      const prefix = fresh();
+      const group = `pool-test-${prefix}`;
+      const pool = new ActorPool(
+        {
+          name: 'pool-test',
+          group,
+          topics: ['testPings'],
+          concurrency: 2,
+          timeoutMs: 10_000,
+          handlers: {
+            TestPing: {
+              // A bug: the handler throws what no Outcome says (a stack overflow on a hostile input).
+              handle: async (p) => (p.id.startsWith(prefix) ? Promise.reject(new RangeError('Maximum call stack size exceeded')) : { kind: 'ack' }),
+              failed: (p, code, message) => [{ ...replyTo(p), value: { ...replyTo(p).value, ok: false, data: null, errorCode: code, errorMessage: message, credits: 0 } }],
+            },
+          },
+        },
+        r.events,
+        log,
+        FAST_RETRY,
+      );
+      await pool.start();
+      test.onTestFinished(() => pool.stop());
+      await r.events.emit([pingEmission(`${prefix}-overflow`)]);
+      await until('the dead letter', () => deadIn(group, prefix).length >= 1, r.limitMs);
+      expect(r.replies.filter((reply) => reply.correlationId === `${prefix}-overflow`)).toEqual([
+        expect.objectContaining({ ok: false, errorCode: 'internal_error', errorMessage: 'Maximum call stack size exceeded' }),
+      ]);
+      expect(deadIn(group, prefix)[0]?.headers[HEADERS.errorCode]).toBe('internal_error');
+    });
+
     it('an attempt past its timeout counts as upstream_timeout, and its signal is aborted', t, async (test) => {
       const prefix = fresh();
       const signals: AbortSignal[] = [];

@@ -11,7 +11,11 @@
  *    markup (JSON-LD, microdata, RDFa) of any page read; then the home page's meta tags
  *    (`og:site_name`, `description`); then the pages' text (company-text.ts), the imprint's
  *    first, then the contact page's, the about page's and the home page's.
- * 4. With `contacts`, every email, phone, contact form and social profile found (contacts.ts),
+ * 4. Then, on a service with a model, the fields none of that stated (description, industry,
+ *    founding year, headcount, address) from the model over the pages' text, believed only as
+ *    far as the pages back them (company-model.ts); listed in `inferred`. A model that fails
+ *    leaves them null and says so in `warning`.
+ * 5. With `contacts`, every email, phone, contact form and social profile found (contacts.ts),
  *    each with the page it was found on; without, none are listed (the company's main phone,
  *    LinkedIn page and social profiles are part of its details either way).
  *
@@ -21,6 +25,7 @@ import { AppError } from '../../runtime/errors.js';
 import { mapBounded } from '../../runtime/bounded.js';
 import type { Thing } from '../../structured/types.js';
 import { addressFromText, foundingYear, headcountFromText, legalName, type CompanyAddress, type Headcount } from './company-text.js';
+import { companyModelAsk, INFERABLE, readModelAnswer, type CompanyModelAsk, type InferableField } from './company-model.js';
 import { companyPages, kindOfPath, type CompanyPageKind } from './company-pages.js';
 import { organizations, pageContacts, type FoundEmail, type FoundForm, type FoundPhone, type FoundSocial, type PageContacts } from './contacts.js';
 import { homePage } from './home.js';
@@ -64,6 +69,8 @@ export interface CompanyAnswer {
   readonly contacts: CompanyContacts | null;
   /** The page each stated field was read from. */
   readonly sources: Readonly<Partial<Record<CompanyField, string>>>;
+  /** The fields a model read from the pages' text (none stated them in markup or in words the rules know). */
+  readonly inferred: readonly InferableField[];
   /** The pages read, by kind. */
   readonly pages: readonly { readonly url: string; readonly kind: 'home' | CompanyPageKind }[];
   /** Pages the site answered (what the call is charged for). */
@@ -81,6 +88,10 @@ export interface CompanyOptions {
   readonly maxPages?: number;
   /** Epoch ms (on `now`) past which no page is asked for. */
   readonly deadlineMs?: number;
+  /** The operator's model, when one is configured: answers the ask's schema, or throws. */
+  readonly infer?: (ask: CompanyModelAsk) => Promise<Record<string, unknown>>;
+  /** The characters of page text the model is given at most (MODEL_MAX_INPUT_CHARS). */
+  readonly inferMaxChars?: number;
 }
 
 const PER_KIND = 2;
@@ -194,8 +205,9 @@ function gatherContacts(found: readonly PageContacts[]): CompanyContacts {
   };
 }
 
-function warningOf(reader: SiteReader, unread: readonly string[], maxPages: number): string | null {
+function warningOf(reader: SiteReader, unread: readonly string[], maxPages: number, modelFailure: string | null): string | null {
   const parts: string[] = [];
+  if (modelFailure) parts.push(`the model did not answer (${modelFailure}): the details the pages' markup and wording did not state are left empty`);
   if (unread.length) parts.push(`${unread.length} page(s) could not be read: ${unread.slice(0, 5).join(', ')}`);
   const budget = budgetWarning(reader, maxPages);
   if (budget) parts.push(budget);
@@ -260,11 +272,37 @@ export async function readCompany(input: string, opts: CompanyOptions): Promise<
     socialProfiles,
     contacts: opts.contacts ? all : null,
     sources,
+    inferred: [],
     pages: pages.map(({ kind, page }) => ({ url: page.url, kind })),
     pagesRead: reader.pagesRead,
-    warning: warningOf(reader, unread, maxPages),
+    warning: null,
   };
-  return answer;
+  const inferred = opts.infer ? await inferMissing(answer, pages, opts, nowYear) : { fields: {}, failure: null };
+  return { ...answer, ...inferred.fields, warning: warningOf(reader, unread, maxPages, inferred.failure) };
+}
+
+/** The model's reading of the fields still empty (see step 4 of the file comment). */
+async function inferMissing(
+  answer: CompanyAnswer,
+  pages: readonly ReadCompanyPage[],
+  opts: CompanyOptions,
+  nowYear: number,
+): Promise<{ fields: Partial<CompanyAnswer>; failure: string | null }> {
+  const missing = INFERABLE.filter((field) => answer[field] === null);
+  const texts = pages.filter(({ page }) => page.text.trim().length > 0).map(({ kind, page }) => ({ url: page.url, kind, text: page.text }));
+  if (!opts.infer || missing.length === 0 || texts.length === 0) return { fields: {}, failure: null };
+  let raw: Record<string, unknown>;
+  try {
+    raw = await opts.infer(companyModelAsk(missing, texts, opts.inferMaxChars ?? 24_000));
+  } catch (error) {
+    if (opts.signal?.aborted) throw error;
+    const code = typeof (error as { code?: unknown }).code === 'string' ? (error as { code: string }).code : 'model_failed';
+    return { fields: {}, failure: code };
+  }
+  const read = readModelAnswer(raw, missing, texts, nowYear);
+  const { sources, ...values } = read;
+  const fields = Object.keys(sources) as InferableField[];
+  return { fields: { ...values, sources: { ...answer.sources, ...sources }, inferred: INFERABLE.filter((f) => fields.includes(f)) }, failure: null };
 }
 
 function yearOf(date: string | null, nowYear: number): number | null {

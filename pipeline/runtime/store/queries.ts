@@ -77,3 +77,14 @@ FROM job_errors FINAL
 WHERE tenant = {tenant:String} AND job_id = {jobId:String}
 ORDER BY at, id
 LIMIT {limit:UInt32}`;
+
+/**
+ * A key's jobs whose stored version is not ended, newest first, at most `limit` (Firecrawl's
+ * active crawls and queue status, gateway/firecrawl/: each is read again through its live
+ * record, which the store's version may trail). Params: tenant, limit.
+ */
+export const JOBS_NOT_ENDED = `
+SELECT id FROM jobs FINAL
+WHERE tenant = {tenant:String} AND status IN ('queued', 'scraping') AND expires_at > now64(3)
+ORDER BY created_at DESC
+LIMIT {limit:UInt32}`;

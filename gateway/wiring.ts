@@ -80,6 +80,8 @@ import { scrapeEstimate, scrapeHandler } from './handlers/scrape.js';
 import { placesHandler, searchEstimate, searchHandler, serpHandler } from './handlers/search.js';
 import { mentionListHandler, mentionUpdateHandler } from './handlers/mentions.js';
 import { socialCatalogHandler, socialEstimate, socialRunHandler } from './handlers/social.js';
+import { leadsCancelHandler, leadsEstimate, leadsSourcesHandler, leadsStartHandler, leadsStatusHandler } from './handlers/leads.js';
+import { allSources, configuredRegisters } from '../pipeline/leads/sources.js';
 import {
   watchCreateHandler,
   watchDeleteHandler,
@@ -215,6 +217,11 @@ const intelWaits = (deps: GatewayHandlerDeps): IntelWaits => ({ requestTimeoutMs
 const INTEL_FETCH = ['intel', 'fetch'] as const;
 const siteWaits = (deps: GatewayHandlerDeps): SiteWaits => ({ requestTimeoutMs: pipelineWait(deps), config: deps.config });
 
+/** Find Leads runs: the searcher carries them out, the intel pool reads each lead's website through the fetch path. */
+const LEADS = ['leads', 'intel', 'fetch'] as const;
+/** How long GET /v1/leads/sources waits for Nominatim's turn and answer. */
+const LEADS_SOURCES_WAIT_MS = 30_000;
+
 export const OPERATION_TABLE = {
   // Page reading
   scrape: byPipeline(
@@ -275,11 +282,12 @@ export const OPERATION_TABLE = {
   watchTestUnsaved: byPipeline(MENTIONS, flat(PRICES.mentionCollection), (d) => watchTestUnsavedHandler(d.requester, watchOptions(d))),
   mentionList: byPipeline(MENTIONS, 'free', (d) => mentionListHandler(d.records)),
   mentionUpdate: byPipeline(MENTIONS, 'free', (d) => mentionUpdateHandler(d.records)),
-  // Leads
-  leadsStart: NOT_SERVED,
-  leadsSources: NOT_SERVED,
-  leadsStatus: NOT_SERVED,
-  leadsCancel: NOT_SERVED,
+  // Leads: the searcher asks OpenStreetMap and the registers, the intel pool reads each lead's website for contacts.
+  // `limit` leads are reserved so a key that cannot pay is refused before the run exists; the run holds and charges them itself.
+  leadsStart: byPipeline(LEADS, { estimate: (ctx) => leadsEstimate(ctx.body as { limit?: number }) }, (d) => leadsStartHandler(d.records, allSources(configuredRegisters(d.config)), retentionMs(d))),
+  leadsSources: byPipeline(['leads'], 'free', (d) => leadsSourcesHandler(d.requester, Math.min(pipelineWait(d), LEADS_SOURCES_WAIT_MS))),
+  leadsStatus: byPipeline(LEADS, 'free', (d) => leadsStatusHandler(d.records)),
+  leadsCancel: byPipeline(LEADS, 'free', (d) => leadsCancelHandler(d.records)),
   // Social: the searcher asks the platforms; a call is charged only when data comes back (the reply's credits).
   socialCatalog: byPipeline(['social'], 'free', (d) => socialCatalogHandler(d.config)),
   socialRun: byPipeline(['social'], { estimate: (ctx) => socialEstimate(ctx) }, (d) => socialRunHandler(d.requester, pipelineWait(d), new NetGuard({ allowPrivate: d.config.fetchAllowPrivate }))),

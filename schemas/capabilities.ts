@@ -24,10 +24,13 @@
  *   schedules them: the watch and mention operations).
  * - `social`: the social catalog's endpoints are answered from the platforms (the searcher,
  *   with the clients mention watches use: GET /v1/social, POST /v1/social/{platform}/{endpoint}).
+ * - `leads`: Find Leads sources are listed and runs carried out (the searcher: OpenStreetMap
+ *   and the open business registers; with `intel` for the contacts of each lead's website:
+ *   the leads operations).
  * - `intel`: domains are looked up, reported on and screened (the intel pool: registries
  *   over RDAP, DNS, the Wayback Machine and the link graph; with `scrape` for the pages a
  *   report reads: the domain operations).
  */
-export const CAPABILITIES = ['scrape', 'fetch', 'parse', 'map', 'jobs', 'render', 'webhooks', 'extract', 'search', 'monitors', 'mentions', 'social', 'intel'] as const;
+export const CAPABILITIES = ['scrape', 'fetch', 'parse', 'map', 'jobs', 'render', 'webhooks', 'extract', 'search', 'monitors', 'mentions', 'social', 'leads', 'intel'] as const;
 
 export type Capability = (typeof CAPABILITIES)[number];

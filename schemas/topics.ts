@@ -103,6 +103,26 @@ export const TOPICS = {
     description:
       'POST /v1/social/{platform}/{endpoint}: one call of the social catalog (schemas/api/social.ts) for the searcher pool, which asks the platform through the client mention watches share and answers the reply topic. Platform calls wait on outside services, as search provider calls do: the same pool.',
   },
+  leadsRequested: {
+    name: 'wds.leads.requested',
+    event: 'LeadsRequested',
+    partitions: 12,
+    key: "the run's id",
+    producers: ['gateway'],
+    consumers: ['searcher'],
+    description:
+      'The Find Leads runs of POST /v1/leads (kind `run`), each carried out to its end by the searcher pool: the sources are outside services, as search providers are; a lead\'s contacts are asked of the intel pool. A run holds its partition for up to a few minutes, so nothing quick shares this topic.',
+  },
+  leadsSources: {
+    name: 'wds.leads.sources',
+    event: 'LeadsRequested',
+    partitions: 12,
+    key: 'requestId',
+    producers: ['gateway'],
+    consumers: ['searcher'],
+    description:
+      'GET /v1/leads/sources (kind `sources`): a place resolved to its country by the searcher, answered on the reply topic; its own topic, so a question never waits behind a run.',
+  },
   monitorChecks: {
     name: 'wds.monitor.checks',
     event: 'MonitorCheckRequested',

@@ -14,7 +14,9 @@
  * It also collects mention watches (WatchCollectRequested, collect.ts) and answers the social
  * catalog's calls (SocialRequested, social.ts): asking the platforms (pipeline/mentions/connectors.ts:
  * one client per platform, shared by every collection and call of the process) is the same
- * kind of work as asking search providers.
+ * kind of work as asking search providers. And it answers Find Leads (LeadsRequested, leads.ts):
+ * the sources question, and runs carried out to their end, asking OpenStreetMap and the open
+ * business registers, and the intel pool for each lead's contacts.
  */
 import { NominatimClient } from '../../pipeline/clients/nominatim.js';
 import { OverpassClient } from '../../pipeline/clients/overpass.js';
@@ -26,12 +28,16 @@ import { keyRegistryFor } from '../../pipeline/keys/index.js';
 import { connectorsOf, platformClients } from '../../pipeline/mentions/connectors.js';
 import { handleSocialRequested, type SocialDeps } from './social.js';
 import { searchProviders } from '../../pipeline/search/providers.js';
+import { configuredRegisters } from '../../pipeline/leads/sources.js';
+import { PIPELINE_SLACK_MS, Requester } from '../../pipeline/runtime/request-reply.js';
+import { handleLeadsRequested, runMaxMs, type LeadsDeps } from './leads.js';
 
 export { handleSearchRequested, REPLY_MARGIN_MS, type SearcherDeps, type SearchRequested } from './handler.js';
 export { providerOrder, searchProviders } from '../../pipeline/search/providers.js';
 export { askInOrder, ProvidersFailed, type FailedProvider } from '../../pipeline/search/fallback.js';
 export { ASK_PER_PLATFORM, gather, handleWatchCollectRequested, type CollectDeps, type WatchCollectRequested } from './collect.js';
 export { handleSocialRequested, type SocialDeps, type SocialRequested } from './social.js';
+export { CONTACTS_BUDGET_MS, CONTACT_CONCURRENCY, handleLeadsRequested, type LeadsDeps, type LeadsRequested } from './leads.js';
 
 /** The longest a search may run: the request's `timeout` (schemas/api/search.ts) at most, and the answer. */
 const SEARCH_MAX_MS = 300_000;
@@ -64,19 +70,40 @@ export function createSearcherActor(runtime: ServiceRuntime): ActorDefinition {
     platformTimeoutMs: config.mentionPlatformTimeoutMs,
     modelJudgesContext: config.modelProvider !== null,
   };
+  // Find Leads: company enrichment asks the intel pool, with a Requester of the pool's own (as the classifier reads pages).
+  let requester: Promise<Requester> | null = null;
+  const startRequester = () =>
+    (requester ??= (async () => {
+      const r = new Requester(runtime.events, log.child({ component: 'requester' }));
+      await r.start();
+      return r;
+    })());
+  const leads: Omit<LeadsDeps, 'log'> = {
+    places: deps.places,
+    registers: configuredRegisters(config),
+    sourceTimeoutMs: config.leadsSourceTimeoutMs,
+    state: runtime.state,
+    writer: runtime.writer,
+    keys,
+    requester: startRequester,
+    companyWaitMs: config.siteReadBudgetMs + config.sitePageTimeoutMs + PIPELINE_SLACK_MS,
+  };
   return {
     name: 'searcher',
     group: 'searcher',
-    topics: ['searchRequested', 'watchCollections', 'socialRequested'],
+    topics: ['searchRequested', 'watchCollections', 'socialRequested', 'leadsRequested', 'leadsSources'],
     concurrency: config.poolConcurrency,
-    timeoutMs: SEARCH_MAX_MS + 10_000,
+    timeoutMs: Math.max(SEARCH_MAX_MS, runMaxMs(config.leadsSourceTimeoutMs)) + 10_000,
     async close() {
+      if (requester) await (await requester).stop();
       keys.close();
     },
     handlers: {
       SearchRequested: { handle: (event, ctx) => handleSearchRequested(event, { ...deps, log: ctx.log }, ctx.signal), replySource: null },
       WatchCollectRequested: { handle: (event, ctx) => handleWatchCollectRequested(event, { ...collect, log: ctx.log }, ctx.signal), replySource: null },
       SocialRequested: { handle: (event, ctx) => handleSocialRequested(event, { ...social, log: ctx.log }, ctx.signal), replySource: null },
+      // A run is carried out whatever its event's deadline (that is the sources question's wait).
+      LeadsRequested: { handle: (event, ctx) => handleLeadsRequested(event, { ...leads, log: ctx.log }, ctx.signal), replySource: null, expires: false },
     },
   };
 }

@@ -142,6 +142,17 @@ export const SAMPLE_EVENTS: { readonly [N in EventName]: EventValue<N> } = {
     deadlineMs: AT_MS + 60_000,
     createdAtMs: AT_MS,
   },
+  LeadsRequested: {
+    requestId: 'req_01JD8YL3AD5',
+    tenant: 'key_7f3a',
+    kind: 'run',
+    runId: 'leads_01JD8YL3AD5Q',
+    query: JSON.stringify({ query: 'dentistes', where: 'Lyon, Fürth "x"', limit: 50, contacts: true }),
+    replyTo: null,
+    correlationId: null,
+    deadlineMs: AT_MS + 60_000,
+    createdAtMs: AT_MS,
+  },
   IntelRequested: {
     requestId: 'req_01JD8YB3D0M4',
     tenant: 'key_7f3a',

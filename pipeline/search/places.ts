@@ -93,6 +93,8 @@ interface PlacesQuestion {
 
 const DEFAULT_LIMIT = 20;
 const MAX_LIMIT = 100;
+/** The most places one places search answers (its `limit`'s bound). */
+export const PLACES_MAX_LIMIT = MAX_LIMIT;
 
 /** Why the question cannot be answered as asked, or null. */
 export function placeQueryProblem(request: Readonly<Record<string, unknown>>): PlaceQueryProblem | null {

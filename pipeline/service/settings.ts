@@ -9,6 +9,7 @@ import { MODEL_SETTINGS } from '../clients/models/settings.js';
 import { INTEL_SETTINGS } from '../intel/settings.js';
 import { JOB_SETTINGS } from '../jobs/settings.js';
 import { KEY_SETTINGS } from '../keys/settings.js';
+import { LEADS_SETTINGS } from '../leads/settings.js';
 import { MENTION_SETTINGS } from '../mentions/settings.js';
 import { MONITOR_SETTINGS } from '../monitors/settings.js';
 import { DOCUMENT_SETTINGS } from '../pages/settings.js';
@@ -27,6 +28,7 @@ export const SETTINGS_PARTS = {
   monitors: MONITOR_SETTINGS,
   mentions: MENTION_SETTINGS,
   intel: INTEL_SETTINGS,
+  leads: LEADS_SETTINGS,
 } as const satisfies Readonly<Record<string, SettingsTable>>;
 
 export const SETTINGS = {
@@ -40,4 +42,5 @@ export const SETTINGS = {
   ...SETTINGS_PARTS.monitors,
   ...SETTINGS_PARTS.mentions,
   ...SETTINGS_PARTS.intel,
+  ...SETTINGS_PARTS.leads,
 } as const satisfies SettingsTable;

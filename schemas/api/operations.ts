@@ -349,10 +349,49 @@ export const OPERATIONS = [
     description: 'Any status may move to any other; every change is kept and the answer is the mention with its `statusHistory` (`{from, to, at}`, oldest first).',
   }),
   // Leads
-  op({ id: 'leadsStart', method: 'POST', path: '/v1/leads', tag: 'Leads', summary: 'Start a Find Leads run', body: LeadsBody }),
-  op({ id: 'leadsSources', method: 'GET', path: '/v1/leads/sources', tag: 'Leads', summary: 'Sources a leads search covers for a country (free)', query: LeadsSourcesQuery, pricing: 'free' }),
-  op({ id: 'leadsStatus', method: 'GET', path: '/v1/leads/{job_id}', tag: 'Leads', summary: 'Find Leads run status and leads', pricing: 'free' }),
-  op({ id: 'leadsCancel', method: 'DELETE', path: '/v1/leads/{job_id}', tag: 'Leads', summary: 'Stop a Find Leads run', pricing: 'free' }),
+  op({
+    id: 'leadsStart',
+    method: 'POST',
+    path: '/v1/leads',
+    tag: 'Leads',
+    summary: 'Start a Find Leads run',
+    body: LeadsBody,
+    description:
+      'Starts a run that finds businesses of the kind `query` names in `where` (or `country`): OpenStreetMap everywhere and each open business register this instance is configured with for the country (GET /v1/leads/sources), asked at once; a business several sources found is one lead, its `name`, `address`, `phone` and `website` each from the source named in `fieldSources`; with `contacts` each lead\'s website is read for e-mails, phones, contact forms and social links. ' +
+      'The answer is `{id, url, status: "queued"}` at once; poll GET /v1/leads/{job_id}. Fields the body does not document are accepted and named in `warning`. `where` or `country` is required; a `sources` key this instance does not offer is a 422. ' +
+      'Costs 1 credit per lead delivered (rule 10), contacts included: `limit` leads are reserved, so a key that cannot cover them is refused 402 before the run exists; a cancelled run pays for the leads it had.',
+  }),
+  op({
+    id: 'leadsSources',
+    method: 'GET',
+    path: '/v1/leads/sources',
+    tag: 'Leads',
+    summary: 'Sources a leads search covers for a country (free)',
+    query: LeadsSourcesQuery,
+    pricing: 'free',
+    description:
+      'The sources a run covers for `country`, or for the country of the place `where` names (resolved with Nominatim): `{country, sources: [{key, label, countries}]}`, `countries` being two-letter codes or `*` for everywhere. `country` is null when the place is unknown; every source is then listed. A register this instance is not configured with is not listed. Free.',
+  }),
+  op({
+    id: 'leadsStatus',
+    method: 'GET',
+    path: '/v1/leads/{job_id}',
+    tag: 'Leads',
+    summary: 'Find Leads run status and leads',
+    pricing: 'free',
+    description:
+      'The run: `status` (`queued`, `running`, `completed`, `cancelled`, `failed`), `stage`, `partial` (true while it runs: `leads` then holds the leads found so far, without contacts), `leads`, `summary` (each source\'s outcome, and `attribution`: the licence notice of every source whose data is in the leads, to show with them), `creditsUsed`, `error` and `warning` when there is something to say. Another key\'s run is 404. Free.',
+  }),
+  op({
+    id: 'leadsCancel',
+    method: 'DELETE',
+    path: '/v1/leads/{job_id}',
+    tag: 'Leads',
+    summary: 'Stop a Find Leads run',
+    pricing: 'free',
+    description:
+      'A running run stops within a few seconds and keeps, and pays for, the leads it had; a queued run never starts and costs nothing; a finished run is unchanged. Answers the run as GET does. Free.',
+  }),
   // Social
   op({
     id: 'socialCatalog',

@@ -112,6 +112,13 @@ export const PRICES = {
    * page read costs what a fetched page does.
    */
   sitePage: { credits: 1, rule: null, says: null },
+  /**
+   * A lead a Find Leads run delivered (POST /v1/leads), its contacts from its website
+   * included: `limit` leads are held when the run starts, and the leads delivered charged
+   * when it ends (a cancelled run keeps and pays for the leads it had; a queued run cancelled
+   * costs nothing). The spec gives no figure: 1, what a fetched page costs.
+   */
+  lead: { credits: 1, rule: 10, says: 'Find Leads is charged per lead' },
 } as const satisfies Record<string, Price>;
 
 /** Archived snapshots each report depth includes in its flat price (rule 7: "6 for `buyer`, 12 for `deep`"). */

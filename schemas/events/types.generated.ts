@@ -6,7 +6,7 @@
 // lose precision), bytes → Buffer, ["null", T] → T | null.
 
 /** Every event type, one per folder in schemas/events/. */
-export const EVENT_NAMES = ['ExtractRequested', 'FetchRequested', 'IntelRequested', 'JobEvent', 'MapRequested', 'MentionsFound', 'MentionsStored', 'MonitorCheckRequested', 'MonitorChecked', 'PageFetched', 'ParseRequested', 'Reply', 'ScrapeRequested', 'SearchRequested', 'SocialRequested', 'TestPing', 'WatchCollectRequested'] as const;
+export const EVENT_NAMES = ['ExtractRequested', 'FetchRequested', 'IntelRequested', 'JobEvent', 'LeadsRequested', 'MapRequested', 'MentionsFound', 'MentionsStored', 'MonitorCheckRequested', 'MonitorChecked', 'PageFetched', 'ParseRequested', 'Reply', 'ScrapeRequested', 'SearchRequested', 'SocialRequested', 'TestPing', 'WatchCollectRequested'] as const;
 
 export type EventName = (typeof EVENT_NAMES)[number];
 
@@ -16,6 +16,7 @@ export const CURRENT_VERSIONS = {
   FetchRequested: 1,
   IntelRequested: 1,
   JobEvent: 1,
+  LeadsRequested: 1,
   MapRequested: 1,
   MentionsFound: 2,
   MentionsStored: 2,
@@ -131,6 +132,28 @@ export interface JobEvent {
   atMs: number;
   /** Details as a JSON object (the page, the counts, the error). */
   data: string;
+}
+
+/** Find Leads work for the searcher pool (actors/searcher/leads.ts): `sources` (GET /v1/leads/sources, on wds.leads.sources: the sources covering a country or a place's country, answered with a Reply) or `run` (POST /v1/leads, on wds.leads.requested: the run `runId`, whose record the gateway created, carried out to its end; no Reply). wds.events.LeadsRequested v1 (schemas/events/LeadsRequested/v1.avsc). */
+export interface LeadsRequested {
+  /** Id of the API request; in every log line. */
+  requestId: string;
+  /** Id of the API key the work is billed to; the run belongs to it. */
+  tenant: string;
+  /** sources: GET /v1/leads/sources; run: a Find Leads run started by POST /v1/leads. */
+  kind: "sources" | "run";
+  /** The run (kind run): its record in coordination state and the store (pipeline/leads/record.ts). */
+  runId: string | null;
+  /** For sources: `{country, where}` as JSON; for a run: the request body as JSON (schemas/api/leads-social.ts, defaults filled in). */
+  query: string;
+  /** Topic to send the Reply to (kind sources). */
+  replyTo: string | null;
+  /** Copied into the Reply so the waiting requester finds it. */
+  correlationId: string | null;
+  /** Epoch milliseconds after which a sources question is pointless and is dropped; a run is carried out whatever its deadline. */
+  deadlineMs: number;
+  /** Epoch milliseconds when the event was written. */
+  createdAtMs: number;
 }
 
 /** A site's URLs are wanted without fetching every page (POST /v1/map): the frontier reads robots.txt, the sitemaps and a few pages' links, and answers with a Reply whose data is {links: [{url, title?, description?}]}. wds.events.MapRequested v1 (schemas/events/MapRequested/v1.avsc). */
@@ -474,6 +497,7 @@ export interface EventValues {
   FetchRequested: FetchRequested;
   IntelRequested: IntelRequested;
   JobEvent: JobEvent;
+  LeadsRequested: LeadsRequested;
   MapRequested: MapRequested;
   MentionsFound: MentionsFound;
   MentionsStored: MentionsStored;

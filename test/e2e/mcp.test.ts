@@ -91,8 +91,12 @@ describe('e2e/mcp over Streamable HTTP at /mcp', () => {
       for (const name of ['scrape', 'batch_scrape', 'crawl', 'crawl_status', 'crawl_pages', 'map', 'search', 'serp', 'places_search', 'extract', 'parse', 'monitor_create', 'monitor_list', 'monitor_run', 'monitor_checks', 'mention_watch_create', 'mention_watch_list', 'mentions_list', 'domain', 'company', 'products', 'posts', 'social']) {
         expect(names).toContain(name);
       }
-      // Leads are not served by this build: no tool.
-      expect(names.some((n) => n.includes('lead'))).toBe(false);
+      // Find Leads: its sources, a run's start, status and cancel.
+      expect(names).toEqual(expect.arrayContaining(['leads_sources', 'find_leads', 'leads_status', 'leads_cancel']));
+      const sources = dataOf(await call(client, 'leads_sources', { country: 'US' }));
+      expect(sources).toMatchObject({ country: 'US', sources: [{ key: 'osm', countries: ['*'] }] });
+      const missing = await call(client, 'leads_status', { job_id: 'leads_00000000000000000000000000000000' });
+      expect(missing.isError).toBe(true);
       const scrape = tools.find((t) => t.name === 'scrape')!;
       expect(scrape.inputSchema.required).toEqual(['url']);
       expect(Object.keys(scrape.inputSchema.properties ?? {})).toEqual(expect.arrayContaining(['url', 'formats', 'onlyMainContent', 'waitFor', 'actions']));

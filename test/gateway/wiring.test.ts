@@ -58,21 +58,21 @@ describe('gateway/wiring', () => {
 
   it('prices free exactly the operations the contract prices free', () => {
     for (const op of OPERATIONS) {
-      const row: OperationRow = OPERATION_TABLE[op.id];
+      const row = OPERATION_TABLE[op.id] as OperationRow;
       if (row.served === false) continue;
       expect(row.price === 'free', `${op.id} is ${op.pricing} in the contract`).toBe(op.pricing === 'free');
     }
   });
 
-  it('serves page reading, search, monitors, mention watches, the social catalog, site and company intelligence and the reference operations, and says the others are not served', () => {
+  it('serves every operation of the contract: page reading, search, monitors, mention watches, Find Leads, the social catalog, site and company intelligence and the reference operations', () => {
     const served = ROWS.filter(([, row]) => row.served !== false).map(([id]) => id);
     const monitors = ['monitorCreate', 'monitorList', 'monitorGet', 'monitorDelete', 'monitorRun', 'monitorChecks'];
     const mentions = ['watchCreate', 'watchList', 'watchGet', 'watchUpdate', 'watchDelete', 'watchTest', 'watchTestUnsaved', 'mentionList', 'mentionUpdate'];
     const domains = ['domain', 'domainReport', 'domainSnapshots', 'domainScreen', 'company', 'products', 'posts'];
     expect(served.sort()).toEqual(
-      ['scrape', 'crawlStart', 'crawlStatus', 'crawlCancel', 'crawlPages', 'crawlErrors', 'batchStart', 'batchStatus', 'batchPages', 'map', 'extract', 'parse', 'fetch', 'search', 'serp', 'placesSearch', ...monitors, ...mentions, ...domains, 'socialCatalog', 'socialRun', 'templates', 'source'].sort(),
+      ['scrape', 'crawlStart', 'crawlStatus', 'crawlCancel', 'crawlPages', 'crawlErrors', 'batchStart', 'batchStatus', 'batchPages', 'map', 'extract', 'parse', 'fetch', 'search', 'serp', 'placesSearch', ...monitors, ...mentions, ...domains, 'leadsStart', 'leadsSources', 'leadsStatus', 'leadsCancel', 'socialCatalog', 'socialRun', 'templates', 'source'].sort(),
     );
-    expect(ROWS.filter(([, row]) => row.served === false)).toHaveLength(46 - 42);
+    expect(ROWS.filter(([, row]) => row.served === false)).toHaveLength(0);
   });
 
   it('builds the handlers of the rows the build serves, each metered one with its estimate', () => {
@@ -111,6 +111,11 @@ describe('gateway/wiring', () => {
     expect(siteOps(['intel'])).toEqual([]);
     expect(siteOps(['intel', 'scrape'])).toEqual([]);
     expect(siteOps(['intel', 'fetch'])).toEqual(['company', 'posts', 'products']);
+    // Leads sources need only the searcher's `leads`; runs read each lead's website for contacts: the intel pool and the fetcher too.
+    const leadsOps = (caps: Parameters<typeof pipeline>[0]) => Object.keys(operationHandlers(gatewayDeps, pipeline(caps))).filter((id) => id.startsWith('leads')).sort();
+    expect(leadsOps(['leads'])).toEqual(['leadsSources']);
+    expect(leadsOps(['leads', 'intel'])).toEqual(['leadsSources']);
+    expect(leadsOps(['leads', 'intel', 'fetch'])).toEqual(['leadsCancel', 'leadsSources', 'leadsStart', 'leadsStatus']);
   });
 
   describe.skipIf(!spec)(`against the spec's endpoint index (needs ${SPEC_PATH})`, () => {

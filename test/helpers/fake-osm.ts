@@ -206,8 +206,10 @@ function qlOf(req: http.IncomingMessage, query: URLSearchParams, body: string): 
 /** User agents of HTTP libraries, which the public instance refuses. */
 const LIBRARY_AGENTS = ['node-fetch', 'node', 'undici', 'axios', 'got', 'python-requests', 'python-urllib', 'curl', 'wget', 'go-http-client', 'java', 'okhttp', 'libwww-perl'];
 
-export function startFakeNominatim(): Promise<FakeNominatim> {
-  return startServer<FakeNominatimMode>('ok', nominatimReply);
+/** `extra`: gazetteer entries beside GAZETTEER (a test's own places, after the shipped ones). */
+export function startFakeNominatim(extra: readonly GazetteerEntry[] = []): Promise<FakeNominatim> {
+  const gazetteer = [...GAZETTEER, ...extra];
+  return startServer<FakeNominatimMode>('ok', (request, mode) => nominatimReply(request, mode, gazetteer));
 }
 
 const TOO_MANY = '<html><head><title>429 Too Many Requests</title></head><body><h1>Too Many Requests</h1><p>You have sent too many requests. See https://operations.osmfoundation.org/policies/nominatim/</p></body></html>';
@@ -217,7 +219,7 @@ function nominatimError(message: string): Answer {
   return json(400, { error: { code: 400, message } });
 }
 
-function nominatimReply(request: FakeOsmRequest, mode: FakeNominatimMode): Reply {
+function nominatimReply(request: FakeOsmRequest, mode: FakeNominatimMode, gazetteer: readonly GazetteerEntry[]): Reply {
   if (request.path !== '/search') return nominatimError('Nominatim API: unknown endpoint');
   if (mode === 'hang') return 'hang';
   if (mode === 'rate_limited') return html(429, TOO_MANY);
@@ -234,7 +236,7 @@ function nominatimReply(request: FakeOsmRequest, mode: FakeNominatimMode): Reply
   const codes = (request.query.get('countrycodes') ?? '').toLowerCase().split(',').filter(Boolean);
   const lang = (request.query.get('accept-language') ?? '').split(',')[0]?.split(';')[0]?.split('-')[0]?.trim().toLowerCase() ?? '';
   const words = wordsOf(q);
-  const found = GAZETTEER.filter((e) => words.every((w) => e.words.includes(w)) && (codes.length === 0 || codes.includes(e.address.country_code ?? '')));
+  const found = gazetteer.filter((e) => words.every((w) => e.words.includes(w)) && (codes.length === 0 || codes.includes(e.address.country_code ?? '')));
   const details = request.query.get('addressdetails') === '1';
   return json(200, found.slice(0, Math.min(limit, 40)).map((e, i) => nominatimResult(e, i, lang, format === 'jsonv2', details)));
 }
@@ -271,15 +273,17 @@ const AREAS_TIMESTAMP = '2025-01-15T10:11:12Z';
 const TIMEOUT_REMARK = 'runtime error: Query timed out in "query" at line 4 after 2 seconds.';
 const MEMORY_REMARK = 'runtime error: Query run out of memory using about 2048 MB of RAM.';
 
-export async function startFakeOverpass(): Promise<FakeOverpass> {
-  const server = await startServer<FakeOverpassMode>('ok', overpassReply);
+/** `extra`: elements beside OSM_ELEMENTS (a test's own map). */
+export async function startFakeOverpass(extra: readonly FixtureElement[] = []): Promise<FakeOverpass> {
+  const elements = [...OSM_ELEMENTS, ...extra];
+  const server = await startServer<FakeOverpassMode>('ok', (request, mode) => overpassReply(request, mode, elements));
   return { ...server, interpreterUrl: `${server.url}/api/interpreter` };
 }
 
 const overpassPage = (status: number, title: string, message: string) =>
   html(status, `<?xml version="1.0" encoding="UTF-8"?>\n<!DOCTYPE html>\n<html><head><title>OSM3S Response</title></head><body>\n<p>${title}</p>\n<p><strong style="color:#FF0000">Error</strong>: ${escapeHtml(message)}</p>\n</body></html>`);
 
-function overpassReply(request: FakeOsmRequest, mode: FakeOverpassMode): Reply {
+function overpassReply(request: FakeOsmRequest, mode: FakeOverpassMode, elements: readonly FixtureElement[]): Reply {
   if (request.path !== '/api/interpreter') return overpassPage(404, 'Not Found', 'unknown path');
   if (mode === 'hang') return 'hang';
   if (mode === 'rate_limited') return overpassPage(429, 'Too Many Requests', 'rate_limited: the server has no query slot free for you. Please check /api/status for the quota of your IP address.');
@@ -291,7 +295,7 @@ function overpassReply(request: FakeOsmRequest, mode: FakeOverpassMode): Reply {
   } catch (error) {
     return overpassPage(400, 'Bad Request', error instanceof Error ? error.message : String(error));
   }
-  const found = mode === 'remark_timeout' || mode === 'remark_memory' ? [] : answerQuery(query);
+  const found = mode === 'remark_timeout' || mode === 'remark_memory' ? [] : answerQuery(query, elements);
   const remark = mode === 'remark_memory' ? MEMORY_REMARK : mode === 'remark_timeout' || mode === 'remark_partial' ? TIMEOUT_REMARK : null;
   return json(200, {
     version: 0.6,
@@ -309,8 +313,8 @@ function printed(e: FixtureElement, out: OutStatement): Record<string, unknown> 
 
 const TYPE_ORDER = { node: 0, way: 1, relation: 2 } as const;
 
-function answerQuery(query: ParsedQuery): FixtureElement[] {
-  const hits = OSM_ELEMENTS.filter((e) => query.statements.some((s) => statementMatches(s, e, query.areaId)));
+function answerQuery(query: ParsedQuery, elements: readonly FixtureElement[]): FixtureElement[] {
+  const hits = elements.filter((e) => query.statements.some((s) => statementMatches(s, e, query.areaId)));
   hits.sort((a, b) => TYPE_ORDER[a.type] - TYPE_ORDER[b.type] || a.id - b.id);
   return query.out.limit === null ? hits : hits.slice(0, query.out.limit);
 }

@@ -36,7 +36,7 @@ describe('schemas/api/prices', () => {
 
   it('states the prices the spec leaves to the service in the operations\' descriptions', () => {
     // An operation whose description states its cost: the price it is charged.
-    const described: Partial<Record<string, PriceName>> = { map: 'map', parse: 'parsedFile', fetch: 'freshPage', extract: 'operatorModelPage', search: 'searchCall', serp: 'searchCall', placesSearch: 'placesCall', watchTestUnsaved: 'mentionCollection', socialRun: 'socialCall', domain: 'domainLookup', company: 'sitePage', products: 'sitePage', posts: 'sitePage' };
+    const described: Partial<Record<string, PriceName>> = { map: 'map', parse: 'parsedFile', fetch: 'freshPage', extract: 'operatorModelPage', search: 'searchCall', serp: 'searchCall', placesSearch: 'placesCall', watchTestUnsaved: 'mentionCollection', socialRun: 'socialCall', domain: 'domainLookup', company: 'sitePage', products: 'sitePage', posts: 'sitePage', leadsStart: 'lead' };
     for (const op of OPERATIONS) {
       const stated = /\bCosts (\d+) credits?\b/.exec(op.description ?? '');
       const name = described[op.id];

@@ -1,0 +1,109 @@
+/**
+ * The contract every open business register client speaks (leads, pipeline/leads/): one
+ * question (what kind of business, optionally where, how many) answered with the register's
+ * entries in one shape. Here, beside the clients that speak it, so that the clients and the
+ * leads rules that ask them may both import it (as web-search.ts is for search providers).
+ *
+ * Each register states the licence its data is published under (`RegisterLicence`): a lead
+ * built from an entry carries it, and a run's `summary.attribution` lists it.
+ */
+import type { HttpFetcher } from '../runtime/net/http.js';
+import { text } from './json-shapes.js';
+
+export interface RegisterQuery {
+  /** What kind of business, as the caller wrote it (`dentists`, `boulangerie`). */
+  readonly what: string;
+  /** A place the entries should be in (a town, a postcode), or null for the whole register. */
+  readonly where: string | null;
+  /** Entries wanted at most (each client also caps it by its own page budget). */
+  readonly limit: number;
+  /**
+   * The register's own activity codes of the kind of business (NAF, SIC, næringskode), when
+   * the leads rules know them (pipeline/leads/activities.ts): the register is then searched
+   * by activity in the place, and `what` is not matched against names. Null: by name.
+   */
+  readonly codes?: readonly string[] | null;
+}
+
+export interface RegisterContext {
+  /** Time for the whole question, every page asked included. */
+  readonly timeoutMs: number;
+  readonly signal?: AbortSignal;
+}
+
+export interface RegisterAddress {
+  readonly street: string | null;
+  readonly postcode: string | null;
+  readonly city: string | null;
+  /** Two-letter code. */
+  readonly country: string;
+}
+
+export interface RegisterEntry {
+  /** The register's identifier (SIREN, company number, organisasjonsnummer). */
+  readonly id: string;
+  readonly name: string;
+  readonly address: RegisterAddress;
+  readonly formattedAddress: string | null;
+  readonly phone: string | null;
+  readonly website: string | null;
+  /** The activity code the register files it under (NAF/APE, SIC, NACE), with its label when given. */
+  readonly activity: { readonly code: string; readonly label: string | null } | null;
+  /** `active`, `dissolved`, … as the register says; null when it does not. */
+  readonly status: string | null;
+  readonly coordinates: { readonly lat: number; readonly lon: number } | null;
+  /** The entry's public page on the register's site. */
+  readonly url: string | null;
+}
+
+export interface RegisterLicence {
+  /** The notice to show with the data. */
+  readonly text: string;
+  /** SPDX-like short name (`etalab-2.0`, `OGL-UK-3.0`, `NLOD-2.0`). */
+  readonly license: string;
+  readonly url: string;
+}
+
+/** A business register client: the contract of this file. */
+export interface BusinessRegister {
+  /** The source key a leads run names (`fr_sirene`, `uk_companies_house`, `no_brreg`). */
+  readonly key: string;
+  readonly label: string;
+  /** Two-letter codes of the countries it covers. */
+  readonly countries: readonly string[];
+  readonly licence: RegisterLicence;
+  search(query: RegisterQuery, ctx: RegisterContext): Promise<RegisterEntry[]>;
+}
+
+export interface RegisterClientOptions {
+  /** The register's base URL (its setting). */
+  readonly baseUrl: string;
+  readonly fetcher?: HttpFetcher;
+}
+
+/** Largest answer read from a register, per page. */
+export const REGISTER_MAX_BYTES = 2 * 1024 * 1024;
+/** Pages one question reads at most, whatever its limit. */
+export const REGISTER_MAX_PAGES = 5;
+
+/** Non-blank parts joined with `, `; null when none is left. */
+export function joined(parts: readonly (string | null | undefined)[], separator = ', '): string | null {
+  const kept = parts.map((p) => text(p)).filter((p): p is string => p !== null);
+  return kept.length ? kept.join(separator) : null;
+}
+
+/** A finite number, or a string holding one; null otherwise. */
+export function numberOf(v: unknown): number | null {
+  const n = typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' ? Number(v) : NaN;
+  return Number.isFinite(n) ? n : null;
+}
+
+/** Coordinates when both read and are on the globe. */
+export function coordinatesOf(lat: unknown, lon: unknown): { lat: number; lon: number } | null {
+  const la = numberOf(lat);
+  const lo = numberOf(lon);
+  return la !== null && lo !== null && Math.abs(la) <= 90 && Math.abs(lo) <= 180 ? { lat: la, lon: lo } : null;
+}
+
+/** The time left before `deadline`, at least 1 ms. */
+export const leftOf = (deadline: number): number => Math.max(1, deadline - Date.now());

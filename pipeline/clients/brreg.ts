@@ -16,9 +16,8 @@
  */
 import {
   joined,
-  leftOf,
+  pagedEntries,
   REGISTER_MAX_BYTES,
-  REGISTER_MAX_PAGES,
   type BusinessRegister,
   type RegisterClientOptions,
   type RegisterContext,
@@ -50,11 +49,8 @@ export class BrregClient implements BusinessRegister {
   }
 
   async search(query: RegisterQuery, ctx: RegisterContext): Promise<RegisterEntry[]> {
-    const deadline = Date.now() + ctx.timeoutMs;
-    const out: RegisterEntry[] = [];
-    const seen = new Set<string>();
     const size = Math.min(NO_PAGE_SIZE, query.limit);
-    for (let page = 0; page < REGISTER_MAX_PAGES && out.length < query.limit; page++) {
+    return pagedEntries(query, ctx, async (page, timeoutMs) => {
       const url = below(this.base, '/enhetsregisteret/api/enheter');
       if (query.codes?.length) url.searchParams.set('naeringskode', query.codes.join(','));
       else url.searchParams.set('navn', query.what.trim());
@@ -63,21 +59,12 @@ export class BrregClient implements BusinessRegister {
       url.searchParams.set('underAvvikling', 'false');
       url.searchParams.set('page', String(page));
       url.searchParams.set('size', String(size));
-      const answer = await getJson(SERVICE, { url, headers: { Accept: 'application/json' }, timeoutMs: leftOf(deadline), maxBytes: REGISTER_MAX_BYTES, ...(ctx.signal ? { signal: ctx.signal } : {}) }, this.fetcher);
+      const answer = await getJson(SERVICE, { url, headers: { Accept: 'application/json' }, timeoutMs, maxBytes: REGISTER_MAX_BYTES, ...(ctx.signal ? { signal: ctx.signal } : {}) }, this.fetcher);
       const body = record(answer.json);
       if (!body) throw new ServiceError(SERVICE, 'unreadable', `${shownEndpoint(url)} answered JSON that is not an object`, null, answer.status);
-      const items = list(record(body._embedded)?.enheter);
-      for (const item of items) {
-        const entry = entryOf(item);
-        if (entry && !seen.has(entry.id) && out.length < query.limit) {
-          seen.add(entry.id);
-          out.push(entry);
-        }
-      }
       const totalPages = record(body.page)?.totalPages;
-      if (items.length === 0 || typeof totalPages !== 'number' || page + 1 >= totalPages) break;
-    }
-    return out;
+      return { items: list(record(body._embedded)?.enheter), more: typeof totalPages === 'number' && page + 1 < totalPages };
+    }, entryOf);
   }
 }
 

@@ -107,3 +107,41 @@ export function coordinatesOf(lat: unknown, lon: unknown): { lat: number; lon: n
 
 /** The time left before `deadline`, at least 1 ms. */
 export const leftOf = (deadline: number): number => Math.max(1, deadline - Date.now());
+
+/** One page of a register's answer: its items (not yet read as entries) and whether another page may follow. */
+export interface RegisterPage {
+  readonly items: readonly unknown[];
+  readonly more: boolean;
+}
+
+/**
+ * The paging every register client shares: pages asked one after another (`pageOf(n, timeoutMs)`,
+ * n from 0, each within what is left of the question's time; null: no more, as a register that
+ * answers "nothing matches" with an error says), each item read as an entry (`entryOf`, null
+ * for one left out), an entry seen before skipped, until `limit` entries, REGISTER_MAX_PAGES
+ * pages, or a page that says it is the last.
+ */
+export async function pagedEntries(
+  query: Pick<RegisterQuery, 'limit'>,
+  ctx: RegisterContext,
+  pageOf: (page: number, timeoutMs: number) => Promise<RegisterPage | null>,
+  entryOf: (item: unknown) => RegisterEntry | null,
+): Promise<RegisterEntry[]> {
+  const deadline = Date.now() + ctx.timeoutMs;
+  const out: RegisterEntry[] = [];
+  const seen = new Set<string>();
+  for (let page = 0; page < REGISTER_MAX_PAGES && out.length < query.limit; page++) {
+    const answer = await pageOf(page, leftOf(deadline));
+    if (!answer) break;
+    for (const item of answer.items) {
+      const entry = entryOf(item);
+      if (entry && !seen.has(entry.id) && out.length < query.limit) {
+        seen.add(entry.id);
+        out.push(entry);
+      }
+    }
+    if (answer.items.length === 0 || !answer.more) break;
+  }
+  return out;
+}
+

@@ -15,9 +15,8 @@
  */
 import {
   joined,
-  leftOf,
+  pagedEntries,
   REGISTER_MAX_BYTES,
-  REGISTER_MAX_PAGES,
   type BusinessRegister,
   type RegisterClientOptions,
   type RegisterContext,
@@ -57,11 +56,8 @@ export class CompaniesHouseClient implements BusinessRegister {
   }
 
   async search(query: RegisterQuery, ctx: RegisterContext): Promise<RegisterEntry[]> {
-    const deadline = Date.now() + ctx.timeoutMs;
-    const out: RegisterEntry[] = [];
-    const seen = new Set<string>();
     const size = Math.min(UK_PAGE_SIZE, query.limit);
-    for (let page = 0; page < REGISTER_MAX_PAGES && out.length < query.limit; page++) {
+    return pagedEntries(query, ctx, async (page, timeoutMs) => {
       const url = below(this.base, '/advanced-search/companies');
       if (query.codes?.length) url.searchParams.set('sic_codes', query.codes.join(','));
       else url.searchParams.set('company_name_includes', query.what.trim());
@@ -72,27 +68,19 @@ export class CompaniesHouseClient implements BusinessRegister {
       let json: unknown;
       let status: number;
       try {
-        const answer = await getJson(SERVICE, { url, headers: { Authorization: this.authorization }, timeoutMs: leftOf(deadline), maxBytes: REGISTER_MAX_BYTES, ...(ctx.signal ? { signal: ctx.signal } : {}) }, this.fetcher);
+        const answer = await getJson(SERVICE, { url, headers: { Authorization: this.authorization }, timeoutMs, maxBytes: REGISTER_MAX_BYTES, ...(ctx.signal ? { signal: ctx.signal } : {}) }, this.fetcher);
         json = answer.json;
         status = answer.status;
       } catch (error) {
         // The advanced search answers 404 when nothing matches.
-        if (isServiceError(error) && error.status === 404) break;
+        if (isServiceError(error) && error.status === 404) return null;
         throw error;
       }
       const body = record(json);
       if (!body || !Array.isArray(body.items)) throw new ServiceError(SERVICE, 'unreadable', `${shownEndpoint(url)} answered JSON without an \`items\` list`, null, status);
-      for (const item of list(body.items)) {
-        const entry = entryOf(item);
-        if (entry && !seen.has(entry.id) && out.length < query.limit) {
-          seen.add(entry.id);
-          out.push(entry);
-        }
-      }
       const hits = typeof body.hits === 'number' ? body.hits : 0;
-      if (body.items.length < size || (page + 1) * size >= hits) break;
-    }
-    return out;
+      return { items: list(body.items), more: body.items.length >= size && (page + 1) * size < hits };
+    }, entryOf);
   }
 }
 

@@ -17,9 +17,8 @@
 import {
   coordinatesOf,
   joined,
-  leftOf,
+  pagedEntries,
   REGISTER_MAX_BYTES,
-  REGISTER_MAX_PAGES,
   type BusinessRegister,
   type RegisterClientOptions,
   type RegisterContext,
@@ -53,11 +52,10 @@ export class RechercheEntreprisesClient implements BusinessRegister {
   }
 
   async search(query: RegisterQuery, ctx: RegisterContext): Promise<RegisterEntry[]> {
-    const deadline = Date.now() + ctx.timeoutMs;
     const where = query.where?.trim() ?? '';
-    const out: RegisterEntry[] = [];
-    const seen = new Set<string>();
-    for (let page = 1; page <= REGISTER_MAX_PAGES && out.length < query.limit; page++) {
+    return pagedEntries(query, ctx, async (index, timeoutMs) => {
+      // The API's pages count from 1.
+      const page = index + 1;
       const url = below(this.base, '/search');
       const what = query.codes?.length ? '' : query.what.trim();
       const q = POSTCODE.test(where) ? what : [what, where].filter(Boolean).join(' ');
@@ -66,20 +64,12 @@ export class RechercheEntreprisesClient implements BusinessRegister {
       if (query.codes?.length) url.searchParams.set('activite_principale', query.codes.join(','));
       url.searchParams.set('page', String(page));
       url.searchParams.set('per_page', String(Math.min(FR_PER_PAGE, query.limit)));
-      const answer = await getJson(SERVICE, { url, timeoutMs: leftOf(deadline), maxBytes: REGISTER_MAX_BYTES, ...(ctx.signal ? { signal: ctx.signal } : {}) }, this.fetcher);
+      const answer = await getJson(SERVICE, { url, timeoutMs, maxBytes: REGISTER_MAX_BYTES, ...(ctx.signal ? { signal: ctx.signal } : {}) }, this.fetcher);
       const body = record(answer.json);
       if (!body || !Array.isArray(body.results)) throw new ServiceError(SERVICE, 'unreadable', `${shownEndpoint(url)} answered JSON without a \`results\` list`, null, answer.status);
-      for (const item of list(body.results)) {
-        const entry = entryOf(item);
-        if (entry && !seen.has(entry.id) && out.length < query.limit) {
-          seen.add(entry.id);
-          out.push(entry);
-        }
-      }
       const pages = typeof body.total_pages === 'number' ? body.total_pages : page;
-      if (page >= pages || body.results.length === 0) break;
-    }
-    return out;
+      return { items: list(body.results), more: page < pages };
+    }, entryOf);
   }
 }
 

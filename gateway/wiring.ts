@@ -286,9 +286,8 @@ export const OPERATION_TABLE = {
   // `limit` leads are reserved so a key that cannot pay is refused before the run exists; the run holds and charges them itself.
   leadsStart: byPipeline(LEADS, { estimate: (ctx) => leadsEstimate(ctx.body as { limit?: number }) }, (d) => leadsStartHandler(d.records, allSources(configuredRegisters(d.config)), retentionMs(d))),
   leadsSources: byPipeline(['leads'], 'free', (d) => leadsSourcesHandler(d.requester, Math.min(pipelineWait(d), LEADS_SOURCES_WAIT_MS))),
-  // One process (the memory bus): runs its predecessor carried are answered failed, interrupted.
-  leadsStatus: byPipeline(LEADS, 'free', (d) => leadsStatusHandler(d.records, d.config.bus === 'memory')),
-  leadsCancel: byPipeline(LEADS, 'free', (d) => leadsCancelHandler(d.records, d.config.bus === 'memory')),
+  leadsStatus: byPipeline(LEADS, 'free', (d) => leadsStatusHandler(d.records)),
+  leadsCancel: byPipeline(LEADS, 'free', (d) => leadsCancelHandler(d.records)),
   // Social: the searcher asks the platforms; a call is charged only when data comes back (the reply's credits).
   socialCatalog: byPipeline(['social'], 'free', (d) => socialCatalogHandler(d.config)),
   socialRun: byPipeline(['social'], { estimate: (ctx) => socialEstimate(ctx) }, (d) => socialRunHandler(d.requester, pipelineWait(d), new NetGuard({ allowPrivate: d.config.fetchAllowPrivate }))),

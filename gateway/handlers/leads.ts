@@ -81,10 +81,10 @@ export function runParamsOf(body: LeadsStartBody, offered: readonly LeadSource[]
 }
 
 /** The run `ctx` names for this key; 404 otherwise. */
-async function runOf(deps: RecordDeps, ctx: HandlerContext, orphanedBeforeMs?: number): Promise<LeadsRun> {
+async function runOf(deps: RecordDeps, ctx: HandlerContext): Promise<LeadsRun> {
   const id = ctx.params.job_id ?? '';
   const nowMs = Date.now();
-  const run = isRunId(id) ? await readRun(deps, tenantOf(ctx), id, nowMs, orphanedBeforeMs) : null;
+  const run = isRunId(id) ? await readRun(deps, tenantOf(ctx), id, nowMs) : null;
   if (!run || run.expiresAtMs < nowMs) throw new AppError('not_found', `no leads run ${id} for this key`);
   return run;
 }
@@ -122,32 +122,23 @@ export function leadsSourcesHandler(requester: Requester, waitMs: number): Opera
   };
 }
 
-/**
- * When runs of an earlier process are orphans: in one process (embedded mode) a run not moved
- * since this gateway was built belonged to the process before, whose bus held its event; with
- * several processes, none is (another searcher may carry it).
- */
-const orphansBefore = (oneProcess: boolean): number | undefined => (oneProcess ? Date.now() : undefined);
-
 /** GET /v1/leads/{job_id}. */
-export function leadsStatusHandler(deps: RecordDeps, oneProcess = false): OperationHandler {
-  const orphanedBeforeMs = orphansBefore(oneProcess);
+export function leadsStatusHandler(deps: RecordDeps): OperationHandler {
   return {
     async handle(ctx) {
-      return { data: runView(await runOf(deps, ctx, orphanedBeforeMs)) };
+      return { data: runView(await runOf(deps, ctx)) };
     },
   };
 }
 
 /** DELETE /v1/leads/{job_id}. */
-export function leadsCancelHandler(deps: RecordDeps, oneProcess = false): OperationHandler {
-  const orphanedBeforeMs = orphansBefore(oneProcess);
+export function leadsCancelHandler(deps: RecordDeps): OperationHandler {
   return {
     async handle(ctx) {
-      const run = await runOf(deps, ctx, orphanedBeforeMs);
+      const run = await runOf(deps, ctx);
       if (run.final) return { data: runView(run) };
       const nowMs = Date.now();
-      if (!(await takeEnd(deps.state, run, 'cancelled', null, nowMs))) return { data: runView((await runOf(deps, ctx, orphanedBeforeMs)) ?? run) };
+      if (!(await takeEnd(deps.state, run, 'cancelled', null, nowMs))) return { data: runView((await runOf(deps, ctx)) ?? run) };
       ctx.log.info({ runId: run.id, status: run.status }, 'leads run cancelled');
       const live = await liveRun(deps.state, run.id);
       if (live?.status === 'queued') {

@@ -103,9 +103,9 @@ export const RUN_STALL_MS = 15 * 60_000;
 
 export const STALLED_ERROR = `stalled: the run did not move for ${RUN_STALL_MS / 60_000} minutes (no searcher carried it); nothing more was charged`;
 
-/** Why a run whose live state was lost before it ended, or whose process was, is failed. */
+/** Why a run whose live state was lost before it ended is failed. */
 export const INTERRUPTED_ERROR =
-  'interrupted: the run\'s process or its coordination state was lost before it ended (the service restarted in embedded mode, or Redis lost its data); nothing was charged';
+  'interrupted: the coordination state of this run was lost before it ended (the service restarted in embedded mode, or Redis lost its data); nothing was charged';
 
 export interface RunStateDeps {
   readonly state: State;
@@ -244,19 +244,10 @@ function json<T>(text: string, fallback: T): T {
  * This tenant's run: the live record, else the newest stored version (see the file comment:
  * one lost before it ended is answered, and stored, `failed` with INTERRUPTED_ERROR).
  */
-export async function readRun(
-  deps: { state: State; store: Pick<Store, 'query'>; writer?: Pick<BatchWriter, 'write'> },
-  tenant: string,
-  id: string,
-  nowMs: number,
-  orphanedBeforeMs?: number,
-): Promise<LeadsRun | null> {
+export async function readRun(deps: { state: State; store: Pick<Store, 'query'>; writer?: Pick<BatchWriter, 'write'> }, tenant: string, id: string, nowMs: number): Promise<LeadsRun | null> {
   const live = await liveRun(deps.state, id);
   if (live && live.tenant !== tenant) return null;
   if (live && !live.final && nowMs - live.updatedAtMs > RUN_STALL_MS && deps.writer) return stalled(deps as RunStateDeps, live, nowMs);
-  // One process (embedded mode): a run it did not move since it started was carried by the process
-  // before, whose event went with it; the state kept (STATE=file) does not bring that back.
-  if (live && !live.final && orphanedBeforeMs !== undefined && live.updatedAtMs < orphanedBeforeMs && deps.writer) return stalled(deps as RunStateDeps, live, nowMs, INTERRUPTED_ERROR);
   if (live) return live;
   const [row] = await deps.store.query<RunRow>(RUN_BY_ID, { tenant, id });
   if (!row) return null;
@@ -283,10 +274,10 @@ export async function readRun(
   return failed;
 }
 
-/** Ends a stalled (or orphaned) run `failed` (unless another status took the latch first) and writes it final. */
-async function stalled(deps: RunStateDeps, run: LeadsRun, nowMs: number, why = STALLED_ERROR): Promise<LeadsRun> {
-  await takeEnd(deps.state, run, 'failed', why, nowMs);
-  const ended = (await endedAs(deps.state, run.id)) ?? { status: 'failed' as const, error: why };
+/** Ends a stalled run `failed` (unless another status took the latch first) and writes it final. */
+async function stalled(deps: RunStateDeps, run: LeadsRun, nowMs: number): Promise<LeadsRun> {
+  await takeEnd(deps.state, run, 'failed', STALLED_ERROR, nowMs);
+  const ended = (await endedAs(deps.state, run.id)) ?? { status: 'failed' as const, error: STALLED_ERROR };
   const failed = ended.status === 'failed';
   return saveRun(deps, { ...run, status: ended.status, error: ended.error, stage: 'done', final: true, held: 0, ...(failed ? { leads: [], creditsUsed: 0 } : {}) }, nowMs, true);
 }

@@ -71,18 +71,6 @@ describe('pipeline/leads/record', () => {
     expect((await liveRun(state, id))?.status).toBe('failed');
   });
 
-  it('fails a run its process left behind (one process: not moved since this one started), and keeps one moved since', async () => {
-    const id = newRunId();
-    const run = await createRun({ state, writer }, { id, tenant: 'a', params, warning: null, nowMs: T0, retentionMs: 3_600_000 });
-    await saveRun({ state, writer }, { ...run, status: 'running', stage: 'sources' }, T0 + 1000);
-    // Started after the run last moved: the run was the previous process's.
-    const orphan = await readRun({ state, store, writer }, 'a', id, T0 + 3000, T0 + 2000);
-    expect(orphan).toMatchObject({ status: 'failed', final: true, error: INTERRUPTED_ERROR, creditsUsed: 0 });
-    const other = newRunId();
-    const mine = await createRun({ state, writer }, { id: other, tenant: 'a', params, warning: null, nowMs: T0 + 2500, retentionMs: 3_600_000 });
-    expect((await readRun({ state, store, writer }, 'a', mine.id, T0 + 3000, T0 + 2000))?.status).toBe('queued');
-  });
-
   it('keeps the status that took the end latch first', async () => {
     const id = newRunId();
     const run = await createRun({ state, writer }, { id, tenant: 'a', params, warning: null, nowMs: T0, retentionMs: 3_600_000 });

@@ -31,6 +31,7 @@ import { searchProviders } from '../../pipeline/search/providers.js';
 import { configuredRegisters } from '../../pipeline/leads/sources.js';
 import { PIPELINE_SLACK_MS, Requester } from '../../pipeline/runtime/request-reply.js';
 import { handleLeadsRequested, runMaxMs, type LeadsDeps } from './leads.js';
+import { resumeRuns } from '../../pipeline/leads/record.js';
 
 export { handleSearchRequested, REPLY_MARGIN_MS, type SearcherDeps, type SearchRequested } from './handler.js';
 export { providerOrder, searchProviders } from '../../pipeline/search/providers.js';
@@ -88,6 +89,18 @@ export function createSearcherActor(runtime: ServiceRuntime): ActorDefinition {
     requester: startRequester,
     companyWaitMs: config.siteReadBudgetMs + config.sitePageTimeoutMs + PIPELINE_SLACK_MS,
   };
+  // One process with a durable state (embedded mode, STATE=file): the runs' state outlived the
+  // last process and their events on its memory bus did not, so each run not ended is asked
+  // again now (the pool reads its topic from the beginning, so it may start after this).
+  if (config.bus === 'memory' && config.state === 'file') {
+    resumeRuns(runtime.state, Date.now())
+      .then(async (emissions) => {
+        if (emissions.length === 0) return;
+        log.info({ runs: emissions.length }, 'leads runs resumed after a restart');
+        await runtime.events.emit(emissions);
+      })
+      .catch((error: unknown) => log.warn({ err: error }, 'the leads runs could not be resumed at start; they end as stalled'));
+  }
   return {
     name: 'searcher',
     group: 'searcher',

@@ -19,6 +19,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { State } from '../runtime/state/state.js';
+import type { Emission } from '../runtime/events.js';
 import type { BatchWriter } from '../runtime/store/batch-writer.js';
 import type { Store } from '../runtime/store/store.js';
 import type { AttributionNotice, Lead } from './leads.js';
@@ -169,6 +170,41 @@ export interface NewRun {
   readonly retentionMs: number;
 }
 
+/**
+ * The runs not known to have ended, for a restart to resume (one process with a durable state,
+ * STATE=file): each run is added when it is created, scored by its creation time; a resume takes
+ * the list and puts back the runs it asks again (resumeRuns). Ended runs leave it then.
+ */
+export const ACTIVE_RUNS_KEY = 'leads:active';
+
+/**
+ * After a restart of the one process that owns its state (embedded mode, STATE=file): every
+ * run not final is asked again (its LeadsRequested, as the gateway first sent it), so a queued
+ * run starts and a running one resumes with the hold its record keeps (the searcher's
+ * handler: sources asked again, leads settled once). The state outlived the process, the event
+ * on its memory bus did not.
+ */
+export async function resumeRuns(state: State, nowMs: number): Promise<Emission<'leadsRequested'>[]> {
+  const out: Emission<'leadsRequested'>[] = [];
+  const kept: { member: string; score: number }[] = [];
+  for (;;) {
+    const due = await state.zpopDue(ACTIVE_RUNS_KEY, Number.MAX_SAFE_INTEGER, 500);
+    for (const entry of due) {
+      const run = await liveRun(state, entry.member);
+      if (!run || run.final) continue;
+      kept.push(entry);
+      out.push({
+        topic: 'leadsRequested',
+        key: run.id,
+        value: { requestId: `resume-${run.id}`, tenant: run.tenant, kind: 'run', runId: run.id, query: JSON.stringify(run.params), replyTo: null, correlationId: null, deadlineMs: run.expiresAtMs, createdAtMs: nowMs },
+      });
+    }
+    if (due.length < 500) break;
+  }
+  for (const { member, score } of kept) await state.zadd(ACTIVE_RUNS_KEY, score, member);
+  return out;
+}
+
 /** Creates the run, `queued`, live and stored. */
 export async function createRun(deps: RunStateDeps, run: NewRun): Promise<LeadsRun> {
   const record: LeadsRun = {
@@ -188,7 +224,9 @@ export async function createRun(deps: RunStateDeps, run: NewRun): Promise<LeadsR
     creditsUsed: 0,
     final: false,
   };
-  return saveRun(deps, record, run.nowMs, true);
+  const saved = await saveRun(deps, record, run.nowMs, true);
+  await deps.state.zadd(ACTIVE_RUNS_KEY, run.nowMs, run.id);
+  return saved;
 }
 
 /** The status that took the end latch, or null while the run has not ended. */

@@ -13,7 +13,7 @@
  *   queued (never starts, costs nothing), after the end (unchanged);
  * - a key that cannot pay is refused 402 before the run exists; another key's run is 404;
  * - unknown fields are accepted and named in `warning`; bad input is 422;
- * - a restart while a run is running: it is answered `failed` with the reason, never left running.
+ * - a restart while a run is running: the run resumes (STATE=file keeps its state) and ends, charged once.
  */
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -26,7 +26,7 @@ import { frenchMicrodata } from '../helpers/fake-sites/company.js';
 import { page, html, startFakeSite, type FakeSite } from '../helpers/fake-sites/server.js';
 import { until } from '../helpers/wait.js';
 import { loadConfig } from '../../pipeline/service/config.js';
-import { INTERRUPTED_ERROR } from '../../pipeline/leads/record.js';
+import { PRICES } from '../../schemas/api/prices.js';
 
 const API_KEY = 'e2e-leads-key-0123456789abc';
 const dentistSite = frenchMicrodata();
@@ -236,7 +236,7 @@ describe('e2e/leads: a run', () => {
 });
 
 describe('e2e/leads: a restart', () => {
-  it('a run running when the service stops is answered failed with the reason after the restart, never left running', async () => {
+  it('a run running when the service stops resumes after the restart and ends, charged once for its leads', async () => {
     const id = await start({ query: 'pharmacies', where: 'Lyon', limit: 5 }, metered.key);
     await until('running', async () => (await run(id, metered.key)).body.data?.stage === 'contacts', 20_000);
     const before = await metered.balance();
@@ -254,8 +254,20 @@ describe('e2e/leads: a restart', () => {
         rmSync(dataDir, { recursive: true, force: true });
       },
     };
-    const answer = (await run(id, metered.key)).body.data;
-    expect(answer).toMatchObject({ status: 'failed', partial: false, error: INTERRUPTED_ERROR, creditsUsed: 0 });
-    expect(await metered.balance()).toBe(before);
-  });
+    // The state outlived the process (STATE=file, the embedded default): the run is asked again
+    // and resumes with its hold, never answered running for ever, and is charged once.
+    expect((await run(id, metered.key)).body.data.status).toMatch(/^(queued|running|completed)$/);
+    const answer = await until(
+      `run ${id} resumed and ended`,
+      async () => {
+        const data = (await run(id, metered.key)).body.data;
+        return data?.status !== 'queued' && data?.status !== 'running' && data?.partial === false ? data : null;
+      },
+      60_000,
+    );
+    expect(answer).toMatchObject({ status: 'completed', partial: false });
+    expect(answer.leads.length).toBeGreaterThan(0);
+    expect(answer.creditsUsed).toBe(answer.leads.length * PRICES.lead.credits);
+    expect(await metered.balance()).toBe((before as number) - answer.creditsUsed);
+  }, 120_000);
 });

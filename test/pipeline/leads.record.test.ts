@@ -6,7 +6,7 @@
  */
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { Lead } from '../../pipeline/leads/leads.js';
-import { createRun, INTERRUPTED_ERROR, liveRun, newRunId, readRun, RUN_STALL_MS, runView, saveRun, STALLED_ERROR, takeEnd, type RunParams } from '../../pipeline/leads/record.js';
+import { createRun, INTERRUPTED_ERROR, liveRun, newRunId, readRun, resumeRuns, RUN_STALL_MS, runView, saveRun, STALLED_ERROR, takeEnd, type RunParams } from '../../pipeline/leads/record.js';
 import { MemoryState } from '../../pipeline/runtime/state/memory.js';
 
 const T0 = Date.parse('2026-03-01T10:00:00Z');
@@ -69,6 +69,20 @@ describe('pipeline/leads/record', () => {
     const stalled = await readRun({ state, store, writer }, 'a', id, T0 + RUN_STALL_MS + 1);
     expect(stalled).toMatchObject({ status: 'failed', error: STALLED_ERROR, final: true });
     expect((await liveRun(state, id))?.status).toBe('failed');
+  });
+
+  it('resumes every run not ended after a restart (its event again, as first sent), and lets ended ones go', async () => {
+    const make = (id: string, at: number) => createRun({ state, writer }, { id, tenant: 'a', params, warning: null, nowMs: at, retentionMs: 3_600_000 });
+    const queued = await make(newRunId(), T0);
+    const running = await make(newRunId(), T0 + 1);
+    await saveRun({ state, writer }, { ...running, status: 'running', stage: 'contacts', held: 5 }, T0 + 2);
+    const done = await make(newRunId(), T0 + 3);
+    await saveRun({ state, writer }, { ...done, status: 'completed', stage: 'done', final: true }, T0 + 4, true);
+    const first = await resumeRuns(state, T0 + 10);
+    expect(first.map((e) => e.value.runId)).toEqual([queued.id, running.id]);
+    expect(first[1]).toMatchObject({ topic: 'leadsRequested', key: running.id, value: { tenant: 'a', kind: 'run', query: JSON.stringify(params), replyTo: null, deadlineMs: running.expiresAtMs } });
+    // A second restart finds the same runs (still not ended); the ended one has left the list.
+    expect((await resumeRuns(state, T0 + 20)).map((e) => e.value.runId)).toEqual([queued.id, running.id]);
   });
 
   it('keeps the status that took the end latch first', async () => {

@@ -327,7 +327,9 @@ function poolSuite(name: string, setup: () => Promise<Rig>, options: { concurren
       await pool.start();
       test.onTestFinished(() => pool.stop());
       await r.events.emit([pingEmission(`${prefix}-overflow`)]);
+      // The answer and the dead letter travel on two topics: each is waited for.
       await until('the dead letter', () => deadIn(group, prefix).length >= 1, r.limitMs);
+      await until('the failure answer', () => r.replies.some((reply) => reply.correlationId === `${prefix}-overflow`), r.limitMs);
       expect(r.replies.filter((reply) => reply.correlationId === `${prefix}-overflow`)).toEqual([
         expect.objectContaining({ ok: false, errorCode: 'internal_error', errorMessage: 'Maximum call stack size exceeded' }),
       ]);

@@ -6,6 +6,8 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { readProducts } from '../../pipeline/intel/site/products.js';
+import { shopifyProduct } from '../../pipeline/intel/site/shopify.js';
+import { siteOf, siteUrl } from '../../pipeline/intel/site/site.js';
 import { hasCode } from '../../pipeline/runtime/errors.js';
 import { localFetcher, readOver } from '../helpers/fake-sites/read.js';
 import { html, page, startFakeSite, type FakeSite, type Routes } from '../helpers/fake-sites/server.js';
@@ -72,6 +74,16 @@ describe('pipeline/intel/site readProducts: Shopify', () => {
   it('a store behind its password page is site_password_protected', async () => {
     const store = await site(shopifyStore(truth, { password: true }));
     await expect(readProducts(store.origin, { limit: 10, read })).rejects.toSatisfy((e) => hasCode(e, 'site_password_protected'));
+  });
+});
+
+describe('pipeline/intel/site shopifyProduct: links', () => {
+  it('joins a product\'s link as a URL parser would write it, whatever the handle', () => {
+    const site = siteOf('https://Shop.Example.com:8443/collections/all') as NonNullable<ReturnType<typeof siteOf>>;
+    for (const handle of ['kettle', 'Ünïcode handle', "a'b(c)!*~", '.', '..', '...', 'a/b', '%41', 'a?b#c']) {
+      const product = shopifyProduct({ id: 1, title: 'T', handle, variants: [] }, site, 'EUR');
+      expect(product?.link, handle).toBe(siteUrl(site, `/products/${encodeURIComponent(handle)}`));
+    }
   });
 });
 

@@ -164,7 +164,7 @@ export function registerFirecrawl(app: FastifyInstance, deps: FirecrawlDeps): vo
   /** The key's crawls and batches still running (the store's list, each read again through its live record). */
   async function runningJobs(key: KeyRecord): Promise<JobRecord[]> {
     const records = requireRecords();
-    const rows = await records.store.query<{ id: string }>(JOBS_NOT_ENDED, { tenant: key.id, limit: 100 });
+    const rows = await records.store.query<{ id: string }>(JOBS_NOT_ENDED, { tenant: key.id, now: new Date(), limit: 100 });
     const jobs = await Promise.all(rows.map((r) => readJob(records, key.id, r.id)));
     return jobs.filter((j): j is JobRecord => j !== null && (j.status === 'queued' || j.status === 'scraping'));
   }

@@ -86,10 +86,10 @@ LIMIT {limit:UInt32}`;
 /**
  * A key's jobs whose stored version is not ended, newest first, at most `limit` (Firecrawl's
  * active crawls and queue status, gateway/firecrawl/: each is read again through its live
- * record, which the store's version may trail). Params: tenant, limit.
+ * record, which the store's version may trail). Params: tenant, now (a Date: the caller's clock), limit.
  */
 export const JOBS_NOT_ENDED = `
 SELECT id FROM jobs FINAL
-WHERE tenant = {tenant:String} AND status IN ('queued', 'scraping') AND expires_at > now64(3)
+WHERE tenant = {tenant:String} AND status IN ('queued', 'scraping') AND expires_at > {now:DateTime64(3)}
 ORDER BY created_at DESC
 LIMIT {limit:UInt32}`;

@@ -4,9 +4,12 @@
  * Redis and a ClickHouse server, driven by Firecrawl's JS SDK 4.x: a scrape, a map, a crawl
  * paged through `next` links one document at a time, a batch cancelled (the jobs' own handler
  * on the distributed records), an extract job whose answer is kept in Redis, and the key's
- * credits read from the distributed key registry.
+ * credits read from the distributed key registry (its balance, its month's charges from the
+ * store's ledger); an upload parsed by the parser process; a crawl watched over the WebSocket
+ * from the gateway process; and the 1.x SDK's scrape, map and crawl against the same cluster.
  */
 import Firecrawl from '@mendable/firecrawl-js';
+import FirecrawlApp from 'firecrawl-js-v1';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chdbAvailable } from '../helpers/clickhouse.js';
 import { PRODUCTION_MAIN, startCluster, type Cluster } from '../helpers/cluster.js';
@@ -92,5 +95,33 @@ describe.skipIf(!ready)('e2e/firecrawl distributed: the 4.x SDK against a cluste
     expect((await metered.getCreditUsage()).remainingCredits).toBe(7);
     await metered.scrape(site.url('/blog/two'), { maxAge: 0 });
     expect((await metered.getCreditUsage()).remainingCredits).toBe(6);
+    // The month's charge, read from the store's credit ledger.
+    expect((await metered.getCreditUsageHistorical()).periods).toEqual([expect.objectContaining({ creditsUsed: 1 })]);
+    expect(await metered.getConcurrency()).toEqual({ concurrency: 0, maxConcurrency: 50 });
   }, 120_000);
+
+  it('parses an upload in the parser process, and watches a crawl over the gateway\'s WebSocket', async () => {
+    const doc = await fc.parse({ filename: 'note.html', contentType: 'text/html', data: Buffer.from('<html><head><title>Note</title></head><body><h1>A distributed note</h1></body></html>') });
+    expect(doc.markdown).toContain('A distributed note');
+    const started = await fc.startCrawl(site.url('/blog/one'), { limit: 2, sitemap: 'skip', crawlEntireDomain: true, scrapeOptions: { maxAge: 0 } });
+    const watcher = fc.watcher(started.id, { kind: 'crawl', timeout: 120 });
+    const docs: string[] = [];
+    watcher.on('document', (d: Record<string, any>) => docs.push(d.metadata.sourceURL));
+    const done = new Promise<Record<string, any>>((resolve) => watcher.on('done', resolve));
+    await watcher.start();
+    expect((await done).status).toBe('completed');
+    expect(docs.sort()).toEqual([site.url('/blog/one'), site.url('/blog/two')]);
+  }, 180_000);
+
+  it('answers the 1.x SDK: scrapeUrl, mapUrl and a blocking crawlUrl', async () => {
+    const app = new FirecrawlApp({ apiKey: cluster.apiKey, apiUrl: `${base}/firecrawl` });
+    const doc = (await app.scrapeUrl(site.url('/about'), { formats: ['markdown'] })) as Record<string, any>;
+    expect(doc).toMatchObject({ success: true });
+    expect(doc.markdown).toContain('We sell kettles since 1999');
+    const mapped = (await app.mapUrl(site.url('/'), { search: 'blog' })) as Record<string, any>;
+    expect(mapped.links).toEqual(expect.arrayContaining([site.url('/blog/one')]));
+    const crawled = (await app.crawlUrl(site.url('/'), { limit: 2, ignoreSitemap: true, scrapeOptions: { formats: ['markdown'] } } as never, 1)) as Record<string, any>;
+    expect(crawled).toMatchObject({ success: true, status: 'completed', completed: 2 });
+    expect(crawled.data).toHaveLength(2);
+  }, 180_000);
 });

@@ -88,7 +88,7 @@ describe('infra', () => {
     it('runs on Node 22, as engines, the README and CI do', () => {
       const froms = [...dockerfile.matchAll(/^FROM (\S+)/gm)].map((m) => m[1]);
       expect(froms).toEqual(['node:22-bookworm-slim', 'node:22-bookworm-slim']);
-      expect(pkg.engines.node).toBe('>=22.12');
+      expect(pkg.engines.node).toBe('>=22.13');
       expect(readme).toContain('npm install -g --prefix /usr/local node@22');
       expect(readFileSync(join(REPO_ROOT, '.ci/run'), 'utf8')).toContain('npm install -g --prefix /usr/local --no-audit --no-fund node@22');
       if (process.env.CI || process.env.REQUIRE_ENGINES === '1') expect(process.versions.node.split('.')[0]).toBe('22');

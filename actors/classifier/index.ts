@@ -13,7 +13,7 @@
  */
 import { keyRegistryFor } from '../../pipeline/keys/index.js';
 import type { ActorDefinition } from '../../pipeline/runtime/pool.js';
-import { Requester } from '../../pipeline/runtime/request-reply.js';
+import { lazyRequester } from '../../pipeline/runtime/request-reply.js';
 import type { ServiceRuntime } from '../../pipeline/service/config.js';
 import { handleCheckRequested } from './check.js';
 import { handleMentionsFound } from './mentions.js';
@@ -30,13 +30,7 @@ export function createClassifierActor(runtime: ServiceRuntime): ActorDefinition 
   const { config } = runtime;
   const keys = keyRegistryFor(config, runtime);
   const log = runtime.log.child({ actor: 'classifier' });
-  let requester: Promise<Requester> | null = null;
-  const startRequester = () =>
-    (requester ??= (async () => {
-      const r = new Requester(runtime.events, log.child({ component: 'requester' }));
-      await r.start();
-      return r;
-    })());
+  const requester = lazyRequester(runtime.events, log.child({ component: 'requester' }));
   // The operator's model sorts mentions when configured (a bad MODEL_* setting stops the process).
   const model = operatorModel(config);
   const rounds = Math.ceil(MAX_PAGES / config.monitorPageConcurrency);
@@ -48,7 +42,7 @@ export function createClassifierActor(runtime: ServiceRuntime): ActorDefinition 
     // Every page of the largest monitor, a round of pages at a time, each up to its timeout.
     timeoutMs: rounds * (config.monitorPageTimeoutMs + 15_000) + 60_000,
     async close() {
-      if (requester) await (await requester).stop();
+      await requester.stop();
       keys.close();
     },
     handlers: {
@@ -61,7 +55,7 @@ export function createClassifierActor(runtime: ServiceRuntime): ActorDefinition 
               store: runtime.store,
               writer: runtime.writer,
               keys,
-              requester: startRequester,
+              requester: requester.get,
               pageTimeoutMs: config.monitorPageTimeoutMs,
               pageConcurrency: config.monitorPageConcurrency,
               log: ctx.log,

@@ -13,7 +13,7 @@
  * `{role: 'intel', serves: ['intel'], …}`.
  */
 import type { ActorDefinition } from '../../pipeline/runtime/pool.js';
-import { Requester } from '../../pipeline/runtime/request-reply.js';
+import { lazyRequester } from '../../pipeline/runtime/request-reply.js';
 import type { ServiceRuntime } from '../../pipeline/service/config.js';
 import { intelSources, sourceLimits } from '../../pipeline/intel/sources.js';
 import { operatorModel } from '../../pipeline/clients/models/index.js';
@@ -29,26 +29,17 @@ const INTEL_MAX_MS = 330_000;
 export function createIntelActor(runtime: ServiceRuntime): ActorDefinition {
   const { config } = runtime;
   const log = runtime.log.child({ actor: 'intel' });
-  let requester: Promise<Requester> | null = null;
-  const startRequester = () =>
-    (requester ??= (async () => {
-      const r = new Requester(runtime.events, log.child({ component: 'requester' }));
-      await r.start();
-      return r;
-    })());
+  const requester = lazyRequester(runtime.events, log.child({ component: 'requester' }));
   // Started now rather than on the first report's first page: joining the replies topic's
   // group takes seconds on Kafka, which that report's budget would otherwise pay. A failed
   // start is tried again by the next page read.
-  startRequester().catch((error: unknown) => {
-    log.warn({ err: error }, 'the page requester did not start; the next page read tries again');
-    requester = null;
-  });
+  requester.get().catch((error: unknown) => log.warn({ err: error }, 'the page requester did not start; the next page read tries again'));
   // A malformed DNS_SERVERS stops the process here, at start.
   const deps: Omit<IntelDeps, 'log'> = {
     sources: intelSources(config, runtime.store, runtime.writer),
     limits: sourceLimits(config),
     writer: runtime.writer,
-    pages: (requestId, tenant) => pageReader(startRequester, requestId, tenant),
+    pages: (requestId, tenant) => pageReader(requester.get, requestId, tenant),
     pageTimeoutMs: config.domainPageTimeoutMs,
     pageConcurrency: config.domainPageConcurrency,
     reportBudgetMs: config.domainReportBudgetMs,
@@ -56,7 +47,7 @@ export function createIntelActor(runtime: ServiceRuntime): ActorDefinition {
     site: {
       store: runtime.store,
       writer: runtime.writer,
-      requester: startRequester,
+      requester: requester.get,
       pageTimeoutMs: config.sitePageTimeoutMs,
       readBudgetMs: config.siteReadBudgetMs,
       companyCacheHours: config.companyCacheHours,
@@ -72,7 +63,7 @@ export function createIntelActor(runtime: ServiceRuntime): ActorDefinition {
     concurrency: config.poolConcurrency,
     timeoutMs: INTEL_MAX_MS + 10_000,
     async close() {
-      if (requester) await (await requester).stop();
+      await requester.stop();
     },
     handlers: {
       IntelRequested: { handle: (event, ctx) => handleIntelRequested(event, { ...deps, log: ctx.log }, ctx.signal), replySource: 'intel' },

@@ -29,7 +29,7 @@ import { connectorsOf, platformClients } from '../../pipeline/mentions/connector
 import { handleSocialRequested, type SocialDeps } from './social.js';
 import { searchProviders } from '../../pipeline/search/providers.js';
 import { configuredRegisters } from '../../pipeline/leads/sources.js';
-import { PIPELINE_SLACK_MS, Requester } from '../../pipeline/runtime/request-reply.js';
+import { lazyRequester, PIPELINE_SLACK_MS } from '../../pipeline/runtime/request-reply.js';
 import { handleLeadsRequested, runMaxMs, type LeadsDeps } from './leads.js';
 import { resumeRuns } from '../../pipeline/leads/record.js';
 
@@ -72,13 +72,7 @@ export function createSearcherActor(runtime: ServiceRuntime): ActorDefinition {
     modelJudgesContext: config.modelProvider !== null,
   };
   // Find Leads: company enrichment asks the intel pool, with a Requester of the pool's own (as the classifier reads pages).
-  let requester: Promise<Requester> | null = null;
-  const startRequester = () =>
-    (requester ??= (async () => {
-      const r = new Requester(runtime.events, log.child({ component: 'requester' }));
-      await r.start();
-      return r;
-    })());
+  const requester = lazyRequester(runtime.events, log.child({ component: 'requester' }));
   const leads: Omit<LeadsDeps, 'log'> = {
     places: deps.places,
     registers: configuredRegisters(config),
@@ -86,7 +80,7 @@ export function createSearcherActor(runtime: ServiceRuntime): ActorDefinition {
     state: runtime.state,
     writer: runtime.writer,
     keys,
-    requester: startRequester,
+    requester: requester.get,
     companyWaitMs: config.siteReadBudgetMs + config.sitePageTimeoutMs + PIPELINE_SLACK_MS,
   };
   // One process with a durable state (embedded mode, STATE=file): the runs' state outlived the
@@ -108,7 +102,7 @@ export function createSearcherActor(runtime: ServiceRuntime): ActorDefinition {
     concurrency: config.poolConcurrency,
     timeoutMs: Math.max(SEARCH_MAX_MS, runMaxMs(config.leadsSourceTimeoutMs)) + 10_000,
     async close() {
-      if (requester) await (await requester).stop();
+      await requester.stop();
       keys.close();
     },
     handlers: {

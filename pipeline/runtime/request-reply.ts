@@ -141,6 +141,39 @@ export class Requester {
   }
 }
 
+/** A Requester a pool starts on first use (see `lazyRequester`). */
+export interface LazyRequester {
+  /** The started Requester; the first call starts it, and a start that fails is tried again by the next call. */
+  get(): Promise<Requester>;
+  /** Stops it, when it was started. */
+  stop(): Promise<void>;
+}
+
+/**
+ * A Requester of a pool's own (a pool that asks another pool: the classifier and the intel pool
+ * read pages, the searcher reads companies), started on first use rather than with every
+ * process of the pool, and shared by its handlers. Its replies are read in a group of its own.
+ */
+export function lazyRequester(events: Events, log: Logger): LazyRequester {
+  let started: Promise<Requester> | null = null;
+  const get = (): Promise<Requester> =>
+    (started ??= (async () => {
+      const requester = new Requester(events, log);
+      await requester.start();
+      return requester;
+    })().catch((error: unknown) => {
+      started = null;
+      throw error;
+    }));
+  return {
+    get,
+    async stop() {
+      const requester = await started?.catch(() => null);
+      await requester?.stop();
+    },
+  };
+}
+
 /**
  * Publishes the `topic` event made of `fields` and the request's own (id, tenant, where to
  * reply, a deadline `timeoutMs` from now), keyed and tagged by the request id, and resolves

@@ -18,7 +18,7 @@ import { AppError, hasCode } from '../../pipeline/runtime/errors.js';
 import { Events, type Emission } from '../../pipeline/runtime/events.js';
 import { createLogger } from '../../pipeline/runtime/log.js';
 import { ActorPool, type Outcome } from '../../pipeline/runtime/pool.js';
-import { Requester } from '../../pipeline/runtime/request-reply.js';
+import { lazyRequester, Requester } from '../../pipeline/runtime/request-reply.js';
 import { onBothBuses } from '../helpers/kafka.js';
 import { until } from '../helpers/wait.js';
 
@@ -265,4 +265,44 @@ function requestReplySuite(name: string, setup: () => Promise<Rig>, options: { c
 }
 
 await onBothBuses('pipeline/runtime/request-reply', 'request-reply-test', log, requestReplySuite, rig);
+
+describe('pipeline/runtime/request-reply lazyRequester', () => {
+  /** Events whose bus refuses the first `failures` subscriptions, counting them all. */
+  function flakyEvents(failures: number): { events: Events; consumed: () => number; stopped: () => number } {
+    let consumed = 0;
+    let stopped = 0;
+    const bus = {
+      consume: async () => {
+        consumed++;
+        if (consumed <= failures) throw new Error('the bus is not there yet');
+        return { stop: async () => void stopped++ };
+      },
+    };
+    return { events: { bus } as unknown as Events, consumed: () => consumed, stopped: () => stopped };
+  }
+
+  it('starts one Requester on first use and shares it; stop stops it once, and is nothing before a start', async () => {
+    const rig = flakyEvents(0);
+    const lazy = lazyRequester(rig.events, log);
+    await lazy.stop();
+    expect(rig.consumed()).toBe(0);
+    const [a, b] = await Promise.all([lazy.get(), lazy.get()]);
+    expect(a).toBeInstanceOf(Requester);
+    expect(b).toBe(a);
+    expect(rig.consumed()).toBe(1);
+    await lazy.stop();
+    expect(rig.stopped()).toBe(1);
+  });
+
+  it('tries a failed start again on the next get', async () => {
+    const rig = flakyEvents(1);
+    const lazy = lazyRequester(rig.events, log);
+    await expect(lazy.get()).rejects.toThrow(/not there yet/);
+    await lazy.stop();
+    const requester = await lazy.get();
+    expect(requester).toBeInstanceOf(Requester);
+    expect(rig.consumed()).toBe(2);
+    expect(await lazy.get()).toBe(requester);
+  });
+});
 

@@ -47,21 +47,8 @@
 import type { HttpFetcher } from '../../runtime/net/http.js';
 import { below, list, record, text } from '../json-shapes.js';
 import { getJson, isServiceError, postJson, serviceFetcher, ServiceError, type ServiceAnswer } from '../service-http.js';
-import {
-  MAX_COMMENTS,
-  newestFirst,
-  NotOnPlatform,
-  timeOf,
-  type Collected,
-  type CollectQuery,
-  type Connector,
-  type FoundComment,
-  type FoundPost,
-  type PostsPage,
-  type Profile,
-  type ReadOptions,
-  type Thread,
-} from './types.js';
+import { Credential, MAX_COMMENTS, newestFirst, NotOnPlatform, timeOf } from './types.js';
+import type { Collected, CollectQuery, Connector, FoundComment, FoundPost, PostsPage, Profile, ReadOptions, Thread } from './types.js';
 
 export interface BlueskyOptions {
   /** BLUESKY_URL: the PDS. */
@@ -90,7 +77,7 @@ export class BlueskyConnector implements Connector {
   readonly notConfigured: string | null;
   private readonly pds: URL;
   /** createSession's input; null: not configured. */
-  private readonly login: { readonly identifier: string; readonly password: string } | null;
+  private readonly login: Credential<{ readonly identifier: string; readonly password: string }>;
   private readonly fetcher: HttpFetcher;
   private session: Session | null = null;
   /** The session request under way (create or refresh), which concurrent searches share. */
@@ -99,13 +86,13 @@ export class BlueskyConnector implements Connector {
   constructor(options: BlueskyOptions) {
     this.pds = new URL(options.url);
     const account = options.credentials;
-    this.login = account ? { identifier: account.identifier, password: account.appPassword } : null;
-    this.notConfigured = options.credentials ? null : 'BLUESKY_IDENTIFIER and BLUESKY_APP_PASSWORD are not set';
+    this.login = new Credential(SERVICE, account ? { identifier: account.identifier, password: account.appPassword } : null, ['BLUESKY_IDENTIFIER', 'BLUESKY_APP_PASSWORD']);
+    this.notConfigured = this.login.notConfigured;
     this.fetcher = options.fetcher ?? serviceFetcher();
   }
 
   async collect(query: CollectQuery): Promise<Collected> {
-    if (!this.login) throw new ServiceError(SERVICE, 'rejected', this.notConfigured ?? 'not configured');
+    this.login.get();
     const found: FoundPost[] = [];
     for (const term of query.terms) found.push(...(await this.search(term, query)));
     return { posts: newestFirst(found, query.limit), source: SERVICE, warnings: [] };
@@ -204,7 +191,7 @@ export class BlueskyConnector implements Connector {
 
   /** A read with the session; the AppView's 400 for what it does not have is NotOnPlatform (`missing`). */
   private async read(url: URL, options: ReadOptions, missing: string): Promise<ServiceAnswer> {
-    if (!this.login) throw new ServiceError(SERVICE, 'rejected', this.notConfigured ?? 'not configured');
+    this.login.get();
     try {
       return await this.authorized(url, options);
     } catch (error) {
@@ -256,7 +243,7 @@ export class BlueskyConnector implements Connector {
   }
 
   private async createSession(query: ReadOptions): Promise<Session> {
-    const answer = await postJson(SERVICE, { url: below(this.pds, '/xrpc/com.atproto.server.createSession'), body: this.login, ...timing(query) }, this.fetcher);
+    const answer = await postJson(SERVICE, { url: below(this.pds, '/xrpc/com.atproto.server.createSession'), body: this.login.get(), ...timing(query) }, this.fetcher);
     return sessionOf(answer, 'createSession');
   }
 

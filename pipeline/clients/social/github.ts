@@ -38,21 +38,8 @@
 import type { HttpFetcher } from '../../runtime/net/http.js';
 import { below, list, record, text } from '../json-shapes.js';
 import { getJson, isServiceError, serviceFetcher, ServiceError, type ServiceAnswer } from '../service-http.js';
-import {
-  MAX_COMMENTS,
-  newestFirst,
-  NotOnPlatform,
-  timeOf,
-  type Collected,
-  type CollectQuery,
-  type Connector,
-  type FoundComment,
-  type FoundPost,
-  type PostsPage,
-  type Profile,
-  type ReadOptions,
-  type Thread,
-} from './types.js';
+import { Credential, MAX_COMMENTS, newestFirst, NotOnPlatform, timeOf } from './types.js';
+import type { Collected, CollectQuery, Connector, FoundComment, FoundPost, PostsPage, Profile, ReadOptions, Thread } from './types.js';
 
 /** A repository as GitHub describes it; a field it does not give is null. */
 export interface Repository {
@@ -106,18 +93,18 @@ export class GitHubConnector implements Connector {
   readonly platform = 'github' as const;
   readonly notConfigured: string | null;
   private readonly api: URL;
-  private readonly token: string | null;
+  private readonly token: Credential<string>;
   private readonly fetcher: HttpFetcher;
 
   constructor(options: GitHubOptions) {
     this.api = new URL(options.apiUrl);
-    this.token = options.token;
-    this.notConfigured = options.token ? null : 'GITHUB_TOKEN is not set';
+    this.token = new Credential(SERVICE, options.token, ['GITHUB_TOKEN']);
+    this.notConfigured = this.token.notConfigured;
     this.fetcher = options.fetcher ?? serviceFetcher();
   }
 
   async collect(query: CollectQuery): Promise<Collected> {
-    if (!this.token) throw new ServiceError(SERVICE, 'rejected', this.notConfigured ?? 'not configured');
+    this.token.get();
     const found: FoundPost[] = [];
     const warnings: string[] = [];
     for (const term of query.terms) {
@@ -213,11 +200,11 @@ export class GitHubConnector implements Connector {
 
   /** One GET of the REST API with the token; a 404 is NotOnPlatform (`missing`). */
   private async call(path: string, params: Record<string, string>, options: ReadOptions, missing: string): Promise<ServiceAnswer> {
-    if (!this.token) throw new ServiceError(SERVICE, 'rejected', this.notConfigured ?? 'not configured');
+    const headers = this.headers();
     const url = below(this.api, path);
     for (const [name, value] of Object.entries(params)) url.searchParams.set(name, value);
     try {
-      return await getJson(SERVICE, { url, timeoutMs: options.timeoutMs, headers: this.headers(), rateLimited: spentQuota, ...(options.signal ? { signal: options.signal } : {}) }, this.fetcher);
+      return await getJson(SERVICE, { url, timeoutMs: options.timeoutMs, headers, rateLimited: spentQuota, ...(options.signal ? { signal: options.signal } : {}) }, this.fetcher);
     } catch (error) {
       if (isServiceError(error) && error.status === 404) throw new NotOnPlatform('github', missing);
       throw error;
@@ -225,7 +212,7 @@ export class GitHubConnector implements Connector {
   }
 
   private headers(): Record<string, string> {
-    return { Accept: 'application/vnd.github+json', Authorization: `Bearer ${this.token}`, 'X-GitHub-Api-Version': '2022-11-28' };
+    return { Accept: 'application/vnd.github+json', Authorization: `Bearer ${this.token.get()}`, 'X-GitHub-Api-Version': '2022-11-28' };
   }
 
   /** One term's pages into `found`; true when the quota is spent and nothing more should be asked. */

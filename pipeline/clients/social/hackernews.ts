@@ -37,20 +37,8 @@ import type { HttpFetcher } from '../../runtime/net/http.js';
 import { below, list, record, text } from '../json-shapes.js';
 import { getJson, isServiceError, serviceFetcher, ServiceError } from '../service-http.js';
 import { htmlText } from './html-text.js';
-import {
-  MAX_COMMENTS,
-  newestFirst,
-  NotOnPlatform,
-  type Collected,
-  type CollectQuery,
-  type Connector,
-  type FoundComment,
-  type FoundPost,
-  type PostsPage,
-  type Profile,
-  type ReadOptions,
-  type Thread,
-} from './types.js';
+import { MAX_COMMENTS, newestFirst, NotOnPlatform } from './types.js';
+import type { Collected, CollectQuery, Connector, FoundComment, FoundPost, PostsPage, Profile, ReadOptions, Thread } from './types.js';
 
 export interface HackerNewsOptions {
   /** HACKERNEWS_URL: Algolia's HN Search API base. */

@@ -51,20 +51,8 @@
 import type { HttpFetcher } from '../../runtime/net/http.js';
 import { below, list, record, text } from '../json-shapes.js';
 import { getJson, isServiceError, postForm, serviceFetcher, ServiceError, type ServiceAnswer } from '../service-http.js';
-import {
-  MAX_COMMENTS,
-  newestFirst,
-  NotOnPlatform,
-  type Collected,
-  type CollectQuery,
-  type Connector,
-  type FoundComment,
-  type FoundPost,
-  type PostsPage,
-  type Profile,
-  type ReadOptions,
-  type Thread,
-} from './types.js';
+import { MAX_COMMENTS, newestFirst, NotOnPlatform } from './types.js';
+import type { Collected, CollectQuery, Connector, FoundComment, FoundPost, PostsPage, Profile, ReadOptions, Thread } from './types.js';
 
 export interface RedditOptions {
   /** REDDIT_URL: the public JSON and the token endpoint. */

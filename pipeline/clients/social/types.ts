@@ -11,6 +11,7 @@
  * platform without the credentials it needs says so (`configured`), never answering empty.
  */
 import type { MENTION_PLATFORMS } from '../../../schemas/api/monitoring.js';
+import { ServiceError } from '../service-http.js';
 
 export type Platform = (typeof MENTION_PLATFORMS)[number];
 
@@ -164,4 +165,26 @@ export function countOf(v: unknown): number | null {
 export function timeOf(v: unknown): number | null {
   const ms = typeof v === 'string' ? Date.parse(v) : Number.NaN;
   return Number.isFinite(ms) ? ms : null;
+}
+
+/**
+ * A platform's credential from its settings: the value, or why the platform is not configured
+ * (`notConfigured`, naming the settings to set). `get` is what every call that needs it asks: an
+ * unset credential is a `rejected` ServiceError, never a request without it.
+ */
+export class Credential<T> {
+  readonly notConfigured: string | null;
+
+  constructor(
+    private readonly service: string,
+    private readonly value: T | null,
+    settings: readonly string[],
+  ) {
+    this.notConfigured = value === null ? `${settings.join(' and ')} ${settings.length > 1 ? 'are' : 'is'} not set` : null;
+  }
+
+  get(): T {
+    if (this.value === null) throw new ServiceError(this.service, 'rejected', this.notConfigured ?? 'not configured');
+    return this.value;
+  }
 }

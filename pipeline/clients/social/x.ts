@@ -30,22 +30,8 @@
 import type { HttpFetcher } from '../../runtime/net/http.js';
 import { below, list, record, text } from '../json-shapes.js';
 import { getJson, serviceFetcher, ServiceError } from '../service-http.js';
-import {
-  countOf,
-  MAX_COMMENTS,
-  newestFirst,
-  NotOnPlatform,
-  timeOf,
-  type Collected,
-  type CollectQuery,
-  type Connector,
-  type FoundComment,
-  type FoundPost,
-  type PostsPage,
-  type Profile,
-  type ReadOptions,
-  type Thread,
-} from './types.js';
+import { Credential, countOf, MAX_COMMENTS, newestFirst, NotOnPlatform, timeOf } from './types.js';
+import type { Collected, CollectQuery, Connector, FoundComment, FoundPost, PostsPage, Profile, ReadOptions, Thread } from './types.js';
 
 export interface XOptions {
   /** X_API_URL */
@@ -85,25 +71,25 @@ export class XConnector implements Connector {
   readonly platform = 'x' as const;
   readonly notConfigured: string | null;
   private readonly api: URL;
-  private readonly token: string | null;
+  private readonly token: Credential<string>;
   private readonly fetcher: HttpFetcher;
   private readonly now: () => number;
 
   constructor(options: XOptions) {
     this.api = new URL(options.apiUrl);
-    this.token = options.bearerToken;
-    this.notConfigured = options.bearerToken ? null : 'X_BEARER_TOKEN is not set';
+    this.token = new Credential(SERVICE, options.bearerToken, ['X_BEARER_TOKEN']);
+    this.notConfigured = this.token.notConfigured;
     this.fetcher = options.fetcher ?? serviceFetcher();
     this.now = options.now ?? Date.now;
   }
 
   async collect(query: CollectQuery): Promise<Collected> {
-    if (!this.token) throw new ServiceError(SERVICE, 'rejected', this.notConfigured ?? 'not configured');
+    const token = this.token.get();
     const earliest = this.now() - RECENT_WINDOW_MS;
     const start = Math.max(query.sinceMs, earliest);
     const warnings = query.sinceMs < earliest ? ['X recent search reaches back seven days: older posts are not searched.'] : [];
     const found: FoundPost[] = [];
-    for (const q of recentQueries(query.terms)) found.push(...(await this.search(this.token, q, start, query)));
+    for (const q of recentQueries(query.terms)) found.push(...(await this.search(token, q, start, query)));
     return { posts: newestFirst(found, query.limit), source: SERVICE, warnings };
   }
 
@@ -192,8 +178,7 @@ export class XConnector implements Connector {
 
   /** One GET with the token; the answer's body (an object: X answers `errors` without `data` for what it does not have). */
   private async call(url: URL, options: ReadOptions): Promise<Record<string, unknown>> {
-    if (!this.token) throw new ServiceError(SERVICE, 'rejected', this.notConfigured ?? 'not configured');
-    const answer = await getJson(SERVICE, { url, timeoutMs: options.timeoutMs, headers: { Authorization: `Bearer ${this.token}` }, ...(options.signal ? { signal: options.signal } : {}) }, this.fetcher);
+    const answer = await getJson(SERVICE, { url, timeoutMs: options.timeoutMs, headers: { Authorization: `Bearer ${this.token.get()}` }, ...(options.signal ? { signal: options.signal } : {}) }, this.fetcher);
     const body = record(answer.json);
     if (!body) throw new ServiceError(SERVICE, 'unreadable', 'the API answered something that is not a JSON object');
     return body;
@@ -216,13 +201,7 @@ export class XConnector implements Connector {
       const body = record(answer.json);
       const meta = record(body?.meta);
       if (!body || !meta) throw new ServiceError(SERVICE, 'unreadable', 'recent search answered without `meta`');
-      const users = new Map<string, string>();
-      for (const user of list(record(body.includes)?.users)) {
-        const u = record(user);
-        const id = text(u?.id);
-        const username = text(u?.username);
-        if (id && username) users.set(id, username);
-      }
+      const users = usersOf(body);
       out.push(...list(body.data).map((t) => postOf(t, users)).filter((p): p is FoundPost => p !== null && p.publishedAtMs > query.sinceMs));
       next = text(meta.next_token);
       if (!next) break;

@@ -34,22 +34,8 @@ import type { HttpFetcher } from '../../runtime/net/http.js';
 import { below, list, record, text } from '../json-shapes.js';
 import { getJson, isServiceError, serviceFetcher, ServiceError } from '../service-http.js';
 import { htmlText } from './html-text.js';
-import {
-  countOf,
-  MAX_COMMENTS,
-  newestFirst,
-  NotOnPlatform,
-  timeOf,
-  type Collected,
-  type CollectQuery,
-  type Connector,
-  type FoundComment,
-  type FoundPost,
-  type PostsPage,
-  type Profile,
-  type ReadOptions,
-  type Thread,
-} from './types.js';
+import { Credential, countOf, MAX_COMMENTS, newestFirst, NotOnPlatform, timeOf } from './types.js';
+import type { Collected, CollectQuery, Connector, FoundComment, FoundPost, PostsPage, Profile, ReadOptions, Thread } from './types.js';
 
 export interface YouTubeOptions {
   /** YOUTUBE_API_URL */
@@ -76,20 +62,20 @@ export class YouTubeConnector implements Connector {
   readonly platform = 'youtube' as const;
   readonly notConfigured: string | null;
   private readonly api: URL;
-  private readonly apiKey: string | null;
+  private readonly apiKey: Credential<string>;
   private readonly fetcher: HttpFetcher;
 
   constructor(options: YouTubeOptions) {
     this.api = new URL(options.apiUrl);
-    this.apiKey = options.apiKey;
-    this.notConfigured = options.apiKey ? null : 'YOUTUBE_API_KEY is not set';
+    this.apiKey = new Credential(SERVICE, options.apiKey, ['YOUTUBE_API_KEY']);
+    this.notConfigured = this.apiKey.notConfigured;
     this.fetcher = options.fetcher ?? serviceFetcher();
   }
 
   async collect(query: CollectQuery): Promise<Collected> {
-    if (!this.apiKey) throw new ServiceError(SERVICE, 'rejected', this.notConfigured ?? 'not configured');
+    const apiKey = this.apiKey.get();
     const found: FoundPost[] = [];
-    for (const term of query.terms) found.push(...(await this.search(this.apiKey, term, query)));
+    for (const term of query.terms) found.push(...(await this.search(apiKey, term, query)));
     return { posts: newestFirst(found, query.limit), source: SERVICE, warnings: [] };
   }
 
@@ -171,10 +157,10 @@ export class YouTubeConnector implements Connector {
 
   /** One GET of the Data API with the key; a 404 is NotOnPlatform (`missing`). */
   private async call(path: string, params: Record<string, string>, options: ReadOptions, missing: string): Promise<Record<string, unknown>> {
-    if (!this.apiKey) throw new ServiceError(SERVICE, 'rejected', this.notConfigured ?? 'not configured');
+    const apiKey = this.apiKey.get();
     const url = below(this.api, path);
     for (const [name, value] of Object.entries(params)) url.searchParams.set(name, value);
-    url.searchParams.set('key', this.apiKey);
+    url.searchParams.set('key', apiKey);
     try {
       const body = record((await getJson(SERVICE, { url, timeoutMs: options.timeoutMs, rateLimited: spentQuota, ...(options.signal ? { signal: options.signal } : {}) }, this.fetcher)).json);
       if (!body) throw new ServiceError(SERVICE, 'unreadable', `${path} answered something that is not a JSON object`);
@@ -230,6 +216,21 @@ export function videoPost(item: unknown): FoundPost | null {
   };
 }
 
+/** A video as a post, from a `videos.list` or `playlistItems.list` snippet (plain text, not HTML). */
+function snippetPost(id: string, snippet: Record<string, unknown>, at: number, author: string | null, lang: string | null): FoundPost {
+  const title = text(snippet.title);
+  return {
+    platform: 'youtube',
+    externalId: id,
+    url: `https://www.youtube.com/watch?v=${encodeURIComponent(id)}`,
+    author,
+    title,
+    text: text(snippet.description) ?? title ?? '',
+    publishedAtMs: at,
+    lang,
+  };
+}
+
 /** A `videos.list` item as a post; null without an id or a time. */
 export function videoOf(item: unknown): FoundPost | null {
   const i = record(item);
@@ -237,17 +238,7 @@ export function videoOf(item: unknown): FoundPost | null {
   const snippet = record(i?.snippet);
   const at = timeOf(snippet?.publishedAt);
   if (!id || !snippet || at === null) return null;
-  const title = text(snippet.title);
-  return {
-    platform: 'youtube',
-    externalId: id,
-    url: `https://www.youtube.com/watch?v=${encodeURIComponent(id)}`,
-    author: text(snippet.channelTitle),
-    title,
-    text: text(snippet.description) ?? title ?? '',
-    publishedAtMs: at,
-    lang: text(snippet.defaultLanguage) ?? text(snippet.defaultAudioLanguage),
-  };
+  return snippetPost(id, snippet, at, text(snippet.channelTitle), text(snippet.defaultLanguage) ?? text(snippet.defaultAudioLanguage));
 }
 
 /** A `playlistItems.list` item (an upload) as a post; null without a video id or a time. */
@@ -258,17 +249,7 @@ export function uploadPost(item: unknown): FoundPost | null {
   const id = text(details?.videoId) ?? text(record(snippet?.resourceId)?.videoId);
   const at = timeOf(details?.videoPublishedAt) ?? timeOf(snippet?.publishedAt);
   if (!id || !snippet || at === null) return null;
-  const title = text(snippet.title);
-  return {
-    platform: 'youtube',
-    externalId: id,
-    url: `https://www.youtube.com/watch?v=${encodeURIComponent(id)}`,
-    author: text(snippet.videoOwnerChannelTitle) ?? text(snippet.channelTitle),
-    title,
-    text: text(snippet.description) ?? title ?? '',
-    publishedAtMs: at,
-    lang: null,
-  };
+  return snippetPost(id, snippet, at, text(snippet.videoOwnerChannelTitle) ?? text(snippet.channelTitle), null);
 }
 
 /** A `comment` resource as a comment (plain text: `textFormat=plainText`); null without an id or a time. */

@@ -14,24 +14,15 @@
  * An answer that is not an object is `unreadable`; an entry without a nine-digit number or a
  * name is left out. `hjemmeside` (often written without a scheme) becomes an https URL.
  */
-import {
-  joined,
-  pagedEntries,
-  REGISTER_MAX_BYTES,
-  type BusinessRegister,
-  type RegisterClientOptions,
-  type RegisterContext,
-  type RegisterEntry,
-  type RegisterQuery,
-} from './business-register.js';
+import { joined, pagedEntries, RegisterHttpClient } from './business-register.js';
+import type { BusinessRegister, RegisterClientOptions, RegisterContext, RegisterEntry, RegisterQuery } from './business-register.js';
 import { below, httpUrl, list, record, text } from './json-shapes.js';
-import { getJson, serviceFetcher, ServiceError, shownEndpoint } from './service-http.js';
-import type { HttpFetcher } from '../runtime/net/http.js';
+import { ServiceError, shownEndpoint } from './service-http.js';
 
 const SERVICE = 'brreg';
 export const NO_PAGE_SIZE = 100;
 
-export class BrregClient implements BusinessRegister {
+export class BrregClient extends RegisterHttpClient implements BusinessRegister {
   readonly key = 'no_brreg';
   readonly label = 'Norway: Central Coordinating Register for Legal Entities (Brønnøysund)';
   readonly countries = ['NO'] as const;
@@ -40,12 +31,9 @@ export class BrregClient implements BusinessRegister {
     license: 'NLOD-2.0',
     url: 'https://data.norge.no/nlod/en/2.0',
   };
-  private readonly base: URL;
-  private readonly fetcher: HttpFetcher;
 
   constructor(options: RegisterClientOptions) {
-    this.base = new URL(options.baseUrl);
-    this.fetcher = options.fetcher ?? serviceFetcher();
+    super(SERVICE, options);
   }
 
   async search(query: RegisterQuery, ctx: RegisterContext): Promise<RegisterEntry[]> {
@@ -59,7 +47,7 @@ export class BrregClient implements BusinessRegister {
       url.searchParams.set('underAvvikling', 'false');
       url.searchParams.set('page', String(page));
       url.searchParams.set('size', String(size));
-      const answer = await getJson(SERVICE, { url, headers: { Accept: 'application/json' }, timeoutMs, maxBytes: REGISTER_MAX_BYTES, ...(ctx.signal ? { signal: ctx.signal } : {}) }, this.fetcher);
+      const answer = await this.getPage(url, timeoutMs, ctx, { Accept: 'application/json' });
       const body = record(answer.json);
       if (!body) throw new ServiceError(SERVICE, 'unreadable', `${shownEndpoint(url)} answered JSON that is not an object`, null, answer.status);
       const totalPages = record(body.page)?.totalPages;

@@ -9,6 +9,7 @@
  */
 import type { HttpFetcher } from '../runtime/net/http.js';
 import { text } from './json-shapes.js';
+import { getJson, serviceFetcher, type ServiceAnswer } from './service-http.js';
 
 export interface RegisterQuery {
   /** What kind of business, as the caller wrote it (`dentists`, `boulangerie`). */
@@ -145,3 +146,24 @@ export async function pagedEntries(
   return out;
 }
 
+
+/**
+ * What every register client shares: its base URL and fetcher from the settings, and one GET of
+ * a page of answers within the registers' size cap and the run's signal.
+ */
+export abstract class RegisterHttpClient {
+  protected readonly base: URL;
+  protected readonly fetcher: HttpFetcher;
+
+  protected constructor(
+    protected readonly service: string,
+    options: RegisterClientOptions,
+  ) {
+    this.base = new URL(options.baseUrl);
+    this.fetcher = options.fetcher ?? serviceFetcher();
+  }
+
+  protected getPage(url: URL, timeoutMs: number, ctx: RegisterContext, headers?: Record<string, string>): Promise<ServiceAnswer> {
+    return getJson(this.service, { url, timeoutMs, maxBytes: REGISTER_MAX_BYTES, ...(headers ? { headers } : {}), ...(ctx.signal ? { signal: ctx.signal } : {}) }, this.fetcher);
+  }
+}

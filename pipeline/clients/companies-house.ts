@@ -13,19 +13,10 @@
  * left out). A refused key is a `rejected` ServiceError; the API's 600 requests per 5 minutes
  * answer 429, `rate_limited`. The key is never logged nor put in a message.
  */
-import {
-  joined,
-  pagedEntries,
-  REGISTER_MAX_BYTES,
-  type BusinessRegister,
-  type RegisterClientOptions,
-  type RegisterContext,
-  type RegisterEntry,
-  type RegisterQuery,
-} from './business-register.js';
+import { joined, pagedEntries, RegisterHttpClient } from './business-register.js';
+import type { BusinessRegister, RegisterClientOptions, RegisterContext, RegisterEntry, RegisterQuery } from './business-register.js';
 import { below, list, record, text } from './json-shapes.js';
-import { getJson, isServiceError, serviceFetcher, ServiceError, shownEndpoint } from './service-http.js';
-import type { HttpFetcher } from '../runtime/net/http.js';
+import { isServiceError, ServiceError, shownEndpoint } from './service-http.js';
 
 const SERVICE = 'companies-house';
 /** The page size asked. */
@@ -36,7 +27,7 @@ export interface CompaniesHouseOptions extends RegisterClientOptions {
   readonly apiKey: string;
 }
 
-export class CompaniesHouseClient implements BusinessRegister {
+export class CompaniesHouseClient extends RegisterHttpClient implements BusinessRegister {
   readonly key = 'uk_companies_house';
   readonly label = 'United Kingdom: Companies House register';
   readonly countries = ['GB'] as const;
@@ -45,13 +36,10 @@ export class CompaniesHouseClient implements BusinessRegister {
     license: 'OGL-UK-3.0',
     url: 'https://www.nationalarchives.gov.uk/doc/open-government-licence/version/3/',
   };
-  private readonly base: URL;
-  private readonly fetcher: HttpFetcher;
   private readonly authorization: string;
 
   constructor(options: CompaniesHouseOptions) {
-    this.base = new URL(options.baseUrl);
-    this.fetcher = options.fetcher ?? serviceFetcher();
+    super(SERVICE, options);
     this.authorization = `Basic ${Buffer.from(`${options.apiKey}:`).toString('base64')}`;
   }
 
@@ -68,7 +56,7 @@ export class CompaniesHouseClient implements BusinessRegister {
       let json: unknown;
       let status: number;
       try {
-        const answer = await getJson(SERVICE, { url, headers: { Authorization: this.authorization }, timeoutMs, maxBytes: REGISTER_MAX_BYTES, ...(ctx.signal ? { signal: ctx.signal } : {}) }, this.fetcher);
+        const answer = await this.getPage(url, timeoutMs, ctx, { Authorization: this.authorization });
         json = answer.json;
         status = answer.status;
       } catch (error) {

@@ -14,27 +14,17 @@
  * name is left out. The API's rate limit (about 7 requests a second) answers 429, a
  * `rate_limited` ServiceError with its wait.
  */
-import {
-  coordinatesOf,
-  joined,
-  pagedEntries,
-  REGISTER_MAX_BYTES,
-  type BusinessRegister,
-  type RegisterClientOptions,
-  type RegisterContext,
-  type RegisterEntry,
-  type RegisterQuery,
-} from './business-register.js';
+import { coordinatesOf, joined, pagedEntries, RegisterHttpClient } from './business-register.js';
+import type { BusinessRegister, RegisterClientOptions, RegisterContext, RegisterEntry, RegisterQuery } from './business-register.js';
 import { below, list, record, text } from './json-shapes.js';
-import { getJson, serviceFetcher, ServiceError, shownEndpoint } from './service-http.js';
-import type { HttpFetcher } from '../runtime/net/http.js';
+import { ServiceError, shownEndpoint } from './service-http.js';
 
 const SERVICE = 'recherche-entreprises';
 /** The API's largest page. */
 export const FR_PER_PAGE = 25;
 const POSTCODE = /^\d{5}$/;
 
-export class RechercheEntreprisesClient implements BusinessRegister {
+export class RechercheEntreprisesClient extends RegisterHttpClient implements BusinessRegister {
   readonly key = 'fr_sirene';
   readonly label = "France: company register (SIRENE, API Recherche d'entreprises)";
   readonly countries = ['FR'] as const;
@@ -43,12 +33,9 @@ export class RechercheEntreprisesClient implements BusinessRegister {
     license: 'etalab-2.0',
     url: 'https://www.etalab.gouv.fr/licence-ouverte-open-licence',
   };
-  private readonly base: URL;
-  private readonly fetcher: HttpFetcher;
 
   constructor(options: RegisterClientOptions) {
-    this.base = new URL(options.baseUrl);
-    this.fetcher = options.fetcher ?? serviceFetcher();
+    super(SERVICE, options);
   }
 
   async search(query: RegisterQuery, ctx: RegisterContext): Promise<RegisterEntry[]> {
@@ -64,7 +51,7 @@ export class RechercheEntreprisesClient implements BusinessRegister {
       if (query.codes?.length) url.searchParams.set('activite_principale', query.codes.join(','));
       url.searchParams.set('page', String(page));
       url.searchParams.set('per_page', String(Math.min(FR_PER_PAGE, query.limit)));
-      const answer = await getJson(SERVICE, { url, timeoutMs, maxBytes: REGISTER_MAX_BYTES, ...(ctx.signal ? { signal: ctx.signal } : {}) }, this.fetcher);
+      const answer = await this.getPage(url, timeoutMs, ctx);
       const body = record(answer.json);
       if (!body || !Array.isArray(body.results)) throw new ServiceError(SERVICE, 'unreadable', `${shownEndpoint(url)} answered JSON without a \`results\` list`, null, answer.status);
       const pages = typeof body.total_pages === 'number' ? body.total_pages : page;

@@ -49,7 +49,7 @@ import { monitorWebhookBody } from '../../pipeline/monitors/notice.js';
 import { extendRunning, releaseRunning, runningCheck, RUNNING_TTL_MS, scheduledMonitor, takeRunning } from '../../pipeline/monitors/schedule.js';
 import { keepDigest, monitorSnapshots, recordMonitorSnapshot, snapshotDigest, storedDigest } from '../../pipeline/monitors/snapshots.js';
 import type { PageSnapshot } from '../../pipeline/pages/changes.js';
-import { scrapeRequestFields, scrapeTopic } from '../../pipeline/pages/scrape-request.js';
+import { ownReadOptions, scrapeRequestFields, scrapeTopic } from '../../pipeline/pages/scrape-request.js';
 import type { AnyEmission } from '../../pipeline/runtime/events.js';
 import type { Logger } from '../../pipeline/runtime/log.js';
 import type { Outcome } from '../../pipeline/runtime/pool.js';
@@ -85,20 +85,7 @@ export interface CheckDeps {
  * defaults the gateway's validation fills in (schemas/api/scrape-options.ts).
  */
 export function checkScrapeOptions(timeoutMs: number): ScrapeOptions {
-  return {
-    formats: ['markdown'],
-    onlyMainContent: true,
-    maxAge: 0,
-    storeInCache: true,
-    waitFor: 0,
-    timeout: timeoutMs,
-    captchaHandling: 'auto',
-    captchaEvidence: false,
-    mobile: false,
-    proxy: 'auto',
-    blockAssets: true,
-    removeBase64Images: true,
-  };
+  return ownReadOptions({ formats: ['markdown'], onlyMainContent: true, maxAge: 0, storeInCache: true, timeout: timeoutMs });
 }
 
 async function finish(deps: CheckDeps, check: CheckRecord, status: CheckStatus, reason: string): Promise<CheckRecord> {

@@ -8,6 +8,7 @@
 import type { ScrapeOptions } from '../../schemas/api/scrape-options.js';
 import { parseJsonObject } from '../runtime/json.js';
 import type { ReplyValue } from '../runtime/request-reply.js';
+import { ownReadOptions } from '../pages/scrape-request.js';
 
 export interface PageRead {
   /** The URL asked for. */
@@ -48,20 +49,7 @@ export type ReadPage = (url: string, options: ReadOptions) => Promise<PageOutcom
  * defaults the gateway's validation fills in.
  */
 export function reportScrapeOptions(timeoutMs: number, maxAgeMs: number, store = true): ScrapeOptions {
-  return {
-    formats: ['markdown', 'links'],
-    onlyMainContent: false,
-    maxAge: maxAgeMs,
-    storeInCache: store,
-    waitFor: 0,
-    timeout: timeoutMs,
-    captchaHandling: 'auto',
-    captchaEvidence: false,
-    mobile: false,
-    proxy: 'auto',
-    blockAssets: true,
-    removeBase64Images: true,
-  };
+  return ownReadOptions({ formats: ['markdown', 'links'], onlyMainContent: false, maxAge: maxAgeMs, storeInCache: store, timeout: timeoutMs });
 }
 
 /** Markdown kept of a page read (the rules read at most this much). */

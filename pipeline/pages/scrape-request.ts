@@ -22,3 +22,16 @@ export function scrapeRequestFields(options: ScrapeOptions, sealedModel = ''): S
 export function scrapeTopic(fields: Pick<ScrapeRequestFields, 'browser'>): 'renderRequested' | 'scrapeRequested' {
   return fields.browser ? 'renderRequested' : 'scrapeRequested';
 }
+
+/** What a page the service reads for itself chooses; the rest is a plain read, written once below. */
+export type OwnReadChoice = Pick<ScrapeOptions, 'formats' | 'onlyMainContent' | 'maxAge' | 'storeInCache' | 'timeout'>;
+
+/**
+ * The scrape options of a page the service reads for itself (a monitor's check, a domain
+ * report's page): no wait, no mobile view, no captcha evidence, assets blocked, base64 images
+ * removed, the proxy chosen as for any page; written in full, as the gateway's validation
+ * would fill a caller's in (schemas/api/scrape-options.ts).
+ */
+export function ownReadOptions(choice: OwnReadChoice): ScrapeOptions {
+  return { ...choice, waitFor: 0, captchaHandling: 'auto', captchaEvidence: false, mobile: false, proxy: 'auto', blockAssets: true, removeBase64Images: true };
+}

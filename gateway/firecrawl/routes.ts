@@ -25,6 +25,7 @@ import { OPERATIONS } from '../../schemas/api/operations.js';
 import type { HandlerContext, OperationHandler, RecordDeps } from '../handler.js';
 import { jobCancelHandler, jobErrorsHandler } from '../handlers/jobs.js';
 import { jobKindOf } from '../../pipeline/jobs/pages.js';
+import { dataOf, ourAnswer, type Answer } from './inject.js';
 import { registerWatcher } from './watcher.js';
 import { readJob, type JobRecord } from '../../pipeline/jobs/record.js';
 import { JOBS_NOT_ENDED } from '../../pipeline/runtime/store/queries.js';
@@ -39,6 +40,7 @@ import {
   extractAnswerOf,
   extractBodyOf,
   FirecrawlRefusal,
+  isObject,
   jobStatusOf,
   mapBodyOf,
   PARAMS_PREVIEW_PROMPT,
@@ -77,14 +79,6 @@ const MAX_JOB_CONCURRENCY = (CrawlBody.properties.maxConcurrency as { maximum: n
 /** Documents per page of a job status. */
 const PAGE_LIMIT = 50;
 
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-interface Answer {
-  status: number;
-  body: Json;
-  headers: Record<string, unknown>;
-}
-
 /** Firecrawl's cloud operations this service does not have, by the path they start with. */
 const CLOUD_ONLY: readonly [RegExp, string][] = [
   [/^\/v[12]\/agent\b/, "Firecrawl's agent is a cloud feature this self-hosted service does not offer"],
@@ -117,31 +111,13 @@ function originOf(request: FastifyRequest): string {
   return `${scheme}://${request.headers.host ?? 'localhost'}`;
 }
 
-function dataOf(answer: Answer): Json {
-  return isObject(answer.body.data) ? answer.body.data : {};
-}
-
 export function registerFirecrawl(app: FastifyInstance, deps: FirecrawlDeps): void {
   /** One of our operations, made in-process with the caller's key and address. */
   async function ours(request: FastifyRequest, method: 'GET' | 'POST' | 'DELETE', url: string, payload?: unknown, contentType?: string): Promise<Answer> {
     const headers: Record<string, string> = { 'x-request-id': request.id };
     if (request.headers.authorization) headers.authorization = request.headers.authorization;
     if (payload !== undefined) headers['content-type'] = contentType ?? 'application/json';
-    const res = await app.inject({
-      method,
-      url,
-      headers,
-      remoteAddress: request.ip,
-      ...(payload === undefined ? {} : { payload: Buffer.isBuffer(payload) ? payload : JSON.stringify(payload) }),
-    });
-    let body: Json = {};
-    try {
-      const parsed: unknown = res.json();
-      if (isObject(parsed)) body = parsed;
-    } catch {
-      body = {};
-    }
-    return { status: res.statusCode, body, headers: res.headers as Record<string, unknown> };
+    return ourAnswer(app, { method, url, headers, remoteAddress: request.ip, payload });
   }
 
   /** A handler of ours outside the operation table, run for the authenticated key. */

@@ -22,7 +22,7 @@ export class FirecrawlRefusal extends Error {
   }
 }
 
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+export const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Fields the SDKs and Firecrawl's cloud add that mean nothing here: dropped wherever they appear. */
 const DROPPED = new Set([

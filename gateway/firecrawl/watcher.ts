@@ -20,7 +20,8 @@ import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from '../../pipeline/runtime/log.js';
-import { documentOf, jobStatusOf, type Json } from './translate.js';
+import { ourAnswer } from './inject.js';
+import { documentOf, isObject, jobStatusOf, type Json } from './translate.js';
 
 /** How often a watched job's status is read (each read, and each page listing after a change, counts against the key's rate limit). */
 export const WATCH_POLL_MS = 1000;
@@ -32,7 +33,6 @@ const PATH = /^\/firecrawl\/v[12]\/(crawl|batch\/scrape)\/([\w-]{1,128})\/?$/;
 /** A subprotocol is an HTTP token. */
 const TOKEN = /^[!#$%&'*+.^_`|~\w-]{1,512}$/;
 
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** One server frame (never masked). */
 function frame(opcode: number, payload: Buffer): Buffer {
@@ -105,15 +105,8 @@ async function watch(app: FastifyInstance, log: Logger, req: IncomingMessage, so
   const headers = { authorization: `Bearer ${protocol}` };
   const remoteAddress = req.socket.remoteAddress ?? '127.0.0.1';
   const ask = async (url: string): Promise<{ status: number; body: Json }> => {
-    const res = await app.inject({ method: 'GET', url, headers, remoteAddress });
-    let body: Json = {};
-    try {
-      const parsed: unknown = res.json();
-      if (isObject(parsed)) body = parsed;
-    } catch {
-      body = {};
-    }
-    return { status: res.statusCode, body };
+    const { status, body } = await ourAnswer(app, { method: 'GET', url, headers, remoteAddress });
+    return { status, body };
   };
   const first = await ask(`${ourJob}/${encodeURIComponent(id)}`);
   if (first.status !== 200) {

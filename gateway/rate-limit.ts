@@ -10,25 +10,30 @@
 import { AppError } from '../pipeline/runtime/errors.js';
 import type { State } from '../pipeline/runtime/state/state.js';
 
-export class RateLimiter {
+/** Token buckets in coordination state, `burst` at once, refilled at `perMinute`; 0 per minute turns them off. */
+abstract class Buckets {
   constructor(
-    private readonly state: State,
-    private readonly perMinute: number,
-    private readonly burst: number,
+    protected readonly state: State,
+    protected readonly perMinute: number,
+    protected readonly burst: number,
   ) {}
 
-  /** False when the limit is 0 per minute: `take` always succeeds. */
+  /** False when the limit is 0 per minute: nothing is counted or refused. */
   get enabled(): boolean {
     return this.perMinute !== 0;
   }
 
+  /** Takes `cost` tokens (0: only looks) from `bucket`. */
+  protected takeFrom(bucket: string, cost = 1): ReturnType<State['takeToken']> {
+    return this.state.takeToken(bucket, { capacity: this.burst, refillPerSecond: this.perMinute / 60, cost });
+  }
+}
+
+export class RateLimiter extends Buckets {
   /** Takes one token for `id` or throws `rate_limited`. A limit of 0 per minute turns it off. */
   async take(id: string): Promise<void> {
     if (!this.enabled) return;
-    const result = await this.state.takeToken(`ratelimit:${id}`, {
-      capacity: this.burst,
-      refillPerSecond: this.perMinute / 60,
-    });
+    const result = await this.takeFrom(`ratelimit:${id}`);
     if (result.allowed) return;
     const retryAfter = Math.max(1, Math.ceil(result.retryAfterMs / 1000));
     throw new AppError('rate_limited', `rate limit of ${this.perMinute} requests per minute reached`, {
@@ -44,18 +49,7 @@ export class RateLimiter {
  * the bucket refills. Keys the gateway has already seen valid are never held up by it
  * (gateway/routes.ts asks `admit` only for a key it does not know).
  */
-export class InvalidKeyLimiter {
-  constructor(
-    private readonly state: State,
-    private readonly perMinute: number,
-    private readonly burst: number,
-  ) {}
-
-  /** False when the limit is 0 per minute. */
-  get enabled(): boolean {
-    return this.perMinute !== 0;
-  }
-
+export class InvalidKeyLimiter extends Buckets {
   private bucket(address: string): string {
     return `ratelimit:invalid-key:${address}`;
   }
@@ -70,7 +64,7 @@ export class InvalidKeyLimiter {
   /** Throws `rate_limited` when `address` has no invalid key left to present; takes nothing. */
   async admit(address: string): Promise<void> {
     if (!this.enabled) return;
-    const result = await this.state.takeToken(this.bucket(address), { capacity: this.burst, refillPerSecond: this.perMinute / 60, cost: 0 });
+    const result = await this.takeFrom(this.bucket(address), 0);
     // Less than a whole token left: at most one token's refill away.
     if (result.remaining < 1) throw this.refused(60_000 / this.perMinute);
   }
@@ -78,7 +72,7 @@ export class InvalidKeyLimiter {
   /** Counts an invalid key from `address`; throws `rate_limited` when it is one too many. */
   async failed(address: string): Promise<void> {
     if (!this.enabled) return;
-    const result = await this.state.takeToken(this.bucket(address), { capacity: this.burst, refillPerSecond: this.perMinute / 60 });
+    const result = await this.takeFrom(this.bucket(address));
     if (!result.allowed) throw this.refused(result.retryAfterMs);
   }
 }

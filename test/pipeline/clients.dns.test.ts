@@ -8,8 +8,8 @@ import dgram from 'node:dgram';
 import { once } from 'node:events';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DnsClient, DNS_TYPES } from '../../pipeline/clients/dns.js';
-import { isServiceError, type ServiceError } from '../../pipeline/clients/service-http.js';
 import { startFakeDns, type FakeDns } from '../helpers/fake-dns.js';
+import { serviceFailure } from '../helpers/service-error.js';
 
 const LONG_TXT = `google-site-verification=${'k'.repeat(600)}`;
 
@@ -40,16 +40,6 @@ afterAll(async () => {
 });
 
 beforeEach(() => fake.setMode('ok'));
-
-async function failure(promise: Promise<unknown>): Promise<ServiceError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (isServiceError(error)) return error;
-    throw error;
-  }
-  throw new Error('expected a ServiceError, got an answer');
-}
 
 describe('pipeline/clients/dns', () => {
   it('reads A, AAAA, MX, NS and TXT over UDP from the configured server', async () => {
@@ -102,8 +92,8 @@ describe('pipeline/clients/dns', () => {
     const client = new DnsClient({ servers: [fake.server], timeoutMs: 150, tries: 1 });
     fake.setMode('silent');
     const start = performance.now();
-    expect(await failure(client.lookup('example.com', ['A']))).toMatchObject({ service: 'dns', kind: 'timeout' });
-    expect(await failure(client.exists('example.com'))).toMatchObject({ kind: 'timeout' });
+    expect(await serviceFailure(client.lookup('example.com', ['A']))).toMatchObject({ service: 'dns', kind: 'timeout' });
+    expect(await serviceFailure(client.exists('example.com'))).toMatchObject({ kind: 'timeout' });
     expect(performance.now() - start).toBeLessThan(3_000);
   });
 
@@ -111,7 +101,7 @@ describe('pipeline/clients/dns', () => {
     const client = new DnsClient({ servers: [fake.server], timeoutMs: 300, tries: 1 });
     for (const mode of ['servfail', 'refused'] as const) {
       fake.setMode(mode);
-      expect(await failure(client.lookup('example.com', ['A'])), mode).toMatchObject({ kind: 'unavailable' });
+      expect(await serviceFailure(client.lookup('example.com', ['A'])), mode).toMatchObject({ kind: 'unavailable' });
     }
     const socket = dgram.createSocket('udp4');
     socket.bind(0, '127.0.0.1');
@@ -119,7 +109,7 @@ describe('pipeline/clients/dns', () => {
     const closedPort = socket.address().port;
     await new Promise<void>((resolve) => socket.close(() => resolve()));
     const nobody = new DnsClient({ servers: [`127.0.0.1:${closedPort}`], timeoutMs: 300, tries: 1 });
-    expect(await failure(nobody.lookup('example.com', ['A']))).toMatchObject({ kind: 'unavailable', message: expect.stringContaining('ECONNREFUSED') });
+    expect(await serviceFailure(nobody.lookup('example.com', ['A']))).toMatchObject({ kind: 'unavailable', message: expect.stringContaining('ECONNREFUSED') });
   });
 
   it('stops when the caller aborts', async () => {

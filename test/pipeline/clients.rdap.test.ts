@@ -10,20 +10,10 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { RdapClient, BOOTSTRAP_RETRY_MS, type RdapLookup } from '../../pipeline/clients/rdap.js';
 import { shippedBootstrap } from '../../pipeline/clients/rdap-bootstrap.js';
-import { isServiceError, type ServiceError } from '../../pipeline/clients/service-http.js';
 import { FAKE_REGISTRAR, startFakeRdap, type FakeRdap } from '../helpers/fake-rdap.js';
+import { serviceFailure } from '../helpers/service-error.js';
 
 const CTX = { timeoutMs: 5_000 };
-
-async function failure(promise: Promise<RdapLookup>): Promise<ServiceError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (isServiceError(error)) return error;
-    throw error;
-  }
-  throw new Error('expected a ServiceError, got an answer');
-}
 
 /** Milliseconds `promise` took to settle, and how. */
 async function timed<T>(promise: Promise<T>): Promise<{ ms: number; value: T | undefined; error: unknown }> {
@@ -217,10 +207,10 @@ describe('pipeline/clients/rdap: limits and failures', () => {
   it('reports a 429 with its Retry-After and pauses that registry: requests wait or fail at once without reaching it', async () => {
     const client = new RdapClient({ baseUrl: fake.url, bootstrapUrl: null });
     fake.setMode('rate_limited', { times: 1, retryAfterS: 1 });
-    const limited = await failure(client.lookup('name5.com', CTX));
+    const limited = await serviceFailure(client.lookup('name5.com', CTX));
     expect(limited).toMatchObject({ service: 'rdap', kind: 'rate_limited', retryAfterMs: 1000, status: 429 });
     const seen = fake.requests.length;
-    const short = await timed(failure(client.lookup('name6.com', { timeoutMs: 800 })));
+    const short = await timed(serviceFailure(client.lookup('name6.com', { timeoutMs: 800 })));
     expect(short.value).toMatchObject({ kind: 'rate_limited' });
     expect(short.value?.retryAfterMs).toBeGreaterThan(800);
     expect(short.ms).toBeLessThan(300);
@@ -257,7 +247,7 @@ describe('pipeline/clients/rdap: limits and failures', () => {
   it('gives up on a registry that never answers at the lookup budget', async () => {
     const client = new RdapClient({ baseUrl: fake.url, bootstrapUrl: null });
     fake.setMode('hang');
-    const hung = await timed(failure(client.lookup('name7.com', { timeoutMs: 300 })));
+    const hung = await timed(serviceFailure(client.lookup('name7.com', { timeoutMs: 300 })));
     expect(hung.value).toMatchObject({ kind: 'timeout' });
     expect(hung.ms).toBeLessThan(1_500);
   });
@@ -273,7 +263,7 @@ describe('pipeline/clients/rdap: limits and failures', () => {
     ] as const;
     for (const { mode, kind, timeoutMs } of cases) {
       fake.setMode(mode);
-      const outcome = await timed(failure(client.lookup('name8.com', { timeoutMs })));
+      const outcome = await timed(serviceFailure(client.lookup('name8.com', { timeoutMs })));
       expect(outcome.value?.kind, mode).toBe(kind);
       expect(outcome.ms, mode).toBeLessThan(2_000);
     }

@@ -9,8 +9,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { BrregClient } from '../../pipeline/clients/brreg.js';
 import { CompaniesHouseClient } from '../../pipeline/clients/companies-house.js';
 import { RechercheEntreprisesClient } from '../../pipeline/clients/recherche-entreprises.js';
-import { isServiceError, type ServiceError } from '../../pipeline/clients/service-http.js';
 import { frCompany, startFakeRegisters, type FakeRegisters } from '../helpers/fake-registers.js';
+import { serviceFailure } from '../helpers/service-error.js';
 
 const CTX = { timeoutMs: 5_000 };
 
@@ -39,16 +39,6 @@ beforeEach(() => {
   fake.setMode('ok');
   fake.requests.length = 0;
 });
-
-async function failure(promise: Promise<unknown>): Promise<ServiceError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (isServiceError(error)) return error;
-    throw error;
-  }
-  throw new Error('expected a ServiceError');
-}
 
 describe('pipeline/clients/recherche-entreprises', () => {
   const client = () => new RechercheEntreprisesClient({ baseUrl: fake.url });
@@ -96,17 +86,17 @@ describe('pipeline/clients/recherche-entreprises', () => {
   it('answers no entries when nothing matches, and a body without results is unreadable', async () => {
     expect(await client().search({ what: 'boulangerie', where: null, limit: 10 }, CTX)).toEqual([]);
     fake.setMode({ status: 200, body: '{"foo": 1}' });
-    expect((await failure(client().search({ what: 'x', where: null, limit: 5 }, CTX))).kind).toBe('unreadable');
+    expect((await serviceFailure(client().search({ what: 'x', where: null, limit: 5 }, CTX))).kind).toBe('unreadable');
   });
 
   it('sorts failures: 429 rate_limited with its wait, 503 unavailable, no answer a timeout', async () => {
     fake.setMode('rate_limited');
-    const limited = await failure(client().search({ what: 'x', where: null, limit: 5 }, CTX));
+    const limited = await serviceFailure(client().search({ what: 'x', where: null, limit: 5 }, CTX));
     expect([limited.kind, limited.retryAfterMs]).toEqual(['rate_limited', 2000]);
     fake.setMode('error');
-    expect((await failure(client().search({ what: 'x', where: null, limit: 5 }, CTX))).kind).toBe('unavailable');
+    expect((await serviceFailure(client().search({ what: 'x', where: null, limit: 5 }, CTX))).kind).toBe('unavailable');
     fake.setMode('hang');
-    expect((await failure(client().search({ what: 'x', where: null, limit: 5 }, { timeoutMs: 300 }))).kind).toBe('timeout');
+    expect((await serviceFailure(client().search({ what: 'x', where: null, limit: 5 }, { timeoutMs: 300 }))).kind).toBe('timeout');
   });
 
   it('states its source key, country and licence', () => {
@@ -152,7 +142,7 @@ describe('pipeline/clients/companies-house', () => {
 
   it('a refused key is rejected, and no message quotes the key', async () => {
     const client = new CompaniesHouseClient({ baseUrl: fake.url, apiKey: 'wrong-key-abcdef' });
-    const error = await failure(client.search({ what: 'dental', where: null, limit: 10 }, CTX));
+    const error = await serviceFailure(client.search({ what: 'dental', where: null, limit: 10 }, CTX));
     expect(error.kind).toBe('rejected');
     expect(error.message).not.toContain('wrong-key-abcdef');
   });
@@ -191,12 +181,12 @@ describe('pipeline/clients/brreg', () => {
     expect((await client().search({ what: 'tannlege', where: null, limit: 10 }, CTX)).map((e) => e.id)).toEqual(['912345678', '923456789']);
     expect(await client().search({ what: 'bakeri', where: null, limit: 10 }, CTX)).toEqual([]);
     fake.setMode({ status: 200, body: '[]' });
-    expect((await failure(client().search({ what: 'x', where: null, limit: 5 }, CTX))).kind).toBe('unreadable');
+    expect((await serviceFailure(client().search({ what: 'x', where: null, limit: 5 }, CTX))).kind).toBe('unreadable');
   });
 
   it('reads at most 2 MiB of an answer', async () => {
     fake.setMode({ status: 200, body: JSON.stringify({ pad: 'x'.repeat(3 * 1024 * 1024) }) });
-    const error = await failure(client().search({ what: 'x', where: null, limit: 5 }, CTX));
+    const error = await serviceFailure(client().search({ what: 'x', where: null, limit: 5 }, CTX));
     expect([error.kind, error.message]).toEqual(['unavailable', expect.stringMatching(/could not be reached \(\w+\)/)]);
   });
 });

@@ -5,9 +5,10 @@
  * header's names, snapshot URLs that serve the archived page, and failures as ServiceErrors.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { isServiceError, serviceFetcher, type ServiceError } from '../../pipeline/clients/service-http.js';
+import { serviceFetcher } from '../../pipeline/clients/service-http.js';
 import { MAX_CAPTURES, WaybackClient, type Capture } from '../../pipeline/clients/wayback.js';
 import { startFakeWayback, type FakeWayback } from '../helpers/fake-wayback.js';
+import { serviceFailure } from '../helpers/service-error.js';
 
 const CTX = { timeoutMs: 5_000 };
 
@@ -39,16 +40,6 @@ beforeEach(() => {
   fake.setMode('ok');
   fake.requests.length = 0;
 });
-
-async function failure(promise: Promise<Capture[]>): Promise<ServiceError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (isServiceError(error)) return error;
-    throw error;
-  }
-  throw new Error('expected a ServiceError, got captures');
-}
 
 describe('pipeline/clients/wayback', () => {
   it('asks the CDX API for one HTML 200 capture a year and reads them oldest first', async () => {
@@ -129,15 +120,15 @@ describe('pipeline/clients/wayback', () => {
   it('reports failures as ServiceErrors: 429 with its wait, 503, no answer, not JSON, not a list', async () => {
     const client = new WaybackClient({ baseUrl: fake.url });
     fake.setMode('rate_limited');
-    expect(await failure(client.yearly('example.com', CTX))).toMatchObject({ service: 'wayback', kind: 'rate_limited', retryAfterMs: 5000 });
+    expect(await serviceFailure(client.yearly('example.com', CTX))).toMatchObject({ service: 'wayback', kind: 'rate_limited', retryAfterMs: 5000 });
     fake.setMode('error');
-    expect(await failure(client.yearly('example.com', CTX))).toMatchObject({ kind: 'unavailable', status: 503 });
+    expect(await serviceFailure(client.yearly('example.com', CTX))).toMatchObject({ kind: 'unavailable', status: 503 });
     fake.setMode('hang');
-    expect(await failure(client.yearly('example.com', { timeoutMs: 300 }))).toMatchObject({ kind: 'timeout' });
+    expect(await serviceFailure(client.yearly('example.com', { timeoutMs: 300 }))).toMatchObject({ kind: 'timeout' });
     fake.setMode({ status: 200, body: 'com,example)/ 20180707070707 http://example.com/ text/html 200 X 1\n', headers: { 'content-type': 'text/plain' } });
-    expect(await failure(client.yearly('example.com', CTX))).toMatchObject({ kind: 'unreadable' });
+    expect(await serviceFailure(client.yearly('example.com', CTX))).toMatchObject({ kind: 'unreadable' });
     fake.setMode({ status: 200, body: '{"rows": []}', headers: { 'content-type': 'application/json' } });
-    expect(await failure(client.yearly('example.com', CTX))).toMatchObject({ kind: 'unreadable' });
+    expect(await serviceFailure(client.yearly('example.com', CTX))).toMatchObject({ kind: 'unreadable' });
   });
 
   it('refuses an answer larger than its cap', async () => {
@@ -145,6 +136,6 @@ describe('pipeline/clients/wayback', () => {
     const row = ['http://example.com/', '20150101000000', '200', 'text/html', 'A'.repeat(1000), '1'];
     const body = JSON.stringify([['original', 'timestamp', 'statuscode', 'mimetype', 'digest', 'length'], ...Array.from({ length: 3000 }, () => row)]);
     fake.setMode({ status: 200, body, headers: { 'content-type': 'application/json' } });
-    expect(await failure(client.yearly('example.com', CTX))).toMatchObject({ kind: 'unavailable' });
+    expect(await serviceFailure(client.yearly('example.com', CTX))).toMatchObject({ kind: 'unavailable' });
   });
 });

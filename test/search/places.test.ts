@@ -9,7 +9,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { NominatimClient, NOMINATIM_BUCKET, type NominatimPlace } from '../../pipeline/clients/nominatim.js';
 import { OverpassClient, type OverpassElement } from '../../pipeline/clients/overpass.js';
-import { isServiceError, USER_AGENT, type ServiceError } from '../../pipeline/clients/service-http.js';
+import { USER_AGENT } from '../../pipeline/clients/service-http.js';
 import { MemoryState } from '../../pipeline/runtime/state/memory.js';
 import {
   categoryOf,
@@ -40,6 +40,7 @@ import {
   type FakeNominatim,
   type FakeOverpass,
 } from '../helpers/fake-osm.js';
+import { serviceFailure } from '../helpers/service-error.js';
 
 const ATTRIBUTION = { text: '© OpenStreetMap contributors', license: 'ODbL-1.0', url: 'https://www.openstreetmap.org/copyright' };
 
@@ -54,16 +55,6 @@ function nominatimPlace(overrides: Partial<NominatimPlace>): NominatimPlace {
     addressType: 'city', name: 'Austin', displayName: 'Austin, Texas', address: {}, boundingBox: { south: 30.1, north: 30.5, west: -97.9, east: -97.6 }, licence: null,
     ...overrides,
   };
-}
-
-async function failure(promise: Promise<unknown>): Promise<ServiceError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (isServiceError(error)) return error;
-    throw error;
-  }
-  throw new Error('expected a ServiceError');
 }
 
 describe('pipeline/search/places: vocabulary', () => {
@@ -313,10 +304,10 @@ describe('pipeline/search/places against Nominatim and Overpass stand-ins', () =
 
   it('passes the services failures up as ServiceErrors', async () => {
     overpass.setMode('rate_limited');
-    const error = await failure(searchPlaces({ query: 'cafes in Austin' }, deps()));
+    const error = await serviceFailure(searchPlaces({ query: 'cafes in Austin' }, deps()));
     expect([error.service, error.kind]).toEqual(['overpass', 'rate_limited']);
     nominatim.setMode('error');
-    const down = await failure(searchPlaces({ query: 'cafes in Berlin' }, deps()));
+    const down = await serviceFailure(searchPlaces({ query: 'cafes in Berlin' }, deps()));
     expect([down.service, down.kind]).toEqual(['nominatim', 'unavailable']);
   });
 });
@@ -353,7 +344,7 @@ describe('pipeline/clients/nominatim', () => {
   it('gives up with rate_limited, asking nothing, when the next turn comes after the time allowed', async () => {
     const state = new MemoryState({ sweepIntervalMs: 0 });
     await state.takeToken(NOMINATIM_BUCKET, { capacity: 1, refillPerSecond: 1 });
-    const error = await failure(new NominatimClient({ baseUrl: nominatim.url, state }).search({ q: 'Austin' }, { timeoutMs: 300 }));
+    const error = await serviceFailure(new NominatimClient({ baseUrl: nominatim.url, state }).search({ q: 'Austin' }, { timeoutMs: 300 }));
     expect(error.kind).toBe('rate_limited');
     expect(error.retryAfterMs).toBeGreaterThan(300);
     expect(nominatim.requests).toHaveLength(0);
@@ -388,7 +379,7 @@ describe('pipeline/clients/nominatim', () => {
     for (const { mode, kind } of cases) {
       nominatim.setMode(mode);
       const state = new MemoryState({ sweepIntervalMs: 0 });
-      const error = await failure(new NominatimClient({ baseUrl: nominatim.url, state }).search({ q: 'Austin' }, { timeoutMs: 400 }));
+      const error = await serviceFailure(new NominatimClient({ baseUrl: nominatim.url, state }).search({ q: 'Austin' }, { timeoutMs: 400 }));
       expect({ mode, service: error.service, kind: error.kind }).toEqual({ mode, service: 'nominatim', kind });
       await state.close();
     }
@@ -424,7 +415,7 @@ describe('pipeline/clients/overpass', () => {
     ] as const;
     for (const { mode, kind } of cases) {
       overpass.setMode(mode);
-      const error = await failure(new OverpassClient({ url: overpass.interpreterUrl }).query(ql, { timeoutMs: 400 }));
+      const error = await serviceFailure(new OverpassClient({ url: overpass.interpreterUrl }).query(ql, { timeoutMs: 400 }));
       expect({ mode, service: error.service, kind: error.kind }).toEqual({ mode, service: 'overpass', kind });
     }
   });

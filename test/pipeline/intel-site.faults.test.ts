@@ -11,23 +11,15 @@ import { siteOf } from '../../pipeline/intel/site/site.js';
 import { hasCode } from '../../pipeline/runtime/errors.js';
 import { BLOG_NOW } from '../helpers/fake-sites/blogs.js';
 import { germanImprint } from '../helpers/fake-sites/company.js';
-import { localFetcher, readOver } from '../helpers/fake-sites/read.js';
-import { html, json, page, startFakeSite, type FakeSite, type Routes } from '../helpers/fake-sites/server.js';
+import { localSites, readOver } from '../helpers/fake-sites/read.js';
+import { html, json, page, type FakeSite, type Routes } from '../helpers/fake-sites/server.js';
 
-const http = localFetcher();
+const sites = localSites();
+const { http } = sites;
+const site = (routes: Routes): Promise<FakeSite> => sites.site(routes);
 const read = readOver(http, { timeoutMs: 3_000 });
 const now = () => BLOG_NOW;
-const open: FakeSite[] = [];
-afterAll(async () => {
-  await Promise.all(open.map((s) => s.close()));
-  http.close();
-});
-
-async function site(routes: Routes): Promise<FakeSite> {
-  const s = await startFakeSite(routes);
-  open.push(s);
-  return s;
-}
+afterAll(() => sites.close());
 
 const code = (c: string) => (e: unknown) => hasCode(e, c as never);
 

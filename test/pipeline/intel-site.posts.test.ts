@@ -7,23 +7,15 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { readPosts } from '../../pipeline/intel/site/posts.js';
 import { hasCode } from '../../pipeline/runtime/errors.js';
 import { BLOG_NOW, blogPosts, discourseForum, feedsBlog, sitemapBlog, wordpressBlog } from '../helpers/fake-sites/blogs.js';
-import { localFetcher, readOver } from '../helpers/fake-sites/read.js';
-import { html, page, startFakeSite, type FakeSite, type Routes } from '../helpers/fake-sites/server.js';
+import { localSites, readOver } from '../helpers/fake-sites/read.js';
+import { html, page, type FakeSite, type Routes } from '../helpers/fake-sites/server.js';
 
-const http = localFetcher();
+const sites = localSites();
+const { http } = sites;
+const site = (routes: Routes): Promise<FakeSite> => sites.site(routes);
 const read = readOver(http);
 const now = () => BLOG_NOW;
-const open: FakeSite[] = [];
-afterAll(async () => {
-  await Promise.all(open.map((s) => s.close()));
-  http.close();
-});
-
-async function site(routes: Routes): Promise<FakeSite> {
-  const s = await startFakeSite(routes);
-  open.push(s);
-  return s;
-}
+afterAll(() => sites.close());
 
 const iso = (ms: number) => new Date(ms).toISOString();
 

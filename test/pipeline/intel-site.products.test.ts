@@ -9,22 +9,14 @@ import { readProducts } from '../../pipeline/intel/site/products.js';
 import { shopifyProduct } from '../../pipeline/intel/site/shopify.js';
 import { siteOf, siteUrl } from '../../pipeline/intel/site/site.js';
 import { hasCode } from '../../pipeline/runtime/errors.js';
-import { localFetcher, readOver } from '../helpers/fake-sites/read.js';
-import { html, page, startFakeSite, type FakeSite, type Routes } from '../helpers/fake-sites/server.js';
+import { localSites, readOver } from '../helpers/fake-sites/read.js';
+import { html, page, type FakeSite, type Routes } from '../helpers/fake-sites/server.js';
 import { markupStore, products, shopifyStore, wooStore } from '../helpers/fake-sites/stores.js';
 
-const http = localFetcher();
-const open: FakeSite[] = [];
-afterAll(async () => {
-  await Promise.all(open.map((s) => s.close()));
-  http.close();
-});
-
-async function site(routes: Routes): Promise<FakeSite> {
-  const s = await startFakeSite(routes);
-  open.push(s);
-  return s;
-}
+const sites = localSites();
+const { http } = sites;
+const site = (routes: Routes): Promise<FakeSite> => sites.site(routes);
+afterAll(() => sites.close());
 
 const read = readOver(http);
 

@@ -8,6 +8,7 @@
 import { HttpFetcher } from '../../../pipeline/runtime/net/http.js';
 import { NetGuard } from '../../../pipeline/runtime/net/guard.js';
 import { decodeText, type ReadPage } from '../../../pipeline/intel/site/read.js';
+import { startFakeSite, type FakeSite, type Routes } from './server.js';
 
 export function localFetcher(): HttpFetcher {
   return new HttpFetcher({ guard: new NetGuard({ allowPrivate: true }), retry: { attempts: 1, baseDelayMs: 5, maxDelayMs: 5 } });
@@ -23,5 +24,23 @@ export function readOver(http: HttpFetcher, options: { readonly timeoutMs?: numb
     } catch {
       return null;
     }
+  };
+}
+
+/** A fetcher for the local fake sites, and the sites one test file starts; `close` closes all of them. */
+export function localSites(): { readonly http: HttpFetcher; site(routes: Routes): Promise<FakeSite>; close(): Promise<void> } {
+  const http = localFetcher();
+  const open: FakeSite[] = [];
+  return {
+    http,
+    async site(routes) {
+      const s = await startFakeSite(routes);
+      open.push(s);
+      return s;
+    },
+    async close() {
+      await Promise.all(open.map((s) => s.close()));
+      http.close();
+    },
   };
 }

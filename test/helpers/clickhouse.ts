@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLogger } from '../../pipeline/runtime/log.js';
-import { createStore, type Store } from '../../pipeline/runtime/store/index.js';
+import { BatchWriter, createStore, type Store } from '../../pipeline/runtime/store/index.js';
 import { engine } from './engines.js';
 import { spawnTs, type Spawned } from './process.js';
 
@@ -77,4 +77,35 @@ export async function clickhouseHttpStore(prefix: string): Promise<{ store: Stor
       dir.remove();
     },
   };
+}
+
+export interface OpenedStore {
+  readonly store: Store;
+  readonly writer: BatchWriter;
+  /** Closes the writer (flushing it), the store and what `open` started. */
+  close(): Promise<void>;
+}
+
+/** A store opened by `open`, migrated, with a batch writer over it: a store suite's `beforeAll`. */
+export async function openMigrated(
+  open: () => Promise<{ store: Store; cleanup: () => Promise<void> }>,
+  writerOptions: { maxRows: number; maxDelayMs: number } = { maxRows: 100, maxDelayMs: 5 },
+): Promise<OpenedStore> {
+  const { store, cleanup } = await open();
+  await store.migrate();
+  const writer = new BatchWriter(store, writerOptions, quietLog);
+  return {
+    store,
+    writer,
+    async close() {
+      await writer.close();
+      await store.close();
+      await cleanup();
+    },
+  };
+}
+
+/** A chdb store in `dir` (this process's one chdb directory), for `openMigrated`. */
+export async function chdbIn(dir: TempDir): Promise<{ store: Store; cleanup: () => Promise<void> }> {
+  return { store: await createStore({ kind: 'chdb', dataDir: dir.path }, quietLog), cleanup: async () => dir.remove() };
 }

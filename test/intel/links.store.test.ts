@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BatchWriter, createStore, type Store } from '../../pipeline/runtime/store/index.js';
 import { backlinks, flushLinkEdges, linkEdgesOf, linkGraphCoverage, linkingPages, queueLinkEdges } from '../../pipeline/intel/links.js';
-import { chdbAvailable, clickhouseHttpStore, quietLog, tempDir } from '../helpers/clickhouse.js';
+import { chdbAvailable, clickhouseHttpStore, quietLog, tempDir, openMigrated, type OpenedStore } from '../helpers/clickhouse.js';
 
 const hasChdb = await chdbAvailable();
 
@@ -20,7 +20,7 @@ function linkGraphSuite(name: string, open: () => Promise<{ store: Store; cleanu
   describe.skipIf(!hasChdb)(name, () => {
     let store: Store;
     let writer: BatchWriter;
-    let cleanup: () => Promise<void> = async () => {};
+    let opened: OpenedStore | undefined;
 
     /** A page read at `at` with these links, queued as the parser queues it, then written. */
     const read = async (page: string, links: readonly string[], at: number) => {
@@ -29,16 +29,10 @@ function linkGraphSuite(name: string, open: () => Promise<{ store: Store; cleanu
     };
 
     beforeAll(async () => {
-      ({ store, cleanup } = await open());
-      await store.migrate();
-      writer = new BatchWriter(store, { maxRows: 100, maxDelayMs: 5 }, quietLog);
+      opened = await openMigrated(open);
+      ({ store, writer } = opened);
     });
-
-    afterAll(async () => {
-      await writer?.close();
-      await store?.close();
-      await cleanup();
-    });
+    afterAll(() => opened?.close());
 
     it('starts empty: no referring domains, a coverage of zeros and no start', async () => {
       expect(await backlinks(store, 'nobody-links-here.com', 10)).toEqual({

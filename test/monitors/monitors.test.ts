@@ -15,7 +15,7 @@ import { DUE_KEY, nextDue, runningCheck, scheduledMonitor, scheduledOf, schedule
 import type { PageSnapshot } from '../../pipeline/pages/changes.js';
 import { MemoryState } from '../../pipeline/runtime/state/memory.js';
 import { BatchWriter, createStore, type Store } from '../../pipeline/runtime/store/index.js';
-import { chdbAvailable, quietLog, tempDir } from '../helpers/clickhouse.js';
+import { chdbAvailable, quietLog, tempDir, chdbIn, openMigrated, type OpenedStore } from '../helpers/clickhouse.js';
 import { recentNoon } from '../helpers/clock.js';
 
 const hasChdb = await chdbAvailable();
@@ -111,21 +111,17 @@ describe('pipeline/monitors nextDue', () => {
 describe.skipIf(!hasChdb)('actors/frontier/schedules on chdb and memory state', () => {
   let store: Store;
   let writer: BatchWriter;
+  let opened: OpenedStore | undefined;
   const dir = tempDir('wds-monitor-schedules');
   let now = AT;
   let state: MemoryState;
   const deps = (): ScheduleDeps => ({ state, store, writer, log: quietLog, startsPerSecond: 50, now: () => now });
 
   beforeAll(async () => {
-    store = await createStore({ kind: 'chdb', dataDir: dir.path }, quietLog);
-    await store.migrate();
-    writer = new BatchWriter(store, { maxRows: 1000, maxDelayMs: 5 }, quietLog);
+    opened = await openMigrated(() => chdbIn(dir), { maxRows: 1000, maxDelayMs: 5 });
+    ({ store, writer } = opened);
   }, 60_000);
-  afterAll(async () => {
-    await writer?.close();
-    await store?.close();
-    dir.remove();
-  });
+  afterAll(() => opened?.close());
 
   const monitorOf = (tenant: string, i: number): Promise<MonitorRecord> =>
     createMonitor(writer, tenant, { name: `m${i}`, url: `https://site.test/${i}`, urls: [], intervalMinutes: 5, goal: null, webhook: null }, AT, 'test-server-secret');

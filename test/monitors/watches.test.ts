@@ -19,7 +19,7 @@ import { createWatch, watchSpecOf, type WatchRecord } from '../../pipeline/menti
 import { loadConfig } from '../../pipeline/service/config.js';
 import { MemoryState } from '../../pipeline/runtime/state/memory.js';
 import { BatchWriter, createStore, type Store } from '../../pipeline/runtime/store/index.js';
-import { chdbAvailable, quietLog, tempDir } from '../helpers/clickhouse.js';
+import { chdbAvailable, quietLog, tempDir, chdbIn, openMigrated, type OpenedStore } from '../helpers/clickhouse.js';
 import { recentNoon } from '../helpers/clock.js';
 import { reply, startFakeOpenAI, type FakeModel, type FakeRequest } from '../helpers/fake-models.js';
 
@@ -92,21 +92,17 @@ describe('actors/classifier sortMentions with the operator\'s model', () => {
 describe.skipIf(!hasChdb)('watch schedules and stored mentions on chdb and memory state', () => {
   let store: Store;
   let writer: BatchWriter;
+  let opened: OpenedStore | undefined;
   const dir = tempDir('wds-watch-schedules');
   let now = AT;
   let state: MemoryState;
   const deps = (): ScheduleDeps => ({ state, store, writer, log: quietLog, startsPerSecond: 20, now: () => now });
 
   beforeAll(async () => {
-    store = await createStore({ kind: 'chdb', dataDir: dir.path }, quietLog);
-    await store.migrate();
-    writer = new BatchWriter(store, { maxRows: 1000, maxDelayMs: 5 }, quietLog);
+    opened = await openMigrated(() => chdbIn(dir), { maxRows: 1000, maxDelayMs: 5 });
+    ({ store, writer } = opened);
   }, 60_000);
-  afterAll(async () => {
-    await writer?.close();
-    await store?.close();
-    dir.remove();
-  });
+  afterAll(() => opened?.close());
 
   const watchOf = (tenant: string, i: number): Promise<WatchRecord> =>
     createWatch(writer, tenant, watchSpecOf({ name: `w${i}`, keywords: ['Mercury'], intervalMinutes: 60 }), AT, 'test-server-secret');

@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BatchWriter, createStore, type Store } from '../../pipeline/runtime/store/index.js';
 import { compareSnapshots, previousSnapshot, recordSnapshot, snapshotRow, type HistoryKey, type PageSnapshot } from '../../pipeline/pages/changes.js';
-import { chdbAvailable, clickhouseHttpStore, quietLog, tempDir } from '../helpers/clickhouse.js';
+import { chdbAvailable, clickhouseHttpStore, quietLog, tempDir, openMigrated, type OpenedStore } from '../helpers/clickhouse.js';
 
 const hasChdb = await chdbAvailable();
 
@@ -22,19 +22,13 @@ function changesSuite(name: string, open: () => Promise<{ store: Store; cleanup:
   describe.skipIf(!hasChdb)(name, () => {
     let store: Store;
     let writer: BatchWriter;
-    let cleanup: () => Promise<void> = async () => {};
+    let opened: OpenedStore | undefined;
 
     beforeAll(async () => {
-      ({ store, cleanup } = await open());
-      await store.migrate();
-      writer = new BatchWriter(store, { maxRows: 100, maxDelayMs: 5 }, quietLog);
+      opened = await openMigrated(open);
+      ({ store, writer } = opened);
     });
-
-    afterAll(async () => {
-      await writer?.close();
-      await store?.close();
-      await cleanup();
-    });
+    afterAll(() => opened?.close());
 
     it('creates page_changes through the 0004 migration, sorted for the per-history lookup', async () => {
       const [recorded] = await store.query<{ name: string }>('SELECT name FROM schema_migrations FINAL WHERE version = 4');

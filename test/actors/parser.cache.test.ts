@@ -5,11 +5,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { handlePageFetched, pagesRow } from '../../actors/parser/index.js';
-import { SAMPLE_EVENTS } from '../../infra/codegen/event-samples.js';
 import { cachePlan } from '../../pipeline/pages/cache.js';
-import { scrapeRequestFields } from '../../pipeline/pages/scrape-request.js';
 import type { Outcome } from '../../pipeline/runtime/pool.js';
-import { parserRuntime } from '../helpers/events.js';
+import { pageFetched, parserRuntime } from '../helpers/events.js';
 import type { BatchWriter } from '../../pipeline/runtime/store/index.js';
 import type { EventValue } from '../../schemas/events/index.js';
 
@@ -18,8 +16,7 @@ type PageFetched = EventValue<'PageFetched'>;
 const BODY = Buffer.concat([Buffer.from('<!doctype html><title>Cached</title><h1>Hi</h1>'), Buffer.from([0xff])]);
 
 function page(extra: Partial<PageFetched> = {}, options: object = {}): PageFetched {
-  return {
-    ...SAMPLE_EVENTS.PageFetched,
+  return pageFetched({
     url: 'https://Example.com/doc#part',
     jobId: null,
     body: BODY,
@@ -29,13 +26,8 @@ function page(extra: Partial<PageFetched> = {}, options: object = {}): PageFetch
     requestedAtMs: 1_000,
     credits: 1,
     source: 'fresh',
-    // As its producer sent it: the options, the cache key worked out from them, no body hash
-    // (the parser hashes the body then).
-    options: JSON.stringify({ formats: ['markdown'], ...options }),
-    cacheKey: scrapeRequestFields({ formats: ['markdown'], ...options }).cacheKey,
-    bodySha256: '',
     ...extra,
-  };
+  }, { formats: ['markdown'], ...options });
 }
 
 function recorder() {

@@ -6,13 +6,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import { handlePageFetched } from '../../actors/parser/index.js';
-import { SAMPLE_EVENTS } from '../../infra/codegen/event-samples.js';
 import { jobPageRequestId, newJobId } from '../../pipeline/jobs/pages.js';
 import { LINK_WRITE_DELAY_MS, LINK_WRITE_TABLE } from '../../pipeline/intel/links.js';
-import { scrapeRequestFields } from '../../pipeline/pages/scrape-request.js';
 import type { BatchWriter } from '../../pipeline/runtime/store/index.js';
 import type { EventValue } from '../../schemas/events/index.js';
-import { parserRuntime } from '../helpers/events.js';
+import { pageFetched, parserRuntime } from '../helpers/events.js';
 
 type PageFetched = EventValue<'PageFetched'>;
 
@@ -23,8 +21,7 @@ const LINKING = `<!doctype html><title>Linking</title><main><h1>Reading list</h1
 const INTERNAL = `<!doctype html><title>Internal</title><main><p><a href="/a">a</a> <a href="https://www.example.com/b">b</a></p></main>`;
 
 function page(html: string, extra: Partial<PageFetched> = {}, options: object = {}): PageFetched {
-  return {
-    ...SAMPLE_EVENTS.PageFetched,
+  return pageFetched({
     url: 'https://example.com/list',
     finalUrl: 'https://www.example.com/list',
     jobId: null,
@@ -35,11 +32,8 @@ function page(html: string, extra: Partial<PageFetched> = {}, options: object = 
     fetchedAtMs: 2_000,
     requestedAtMs: 1_000,
     source: 'fresh',
-    options: JSON.stringify({ formats: ['markdown'], ...options }),
-    cacheKey: scrapeRequestFields({ formats: ['markdown'], ...options }).cacheKey,
-    bodySha256: '',
     ...extra,
-  };
+  }, { formats: ['markdown'], ...options });
 }
 
 function recorder() {

@@ -23,7 +23,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keyPrefix } from '../../pipeline/keys/secret.js';
 import { apiKeyWebhookSecret, meteredKey, startEmbedded, type Embedded } from '../helpers/embedded.js';
 import { startFakeSearxng, type FakeSearch } from '../helpers/fake-search.js';
-import { startFirecrawlSite, type FirecrawlSite } from '../helpers/firecrawl-site.js';
+import { startFirecrawlSite, watchedCrawl, type FirecrawlSite } from '../helpers/firecrawl-site.js';
 
 const API_KEY = 'e2e-firecrawl-v2-key-0123456789';
 
@@ -179,14 +179,7 @@ describe('e2e/firecrawl v2 through the 4.x SDK', () => {
     expect(messages.filter((m) => m.type === 'document').length).toBeGreaterThan(0);
 
     // The SDK's Watcher over the same socket.
-    const again = await fc.startCrawl(site.url('/blog/one'), { limit: 2, sitemap: 'skip', crawlEntireDomain: true, scrapeOptions: { maxAge: 0 } });
-    const watcher = fc.watcher(again.id, { kind: 'crawl', timeout: 60 });
-    const docs: string[] = [];
-    watcher.on('document', (d: Record<string, any>) => docs.push(d.metadata.sourceURL));
-    const done = new Promise<Record<string, any>>((resolve) => watcher.on('done', resolve));
-    await watcher.start();
-    expect((await done).status).toBe('completed');
-    expect(docs.sort()).toEqual([site.url('/blog/one'), site.url('/blog/two')]);
+    expect(await watchedCrawl(fc, site, 60)).toEqual({ status: 'completed', docs: [site.url('/blog/one'), site.url('/blog/two')] });
 
     // A wrong key or another key's job is refused before the upgrade.
     const refused = new WebSocket(`${svc.base.replace(/^http/, 'ws')}/firecrawl/v2/crawl/${started.id}`, 'not-a-key-0000000000');

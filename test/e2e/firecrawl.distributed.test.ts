@@ -15,7 +15,7 @@ import { chdbAvailable } from '../helpers/clickhouse.js';
 import { PRODUCTION_MAIN, startCluster, type Cluster } from '../helpers/cluster.js';
 import { hasKafka } from '../helpers/kafka.js';
 import { engine } from '../helpers/engines.js';
-import { startFirecrawlSite, type FirecrawlSite } from '../helpers/firecrawl-site.js';
+import { startFirecrawlSite, watchedCrawl, type FirecrawlSite } from '../helpers/firecrawl-site.js';
 import { REDIS_INSTALL, redisProbe } from '../helpers/redis.js';
 
 const ready = (await chdbAvailable()) && (await hasKafka()) && (await engine('redis', () => redisProbe(), REDIS_INSTALL));
@@ -103,14 +103,7 @@ describe.skipIf(!ready)('e2e/firecrawl distributed: the 4.x SDK against a cluste
   it('parses an upload in the parser process, and watches a crawl over the gateway\'s WebSocket', async () => {
     const doc = await fc.parse({ filename: 'note.html', contentType: 'text/html', data: Buffer.from('<html><head><title>Note</title></head><body><h1>A distributed note</h1></body></html>') });
     expect(doc.markdown).toContain('A distributed note');
-    const started = await fc.startCrawl(site.url('/blog/one'), { limit: 2, sitemap: 'skip', crawlEntireDomain: true, scrapeOptions: { maxAge: 0 } });
-    const watcher = fc.watcher(started.id, { kind: 'crawl', timeout: 120 });
-    const docs: string[] = [];
-    watcher.on('document', (d: Record<string, any>) => docs.push(d.metadata.sourceURL));
-    const done = new Promise<Record<string, any>>((resolve) => watcher.on('done', resolve));
-    await watcher.start();
-    expect((await done).status).toBe('completed');
-    expect(docs.sort()).toEqual([site.url('/blog/one'), site.url('/blog/two')]);
+    expect(await watchedCrawl(fc, site, 120)).toEqual({ status: 'completed', docs: [site.url('/blog/one'), site.url('/blog/two')] });
   }, 180_000);
 
   it('answers the 1.x SDK: scrapeUrl, mapUrl and a blocking crawlUrl', async () => {

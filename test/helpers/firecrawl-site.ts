@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import type Firecrawl from '@mendable/firecrawl-js';
 
 export interface FirecrawlSite {
   readonly origin: string;
@@ -54,4 +55,18 @@ export async function startFirecrawlSite(): Promise<FirecrawlSite> {
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
+}
+
+/**
+ * A two-page crawl from `/blog/one` watched with the 4.x SDK's Watcher (the crawl watcher's
+ * WebSocket): the final status and the watched documents' URLs, sorted.
+ */
+export async function watchedCrawl(fc: Firecrawl, site: FirecrawlSite, timeoutS: number): Promise<{ status: unknown; docs: string[] }> {
+  const started = await fc.startCrawl(site.url('/blog/one'), { limit: 2, sitemap: 'skip', crawlEntireDomain: true, scrapeOptions: { maxAge: 0 } });
+  const watcher = fc.watcher(started.id, { kind: 'crawl', timeout: timeoutS });
+  const docs: string[] = [];
+  watcher.on('document', (d: { metadata?: { sourceURL?: string } }) => docs.push(String(d.metadata?.sourceURL)));
+  const done = new Promise<{ status?: unknown }>((resolve) => watcher.on('done', resolve));
+  await watcher.start();
+  return { status: (await done).status, docs: docs.sort() };
 }

@@ -38,8 +38,8 @@
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
+import { listenLocal } from './listen.js';
 
 export const SECTIONS = 20;
 export const ARTICLES_PER_SECTION = 99;
@@ -217,10 +217,8 @@ export async function startTrapSite(options: TrapSiteOptions = {}): Promise<Trap
     if (delay > 0) setTimeout(respond, delay).unref();
     else respond();
   });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const port = (server.address() as AddressInfo).port;
-  origin = `http://127.0.0.1:${port}`;
+  const { port, origin: bound } = await listenLocal(server);
+  origin = bound;
   return {
     origin,
     port,

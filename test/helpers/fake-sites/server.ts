@@ -7,9 +7,8 @@
  * The route function gets the path, the parsed query and the site's origin, and answers a
  * `FakeAnswer`, or null for a 404 page.
  */
-import { once } from 'node:events';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listenLocal } from '../listen.js';
 
 export interface FakeAnswer {
   readonly status?: number;
@@ -76,10 +75,8 @@ export async function startFakeSite(routes: Routes): Promise<FakeSite> {
     else send();
   });
   server.keepAliveTimeout = 5_000;
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const port = (server.address() as AddressInfo).port;
-  origin = `http://127.0.0.1:${port}`;
+  const { port, origin: bound } = await listenLocal(server);
+  origin = bound;
   return {
     origin,
     port,

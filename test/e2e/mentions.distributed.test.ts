@@ -23,6 +23,7 @@ import { startHookReceiver, type HookReceiver } from '../helpers/monitor-site.js
 import { REDIS_INSTALL, redisProbe } from '../helpers/redis.js';
 import { until } from '../helpers/wait.js';
 import { apiCaller, type Body } from '../helpers/api.js';
+import { platformEnv } from '../helpers/platform-env.js';
 
 const hasChdb = await chdbAvailable();
 const kafkaUp = await hasKafka();
@@ -64,8 +65,7 @@ describe.skipIf(!hasChdb || !kafkaUp || !redisUp)('e2e/mentions distributed (two
       env: {
         FETCH_ALLOW_PRIVATE: 'true',
         SEARCH_PROVIDERS: 'local',
-        HACKERNEWS_URL: hn.algoliaUrl,
-        HACKERNEWS_FIREBASE_URL: hn.firebaseUrl,
+        ...platformEnv({ hn }),
         WEBHOOK_SECRET: 'distributed-mentions-webhook-secret-0123456789',
       },
     });

@@ -22,6 +22,7 @@ import { startFakeX, type FakeX } from '../helpers/fake-x.js';
 import { startHookReceiver, type HookReceiver } from '../helpers/monitor-site.js';
 import { until } from '../helpers/wait.js';
 import { apiCaller, type ApiAnswer, type Body } from '../helpers/api.js';
+import { platformEnv } from '../helpers/platform-env.js';
 
 const API_KEY = 'e2e-mentions-key-0123456789';
 const WAIT = { timeoutMs: 45_000, intervalMs: 150 };
@@ -98,19 +99,7 @@ describe('e2e/mentions (embedded)', () => {
       env: {
         FETCH_ALLOW_PRIVATE: 'true',
         SEARCH_PROVIDERS: 'local',
-        HACKERNEWS_URL: hn.algoliaUrl,
-        HACKERNEWS_FIREBASE_URL: hn.firebaseUrl,
-        GITHUB_API_URL: gh.url,
-        GITHUB_TOKEN: gh.token,
-        X_API_URL: x.url,
-        X_BEARER_TOKEN: x.token,
-        REDDIT_URL: reddit.url,
-        REDDIT_OAUTH_URL: reddit.oauthUrl,
-        REDDIT_CLIENT_ID: reddit.clientId,
-        REDDIT_CLIENT_SECRET: reddit.clientSecret,
-        BLUESKY_URL: bsky.url,
-        BLUESKY_IDENTIFIER: bsky.identifier,
-        BLUESKY_APP_PASSWORD: bsky.password,
+        ...platformEnv({ hn, gh, x, reddit, bsky }),
         WEBHOOK_RETRY_BASE_MS: '50',
         WEBHOOK_RETRY_MAX_MS: '100',
         WEBHOOK_ATTEMPTS: '2',

@@ -22,6 +22,7 @@ import { hasKafka } from '../helpers/kafka.js';
 import { REDIS_INSTALL, redisProbe } from '../helpers/redis.js';
 import { until } from '../helpers/wait.js';
 import { apiCaller, type Body } from '../helpers/api.js';
+import { platformEnv } from '../helpers/platform-env.js';
 
 const hasChdb = await chdbAvailable();
 const kafkaUp = await hasKafka();
@@ -55,12 +56,7 @@ describe.skipIf(!hasChdb || !kafkaUp || !redisUp)('e2e/social distributed (a gat
     cluster = await startCluster({
       main: PRODUCTION_MAIN,
       env: {
-        HACKERNEWS_URL: hn.algoliaUrl,
-        HACKERNEWS_FIREBASE_URL: hn.firebaseUrl,
-        REDDIT_URL: reddit.url,
-        REDDIT_OAUTH_URL: reddit.oauthUrl,
-        REDDIT_CLIENT_ID: reddit.clientId,
-        REDDIT_CLIENT_SECRET: reddit.clientSecret,
+        ...platformEnv({ hn, reddit }),
       },
     });
     const [gateway] = await Promise.all([cluster.service('gateway'), cluster.service('searcher')]);

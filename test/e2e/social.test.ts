@@ -25,6 +25,7 @@ import { startFakeX, type FakeX } from '../helpers/fake-x.js';
 import { startFakeYouTube, type FakeYouTube } from '../helpers/fake-youtube.js';
 import { startFeedSite, type FeedSite } from '../helpers/feed-site.js';
 import { apiCaller, type Body } from '../helpers/api.js';
+import { platformEnv } from '../helpers/platform-env.js';
 
 const API_KEY = 'e2e-social-key-0123456789';
 const HOUR = 3_600_000;
@@ -115,21 +116,7 @@ describe('e2e/social (embedded)', () => {
       env: {
         FETCH_ALLOW_PRIVATE: 'true',
         SEARCH_PROVIDERS: 'local',
-        HACKERNEWS_URL: hn.algoliaUrl,
-        HACKERNEWS_FIREBASE_URL: hn.firebaseUrl,
-        REDDIT_URL: reddit.url,
-        REDDIT_OAUTH_URL: reddit.oauthUrl,
-        REDDIT_CLIENT_ID: reddit.clientId,
-        REDDIT_CLIENT_SECRET: reddit.clientSecret,
-        X_API_URL: x.url,
-        X_BEARER_TOKEN: x.token,
-        BLUESKY_URL: bsky.url,
-        BLUESKY_IDENTIFIER: bsky.identifier,
-        BLUESKY_APP_PASSWORD: bsky.password,
-        YOUTUBE_API_URL: yt.url,
-        YOUTUBE_API_KEY: yt.key,
-        GITHUB_API_URL: gh.url,
-        GITHUB_TOKEN: gh.token,
+        ...platformEnv({ hn, reddit, x, bsky, yt, gh }),
       },
     });
     // A page this instance has read: `web/search` finds it in the local index.

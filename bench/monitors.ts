@@ -71,7 +71,8 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ACTORS, startService, type Service } from '../main.js';
+import { startService, type Service } from '../main.js';
+import { runtimeCapturingActors } from '../test/helpers/capture-runtime.js';
 import { scheduledMonitor, scheduleMonitor } from '../pipeline/monitors/schedule.js';
 import { comparePages, type PageSnapshot } from '../pipeline/pages/changes.js';
 import { loadConfig, type Config, type ServiceRuntime } from '../pipeline/service/config.js';
@@ -186,14 +187,7 @@ function threadCpuSince(before: Map<string, number>, per: number): Record<string
 
 /** The service with the production actors in this process, its runtime captured. */
 async function startEmbedded(dataDir: string): Promise<Embedded> {
-  let runtime: ServiceRuntime | null = null;
-  const actors = ACTORS.map((a) => ({
-    ...a,
-    create: (rt: ServiceRuntime, build: Parameters<(typeof a)['create']>[1]) => {
-      runtime = rt;
-      return a.create(rt, build);
-    },
-  }));
+  const built = runtimeCapturingActors();
   const config = loadConfig({
     ...process.env,
     DATA_DIR: dataDir,
@@ -204,10 +198,10 @@ async function startEmbedded(dataDir: string): Promise<Embedded> {
     FETCH_ALLOW_PRIVATE: 'true',
     RATE_LIMIT_PER_MINUTE: '0',
   });
-  const service = await startService({ config, log: createLogger(logLevel, process.stderr), role: 'all', actors });
+  const service = await startService({ config, log: createLogger(logLevel, process.stderr), role: 'all', actors: built.actors });
   const address = service.app?.server.address();
-  if (!runtime || !address || typeof address !== 'object') throw new Error('the embedded service did not start its actors and gateway');
-  return { base: `http://127.0.0.1:${address.port}`, runtime, config, service };
+  if (!address || typeof address !== 'object') throw new Error('the embedded service did not start its gateway');
+  return { base: `http://127.0.0.1:${address.port}`, runtime: built.runtime(), config, service };
 }
 
 async function call(svc: Embedded, path: string, body: unknown): Promise<Record<string, any>> {

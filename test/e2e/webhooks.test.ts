@@ -16,7 +16,6 @@ import { once } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ACTORS } from '../../main.js';
 import { FileKeyRegistry } from '../../pipeline/keys/ledger-file.js';
 import type { ServiceRuntime } from '../../pipeline/service/config.js';
 import { serverWebhookSecret } from '../../pipeline/webhooks/secret.js';
@@ -24,6 +23,7 @@ import { keyWebhookSecret, verifySignature } from '../../pipeline/webhooks/signi
 import { apiKeyWebhookSecret, startEmbedded, type Embedded } from '../helpers/embedded.js';
 import { startMapSite, type MapSite } from '../helpers/map-site.js';
 import { until } from '../helpers/wait.js';
+import { runtimeCapturingActors } from '../helpers/capture-runtime.js';
 
 const API_KEY = 'e2e-webhooks-key-0123456789';
 /** Deliveries cross the embedded service and a webhook receiver: wait up to 25 s, checking every 50 ms. */
@@ -47,17 +47,9 @@ interface Started extends Embedded {
 
 /** The service with the production actors, capturing the runtime to read the store. */
 async function start(env: Record<string, string>): Promise<Started> {
-  let runtime: ServiceRuntime | null = null;
-  const actors = ACTORS.map((a) => ({
-    ...a,
-    create: (rt: ServiceRuntime, build: Parameters<(typeof a)['create']>[1]) => {
-      runtime = rt;
-      return a.create(rt, build);
-    },
-  }));
-  const running = await startEmbedded({ apiKey: API_KEY, env, actors });
-  if (!runtime) throw new Error('no actor was created');
-  return Object.assign(running, { runtime: runtime as ServiceRuntime });
+  const built = runtimeCapturingActors();
+  const running = await startEmbedded({ apiKey: API_KEY, env, actors: built.actors });
+  return Object.assign(running, { runtime: built.runtime() });
 }
 
 async function call(base: string, method: string, path: string, body?: unknown): Promise<{ status: number; body: Body }> {

@@ -36,7 +36,6 @@
  * in order, so a test can tell what was (not) fetched. `delayMs` holds chosen answers back.
  */
 import { randomBytes } from 'node:crypto';
-import { once } from 'node:events';
 import http from 'node:http';
 import { gzipSync } from 'node:zlib';
 import { listenLocal } from './listen.js';
@@ -217,18 +216,7 @@ export async function startTrapSite(options: TrapSiteOptions = {}): Promise<Trap
     if (delay > 0) setTimeout(respond, delay).unref();
     else respond();
   });
-  const { port, origin: bound } = await listenLocal(server);
-  origin = bound;
-  return {
-    origin,
-    port,
-    requests,
-    pages: realPages(origin),
-    url: (path) => `${origin}${path}`,
-    close: async () => {
-      server.closeAllConnections();
-      server.close();
-      await once(server, 'close');
-    },
-  };
+  const local = await listenLocal(server);
+  origin = local.origin;
+  return { ...local, requests, pages: realPages(origin) };
 }

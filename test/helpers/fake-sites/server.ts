@@ -75,17 +75,7 @@ export async function startFakeSite(routes: Routes): Promise<FakeSite> {
     else send();
   });
   server.keepAliveTimeout = 5_000;
-  const { port, origin: bound } = await listenLocal(server);
-  origin = bound;
-  return {
-    origin,
-    port,
-    requests,
-    url: (path) => `${origin}${path}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  const local = await listenLocal(server);
+  origin = local.origin;
+  return { ...local, requests };
 }

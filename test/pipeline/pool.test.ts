@@ -24,6 +24,7 @@ import { ActorPool, handleEvent, type ActorContext, type ActorDefinition, type O
 import { scrapeRequested } from '../helpers/events.js';
 import { onBothBuses } from '../helpers/kafka.js';
 import { until } from '../helpers/wait.js';
+import { openForBlock } from '../helpers/block.js';
 
 type TestPing = EventValue<'TestPing'>;
 
@@ -98,11 +99,8 @@ function poolSuite(name: string, setup: () => Promise<Rig>, options: { concurren
   (options.concurrent ? describe.concurrent : describe)(name, () => {
     const t = { timeout: options.testTimeoutMs ?? 30_000 };
     let r: Rig;
-    beforeAll(async () => {
-      r = await setup();
-    });
-    afterAll(async () => {
-      await r?.close();
+    openForBlock(setup, (opened) => {
+      r = opened;
     });
 
     /** A started pool reading testPings in a fresh group; pings not starting with `prefix` are acked untouched. */

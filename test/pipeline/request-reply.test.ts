@@ -21,6 +21,7 @@ import { ActorPool, type Outcome } from '../../pipeline/runtime/pool.js';
 import { lazyRequester, Requester } from '../../pipeline/runtime/request-reply.js';
 import { onBothBuses } from '../helpers/kafka.js';
 import { until } from '../helpers/wait.js';
+import { openForBlock } from '../helpers/block.js';
 
 const log = createLogger(process.env.TEST_LOG_LEVEL ?? 'silent');
 
@@ -129,11 +130,8 @@ function requestReplySuite(name: string, setup: () => Promise<Rig>, options: { c
   (options.concurrent ? describe.concurrent : describe)(name, () => {
     const t = { timeout: options.testTimeoutMs ?? 30_000 };
     let r: Rig;
-    beforeAll(async () => {
-      r = await setup();
-    });
-    afterAll(async () => {
-      await r?.close();
+    openForBlock(setup, (opened) => {
+      r = opened;
     });
 
     async function gateway(test: TestContext, events: Events = r.events): Promise<Requester> {

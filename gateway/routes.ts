@@ -193,7 +193,12 @@ function route(app: FastifyInstance, op: Operation, deps: RouteDeps): void {
     url: routerPath(op.path),
     // A HEAD twin would do (and charge for) the work of a priced GET such as /v1/fetch.
     exposeHeadRoute: op.pricing === 'free',
-    onRequest: op.auth ? (request, _reply, done) => authorize(request, deps, done) : undefined,
+    onRequest: op.auth
+      ? (request, _reply, done) => {
+          request.usageOp = op.id;
+          authorize(request, deps, done);
+        }
+      : undefined,
     // Not an async function: a request that fails validation (the common failure) is answered
     // at once, without the promise and the ticks of an async handler.
     handler: (request: FastifyRequest, reply: FastifyReply) => {
@@ -273,6 +278,7 @@ async function serve(
   const settled = reservation
     ? await deps.credits.settle(reservation, wanted, { requestId: request.id, op: op.id })
     : { charged: 0, remaining: null };
+  request.usageCredits = settled.charged;
   if (settled.charged < wanted) {
     ctx.log.warn({ op: op.id, wanted, charged: settled.charged }, 'cost above the reservation; charged the reservation');
   }

@@ -28,17 +28,17 @@ FROM
     WHERE tenant = {key:String} AND at >= {since:DateTime64(3)} AND at < {now:DateTime64(3)}
     GROUP BY day, op
     UNION ALL
-    SELECT toString(toDate(created_at)) AS day, concat(toString(kind), ' pages') AS op, toUInt64(0) AS n_requests, sum(credits_used) AS n_credits
+    SELECT toString(toDate(created_at)) AS day, concat(toString(kind), ': pages') AS op, toUInt64(0) AS n_requests, sum(credits_used) AS n_credits
     FROM jobs FINAL
     WHERE tenant = {key:String} AND created_at >= {since:DateTime64(3)} AND created_at < {now:DateTime64(3)}
     GROUP BY day, op
     UNION ALL
-    SELECT toString(toDate(queued_at)) AS day, 'monitor checks' AS op, toUInt64(0) AS n_requests, sum(credits_used) AS n_credits
+    SELECT toString(toDate(queued_at)) AS day, 'monitor: checks run' AS op, toUInt64(0) AS n_requests, sum(credits_used) AS n_credits
     FROM monitor_checks FINAL
     WHERE tenant = {key:String} AND queued_at >= {since:DateTime64(3)} AND queued_at < {now:DateTime64(3)}
     GROUP BY day, op
     UNION ALL
-    SELECT toString(toDate(queued_at)) AS day, 'watch collections' AS op, toUInt64(0) AS n_requests, sum(credits_used) AS n_credits
+    SELECT toString(toDate(queued_at)) AS day, 'watch: collections run' AS op, toUInt64(0) AS n_requests, sum(credits_used) AS n_credits
     FROM watch_collections FINAL
     WHERE tenant = {key:String} AND queued_at >= {since:DateTime64(3)} AND queued_at < {now:DateTime64(3)}
     GROUP BY day, op

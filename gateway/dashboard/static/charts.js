@@ -47,9 +47,10 @@ function ceiling(max) {
  * Bars per day, stacked by series. `days`: the x slots (`YYYY-MM-DD`); `rows`: {day, series,
  * value}. Answers a <figure> with the plot and its legend.
  */
-export function stackedBars(title, days, rows, { width = 640, height = 180 } = {}) {
+export function stackedBars(title, days, rows, { width = 900, height = 180, colourOf: given } = {}) {
   const names = [...new Set(rows.map((r) => r.series))].sort();
-  const colourOf = colours(names);
+  const all = given ?? colours(names);
+  const colourOf = new Map(names.map((name) => [name, all.get(name) ?? PALETTE[0]]));
   const totals = new Map(days.map((d) => [d, 0]));
   for (const r of rows) if (totals.has(r.day)) totals.set(r.day, totals.get(r.day) + r.value);
   const top = ceiling(Math.max(0, ...totals.values()));
@@ -60,7 +61,8 @@ export function stackedBars(title, days, rows, { width = 640, height = 180 } = {
   const plot = svg('svg', { viewBox: `0 0 ${width} ${height}`, width, height, role: 'img', 'aria-label': title, class: 'chart' });
   for (const f of [0, 0.5, 1]) {
     const y = 8 + plotH * (1 - f);
-    plot.append(svg('line', { x1: left, x2: width - 4, y1: y, y2: y, stroke: '#e5e7eb' }), svg('text', { x: left - 4, y: y + 4, 'text-anchor': 'end', class: 'axis' }, String(Math.round(top * f))));
+    plot.append(svg('line', { x1: left, x2: width - 4, y1: y, y2: y, stroke: '#e5e7eb' }));
+    if (Number.isInteger(top * f)) plot.append(svg('text', { x: left - 4, y: y + 4, 'text-anchor': 'end', class: 'axis' }, String(top * f)));
   }
   days.forEach((day, i) => {
     let y = 8 + plotH;
@@ -71,13 +73,14 @@ export function stackedBars(title, days, rows, { width = 640, height = 180 } = {
       y -= barH;
       plot.append(svg('rect', { x: left + i * slot + 1, y, width: Math.max(1, slot - 2), height: barH, fill: colourOf.get(name), 'data-series': name, 'data-day': day }, svg('title', {}, `${day} ${name}: ${value}`)));
     }
-    if (i === 0 || i === days.length - 1 || i % 7 === 0) plot.append(svg('text', { x: left + i * slot + slot / 2, y: height - 4, 'text-anchor': 'middle', class: 'axis' }, day.slice(5)));
+    const last = days.length - 1;
+    if (i === 0 || i === last || (i % 7 === 0 && last - i >= 4)) plot.append(svg('text', { x: left + i * slot + slot / 2, y: height - 4, 'text-anchor': 'middle', class: 'axis' }, day.slice(5)));
   });
   return h('figure', { class: 'plot' }, h('figcaption', {}, title), plot, legend(colourOf));
 }
 
 /** Horizontal bars, one per item {label, value}, longest first. */
-export function horizontalBars(title, items, { width = 640 } = {}) {
+export function horizontalBars(title, items, { width = 900 } = {}) {
   const sorted = [...items].sort((a, b) => b.value - a.value);
   const top = Math.max(1, ...sorted.map((i) => i.value));
   const rowH = 22;
@@ -115,7 +118,7 @@ export function progressBar(done, failed, total, { width = 220 } = {}) {
  * Events on a time axis from `since` to `now` (ms): points {atMs, colour, label}, one mark
  * each, their labels as tooltips.
  */
-export function timeline(title, sinceMs, nowMs, points, { width = 640, height = 46 } = {}) {
+export function timeline(title, sinceMs, nowMs, points, { width = 900, height = 46 } = {}) {
   const left = 8;
   const span = Math.max(1, nowMs - sinceMs);
   const x = (ms) => left + ((width - 2 * left) * (ms - sinceMs)) / span;

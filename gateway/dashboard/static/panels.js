@@ -1,6 +1,6 @@
 // The dashboard's four panels: each takes its /dashboard/api/<panel> data and answers the
 // elements to show. Text goes in as text nodes only (charts.js `h`).
-import { h, horizontalBars, progressBar, stackedBars, svg, timeline } from './charts.js';
+import { colours, h, horizontalBars, progressBar, stackedBars, svg, timeline } from './charts.js';
 
 const time = (ms) => (ms ? new Date(ms).toISOString().slice(0, 19).replace('T', ' ') : '');
 
@@ -14,6 +14,8 @@ function empty(text) {
 
 export function usagePanel(data) {
   const { totals } = data;
+  // One colour per operation in both plots.
+  const colourOf = colours([...new Set(data.byDay.map((r) => r.op))].sort());
   const errors = data.errors.map((e) => ({ label: `${e.code} (${e.op})`, value: e.requests }));
   return [
     h('div', { class: 'totals' },
@@ -21,8 +23,8 @@ export function usagePanel(data) {
       h('div', { class: 'total' }, h('strong', { id: 'total-credits' }, totals.credits), ' credits'),
       h('div', { class: 'total' }, h('strong', { id: 'total-errors' }, totals.errors), ' errors'),
       h('div', { class: 'total muted' }, `last ${data.days.length} days, UTC`)),
-    stackedBars('Requests per day by operation', data.days, data.byDay.filter((r) => r.requests).map((r) => ({ day: r.day, series: r.op, value: r.requests }))),
-    stackedBars('Credits per day by operation', data.days, data.byDay.filter((r) => r.credits).map((r) => ({ day: r.day, series: r.op, value: r.credits }))),
+    stackedBars('Requests per day by operation', data.days, data.byDay.filter((r) => r.requests).map((r) => ({ day: r.day, series: r.op, value: r.requests })), { colourOf }),
+    stackedBars('Credits per day by operation', data.days, data.byDay.filter((r) => r.credits).map((r) => ({ day: r.day, series: r.op, value: r.credits })), { colourOf }),
     errors.length ? horizontalBars('Errors by code', errors) : empty('No failed requests in this window.'),
     table(['Day', 'Operation', 'Requests', 'Credits'], data.byDay.slice().reverse().map((r) => h('tr', {}, h('td', {}, r.day), h('td', {}, r.op), h('td', { class: 'num' }, r.requests), h('td', { class: 'num' }, r.credits))), { id: 'usage-table' }),
   ];
@@ -88,7 +90,8 @@ export function monitorsPanel(data) {
       h('section', { class: 'monitor', 'data-monitor': m.id },
         h('h3', {}, `${m.name || m.id} `, h('span', { class: 'muted' }, `${m.id} · every ${m.intervalMinutes} min · ${m.status}`)),
         h('p', { class: 'url' }, m.urls.join(', ')),
-        timeline(`Checks of ${m.name || m.id} (${m.checks.length})`, data.since, data.now, points)),
+        timeline(`Checks of ${m.name || m.id} (${m.checks.length})`, data.since, data.now, points),
+        m.checks.length ? checksTable(m.checks) : null),
     );
   }
   out.push(h('ul', { class: 'legend' }, Object.entries({ 'no change': CHECK_COLOURS.same, 'new pages': CHECK_COLOURS.new, changed: CHECK_COLOURS.changed, error: CHECK_COLOURS.error }).map(([n, c]) => h('li', {}, svg('svg', { width: 10, height: 10, 'aria-hidden': 'true' }, svg('circle', { cx: 5, cy: 5, r: 5, fill: c })), ` ${n}`))));
@@ -105,6 +108,14 @@ export function monitorsPanel(data) {
       : empty('No webhook deliveries.'),
   );
   return out;
+}
+
+/** A monitor's newest checks, newest first. */
+function checksTable(checks) {
+  const rows = checks.slice(-10).reverse().map((c) =>
+    h('tr', {}, h('td', {}, time(c.queuedMs)), h('td', {}, c.trigger), h('td', {}, c.status),
+      h('td', {}, `${c.counts.new} new, ${c.counts.same} same, ${c.counts.changed} changed, ${c.counts.removed} removed, ${c.counts.error} errors`), h('td', { class: 'num' }, c.credits)));
+  return h('details', { class: 'checks' }, h('summary', {}, 'Newest checks'), table(['Queued', 'Trigger', 'Status', 'Pages', 'Credits'], rows));
 }
 
 /** A unified diff, its added and removed lines marked. */

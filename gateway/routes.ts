@@ -150,6 +150,8 @@ function admit(request: FastifyRequest, key: KeyRecord | null, deps: RouteDeps, 
     if (!deps.invalidKeys.enabled) return done(invalid);
     return void deps.invalidKeys.failed(request.ip).then(() => done(invalid), done);
   }
+  // The key owns the request from here, a 429 of its rate limit included (gateway/usage.ts).
+  request.usageTenant = key.id;
   if (!deps.limiter.enabled) {
     request.apiKey = key;
     return done();

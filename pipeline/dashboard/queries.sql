@@ -62,7 +62,7 @@ ORDER BY requests DESC, code, op;
 SELECT id, toString(kind) AS kind, toString(status) AS status, toUnixTimestamp64Milli(created_at) AS created_ms,
        toUnixTimestamp64Milli(updated_at) AS updated_ms, total, completed, failed, credits_used, error
 FROM jobs FINAL
-WHERE tenant = {key:String}
+WHERE tenant = {key:String} AND kind IN ('crawl', 'batch')
 ORDER BY created_at DESC
 LIMIT {limit:UInt32};
 

@@ -22,11 +22,19 @@ export interface PanelDeps {
 /** Days the usage, monitors and mentions panels read back from now. */
 export const WINDOW_DAYS = 30;
 const DAY_MS = 86_400_000;
-const JOBS_LISTED = 20;
-const JOB_ROWS = 50;
-const CHANGES_LISTED = 10;
-const DELIVERIES_LISTED = 20;
-const MENTIONS_LISTED = 20;
+/**
+ * What each panel shows at most (docs/dashboard.md, "Limits"); each answer names its limits
+ * (`limits`), and the checks say when the window held more (`checksTruncated`).
+ */
+export const PANEL_LIMITS = {
+  jobs: 20,
+  jobPages: 50,
+  jobErrors: 50,
+  checks: 5000,
+  changes: 10,
+  deliveries: 20,
+  mentions: 20,
+} as const;
 
 type Row = Record<string, unknown>;
 
@@ -68,7 +76,7 @@ export async function usagePanel(deps: PanelDeps, key: string, nowMs: number) {
 
 /** Jobs: the newest crawls and batches, a job not ended with its live progress. */
 export async function jobsPanel(deps: PanelDeps, key: string) {
-  const rows = await run(deps, 'jobs', key, { limit: JOBS_LISTED });
+  const rows = await run(deps, 'jobs', key, { limit: PANEL_LIMITS.jobs });
   const jobs = await Promise.all(
     rows.map(async (r) => {
       const stored = {
@@ -90,14 +98,14 @@ export async function jobsPanel(deps: PanelDeps, key: string) {
       return { ...stored, status, total, completed, failed, creditsUsed, updatedMs: updatedAtMs, error };
     }),
   );
-  return { jobs };
+  return { jobs, limits: { jobs: PANEL_LIMITS.jobs } };
 }
 
 /** One job's newest pages and its errors; a job of another key, or none, is a 404. */
 export async function jobDetail(deps: PanelDeps, key: string, jobId: string) {
   const [pages, errors] = await Promise.all([
-    run(deps, 'job_pages', key, { job: jobId, limit: JOB_ROWS }),
-    run(deps, 'job_errors', key, { job: jobId, limit: JOB_ROWS }),
+    run(deps, 'job_pages', key, { job: jobId, limit: PANEL_LIMITS.jobPages }),
+    run(deps, 'job_errors', key, { job: jobId, limit: PANEL_LIMITS.jobErrors }),
   ]);
   if (!pages.length && !errors.length) {
     const owned = await run(deps, 'jobs', key, { limit: 1000 });
@@ -105,6 +113,7 @@ export async function jobDetail(deps: PanelDeps, key: string, jobId: string) {
   }
   return {
     id: jobId,
+    limits: { pages: PANEL_LIMITS.jobPages, errors: PANEL_LIMITS.jobErrors },
     pages: pages.map((r) => ({ seq: num(r.seq), url: str(r.url), statusCode: num(r.status_code), title: str(r.title), createdMs: num(r.created_ms) })),
     errors: errors.map((r) => ({ url: str(r.url), code: str(r.code), message: str(r.message), statusCode: num(r.status_code), atMs: num(r.at_ms) })),
   };
@@ -113,12 +122,15 @@ export async function jobDetail(deps: PanelDeps, key: string, jobId: string) {
 /** Monitors: each monitor's timeline of checks, the newest changes with their diff, webhook deliveries. */
 export async function monitorsPanel(deps: PanelDeps, key: string, nowMs: number) {
   const span = window(nowMs);
-  const [monitors, checks, changes, deliveries] = await Promise.all([
+  const [monitors, newestChecks, changes, deliveries] = await Promise.all([
     run(deps, 'monitors', key),
-    run(deps, 'monitor_checks', key, span),
-    run(deps, 'monitor_changes', key, { limit: CHANGES_LISTED }),
-    run(deps, 'monitor_deliveries', key, { limit: DELIVERIES_LISTED }),
+    run(deps, 'monitor_checks', key, { ...span, limit: PANEL_LIMITS.checks + 1 }),
+    run(deps, 'monitor_changes', key, { limit: PANEL_LIMITS.changes }),
+    run(deps, 'monitor_deliveries', key, { limit: PANEL_LIMITS.deliveries }),
   ]);
+  const checksTruncated = newestChecks.length > PANEL_LIMITS.checks;
+  // Newest first from the store, at most the limit; each timeline oldest first.
+  const checks = newestChecks.slice(0, PANEL_LIMITS.checks).reverse();
   const timeline = (id: string) =>
     checks
       .filter((c) => str(c.monitor_id) === id)
@@ -133,6 +145,8 @@ export async function monitorsPanel(deps: PanelDeps, key: string, nowMs: number)
   return {
     since: span.since.getTime(),
     now: nowMs,
+    limits: { checks: PANEL_LIMITS.checks, changes: PANEL_LIMITS.changes, deliveries: PANEL_LIMITS.deliveries },
+    checksTruncated,
     monitors: monitors.map((m) => ({
       id: str(m.id),
       name: str(m.name),
@@ -167,11 +181,12 @@ export async function monitorsPanel(deps: PanelDeps, key: string, nowMs: number)
 
 /** Mentions: counts per day by category and platform, the newest with their status history. */
 export async function mentionsPanel(deps: PanelDeps, key: string, nowMs: number) {
-  const [byDay, newest] = await Promise.all([run(deps, 'mentions_by_day', key, window(nowMs)), run(deps, 'newest_mentions', key, { limit: MENTIONS_LISTED })]);
+  const [byDay, newest] = await Promise.all([run(deps, 'mentions_by_day', key, window(nowMs)), run(deps, 'newest_mentions', key, { limit: PANEL_LIMITS.mentions })]);
   const ids = newest.map((m) => str(m.id));
   const changes = ids.length ? await run(deps, 'mention_status_changes', key, { ids }) : [];
   return {
     days: windowDays(nowMs),
+    limits: { mentions: PANEL_LIMITS.mentions },
     byDay: byDay.map((r) => ({ day: str(r.day), category: str(r.category), platform: str(r.platform), mentions: num(r.mentions) })),
     newest: newest.map((m) => ({
       id: str(m.id),

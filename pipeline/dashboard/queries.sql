@@ -91,13 +91,14 @@ WHERE tenant = {key:String} AND deleted = 0
 ORDER BY created_at DESC;
 
 -- name: monitor_checks
--- Every check of the key's monitors queued from `since` to `now`, oldest first: each
--- monitor's timeline. Params: key, since, now.
+-- The newest checks of the key's monitors queued from `since` to `now`, newest first: each
+-- monitor's timeline. Params: key, since, now, limit.
 SELECT monitor_id, id, toString(trigger) AS trigger, toString(status) AS status, toUnixTimestamp64Milli(queued_at) AS queued_ms,
        count_new, count_same, count_changed, count_removed, count_error, credits_used
 FROM monitor_checks FINAL
 WHERE tenant = {key:String} AND queued_at >= {since:DateTime64(3)} AND queued_at < {now:DateTime64(3)}
-ORDER BY queued_at, id;
+ORDER BY queued_at DESC, id DESC
+LIMIT {limit:UInt32};
 
 -- name: monitor_changes
 -- The newest pages a check found changed, with their diff. Params: key, limit.

@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { jobDetail, jobsPanel, mentionsPanel, monitorsPanel, usagePanel, windowDays, WINDOW_DAYS } from '../../pipeline/dashboard/panels.js';
+import { jobDetail, jobsPanel, mentionsPanel, monitorsPanel, PANEL_LIMITS, usagePanel, windowDays, WINDOW_DAYS } from '../../pipeline/dashboard/panels.js';
 import { parseQueries, QUERIES_FILE, QUERY_NAMES } from '../../pipeline/dashboard/queries.js';
 import { MemoryState } from '../../pipeline/runtime/state/memory.js';
 import { createStore, type Store } from '../../pipeline/runtime/store/index.js';
@@ -118,6 +118,20 @@ describe.skipIf(!hasChdb)('pipeline/dashboard/panels (embedded store)', () => {
     expect(panel.monitors[0]?.checks.map((c) => [c.id, c.counts.new, c.counts.changed])).toEqual([['chk_a_1', 1, 0], ['chk_a_2', 0, 1]]);
     expect(panel.changes).toEqual([expect.objectContaining({ monitorId: 'mon_a', checkId: 'chk_a_2', diff: '-old a\n+new a', added: ['new a'], removed: ['old a'] })]);
     expect(panel.deliveries).toEqual([expect.objectContaining({ monitorId: 'mon_a', checkId: 'chk_a_2', event: 'monitor.check.completed', attempts: 2, ok: true, statusCode: 200 })]);
+  });
+
+  it('monitors: past the checks limit, the newest checks and a flag saying so', async () => {
+    const count = PANEL_LIMITS.checks + 1;
+    await store.insert('monitors', [{ tenant: 'key_c', id: 'mon_c', version: 1, name: 'busy', url: 'https://c.example/', urls: [], interval_minutes: 5, status: 'active', deleted: 0, created_at: at(DAY), updated_at: at(DAY), next_check_at: at(0) }]);
+    await store.insert('monitor_checks', Array.from({ length: count }, (_, i) => ({ tenant: 'key_c', monitor_id: 'mon_c', id: `chk_c_${String(i).padStart(5, '0')}`, version: 3, trigger: 'scheduled', status: 'completed', reason: '', scheduled_at: at(DAY), queued_at: at(DAY - i * 10_000), urls: [], credits_used: 1 })));
+    const panel = await monitorsPanel(deps(), 'key_c', NOW);
+    expect(panel.checksTruncated).toBe(true);
+    const checks = panel.monitors[0]?.checks ?? [];
+    expect(checks).toHaveLength(PANEL_LIMITS.checks);
+    // The oldest (chk_c_00000) is the one left out; the timeline runs oldest first.
+    expect(checks[0]?.id).toBe('chk_c_00001');
+    expect(checks.at(-1)?.id).toBe(`chk_c_${String(count - 1).padStart(5, '0')}`);
+    expect((await monitorsPanel(deps(), 'key_a', NOW)).checksTruncated).toBe(false);
   });
 
   it('mentions: counts per day by category and platform, the newest at their current status with its history', async () => {

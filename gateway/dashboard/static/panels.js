@@ -50,17 +50,17 @@ export function jobsPanel(data, selected, onSelect) {
     const id = event.target instanceof Element ? event.target.getAttribute('data-open') : null;
     if (id) onSelect(id);
   });
-  return [h('p', { class: 'muted' }, `${running} running; updated every 1.5 s while this page is open.`), list];
+  return [h('p', { class: 'muted' }, `The newest ${data.limits.jobs} jobs at most; ${running} running; updated every 1.5 s while this page is open.`), list];
 }
 
 export function jobDetail(detail) {
   return [
     h('h3', {}, `Job ${detail.id}`),
-    h('h4', {}, `Newest pages (${detail.pages.length})`),
+    h('h4', {}, `Newest pages (${detail.pages.length}${detail.pages.length >= detail.limits.pages ? `, the newest ${detail.limits.pages} shown` : ''})`),
     detail.pages.length
       ? table(['#', 'URL', 'Status', 'Title'], detail.pages.map((p) => h('tr', {}, h('td', { class: 'num' }, p.seq), h('td', { class: 'url' }, p.url), h('td', { class: 'num' }, p.statusCode), h('td', {}, p.title))), { id: 'job-pages' })
       : empty('No pages stored yet.'),
-    h('h4', {}, `Errors (${detail.errors.length})`),
+    h('h4', {}, `Errors (${detail.errors.length}${detail.errors.length >= detail.limits.errors ? `, the newest ${detail.limits.errors} shown` : ''})`),
     detail.errors.length
       ? table(['URL', 'Code', 'Status', 'Message'], detail.errors.map((e) => h('tr', {}, h('td', { class: 'url' }, e.url), h('td', {}, e.code), h('td', { class: 'num' }, e.statusCode), h('td', {}, e.message))), { id: 'job-errors' })
       : empty('No errors.'),
@@ -80,6 +80,7 @@ function checkColour(check) {
 export function monitorsPanel(data) {
   if (!data.monitors.length) return [empty('No monitors yet.')];
   const out = [];
+  if (data.checksTruncated) out.push(h('p', { class: 'muted', id: 'checks-truncated' }, `More than ${data.limits.checks} checks in this window: the newest ${data.limits.checks} are shown.`));
   for (const m of data.monitors) {
     const points = m.checks.map((c) => ({
       atMs: c.queuedMs,

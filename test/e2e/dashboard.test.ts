@@ -3,7 +3,7 @@
  * service: a key makes scrapes, a failed and an invalid request, a monitor with a change and
  * a webhook, a mention watch over a local feed (a mention's status then changed), and a crawl
  * of a slow local site; the page signed in with that key shows each in its panel (plots and
- * tables), the running crawl's progress bar moves, the key lives in session storage only, and
+ * tables), the running crawl's progress bar moves, a batch's failed page is listed under it, the key lives in session storage only, and
  * another key signed in sees none of it. A screenshot of each panel is saved under
  * test/artifacts/dashboard/ (git-ignored; docs/images/ holds copies).
  */
@@ -201,6 +201,15 @@ describe.skipIf(!hasChromium)('e2e/dashboard (embedded, Chromium)', () => {
     expect(await progress()).toBe(`${SLOW_PAGES + 1}/${SLOW_PAGES + 1}`);
     // The open job's pages follow it: every page once the crawl is done.
     await expect.poll(() => page.locator('#job-pages tbody tr').count(), { timeout: 10_000 }).toBe(SLOW_PAGES + 1);
+
+    // A batch with a page that cannot be read: listed beside the crawl, its error under it.
+    const batch = await call('POST', '/v1/batch/scrape', { urls: [`${site.origin}/pricing`, 'http://127.0.0.1:9/nothing-listens'] });
+    expect(batch.status, JSON.stringify(batch.body)).toBe(200);
+    const batchRow = page.locator(`#jobs-table tr[data-job="${batch.body.data.id}"]`);
+    await until('the batch finished on the page', async () => (await batchRow.count()) > 0 && /completed/.test(await batchRow.innerText()), { timeoutMs: 30_000, intervalMs: 300 });
+    expect(await batchRow.innerText()).toMatch(/batch\s+completed\s+1\/2 \(1 failed\)/);
+    await batchRow.locator('button[data-open]').click();
+    await expect.poll(() => page.locator('#job-errors tbody tr').allInnerTexts(), { timeout: 10_000 }).toEqual([expect.stringMatching(/127\.0\.0\.1:9\/nothing-listens\s+connection_refused/)]);
     await page.close();
   }, 120_000);
 

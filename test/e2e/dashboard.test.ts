@@ -154,7 +154,10 @@ describe.skipIf(!hasChromium)('e2e/dashboard (embedded, Chromium)', () => {
     const page = await signedIn(API_KEY, 'monitors');
     const monitor = page.locator(`section.monitor[data-monitor="${made.monitorId}"]`);
     expect(await monitor.locator('h3').innerText()).toContain('Dashboard pricing');
-    expect(await monitor.locator('svg circle.mark').count()).toBe(2);
+    const marks = monitor.locator('svg rect.mark');
+    expect(await marks.count()).toBe(2);
+    // Oldest first: all new, then the change.
+    expect(await marks.evaluateAll((rects) => rects.map((r) => r.getAttribute('fill')))).toEqual(['#2563eb', '#f59e0b']);
     const diff = await page.locator('#monitor-changes pre.diff').first().innerText();
     expect(diff).toContain('-Starter plan: $19 a month.');
     expect(diff).toContain('+Starter plan: $24 a month.');

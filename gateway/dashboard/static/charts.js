@@ -115,17 +115,21 @@ export function progressBar(done, failed, total, { width = 220 } = {}) {
 }
 
 /**
- * Events on a time axis from `since` to `now` (ms): points {atMs, colour, label}, one mark
- * each, their labels as tooltips.
+ * A strip of events in time order, one bar each (an uptime strip: equal widths, whatever the
+ * gaps, so a burst of checks stays readable), coloured by outcome, labelled with the first and
+ * last time; each bar's label is its tooltip. points: {atMs, colour, label}, oldest first.
  */
-export function timeline(title, sinceMs, nowMs, points, { width = 900, height = 46 } = {}) {
+export function timeline(title, points, { width = 900, height = 50 } = {}) {
   const left = 8;
-  const span = Math.max(1, nowMs - sinceMs);
-  const x = (ms) => left + ((width - 2 * left) * (ms - sinceMs)) / span;
+  const slot = Math.min(16, (width - 2 * left) / Math.max(1, points.length));
   const plot = svg('svg', { viewBox: `0 0 ${width} ${height}`, width, height, role: 'img', 'aria-label': title, class: 'chart timeline' });
-  plot.append(svg('line', { x1: left, x2: width - left, y1: 20, y2: 20, stroke: '#9ca3af' }));
-  plot.append(svg('text', { x: left, y: height - 4, class: 'axis' }, new Date(sinceMs).toISOString().slice(0, 10)));
-  plot.append(svg('text', { x: width - left, y: height - 4, 'text-anchor': 'end', class: 'axis' }, new Date(nowMs).toISOString().slice(0, 16).replace('T', ' ')));
-  for (const p of points) plot.append(svg('circle', { cx: x(p.atMs), cy: 20, r: 6, fill: p.colour, stroke: '#fff', class: 'mark' }, svg('title', {}, p.label)));
+  points.forEach((p, i) => {
+    plot.append(svg('rect', { x: left + i * slot, y: 4, width: Math.max(1, slot - 2), height: 26, rx: 2, fill: p.colour, class: 'mark' }, svg('title', {}, p.label)));
+  });
+  const stamp = (ms) => new Date(ms).toISOString().slice(0, 16).replace('T', ' ');
+  if (points.length) {
+    plot.append(svg('text', { x: left, y: height - 4, class: 'axis' }, stamp(points[0].atMs)));
+    if (points.length > 1) plot.append(svg('text', { x: Math.max(left + 200, left + points.length * slot), y: height - 4, 'text-anchor': 'end', class: 'axis' }, stamp(points.at(-1).atMs)));
+  }
   return h('figure', { class: 'plot' }, h('figcaption', {}, title), plot);
 }

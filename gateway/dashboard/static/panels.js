@@ -91,7 +91,7 @@ export function monitorsPanel(data) {
       h('section', { class: 'monitor', 'data-monitor': m.id },
         h('h3', {}, `${m.name || m.id} `, h('span', { class: 'muted' }, `${m.id} · every ${m.intervalMinutes} min · ${m.status}`)),
         h('p', { class: 'url' }, m.urls.join(', ')),
-        timeline(`Checks of ${m.name || m.id} (${m.checks.length})`, data.since, data.now, points),
+        timeline(`Checks of ${m.name || m.id} (${m.checks.length}), oldest first`, points),
         m.checks.length ? checksTable(m.checks) : null),
     );
   }

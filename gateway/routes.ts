@@ -6,7 +6,8 @@
  * → not built yet (501) → the handler's own checks (its tables: 404, 422) → credit
  * reservation (402) → the handler → settlement and the success envelope with `cost` (or, for a
  * `rawResponse` operation, the handler's bytes with the cost in headers). A handler that throws releases its reservation: a failed request is
- * never charged.
+ * never charged. Each answer of a request whose key was admitted is a row for the dashboard
+ * (gateway/usage.ts: the operation and key noted here, handed over by the access log).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import multipart from '@fastify/multipart';

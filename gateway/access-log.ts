@@ -50,7 +50,14 @@ export class AccessLog {
   private headBindings = '';
   private headText = '';
 
-  constructor(private readonly log: Logger) {
+  /**
+   * `onAnswer` sees every answer this log writes a line for, whatever the log level (the
+   * dashboard's request rows, gateway/usage.ts).
+   */
+  constructor(
+    private readonly log: Logger,
+    private readonly onAnswer: ((request: FastifyRequest, reply: FastifyReply) => void) | null = null,
+  ) {
     this.internals = log as unknown as PinoInternals;
     this.info = log.levels.values.info as number;
   }
@@ -62,6 +69,7 @@ export class AccessLog {
    * so neither holds a character JSON escapes. The path is escaped.
    */
   write(request: FastifyRequest, reply: FastifyReply): void {
+    if (this.onAnswer !== null) this.onAnswer(request, reply);
     if (!this.log.isLevelEnabled('info')) return;
     const url = request.url;
     const query = url.indexOf('?');

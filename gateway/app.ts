@@ -17,6 +17,8 @@ import { AppError } from '../pipeline/runtime/errors.js';
 import { Credits } from '../pipeline/keys/credits.js';
 import { AccessLog, stampArrival } from './access-log.js';
 import { registerDocs } from './docs.js';
+import { registerDashboard } from './dashboard/routes.js';
+import { decorateUsage, UsageRecorder } from './usage.js';
 import type { Handlers } from './handler.js';
 import { buildOpenApi } from './openapi.js';
 import { registerMcp } from './mcp/http.js';
@@ -43,6 +45,8 @@ export interface GatewayDeps {
   pipeline?: PipelineDeps;
   /** Handlers that take the place of the table's, by operation id (tests' stand-ins). */
   handlers?: Handlers;
+  /** The service's clock in ms (default Date.now): request rows' times, the dashboard's "now". */
+  now?: () => number;
 }
 
 /** A caller's `x-request-id` kept as the request id; gateway/access-log.ts writes ids unescaped on this account. */
@@ -97,7 +101,10 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Duplex, 
 export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> {
   const { config } = deps;
   const newRequestId = requestIds();
-  const accessLog = new AccessLog(deps.log);
+  const now = deps.now ?? Date.now;
+  // Each answered /v1 request of a key is a row for the dashboard's usage panel (gateway/usage.ts).
+  const usage = deps.pipeline ? new UsageRecorder(deps.pipeline.records.writer, now, deps.log) : null;
+  const accessLog = new AccessLog(deps.log, usage && ((request, reply) => usage.record(request, reply)));
   // Every error answer at the root (the error and not-found handlers, framework errors) gets
   // its request id from sendError and its access line here.
   const answerError = (error: unknown, request: FastifyRequest, reply: FastifyReply) => {
@@ -157,6 +164,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     limiter: new RateLimiter(deps.state, config.rateLimitPerMinute, config.rateLimitBurst),
     invalidKeys: new InvalidKeyLimiter(deps.state, config.invalidKeysPerMinute, config.invalidKeysBurst),
   };
+  decorateUsage(app);
   registerOperations(app, {
     ...auth,
     credits: new Credits(deps.keys),
@@ -182,6 +190,8 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     reference.get('/v1/openapi.json', async () => openapi);
     reference.get('/healthz', async () => ({ status: 'ok' }));
     registerDocs(reference);
+    // The dashboard for people (docs/dashboard.md), its API behind the operations' key hook.
+    registerDashboard(reference, { authorize: keyHook(auth), records: deps.pipeline?.records ?? null, now });
   });
 
   // MCP for AI agents: the tools of the operations this gateway serves, each call made to its route in-process.

@@ -11,6 +11,7 @@ import { AppError } from '../pipeline/runtime/errors.js';
 import type { Logger } from '../pipeline/runtime/log.js';
 import { jsonString, locJson } from './json.js';
 import type { ValidationDetail } from './validation.js';
+import { noteErrorCode } from './usage.js';
 
 export class ValidationFailed extends Error {
   readonly code = 'validation_failed';
@@ -95,15 +96,18 @@ export function sendError(error: unknown, request: FastifyRequest, reply: Fastif
   if (error instanceof ValidationFailed) return sendValidationFailed(request, reply, error.detail);
   reply.header('x-request-id', request.id);
   if (error instanceof AppError) {
+    noteErrorCode(request, error.code);
     if (error.status >= 500 && error.code !== 'not_implemented') log.child({ reqId: request.id }).warn({ code: error.code, err: error }, error.message);
     return reply.code(error.status).headers(error.headers).send(errorBody(error.code, error.message, request.id));
   }
   const e = (error ?? {}) as { code?: unknown; statusCode?: unknown; message?: unknown };
   const code = frameworkCode(e);
   if (code) {
+    noteErrorCode(request, code);
     const message = typeof e.message === 'string' && e.message ? e.message : ERRORS[code].description;
     return reply.code(ERRORS[code].status).send(errorBody(code, message, request.id));
   }
+  noteErrorCode(request, 'internal_error');
   log.child({ reqId: request.id }).error({ err: error }, 'unhandled error');
   return reply.code(500).send(errorBody('internal_error', 'internal error; the request id is in the log', request.id));
 }

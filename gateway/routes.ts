@@ -6,7 +6,8 @@
  * → not built yet (501) → the handler's own checks (its tables: 404, 422) → credit
  * reservation (402) → the handler → settlement and the success envelope with `cost` (or, for a
  * `rawResponse` operation, the handler's bytes with the cost in headers). A handler that throws releases its reservation: a failed request is
- * never charged.
+ * never charged. Each answer of a request whose key was admitted is a row for the dashboard
+ * (gateway/usage.ts: the operation and key noted here, handed over by the access log).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import multipart from '@fastify/multipart';
@@ -150,6 +151,8 @@ function admit(request: FastifyRequest, key: KeyRecord | null, deps: RouteDeps, 
     if (!deps.invalidKeys.enabled) return done(invalid);
     return void deps.invalidKeys.failed(request.ip).then(() => done(invalid), done);
   }
+  // The key owns the request from here, a 429 of its rate limit included (gateway/usage.ts).
+  request.usageTenant = key.id;
   if (!deps.limiter.enabled) {
     request.apiKey = key;
     return done();
@@ -193,7 +196,12 @@ function route(app: FastifyInstance, op: Operation, deps: RouteDeps): void {
     url: routerPath(op.path),
     // A HEAD twin would do (and charge for) the work of a priced GET such as /v1/fetch.
     exposeHeadRoute: op.pricing === 'free',
-    onRequest: op.auth ? (request, _reply, done) => authorize(request, deps, done) : undefined,
+    onRequest: op.auth
+      ? (request, _reply, done) => {
+          request.usageOp = op.id;
+          authorize(request, deps, done);
+        }
+      : undefined,
     // Not an async function: a request that fails validation (the common failure) is answered
     // at once, without the promise and the ticks of an async handler.
     handler: (request: FastifyRequest, reply: FastifyReply) => {
@@ -273,6 +281,7 @@ async function serve(
   const settled = reservation
     ? await deps.credits.settle(reservation, wanted, { requestId: request.id, op: op.id })
     : { charged: 0, remaining: null };
+  request.usageCredits = settled.charged;
   if (settled.charged < wanted) {
     ctx.log.warn({ op: op.id, wanted, charged: settled.charged }, 'cost above the reservation; charged the reservation');
   }

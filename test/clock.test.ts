@@ -60,6 +60,27 @@ describe('the clock', () => {
     expect(found, `SQL that reads the store's clock:\n${found.join('\n')}`).toEqual([]);
   });
 
+  it('no SQL file of the service reads the store\'s clock (pipeline/dashboard/queries.sql, which analysts also run)', () => {
+    const sqlFiles = (dir: string, out: string[] = []): string[] => {
+      for (const entry of readdirSync(join(ROOT, dir), { withFileTypes: true })) {
+        const path = `${dir}/${entry.name}`;
+        if (entry.isDirectory()) sqlFiles(path, out);
+        else if (entry.name.endsWith('.sql')) out.push(path);
+      }
+      return out;
+    };
+    const files = ['pipeline', 'actors', 'gateway'].flatMap((d) => sqlFiles(d));
+    expect(files).toContain('pipeline/dashboard/queries.sql');
+    const found = files.flatMap((f) =>
+      readFileSync(join(ROOT, f), 'utf8')
+        .split('\n')
+        .map((line, i) => ({ line, at: `${f}:${i + 1}` }))
+        .filter(({ line }) => !line.trimStart().startsWith('--') && !DDL.test(line) && STORE_CLOCK.test(line))
+        .map(({ line, at }) => `${at}: ${line.trim()}`),
+    );
+    expect(found, `SQL that reads the store's clock:\n${found.join('\n')}`).toEqual([]);
+  });
+
   it('finds a planted now64(), today() and now() in SQL, and not the clock called in code or DDL', () => {
     const planted = [
       "const a = `SELECT * FROM t WHERE queued_at >= now64(3) - INTERVAL ${days} DAY`;",

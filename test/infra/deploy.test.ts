@@ -64,7 +64,8 @@ describe('infra', () => {
     it('builds with what the start command builds with, and starts the built files as the start script does', () => {
       expect(start).toBe('npm start');
       expect(pkg.scripts.prestart).toBe('npm run build');
-      expect(pkg.scripts.build).toBe('tsc -p tsconfig.build.json');
+      // tsc, then the files the built modules read beside themselves (infra/build/copy-assets.ts).
+      expect(pkg.scripts.build).toBe('tsc -p tsconfig.build.json && node dist/infra/build/copy-assets.js');
       expect(runs.some((r) => r.startsWith('npm run build'))).toBe(true);
       expect(dockerfile).toContain('COPY tsconfig.json tsconfig.build.json');
       const cmd = JSON.parse(/^CMD (\[.*\])$/m.exec(dockerfile)?.[1] ?? '[]') as string[];

@@ -20,7 +20,7 @@ import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from '../../pipeline/runtime/log.js';
-import { ourAnswer } from './inject.js';
+import { ourAnswer } from './edge.js';
 import { documentOf, isObject, jobStatusOf, type Json } from './translate.js';
 
 /** How often a watched job's status is read (each read, and each page listing after a change, counts against the key's rate limit). */

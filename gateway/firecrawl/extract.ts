@@ -9,7 +9,8 @@ import type { FastifyInstance } from 'fastify';
 import { isLinearRegex } from '../../pipeline/runtime/linear-regex.js';
 import { authenticate } from '../routes.js';
 import { dataOf, send, sendFailure, type Edge } from './edge.js';
-import { errorOf, extractAnswerOf, extractBodyOf, FirecrawlRefusal, isObject, PARAMS_PREVIEW_PROMPT, PARAMS_PREVIEW_SCHEMA, paramsPreviewOf, type Json, type Version } from './translate.js';
+import { errorOf, FirecrawlRefusal, isObject, type Json, type Version } from './translate.js';
+import { extractAnswerOf, extractBodyOf, PARAMS_PREVIEW_PROMPT, PARAMS_PREVIEW_SCHEMA, paramsPreviewOf } from './translate-extract.js';
 
 /** How long a Firecrawl extract job's answer is kept (Firecrawl keeps them 6 h). */
 export const EXTRACT_KEEP_MS = 6 * 3_600_000;

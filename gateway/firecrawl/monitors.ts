@@ -1,7 +1,8 @@
 /** Firecrawl's /v2/monitor onto our /v1/monitor (docs/firecrawl.md: scrape targets, fixed-interval cron schedules). */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { dataOf, send, sendFailure, window, type Answer, type Edge } from './edge.js';
-import { FirecrawlRefusal, monitorBodyOf, monitorCheckOf, monitorOf, type Json } from './translate.js';
+import { FirecrawlRefusal, type Json } from './translate.js';
+import { monitorBodyOf, monitorCheckOf, monitorOf } from './translate-monitors.js';
 
 export function registerMonitors(fc: FastifyInstance, edge: Edge): void {
   const { ours, bodyOf } = edge;

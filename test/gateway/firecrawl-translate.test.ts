@@ -1,26 +1,13 @@
 /**
- * The Firecrawl edge's translation rules (gateway/firecrawl/translate.ts), one by one: formats
+ * The Firecrawl edge's translation rules (gateway/firecrawl/translate*.ts), one by one: formats
  * and options of v2 and v1 onto ours, crawl, map, search and extract bodies, monitor schedules
  * both ways, documents and errors back. The SDKs drive them end to end in
  * test/e2e/firecrawl-*.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import {
-  crawlBodyOf,
-  cronOfInterval,
-  documentOf,
-  errorOf,
-  extractAnswerOf,
-  extractBodyOf,
-  FirecrawlRefusal,
-  intervalOfCron,
-  mapBodyOf,
-  monitorBodyOf,
-  paramsPreviewOf,
-  scrapeOptionsOf,
-  searchBodyOf,
-  V2_MAX_AGE_DEFAULT_MS,
-} from '../../gateway/firecrawl/translate.js';
+import { crawlBodyOf, documentOf, errorOf, FirecrawlRefusal, mapBodyOf, scrapeOptionsOf, searchBodyOf, V2_MAX_AGE_DEFAULT_MS } from '../../gateway/firecrawl/translate.js';
+import { extractAnswerOf, extractBodyOf, paramsPreviewOf } from '../../gateway/firecrawl/translate-extract.js';
+import { cronOfInterval, intervalOfCron, monitorBodyOf } from '../../gateway/firecrawl/translate-monitors.js';
 import { isLinearRegex } from '../../pipeline/runtime/linear-regex.js';
 
 const refusal = (fn: () => unknown): FirecrawlRefusal => {

@@ -5,6 +5,7 @@
  */
 import { Type, type TSchema } from '@sinclair/typebox';
 import { Closed, Cursor, HttpUrl, Nullable, Pagination, StringEnum, withError } from './common.js';
+import { op, type Operation } from './operation.js';
 
 export const MonitorBody = withError(
   Closed(
@@ -88,3 +89,78 @@ export const MentionStatusBody = Closed(
   { status: StringEnum(MENTION_STATUSES) },
   { description: 'Set the mention status. Any status may move to any other.' },
 );
+
+/** The monitoring operations (monitors, mention watches, mentions): their rows of the operation table (schemas/api/operations.ts). */
+export const MONITORING_OPERATIONS = [
+  op({ id: 'monitorCreate', method: 'POST', path: '/v1/monitor', tag: 'Monitoring', summary: 'Create a monitor', body: MonitorBody, pricing: 'free' }),
+  op({ id: 'monitorList', method: 'GET', path: '/v1/monitor', tag: 'Monitoring', summary: 'List monitors', pricing: 'free' }),
+  op({ id: 'monitorGet', method: 'GET', path: '/v1/monitor/{monitor_id}', tag: 'Monitoring', summary: 'Get a monitor', pricing: 'free' }),
+  op({ id: 'monitorDelete', method: 'DELETE', path: '/v1/monitor/{monitor_id}', tag: 'Monitoring', summary: 'Delete a monitor', pricing: 'free' }),
+  op({ id: 'monitorRun', method: 'POST', path: '/v1/monitor/{monitor_id}/run', tag: 'Monitoring', summary: "Run a monitor's check now" }),
+  op({ id: 'monitorChecks', method: 'GET', path: '/v1/monitor/{monitor_id}/checks', tag: 'Monitoring', summary: "List a monitor's checks", query: ChecksQuery, pricing: 'free' }),
+  op({
+    id: 'watchCreate',
+    method: 'POST',
+    path: '/v1/mentions/watches',
+    tag: 'Monitoring',
+    summary: 'Create a watch',
+    body: WatchBody,
+    pricing: 'free',
+    description:
+      'Saves a mention watch and collects at once (reaching back 7 days), then every `intervalMinutes`: each platform of `platforms` (default all eight) is asked for posts containing a keyword, newer than the last collection; posts with an excluded keyword, in another language than `languages`, or off the `context` are dropped; each kept post is sorted into a category and stored once as a mention (GET /v1/mentions), and `webhook` receives each batch of new mentions (`mentions.found`, signed and retried). ' +
+      'The answer is the watch: its fields, `platformStatus` (per platform, whether it is configured, and the credentials it lacks), `nextCollectionAt`, `lastCollectionAt` and `lastCollection` (status, per-platform outcome and errors, mentions found, credits). Creating is free; each collection in which a platform answered costs 1 credit (see POST /v1/mentions/test).',
+  }),
+  op({ id: 'watchList', method: 'GET', path: '/v1/mentions/watches', tag: 'Monitoring', summary: 'List watches', pricing: 'free' }),
+  op({ id: 'watchGet', method: 'GET', path: '/v1/mentions/watches/{watch_id}', tag: 'Monitoring', summary: 'Get a watch', pricing: 'free' }),
+  op({
+    id: 'watchUpdate',
+    method: 'PATCH',
+    path: '/v1/mentions/watches/{watch_id}',
+    tag: 'Monitoring',
+    summary: 'Update a watch',
+    body: WatchUpdateBody,
+    pricing: 'free',
+    description: 'Changes only the fields the body names. A change to `keywords`, `platforms`, `feeds` or `sites` collects at once; a new `intervalMinutes` moves the next collection to one new interval after the last was due. Stored mentions are kept.',
+  }),
+  op({ id: 'watchDelete', method: 'DELETE', path: '/v1/mentions/watches/{watch_id}', tag: 'Monitoring', summary: 'Delete a watch', pricing: 'free' }),
+  op({
+    id: 'watchTest',
+    method: 'POST',
+    path: '/v1/mentions/watches/{watch_id}/test',
+    tag: 'Monitoring',
+    summary: 'Test a saved watch',
+    description: 'Runs the saved watch now, as POST /v1/mentions/test runs watch fields: nothing is stored, charged twice or sent.',
+  }),
+  op({
+    id: 'watchTestUnsaved',
+    method: 'POST',
+    path: '/v1/mentions/test',
+    tag: 'Monitoring',
+    summary: 'Test watch fields before saving',
+    body: WatchBody,
+    description:
+      'Runs a collection of these watch fields now, reaching back 7 days where a platform allows (X recent search: 7 days; the others: by date filter), and answers per platform: `status` (`ok`, `error`, `not_configured`), `source` (the service that answered: a fallback names itself), `warnings`, `error` (`code`, `message`, `retryAfterMs` for a rate limit), and `mentions` found, each with its `category`, `score` and `classifier`. Nothing is stored or sent; posts already stored for a saved watch are listed too. ' +
+      'Costs 1 credit when at least one platform answered; nothing when none did.',
+  }),
+  op({
+    id: 'mentionList',
+    method: 'GET',
+    path: '/v1/mentions',
+    tag: 'Monitoring',
+    summary: 'List mentions',
+    query: MentionsQuery,
+    pricing: 'free',
+    description:
+      "This key's mentions, newest found first: `{mentions, next}`; pass `next` as `cursor` for the following page (null on the last). A mention: `id`, `watchId`, `platform`, `externalId` (the platform's id of the post), `url`, `author`, `title`, `text`, `lang`, `matchedKeywords`, `category`, `score` (0–1) and `classifier` (`linear-…` offline, `model:<provider>/<name>` with the operator's model), `status`, `publishedAt`, `foundAt`, `updatedAt`, `collectionId`.",
+  }),
+  op({
+    id: 'mentionUpdate',
+    method: 'PATCH',
+    path: '/v1/mentions/{mention_id}',
+    tag: 'Monitoring',
+    summary: "Set a mention's status",
+    body: MentionStatusBody,
+    pricing: 'free',
+    description: 'Any status may move to any other; every change is kept and the answer is the mention with its `statusHistory` (`{from, to, at}`, oldest first).',
+  }),
+] as const satisfies readonly Operation[];

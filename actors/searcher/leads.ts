@@ -34,10 +34,7 @@
  *    `summary`: the sources' outcomes and the attribution of every source whose data is in
  *    the leads.
  */
-import type { BusinessRegister } from '../../pipeline/clients/business-register.js';
-import type { KeyRegistry } from '../../pipeline/keys/registry.js';
-import { activityOf, registerCodes } from '../../pipeline/leads/activities.js';
-import { attributionOf, fromEntry, fromPlace, mergeLeads, type Lead, type LeadContacts } from '../../pipeline/leads/leads.js';
+import { attributionOf, type Lead } from '../../pipeline/leads/leads.js';
 import {
   CANCEL_POLL_MS,
   endedAs,
@@ -49,61 +46,27 @@ import {
   type RunSummary,
   type SourceOutcome,
 } from '../../pipeline/leads/record.js';
-import { allSources, covers, OSM, OSM_SOURCE, type LeadSource } from '../../pipeline/leads/sources.js';
+import { allSources, covers, type LeadSource } from '../../pipeline/leads/sources.js';
 import { errorCode } from '../../pipeline/runtime/errors.js';
 import { parseJsonObject } from '../../pipeline/runtime/json.js';
 import type { Logger } from '../../pipeline/runtime/log.js';
 import type { Outcome } from '../../pipeline/runtime/pool.js';
-import { ask, replyTo, type Requester } from '../../pipeline/runtime/request-reply.js';
-import type { State } from '../../pipeline/runtime/state/state.js';
-import type { BatchWriter } from '../../pipeline/runtime/store/batch-writer.js';
+import { replyTo } from '../../pipeline/runtime/request-reply.js';
 import type { NominatimPlace } from '../../pipeline/clients/nominatim.js';
-import { PLACES_MAX_LIMIT, searchPlaces, type PlacesDeps } from '../../pipeline/search/places.js';
 import { PRICES } from '../../schemas/api/prices.js';
 import type { EventValue } from '../../schemas/events/index.js';
+import { askSources, CONTACTS_BUDGET_MS, countryOfPlace, messageOf, placeOf, readContacts, watchEnd, within, type LeadsDeps } from './leads-steps.js';
 
 export type LeadsRequested = EventValue<'LeadsRequested'>;
 
-/** Websites read for contacts at once, per run. */
-export const CONTACT_CONCURRENCY = 4;
-/** Time a run spends reading its leads' websites, in all; leads not reached by then have no contacts. */
-export const CONTACTS_BUDGET_MS = 120_000;
+export { CONTACT_CONCURRENCY, CONTACTS_BUDGET_MS } from './leads-steps.js';
+
 /** The longest a run takes: its sources, then its contacts, and the writes around them. */
 export const runMaxMs = (sourceTimeoutMs: number) => sourceTimeoutMs + CONTACTS_BUDGET_MS + 30_000;
 
-export interface LeadsDeps {
-  /** Places search's clients (Nominatim also resolves `where`). */
-  readonly places: Omit<PlacesDeps, 'timeoutMs' | 'signal'>;
-  /** The configured registers (pipeline/leads/sources.ts configuredRegisters). */
-  readonly registers: readonly BusinessRegister[];
-  /** LEADS_SOURCE_TIMEOUT_MS. */
-  readonly sourceTimeoutMs: number;
-  readonly state: State;
-  readonly writer: Pick<BatchWriter, 'write'>;
-  readonly keys: Pick<KeyRegistry, 'get' | 'reserve' | 'settle' | 'release'>;
-  /** The pool's Requester (company enrichment asks the intel pool), started on first use. */
-  readonly requester: () => Promise<Pick<Requester, 'request'>>;
-  /** How long one website's company read may take (SITE_READ_BUDGET_MS, a page's timeout and the pipeline's slack). */
-  readonly companyWaitMs: number;
-  readonly log: Logger;
-  readonly now?: () => number;
-}
+export type { LeadsDeps } from './leads-steps.js';
 
 const perLead = PRICES.lead.credits;
-const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
-
-// ---- sources ------------------------------------------------------------------------------
-
-/** The place `where` names (the first of Nominatim's answers), or null. */
-async function placeOf(deps: LeadsDeps, where: string, country: string | null, timeoutMs: number, signal?: AbortSignal): Promise<NominatimPlace | null> {
-  const found = await deps.places.nominatim.search({ q: where, limit: 1, ...(country ? { countrycodes: country } : {}) }, { timeoutMs, ...(signal ? { signal } : {}) });
-  return found[0] ?? null;
-}
-
-const countryOfPlace = (place: NominatimPlace | null): string | null => {
-  const code = place?.address.country_code;
-  return code && /^[a-z]{2}$/i.test(code) ? code.toUpperCase() : null;
-};
 
 async function answerSources(event: LeadsRequested, deps: LeadsDeps, signal: AbortSignal, log: Logger): Promise<Outcome> {
   const q = parseJsonObject(event.query) ?? {};
@@ -127,80 +90,6 @@ async function answerSources(event: LeadsRequested, deps: LeadsDeps, signal: Abo
 
 // ---- a run --------------------------------------------------------------------------------
 
-/** Aborts `controller` when the run's end latch is taken (DELETE), looking every CANCEL_POLL_MS. */
-function watchEnd(state: State, id: string, controller: AbortController): () => void {
-  let stopped = false;
-  const timer = setInterval(() => {
-    if (stopped) return;
-    endedAs(state, id).then(
-      (ended) => {
-        if (ended && !controller.signal.aborted) controller.abort(new Error(`run ${ended.status}`));
-      },
-      () => undefined,
-    );
-  }, CANCEL_POLL_MS);
-  return () => {
-    stopped = true;
-    clearInterval(timer);
-  };
-}
-
-/** Resolves with `work`, or rejects after `ms` or when `signal` aborts. */
-async function within<T>(work: (signal: AbortSignal) => Promise<T>, ms: number, signal: AbortSignal): Promise<T> {
-  const own = new AbortController();
-  const onAbort = () => own.abort(signal.reason);
-  signal.addEventListener('abort', onAbort, { once: true });
-  const timer = setTimeout(() => own.abort(new Error(`no answer within ${ms} ms`)), ms);
-  try {
-    return await Promise.race([
-      work(own.signal),
-      new Promise<never>((_, reject) => {
-        if (own.signal.aborted) reject(own.signal.reason as Error);
-        own.signal.addEventListener('abort', () => reject(own.signal.reason as Error), { once: true });
-      }),
-    ]);
-  } finally {
-    clearTimeout(timer);
-    signal.removeEventListener('abort', onAbort);
-  }
-}
-
-interface Asked {
-  readonly source: LeadSource;
-  readonly leads: Lead[];
-  readonly error: string | null;
-}
-
-/** Asks one source for the run's businesses. */
-async function askSource(source: LeadSource, run: LeadsRun, place: NominatimPlace | null, country: string | null, deps: LeadsDeps, signal: AbortSignal): Promise<Lead[]> {
-  const { params } = run;
-  if (source.key === OSM_SOURCE) {
-    const answer = await searchPlaces(
-      // Places search answers at most PLACES_MAX_LIMIT places; the registers make up the rest of `limit`.
-      { query: params.query, location: params.where, ...(country ? { country } : {}), limit: Math.min(params.limit, PLACES_MAX_LIMIT) },
-      { ...deps.places, timeoutMs: deps.sourceTimeoutMs, signal },
-    );
-    return answer.places.map((p) => fromPlace(p, OSM.licence));
-  }
-  const register = deps.registers.find((r) => r.key === source.key);
-  if (!register) throw new Error(`${source.key} is not configured`);
-  const where = place?.name ?? params.where;
-  const codes = registerCodes(activityOf(params.query), register.key);
-  const entries = await register.search({ what: params.query, where, limit: params.limit, codes }, { timeoutMs: deps.sourceTimeoutMs, signal });
-  return entries.map((e) => fromEntry(source, e));
-}
-
-/** The contacts company enrichment finds on the website; null when it could not read it. */
-async function contactsOf(run: LeadsRun, website: string, deps: LeadsDeps, timeoutMs: number, signal: AbortSignal): Promise<LeadContacts | null> {
-  const requester = await deps.requester();
-  const reply = await ask(requester, { requestId: run.id, tenant: run.tenant, signal }, 'intelRequested', { kind: 'company', query: JSON.stringify({ url: website, contacts: true }) }, timeoutMs);
-  if (!reply.ok || !reply.data) return null;
-  const contacts = (parseJsonObject(reply.data) ?? {}).contacts as LeadContacts | null | undefined;
-  return contacts && typeof contacts === 'object' ? contacts : null;
-}
-
-const hasContacts = (c: LeadContacts | null) => c !== null && c.emails.length + c.phones.length + c.contactForms.length + c.socialLinks.length > 0;
-
 class RunWriter {
   constructor(
     private run: LeadsRun,
@@ -217,7 +106,6 @@ class RunWriter {
 
 /** Carries out the run to its end (see the file comment). */
 async function carryOut(event: LeadsRequested, deps: LeadsDeps, signal: AbortSignal, log: Logger): Promise<Outcome> {
-  const now = deps.now ?? Date.now;
   const id = event.runId ?? '';
   const found = await liveRun(deps.state, id);
   if (!found || found.tenant !== event.tenant) {
@@ -259,7 +147,7 @@ async function carryOut(event: LeadsRequested, deps: LeadsDeps, signal: AbortSig
   const onShutdown = () => controller.abort(signal.reason);
   signal.addEventListener('abort', onShutdown, { once: true });
   const stopWatching = watchEnd(deps.state, id, controller);
-  const outcomes: SourceOutcome[] = [];
+  let outcomes: SourceOutcome[] = [];
   let summaryBase: Pick<RunSummary, 'country' | 'area'> = { country: found.params.country, area: null };
   let leads: Lead[] = [];
   let looked = 0;
@@ -280,30 +168,10 @@ async function carryOut(event: LeadsRequested, deps: LeadsDeps, signal: AbortSig
     summaryBase = { country, area: place?.displayName ?? null };
 
     // The sources, at once; leads written as each answers.
-    const asked = found.params.sources.map((key) => sources.find((s) => s.key === key)).filter((s): s is LeadSource => s !== undefined);
-    const results: (Asked | null)[] = asked.map(() => null);
-    await Promise.all(
-      asked.map(async (source, i) => {
-        let result: Asked;
-        if (!covers(source, country)) {
-          result = { source, leads: [], error: `not asked: it covers ${source.countries.join(', ')}, not ${country ?? 'an unknown country'}` };
-        } else if (source.key === OSM_SOURCE && !found.params.where) {
-          result = { source, leads: [], error: 'not asked: OpenStreetMap needs `where`' };
-        } else {
-          try {
-            result = { source, leads: await within((s) => askSource(source, found, place, country, deps, s), deps.sourceTimeoutMs, controller.signal), error: null };
-          } catch (error) {
-            if (controller.signal.aborted) return;
-            result = { source, leads: [], error: `${errorCode(error) ?? 'failed'}: ${messageOf(error)}` };
-            log.warn({ runId: id, source: source.key, err: messageOf(error) }, 'leads source failed');
-          }
-        }
-        results[i] = result;
-        leads = mergeLeads(results.flatMap((r) => r?.leads ?? [])).slice(0, found.params.limit);
-        if (!controller.signal.aborted) await writer.save({ leads });
-      }),
-    );
-    for (const r of results) if (r) outcomes.push({ key: r.source.key, found: r.leads.length, error: r.error });
+    ({ outcomes, leads } = await askSources(found, sources, { place, country }, deps, controller.signal, async (so) => {
+      leads = so;
+      await writer.save({ leads: so });
+    }));
     if (controller.signal.aborted) throw controller.signal.reason;
     await writer.save({ leads, stage: found.params.contacts ? 'contacts' : 'sources' }, true);
     const asking = outcomes.filter((o) => !o.error?.startsWith('not asked'));
@@ -313,24 +181,7 @@ async function carryOut(event: LeadsRequested, deps: LeadsDeps, signal: AbortSig
 
     // Contacts, from each lead's website.
     if (found.params.contacts) {
-      const deadline = now() + CONTACTS_BUDGET_MS;
-      const queue = leads.map((l, i) => [l, i] as const).filter(([l]) => l.website);
-      let next = 0;
-      const worker = async () => {
-        while (next < queue.length && !controller.signal.aborted && now() < deadline) {
-          const [lead, at] = queue[next++] as readonly [Lead, number];
-          looked++;
-          try {
-            const contacts = await contactsOf(found, lead.website as string, deps, Math.max(1, Math.min(deps.companyWaitMs, deadline - now())), controller.signal);
-            if (hasContacts(contacts)) withContacts++;
-            leads[at] = { ...lead, contacts };
-          } catch (error) {
-            if (controller.signal.aborted) return;
-            log.info({ runId: id, website: lead.website, code: errorCode(error) }, 'contacts not read');
-          }
-        }
-      };
-      await Promise.all(Array.from({ length: Math.min(CONTACT_CONCURRENCY, queue.length) }, worker));
+      ({ looked, found: withContacts } = await readContacts(found, leads, deps, controller.signal, log));
       if (controller.signal.aborted) throw controller.signal.reason;
       await writer.save({ leads });
     }

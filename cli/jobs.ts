@@ -137,8 +137,10 @@ export async function* jobPages(api: Api, kind: 'crawl' | 'batch', id: string): 
   let cursor: string | null = null;
   do {
     const page = (await api.call('GET', `${jobPath(kind, id)}/pages`, { query: { limit: 200, ...(cursor ? { cursor } : {}) } })) as Json;
-    for (const doc of (page.data ?? []) as Json[]) yield doc;
-    cursor = typeof page.next === 'string' ? page.next : null;
+    const docs = (page.data ?? []) as Json[];
+    for (const doc of docs) yield doc;
+    // A job that ended with pages never stored (cancelled in flight) lists no more: an empty page ends it.
+    cursor = typeof page.next === 'string' && docs.length > 0 ? page.next : null;
   } while (cursor);
 }
 

@@ -23,7 +23,7 @@ type Kind = 'number' | 'boolean' | 'string' | 'array' | 'json';
 interface Field {
   readonly name: string;
   readonly kind: Kind;
-  /** Array items that are names alone: a value may list them comma-separated. */
+  /** Array items that may be names (a format name, or a format object): a value may list names comma-separated. */
   readonly enumItems: boolean;
   readonly description: string;
 }
@@ -66,7 +66,8 @@ export function fieldsOf(schema: TSchema | undefined, taken: readonly string[]):
     .map(([name, raw]) => {
       const schema = nonNull(raw);
       const items = schema.type === 'array' ? nonNull((schema.items ?? {}) as Schema) : {};
-      return { name, kind: kindOf(schema), enumItems: isNameSchema(items), description: shortDescription(raw) || shortDescription(schema) };
+      const names = isNameSchema(items) || ((items.anyOf as Schema[] | undefined) ?? []).some(isNameSchema);
+      return { name, kind: kindOf(schema), enumItems: names, description: shortDescription(raw) || shortDescription(schema) };
     });
 }
 

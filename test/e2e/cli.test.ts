@@ -1,0 +1,188 @@
+/**
+ * The command line (cli/, docs/cli.md) as a person and a script use it, against the service
+ * with the production actors in embedded mode and local sites:
+ *
+ * - in a real pseudo-terminal (util-linux `script`): a crawl draws its progress bar and
+ *   finishes it (8/8 pages, completed, the cursor shown again), and `-o DIR` writes one .md
+ *   file per page, its path from the page's URL; Ctrl-C on a slow crawl asks whether to
+ *   cancel it, and `y` cancels the job (the service says `cancelled`), exit 3;
+ * - with pipes: JSON lines on standard output (one page a line), plain progress lines on
+ *   standard error, no terminal escapes; WDS_URL and WDS_API_KEY from the environment;
+ * - exit codes: 2 for bad input (a usage error, a URL the API refuses as invalid, an unknown
+ *   job), 4 refused (a key out of credits, an unknown key), 5 for a service that is not there;
+ * - without --url, the embedded service run by the command itself (a child process, the same
+ *   code `npm start` runs) scrapes a local page.
+ */
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli, startCli } from '../helpers/cli.js';
+import { meteredKey, startEmbedded, type Embedded } from '../helpers/embedded.js';
+import { startFixtureSite, type FixtureSite } from '../helpers/fixture-site.js';
+import { startMapSite, type MapSite } from '../helpers/map-site.js';
+
+const API_KEY = 'e2e-cli-key-0123456789';
+
+let site: MapSite;
+let slow: MapSite;
+let fixture: FixtureSite;
+let svc: Embedded;
+let brokeKey = '';
+let brokeBalance: () => Promise<number | null>;
+const dirs: string[] = [];
+
+const tempDir = (): string => {
+  const dir = mkdtempSync(join(tmpdir(), 'wds-cli-'));
+  dirs.push(dir);
+  return dir;
+};
+
+function files(dir: string): string[] {
+  const out: string[] = [];
+  const walk = (d: string) => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      if (e.isDirectory()) walk(join(d, e.name));
+      else out.push(relative(dir, join(d, e.name)));
+    }
+  };
+  walk(dir);
+  return out.sort();
+}
+
+// eslint-disable-next-line no-control-regex
+const ESCAPES = /\x1b\[/;
+
+beforeAll(async () => {
+  [site, slow, fixture] = await Promise.all([
+    // Pages a little slow, so the bar is drawn more than once.
+    startMapSite({ robots: false, sitemaps: false, delayMs: (path) => (path === '/' ? 0 : 150) }),
+    // Every page but the start page far slower than the test waits, so the crawl is still running at Ctrl-C.
+    startMapSite({ robots: false, sitemaps: false, delayMs: (path) => (path === '/' ? 0 : 60_000) }),
+    startFixtureSite(),
+  ]);
+  svc = await startEmbedded({
+    apiKey: API_KEY,
+    env: { FETCH_ALLOW_PRIVATE: 'true' },
+    before: async (config) => {
+      const made = await meteredKey(config.dataDir, 0);
+      brokeKey = made.key;
+      brokeBalance = made.balance;
+    },
+  });
+}, 120_000);
+
+afterAll(async () => {
+  await svc?.stop();
+  await Promise.all([site?.close(), slow?.close(), fixture?.close()]);
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('e2e/cli in a terminal', () => {
+  it('crawls a local site with a progress bar drawn and finished, writing one .md file per page with -o', async () => {
+    const out = tempDir();
+    const run = await runCli(['crawl', site.url('/'), '--ignore-sitemap', '--max-depth', '1', '--limit', '8', '-o', out, '--url', svc.base, '--key', API_KEY], { tty: true });
+    expect(run.code, run.stdout).toBe(0);
+    const screen = run.stdout;
+    // The bar is redrawn in place (cursor to column 1, line erased) and ends full.
+    const frames = screen.split('\x1b[1G').filter((f) => /pages \|/.test(f));
+    expect(frames.length).toBeGreaterThan(1);
+    expect(frames.at(-1)).toMatch(/crawl_\S+ =+ 8\/8 pages \| [\d.]+ pages\/s \| ETA 0s \| 0 errors \| completed/);
+    expect(screen).toContain('\x1b[?25h'); // the cursor shown again
+    expect(screen).toMatch(/crawl crawl_\S+ completed: 8 pages, written under /);
+
+    const written = files(out);
+    expect(written).toHaveLength(8);
+    const host = `localhost_${site.port}`;
+    expect(written).toContain(`${host}/index.md`);
+    expect(written.every((f) => f.startsWith(`${host}/`) && f.endsWith('.md'))).toBe(true);
+    const home = readFileSync(join(out, host, 'index.md'), 'utf8');
+    expect(home.startsWith(`---\nurl: "${site.url('/')}"\n`)).toBe(true);
+    const page = written.find((f) => f.startsWith(`${host}/page/`)) as string;
+    expect(readFileSync(join(out, page), 'utf8')).toMatch(/^---\nurl: "http:\/\/localhost:\d+\/page\/\d+"\n/);
+  }, 120_000);
+
+  it('asks on Ctrl-C whether to cancel the crawl, and cancels it on y', async () => {
+    const run = startCli(['crawl', slow.url('/'), '--ignore-sitemap', '--max-depth', '1', '--limit', '20', '--max-concurrency', '1', '--url', svc.base, '--key', API_KEY], { tty: true });
+    const [, id] = await run.waitFor(/(crawl_\w+) started/);
+    await run.waitFor(/1\/\d+ pages/);
+    run.send('\x03');
+    await run.waitFor(/Cancel crawl \S+\? \[y\] cancel it/);
+    run.send('y\r');
+    expect(await run.exited, run.stdout()).toBe(3);
+    expect(run.stdout()).toContain(`crawl ${id} cancelled`);
+    expect(run.stdout()).toMatch(/completed|cancelled: 1 pages/);
+    const status = (await (await fetch(`${svc.base}/v1/crawl/${id}`, { headers: { authorization: `Bearer ${API_KEY}` } })).json()) as { data: { status: string } };
+    expect(status.data.status).toBe('cancelled');
+  }, 120_000);
+});
+
+describe('e2e/cli with pipes', () => {
+  it('writes JSON lines, one page a line, and plain progress lines, with WDS_URL and WDS_API_KEY', async () => {
+    const run = await runCli(['crawl', site.url('/'), '--ignore-sitemap', '--max-depth', '1', '--limit', '5'], { env: { WDS_URL: svc.base, WDS_API_KEY: API_KEY } });
+    expect(run.code, run.stderr).toBe(0);
+    const lines = run.stdout.trim().split('\n');
+    expect(lines).toHaveLength(5);
+    const docs = lines.map((l) => JSON.parse(l) as { markdown: string; metadata: { sourceURL: string } });
+    expect(docs.map((d) => d.metadata.sourceURL)).toContain(site.url('/'));
+    expect(docs.every((d) => typeof d.markdown === 'string')).toBe(true);
+    expect(run.stderr).toMatch(/^crawl_\w+: completed, 5\/5 pages, [\d.]+ pages\/s, ETA 0s, 0 errors$/m);
+    expect(ESCAPES.test(run.stdout) || ESCAPES.test(run.stderr)).toBe(false);
+  }, 120_000);
+
+  it('answers a map as one JSON line per link, and a scrape as one line', async () => {
+    const env = { WDS_URL: svc.base, WDS_API_KEY: API_KEY };
+    const mapped = await runCli(['map', site.url('/'), '--limit', '5'], { env });
+    expect(mapped.code, mapped.stderr).toBe(0);
+    const links = mapped.stdout.trim().split('\n').map((l) => JSON.parse(l) as { url: string });
+    expect(links).toHaveLength(5);
+    expect(links[0]?.url).toBe(site.url('/'));
+    const scraped = await runCli(['scrape', fixture.url('/html'), '--formats', 'markdown,links'], { env });
+    expect(scraped.code, scraped.stderr).toBe(0);
+    const doc = JSON.parse(scraped.stdout) as { markdown: string; links: string[] };
+    expect(doc.markdown).toContain('Hello fixture');
+    expect(Array.isArray(doc.links)).toBe(true);
+  }, 120_000);
+});
+
+describe('e2e/cli exit codes', () => {
+  const env = () => ({ WDS_URL: svc.base, WDS_API_KEY: API_KEY });
+
+  it('exits 2 on bad input: a usage error, an invalid URL, an unknown job', async () => {
+    const usage = await runCli(['scrape'], { env: env() });
+    expect(usage.code).toBe(2);
+    expect(usage.stderr).toContain("missing required argument 'url'");
+    const flag = await runCli(['map', site.url('/'), '--limit', 'many'], { env: env() });
+    expect(flag.code).toBe(2);
+    expect(flag.stderr).toContain('--limit takes a number');
+    const invalid = await runCli(['scrape', 'not-a-url'], { env: env() });
+    expect(invalid.code).toBe(2);
+    expect(invalid.stderr).toMatch(/validation_failed: .*url/);
+    const unknown = await runCli(['crawl-status', 'crawl_00000000000000000000000000000000'], { env: env() });
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('not_found');
+  }, 120_000);
+
+  it('exits 4 when the request is refused, charging nothing, and 5 when no service answers', async () => {
+    const broke = await runCli(['scrape', fixture.url('/html'), '--url', svc.base, '--key', brokeKey]);
+    expect(broke.code).toBe(4);
+    expect(broke.stderr).toContain('insufficient_credits');
+    expect(await brokeBalance()).toBe(0);
+    const wrong = await runCli(['scrape', fixture.url('/html'), '--url', svc.base, '--key', 'wds_not-a-key-of-this-service']);
+    expect(wrong.code).toBe(4);
+    expect(wrong.stderr).toContain('invalid_api_key');
+    const gone = await runCli(['scrape', fixture.url('/html'), '--url', 'http://127.0.0.1:1', '--key', API_KEY]);
+    expect(gone.code).toBe(5);
+    expect(gone.stderr).toContain('service_unreachable');
+  }, 120_000);
+});
+
+describe('e2e/cli without a service URL', () => {
+  it('runs the embedded service itself (a child process) and scrapes a local page', async () => {
+    const dataDir = tempDir();
+    const run = await runCli(['scrape', fixture.url('/html'), '--json'], { env: { DATA_DIR: dataDir, FETCH_ALLOW_PRIVATE: 'true' } });
+    expect(run.code, run.stderr).toBe(0);
+    expect((JSON.parse(run.stdout) as { markdown: string }).markdown).toContain('Hello fixture');
+    expect(run.stderr).toContain('starting the embedded service');
+  }, 180_000);
+});

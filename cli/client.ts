@@ -84,7 +84,7 @@ function failureOf(status: number, text: string): CliError {
 
 async function request(base: string, key: string, method: string, path: string, options: CallOptions): Promise<unknown> {
   const headers: Record<string, string> = { authorization: `Bearer ${key}` };
-  let body: BodyInit | undefined;
+  let body: string | FormData | undefined;
   if (options.form) body = options.form;
   else if (options.body !== undefined) {
     headers['content-type'] = 'application/json';

@@ -114,18 +114,23 @@ export function writePage(dir: string, doc: Json, taken: Set<string>): string {
 function csvCell(value: unknown): string {
   if (value === null || value === undefined) return '';
   const text = typeof value === 'object' ? (Array.isArray(value) && value.every((v) => typeof v !== 'object') ? value.join('; ') : JSON.stringify(value)) : String(value);
-  // A cell a spreadsheet would run as a formula is quoted as text.
-  const safe = /^[=+\-@\t\r]/.test(text) ? `'${text}` : text;
+  // A cell a spreadsheet would run as a formula is quoted as text; a phone number or a
+  // negative number (`+33 1 …`, `-4.5`) is left as it is.
+  const formula = /^[=@\t\r]/.test(text) || (/^[+-]/.test(text) && !/^[+-][\d\s().\-/]*$/.test(text));
+  const safe = formula ? `'${text}` : text;
   return /[",\n\r]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
 }
 
 /** Rows as CSV: the columns of every row's fields, nested objects one level flattened (`address.street`). */
 export function toCsv(rows: readonly Json[]): string {
+  const isObject = (v: unknown): v is Json => v !== null && typeof v === 'object' && !Array.isArray(v);
+  // A field that is an object in some row is its fields' columns in every row (null: empty cells).
+  const nested = new Set(rows.flatMap((row) => Object.entries(row).filter(([, v]) => isObject(v)).map(([k]) => k)));
   const flat = rows.map((row) => {
     const out: Json = {};
     for (const [k, v] of Object.entries(row)) {
-      if (v && typeof v === 'object' && !Array.isArray(v)) for (const [k2, v2] of Object.entries(v as Json)) out[`${k}.${k2}`] = v2;
-      else out[k] = v;
+      if (isObject(v)) for (const [k2, v2] of Object.entries(v)) out[`${k}.${k2}`] = v2;
+      else if (!nested.has(k)) out[k] = v;
     }
     return out;
   });

@@ -18,6 +18,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, startCli } from '../helpers/cli.js';
+import { spawnTs } from '../helpers/process.js';
 import { meteredKey, startEmbedded, type Embedded } from '../helpers/embedded.js';
 import { startFixtureSite, type FixtureSite } from '../helpers/fixture-site.js';
 import { startMapSite, type MapSite } from '../helpers/map-site.js';
@@ -184,5 +185,33 @@ describe('e2e/cli without a service URL', () => {
     expect(run.code, run.stderr).toBe(0);
     expect((JSON.parse(run.stdout) as { markdown: string }).markdown).toContain('Hello fixture');
     expect(run.stderr).toContain('starting the embedded service');
+  }, 180_000);
+});
+
+describe('e2e/cli keys and serve', () => {
+  it('manages keys where the service keeps them, as npm run keys does', async () => {
+    const created = await runCli(['keys', 'create', '--name', 'cli-made', '--credits', '7'], { env: { DATA_DIR: svc.dataDir, LOG_LEVEL: 'silent' } });
+    expect(created.code, created.stderr).toBe(0);
+    const key = created.stdout.trim().split('\n').at(-1) as string;
+    expect(key).toMatch(/^wds_/);
+    const listed = await runCli(['keys', 'list'], { env: { DATA_DIR: svc.dataDir, LOG_LEVEL: 'silent' } });
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).toMatch(/"cli-made"\t7\tactive/);
+    // The running service takes the new key at once.
+    const scraped = await runCli(['scrape', fixture.url('/html'), '--url', svc.base, '--key', key]);
+    expect(scraped.code, scraped.stderr).toBe(0);
+    expect((await runCli(['keys'], { env: { DATA_DIR: svc.dataDir } })).code).toBe(2);
+  }, 120_000);
+
+  it('serve starts the service as npm start does', async () => {
+    const dataDir = tempDir();
+    const served = spawnTs('main.ts', ['serve'], { DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', API_KEY: API_KEY });
+    try {
+      const [, base] = await served.waitFor(/listening on (http:\/\/\S+)/, 120_000);
+      const res = await fetch(`${base}/v1/templates`, { headers: { authorization: `Bearer ${API_KEY}` } });
+      expect(res.status).toBe(200);
+    } finally {
+      expect((await served.stop(15_000)).code).toBe(0);
+    }
   }, 180_000);
 });

@@ -8,7 +8,7 @@
  * real service, in a terminal and with pipes.
  */
 import { once } from 'node:events';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -71,8 +71,9 @@ afterEach(() => {
 async function cli(...args: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = '';
   let err = '';
-  vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => ((out += String(chunk)), true));
-  vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => ((err += String(chunk)), true));
+  const text = (chunk: string | Uint8Array) => (typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8'));
+  vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => ((out += text(chunk)), true));
+  vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => ((err += text(chunk)), true));
   try {
     const code = await runCli(args, host);
     return { code, out, err };
@@ -116,6 +117,30 @@ describe('cli requests', () => {
     answer = () => ok({ id: 'mon_1' });
     await withService('monitor', 'run', 'mon/1');
     expect(seen[1]).toMatchObject({ method: 'POST', url: '/v1/monitor/mon%2F1/run' });
+  });
+});
+
+describe('cli uploads and raw bytes', () => {
+  it('parse sends the file as the multipart upload', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'wds-cli-unit-'));
+    dirs.push(dir);
+    writeFileSync(join(dir, 'notes.md'), '# Field notes\n');
+    answer = () => ok({ markdown: '# Field notes', metadata: { sourceURL: 'upload://notes.md' } });
+    const r = await withService('parse', join(dir, 'notes.md'));
+    expect(r.code, r.err).toBe(0);
+    expect(seen[0]).toMatchObject({ method: 'POST', url: '/v1/parse' });
+    expect(seen[0]!.body).toMatch(/Content-Disposition: form-data; name="file"; filename="notes.md"\r\n[\s\S]*# Field notes\n/);
+    const missing = await withService('parse', join(dir, 'nope.pdf'));
+    expect(missing.code).toBe(2);
+    expect(missing.err).toContain('cannot read');
+  });
+
+  it('fetch writes the bytes as they came', async () => {
+    answer = () => ({ status: 200, body: 'raw-bytes' });
+    const r = await withService('fetch', 'https://example.com/a.bin');
+    expect(r.code).toBe(0);
+    expect(seen[0]!.url).toBe(`/v1/fetch?url=${encodeURIComponent('https://example.com/a.bin')}`);
+    expect(r.out).toBe('"raw-bytes"');
   });
 });
 

@@ -5,13 +5,15 @@
  * - in a real pseudo-terminal (util-linux `script`): a crawl draws its progress bar and
  *   finishes it (8/8 pages, completed, the cursor shown again), and `-o DIR` writes one .md
  *   file per page, its path from the page's URL; Ctrl-C on a slow crawl asks whether to
- *   cancel it, and `y` cancels the job (the service says `cancelled`), exit 3;
+ *   cancel it, and `y` cancels the job (the service says `cancelled`), exit 3; `n` keeps
+ *   following it and `q` quits leaving it running (exit 130), as SIGINT does without a terminal;
  * - with pipes: JSON lines on standard output (one page a line), plain progress lines on
  *   standard error, no terminal escapes; WDS_URL and WDS_API_KEY from the environment;
  * - exit codes: 2 for bad input (a usage error, a URL the API refuses as invalid, an unknown
  *   job), 4 refused (a key out of credits, an unknown key), 5 for a service that is not there;
  * - without --url, the embedded service run by the command itself (a child process, the same
- *   code `npm start` runs) scrapes a local page.
+ *   code `npm start` runs) scrapes a local page;
+ * - `keys` on the running service's DATA_DIR, and `serve` starting the service.
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -115,6 +117,52 @@ describe('e2e/cli in a terminal', () => {
     expect(run.stdout()).toMatch(/completed|cancelled: 1 pages/);
     const status = (await (await fetch(`${svc.base}/v1/crawl/${id}`, { headers: { authorization: `Bearer ${API_KEY}` } })).json()) as { data: { status: string } };
     expect(status.data.status).toBe('cancelled');
+  }, 120_000);
+});
+
+const statusOf = async (id: string): Promise<string> =>
+  ((await (await fetch(`${svc.base}/v1/crawl/${id}`, { headers: { authorization: `Bearer ${API_KEY}` } })).json()) as { data: { status: string } }).data.status;
+
+describe('e2e/cli leaving a crawl running', () => {
+  it('keeps following on n, and on q quits leaving the crawl running (exit 130)', async () => {
+    const run = startCli(['crawl', slow.url('/'), '--ignore-sitemap', '--max-depth', '1', '--limit', '20', '--max-concurrency', '1', '--url', svc.base, '--key', API_KEY], { tty: true });
+    const [, id] = await run.waitFor(/(crawl_\w+) started/);
+    await run.waitFor(/1\/\d+ pages/);
+    run.send('\x03');
+    await run.waitFor(/Cancel crawl \S+\? /);
+    run.send('n\r');
+    await run.waitFor(/keeps running; following it again/);
+    run.send('\x03');
+    await run.waitFor(/keeps running; following it again[\s\S]*Cancel crawl \S+\? /);
+    run.send('q\r');
+    expect(await run.exited, run.stdout()).toBe(130);
+    expect(run.stdout()).toContain(`crawl ${id} left running; follow it with \`web-data-service crawl-status ${id} --wait\``);
+    expect(await statusOf(id as string)).toBe('scraping');
+    await fetch(`${svc.base}/v1/crawl/${id}`, { method: 'DELETE', headers: { authorization: `Bearer ${API_KEY}` } });
+  }, 120_000);
+
+  it('without a terminal, SIGINT quits leaving the crawl running and says how to cancel it', async () => {
+    const run = startCli(['crawl', slow.url('/'), '--ignore-sitemap', '--max-depth', '1', '--limit', '20', '--max-concurrency', '1', '--url', svc.base, '--key', API_KEY]);
+    const started = await new Promise<string>((resolve, reject) => {
+      const timer = setInterval(() => {
+        const m = /(crawl_\w+): scraping, 1\//.exec(run.stderr());
+        if (m) {
+          clearInterval(timer);
+          resolve(m[1] as string);
+        }
+      }, 50);
+      void run.exited.then(() => {
+        clearInterval(timer);
+        reject(new Error(`exited early: ${run.stderr()}`));
+      });
+    });
+    run.signal('SIGINT');
+    expect(await run.exited).toBe(130);
+    const id = /crawl (crawl_\w+) left running/.exec(run.stderr())?.[1] as string;
+    expect(id.startsWith(started)).toBe(true);
+    expect(run.stderr()).toContain(`cancel it with \`web-data-service crawl-cancel ${id}\``);
+    expect(await statusOf(id)).toBe('scraping');
+    await fetch(`${svc.base}/v1/crawl/${id}`, { method: 'DELETE', headers: { authorization: `Bearer ${API_KEY}` } });
   }, 120_000);
 });
 

@@ -15,6 +15,8 @@ export interface CliRun {
   stderr(): string;
   /** Types `text` on the terminal (or writes it to standard input). */
   send(text: string): void;
+  /** Sends a signal to the command (without a terminal: its process; in one, `script`, which passes it on). */
+  signal(name: NodeJS.Signals): void;
   /** Resolves with the first match of `pattern` in the output; rejects after `timeoutMs` or at the exit. */
   waitFor(pattern: RegExp, timeoutMs?: number): Promise<RegExpMatchArray>;
   /** The exit code. */
@@ -59,6 +61,7 @@ export function startCli(args: readonly string[], options: CliOptions = {}): Cli
     stdout: () => out,
     stderr: () => err,
     send: (text) => void child.stdin.write(text),
+    signal: (name) => void child.kill(name),
     exited,
     waitFor(pattern, timeoutMs = 60_000) {
       return new Promise((resolve, reject) => {

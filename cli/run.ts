@@ -17,6 +17,9 @@ export function operationOf(spec: CommandSpec): Operation {
   return op;
 }
 
+/** A crawl's unreadable pages listed at its end; `crawl-errors ID` lists them all. */
+export const ERRORS_SHOWN = 20;
+
 /** `urls...` → `urls`, `[name]` → `name`. */
 export const argName = (arg: string): string => arg.replace(/^\[|\]$/g, '').replace(/\.\.\.$/, '');
 
@@ -141,10 +144,12 @@ async function pageResults(api: Api, inv: Invocation, kind: 'crawl' | 'batch', i
     else output.out(`${String(count).padStart(4)}. ${pageUrl(doc)}  ${String(((doc.metadata ?? {}) as Json).title ?? '')}`);
   }
   const failed = Number(status.failed) || 0;
-  output.note(`${kind} ${id} ${String(status.status)}: ${count} pages${failed ? `, ${failed} could not be read` : ''}${output.dir ? `, written under ${shown(output.dir)}` : ''}`);
+  output.note(`${kind} ${id} ${String(status.status)}: ${count} page${count === 1 ? '' : 's'}${failed ? `, ${failed} could not be read` : ''}${output.dir ? `, written under ${shown(output.dir)}` : ''}`);
   if (failed > 0 && kind === 'crawl') {
     const errors = (await api.call('GET', `${jobPath(kind, id)}/errors`)) as Json;
-    for (const e of ((errors.errors ?? []) as Json[]).slice(0, 20)) output.note(`  failed: ${String(e.url)}  ${String(e.code ?? e.error ?? '')}`);
+    const list = (errors.errors ?? []) as Json[];
+    for (const e of list.slice(0, ERRORS_SHOWN)) output.note(`  failed: ${String(e.url)}  ${String(e.code ?? e.error ?? '')}`);
+    if (list.length > ERRORS_SHOWN) output.note(`  … and ${list.length - ERRORS_SHOWN} more: web-data-service crawl-errors ${id}`);
   }
   if (status.error) output.note(`error: ${JSON.stringify(status.error)}`);
   return jobExitCode(kind, status, count);

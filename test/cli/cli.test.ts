@@ -18,6 +18,7 @@ import { exitCodeOf } from '../../cli/client.js';
 import { COMMANDS, GROUPS } from '../../cli/commands.js';
 import { runCli, type CliHost } from '../../cli/index.js';
 import { pageFilePath, toCsv } from '../../cli/output.js';
+import { createProgress } from '../../cli/progress.js';
 import { OPERATIONS } from '../../schemas/api/operations.js';
 
 interface Seen {
@@ -86,7 +87,7 @@ const svc = ['--url', '', '--key', 'wds_test-key'];
 const withService = (...args: string[]) => cli(...args, ...svc.map((a) => a || base));
 const ok = (data: unknown) => ({ status: 200, body: { success: true, data } });
 
-describe('cli requests', () => {
+describe('cli/index: requests', () => {
   it('builds the body from the positional argument and the flags generated from the schema', async () => {
     answer = () => ok({ id: 'crawl_1', url: 'x' });
     const r = await withService('crawl', 'https://example.com', '--limit', '3', '--no-ignore-sitemap', '--include-paths', '^/a', '--include-paths', '^/b{1,2}', '--deduplicate-similar-urls', '--scrape-options', '{"formats":["links"]}', '--no-wait');
@@ -120,7 +121,7 @@ describe('cli requests', () => {
   });
 });
 
-describe('cli uploads and raw bytes', () => {
+describe('cli/run: uploads and raw bytes', () => {
   it('parse sends the file as the multipart upload', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'wds-cli-unit-'));
     dirs.push(dir);
@@ -144,7 +145,7 @@ describe('cli uploads and raw bytes', () => {
   });
 });
 
-describe('cli help and coverage', () => {
+describe('cli/commands: help and coverage', () => {
   const all = [...COMMANDS.map((c) => [c.name]), ...GROUPS.flatMap((g) => g.commands.map((c) => [g.name, c.name]))];
 
   it.each(all)('%s %s --help shows usage and examples, exit 0', async (...names: string[]) => {
@@ -170,7 +171,7 @@ describe('cli help and coverage', () => {
   });
 });
 
-describe('cli exit codes', () => {
+describe('cli/client: exit codes', () => {
   it('maps envelope codes by their status: 2 bad input, 4 refused, 5 unavailable, 1 otherwise', () => {
     expect(exitCodeOf('validation_failed', 422)).toBe(2);
     expect(exitCodeOf('not_found', 404)).toBe(2);
@@ -194,7 +195,7 @@ describe('cli exit codes', () => {
   });
 });
 
-describe('cli files', () => {
+describe('cli/output: files', () => {
   const tempDir = () => {
     const d = mkdtempSync(join(tmpdir(), 'wds-cli-unit-'));
     dirs.push(d);
@@ -252,5 +253,27 @@ describe('cli files', () => {
     expect(toCsv([{ a: 'x,y', b: 'say "hi"', c: 'two\nlines' }])).toBe('a,b,c\r\n"x,y","say ""hi""","two\nlines"\r\n');
     // Formulas are quoted as text; numbers and phone numbers are not.
     expect(toCsv([{ n: '-4.5', p: '+1 (555) 010-2000', f: '+SUM(A1)', g: '@cmd' }])).toBe("n,p,f,g\r\n-4.5,+1 (555) 010-2000,'+SUM(A1),'@cmd\r\n");
+  });
+});
+
+describe('cli/progress', () => {
+  it('prints a plain line each time a count changes when not on a terminal, rate and ETA from the clock given', () => {
+    let now = 1_000_000;
+    let text = '';
+    const stream = { write: (chunk: string) => ((text += chunk), true) } as unknown as NodeJS.WritableStream;
+    const progress = createProgress({ label: 'crawl_1', unit: 'pages', tty: false, stream, now: () => now });
+    progress.update({ done: 0, total: 10, errors: 0, status: 'scraping' });
+    now += 2_000;
+    progress.update({ done: 4, total: 10, errors: 1, status: 'scraping' });
+    progress.update({ done: 4, total: 10, errors: 1, status: 'scraping' });
+    now += 2_000;
+    progress.update({ done: 10, total: 10, errors: 1, status: 'completed' });
+    progress.stop();
+    expect(text.split('\n')).toEqual([
+      'crawl_1: scraping, 0/10 pages, 0.0 pages/s, ETA ?, 0 errors',
+      'crawl_1: scraping, 4/10 pages, 2.0 pages/s, ETA 3s, 1 errors',
+      'crawl_1: completed, 10/10 pages, 2.5 pages/s, ETA 0s, 1 errors',
+      '',
+    ]);
   });
 });

@@ -114,7 +114,7 @@ describe('e2e/cli in a terminal', () => {
     run.send('y\r');
     expect(await run.exited, run.stdout()).toBe(3);
     expect(run.stdout()).toContain(`crawl ${id} cancelled`);
-    expect(run.stdout()).toMatch(/completed|cancelled: 1 pages/);
+    expect(run.stdout()).toMatch(new RegExp(`crawl ${id} cancelled: 1 page\\b`));
     const status = (await (await fetch(`${svc.base}/v1/crawl/${id}`, { headers: { authorization: `Bearer ${API_KEY}` } })).json()) as { data: { status: string } };
     expect(status.data.status).toBe('cancelled');
   }, 120_000);

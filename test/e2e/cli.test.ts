@@ -15,7 +15,10 @@
  *   code `npm start` runs) scrapes a local page;
  * - `keys` on the running service's DATA_DIR, and `serve` starting the service.
  */
+import { once } from 'node:events';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -28,7 +31,7 @@ import { startMapSite, type MapSite } from '../helpers/map-site.js';
 const API_KEY = 'e2e-cli-key-0123456789';
 
 let site: MapSite;
-let slow: MapSite;
+let slow: SlowSite;
 let fixture: FixtureSite;
 let svc: Embedded;
 let brokeKey = '';
@@ -53,6 +56,41 @@ function files(dir: string): string[] {
   return out.sort();
 }
 
+interface SlowSite {
+  url(path: string): string;
+  close(): Promise<void>;
+}
+
+/**
+ * A start page linking ten pages that answer far later than a test waits, so a crawl of it is
+ * still running at Ctrl-C. Addressed as 127.0.0.1, another host than the map site's
+ * `localhost`, so its pages in flight never hold back the other crawls' per-host slots.
+ */
+async function startSlowSite(): Promise<SlowSite> {
+  const server = http.createServer((req, res) => {
+    const home = req.url === '/';
+    const body = home
+      ? `<html><head><title>Slow home</title></head><body>${Array.from({ length: 10 }, (_, i) => `<a href="/slow/${i}">page ${i}</a>`).join(' ')}</body></html>`
+      : `<html><head><title>Slow ${req.url}</title></head><body><p>Slow page.</p></body></html>`;
+    const answer = () => {
+      if (!res.destroyed) res.writeHead(200, { 'content-type': 'text/html' }).end(body);
+    };
+    if (home) answer();
+    else setTimeout(answer, 45_000).unref();
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: (path) => `http://127.0.0.1:${port}${path}`,
+    close: async () => {
+      server.closeAllConnections();
+      server.close();
+      await once(server, 'close');
+    },
+  };
+}
+
 // eslint-disable-next-line no-control-regex
 const ESCAPES = /\x1b\[/;
 
@@ -60,8 +98,7 @@ beforeAll(async () => {
   [site, slow, fixture] = await Promise.all([
     // Pages a little slow, so the bar is drawn more than once.
     startMapSite({ robots: false, sitemaps: false, delayMs: (path) => (path === '/' ? 0 : 150) }),
-    // Every page but the start page far slower than the test waits, so the crawl is still running at Ctrl-C.
-    startMapSite({ robots: false, sitemaps: false, delayMs: (path) => (path === '/' ? 0 : 60_000) }),
+    startSlowSite(),
     startFixtureSite(),
   ]);
   svc = await startEmbedded({
@@ -76,8 +113,9 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  await svc?.stop();
+  // The sites first: the slow site's pages still in flight fail at once rather than hold the stop.
   await Promise.all([site?.close(), slow?.close(), fixture?.close()]);
+  await svc?.stop();
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
 
@@ -103,66 +141,6 @@ describe('e2e/cli in a terminal', () => {
     expect(home.startsWith(`---\nurl: "${site.url('/')}"\n`)).toBe(true);
     const page = written.find((f) => f.startsWith(`${host}/page/`)) as string;
     expect(readFileSync(join(out, page), 'utf8')).toMatch(/^---\nurl: "http:\/\/localhost:\d+\/page\/\d+"\n/);
-  }, 120_000);
-
-  it('asks on Ctrl-C whether to cancel the crawl, and cancels it on y', async () => {
-    const run = startCli(['crawl', slow.url('/'), '--ignore-sitemap', '--max-depth', '1', '--limit', '20', '--max-concurrency', '1', '--url', svc.base, '--key', API_KEY], { tty: true });
-    const [, id] = await run.waitFor(/(crawl_\w+) started/);
-    await run.waitFor(/1\/\d+ pages/);
-    run.send('\x03');
-    await run.waitFor(/Cancel crawl \S+\? \[y\] cancel it/);
-    run.send('y\r');
-    expect(await run.exited, run.stdout()).toBe(3);
-    expect(run.stdout()).toContain(`crawl ${id} cancelled`);
-    expect(run.stdout()).toMatch(new RegExp(`crawl ${id} cancelled: 1 page\\b`));
-    const status = (await (await fetch(`${svc.base}/v1/crawl/${id}`, { headers: { authorization: `Bearer ${API_KEY}` } })).json()) as { data: { status: string } };
-    expect(status.data.status).toBe('cancelled');
-  }, 120_000);
-});
-
-const statusOf = async (id: string): Promise<string> =>
-  ((await (await fetch(`${svc.base}/v1/crawl/${id}`, { headers: { authorization: `Bearer ${API_KEY}` } })).json()) as { data: { status: string } }).data.status;
-
-describe('e2e/cli leaving a crawl running', () => {
-  it('keeps following on n, and on q quits leaving the crawl running (exit 130)', async () => {
-    const run = startCli(['crawl', slow.url('/'), '--ignore-sitemap', '--max-depth', '1', '--limit', '20', '--max-concurrency', '1', '--url', svc.base, '--key', API_KEY], { tty: true });
-    const [, id] = await run.waitFor(/(crawl_\w+) started/);
-    await run.waitFor(/1\/\d+ pages/);
-    run.send('\x03');
-    await run.waitFor(/Cancel crawl \S+\? /);
-    run.send('n\r');
-    await run.waitFor(/keeps running; following it again/);
-    run.send('\x03');
-    await run.waitFor(/keeps running; following it again[\s\S]*Cancel crawl \S+\? /);
-    run.send('q\r');
-    expect(await run.exited, run.stdout()).toBe(130);
-    expect(run.stdout()).toContain(`crawl ${id} left running; follow it with \`web-data-service crawl-status ${id} --wait\``);
-    expect(await statusOf(id as string)).toBe('scraping');
-    await fetch(`${svc.base}/v1/crawl/${id}`, { method: 'DELETE', headers: { authorization: `Bearer ${API_KEY}` } });
-  }, 120_000);
-
-  it('without a terminal, SIGINT quits leaving the crawl running and says how to cancel it', async () => {
-    const run = startCli(['crawl', slow.url('/'), '--ignore-sitemap', '--max-depth', '1', '--limit', '20', '--max-concurrency', '1', '--url', svc.base, '--key', API_KEY]);
-    const started = await new Promise<string>((resolve, reject) => {
-      const timer = setInterval(() => {
-        const m = /(crawl_\w+): scraping, 1\//.exec(run.stderr());
-        if (m) {
-          clearInterval(timer);
-          resolve(m[1] as string);
-        }
-      }, 50);
-      void run.exited.then(() => {
-        clearInterval(timer);
-        reject(new Error(`exited early: ${run.stderr()}`));
-      });
-    });
-    run.signal('SIGINT');
-    expect(await run.exited).toBe(130);
-    const id = /crawl (crawl_\w+) left running/.exec(run.stderr())?.[1] as string;
-    expect(id.startsWith(started)).toBe(true);
-    expect(run.stderr()).toContain(`cancel it with \`web-data-service crawl-cancel ${id}\``);
-    expect(await statusOf(id)).toBe('scraping');
-    await fetch(`${svc.base}/v1/crawl/${id}`, { method: 'DELETE', headers: { authorization: `Bearer ${API_KEY}` } });
   }, 120_000);
 });
 
@@ -262,4 +240,65 @@ describe('e2e/cli keys and serve', () => {
       expect((await served.stop(15_000)).code).toBe(0);
     }
   }, 180_000);
+});
+
+const statusOf = async (id: string): Promise<string> =>
+  ((await (await fetch(`${svc.base}/v1/crawl/${id}`, { headers: { authorization: `Bearer ${API_KEY}` } })).json()) as { data: { status: string } }).data.status;
+
+// Last: the crawls of the slow site keep pages in flight until the site closes.
+describe('e2e/cli Ctrl-C on a crawl', () => {
+  it('asks on Ctrl-C whether to cancel the crawl, and cancels it on y', async () => {
+    const run = startCli(['crawl', slow.url('/'), '--ignore-sitemap', '--max-depth', '1', '--limit', '20', '--max-concurrency', '1', '--url', svc.base, '--key', API_KEY], { tty: true });
+    const [, id] = await run.waitFor(/(crawl_\w+) started/);
+    await run.waitFor(/1\/\d+ pages/);
+    run.send('\x03');
+    await run.waitFor(/Cancel crawl \S+\? \[y\] cancel it/);
+    run.send('y\r');
+    expect(await run.exited, run.stdout()).toBe(3);
+    expect(run.stdout()).toContain(`crawl ${id} cancelled`);
+    expect(run.stdout()).toMatch(new RegExp(`crawl ${id} cancelled: 1 page\\b`));
+    const status = (await (await fetch(`${svc.base}/v1/crawl/${id}`, { headers: { authorization: `Bearer ${API_KEY}` } })).json()) as { data: { status: string } };
+    expect(status.data.status).toBe('cancelled');
+  }, 120_000);
+
+  it('keeps following on n, and on q quits leaving the crawl running (exit 130)', async () => {
+    const run = startCli(['crawl', slow.url('/'), '--ignore-sitemap', '--max-depth', '1', '--limit', '20', '--max-concurrency', '1', '--url', svc.base, '--key', API_KEY], { tty: true });
+    const [, id] = await run.waitFor(/(crawl_\w+) started/);
+    await run.waitFor(/1\/\d+ pages/);
+    run.send('\x03');
+    await run.waitFor(/Cancel crawl \S+\? /);
+    run.send('n\r');
+    await run.waitFor(/keeps running; following it again/);
+    run.send('\x03');
+    await run.waitFor(/keeps running; following it again[\s\S]*Cancel crawl \S+\? /);
+    run.send('q\r');
+    expect(await run.exited, run.stdout()).toBe(130);
+    expect(run.stdout()).toContain(`crawl ${id} left running; follow it with \`web-data-service crawl-status ${id} --wait\``);
+    expect(await statusOf(id as string)).toBe('scraping');
+    await fetch(`${svc.base}/v1/crawl/${id}`, { method: 'DELETE', headers: { authorization: `Bearer ${API_KEY}` } });
+  }, 120_000);
+
+  it('without a terminal, SIGINT quits leaving the crawl running and says how to cancel it', async () => {
+    const run = startCli(['crawl', slow.url('/'), '--ignore-sitemap', '--max-depth', '1', '--limit', '20', '--max-concurrency', '1', '--url', svc.base, '--key', API_KEY]);
+    const started = await new Promise<string>((resolve, reject) => {
+      const timer = setInterval(() => {
+        const m = /(crawl_\w+): scraping, 1\//.exec(run.stderr());
+        if (m) {
+          clearInterval(timer);
+          resolve(m[1] as string);
+        }
+      }, 50);
+      void run.exited.then(() => {
+        clearInterval(timer);
+        reject(new Error(`exited early: ${run.stderr()}`));
+      });
+    });
+    run.signal('SIGINT');
+    expect(await run.exited).toBe(130);
+    const id = /crawl (crawl_\w+) left running/.exec(run.stderr())?.[1] as string;
+    expect(id.startsWith(started)).toBe(true);
+    expect(run.stderr()).toContain(`cancel it with \`web-data-service crawl-cancel ${id}\``);
+    expect(await statusOf(id)).toBe('scraping');
+    await fetch(`${svc.base}/v1/crawl/${id}`, { method: 'DELETE', headers: { authorization: `Bearer ${API_KEY}` } });
+  }, 120_000);
 });

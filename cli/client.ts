@@ -100,7 +100,12 @@ async function request(base: string, key: string, method: string, path: string, 
   if (options.raw && res.ok) return new Uint8Array(await res.arrayBuffer());
   const text = await res.text();
   if (!res.ok) throw failureOf(res.status, text);
-  const envelope = JSON.parse(text) as Json;
+  let envelope: Json;
+  try {
+    envelope = JSON.parse(text) as Json;
+  } catch {
+    throw new CliError('not_the_service', `${base} answered ${path} with something that is not the API's JSON envelope: is it a Web Data Service?`, EXIT.unavailable);
+  }
   if (envelope.success === false) throw failureOf(res.status, text);
   return envelope.data;
 }

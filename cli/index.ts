@@ -85,7 +85,6 @@ function addSpec(parent: Command, spec: CommandSpec, ctx: Context): void {
         fields: fieldValues(fields, opts, readData(opts.data as string | undefined)),
         wait: op.method === 'POST' ? opts.wait !== false : opts.wait === true,
         output,
-        tty: process.stdout.isTTY === true,
       });
     } finally {
       await api.close();

@@ -32,7 +32,6 @@ export interface Invocation {
   /** Follow a job (false: `--no-wait`, or a status command without `--wait`). */
   readonly wait: boolean;
   readonly output: Output;
-  readonly tty: boolean;
 }
 
 interface Request {

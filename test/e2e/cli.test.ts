@@ -157,6 +157,15 @@ describe('e2e/cli with pipes', () => {
     expect(ESCAPES.test(run.stdout) || ESCAPES.test(run.stderr)).toBe(false);
   }, 120_000);
 
+  it('runs a batch scrape to its end, one JSON line per page', async () => {
+    const urls = [site.url('/page/1'), site.url('/page/2'), site.url('/page/3')];
+    const run = await runCli(['batch', ...urls, '--url', svc.base, '--key', API_KEY]);
+    expect(run.code, run.stderr).toBe(0);
+    const docs = run.stdout.trim().split('\n').map((l) => JSON.parse(l) as { metadata: { sourceURL: string } });
+    expect(docs.map((d) => d.metadata.sourceURL).sort()).toEqual(urls);
+    expect(run.stderr).toMatch(/^batch_\w+: completed, 3\/3 pages, [\d.]+ pages\/s, ETA 0s, 0 errors$/m);
+  }, 120_000);
+
   it('answers a map as one JSON line per link, and a scrape as one line', async () => {
     const env = { WDS_URL: svc.base, WDS_API_KEY: API_KEY };
     const mapped = await runCli(['map', site.url('/'), '--limit', '5'], { env });

@@ -121,7 +121,11 @@ export function buildProgram(ctx: Context): Command {
     for (const spec of group.commands) addSpec(parent, spec, ctx);
   }
   program.command('keys').description('Manage API keys (create, list, revoke, topup, webhook-secret): `keys --help`').argument('[args...]');
-  program.command('serve').description('Start the service (as `npm start`; --role ROLE for one role)').option('--role <role>', 'all, gateway, or one actor pool');
+  program
+    .command('serve')
+    .description('Start the service (as `npm start`; --role ROLE for one role)')
+    .option('--role <role>', 'all, gateway, or one actor pool')
+    .addHelpText('after', `\nExamples:\n  $ ${NAME} serve\n  $ PORT=3002 DATA_DIR=./data ${NAME} serve\n  $ ${NAME} serve --role fetcher\n`);
   program.command('mcp').description('The MCP server over stdio, for AI agents (docs/mcp.md); --url to call a running service').option('--url <url>');
   return program;
 }
@@ -142,7 +146,8 @@ function failure(error: unknown): number {
 /** Runs the command line on `argv` (without node and the script); its exit code. `serve` and `mcp` run until they end the process. */
 export async function runCli(argv: string[], host: CliHost): Promise<number> {
   // These take their own flags (--url, --help) as their own command lines do.
-  if (argv[0] === 'serve') {
+  const help = argv.includes('--help') || argv.includes('-h');
+  if (argv[0] === 'serve' && !help) {
     await host.serve(argv.slice(1));
     return new Promise<number>(() => undefined);
   }

@@ -156,6 +156,16 @@ describe('cli/commands: help and coverage', () => {
     expect(r.out).toMatch(new RegExp(`Examples:\\n  \\$ web-data-service ${words.join(' ')}( |\\n)`));
   });
 
+  it('serve --help and keys --help show their usage without starting anything', async () => {
+    const serve = await cli('serve', '--help');
+    expect(serve.code).toBe(0);
+    expect(serve.out).toContain('Usage: web-data-service serve [options]');
+    expect(serve.out).toContain('$ web-data-service serve --role fetcher');
+    const keys = await cli('keys', '--help');
+    expect(keys.code).toBe(0);
+    expect(keys.out).toContain('create --name NAME [--credits N|unlimited]');
+  });
+
   it('lists every command, the exit codes, keys, serve and mcp in the top help', async () => {
     const r = await cli('--help');
     expect(r.code).toBe(0);

@@ -142,6 +142,19 @@ describe('e2e/cli in a terminal', () => {
     const page = written.find((f) => f.startsWith(`${host}/page/`)) as string;
     expect(readFileSync(join(out, page), 'utf8')).toMatch(/^---\nurl: "http:\/\/localhost:\d+\/page\/\d+"\n/);
   }, 120_000);
+
+  it('shows records as numbered lines and a page as its markdown on a terminal', async () => {
+    const env = { WDS_URL: svc.base, WDS_API_KEY: API_KEY };
+    const mapped = await runCli(['map', site.url('/'), '--limit', '3'], { tty: true, env });
+    expect(mapped.code, mapped.stdout).toBe(0);
+    const home = site.url('/').replace(/[.]/g, '\\.');
+    expect(mapped.stdout).toMatch(new RegExp(`^  1\\. Map fixture home  ${home}\\r?$`, 'm'));
+    expect(mapped.stdout).toMatch(/^3 links\r?$/m);
+    const scraped = await runCli(['scrape', fixture.url('/html')], { tty: true, env });
+    expect(scraped.code, scraped.stdout).toBe(0);
+    expect(scraped.stdout).toMatch(/^# Hello fixture/m);
+    expect(scraped.stdout).not.toContain('"markdown"');
+  }, 120_000);
 });
 
 describe('e2e/cli with pipes', () => {

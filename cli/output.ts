@@ -8,7 +8,7 @@
  * - **files** (`-o DIR`, with either): each page as DIR/<host>/<path>.md (paths from the page's
  *   URL, made safe: no `..`, no absolute path, no character a file system refuses), tabular
  *   results (leads, mentions, products, places) as DIR/<name>.csv with the answer's attribution
- *   notices in DIR/<name>.ATTRIBUTION.txt, anything else as DIR/<command>.json.
+ *   notices in DIR/<name>.ATTRIBUTION.txt, anything else as DIR/<operation>.json.
  *
  * Notes for a person (progress, where files went, attribution) go to standard error, so
  * standard output carries the data alone.

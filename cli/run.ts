@@ -78,6 +78,20 @@ function shown(file: string): string {
   return rel && !rel.startsWith('..') && !isAbsolute(rel) ? rel : file;
 }
 
+/** The files `-o DIR` writes for an answer that is not a job's: its page, its table, else its JSON. */
+function writeAnswer(inv: Invocation, dir: string, data: unknown, rows: Json[] | null, notices: readonly string[]): string[] {
+  const { spec } = inv;
+  if (spec.show?.page) {
+    const doc = data as Json;
+    const source = pageUrl(doc) || String(inv.args.url ?? `upload://${basename(String(inv.args.file ?? 'file'))}`);
+    return [writePage(dir, { ...doc, metadata: { ...((doc.metadata ?? {}) as Json), sourceURL: source } }, new Set())];
+  }
+  if (rows && spec.show?.csv) return writeTable(dir, spec.show.csv, rows, notices);
+  const file = join(dir, `${spec.operation}.json`);
+  writeFile(file, `${JSON.stringify(data, null, 2)}\n`);
+  return [file];
+}
+
 /** Shows (or writes) an answer that is not a job's. */
 function show(inv: Invocation, data: unknown): number {
   const { output, spec } = inv;
@@ -88,12 +102,7 @@ function show(inv: Invocation, data: unknown): number {
   const rows = rowsOf(data, spec.show?.rows);
   const notices = attributionOf(data);
   if (output.dir) {
-    const files = spec.show?.page
-      ? [writePage(output.dir, { ...(data as Json), metadata: { sourceURL: pageUrl(data as Json) || inv.args.url || `upload://${basename(String(inv.args.file ?? 'file'))}`, ...((data as Json).metadata as Json) } }, new Set())]
-      : rows && spec.show?.csv
-        ? writeTable(output.dir, spec.show.csv, rows, notices)
-        : (writeFile(join(output.dir, `${spec.name}.json`), `${JSON.stringify(data, null, 2)}\n`), [join(output.dir, `${spec.name}.json`)]);
-    for (const file of files) output.note(`wrote ${shown(file)}`);
+    for (const file of writeAnswer(inv, output.dir, data, rows, notices)) output.note(`wrote ${shown(file)}`);
   } else if (output.json) {
     for (const row of rows ?? [data]) output.out(JSON.stringify(row));
   } else if (spec.show?.page && typeof (data as Json).markdown === 'string') {

@@ -259,6 +259,15 @@ describe('cli/output: files', () => {
     expect(existsSync(join(dir, 'scrape.json'))).toBe(false);
   });
 
+  it('writes an answer that is neither a page nor a table as DIR/<operation>.json', async () => {
+    const dir = tempDir();
+    answer = () => ok({ monitors: [{ id: 'mon_1', name: 'Pricing' }] });
+    const r = await withService('monitor', 'list', '-o', dir);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(readFileSync(join(dir, 'monitorList.json'), 'utf8'))).toEqual({ monitors: [{ id: 'mon_1', name: 'Pricing' }] });
+    expect(r.err).toContain('monitorList.json');
+  });
+
   it('quotes CSV cells with commas, quotes and line breaks, and formulas as text', () => {
     expect(toCsv([{ a: 'x,y', b: 'say "hi"', c: 'two\nlines' }])).toBe('a,b,c\r\n"x,y","say ""hi""","two\nlines"\r\n');
     // Formulas are quoted as text; numbers and phone numbers are not.

@@ -17,6 +17,7 @@ COPY pipeline ./pipeline
 COPY gateway ./gateway
 COPY actors ./actors
 COPY infra ./infra
+COPY cli ./cli
 RUN npm run build && npm prune --omit=dev
 
 FROM node:22-bookworm-slim

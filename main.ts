@@ -7,8 +7,9 @@
  *   node dist/main.js --role fetcher   one actor pool (frontier, fetcher, renderer, parser,
  *                                      extractor, searcher, classifier, notifier, intel);
  *                                      start any number of each
- *   node dist/main.js mcp [--url URL]  the MCP server over stdio (gateway/mcp/stdio.ts), the
- *                                      package's `bin`: `npx web-data-service mcp`
+ *   node dist/main.js mcp [--url URL]  the MCP server over stdio (gateway/mcp/stdio.ts)
+ *   node dist/main.js <command> …      the command line (cli/, docs/cli.md): scrape, crawl, …,
+ *                                      keys, serve; the package's `bin`: `npx web-data-service …`
  *
  * Configuration comes from the environment (pipeline/runtime/config.ts); BUS, STORE and STATE choose
  * the engines. `startService` is exported so tests start the same composition in-process, and
@@ -30,6 +31,7 @@ import { createIntelActor } from './actors/intel/index.js';
 import { createNotifierActor } from './actors/notifier/index.js';
 import { createParserActor } from './actors/parser/index.js';
 import { createRendererActor } from './actors/renderer/index.js';
+import { runCli } from './cli/index.js';
 import { buildGateway } from './gateway/app.js';
 import { runMcpStdio } from './gateway/mcp/stdio.js';
 import { ConfigError, loadConfig, redactedConfig, type Config } from './pipeline/service/config.js';
@@ -241,8 +243,22 @@ function isEntryPoint(): boolean {
   }
 }
 
+/** No arguments, or only the service's own flags (`--role X`): start the service, as `npm start` does. */
+function startsTheService(argv: readonly string[]): boolean {
+  return argv.length === 0 || argv[0] === '--role' || argv[0]?.startsWith('--role=') === true;
+}
+
 if (isEntryPoint()) {
   const argv = process.argv.slice(2);
-  if (argv[0] === 'mcp') await runMcpStdio(argv.slice(1), { version: serviceVersion(), script: process.argv[1] as string });
-  else await run(argv);
+  if (startsTheService(argv)) await run(argv);
+  else {
+    const script = process.argv[1] as string;
+    const code = await runCli(argv, {
+      version: serviceVersion(),
+      script,
+      serve: (args) => run(args),
+      mcp: (args) => runMcpStdio(args, { version: serviceVersion(), script }),
+    });
+    process.exit(code);
+  }
 }

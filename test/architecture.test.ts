@@ -21,7 +21,7 @@ import { describe, expect, it } from 'vitest';
 import { DOC, folderTable, holds, IMPORT_RULES, ownerOf, parseMayImport, readImportRules, type ImportRule } from './architecture-rules.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const LAYERS = ['schemas', 'pipeline', 'actors', 'gateway', 'infra'] as const;
+const LAYERS = ['schemas', 'pipeline', 'actors', 'gateway', 'infra', 'cli'] as const;
 
 /**
  * pipeline/'s product half, read from the import table: every folder of pipeline/ but the

@@ -6,32 +6,21 @@
  * - With `--url <base>` or WDS_URL it talks to that running service over HTTP, with the key
  *   in WDS_API_KEY (required).
  * - Without, it runs the embedded service itself: `main.js` (this same entry point) in a
- *   child process listening on 127.0.0.1 and a free port, reached over HTTP with its key.
- *   Not in this process: chdb, the embedded store, takes a process's piped standard input
- *   as the data of its inserts, and here standard input is the MCP client's pipe, so an
- *   in-process store would read the protocol's messages as rows (and break every insert).
- *   The child's standard input is closed ('ignore'). Its key is WDS_API_KEY, else API_KEY,
- *   else one derived from the instance's server secret (pipeline/webhooks/secret.ts), the
- *   same at each start and never written anywhere; it is passed to the child as API_KEY, so
- *   it is an unlimited key of that DATA_DIR, as API_KEY always is.
+ *   child process listening on 127.0.0.1 and a free port, reached over HTTP with its key
+ *   (pipeline/service/embedded.ts). Not in this process: chdb, the embedded store, takes a
+ *   process's piped standard input as the data of its inserts, and here standard input is
+ *   the MCP client's pipe, so an in-process store would read the protocol's messages as rows.
  *
  * Either way each tool call is an HTTP request to the API (gateway/mcp/server.ts), so keys,
  * credits, rate limits and the SSRF guard apply as they do to any caller.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createHmac } from 'node:crypto';
 import { realpathSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { ConfigError, loadConfig, mcpCommandEnvironment, type McpCommandEnvironment } from '../../pipeline/service/config.js';
-import { serverWebhookSecret } from '../../pipeline/webhooks/secret.js';
+import { startEmbeddedChild, type EmbeddedChild } from '../../pipeline/service/embedded.js';
 import { createMcpServer, DEFAULT_MAX_DEPTH, type ApiCaller } from './server.js';
 import { TOOLS } from './tools.js';
-
-/** How long the embedded service may take to start listening. */
-export const EMBEDDED_START_MS = 180_000;
-/** How long the embedded service is given to stop before it is killed. */
-const STOP_GRACE_MS = 15_000;
 
 const USAGE = `usage: web-data-service mcp [--url <service base URL>]
 
@@ -55,62 +44,6 @@ export function httpCaller(base: string, key: string | (() => Promise<{ base: st
     });
     return { status: res.status, body: await res.text() };
   };
-}
-
-/** The embedded service's key: WDS_API_KEY, API_KEY, else derived from the server secret. */
-function embeddedKey(command: McpCommandEnvironment): string {
-  if (command.apiKey) return command.apiKey;
-  const config = loadConfig(command.env);
-  if (config.apiKey !== null) return config.apiKey;
-  return `wds_mcp_${createHmac('sha256', serverWebhookSecret(config)).update('web-data-service mcp stdio key').digest('base64url')}`;
-}
-
-interface Embedded {
-  readonly child: ChildProcess;
-  readonly ready: Promise<{ base: string; key: string }>;
-  stop(): Promise<void>;
-}
-
-/** Starts the embedded service as a child process on a loopback port, its output on our standard error. */
-function startEmbedded(script: string, command: McpCommandEnvironment): Embedded {
-  const key = embeddedKey(command);
-  const child = spawn(process.execPath, [...process.execArgv, script, '--role', 'all'], {
-    // stdin closed: chdb must not see a pipe there (see above). The IPC channel tells the
-    // service when this process is gone, even killed (main.ts stops on its 'disconnect').
-    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
-    env: { ...command.env, API_KEY: key, PORT: '0', HOST: '127.0.0.1' },
-  });
-  let seen = '';
-  const ready = new Promise<{ base: string; key: string }>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the embedded service did not start listening within ${EMBEDDED_START_MS / 1000} s`)), EMBEDDED_START_MS);
-    child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
-      process.stderr.write(chunk);
-      if (seen.length < 1_000_000) seen += chunk;
-      const match = /listening on (http:\/\/[\w.:[\]-]+)/.exec(seen);
-      if (match) {
-        clearTimeout(timer);
-        resolve({ base: match[1] as string, key });
-      }
-    });
-    child.once('exit', (code, signal) => {
-      clearTimeout(timer);
-      reject(new Error(`the embedded service exited (${signal ?? `code ${String(code)}`}) before it was listening`));
-    });
-  });
-  ready.catch(() => undefined);
-  child.stderr?.on('data', (chunk: Buffer) => process.stderr.write(chunk));
-  let stopping: Promise<void> | null = null;
-  const stop = () =>
-    (stopping ??= new Promise<void>((resolve) => {
-      if (child.exitCode !== null || child.signalCode !== null) return resolve();
-      const kill = setTimeout(() => child.kill('SIGKILL'), STOP_GRACE_MS);
-      child.once('exit', () => {
-        clearTimeout(kill);
-        resolve();
-      });
-      child.kill('SIGTERM');
-    }));
-  return { child, ready, stop };
 }
 
 export interface StdioOptions {
@@ -139,7 +72,7 @@ export async function runMcpStdio(argv: string[], options: StdioOptions): Promis
   const url = values.url ?? command.url;
   let closing = false;
   let api: ApiCaller;
-  let embedded: Embedded | null = null;
+  let embedded: EmbeddedChild | null = null;
   let maxDepth = DEFAULT_MAX_DEPTH;
   if (url) {
     if (!/^https?:\/\/\S+$/.test(url)) {
@@ -156,7 +89,7 @@ export async function runMcpStdio(argv: string[], options: StdioOptions): Promis
   } else {
     try {
       maxDepth = loadConfig(command.env).bodyMaxDepth;
-      embedded = startEmbedded(realpathSync(options.script), command);
+      embedded = startEmbeddedChild(realpathSync(options.script), command, { output: (chunk) => process.stderr.write(chunk) });
     } catch (error) {
       say(error instanceof ConfigError ? `invalid configuration: ${error.message}` : `could not start the embedded service: ${String(error)}`);
       process.exit(78);

@@ -1,7 +1,7 @@
 /** Request schemas of site and company intelligence: domain, company, products, posts, report, snapshots, screen. */
 import { Type, type Static } from '@sinclair/typebox';
 import { Closed, DomainOrUrl, Nullable, StringEnum } from './common.js';
-import { op, type Operation } from './operation.js';
+import { op, type Operation } from './operation-row.js';
 
 export const DomainBody = Closed({
   domain: DomainOrUrl('A domain or any URL on it; a URL and its bare domain are the same request.'),

@@ -1,7 +1,7 @@
 /** Request schemas of Find Leads and the social catalog. Both bodies are open objects in the spec. */
 import { Type } from '@sinclair/typebox';
 import { COUNTRY_CODE } from './common.js';
-import { op, type Operation } from './operation.js';
+import { op, type Operation } from './operation-row.js';
 
 export const LeadsBody = Type.Object(
   {

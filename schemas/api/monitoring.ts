@@ -5,7 +5,7 @@
  */
 import { Type, type TSchema } from '@sinclair/typebox';
 import { Closed, Cursor, HttpUrl, Nullable, Pagination, StringEnum, withError } from './common.js';
-import { op, type Operation } from './operation.js';
+import { op, type Operation } from './operation-row.js';
 
 export const MonitorBody = withError(
   Closed(

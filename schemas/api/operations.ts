@@ -1,6 +1,6 @@
 /**
  * The 46 operations of the API, defined once: each family's rows beside its schemas
- * (schemas/api/<family>.ts, written with `op` of operation.ts), gathered here in the contract's
+ * (schemas/api/<family>.ts, written with `op` of operation-row.ts), gathered here in the contract's
  * order. The gateway registers a route per row, validates with its schemas, and generates the
  * OpenAPI document from the same rows.
  */
@@ -9,11 +9,11 @@ import { Id } from './common.js';
 import { INTEL_OPERATIONS } from './intel.js';
 import { LEADS_SOCIAL_OPERATIONS } from './leads-social.js';
 import { MONITORING_OPERATIONS } from './monitoring.js';
-import { op, type Operation } from './operation.js';
+import { op, type Operation } from './operation-row.js';
 import { PAGE_READING_OPERATIONS } from './page-reading.js';
 import { SEARCH_OPERATIONS } from './search.js';
 
-export { RAW_RESPONSE_HEADERS, type HttpMethod, type Operation } from './operation.js';
+export { RAW_RESPONSE_HEADERS, type HttpMethod, type Operation } from './operation-row.js';
 
 const jobId = Id('Job id returned when the job was started.');
 

@@ -2,7 +2,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Closed, Cursor, HttpUrl, Nullable, Pagination, StringEnum, StringMap, COUNTRY_CODE, withError } from './common.js';
 import { ScrapeOptions, scrapeOptionFields } from './scrape-options.js';
-import { op, type Operation } from './operation.js';
+import { op, type Operation } from './operation-row.js';
 
 export const ScrapeBody = Closed(
   { url: HttpUrl('The page to scrape: an absolute http or https URL, up to 2048 characters.'), ...scrapeOptionFields },

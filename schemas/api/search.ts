@@ -6,7 +6,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Closed, Nullable, StringEnum, COUNTRY_CODE } from './common.js';
 import { ScrapeOptions } from './scrape-options.js';
-import { op, type Operation } from './operation.js';
+import { op, type Operation } from './operation-row.js';
 
 const Query = Type.String({ minLength: 1, maxLength: 500, description: 'What to search for.' });
 const Language = Type.String({ minLength: 2, maxLength: 35, description: 'Language code such as `en` or `pt-BR`.' });

@@ -16,6 +16,8 @@ import type { State } from '../pipeline/runtime/state/state.js';
 import { AppError } from '../pipeline/runtime/errors.js';
 import { Credits } from '../pipeline/keys/credits.js';
 import { AccessLog, stampArrival } from './access-log.js';
+import { HttpMeter } from './http-metrics.js';
+import type { Metrics } from '../pipeline/runtime/metrics/metrics.js';
 import { registerDocs } from './docs.js';
 import type { Handlers } from './handler.js';
 import { buildOpenApi } from './openapi.js';
@@ -43,6 +45,8 @@ export interface GatewayDeps {
   pipeline?: PipelineDeps;
   /** Handlers that take the place of the table's, by operation id (tests' stand-ins). */
   handlers?: Handlers;
+  /** The process's metrics: every answer counted by operation and status (gateway/http-metrics.ts). */
+  metrics?: Metrics;
 }
 
 /** A caller's `x-request-id` kept as the request id; gateway/access-log.ts writes ids unescaped on this account. */
@@ -97,7 +101,7 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Duplex, 
 export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> {
   const { config } = deps;
   const newRequestId = requestIds();
-  const accessLog = new AccessLog(deps.log);
+  const accessLog = new AccessLog(deps.log, deps.metrics ? new HttpMeter(deps.metrics) : null);
   // Every error answer at the root (the error and not-found handlers, framework errors) gets
   // its request id from sendError and its access line here.
   const answerError = (error: unknown, request: FastifyRequest, reply: FastifyReply) => {

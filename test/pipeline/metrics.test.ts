@@ -132,6 +132,25 @@ describe('an actor pool\'s counts', () => {
   });
 });
 
+describe('the counters and histograms', () => {
+  it('expose cumulative buckets (a value on a bound counts in it), +Inf, sum and count, and escape label values', async () => {
+    const metrics = new Metrics();
+    const seconds = metrics.storeSeconds.labels('pages');
+    for (const value of [0.003, 0.005, 0.02, 100]) seconds.observe(value);
+    metrics.eventsProduced.labels('a "quoted" topic').inc(2);
+    const text = await metrics.text();
+    expect(text).toContain('# TYPE wds_store_insert_duration_seconds histogram');
+    expect(text).toContain('# TYPE wds_events_produced_total counter');
+    expect(text).toContain('wds_events_produced_total{topic="a \\"quoted\\" topic"} 2');
+    const s = parseExposition(text);
+    const bucket = (le: string) => sample(s, 'wds_store_insert_duration_seconds_bucket', { table: 'pages', le });
+    expect([bucket('0.0025'), bucket('0.005'), bucket('0.01'), bucket('0.025'), bucket('10'), bucket('+Inf')]).toEqual([0, 2, 2, 3, 3, 4]);
+    expect(sample(s, 'wds_store_insert_duration_seconds_count', { table: 'pages' })).toBe(4);
+    expect(sample(s, 'wds_store_insert_duration_seconds_sum', { table: 'pages' })).toBeCloseTo(100.028, 6);
+    expect(() => metrics.storeSeconds.labels('pages', 'extra')).toThrow(RangeError);
+  });
+});
+
 describe('the batch writer\'s inserts', () => {
   it('counts batches and rows per table, times them, and counts a failed batch apart', async () => {
     const metrics = new Metrics();

@@ -4,12 +4,13 @@
  * Every name starts `wds_`; docs/metrics.md lists them.
  *
  * The hot paths (a message consumed or produced, a handler's attempt, an HTTP answer) each
- * hold the label children they use, resolved once per label value and kept in a Map
- * (`Children`): one Map lookup and an add per event, no label hashing or allocation. Values
+ * hold the cells they count into (families.ts), resolved once per label value and kept in a
+ * Map (`Children`): one Map lookup and an add per event, no label hashing or allocation. Values
  * that are a state rather than a count (handlers in flight, consumer lag) are read when
  * Prometheus scrapes, from the sources registered here (`inFlightOf`, `lagOf`).
  */
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
+import { CounterFamily, HistogramFamily } from './families.js';
 
 /** A counter or histogram child per label value, made on first use. */
 export class Children<T, K extends string | number = string> {
@@ -51,69 +52,69 @@ export class Metrics {
   private lagSource: (() => Promise<readonly PartitionLag[]>) | null = null;
   private defaultsCollected = false;
 
-  readonly eventsConsumed = new Counter({
-    name: 'wds_events_consumed_total',
-    help: 'Messages handed to this process\'s handlers, by topic and consumer group (a redelivered message counts again).',
-    labelNames: ['topic', 'group'] as const,
-    registers: [this.registry],
-  });
-  readonly eventsProduced = new Counter({
-    name: 'wds_events_produced_total',
-    help: 'Messages this process published, by topic (dead letters on the dead-letter topic included).',
-    labelNames: ['topic'] as const,
-    registers: [this.registry],
-  });
-  readonly handlerSeconds = new Histogram({
-    name: 'wds_handler_duration_seconds',
-    help: 'Time of one attempt of an actor\'s handler, by actor and event, whatever its outcome.',
-    labelNames: ['actor', 'event'] as const,
-    buckets: HANDLER_BUCKETS,
-    registers: [this.registry],
-  });
-  readonly retries = new Counter({
-    name: 'wds_handler_retries_total',
-    help: 'Attempts that failed and were tried again after a backoff, by actor and error code.',
-    labelNames: ['actor', 'code'] as const,
-    registers: [this.registry],
-  });
-  readonly deadLetters = new Counter({
-    name: 'wds_dead_letters_total',
-    help: 'Messages an actor pool gave up on and published to the dead-letter topic, by actor and error code.',
-    labelNames: ['actor', 'code'] as const,
-    registers: [this.registry],
-  });
-  readonly storeBatches = new Counter({
-    name: 'wds_store_insert_batches_total',
-    help: 'Batched inserts into the store, by table and result (ok, failed).',
-    labelNames: ['table', 'result'] as const,
-    registers: [this.registry],
-  });
-  readonly storeRows = new Counter({
-    name: 'wds_store_insert_rows_total',
-    help: 'Rows inserted by the batch writer, by table (failed batches not counted).',
-    labelNames: ['table'] as const,
-    registers: [this.registry],
-  });
-  readonly storeSeconds = new Histogram({
-    name: 'wds_store_insert_duration_seconds',
-    help: 'Time of one batched insert into the store, by table.',
-    labelNames: ['table'] as const,
-    buckets: INSERT_BUCKETS,
-    registers: [this.registry],
-  });
-  readonly httpRequests = new Counter({
-    name: 'wds_http_requests_total',
-    help: 'Answers of the gateway, by operation id (or route, `unmatched` for no route) and status.',
-    labelNames: ['operation', 'status'] as const,
-    registers: [this.registry],
-  });
-  readonly httpSeconds = new Histogram({
-    name: 'wds_http_request_duration_seconds',
-    help: 'Time from a request\'s arrival to its answer being handed to Node, by operation id.',
-    labelNames: ['operation'] as const,
-    buckets: HTTP_BUCKETS,
-    registers: [this.registry],
-  });
+  readonly eventsConsumed = new CounterFamily(
+    this.registry,
+    'wds_events_consumed_total',
+    'Messages handed to this process\'s handlers, by topic and consumer group (a redelivered message counts again).',
+    ['topic', 'group'],
+  );
+  readonly eventsProduced = new CounterFamily(
+    this.registry,
+    'wds_events_produced_total',
+    'Messages this process published, by topic (dead letters on the dead-letter topic included).',
+    ['topic'],
+  );
+  readonly handlerSeconds = new HistogramFamily(
+    this.registry,
+    'wds_handler_duration_seconds',
+    'Time of one attempt of an actor\'s handler, by actor and event, whatever its outcome.',
+    ['actor', 'event'],
+    HANDLER_BUCKETS,
+  );
+  readonly retries = new CounterFamily(
+    this.registry,
+    'wds_handler_retries_total',
+    'Attempts that failed and were tried again after a backoff, by actor and error code.',
+    ['actor', 'code'],
+  );
+  readonly deadLetters = new CounterFamily(
+    this.registry,
+    'wds_dead_letters_total',
+    'Messages an actor pool gave up on and published to the dead-letter topic, by actor and error code.',
+    ['actor', 'code'],
+  );
+  readonly storeBatches = new CounterFamily(
+    this.registry,
+    'wds_store_insert_batches_total',
+    'Batched inserts into the store, by table and result (ok, failed).',
+    ['table', 'result'],
+  );
+  readonly storeRows = new CounterFamily(
+    this.registry,
+    'wds_store_insert_rows_total',
+    'Rows inserted by the batch writer, by table (failed batches not counted).',
+    ['table'],
+  );
+  readonly storeSeconds = new HistogramFamily(
+    this.registry,
+    'wds_store_insert_duration_seconds',
+    'Time of one batched insert into the store, by table.',
+    ['table'],
+    INSERT_BUCKETS,
+  );
+  readonly httpRequests = new CounterFamily(
+    this.registry,
+    'wds_http_requests_total',
+    'Answers of the gateway, by operation id (or route, `unmatched` for no route) and status.',
+    ['operation', 'status'],
+  );
+  readonly httpSeconds = new HistogramFamily(
+    this.registry,
+    'wds_http_request_duration_seconds',
+    'Time from a request\'s arrival to its answer being handed to Node, by operation id.',
+    ['operation'],
+    HTTP_BUCKETS,
+  );
 
   constructor() {
     const inFlight = this.inFlightSources;

@@ -88,7 +88,7 @@ export interface Service {
   readonly firstKey: string | null;
   /** Where this process serves /metrics (METRICS_PORT), or null. */
   readonly metrics: MetricsServer | null;
-  /** Stops the gateway, the requester, the pools, then the runtime. Safe to call twice. */
+  /** Stops the metrics server, the gateway, the requester, the pools, then the runtime. Safe to call twice. */
   stop(): Promise<void>;
 }
 
@@ -220,6 +220,10 @@ export async function run(argv: string[], options: RunOptions = {}): Promise<voi
     process.stdout.write(`API reference: http://${shown}:${port}/docs\n`);
   } else {
     process.stdout.write(`\nWeb Data Service ${version}: ${role} pool running\n`);
+  }
+  if (service.metrics) {
+    const { address, port } = service.metrics.address;
+    process.stdout.write(`Metrics: http://${address.includes(':') ? `[${address}]` : address}:${port}/metrics\n`);
   }
   if (service.firstKey) {
     process.stdout.write(`\nYour API key (shown once; keep it safe, manage keys with \`npm run keys\`):\n${service.firstKey}\n\n`);

@@ -38,6 +38,7 @@ import { ConfigError, loadConfig, redactedConfig, type Config } from './pipeline
 import { keyRegistryFor, type KeyRegistry } from './pipeline/keys/index.js';
 import { errorCode } from './pipeline/runtime/errors.js';
 import { createLogger, type Logger } from './pipeline/runtime/log.js';
+import { serveMetrics, type MetricsServer } from './pipeline/runtime/metrics/server.js';
 import { ActorPool } from './pipeline/runtime/pool.js';
 import { Requester } from './pipeline/runtime/request-reply.js';
 import { createRuntime } from './pipeline/runtime/runtime.js';
@@ -87,7 +88,9 @@ export interface Service {
   readonly app: FastifyInstance | null;
   /** A key created because none existed; shown once by the caller. */
   readonly firstKey: string | null;
-  /** Stops the gateway, the requester, the pools, then the runtime. Safe to call twice. */
+  /** Where this process serves /metrics (METRICS_PORT), or null. */
+  readonly metrics: MetricsServer | null;
+  /** Stops the metrics server, the gateway, the requester, the pools, then the runtime. Safe to call twice. */
   stop(): Promise<void>;
 }
 
@@ -121,9 +124,11 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   let requester: Requester | null = null;
   let keys: KeyRegistry | null = null;
   let firstKey: string | null = null;
+  let metrics: MetricsServer | null = null;
   let stopping: Promise<void> | null = null;
   const stop = () =>
     (stopping ??= (async () => {
+      await metrics?.close();
       await app?.close();
       await requester?.stop();
       for (const pool of pools) await pool.stop();
@@ -133,8 +138,9 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   // Every role's capabilities, as the gateway's routing sees them (gateway/wiring.ts).
   const build = { serves: capabilitiesOf(actors) };
   try {
+    if (config.metricsPort !== null) metrics = await serveMetrics(runtime.metrics, { port: config.metricsPort, host: config.metricsHost }, log);
     for (const actor of actors.filter((a) => role === 'all' || a.role === role)) {
-      const pool = new ActorPool(actor.create(runtime, build), runtime.events, log);
+      const pool = new ActorPool(actor.create(runtime, build), runtime.events, log, undefined, runtime.metrics);
       pools.push(pool);
       await pool.start();
     }
@@ -149,6 +155,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
         keys,
         state: runtime.state,
         version: serviceVersion(),
+        metrics: runtime.metrics,
         pipeline: { serves: build.serves, requester, records: runtime },
       });
       await app.listen({ port: config.port, host: config.host });
@@ -159,7 +166,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     await stop().catch((closeError: unknown) => log.warn({ err: closeError }, 'could not release a failed start completely'));
     throw error;
   }
-  return { app, firstKey, stop };
+  return { app, firstKey, metrics, stop };
 }
 
 function readConfig(): Config {
@@ -215,6 +222,10 @@ export async function run(argv: string[], options: RunOptions = {}): Promise<voi
     process.stdout.write(`API reference: http://${shown}:${port}/docs\n`);
   } else {
     process.stdout.write(`\nWeb Data Service ${version}: ${role} pool running\n`);
+  }
+  if (service.metrics) {
+    const { address, port } = service.metrics.address;
+    process.stdout.write(`Metrics: http://${address.includes(':') ? `[${address}]` : address}:${port}/metrics\n`);
   }
   if (service.firstKey) {
     process.stdout.write(`\nYour API key (shown once; keep it safe, manage keys with \`npm run keys\`):\n${service.firstKey}\n\n`);

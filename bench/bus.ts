@@ -197,6 +197,7 @@ function hopView(bus: Bus, from: string, to: string): Bus {
     ensureTopics: (topics) => bus.ensureTopics(topics.map((t) => (t.name === pings ? { ...t, name: to } : t))),
     publish: (topic, messages) => bus.publish(topic === pings ? to : topic, messages),
     consume: (options) => bus.consume({ ...options, topics: options.topics.map((t) => (t === pings ? from : t)) }),
+    lag: () => bus.lag(),
     close: async () => undefined,
   };
 }

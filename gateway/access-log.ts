@@ -16,6 +16,7 @@ import { performance } from 'node:perf_hooks';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { pino } from 'pino';
 import type { Logger } from '../pipeline/runtime/log.js';
+import type { HttpMeter } from './http-metrics.js';
 import { jsonString, tenthsJson } from './json.js';
 
 const START = Symbol('requestStart');
@@ -51,11 +52,13 @@ export class AccessLog {
   private headText = '';
 
   /**
+   * `meter` counts each answer (gateway/http-metrics.ts) when the process keeps metrics;
    * `onAnswer` sees every answer this log writes a line for, whatever the log level (the
    * dashboard's request rows, gateway/usage.ts).
    */
   constructor(
     private readonly log: Logger,
+    private readonly meter: HttpMeter | null = null,
     private readonly onAnswer: ((request: FastifyRequest, reply: FastifyReply) => void) | null = null,
   ) {
     this.internals = log as unknown as PinoInternals;
@@ -68,9 +71,13 @@ export class AccessLog {
    * there from base64url and base-36 digits, and Node's parser accepts only known methods,
    * so neither holds a character JSON escapes. The path is escaped.
    */
-  write(request: FastifyRequest, reply: FastifyReply): void {
+  write(request: FastifyRequest, reply: FastifyReply, operation?: string): void {
     if (this.onAnswer !== null) this.onAnswer(request, reply);
-    if (!this.log.isLevelEnabled('info')) return;
+    const logged = this.log.isLevelEnabled('info');
+    if (!logged && this.meter === null) return;
+    const tenths = elapsedTenths(request);
+    this.meter?.record(request, reply, tenths / 10, operation);
+    if (!logged) return;
     const url = request.url;
     const query = url.indexOf('?');
     const path = query < 0 ? url : url.slice(0, query);
@@ -78,12 +85,12 @@ export class AccessLog {
     const stream = own[pino.symbols.streamSym] as pino.DestinationStream & { [pino.symbols.needsMetadataGsym]?: boolean };
     if (stream[pino.symbols.needsMetadataGsym]) {
       // A destination that wants the level and object beside the text (pino.multistream).
-      this.log.info({ reqId: request.id, method: request.method, path, status: reply.statusCode, ms: elapsedTenths(request) / 10 }, 'request');
+      this.log.info({ reqId: request.id, method: request.method, path, status: reply.statusCode, ms: tenths / 10 }, 'request');
       return;
     }
     stream.write(
       `${this.head(own[pino.symbols.timeSym], own[pino.symbols.chindingsSym])}${request.id}","method":"${request.method}","path":${jsonString(path)},` +
-        `"status":${reply.statusCode},"ms":${tenthsJson(elapsedTenths(request))},"msg":"request"}\n`,
+        `"status":${reply.statusCode},"ms":${tenthsJson(tenths)},"msg":"request"}\n`,
     );
   }
 

@@ -16,6 +16,8 @@ import type { State } from '../pipeline/runtime/state/state.js';
 import { AppError } from '../pipeline/runtime/errors.js';
 import { Credits } from '../pipeline/keys/credits.js';
 import { AccessLog, stampArrival } from './access-log.js';
+import { HttpMeter } from './http-metrics.js';
+import type { Metrics } from '../pipeline/runtime/metrics/metrics.js';
 import { registerDocs } from './docs.js';
 import { registerDashboard } from './dashboard/routes.js';
 import { decorateUsage, UsageRecorder } from './usage.js';
@@ -47,6 +49,8 @@ export interface GatewayDeps {
   handlers?: Handlers;
   /** The service's clock in ms (default Date.now): request rows' times, the dashboard's "now". */
   now?: () => number;
+  /** The process's metrics: every answer counted by operation and status (gateway/http-metrics.ts). */
+  metrics?: Metrics;
 }
 
 /** A caller's `x-request-id` kept as the request id; gateway/access-log.ts writes ids unescaped on this account. */
@@ -104,7 +108,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
   const now = deps.now ?? Date.now;
   // Each answered /v1 request of a key is a row for the dashboard's usage panel (gateway/usage.ts).
   const usage = deps.pipeline ? new UsageRecorder(deps.pipeline.records.writer, now, deps.log) : null;
-  const accessLog = new AccessLog(deps.log, usage && ((request, reply) => usage.record(request, reply)));
+  const accessLog = new AccessLog(deps.log, deps.metrics ? new HttpMeter(deps.metrics) : null, usage && ((request, reply) => usage.record(request, reply)));
   // Every error answer at the root (the error and not-found handlers, framework errors) gets
   // its request id from sendError and its access line here.
   const answerError = (error: unknown, request: FastifyRequest, reply: FastifyReply) => {

@@ -215,7 +215,7 @@ function route(app: FastifyInstance, op: Operation, deps: RouteDeps): void {
         else check(validators.body, 'body', request.body, details);
       }
       if (details.length) {
-        rejected(request, reply, details, deps);
+        rejected(request, reply, details, deps, op);
         return undefined;
       }
       return serve(op, request, reply, { body: request.body, query, params }, handler, deps);
@@ -235,7 +235,7 @@ async function uploaded(
   const details: ValidationDetail[] = [];
   const { params, query } = pathAndQuery(request, validators, details, deps.bodyMaxDepth);
   const body = await readUploads(op, request, details);
-  if (details.length) return rejected(request, reply, details, deps);
+  if (details.length) return rejected(request, reply, details, deps, op);
   return serve(op, request, reply, { body, query, params }, handler, deps);
 }
 
@@ -285,18 +285,18 @@ async function serve(
   if (settled.charged < wanted) {
     ctx.log.warn({ op: op.id, wanted, charged: settled.charged }, 'cost above the reservation; charged the reservation');
   }
-  if (result.raw) return answer(request, withRawHeaders(reply, result.raw, settled), result.raw.body, deps);
+  if (result.raw) return answer(request, withRawHeaders(reply, result.raw, settled), result.raw.body, deps, op);
   const cost = { credits: settled.charged, remaining: settled.remaining, ...(result.source ? { source: result.source } : {}) };
-  return answer(request, reply.type(JSON_TYPE), envelope(result, cost), deps);
+  return answer(request, reply.type(JSON_TYPE), envelope(result, cost), deps, op);
 }
 
 /**
  * Sends an answer with its request id, then writes its access line. Failures thrown from
  * here on are answered by the error handler (gateway/app.ts), which does the same.
  */
-function answer(request: FastifyRequest, reply: FastifyReply, payload: unknown, deps: RouteDeps): FastifyReply {
+function answer(request: FastifyRequest, reply: FastifyReply, payload: unknown, deps: RouteDeps, op: Operation): FastifyReply {
   reply.header('x-request-id', request.id).send(payload);
-  deps.accessLog.write(request, reply);
+  deps.accessLog.write(request, reply, op.id);
   return reply;
 }
 
@@ -304,9 +304,9 @@ function answer(request: FastifyRequest, reply: FastifyReply, payload: unknown, 
  * A 422: the details as JSON text written straight to the response (gateway/replies.ts; no
  * header is set on a reply before this point), then the access line.
  */
-function rejected(request: FastifyRequest, reply: FastifyReply, details: ValidationDetail[], deps: RouteDeps): FastifyReply {
+function rejected(request: FastifyRequest, reply: FastifyReply, details: ValidationDetail[], deps: RouteDeps, op: Operation): FastifyReply {
   writeValidationFailed(request, reply, details);
-  deps.accessLog.write(request, reply);
+  deps.accessLog.write(request, reply, op.id);
   return reply;
 }
 

@@ -3,14 +3,14 @@
  * store. The gateway creates a job and cancels it; the frontier (actors/frontier/jobs)
  * schedules its pages and counts them; both read it through these functions.
  *
- * The live record is the state hash `job:<id>` (tenant, kind, status, counters, params); it
+ * The live record is the state hash `job:{<id>}` (tenant, kind, status, counters, params); it
  * is what `GET /v1/crawl/{id}` reads first. Every change is also written to the store's `jobs`
  * table as a whole new version (ReplacingMergeTree(version), read with FINAL), so a job whose
  * state has expired or been lost is still answered from the store. Versions come from
  * `hincrby(version)`, so the newest snapshot wins whichever batch lands first.
  *
  * A job ends once: the first of `completed`, `failed` or `cancelled` to take the latch
- * `job:<id>:end` (setIfAbsent) is its final status; later attempts change nothing.
+ * `job:{<id>}:end` (setIfAbsent) is its final status; later attempts change nothing.
  */
 import type { State } from '../runtime/state/state.js';
 import type { BatchWriter } from '../runtime/store/batch-writer.js';
@@ -65,7 +65,15 @@ export interface JobRecord {
   readonly scheduled: number;
 }
 
-export const jobKey = (id: string) => `job:${id}`;
+/**
+ * A job's live record, and the prefix of every other key of the job (`job:{<id>}:<part>`,
+ * actors/frontier/jobs/queue.ts): the id is the keys' hash tag, so all of a job's keys are in
+ * one Redis Cluster hash slot, as its work queue's scripts need (docs/scaling.md "Redis").
+ * Builds before this kept them as `job:<id>` (docs/scaling.md says how to upgrade).
+ */
+export const jobKey = (id: string) => `job:{${id}}`;
+/** One of a job's other keys: `job:{<id>}:<part>`. */
+export const jobPartKey = (id: string, part: string) => `job:{${id}}:${part}`;
 
 /**
  * Running jobs by the time of their last event (ms): the stall watchdog's schedule
@@ -73,7 +81,7 @@ export const jobKey = (id: string) => `job:${id}`;
  * running job moves it on; the watchdog takes the jobs past the stall time.
  */
 export const ACTIVE_JOBS_KEY = 'jobs:active';
-export const jobEndKey = (id: string) => `job:${id}:end`;
+export const jobEndKey = (id: string) => jobPartKey(id, 'end');
 
 export interface JobStateDeps {
   readonly state: State;

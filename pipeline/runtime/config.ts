@@ -11,7 +11,9 @@ import { RUNTIME_SETTINGS, type SettingSpec, type SettingsTable } from './settin
 export { RUNTIME_SETTINGS, type SettingSpec, type SettingsTable };
 
 type ValueOf<S extends SettingSpec> = S['type'] extends 'integer'
-  ? number
+  ? S['default'] extends null
+    ? number | null
+    : number
   : S['type'] extends 'boolean'
     ? boolean
     : S['type'] extends 'credits'

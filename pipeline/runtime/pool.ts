@@ -49,6 +49,7 @@
  * that gives up goes to the group's next member.
  */
 import { setMaxListeners } from 'node:events';
+import { performance } from 'node:perf_hooks';
 import { ERRORS, isErrorCode, type ErrorCode } from '../../schemas/errors.js';
 import type { EventName, EventValue } from '../../schemas/events/index.js';
 import { HEADERS, TOPICS, type TopicKey } from '../../schemas/topics.js';
@@ -57,6 +58,7 @@ import type { DecodedEvent } from './codec/codec.js';
 import type { AnyEmission, Emission, Events } from './events.js';
 import type { Logger } from './log.js';
 import { AppError, errorCode } from './errors.js';
+import { Children, type CounterChild, type HistogramChild, type Metrics } from './metrics/metrics.js';
 import { replyTo, type Answerable } from './request-reply.js';
 import { backoffDelay, retry, RetriesExhausted, sleep } from './retry.js';
 
@@ -185,20 +187,39 @@ function isSettled(value: unknown): value is Settled {
 
 type Failure = { code: ErrorCode; message: string };
 
+/** The pool's label children in the process's metrics (pipeline/runtime/metrics/), each resolved once. */
+class PoolMeter {
+  readonly handlerSeconds: Children<HistogramChild>;
+  readonly retries: Children<CounterChild>;
+  readonly deadLetters: Children<CounterChild>;
+  constructor(metrics: Metrics, actor: string) {
+    this.handlerSeconds = new Children((event) => metrics.handlerSeconds.labels(actor, event));
+    this.retries = new Children((code) => metrics.retries.labels(actor, code));
+    this.deadLetters = new Children((code) => metrics.deadLetters.labels(actor, code));
+  }
+}
+
 export class ActorPool {
   private subscription: Subscription | null = null;
   private readonly stopping = new AbortController();
   private readonly log: Logger;
+  private readonly meter: PoolMeter | null;
+  /** Messages being processed now (wds_handlers_in_flight). */
+  private inFlight = 0;
 
   constructor(
     private readonly def: ActorDefinition,
     private readonly events: Events,
     log: Logger,
     private readonly retryPolicy: PoolRetry = DEFAULT_POOL_RETRY,
+    /** The process's metrics; without them the pool counts nothing. */
+    metrics: Metrics | null = null,
   ) {
     this.log = log.child({ actor: def.name });
     // Every running attempt listens for stop(): as many as `concurrency`, which is no leak.
     setMaxListeners(0, this.stopping.signal);
+    this.meter = metrics ? new PoolMeter(metrics, def.name) : null;
+    metrics?.inFlightOf(def.name, () => this.inFlight);
   }
 
   async start(): Promise<void> {
@@ -206,7 +227,7 @@ export class ActorPool {
       group: this.def.group,
       topics: this.def.topics.map((t) => TOPICS[t].name),
       concurrency: this.def.concurrency,
-      handler: (message) => this.process(message),
+      handler: (message) => this.counted(message),
     });
     this.log.info({ group: this.def.group, topics: this.def.topics, concurrency: this.def.concurrency }, 'actor pool started');
   }
@@ -219,6 +240,15 @@ export class ActorPool {
     await this.def.close?.().catch((error: unknown) => this.log.warn({ err: error }, 'the actor did not release everything it held'));
   }
 
+  private async counted(message: BusMessage): Promise<void> {
+    this.inFlight++;
+    try {
+      await this.process(message);
+    } finally {
+      this.inFlight--;
+    }
+  }
+
   /**
    * Never rejects for a failure of the event or its handler. Rejects (so the bus redelivers)
    * when the bus or store keeps failing, and when the pool stops before the message is done.
@@ -229,8 +259,11 @@ export class ActorPool {
     const event = read.event;
     const requestId = message.headers[HEADERS.requestId];
     const log = requestId ? this.log.child({ requestId }) : this.log;
+    const timed = this.meter?.handlerSeconds.of(event.event);
     for (let attempt = 1; ; attempt++) {
+      const started = timed ? performance.now() : 0;
       const outcome = await this.attempt(event, message, attempt, log);
+      timed?.observe((performance.now() - started) / 1000);
       if (outcome.kind === 'ack') {
         const failure = await this.publish(outcome.emit ?? [], log);
         if (!failure) return;
@@ -261,6 +294,7 @@ export class ActorPool {
   /** Sleeps before the next attempt; throws (releasing the message) when the pool stops meanwhile. */
   private async backoff(attempt: number, outcome: Settled & { kind: 'retry' }, log: Logger, message: BusMessage): Promise<void> {
     const delay = backoffDelay(attempt, this.retryPolicy);
+    this.meter?.retries.of(outcome.code).inc();
     log.warn({ code: outcome.code, attempt, delayMs: delay }, `attempt failed, retrying: ${outcome.message}`);
     try {
       await sleep(delay, this.stopping.signal);
@@ -346,5 +380,6 @@ export class ActorPool {
       [HEADERS.failedAt]: new Date().toISOString(),
     };
     await retry(() => this.events.bus.publish(TOPICS.deadLetters.name, [{ key: message.key, value: message.value, headers }]), this.retryPolicy);
+    this.meter?.deadLetters.of(code).inc();
   }
 }

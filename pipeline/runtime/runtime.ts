@@ -14,6 +14,8 @@ import { createCodec } from './codec/index.js';
 import type { RuntimeConfig } from './config.js';
 import { Events } from './events.js';
 import type { Logger } from './log.js';
+import { meteredBus, meteredInserts } from './metrics/metered.js';
+import { Metrics } from './metrics/metrics.js';
 import type { State } from './state/state.js';
 import { createState } from './state/index.js';
 import type { Store } from './store/store.js';
@@ -36,6 +38,8 @@ export interface Runtime<C extends RuntimeConfig = RuntimeConfig> {
   readonly blobs: BlobStore;
   /** Batched inserts for rows written often and read later (ledger entries, pages). */
   readonly writer: BatchWriter;
+  /** This process's metrics (metrics/metrics.ts): the bus and the writer count into it, the pools and the gateway too. */
+  readonly metrics: Metrics;
   close(): Promise<void>;
 }
 
@@ -87,7 +91,8 @@ export async function createRuntime<C extends RuntimeConfig>(config: C, log: Log
           ? await createState({ kind: 'file', path: join(config.dataDir, STATE_FILE), log })
           : await createState({ kind: 'memory' });
     opened.push(() => state.close());
-    const bus =
+    const metrics = new Metrics();
+    const engine =
       config.bus === 'kafka'
         ? await createBus({
             kind: 'kafka',
@@ -100,10 +105,11 @@ export async function createRuntime<C extends RuntimeConfig>(config: C, log: Log
             log,
           })
         : await createBus({ kind: 'memory', log });
-    opened.push(() => bus.close());
+    opened.push(() => engine.close());
+    const bus = meteredBus(engine, metrics);
     // chdb runs one statement at a time: one insert slot, so batches grow while it is busy.
     const insertSlots = store.driver === 'chdb' ? { maxConcurrentInserts: CHDB_INSERT_SLOTS } : {};
-    const writer = new BatchWriter(store, { maxRows: BATCH_MAX_ROWS, maxDelayMs: BATCH_MAX_DELAY_MS, ...insertSlots }, log);
+    const writer = new BatchWriter(meteredInserts(store, metrics), { maxRows: BATCH_MAX_ROWS, maxDelayMs: BATCH_MAX_DELAY_MS, ...insertSlots }, log);
     opened.push(() => writer.close());
     const blobs: BlobStore = bus.kind === 'kafka' ? new StoreBlobs(store) : new MemoryBlobs();
     const events = new Events(bus, codec, blobs, bus.kind === 'kafka' ? KAFKA_INLINE_LIMIT_BYTES : Number.POSITIVE_INFINITY);
@@ -118,6 +124,7 @@ export async function createRuntime<C extends RuntimeConfig>(config: C, log: Log
       state,
       blobs,
       writer,
+      metrics,
       async close() {
         await bus.close();
         await writer.close();

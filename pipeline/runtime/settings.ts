@@ -51,6 +51,21 @@ export const RUNTIME_SETTINGS = {
     default: '0.0.0.0',
     description: 'Address the HTTP gateway binds to.',
   },
+  metricsPort: {
+    env: 'METRICS_PORT',
+    type: 'integer',
+    default: null,
+    min: 0,
+    max: 65535,
+    description:
+      'TCP port on which this process serves its Prometheus metrics at /metrics (docs/metrics.md), every role on its own; 0 picks a free port. Unset: no metrics server (the counters are still kept).',
+  },
+  metricsHost: {
+    env: 'METRICS_HOST',
+    type: 'string',
+    default: '127.0.0.1',
+    description: 'Address the metrics server binds to: loopback unless set (0.0.0.0 in a container whose port a scraper reaches).',
+  },
   dataDir: {
     env: 'DATA_DIR',
     type: 'string',

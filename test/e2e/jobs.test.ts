@@ -19,6 +19,8 @@ import type { Service } from '../../main.js';
 import { loadConfig } from '../../pipeline/service/config.js';
 import { createLogger } from '../../pipeline/runtime/log.js';
 import { RedisState } from '../../pipeline/runtime/state/redis.js';
+import { jobKey } from '../../pipeline/jobs/record.js';
+import { pagesKey, queueKey, seenKey } from '../../actors/frontier/jobs/queue.js';
 import { meteredKey as metered, serveEmbedded } from '../helpers/embedded.js';
 import { engine } from '../helpers/engines.js';
 import { HIDDEN_PER_SECTION, SECTIONS, startMapSite, type MapSite } from '../helpers/map-site.js';
@@ -380,11 +382,11 @@ describe.skipIf(!hasRedis)('e2e/jobs: coordination state in Redis', () => {
     await redis.connect();
     try {
       for (const id of [crawl, batch]) {
-        expect(await redis.scard(`job:${id}:seen`)).toBe(0);
-        expect(await redis.qlen(`job:${id}:queue`)).toBe(0);
-        expect(await redis.hgetall(`job:${id}:pages`)).toEqual({});
-        expect(await redis.hget(`job:${id}`, 'status')).toBe('completed');
-        expect(await redis.ttl(`job:${id}`)).toBeGreaterThan(0);
+        expect(await redis.scard(seenKey(id))).toBe(0);
+        expect(await redis.qlen(queueKey(id))).toBe(0);
+        expect(await redis.hgetall(pagesKey(id))).toEqual({});
+        expect(await redis.hget(jobKey(id), 'status')).toBe('completed');
+        expect(await redis.ttl(jobKey(id))).toBeGreaterThan(0);
       }
     } finally {
       await redis.close();

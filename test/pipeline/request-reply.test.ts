@@ -122,6 +122,7 @@ function wrappedBus(inner: Bus, publish: (topic: string, messages: readonly Outg
     ensureTopics: (topics) => inner.ensureTopics(topics),
     publish,
     consume: (options) => inner.consume(options),
+    lag: () => inner.lag(),
     close: async () => undefined,
   };
 }

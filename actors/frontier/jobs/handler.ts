@@ -19,7 +19,7 @@
 import { createHash } from 'node:crypto';
 import type { AnyEmission } from '../../../pipeline/runtime/events.js';
 import { jobEvent, type PageFailed, type PageStored } from '../../../pipeline/jobs/pages.js';
-import { ACTIVE_JOBS_KEY, endJob, jobKey, jobTtlMs, liveJob, snapshotJob, type JobRecord } from '../../../pipeline/jobs/record.js';
+import { ACTIVE_JOBS_KEY, endJob, jobKey, jobPartKey, jobTtlMs, liveJob, snapshotJob, type JobRecord } from '../../../pipeline/jobs/record.js';
 import { parseJsonObject } from '../../../pipeline/runtime/json.js';
 import type { Outcome } from '../../../pipeline/runtime/pool.js';
 import type { EventValue } from '../../../schemas/events/index.js';
@@ -222,7 +222,7 @@ export async function handleJobEvent(event: JobEventValue, deps: JobHandlerDeps,
   emit.push(...finished.emit);
   // The store gets a version when the job starts, ends (endJob), settles its last page, and at
   // most once a SNAPSHOT_INTERVAL_MS between: a 100,000-page crawl does not write 100,000 versions.
-  const due = event.type === 'started' || finished.final || (await deps.state.setIfAbsent(`job:${job.id}:snapshot`, '1', SNAPSHOT_INTERVAL_MS));
+  const due = event.type === 'started' || finished.final || (await deps.state.setIfAbsent(jobPartKey(job.id, 'snapshot'), '1', SNAPSHOT_INTERVAL_MS));
   if (due) await snapshotJob(deps, job.id);
   if (!finished.final) await deps.state.zadd(ACTIVE_JOBS_KEY, (deps.now ?? Date.now)(), job.id);
   return { kind: 'ack', emit };

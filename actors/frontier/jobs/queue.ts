@@ -1,20 +1,21 @@
 /**
  * A job's frontier in coordination state (pipeline/runtime/state), so a 100,000-page crawl grows
- * Redis (or the embedded state), never a frontier process. Its WorkQueueKeys:
+ * Redis (or the embedded state), never a frontier process. Its WorkQueueKeys, the job's id their
+ * hash tag (`job:{<id>}…`, pipeline/jobs/record.ts: one Redis Cluster slot for the job):
  *
- * - `job:<id>:seen`    set of dedupe keys of every URL the job has looked at;
- * - `job:<id>:queue`   FIFO of URLs accepted but not scheduled yet (`{url, depth}` JSON);
- * - `job:<id>`         the job's hash (pipeline/jobs/record.ts) holds the counters: total,
- *                      seq, inflight, completed, failed, creditsUsed, watermark;
- * - `job:<id>:pages`   hash seq → `{url, depth}` of pages in flight (deleted when settled,
- *                      which makes settling idempotent under redelivery);
- * - `job:<id>:sentAt`  hash seq → when the page was sent (ms), for the stall watchdog;
- * - `job:<id>:settled` seqs settled above the watermark (see `advanceWatermark`);
- * - `job:<id>:stored`  seqs of pages stored above the watermark: the watermark counts them
- *                      into `listed` as it passes them (what the listing holds);
- * - `job:<id>:depths`  hash dedupe key → the smallest link depth the URL was found at: with
- *                      many pages in flight a URL may first be found through a longer path,
- *                      and a page follows its links by its smallest depth (`depthOf`).
+ * - `job:{<id>}:seen`     set of dedupe keys of every URL the job has looked at;
+ * - `job:{<id>}:queue`    FIFO of URLs accepted but not scheduled yet (`{url, depth}` JSON);
+ * - `job:{<id>}`          the job's hash (pipeline/jobs/record.ts) holds the counters: total,
+ *                         seq, inflight, completed, failed, creditsUsed, watermark;
+ * - `job:{<id>}:pages`    hash seq → `{url, depth}` of pages in flight (deleted when settled,
+ *                         which makes settling idempotent under redelivery);
+ * - `job:{<id>}:sentAt`   hash seq → when the page was sent (ms), for the stall watchdog;
+ * - `job:{<id>}:settled`  seqs settled above the watermark (see `advanceWatermark`);
+ * - `job:{<id>}:stored`   seqs of pages stored above the watermark: the watermark counts them
+ *                         into `listed` as it passes them (what the listing holds);
+ * - `job:{<id>}:depths`   hash dedupe key → the smallest link depth the URL was found at: with
+ *                         many pages in flight a URL may first be found through a longer path,
+ *                         and a page follows its links by its smallest depth (`depthOf`).
  *
  * A URL is offered, a page claimed and a page settled in one atomic state step each
  * (State.queueAdmit, queueClaim, queueSettle), so a frontier process killed at any point
@@ -22,19 +23,19 @@
  * work on one job at once.
  */
 import { sleep } from '../../../pipeline/runtime/retry.js';
-import { jobKey } from '../../../pipeline/jobs/record.js';
+import { jobKey, jobPartKey } from '../../../pipeline/jobs/record.js';
 import type { Admission, State, WorkQueueKeys } from '../../../pipeline/runtime/state/state.js';
 import type { Candidate } from './scope.js';
 
-export const seenKey = (id: string) => `job:${id}:seen`;
-export const queueKey = (id: string) => `job:${id}:queue`;
-export const pagesKey = (id: string) => `job:${id}:pages`;
-export const sentAtKey = (id: string) => `job:${id}:sentAt`;
-export const settledKey = (id: string) => `job:${id}:settled`;
-export const depthsKey = (id: string) => `job:${id}:depths`;
-export const storedKey = (id: string) => `job:${id}:stored`;
-export const seededKey = (id: string) => `job:${id}:seeded`;
-export const lastRequestKey = (id: string) => `job:${id}:last`;
+export const seenKey = (id: string) => jobPartKey(id, 'seen');
+export const queueKey = (id: string) => jobPartKey(id, 'queue');
+export const pagesKey = (id: string) => jobPartKey(id, 'pages');
+export const sentAtKey = (id: string) => jobPartKey(id, 'sentAt');
+export const settledKey = (id: string) => jobPartKey(id, 'settled');
+export const depthsKey = (id: string) => jobPartKey(id, 'depths');
+export const storedKey = (id: string) => jobPartKey(id, 'stored');
+export const seededKey = (id: string) => jobPartKey(id, 'seeded');
+export const lastRequestKey = (id: string) => jobPartKey(id, 'last');
 
 export function workQueueOf(id: string): WorkQueueKeys {
   return { seen: seenKey(id), queue: queueKey(id), counters: jobKey(id), claims: pagesKey(id), claimedAt: sentAtKey(id), settled: settledKey(id), ranks: depthsKey(id) };

@@ -87,5 +87,18 @@ export interface Bus {
    * `fromBeginning: false`.
    */
   consume(options: ConsumeOptions): Promise<Subscription>;
+  /**
+   * The backlog of every group this bus's members joined, per topic and partition: the
+   * partition's end minus the group's committed position (the metrics' consumer lag).
+   */
+  lag(): Promise<readonly ConsumerLag[]>;
   close(): Promise<void>;
+}
+
+/** One partition's backlog for one consumer group. */
+export interface ConsumerLag {
+  readonly group: string;
+  readonly topic: string;
+  readonly partition: number;
+  readonly lag: number;
 }

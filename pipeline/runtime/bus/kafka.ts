@@ -20,7 +20,8 @@
 import kafkajs, { type Admin, type Kafka, type Producer } from 'kafkajs';
 import { AppError } from '../errors.js';
 import type { Logger } from '../log.js';
-import { liveSubscription, type Bus, type ConsumeOptions, type OutgoingMessage, type Subscription } from './bus.js';
+import { liveSubscription, type Bus, type ConsumeOptions, type ConsumerLag, type OutgoingMessage, type Subscription } from './bus.js';
+import { kafkaLag } from './kafka-lag.js';
 import { reachBroker } from './kafka-connect.js';
 import { kafkaLogCreator, kafkaLogLevel } from './kafka-log.js';
 import { joinGroup, type MemberSettings } from './kafka-member.js';
@@ -65,6 +66,8 @@ export interface KafkaBusOptions {
 export class KafkaBus implements Bus {
   readonly kind = 'kafka' as const;
   private readonly live = new Set<Subscription>();
+  /** The groups this bus's members joined, and their topics: whose lag `lag()` reads. */
+  private readonly groups = new Map<string, Set<string>>();
   private closed = false;
 
   private constructor(
@@ -153,7 +156,17 @@ export class KafkaBus implements Bus {
     if (!Number.isInteger(options.concurrency) || options.concurrency < 1) {
       throw new RangeError('concurrency must be a positive integer');
     }
-    return liveSubscription(this.live, await joinGroup(this.kafka, options, this.members, this.log));
+    const subscription = liveSubscription(this.live, await joinGroup(this.kafka, options, this.members, this.log));
+    const topics = this.groups.get(options.group) ?? new Set<string>();
+    for (const topic of options.topics) topics.add(topic);
+    this.groups.set(options.group, topics);
+    return subscription;
+  }
+
+  /** The joined groups' lag, read from the brokers now (kafka-lag.ts). */
+  lag(): Promise<readonly ConsumerLag[]> {
+    this.assertOpen();
+    return kafkaLag(this.admin, this.groups);
   }
 
   /** Stops every subscription (waiting for running handlers), then disconnects. */

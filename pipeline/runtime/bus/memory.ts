@@ -20,7 +20,7 @@
  */
 import { AppError } from '../errors.js';
 import { createLogger, type Logger } from '../log.js';
-import { liveSubscription, type Bus, type ConsumeOptions, type OutgoingMessage, type Subscription } from './bus.js';
+import { liveSubscription, type Bus, type ConsumeOptions, type ConsumerLag, type OutgoingMessage, type Subscription } from './bus.js';
 import { MemoryGroup } from './memory-group.js';
 import { MemoryTopic } from './memory-log.js';
 
@@ -111,6 +111,18 @@ export class MemoryBus implements Bus {
     if (this.closed) return;
     this.closed = true;
     await Promise.all([...this.live].map((s) => s.stop()));
+  }
+
+  /** Every group's backlog: what its partitions hold past its committed positions (the queue depth). */
+  async lag(): Promise<readonly ConsumerLag[]> {
+    const out: ConsumerLag[] = [];
+    for (const [group, { positions }] of this.groups) {
+      for (const [name, offsets] of positions) {
+        const topic = this.topic(name);
+        offsets.forEach((offset, partition) => out.push({ group, topic: name, partition, lag: Math.max(0, topic.log(partition).end - offset) }));
+      }
+    }
+    return out;
   }
 
   /** What each topic holds, for tests and metrics. */

@@ -3,7 +3,8 @@ import type { Redis } from 'ioredis';
 /**
  * The Lua scripts behind RedisState's operations that one Redis command cannot do
  * atomically. Each takes its keys already namespaced by the caller (one, except the work
- * queue's, which take the six WorkQueueKeys in QUEUE_KEY_ORDER) and runs atomically on the
+ * queue's, which take the seven WorkQueueKeys in QUEUE_KEY_ORDER, all of one hash slot on a
+ * Redis Cluster: the caller gives them one hash tag) and runs atomically on the
  * server. Scripts avoid returning Lua booleans or nil — whose
  * translation differs between RESP2 and RESP3 — and return integers, strings or arrays.
  */
@@ -70,7 +71,7 @@ redis.call('PEXPIRE', KEYS[1], string.format('%d', math.ceil((capacity - tokens)
 return {allowed, string.format('%.17g', tokens), retry}
 `;
 
-/** KEYS[1..6] of the work queue scripts: WorkQueueKeys in this order. */
+/** KEYS[1..7] of the work queue scripts: WorkQueueKeys in this order. */
 export const QUEUE_KEY_ORDER = ['seen', 'queue', 'counters', 'claims', 'claimedAt', 'settled', 'ranks'] as const;
 
 /** ARGV: dedupe key, item, limit, rank. Returns 0 seen before, 1 added, 2 seen now but full. */

@@ -1,3 +1,4 @@
+import { keySlot } from './key-slot.js';
 import { HeldLock, newLockToken, type LockOps } from './lock.js';
 import { RedisLink, type RedisLinkOptions } from './redis-link.js';
 import { defineScripts, QUEUE_KEY_ORDER, type StateScripts } from './redis-scripts.js';
@@ -21,6 +22,10 @@ function scoreArg(score: number): string {
 
 /**
  * State shared by any number of processes through one Redis (≥ 6.2: `LPOP key count`).
+ *
+ * Every command and script touches keys of one hash slot, so the same keys work on a Redis
+ * Cluster: a multi-key DEL is sent per slot, and a work queue's keys (WorkQueueKeys, one
+ * script) must share a hash tag, as a job's keys do (`job:{<id>}…`, pipeline/jobs/record.ts).
  *
  * Single commands where one suffices (`SET … NX PX` for `setIfAbsent` and `lock`); Lua
  * scripts (redis-scripts.ts) where a read decides a write: `decrIfAtLeast`, lock release
@@ -87,9 +92,19 @@ export class RedisState implements State {
     return (await this.link.run(() => this.redis.set(this.k(key), value, 'PX', px, 'NX'))) === 'OK';
   }
 
+  /** One DEL per hash slot among `keys` (key-slot.ts), so it runs on a Redis Cluster too; one DEL when they share a slot. */
   async del(...keys: string[]): Promise<number> {
     if (keys.length === 0) return 0;
-    return this.link.run(() => this.redis.del(...keys.map((key) => this.k(key))));
+    const bySlot = new Map<number, string[]>();
+    for (const key of keys) {
+      const full = this.k(key);
+      const slot = keySlot(full);
+      const group = bySlot.get(slot);
+      if (group) group.push(full);
+      else bySlot.set(slot, [full]);
+    }
+    const counts = await Promise.all([...bySlot.values()].map((group) => this.link.run(() => this.redis.del(...group))));
+    return counts.reduce((sum, n) => sum + n, 0);
   }
 
   ttl(key: string): Promise<number> {

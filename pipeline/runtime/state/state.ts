@@ -38,7 +38,9 @@ export interface TokenBucketResult {
  * (actors/frontier/jobs/queue.ts). The `queue*` operations below move an item through them in
  * one atomic step each, so a process killed between two steps leaves no item half-moved:
  * offered (seen, counted and queued, or not at all), claimed (popped, numbered and held, or
- * not at all), settled (released, counted and marked, or not at all).
+ * not at all), settled (released, counted and marked, or not at all). Each step is one script
+ * on Redis: on a Redis Cluster the keys must be in one hash slot, so they share one hash tag
+ * (`job:{<id>}`, `job:{<id>}:seen`, …).
  */
 export interface WorkQueueKeys {
   /** Set: the dedupe key of every item ever offered. */

@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { deployFiles } from '../../infra/codegen/gen-deploy.js';
 import { TOPICS_FILE, topicsDocument } from '../../infra/codegen/gen-topics.js';
 import { ROLES } from '../../schemas/topics.js';
 import { engine } from '../helpers/engines.js';
@@ -21,6 +22,10 @@ function serviceBlock(name: string): string {
 describe('infra', () => {
   it('infra/kafka/topics.json is what npm run gen:topics writes now', () => {
     expect(readFileSync(TOPICS_FILE, 'utf8')).toBe(topicsDocument());
+  });
+
+  it('the pools\' Kubernetes manifests, the kustomization and docker-compose\'s pool services are what npm run gen:deploy writes now', () => {
+    for (const [file, want] of deployFiles()) expect(readFileSync(file, 'utf8'), file).toBe(want);
   });
 
   it('docker-compose.yml runs the engines and every role as its own service with a replica count', () => {

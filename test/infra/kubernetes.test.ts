@@ -17,6 +17,8 @@ import { ScaledObject } from '@kubernetes-models/keda/keda.sh/v1alpha1';
 import { Deployment } from 'kubernetes-models/apps/v1';
 import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2';
 import { ConfigMap, Service } from 'kubernetes-models/v1';
+import { POOL_DEFAULTS } from '../../infra/codegen/deploy-roles.js';
+import { poolManifest } from '../../infra/codegen/gen-deploy.js';
 import { SETTINGS } from '../../pipeline/service/settings.js';
 import { ROLES, TOPICS } from '../../schemas/topics.js';
 import { REPO_ROOT } from '../helpers/process.js';
@@ -58,6 +60,17 @@ function poolTopics(role: string): string[] {
 }
 
 describe('infra/kubernetes', () => {
+  it('a pool without figures of its own (POOL_DEFAULTS) gets manifests that validate, with a trigger per topic it reads', () => {
+    for (const role of ROLES.filter((r) => r !== 'gateway')) {
+      const docs = parseAllDocuments(poolManifest(role as Exclude<typeof role, 'gateway'>, POOL_DEFAULTS)).map((d) => d.toJS() as Doc);
+      expect(docs.map((d) => d.kind)).toEqual(['Deployment', 'ScaledObject']);
+      expect(() => new Deployment(docs[0] as ConstructorParameters<typeof Deployment>[0]).validate()).not.toThrow();
+      expect(() => new ScaledObject(docs[1] as ConstructorParameters<typeof ScaledObject>[0]).validate()).not.toThrow();
+      const triggers = (docs[1] as { spec: { triggers: { metadata: { topic: string } }[] } }).spec.triggers;
+      expect(triggers.map((t) => t.metadata.topic).sort()).toEqual(poolTopics(role).sort());
+    }
+  });
+
   it('every document validates against its kind\'s schema, and no kind is unknown', () => {
     expect(docs.length).toBeGreaterThan(ROLES.length * 2);
     for (const { file, doc } of docs) {

@@ -1,0 +1,159 @@
+/**
+ * What each actor pool asks of a deployment, for the files npm run gen:deploy writes
+ * (gen-deploy.ts): its Kubernetes resource requests and limit with where the figures come from
+ * (`note`), its replicas, its KEDA lag threshold and ceiling, and its docker-compose replicas.
+ * A pool without a row here gets POOL_DEFAULTS: a new family's pool needs no row to be
+ * deployed, only one when its figures are measured.
+ */
+import type { Role } from '../../schemas/topics.js';
+
+export interface PoolDeploy {
+  /** The comment above the pool's Deployment: where its figures come from. */
+  readonly note: readonly string[];
+  /** The Deployment's replicas (and KEDA's floor). */
+  readonly replicas: number;
+  /** docker-compose's replicas of the pool's service. */
+  readonly composeReplicas: number;
+  readonly cpu: string;
+  readonly memory: string;
+  readonly memoryLimit: string;
+  /** KEDA's ceiling; at most the partitions of the pool's topics. */
+  readonly maxReplicas: number;
+  /** Messages waiting per process before KEDA adds one. */
+  readonly lagThreshold: number;
+}
+
+export const POOL_DEFAULTS: PoolDeploy = {
+  note: ['Requests: a modest default, not measured for this pool yet.'],
+  replicas: 1,
+  composeReplicas: 1,
+  cpu: '250m',
+  memory: '256Mi',
+  memoryLimit: '512Mi',
+  maxReplicas: 12,
+  lagThreshold: 32,
+};
+
+export const POOL_DEPLOY: Partial<Record<Exclude<Role, 'gateway'>, PoolDeploy>> = {
+  frontier: {
+    note: [
+      'Requests: a modest default, not measured per pool yet: the frontier schedules pages and',
+      'keeps no page in memory (a job\'s frontier lives in Redis).',
+    ],
+    replicas: 1,
+    composeReplicas: 1,
+    cpu: '250m',
+    memory: '256Mi',
+    memoryLimit: '512Mi',
+    maxReplicas: 4,
+    lagThreshold: 50,
+  },
+  fetcher: {
+    note: [
+      'Requests: a modest default, not measured per pool yet. The fetcher mostly waits on sites',
+      '(POOL_CONCURRENCY, 16, pages in flight per process); bench/README.md measures the whole',
+      'embedded crawl at 4.15 ms of CPU a page over every role together (crawl.ts, 10,000 pages),',
+      'so one fetcher at half a core is far from its CPU while sites answer in 100+ ms.',
+    ],
+    replicas: 2,
+    composeReplicas: 4,
+    cpu: '500m',
+    memory: '384Mi',
+    memoryLimit: '1Gi',
+    maxReplicas: 12,
+    lagThreshold: 64,
+  },
+  renderer: {
+    note: [
+      'Requests from bench/README.md (render.ts): about 165-180 ms of CPU a page on the headless',
+      'shell at 11-12 pages/s with RENDER_CONCURRENCY 4, so about 2 cores at full speed; about',
+      '25 MB per open page beside Chromium\'s own few hundred MB (recycled every',
+      'RENDER_RECYCLE_PAGES renders). 1.5 cores requested, 2 Gi limit.',
+    ],
+    replicas: 1,
+    composeReplicas: 2,
+    cpu: '1500m',
+    memory: '1Gi',
+    memoryLimit: '2Gi',
+    maxReplicas: 12,
+    lagThreshold: 8,
+  },
+  parser: {
+    note: [
+      'Requests from bench/README.md (markdown.ts): 14.8-16.4 ms of CPU a page for main content',
+      'and markdown, so one core reads about 60 pages/s; the parser is the CPU-bound pool.',
+      'The limit leaves room for its document workers (DOCUMENT_WORKERS 2 x DOCUMENT_MEMORY_MB 512).',
+    ],
+    replicas: 1,
+    composeReplicas: 2,
+    cpu: '1000m',
+    memory: '512Mi',
+    memoryLimit: '2Gi',
+    maxReplicas: 12,
+    lagThreshold: 64,
+  },
+  extractor: {
+    note: [
+      'Requests: a modest default, not measured: the extractor waits on model calls',
+      '(EXTRACT_CONCURRENCY at once).',
+    ],
+    replicas: 1,
+    composeReplicas: 1,
+    cpu: '250m',
+    memory: '256Mi',
+    memoryLimit: '512Mi',
+    maxReplicas: 12,
+    lagThreshold: 16,
+  },
+  searcher: {
+    note: [
+      'Requests: a modest default, not measured: the searcher waits on search providers,',
+      'social platforms and business registers.',
+    ],
+    replicas: 1,
+    composeReplicas: 1,
+    cpu: '250m',
+    memory: '256Mi',
+    memoryLimit: '512Mi',
+    maxReplicas: 12,
+    lagThreshold: 32,
+  },
+  classifier: {
+    note: [
+      'Requests: a modest default, not measured per pool. bench/README.md (monitors.ts) puts a',
+      'monitor check at 44.8 ms of CPU; the offline mention classifier is a small model in memory.',
+    ],
+    replicas: 1,
+    composeReplicas: 1,
+    cpu: '250m',
+    memory: '256Mi',
+    memoryLimit: '512Mi',
+    maxReplicas: 12,
+    lagThreshold: 32,
+  },
+  notifier: {
+    note: [
+      'Requests: a modest default, not measured: the notifier waits on webhook receivers.',
+    ],
+    replicas: 1,
+    composeReplicas: 1,
+    cpu: '250m',
+    memory: '256Mi',
+    memoryLimit: '512Mi',
+    maxReplicas: 12,
+    lagThreshold: 64,
+  },
+  intel: {
+    note: [
+      'Requests: a modest default, not measured: the intel pool waits on registries (RDAP), DNS',
+      'and the Wayback Machine.',
+    ],
+    replicas: 1,
+    composeReplicas: 1,
+    cpu: '250m',
+    memory: '256Mi',
+    memoryLimit: '512Mi',
+    maxReplicas: 12,
+    lagThreshold: 16,
+  },
+};

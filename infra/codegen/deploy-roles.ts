@@ -34,17 +34,13 @@ export const POOL_DEFAULTS: PoolDeploy = {
   lagThreshold: 32,
 };
 
-export const POOL_DEPLOY: Partial<Record<Exclude<Role, 'gateway'>, PoolDeploy>> = {
+/** Each pool's figures where they differ from POOL_DEFAULTS. */
+export const POOL_DEPLOY: Partial<Record<Exclude<Role, 'gateway'>, Partial<PoolDeploy>>> = {
   frontier: {
     note: [
       'Requests: a modest default, not measured per pool yet: the frontier schedules pages and',
       'keeps no page in memory (a job\'s frontier lives in Redis).',
     ],
-    replicas: 1,
-    composeReplicas: 1,
-    cpu: '250m',
-    memory: '256Mi',
-    memoryLimit: '512Mi',
     maxReplicas: 4,
     lagThreshold: 50,
   },
@@ -60,7 +56,6 @@ export const POOL_DEPLOY: Partial<Record<Exclude<Role, 'gateway'>, PoolDeploy>> 
     cpu: '500m',
     memory: '384Mi',
     memoryLimit: '1Gi',
-    maxReplicas: 12,
     lagThreshold: 64,
   },
   renderer: {
@@ -70,12 +65,10 @@ export const POOL_DEPLOY: Partial<Record<Exclude<Role, 'gateway'>, PoolDeploy>> 
       '25 MB per open page beside Chromium\'s own few hundred MB (recycled every',
       'RENDER_RECYCLE_PAGES renders). 1.5 cores requested, 2 Gi limit.',
     ],
-    replicas: 1,
     composeReplicas: 2,
     cpu: '1500m',
     memory: '1Gi',
     memoryLimit: '2Gi',
-    maxReplicas: 12,
     lagThreshold: 8,
   },
   parser: {
@@ -84,12 +77,10 @@ export const POOL_DEPLOY: Partial<Record<Exclude<Role, 'gateway'>, PoolDeploy>> 
       'and markdown, so one core reads about 60 pages/s; the parser is the CPU-bound pool.',
       'The limit leaves room for its document workers (DOCUMENT_WORKERS 2 x DOCUMENT_MEMORY_MB 512).',
     ],
-    replicas: 1,
     composeReplicas: 2,
     cpu: '1000m',
     memory: '512Mi',
     memoryLimit: '2Gi',
-    maxReplicas: 12,
     lagThreshold: 64,
   },
   extractor: {
@@ -97,12 +88,6 @@ export const POOL_DEPLOY: Partial<Record<Exclude<Role, 'gateway'>, PoolDeploy>> 
       'Requests: a modest default, not measured: the extractor waits on model calls',
       '(EXTRACT_CONCURRENCY at once).',
     ],
-    replicas: 1,
-    composeReplicas: 1,
-    cpu: '250m',
-    memory: '256Mi',
-    memoryLimit: '512Mi',
-    maxReplicas: 12,
     lagThreshold: 16,
   },
   searcher: {
@@ -110,37 +95,17 @@ export const POOL_DEPLOY: Partial<Record<Exclude<Role, 'gateway'>, PoolDeploy>> 
       'Requests: a modest default, not measured: the searcher waits on search providers,',
       'social platforms and business registers.',
     ],
-    replicas: 1,
-    composeReplicas: 1,
-    cpu: '250m',
-    memory: '256Mi',
-    memoryLimit: '512Mi',
-    maxReplicas: 12,
-    lagThreshold: 32,
   },
   classifier: {
     note: [
       'Requests: a modest default, not measured per pool. bench/README.md (monitors.ts) puts a',
       'monitor check at 44.8 ms of CPU; the offline mention classifier is a small model in memory.',
     ],
-    replicas: 1,
-    composeReplicas: 1,
-    cpu: '250m',
-    memory: '256Mi',
-    memoryLimit: '512Mi',
-    maxReplicas: 12,
-    lagThreshold: 32,
   },
   notifier: {
     note: [
       'Requests: a modest default, not measured: the notifier waits on webhook receivers.',
     ],
-    replicas: 1,
-    composeReplicas: 1,
-    cpu: '250m',
-    memory: '256Mi',
-    memoryLimit: '512Mi',
-    maxReplicas: 12,
     lagThreshold: 64,
   },
   intel: {
@@ -148,12 +113,6 @@ export const POOL_DEPLOY: Partial<Record<Exclude<Role, 'gateway'>, PoolDeploy>> 
       'Requests: a modest default, not measured: the intel pool waits on registries (RDAP), DNS',
       'and the Wayback Machine.',
     ],
-    replicas: 1,
-    composeReplicas: 1,
-    cpu: '250m',
-    memory: '256Mi',
-    memoryLimit: '512Mi',
-    maxReplicas: 12,
     lagThreshold: 16,
   },
 };

@@ -24,7 +24,7 @@ const COMPOSE_END = '  # ---- end of the actor pools ----';
 type Pool = Exclude<Role, 'gateway'>;
 export const POOLS = ROLES.filter((r): r is Pool => r !== 'gateway');
 
-const deployOf = (pool: Pool): PoolDeploy => POOL_DEPLOY[pool] ?? POOL_DEFAULTS;
+const deployOf = (pool: Pool): PoolDeploy => ({ ...POOL_DEFAULTS, ...POOL_DEPLOY[pool] });
 /** The topics the pool's handlers read (the replies topic is each process's requester, not its pool). */
 const topicsOf = (pool: Pool) =>
   Object.values(TOPICS).filter((t) => (t.consumers as readonly Role[]).includes(pool) && t.name !== TOPICS.replies.name && t.name !== TOPICS.testPings.name);

@@ -40,11 +40,7 @@ beforeAll(async () => {
   svc = await startEmbedded({
     apiKey: API_KEY,
     env: { FETCH_ALLOW_PRIVATE: 'true', SEARCH_PROVIDERS: 'searxng', SEARXNG_URL: searxng.url, SEARCH_TIMEOUT_MS: '3000' },
-    before: async (config) => {
-      const made = await meteredKey(config.dataDir, 0);
-      brokeKey = made.key;
-      brokeBalance = made.balance;
-    },
+    before: async (config) => void ({ key: brokeKey, balance: brokeBalance } = await meteredKey(config.dataDir, 0)),
   });
 }, 120_000);
 

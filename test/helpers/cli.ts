@@ -7,7 +7,7 @@
  * into SIGINT for the command).
  */
 import { spawn } from 'node:child_process';
-import { cleanEnv, REPO_ROOT } from './process.js';
+import { cleanEnv, REPO_ROOT, watch } from './process.js';
 
 export interface CliRun {
   /** Standard output (in a terminal: everything the terminal showed). */
@@ -38,48 +38,18 @@ export function startCli(args: readonly string[], options: CliOptions = {}): Cli
   const child = options.tty
     ? spawn('script', ['-qefc', `stty cols 120 rows 40; exec ${node.map(quote).join(' ')}`, '/dev/null'], { cwd: REPO_ROOT, env, stdio: ['pipe', 'pipe', 'pipe'] })
     : spawn(node[0] as string, node.slice(1), { cwd: REPO_ROOT, env, stdio: ['pipe', 'pipe', 'pipe'] });
-  let out = '';
-  let err = '';
-  const listeners = new Set<() => void>();
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-    out += chunk;
-    for (const l of listeners) l();
-  });
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-    err += chunk;
-  });
-  let code: number | null = null;
-  const exited = new Promise<number>((resolve) => {
-    child.once('exit', (c, signal) => {
-      code = c ?? (signal ? 128 : -1);
-      child.stdin.end();
-      for (const l of listeners) l();
-      resolve(code);
-    });
+  const run = watch(child, `web-data-service ${args.join(' ')}`, false);
+  const exited = run.exited.then((exit) => {
+    child.stdin?.end();
+    return exit.code ?? (exit.signal ? 128 : -1);
   });
   return {
-    stdout: () => out,
-    stderr: () => err,
-    send: (text) => void child.stdin.write(text),
+    stdout: run.stdout,
+    stderr: run.stderr,
+    send: (text) => void child.stdin?.write(text),
     signal: (name) => void child.kill(name),
     exited,
-    waitFor(pattern, timeoutMs = 60_000) {
-      return new Promise((resolve, reject) => {
-        const check = () => {
-          const match = pattern.exec(out);
-          if (match) return done(() => resolve(match));
-          if (code !== null) return done(() => reject(new Error(`the command exited (${code}) before printing ${pattern}\nstdout:\n${out}\nstderr:\n${err}`)));
-        };
-        const timer = setTimeout(() => done(() => reject(new Error(`no ${pattern} within ${timeoutMs} ms\nstdout:\n${out}\nstderr:\n${err}`))), timeoutMs);
-        const done = (settle: () => void) => {
-          clearTimeout(timer);
-          listeners.delete(check);
-          settle();
-        };
-        listeners.add(check);
-        check();
-      });
-    },
+    waitFor: (pattern, timeoutMs = 60_000) => run.waitFor(pattern, timeoutMs),
   };
 }
 

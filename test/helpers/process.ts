@@ -55,7 +55,8 @@ export function spawnCommand(command: string, env: Record<string, string>): Spaw
   return watch(child, command, true);
 }
 
-function watch(child: ChildProcess, entry: string, group: boolean): Spawned {
+/** Collects what `child` writes and answers waits on it; `group`: signal its process group. */
+export function watch(child: ChildProcess, entry: string, group: boolean): Spawned {
   const signal = (name: NodeJS.Signals) => {
     if (group && child.pid) {
       try {

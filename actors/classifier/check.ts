@@ -23,6 +23,13 @@
  * - Rows for states a reader can see: `running` once a page's result lands with pages still
  *   to go, or once the check has run RUNNING_ROW_AFTER_MS; a quick one-page check goes from
  *   `queued` to its final row.
+ * - Rows nobody awaits are written behind: a scheduled check's `same` pages (no snapshot to
+ *   write) wait for others' batches (UNCHANGED_ROWS), and when every page was `same` the final
+ *   row follows them behind the answer, the running latch held until they landed (the next
+ *   check of the monitor starts after them; rows that fail leave the check to the frontier's
+ *   sweep). Anything to report, and a manual run, is written at the writer's pace and landed
+ *   before the answer, so the check a webhook or POST /run names is there to read.
+ * - The pages are read without keeping a copy in the page cache (checkScrapeOptions).
  * - An unreachable page is that page's `error`, never a failed check.
  * - When the check found a page new, changed, removed or failing and the monitor has a
  *   webhook, a MonitorChecked goes to the notifier, which delivers it on its own time: a
@@ -43,6 +50,7 @@ import {
   type CheckRecord,
   type CheckStatus,
   type PageResult,
+  UNCHANGED_ROWS,
 } from '../../pipeline/monitors/checks.js';
 import { readMonitor, type MonitorRecord } from '../../pipeline/monitors/record.js';
 import { monitorWebhookBody } from '../../pipeline/monitors/notice.js';
@@ -81,11 +89,16 @@ export interface CheckDeps {
 
 /**
  * The scrape options of a monitor's page: markdown of the main content, never from the cache
- * (a check wants the page as it is now), the monitor's page timeout; the other fields at the
- * defaults the gateway's validation fills in (schemas/api/scrape-options.ts).
+ * (a check wants the page as it is now) and not kept in it: the check keeps what it needs,
+ * the page's snapshot in the monitor's history (pipeline/monitors/snapshots.ts), and a copy
+ * in `pages` with its search index rows would cost the check three more inserts, most of a
+ * check's CPU (bench/README.md, monitors), for a cache no monitor reads. A later scrape with
+ * `maxAge` finds the copies scrapes stored, as old as they are, or fetches the page fresh.
+ * The monitor's page timeout; the other fields at the defaults the gateway's validation fills
+ * in (schemas/api/scrape-options.ts).
  */
 export function checkScrapeOptions(timeoutMs: number): ScrapeOptions {
-  return ownReadOptions({ formats: ['markdown'], onlyMainContent: true, maxAge: 0, storeInCache: true, timeout: timeoutMs });
+  return ownReadOptions({ formats: ['markdown'], onlyMainContent: true, maxAge: 0, storeInCache: false, timeout: timeoutMs });
 }
 
 async function finish(deps: CheckDeps, check: CheckRecord, status: CheckStatus, reason: string): Promise<CheckRecord> {
@@ -178,12 +191,31 @@ export async function handleCheckRequested(event: MonitorCheckRequested, deps: C
   // The event sent twice (a resume while the first worker still runs it): one worker runs it.
   const worker = await deps.state.lock(workerLock(check.id), RUNNING_TTL_MS);
   if (!worker) return { kind: 'ack' };
+  let behind: Promise<void> | null = null;
   try {
-    return await runCheck(deps, { ...started, monitor }, event, now, signal, worker);
+    const ran = await runCheck(deps, { ...started, monitor }, event, now, signal, worker);
+    behind = ran.behind;
+    return ran.outcome;
   } finally {
-    if (!signal.aborted) await releaseRunning(deps.state, monitor.id, check.id);
-    await worker.release();
+    if (behind) releaseOnceLanded(deps, behind, monitor.id, check.id, worker);
+    else {
+      if (!signal.aborted) await releaseRunning(deps.state, monitor.id, check.id);
+      await worker.release();
+    }
   }
+}
+
+/**
+ * A check whose rows are written behind its answer holds its latch and its lock until they
+ * landed: the monitor's next check starts after them. Rows that could not be written leave the
+ * check unfinished in the store (its queued row landed before its event was sent), and the
+ * frontier's sweep resumes it once the latch is free.
+ */
+function releaseOnceLanded(deps: CheckDeps, behind: Promise<void>, monitorId: string, checkId: string, worker: Lock): void {
+  void behind
+    .catch((error: unknown) => deps.log.warn({ err: error, monitorId, checkId }, 'the rows of a check were not written; the frontier resumes it'))
+    .then(() => Promise.all([releaseRunning(deps.state, monitorId, checkId), worker.release()]))
+    .catch((error: unknown) => deps.log.warn({ err: error, monitorId, checkId }, 'the running latch of a check was not released; it expires'));
 }
 
 const workerLock = (checkId: string) => `monitor-check:${checkId}`;
@@ -245,7 +277,22 @@ async function keepSnapshot(deps: CheckDeps, check: CheckRecord, monitor: CheckM
   if (digest !== kept) await keepDigest(deps.state, monitor.id, url, digest);
 }
 
-async function runCheck(deps: CheckDeps, started: Started & { monitor: CheckMonitor }, event: MonitorCheckRequested, now: () => number, signal: AbortSignal, worker: Lock): Promise<Outcome> {
+/**
+ * What a check did: its outcome, and when its rows are written behind its answer (a scheduled
+ * check that found every page `same`), the promise of their landing.
+ */
+interface Ran {
+  readonly outcome: Outcome;
+  readonly behind: Promise<void> | null;
+}
+
+/** A write behind the answer: marked handled at once (awaited later, or its failure logged by releaseOnceLanded). */
+function behindWrite(landing: Promise<void>[], write: Promise<void>): void {
+  void write.catch(() => undefined);
+  landing.push(write);
+}
+
+async function runCheck(deps: CheckDeps, started: Started & { monitor: CheckMonitor }, event: MonitorCheckRequested, now: () => number, signal: AbortSignal, worker: Lock): Promise<Ran> {
   const { check, monitor } = started;
   // A check that never started has judged nothing: no lookup.
   const done = started.resumed ? await judgedPages(deps.store, check) : [];
@@ -255,13 +302,15 @@ async function runCheck(deps: CheckDeps, started: Started & { monitor: CheckMoni
   if ('reason' in credits) {
     const final = await finish(deps, check, 'skipped_no_credits', credits.reason);
     deps.log.info({ monitorId: monitor.id, checkId: check.id }, 'monitor check skipped: no credits');
-    return { kind: 'ack', emit: answer(event, final) };
+    return { outcome: { kind: 'ack', emit: answer(event, final) }, behind: null };
   }
   const running: CheckRecord = { ...check, status: 'running', startedAtMs: check.startedAtMs ?? now() };
   const row = runningRow(deps, running);
   const results: PageResult[] = [...done];
   let charged = 0;
   let judgedNow = 0;
+  // A scheduled check's `same` pages: their rows wait for others' batches (UNCHANGED_ROWS), awaited below or behind the answer.
+  const landing: Promise<void>[] = [];
   try {
     await mapBounded(todo, deps.pageConcurrency, async ({ url, position }) => {
       const reply = await readPage(deps, check, url, position, signal);
@@ -273,7 +322,8 @@ async function runCheck(deps: CheckDeps, started: Started & { monitor: CheckMoni
       const result = { ...judgement.result, credits: Math.min(judgement.result.credits, PRICES.freshPage.credits) };
       judgedNow += 1;
       await row.beforePage(todo.length - judgedNow);
-      await writePage(deps.writer, check, result);
+      if (check.trigger === 'scheduled' && result.status === 'same' && judgement.snapshot === null) behindWrite(landing, writePage(deps.writer, check, result, UNCHANGED_ROWS));
+      else await writePage(deps.writer, check, result);
       await keepSnapshot(deps, check, monitor, url, judgement.snapshot ?? previous, judgement.snapshot !== null, kept);
       charged += result.credits;
       results.push(result);
@@ -285,7 +335,7 @@ async function runCheck(deps: CheckDeps, started: Started & { monitor: CheckMoni
     await deps.keys.settle(credits.account, credits.held, Math.min(charged, credits.held), { requestId: check.id, op: 'monitorRun' });
   }
   // Stopped mid-check (the pool stops): left unfinished, resumed by the frontier's sweep.
-  if (signal.aborted) return { kind: 'retry', code: 'service_unavailable', message: 'the classifier stopped during the check' };
+  if (signal.aborted) return { outcome: { kind: 'retry', code: 'service_unavailable', message: 'the classifier stopped during the check' }, behind: null };
   const completed: CheckRecord = {
     ...running,
     status: 'completed',
@@ -293,8 +343,14 @@ async function runCheck(deps: CheckDeps, started: Started & { monitor: CheckMoni
     counts: countsOf(results),
     creditsUsed: results.reduce((sum, r) => sum + r.credits, 0),
   };
-  await writeCheck(deps.writer, completed);
   deps.log.debug({ monitorId: monitor.id, checkId: check.id, counts: completed.counts }, 'monitor check completed');
+  // Nothing to report and every row lazy: the final row follows the pages' behind the answer.
+  if (check.trigger === 'scheduled' && landing.length === todo.length && !worthNotifying(completed)) {
+    const behind = Promise.all(landing).then(() => writeCheck(deps.writer, completed, UNCHANGED_ROWS));
+    return { outcome: { kind: 'ack', emit: answer(event, completed) }, behind };
+  }
+  await Promise.all(landing);
+  await writeCheck(deps.writer, completed);
   const notify = monitor.sealedWebhook !== null && worthNotifying(completed) ? [checkedEvent({ ...monitor, sealedWebhook: monitor.sealedWebhook }, completed, results)] : [];
-  return { kind: 'ack', emit: [...notify, ...answer(event, completed)] };
+  return { outcome: { kind: 'ack', emit: [...notify, ...answer(event, completed)] }, behind: null };
 }

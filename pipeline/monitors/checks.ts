@@ -13,7 +13,7 @@
  * are read by deliveries.ts.
  */
 import { randomBytes } from 'node:crypto';
-import type { BatchWriter } from '../runtime/store/batch-writer.js';
+import type { BatchWriter, WriteOptions } from '../runtime/store/batch-writer.js';
 import { lastScheduledRuns, newestRuns, runFields, unfinishedRuns, type NewestRuns, type RunRow, type RunTable } from '../runtime/store/runs.js';
 import type { Store } from '../runtime/store/store.js';
 
@@ -132,9 +132,18 @@ function checkRow(check: CheckRecord): Record<string, unknown> {
   };
 }
 
+/**
+ * The rows of a scheduled check that found every page `same` (nothing to report, no snapshot
+ * to write): nobody awaits them, so they wait up to this long for their batch and the checks of
+ * about a second share one insert per table instead of one each (an insert costs the engine
+ * about the same whatever its size: bench/README.md, monitors). actors/classifier/check.ts
+ * writes them behind the check's answer.
+ */
+export const UNCHANGED_ROWS: WriteOptions = { maxDelayMs: 1_000 };
+
 /** Stores this state of the check as its status's version; resolves once it landed. */
-export async function writeCheck(writer: Pick<BatchWriter, 'write'>, check: CheckRecord): Promise<void> {
-  await writer.write('monitor_checks', [checkRow(check)]);
+export async function writeCheck(writer: Pick<BatchWriter, 'write'>, check: CheckRecord, options: WriteOptions = {}): Promise<void> {
+  await writer.write('monitor_checks', [checkRow(check)], options);
 }
 
 /** Stores several checks in one write (a frontier tick's); resolves once they landed. */
@@ -271,7 +280,7 @@ export async function judgedPages(store: Reader, check: Pick<CheckRecord, 'tenan
   return (await checkPages(store, check.tenant, check.monitorId, [check.id])).get(check.id) ?? [];
 }
 
-export async function writePage(writer: Pick<BatchWriter, 'write'>, check: Pick<CheckRecord, 'tenant' | 'monitorId' | 'id'>, page: PageResult): Promise<void> {
+export async function writePage(writer: Pick<BatchWriter, 'write'>, check: Pick<CheckRecord, 'tenant' | 'monitorId' | 'id'>, page: PageResult, options: WriteOptions = {}): Promise<void> {
   await writer.write('monitor_check_pages', [
     {
       tenant: check.tenant,
@@ -290,7 +299,7 @@ export async function writePage(writer: Pick<BatchWriter, 'write'>, check: Pick<
       removed: page.removed,
       truncated: page.truncated ? 1 : 0,
     },
-  ]);
+  ], options);
 }
 
 export function countsOf(pages: readonly Pick<PageResult, 'status'>[]): CheckCounts {

@@ -149,6 +149,21 @@ describe('e2e/monitors (embedded)', () => {
     expect(await checks(id)).toHaveLength(1);
   }, 60_000);
 
+  it("keeps no page copy of a check's reads: a later scrape with maxAge reads the page fresh, then from its own copy", async () => {
+    site.set('/uncached', { html: page('Uncached', '<p>Read by a monitor only.</p>') });
+    const url = `${site.origin}/uncached`;
+    const id = (await call('POST', '/v1/monitor', { name: 'Uncached', url })).body.data.id;
+    await until('the first check', async () => (await checks(id))?.find((c) => c.status === 'completed'), WAIT);
+    expect((await call('POST', `/v1/monitor/${id}/run`)).body.data).toMatchObject({ status: 'completed', summary: { same: 1 } });
+    expect(site.hits('/uncached')).toBe(2);
+    const scraped = await call('POST', '/v1/scrape', { url, maxAge: 3_600_000 });
+    expect(scraped.body.data.cost.source).toBe('fresh');
+    expect(scraped.body.data.markdown).toContain('Read by a monitor only.');
+    // The scrape keeps its copy (storeInCache defaults to true): the next one is served from it.
+    expect((await call('POST', '/v1/scrape', { url, maxAge: 3_600_000 })).body.data.cost.source).toBe('cache');
+    expect(site.hits('/uncached')).toBe(3);
+  }, 60_000);
+
   it('skips the check of a key that cannot pay, recorded with the reason, and answers the run 402', async () => {
     site.set('/paid', { html: page('Paid', '<p>Costs a credit.</p>') });
     const { key, balance } = await meteredKey(svc.dataDir, 1);

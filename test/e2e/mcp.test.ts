@@ -343,7 +343,8 @@ describe('e2e/mcp over stdio (web-data-service mcp)', () => {
       expect(up).toBe(false);
       await client.close().catch(() => undefined);
     } finally {
-      rmSync(dataDir, { recursive: true, force: true });
+      // The service may still be closing its store as its port goes quiet: removal retries meanwhile.
+      rmSync(dataDir, { recursive: true, force: true, maxRetries: 20, retryDelay: 250 });
     }
   }, 120_000);
 });

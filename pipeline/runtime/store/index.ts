@@ -19,7 +19,7 @@ export { BatchWriter, type BatchWriterOptions } from './batch-writer.js';
 export { StoreError } from './store-error.js';
 
 export type StoreOptions =
-  | { kind: 'chdb'; dataDir: string }
+  | { kind: 'chdb'; dataDir: string; idleReleaseMs?: number }
   | { kind: 'clickhouse'; url: string; username?: string; password?: string; database?: string };
 
 export async function createStore(options: StoreOptions, log: Logger): Promise<Store> {
@@ -33,7 +33,7 @@ export async function createStore(options: StoreOptions, log: Logger): Promise<S
         // chdb not installed, or its engine library not loadable on this platform.
         throw storeError('chdb', error);
       }
-      return new driver.ChdbStore({ dataDir: options.dataDir }, child);
+      return new driver.ChdbStore({ dataDir: options.dataDir, idleReleaseMs: options.idleReleaseMs ?? 0 }, child);
     }
     case 'clickhouse':
       return new ClickHouseStore(options, child);

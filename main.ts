@@ -31,7 +31,6 @@ import { createNotifierActor } from './actors/notifier/index.js';
 import { createParserActor } from './actors/parser/index.js';
 import { createRendererActor } from './actors/renderer/index.js';
 import { buildGateway } from './gateway/app.js';
-import { runMcpStdio } from './gateway/mcp/stdio.js';
 import { ConfigError, loadConfig, redactedConfig, type Config } from './pipeline/service/config.js';
 import { keyRegistryFor, type KeyRegistry } from './pipeline/keys/index.js';
 import { errorCode } from './pipeline/runtime/errors.js';
@@ -243,6 +242,9 @@ function isEntryPoint(): boolean {
 
 if (isEntryPoint()) {
   const argv = process.argv.slice(2);
-  if (argv[0] === 'mcp') await runMcpStdio(argv.slice(1), { version: serviceVersion(), script: process.argv[1] as string });
-  else await run(argv);
+  if (argv[0] === 'mcp') {
+    // Imported here: the service itself never loads the MCP SDK's stdio side.
+    const { runMcpStdio } = await import('./gateway/mcp/stdio.js');
+    await runMcpStdio(argv.slice(1), { version: serviceVersion(), script: process.argv[1] as string });
+  } else await run(argv);
 }

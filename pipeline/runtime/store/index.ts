@@ -8,9 +8,10 @@
  * ~150 MB resident once loaded) is imported only when a chdb store is created: a process on a
  * ClickHouse server (STORE=clickhouse, every distributed role) never loads the engine.
  * Nothing else may import chdb.ts statically outside the store's own tests and benchmarks.
+ * Likewise the server driver (clickhouse.ts, @clickhouse/client) is imported only when a
+ * server store is asked for: an embedded process never loads it.
  */
 import type { Logger } from '../log.js';
-import { ClickHouseStore } from './clickhouse.js';
 import { storeError } from './store-error.js';
 import type { Store } from './store.js';
 
@@ -35,7 +36,9 @@ export async function createStore(options: StoreOptions, log: Logger): Promise<S
       }
       return new driver.ChdbStore({ dataDir: options.dataDir, idleReleaseMs: options.idleReleaseMs ?? 0 }, child);
     }
-    case 'clickhouse':
+    case 'clickhouse': {
+      const { ClickHouseStore } = await import('./clickhouse.js');
       return new ClickHouseStore(options, child);
+    }
   }
 }

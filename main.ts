@@ -31,9 +31,7 @@ import { createIntelActor } from './actors/intel/index.js';
 import { createNotifierActor } from './actors/notifier/index.js';
 import { createParserActor } from './actors/parser/index.js';
 import { createRendererActor } from './actors/renderer/index.js';
-import { runCli } from './cli/index.js';
 import { buildGateway } from './gateway/app.js';
-import { runMcpStdio } from './gateway/mcp/stdio.js';
 import { ConfigError, loadConfig, redactedConfig, type Config } from './pipeline/service/config.js';
 import { keyRegistryFor, type KeyRegistry } from './pipeline/keys/index.js';
 import { errorCode } from './pipeline/runtime/errors.js';
@@ -263,12 +261,17 @@ if (isEntryPoint()) {
   const argv = process.argv.slice(2);
   if (startsTheService(argv)) await run(argv);
   else {
+    // Imported here: the service itself never loads the command line nor the MCP SDK's stdio side.
+    const { runCli } = await import('./cli/index.js');
     const script = process.argv[1] as string;
     const code = await runCli(argv, {
       version: serviceVersion(),
       script,
       serve: (args) => run(args),
-      mcp: (args) => runMcpStdio(args, { version: serviceVersion(), script }),
+      mcp: async (args) => {
+        const { runMcpStdio } = await import('./gateway/mcp/stdio.js');
+        return runMcpStdio(args, { version: serviceVersion(), script });
+      },
     });
     process.exit(code);
   }

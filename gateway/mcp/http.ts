@@ -10,11 +10,13 @@
  * after it), and each tool call is one request to the operation's route made in-process
  * (`app.inject`) with that same header: its validation, credits, rate limit and SSRF guard
  * apply exactly as to a caller of the HTTP API.
+ *
+ * The MCP SDK (and server.ts with it) is imported by the first POST, not at start: a gateway
+ * nobody asks over MCP never holds it (~7 MB of heap).
  */
 import type { FastifyInstance, onRequestHookHandler } from 'fastify';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Logger } from '../../pipeline/runtime/log.js';
-import { createMcpServer, type ApiCaller } from './server.js';
+import type { ApiCaller } from './server.js';
 import type { Tool } from './tools.js';
 
 export const MCP_PATH = '/mcp';
@@ -33,6 +35,10 @@ export interface McpRouteDeps {
   readonly bodyLimit: number;
   readonly log: Logger;
 }
+
+/** The SDK's transport and our server, imported once, on first use. */
+let mcpModules: Promise<[typeof import('@modelcontextprotocol/sdk/server/streamableHttp.js'), typeof import('./server.js')]> | null = null;
+const loadMcp = () => (mcpModules ??= Promise.all([import('@modelcontextprotocol/sdk/server/streamableHttp.js'), import('./server.js')]));
 
 const NOT_ALLOWED = JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: this server is stateless, send each message as a POST.' }, id: null });
 
@@ -56,6 +62,7 @@ export function registerMcp(app: FastifyInstance, deps: McpRouteDeps): void {
         });
         return { status: res.statusCode, body: res.body };
       };
+      const [{ StreamableHTTPServerTransport }, { createMcpServer }] = await loadMcp();
       const server = createMcpServer(deps.tools, api, { version: deps.version, maxDepth: deps.maxDepth });
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
       reply.hijack();

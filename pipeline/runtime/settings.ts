@@ -239,6 +239,15 @@ export const RUNTIME_SETTINGS = {
     values: ['chdb', 'clickhouse'],
     description: 'Store: `chdb` (ClickHouse in-process, data under DATA_DIR) or `clickhouse` (a server at CLICKHOUSE_URL).',
   },
+  storeIdleReleaseMs: {
+    env: 'STORE_IDLE_RELEASE_MS',
+    type: 'integer',
+    default: 5000,
+    min: 0,
+    max: 3600000,
+    description:
+      "STORE=chdb: once no store call has been in flight for this long, the process gives memory it no longer uses back to the kernel, once per idle spell: the engine library's pages that inserts, merges and reads paged in (read back from the page cache when next needed) and the free pages of the C heap (glibc `malloc_trim`). After a 10,000-page crawl that is ~130 MB of resident memory. 0: never.",
+  },
   clickhouseUrl: {
     env: 'CLICKHOUSE_URL',
     type: 'string',

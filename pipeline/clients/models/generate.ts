@@ -25,7 +25,17 @@ import { readFailure } from './errors.js';
 import { fitInput } from './fit.js';
 import { parseModelJson } from './output.js';
 import { dropOptionalNulls, isRecord, prepareSchema, type JsonSchema, type PreparedSchema } from './schema.js';
-import { Session, type Answer, type Ask, type ModelCallOptions, type Shape, type Usage } from './session.js';
+import type { Answer, Ask, ModelCallOptions, Session, Shape, Usage } from './session.js';
+
+/**
+ * The session (and with it the AI SDK's provider packages, ~8 MB of heap) is imported by the
+ * first model call: a service with no model configured, or one whose callers never ask for
+ * one, never loads them.
+ */
+async function openSession(model: ModelChoice, options: ModelCallOptions): Promise<Session> {
+  const { Session: SessionClass } = await import('./session.js');
+  return new SessionClass(model, options);
+}
 import { compileCheck, type Check } from './validate.js';
 
 export interface StructuredCall {
@@ -72,7 +82,7 @@ const FALLBACK_HINTS = ['response_format', 'json_schema', 'json schema', 'struct
 type Reading = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly problems: string[]; readonly shown: string };
 
 export async function generateStructured<T = Record<string, unknown>>(model: ModelChoice, call: StructuredCall, options: ModelCallOptions): Promise<StructuredResult<T>> {
-  const session = new Session(model, options);
+  const session = await openSession(model, options);
   let shape: Shape = model.provider === 'anthropic' ? 'tool' : 'json-schema';
   let repaired = false;
   const fitted = fitInput(call.prompt, options.config.modelMaxInputChars);
@@ -100,7 +110,7 @@ export async function generateStructured<T = Record<string, unknown>>(model: Mod
 }
 
 export async function generateText(model: ModelChoice, call: TextCall, options: ModelCallOptions): Promise<TextResult> {
-  const session = new Session(model, options);
+  const session = await openSession(model, options);
   const fitted = fitInput(call.prompt, options.config.modelMaxInputChars);
   try {
     const answer = await session.ask({

@@ -3,9 +3,11 @@
  * configured, Avro single-object encoding otherwise (codec.ts describes both). The schemas
  * compile, and with a registry every version registers, before this resolves: a broken
  * schema or a refusing registry stops the start with a coded error.
+ *
+ * The Confluent codec (and with it the registry client, protobufjs and its other formats) is
+ * imported only when a registry is configured: an embedded process never loads it.
  */
 import type { EventCodec } from './codec.js';
-import { ConfluentCodec } from './confluent.js';
 import { compileEventTypes, type EventTypes } from './event-types.js';
 import { SingleObjectCodec } from './single-object.js';
 
@@ -20,6 +22,9 @@ export interface CodecOptions {
 
 export async function createCodec(options: CodecOptions = {}): Promise<EventCodec> {
   const types = options.types ?? compileEventTypes();
-  if (options.registryUrl) return ConfluentCodec.create({ registryUrl: options.registryUrl, types });
+  if (options.registryUrl) {
+    const { ConfluentCodec } = await import('./confluent.js');
+    return ConfluentCodec.create({ registryUrl: options.registryUrl, types });
+  }
   return new SingleObjectCodec(types);
 }

@@ -21,6 +21,7 @@ import { mkdirSync } from 'node:fs';
 import { drainPending, Session } from 'chdb';
 import type { Logger } from '../log.js';
 import { releaseEngineStartupPages } from './code-pages.js';
+import { IdleRelease, releaseIdleMemory } from './idle-release.js';
 import { migrate } from './migrate.js';
 import { StoreError, storeError } from './store-error.js';
 import type { Params, Store } from './store.js';
@@ -29,6 +30,8 @@ import { bindable, checkTable, jsonEachRow, parseJsonEachRow, SESSION_SETTINGS }
 export interface ChdbStoreOptions {
   /** The engine's own directory (created when missing). */
   readonly dataDir: string;
+  /** Memory goes back to the kernel once no call has been in flight this long (idle-release.ts); 0 or unset: never. */
+  readonly idleReleaseMs?: number;
 }
 
 /** SESSION_SETTINGS as engine arguments, applied to every statement of the connection. */
@@ -40,6 +43,7 @@ export class ChdbStore implements Store {
   readonly driver = 'chdb' as const;
   readonly dataDir: string;
   private session: Session | null;
+  private readonly idle: IdleRelease;
 
   /** Opens the engine on `dataDir` now, so a locked or unusable directory fails at start-up. */
   constructor(options: ChdbStoreOptions, private readonly log: Logger) {
@@ -50,6 +54,8 @@ export class ChdbStore implements Store {
     } catch (error) {
       throw storeError('chdb', error);
     }
+    this.idle = new IdleRelease({ idleMs: options.idleReleaseMs ?? 0, release: () => releaseIdleMemory(log) });
+    this.idle.start();
     log.debug({ dataDir: options.dataDir }, 'chdb store opened');
   }
 
@@ -59,6 +65,10 @@ export class ChdbStore implements Store {
   }
 
   private async run(sql: string, params: Params | undefined, format: string): Promise<string> {
+    return this.idle.around(() => this.runNow(sql, params, format));
+  }
+
+  private async runNow(sql: string, params: Params | undefined, format: string): Promise<string> {
     try {
       const session = this.live();
       const result =
@@ -84,7 +94,8 @@ export class ChdbStore implements Store {
   async insert(table: string, rows: readonly Record<string, unknown>[]): Promise<void> {
     if (rows.length === 0) return;
     try {
-      await this.live().insert({ table: checkTable(table), values: Buffer.from(jsonEachRow(rows)), format: 'JSONEachRow' });
+      const session = this.live();
+      await this.idle.around(() => session.insert({ table: checkTable(table), values: Buffer.from(jsonEachRow(rows)), format: 'JSONEachRow' }));
     } catch (error) {
       throw storeError('chdb', error);
     }
@@ -102,6 +113,7 @@ export class ChdbStore implements Store {
   async close(): Promise<void> {
     const session = this.session;
     this.session = null;
+    this.idle.stop();
     if (!session) return;
     session.close();
     await drainPending();

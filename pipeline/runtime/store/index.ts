@@ -8,9 +8,10 @@
  * ~150 MB resident once loaded) is imported only when a chdb store is created: a process on a
  * ClickHouse server (STORE=clickhouse, every distributed role) never loads the engine.
  * Nothing else may import chdb.ts statically outside the store's own tests and benchmarks.
+ * Likewise the server driver (clickhouse.ts, @clickhouse/client) is imported only when a
+ * server store is asked for: an embedded process never loads it.
  */
 import type { Logger } from '../log.js';
-import { ClickHouseStore } from './clickhouse.js';
 import { storeError } from './store-error.js';
 import type { Store } from './store.js';
 
@@ -19,7 +20,7 @@ export { BatchWriter, type BatchWriterOptions } from './batch-writer.js';
 export { StoreError } from './store-error.js';
 
 export type StoreOptions =
-  | { kind: 'chdb'; dataDir: string }
+  | { kind: 'chdb'; dataDir: string; idleReleaseMs?: number }
   | { kind: 'clickhouse'; url: string; username?: string; password?: string; database?: string };
 
 export async function createStore(options: StoreOptions, log: Logger): Promise<Store> {
@@ -33,9 +34,11 @@ export async function createStore(options: StoreOptions, log: Logger): Promise<S
         // chdb not installed, or its engine library not loadable on this platform.
         throw storeError('chdb', error);
       }
-      return new driver.ChdbStore({ dataDir: options.dataDir }, child);
+      return new driver.ChdbStore({ dataDir: options.dataDir, idleReleaseMs: options.idleReleaseMs ?? 0 }, child);
     }
-    case 'clickhouse':
+    case 'clickhouse': {
+      const { ClickHouseStore } = await import('./clickhouse.js');
       return new ClickHouseStore(options, child);
+    }
   }
 }

@@ -5,6 +5,9 @@
  * source's posts. Every post of the held-out source is scored (its train and test halves
  * alike: none of them was trained on in that fold).
  *
+ * The models are trained without the temperature's calibration step, which only rescales the
+ * scores and never changes the winning category, the one thing scored here.
+ *
  * Scores per held-out source are macro-F1 over the categories that source has (a source labels
  * only some of the seven: compsent19 only `competitor` / `other`, iphonex-pi and adidas21 only
  * `buying_intent`, for which F1 is 2R / (1 + R) as nothing else is scored). Two summaries:
@@ -62,7 +65,7 @@ export function leaveOneSourceOut(
   const predicted: string[] = [];
   for (const [index, fold] of folds.entries()) {
     const sources = [...new Set(fold.train.map((r) => r.source))].sort();
-    const model = decodeMentionModel(trainMentionClassifier(fold.train, { ...options, sources, progress: undefined }));
+    const model = decodeMentionModel(trainMentionClassifier(fold.train, { ...options, sources, progress: undefined }, true));
     const labels = fold.heldOut.map((r) => r.label as string);
     const guesses = fold.heldOut.map((r) => classifyMention(mentionInput(r), model).category as string);
     const { macroF1, perCategory } = scoreCategories(labels, guesses);

@@ -17,8 +17,12 @@
  *   marker bigram; the title's stems once more in their own namespace.
  * - Cues: ends with '?', any '?', a question word starting a sentence, negation, first person,
  *   '!', a competitor placeholder present, a competitor placeholder together with a
- *   comparative word, a title present, and the length in tokens (log2 bucket).
- * Each post's features are binary and L2-normalised. No rule overrides the model: the
+ *   comparative word, a title present, the length in tokens (log2 bucket), and the
+ *   cross-source cues of cues.ts (asking forms, purchase intent, comparisons, faults, sentiment).
+ *   Cues have their own region, the last CUE_BUCKETS buckets; the words hash into the rest.
+ * Each post's features are binary; the words share a unit (L2) norm, and each cue counts
+ * `cueValue` (a setting of the model file) whatever the post's length, so a question mark weighs
+ * the same in a tweet and in a long issue. No rule overrides the model: the
  * comparative cue is a feature it weighs like the others. The one fixed answer is for a post
  * with no letter or digit at all (emoji only, empty): `other`, score 1.
  *

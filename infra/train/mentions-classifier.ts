@@ -25,7 +25,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { MENTION_CATEGORIES } from '../../schemas/api/monitoring.js';
 import {
-  decodeMentionModel, mentionFeatures, mentionProbabilities, type MentionCategory, type MentionInput, type MentionModelFile,
+  CUE_BUCKETS, decodeMentionModel, mentionFeatures, mentionProbabilities, wordBuckets, type MentionCategory, type MentionInput, type MentionModelFile,
 } from '../../pipeline/mentions/classifier.js';
 
 export interface LabelledMention {
@@ -44,6 +44,14 @@ export interface TrainOptions {
   readonly learningRate: number;
   readonly l2: number;
   readonly minDocs: number;
+  /** What each cue counts beside the post's words (which share a unit norm); see classifier.ts. */
+  readonly cueValue: number;
+  /**
+   * How examples are weighted: `class`, n / (k · n_class), each category alike; `source`, each
+   * category alike and within it each source alike, n / (k · sources_class · n_source_class), so
+   * no one source's wording stands for a category.
+   */
+  readonly balance: 'class' | 'source';
   readonly seed: number;
   readonly trainedAt: string;
   readonly sources: readonly string[];
@@ -52,7 +60,7 @@ export interface TrainOptions {
 }
 
 export const DEFAULT_OPTIONS: TrainOptions = {
-  bucketBits: 18, epochs: 12, learningRate: 0.25, l2: 1e-5, minDocs: 2, seed: 20240611,
+  bucketBits: 18, epochs: 12, learningRate: 0.25, l2: 1e-5, minDocs: 2, cueValue: 0.3, balance: 'class', seed: 20240611,
   trainedAt: new Date(0).toISOString(), sources: [],
 };
 
@@ -78,12 +86,19 @@ function seeded(seed: number): () => number {
   };
 }
 
-interface Example { readonly buckets: Uint32Array; readonly y: number }
+/** A post's buckets, their values (words 1/sqrt(words), cues `cueValue`) and its class. */
+interface Example { readonly buckets: Uint32Array; readonly values: Float64Array; readonly y: number; readonly source: string }
 
 interface Dense { readonly w: Float64Array; readonly bias: Float64Array }
 
-function examples(rows: readonly LabelledMention[], bucketBits: number): Example[] {
-  return rows.map((r) => ({ buckets: mentionFeatures(mentionInput(r), bucketBits), y: LABELS.indexOf(r.label) }));
+function examples(rows: readonly LabelledMention[], bucketBits: number, cueValue: number): Example[] {
+  const cueBase = (1 << bucketBits) - CUE_BUCKETS;
+  return rows.map((r) => {
+    const buckets = mentionFeatures(mentionInput(r), bucketBits);
+    const words = wordBuckets(buckets, cueBase);
+    const values = Float64Array.from(buckets, (_, i) => (i < words ? 1 / Math.sqrt(words) : cueValue));
+    return { buckets, values, y: LABELS.indexOf(r.label), source: r.source };
+  });
 }
 
 /** Buckets that at least `minDocs` examples have. */
@@ -93,11 +108,14 @@ function keptBuckets(data: readonly Example[], bucketBits: number, minDocs: numb
   return Uint8Array.from(docs, (n) => (n >= minDocs ? 1 : 0));
 }
 
-function logitsOf(model: Dense, buckets: Uint32Array, out: Float64Array): void {
+function logitsOf(model: Dense, e: Example, out: Float64Array): void {
   const k = LABELS.length;
-  const value = buckets.length ? 1 / Math.sqrt(buckets.length) : 0;
   for (let c = 0; c < k; c++) out[c] = model.bias[c] as number;
-  for (const b of buckets) for (let c = 0; c < k; c++) out[c] = (out[c] as number) + (model.w[b * k + c] as number) * value;
+  for (let i = 0; i < e.buckets.length; i++) {
+    const b = e.buckets[i] as number;
+    const value = e.values[i] as number;
+    for (let c = 0; c < k; c++) out[c] = (out[c] as number) + (model.w[b * k + c] as number) * value;
+  }
 }
 
 function softmaxInPlace(z: Float64Array, temperature = 1): void {
@@ -108,6 +126,22 @@ function softmaxInPlace(z: Float64Array, temperature = 1): void {
   for (let c = 0; c < z.length; c++) z[c] = (z[c] as number) / sum;
 }
 
+/** Each example's weight in the loss (see TrainOptions.balance). */
+function exampleWeights(data: readonly Example[], balance: TrainOptions['balance']): Float64Array {
+  const k = LABELS.length;
+  const counts = new Array<number>(k).fill(0);
+  const groups = new Map<string, number>();
+  const sources = Array.from({ length: k }, () => new Set<string>());
+  for (const e of data) {
+    counts[e.y] = (counts[e.y] as number) + 1;
+    groups.set(`${e.y} ${e.source}`, (groups.get(`${e.y} ${e.source}`) ?? 0) + 1);
+    sources[e.y]?.add(e.source);
+  }
+  return Float64Array.from(data, (e) => balance === 'class'
+    ? data.length / (k * (counts[e.y] as number))
+    : data.length / (k * (sources[e.y] as Set<string>).size * (groups.get(`${e.y} ${e.source}`) as number)));
+}
+
 /** AdaGrad on the class-weighted softmax loss; deterministic for a given seed. */
 function fit(data: readonly Example[], options: TrainOptions, stage: string): Dense {
   const k = LABELS.length;
@@ -116,9 +150,7 @@ function fit(data: readonly Example[], options: TrainOptions, stage: string): De
   const model: Dense = { w: new Float64Array(size * k), bias: new Float64Array(k) };
   const g2 = new Float64Array(size * k);
   const b2 = new Float64Array(k);
-  const counts = new Array<number>(k).fill(0);
-  for (const e of data) counts[e.y] = (counts[e.y] as number) + 1;
-  const classWeight = counts.map((n) => (n ? data.length / (k * n) : 0));
+  const weights = exampleWeights(data, options.balance);
   const order = data.map((_, i) => i);
   const random = seeded(options.seed);
   const p = new Float64Array(k);
@@ -130,18 +162,18 @@ function fit(data: readonly Example[], options: TrainOptions, stage: string): De
     }
     for (let n = 0; n < order.length; n++) {
       const e = data[order[n] as number] as Example;
-      logitsOf(model, e.buckets, p);
+      logitsOf(model, e, p);
       softmaxInPlace(p);
-      const cw = classWeight[e.y] as number;
-      const value = e.buckets.length ? 1 / Math.sqrt(e.buckets.length) : 0;
+      const cw = weights[order[n] as number] as number;
       for (let c = 0; c < k; c++) {
         const g = cw * ((p[c] as number) - (c === e.y ? 1 : 0));
         b2[c] = (b2[c] as number) + g * g;
         model.bias[c] = (model.bias[c] as number) - (options.learningRate * g) / (Math.sqrt(b2[c] as number) + 1e-8);
-        for (const b of e.buckets) {
+        for (let i = 0; i < e.buckets.length; i++) {
+          const b = e.buckets[i] as number;
           if (!kept[b]) continue;
           const at = b * k + c;
-          const grad = g * value + options.l2 * (model.w[at] as number);
+          const grad = g * (e.values[i] as number) + options.l2 * (model.w[at] as number);
           g2[at] = (g2[at] as number) + grad * grad;
           model.w[at] = (model.w[at] as number) - (options.learningRate * grad) / (Math.sqrt(g2[at] as number) + 1e-8);
         }
@@ -157,7 +189,7 @@ function fit(data: readonly Example[], options: TrainOptions, stage: string): De
 function fitTemperature(model: Dense, data: readonly Example[]): number {
   const logits = data.map((e) => {
     const z = new Float64Array(LABELS.length);
-    logitsOf(model, e.buckets, z);
+    logitsOf(model, e, z);
     return z;
   });
   let best = 1, bestLoss = Infinity;
@@ -212,12 +244,17 @@ function isCalibration(row: LabelledMention): boolean {
   return (h >>> 0) % 10 === 0;
 }
 
-/** Trains on `rows` and returns the model file's content (deterministic for the same rows and options). */
-export function trainMentionClassifier(rows: readonly LabelledMention[], options: TrainOptions = DEFAULT_OPTIONS): MentionModelFile {
-  const all = examples(rows, options.bucketBits);
+/**
+ * Trains on `rows` and returns the model file's content (deterministic for the same rows and
+ * options). `skipCalibration` leaves the temperature at 1 and saves the calibration model's
+ * training: for evaluations that only take the winning category, which the temperature never
+ * changes.
+ */
+export function trainMentionClassifier(rows: readonly LabelledMention[], options: TrainOptions = DEFAULT_OPTIONS, skipCalibration = false): MentionModelFile {
+  const all = examples(rows, options.bucketBits, options.cueValue);
   const calibration = all.filter((_, i) => isCalibration(rows[i] as LabelledMention));
   const rest = all.filter((_, i) => !isCalibration(rows[i] as LabelledMention));
-  const temperature = calibration.length && rest.length ? fitTemperature(fit(rest, options, 'calibration'), calibration) : 1;
+  const temperature = !skipCalibration && calibration.length && rest.length ? fitTemperature(fit(rest, options, 'calibration'), calibration) : 1;
   const model = fit(all, options, 'training');
   const { scale, weights, rows: kept } = quantise(model, options.bucketBits);
   const counts = Object.fromEntries(LABELS.map((l) => [l, rows.filter((r) => r.label === l).length]));
@@ -229,9 +266,10 @@ export function trainMentionClassifier(rows: readonly LabelledMention[], options
     data: { sources: options.sources, train_counts: counts, docs: 'bench/data/mentions/SOURCES.md' },
     features: {
       bucketBits: options.bucketBits, hash: 'fnv1a-32', tokens: 'unicode letter/digit runs, lower-cased', stems: 'porter (stemmer)',
-      bigrams: true, placeholders: ['__brand__', '__competitor__'], normalisation: 'binary, l2', maxTokens: 2000,
+      bigrams: true, placeholders: ['__brand__', '__competitor__'], normalisation: 'binary; words l2, each cue cueValue', maxTokens: 2000,
+      cueBuckets: CUE_BUCKETS, cueValue: options.cueValue,
     },
-    training: { method: 'multinomial logistic regression, AdaGrad + L2, class-weighted', epochs: options.epochs, learningRate: options.learningRate, l2: options.l2, minDocs: options.minDocs, seed: options.seed, buckets_kept: kept },
+    training: { method: 'multinomial logistic regression, AdaGrad + L2, class-weighted', balance: options.balance, epochs: options.epochs, learningRate: options.learningRate, l2: options.l2, minDocs: options.minDocs, seed: options.seed, buckets_kept: kept },
     temperature,
     scale,
     bias: Array.from(model.bias, (b) => Math.round(b * 1e6) / 1e6),

@@ -17,8 +17,12 @@
  *   marker bigram; the title's stems once more in their own namespace.
  * - Cues: ends with '?', any '?', a question word starting a sentence, negation, first person,
  *   '!', a competitor placeholder present, a competitor placeholder together with a
- *   comparative word, a title present, and the length in tokens (log2 bucket).
- * Each post's features are binary and L2-normalised. No rule overrides the model: the
+ *   comparative word, a title present, the length in tokens (log2 bucket), and the
+ *   cross-source cues of cues.ts (asking forms, purchase intent, comparisons, faults, sentiment).
+ *   Cues have their own region, the last CUE_BUCKETS buckets; the words hash into the rest.
+ * Each post's features are binary; the words share a unit (L2) norm, and each cue counts
+ * `cueValue` (a setting of the model file) whatever the post's length, so a question mark weighs
+ * the same in a tweet and in a long issue. No rule overrides the model: the
  * comparative cue is a feature it weighs like the others. The one fixed answer is for a post
  * with no letter or digit at all (emoji only, empty): `other`, score 1.
  *
@@ -29,6 +33,7 @@
 import { readFileSync } from 'node:fs';
 import { stemmer } from 'stemmer';
 import { MENTION_CATEGORIES, type MentionCategory } from '../../schemas/api/monitoring.js';
+import { postCues } from './cues.js';
 
 export type { MentionCategory };
 
@@ -57,6 +62,9 @@ export interface MentionModel {
   readonly scale: number;
   readonly bias: readonly number[];
   readonly temperature: number;
+  /** Buckets from `cueBase` up hold the cues, each worth `cueValue` whatever the post's length. */
+  readonly cueBase: number;
+  readonly cueValue: number;
 }
 
 /** What classifier-model.json holds; the training script writes it (see its doc for the rest). */
@@ -179,7 +187,10 @@ function stemHash(token: string): number {
   return h;
 }
 
-const cue = (name: string) => fnv1a(`cue:${name}`);
+/** The cue region: the last CUE_BUCKETS buckets of the space, apart from the hashed words. */
+export const CUE_BUCKETS = 512;
+/** A cue's place in the cue region (an offset from its start). */
+const cue = (name: string) => fnv1a(`cue:${name}`) % CUE_BUCKETS;
 const CUES = {
   questionEnd: cue('q_end'), questionAny: cue('q_any'), questionStart: cue('q_start'), negation: cue('neg'),
   firstPerson: cue('first_person'), exclamation: cue('exclaim'), competitor: cue('competitor'),
@@ -203,6 +214,7 @@ export function mentionFeatures(input: MentionInput, bucketBits: number): Uint32
   const titleLength = Math.min(head.tokens.length, tokens.length);
 
   const out: number[] = [];
+  const cues: number[] = [];
   let prev = START;
   let hasCompetitor = false, comparative = false, negation = false, firstPerson = false, questionStart = false;
   for (let i = 0; i < tokens.length; i++) {
@@ -221,19 +233,24 @@ export function mentionFeatures(input: MentionInput, bucketBits: number): Uint32
     if (start && QUESTION_WORDS.has(token)) questionStart = true;
   }
   const trimmed = input.text.trimEnd();
-  if (trimmed.endsWith('?') || title.trimEnd().endsWith('?')) out.push(CUES.questionEnd);
-  if (input.text.includes('?') || title.includes('?')) out.push(CUES.questionAny);
-  if (input.text.includes('!') || title.includes('!')) out.push(CUES.exclamation);
-  if (questionStart) out.push(CUES.questionStart);
-  if (negation) out.push(CUES.negation);
-  if (firstPerson) out.push(CUES.firstPerson);
-  if (hasCompetitor) out.push(CUES.competitor);
-  if (hasCompetitor && comparative) out.push(CUES.comparative);
-  if (titleLength > 0) out.push(CUES.title);
-  out.push(LENGTH_CUES[Math.min(Math.floor(Math.log2(tokens.length + 1)), 11)] as number);
+  if (trimmed.endsWith('?') || title.trimEnd().endsWith('?')) cues.push(CUES.questionEnd);
+  if (input.text.includes('?') || title.includes('?')) cues.push(CUES.questionAny);
+  if (input.text.includes('!') || title.includes('!')) cues.push(CUES.exclamation);
+  if (questionStart) cues.push(CUES.questionStart);
+  if (negation) cues.push(CUES.negation);
+  if (firstPerson) cues.push(CUES.firstPerson);
+  if (hasCompetitor) cues.push(CUES.competitor);
+  if (hasCompetitor && comparative) cues.push(CUES.comparative);
+  if (titleLength > 0) cues.push(CUES.title);
+  cues.push(LENGTH_CUES[Math.min(Math.floor(Math.log2(tokens.length + 1)), 11)] as number);
+  for (const name of postCues(tokens, starts)) cues.push(cue(name));
 
-  const mask = (1 << bucketBits) - 1;
-  const buckets = Uint32Array.from(out, (h) => h & mask).sort();
+  // The hashed words fill the space below the cue region, the cues that region.
+  const cueBase = (1 << bucketBits) - CUE_BUCKETS;
+  const buckets = new Uint32Array(out.length + cues.length);
+  for (let i = 0; i < out.length; i++) buckets[i] = (out[i] as number) % cueBase;
+  for (let i = 0; i < cues.length; i++) buckets[out.length + i] = cueBase + (cues[i] as number);
+  buckets.sort();
   let n = 0;
   for (let i = 0; i < buckets.length; i++) if (i === 0 || buckets[i] !== buckets[i - 1]) buckets[n++] = buckets[i] as number;
   return buckets.subarray(0, n);
@@ -261,7 +278,16 @@ export function decodeMentionModel(file: MentionModelFile): MentionModel {
     bucket += delta;
     for (let c = 0; c < k; c++) weights[bucket * k + c] = ((bytes[at++] as number) << 24) >> 24;
   }
-  return { classifier: file.classifier, labels, bucketBits: file.features.bucketBits, weights, scale: file.scale, bias: file.bias, temperature: file.temperature };
+  const cueValue = typeof file.features.cueValue === 'number' ? file.features.cueValue : 0;
+  const cueBase = (1 << file.features.bucketBits) - CUE_BUCKETS;
+  return { classifier: file.classifier, labels, bucketBits: file.features.bucketBits, weights, scale: file.scale, bias: file.bias, temperature: file.temperature, cueBase, cueValue };
+}
+
+/** How many of `buckets` (sorted) are words rather than cues: the words share a unit norm, each cue counts `cueValue`. */
+export function wordBuckets(buckets: Uint32Array, cueBase: number): number {
+  let n = buckets.length;
+  while (n > 0 && (buckets[n - 1] as number) >= cueBase) n--;
+  return n;
 }
 
 let shipped: MentionModel | null = null;
@@ -279,14 +305,18 @@ export function loadMentionModel(): MentionModel {
 export function mentionProbabilities(model: MentionModel, buckets: Uint32Array): Float64Array {
   const k = model.labels.length;
   const logits = new Float64Array(k);
-  const value = buckets.length ? 1 / Math.sqrt(buckets.length) : 0;
+  const cues = new Float64Array(k);
+  const words = wordBuckets(buckets, model.cueBase);
+  const value = words ? 1 / Math.sqrt(words) : 0;
   for (let i = 0; i < buckets.length; i++) {
     const base = (buckets[i] as number) * k;
-    for (let c = 0; c < k; c++) logits[c] = (logits[c] as number) + (model.weights[base + c] as number);
+    const sum = i < words ? logits : cues;
+    for (let c = 0; c < k; c++) sum[c] = (sum[c] as number) + (model.weights[base + c] as number);
   }
   let max = -Infinity;
   for (let c = 0; c < k; c++) {
-    logits[c] = ((logits[c] as number) * model.scale * value + (model.bias[c] as number)) / model.temperature;
+    const raw = (logits[c] as number) * value + (cues[c] as number) * model.cueValue;
+    logits[c] = (raw * model.scale + (model.bias[c] as number)) / model.temperature;
     max = Math.max(max, logits[c] as number);
   }
   let sum = 0;

@@ -21,7 +21,7 @@ describe('pipeline/mentions/classifier', () => {
   it('names the classifier and gives a score in (0, 1] for every held-out post', () => {
     for (const row of test) {
       const { score, classifier } = classifyMention(mentionInput(row));
-      expect(classifier).toBe('linear-v1');
+      expect(classifier).toBe('linear-v2');
       expect(score).toBeGreaterThan(0);
       expect(score).toBeLessThanOrEqual(1);
     }
@@ -60,7 +60,7 @@ describe('pipeline/mentions/classifier', () => {
       expect(result.score).toBeGreaterThan(0);
       expect(result.score).toBeLessThanOrEqual(1);
     }
-    expect(classifyMention({ text: '😀🎉🔥', brandTerms: [], competitors: [] })).toEqual({ category: 'other', score: 1, classifier: 'linear-v1' });
+    expect(classifyMention({ text: '😀🎉🔥', brandTerms: [], competitors: [] })).toEqual({ category: 'other', score: 1, classifier: 'linear-v2' });
     expect(classifyMention({ text: 'this app keeps crashing '.repeat(900), brandTerms: [], competitors: [] }).category).toBe('bug_report');
   });
 

@@ -100,7 +100,7 @@ export async function startMockKafka(options: MockKafkaOptions = {}): Promise<Mo
   let stderr = '';
   try {
     const servers = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`kcat printed no mock cluster address within ${options.timeoutMs ?? 10000} ms:\n${stderr}`)), options.timeoutMs ?? 10000);
+      const timer = setTimeout(() => reject(new Error(`the mock broker printed no cluster address within ${options.timeoutMs ?? 10000} ms:\n${stderr}`)), options.timeoutMs ?? 10000);
       child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
         stderr += chunk;
         const match = ENABLED.exec(stderr);
@@ -115,7 +115,7 @@ export async function startMockKafka(options: MockKafkaOptions = {}): Promise<Mo
       });
       child.once('exit', (code, signal) => {
         clearTimeout(timer);
-        reject(new Error(`kcat exited (${code ?? signal}) before starting the mock cluster:\n${stderr}`));
+        reject(new Error(`the mock broker exited (${code ?? signal}) before starting the cluster:\n${stderr}`));
       });
     });
     // Keep draining stderr so kcat never blocks on a full pipe.

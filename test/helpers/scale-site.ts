@@ -9,7 +9,8 @@
  * also links to every other host's `/`. A crawl of `origin(1)/` with `allowExternalLinks`
  * reaches every page within 2 links. Each page answers after `delayMs(url)`: by default a
  * seeded draw in [100, 300] ms per page, the same on every run; `bodyBytes` pads each page's
- * article text to about that many bytes (default 2,000), for a parser that has work to do.
+ * article text to about that many bytes (default 2,000), and `boilerplateBytes` adds markup
+ * around it that main-content extraction drops, for a parser that has work to do.
  * robots.txt, sitemaps and anything else are 404 at once.
  *
  * `requests` logs each page request (not robots.txt or other 404s): its URL, when it came
@@ -28,6 +29,12 @@ export interface ScaleSiteOptions {
   readonly delayMs?: (url: string) => number;
   /** About how many bytes of article text each page carries (default 2,000). */
   readonly bodyBytes?: number;
+  /**
+   * About how many bytes of markup without links around the article (nested `div`s and
+   * `span`s in an `aside`, default 0): work for a parser that main-content extraction drops,
+   * so a page costs parsing without costing its store.
+   */
+  readonly boilerplateBytes?: number;
   /** Seed of the default delays (default 36). */
   readonly seed?: number;
 }
@@ -65,6 +72,18 @@ function fnv1a(text: string): number {
 
 const WORDS = ['crawl', 'scale', 'fetcher', 'parser', 'process', 'partition', 'latency', 'throughput', 'kafka', 'frontier', 'page', 'host'];
 
+function boilerplate(seed: number, bytes: number): string {
+  const next = seededRandom(seed);
+  const blocks: string[] = [];
+  let size = 0;
+  while (size < bytes) {
+    const cells = Array.from({ length: 8 }, () => `<div class="cell c${Math.floor(next() * 9)}"><span class="w">${WORDS[Math.floor(next() * WORDS.length)] as string}</span><span>${Math.floor(next() * 1000)}</span></div>`).join('');
+    blocks.push(`<div class="row"><div class="inner">${cells}</div></div>`);
+    size += cells.length + 50;
+  }
+  return blocks.length ? `<aside class="sidebar">${blocks.join('')}</aside>` : '';
+}
+
 function articleText(seed: number, bytes: number): string {
   const next = seededRandom(seed);
   const paragraphs: string[] = [];
@@ -84,6 +103,7 @@ export async function startScaleSite(options: ScaleSiteOptions): Promise<ScaleSi
   const counts = pagesPerHost(hosts, options.pages);
   const seed = options.seed ?? 36;
   const bodyBytes = options.bodyBytes ?? 2000;
+  const boilerplateBytes = options.boilerplateBytes ?? 0;
   const delayMs = options.delayMs ?? ((url: string) => 100 + Math.floor(seededRandom(fnv1a(url) ^ seed)() * 201));
   const requests: PageRequest[] = [];
   let port = 0;
@@ -102,7 +122,7 @@ export async function startScaleSite(options: ScaleSiteOptions): Promise<ScaleSi
     }
     const title = `Host ${host} ${path}`;
     const list = links.map((href) => `<li><a href="${href}">${href}</a></li>`).join('');
-    return `<!doctype html><html><head><title>${title}</title></head><body><main><article><h1>${title}</h1>${articleText(fnv1a(`${host}${path}`), bodyBytes)}</article><ul>${list}</ul></main></body></html>`;
+    return `<!doctype html><html><head><title>${title}</title></head><body>${boilerplate(fnv1a(path), boilerplateBytes)}<main><article><h1>${title}</h1>${articleText(fnv1a(`${host}${path}`), bodyBytes)}</article><ul>${list}</ul></main></body></html>`;
   };
 
   const handler = (req: IncomingMessage, res: ServerResponse) => {

@@ -41,7 +41,7 @@ describe.skipIf(!ready)('e2e/scale faults: a fetcher and a parser SIGKILLed unde
   const startFetcher = () => cluster.service('fetcher', { POOL_CONCURRENCY: FETCH_CONCURRENCY });
 
   beforeAll(async () => {
-    site = await startScaleSite({ hosts: HOSTS, pages: PAGES, delayMs: (url) => 20 + (url.length * 7919) % 41 });
+    site = await startScaleSite({ hosts: HOSTS, pages: PAGES, delayRangeMs: [20, 60] });
     cluster = await startCluster({
       main: PRODUCTION_MAIN,
       kafkaPartitions: 12,

@@ -8,7 +8,7 @@
  * not divide): host h's `/` links to its own `/p/1` … `/p/(n-1)`; host 1's `/`, the start page,
  * also links to every other host's `/`. A crawl of `origin(1)/` with `allowExternalLinks`
  * reaches every page within 2 links. Each page answers after `delayMs(url)`: by default a
- * seeded draw in [100, 300] ms per page, the same on every run; `bodyBytes` pads each page's
+ * seeded draw in `delayRangeMs` ([100, 300] ms) per page, the same on every run; `bodyBytes` pads each page's
  * article text to about that many bytes (default 2,000), and `boilerplateBytes` adds markup
  * around it that main-content extraction drops, for a parser that has work to do.
  * robots.txt, sitemaps and anything else are 404 at once.
@@ -25,8 +25,10 @@ import { seededRandom } from '../../bench/seeded-random.js';
 export interface ScaleSiteOptions {
   readonly hosts: number;
   readonly pages: number;
-  /** Each page's answer delay, ms (default: seeded uniform in [100, 300]). */
+  /** Each page's answer delay, ms (default: a seeded draw in `delayRangeMs`). */
   readonly delayMs?: (url: string) => number;
+  /** The range of the default delays, ms, both ends included (default [100, 300]). */
+  readonly delayRangeMs?: readonly [number, number];
   /** About how many bytes of article text each page carries (default 2,000). */
   readonly bodyBytes?: number;
   /**
@@ -104,7 +106,8 @@ export async function startScaleSite(options: ScaleSiteOptions): Promise<ScaleSi
   const seed = options.seed ?? 36;
   const bodyBytes = options.bodyBytes ?? 2000;
   const boilerplateBytes = options.boilerplateBytes ?? 0;
-  const delayMs = options.delayMs ?? ((url: string) => 100 + Math.floor(seededRandom(fnv1a(url) ^ seed)() * 201));
+  const [low, high] = options.delayRangeMs ?? [100, 300];
+  const delayMs = options.delayMs ?? ((url: string) => low + Math.floor(seededRandom(fnv1a(url) ^ seed)() * (high - low + 1)));
   const requests: PageRequest[] = [];
   let port = 0;
   const origin = (host: number) => `http://127.0.0.${host}:${port}`;

@@ -225,7 +225,7 @@ export const QUICK: readonly QuickScenario[] = [
     file: 'scale.ts',
     // The fetcher pool at 1 and 2 processes over a small site: the cluster's start-up (seven
     // processes, about a minute on a busy machine) is most of the time.
-    env: { BENCH_SCALE_PAGES: '150', BENCH_SCALE_HOSTS: '15', BENCH_SCALE_STEPS: '1,2', BENCH_SCALE_SCENARIOS: 'fetchers', BENCH_SCALE_STALL_S: '60' },
+    env: { BENCH_SCALE_PAGES: '100', BENCH_SCALE_HOSTS: '10', BENCH_SCALE_STEPS: '1,2', BENCH_SCALE_SCENARIOS: 'fetchers', BENCH_SCALE_STALL_S: '60' },
     headlines: (lines) =>
       where(lines, 'scenario', 'summary').flatMap((l) => [
         ...(l.scaling_efficiency === null ? [] : [atLeast('scale fetchers', 'scaling efficiency', l.scaling_efficiency, 0.8)]),

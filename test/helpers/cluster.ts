@@ -147,16 +147,22 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
   try {
     const withKafka = (options.bus ?? 'kafka') === 'kafka';
     if (!clickhouse) chDir = tempDir('wds-cluster-ch');
-    [kafka, clickhouse] = await Promise.all([
+    // Both started at once; when one fails, the other is kept so that stop() ends it too.
+    const [k, ch] = await Promise.allSettled([
       withKafka
         ? startMockKafka(options.kafkaPartitions ? { topics: Object.values(TOPICS).map((t) => t.name), partitions: options.kafkaPartitions } : {})
         : null,
       clickhouse ?? startClickHouseProcess((chDir as TempDir).path),
     ]);
+    if (k.status === 'fulfilled') kafka = k.value;
+    if (ch.status === 'fulfilled') clickhouse = ch.value;
+    if (k.status === 'rejected') throw k.reason;
+    if (ch.status === 'rejected') throw ch.reason;
   } catch (error) {
     await stop();
     throw error;
   }
+  if (!clickhouse) throw new Error('the ClickHouse process did not start');
   const env: Record<string, string> = {
     ...(kafka ? { BUS: 'kafka', KAFKA_BROKERS: kafka.brokers.join(',') } : { BUS: 'memory' }),
     STORE: 'clickhouse',

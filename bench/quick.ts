@@ -222,6 +222,20 @@ export const QUICK: readonly QuickScenario[] = [
       unlessSkipped('render', lines, () => lines.map((l) => atLeast('render', 'ratio', l.ratio, num(l.target) || 1))),
   },
   {
+    file: 'scale.ts',
+    // The fetcher pool at 1 and 2 processes over a small site: the cluster's start-up (seven
+    // processes, about a minute on a busy machine) is most of the time.
+    env: { BENCH_SCALE_PAGES: '100', BENCH_SCALE_HOSTS: '10', BENCH_SCALE_STEPS: '1,2', BENCH_SCALE_SCENARIOS: 'fetchers', BENCH_SCALE_STALL_S: '60' },
+    headlines: (lines) =>
+      where(lines, 'scenario', 'summary').flatMap((l) => [
+        ...(l.scaling_efficiency === null ? [] : [atLeast('scale fetchers', 'scaling efficiency', l.scaling_efficiency, 0.8)]),
+        ...(l.parser_ratio === null ? [] : [atLeast('scale parsers', 'ratio', l.parser_ratio, 1.7)]),
+        ...(l.recovery_s === null && l.exactly_once === null
+          ? []
+          : [{ name: 'scale faults', figure: `recovery ${fmt(l.recovery_s)} s, exactly once ${String(l.exactly_once)}`, target: '≤ 30 s, exactly once', met: l.exactly_once === true && num(l.recovery_s) <= 30 }]),
+      ]),
+  },
+  {
     file: 'scrape.ts',
     env: { BENCH_SCRAPE_PAGES: '60', BENCH_SCRAPE_WARMUP: '8' },
     headlines: (lines) => unlessSkipped('scrape', lines, () => lines.map((l) => atLeast('scrape', 'ratio', l.ratio, num(l.target_ratio)))),

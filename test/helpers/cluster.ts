@@ -17,6 +17,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { TOPICS } from '../../schemas/topics.js';
 import { loadConfig, type Config } from '../../pipeline/service/config.js';
 import { openKeyRegistry, type KeyRegistry } from '../../pipeline/keys/index.js';
 import { ClickHouseStore } from '../../pipeline/runtime/store/clickhouse.js';
@@ -77,6 +78,11 @@ export interface ClusterOptions {
    * actors) or PRODUCTION_MAIN (main.ts itself, the real fetcher and parser).
    */
   main?: string;
+  /**
+   * Every topic of schemas/topics.ts created up front with this many partitions (the mock
+   * broker's own auto-created topics have 4, which caps a pool at 4 handlers in flight).
+   */
+  kafkaPartitions?: number;
 }
 
 export interface Cluster {
@@ -141,14 +147,22 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
   try {
     const withKafka = (options.bus ?? 'kafka') === 'kafka';
     if (!clickhouse) chDir = tempDir('wds-cluster-ch');
-    [kafka, clickhouse] = await Promise.all([
-      withKafka ? startMockKafka() : null,
+    // Both started at once; when one fails, the other is kept so that stop() ends it too.
+    const [k, ch] = await Promise.allSettled([
+      withKafka
+        ? startMockKafka(options.kafkaPartitions ? { topics: Object.values(TOPICS).map((t) => t.name), partitions: options.kafkaPartitions } : {})
+        : null,
       clickhouse ?? startClickHouseProcess((chDir as TempDir).path),
     ]);
+    if (k.status === 'fulfilled') kafka = k.value;
+    if (ch.status === 'fulfilled') clickhouse = ch.value;
+    if (k.status === 'rejected') throw k.reason;
+    if (ch.status === 'rejected') throw ch.reason;
   } catch (error) {
     await stop();
     throw error;
   }
+  if (!clickhouse) throw new Error('the ClickHouse process did not start');
   const env: Record<string, string> = {
     ...(kafka ? { BUS: 'kafka', KAFKA_BROKERS: kafka.brokers.join(',') } : { BUS: 'memory' }),
     STORE: 'clickhouse',

@@ -19,9 +19,18 @@
  *   stops heartbeating is dropped after its session timeout.
  *
  * `stop()` kills kcat (and with it the cluster); a process exit kills it too.
+ *
+ * With `topics`, the same mock cluster is started by test/kafka-mock/kafka-mock.c instead (built
+ * here with gcc on first use, against kcat's librdkafka), which creates those topics with
+ * `partitions` partitions before any client connects: a consumer runs one handler per
+ * partition at a time, so the 4 of an auto-created topic cap a whole pool at 4 in flight.
  */
-import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, renameSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, describe } from 'vitest';
 import type { Bus } from '../../pipeline/runtime/bus/bus.js';
 import { KafkaBus } from '../../pipeline/runtime/bus/kafka.js';
@@ -39,15 +48,44 @@ export function hasKafka(): Promise<boolean> {
 export interface MockKafka {
   /** Bootstrap servers, `127.0.0.1:PORT`. */
   readonly brokers: string[];
+  /** The broker process (kcat or kafka-mock), for its CPU time. */
+  readonly pid: number | undefined;
   stop(): Promise<void>;
 }
 
 const ENABLED = /Mock cluster enabled: .* replaced with (\S+)/;
 
-export async function startMockKafka(options: { brokers?: number; timeoutMs?: number } = {}): Promise<MockKafka> {
-  const child = spawn(KCAT, ['-X', `test.mock.num.brokers=${options.brokers ?? 3}`, '-b', 'localhost:1', '-C', '-t', 'warmup', '-q'], {
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
+const MOCK_SOURCE = fileURLToPath(new URL('../kafka-mock/kafka-mock.c', import.meta.url));
+
+/** test/kafka-mock/kafka-mock.c built once per version of its source, in the temp directory. */
+function kafkaMockBinary(): string {
+  const source = readFileSync(MOCK_SOURCE);
+  const dir = join(tmpdir(), 'wds-kafka-mock');
+  const binary = join(dir, `kafka-mock-${createHash('sha256').update(source).digest('hex').slice(0, 16)}`);
+  if (existsSync(binary)) return binary;
+  mkdirSync(dir, { recursive: true });
+  const building = `${binary}.${process.pid}`;
+  execFileSync('gcc', ['-O2', '-o', building, MOCK_SOURCE, '-l:librdkafka.so.1']);
+  renameSync(building, binary);
+  return binary;
+}
+
+export interface MockKafkaOptions {
+  brokers?: number;
+  timeoutMs?: number;
+  /** Topics created before any client connects, each with `partitions` partitions. */
+  topics?: readonly string[];
+  /** Partitions of each of `topics` (default 12). */
+  partitions?: number;
+}
+
+export async function startMockKafka(options: MockKafkaOptions = {}): Promise<MockKafka> {
+  const brokers = options.brokers ?? 3;
+  // Creating each topic is a round trip to the mock's thread: about 0.3 s a topic on a busy machine.
+  const timeoutMs = options.timeoutMs ?? (options.topics?.length ? 10_000 + 1000 * options.topics.length : 10_000);
+  const child = options.topics?.length
+    ? spawn(kafkaMockBinary(), [String(brokers), String(options.partitions ?? 12), ...options.topics], { stdio: ['pipe', 'ignore', 'pipe'] })
+    : spawn(KCAT, ['-X', `test.mock.num.brokers=${brokers}`, '-b', 'localhost:1', '-C', '-t', 'warmup', '-q'], { stdio: ['ignore', 'ignore', 'pipe'] });
   const killOnExit = () => child.kill('SIGKILL');
   process.once('exit', killOnExit);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
@@ -64,7 +102,7 @@ export async function startMockKafka(options: { brokers?: number; timeoutMs?: nu
   let stderr = '';
   try {
     const servers = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`kcat printed no mock cluster address within ${options.timeoutMs ?? 10000} ms:\n${stderr}`)), options.timeoutMs ?? 10000);
+      const timer = setTimeout(() => reject(new Error(`the mock broker printed no cluster address within ${timeoutMs} ms:\n${stderr}`)), timeoutMs);
       child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
         stderr += chunk;
         const match = ENABLED.exec(stderr);
@@ -79,12 +117,12 @@ export async function startMockKafka(options: { brokers?: number; timeoutMs?: nu
       });
       child.once('exit', (code, signal) => {
         clearTimeout(timer);
-        reject(new Error(`kcat exited (${code ?? signal}) before starting the mock cluster:\n${stderr}`));
+        reject(new Error(`the mock broker exited (${code ?? signal}) before starting the cluster:\n${stderr}`));
       });
     });
     // Keep draining stderr so kcat never blocks on a full pipe.
     child.stderr.on('data', () => undefined);
-    return { brokers: servers.split(','), stop };
+    return { brokers: servers.split(','), pid: child.pid, stop };
   } catch (error) {
     await stop();
     throw error;

@@ -1,0 +1,297 @@
+/**
+ * The pools scale apart (issue 36): a crawl through the distributed shape as the tests run it
+ * (test/helpers/cluster.ts: one process per role, main.ts itself; librdkafka's mock Kafka with
+ * every topic made BENCH_SCALE_PARTITIONS wide, the chdb-served ClickHouse server, the local
+ * Redis), with one pool grown while the others stay fixed. One cluster serves every scenario,
+ * started with 1 gateway, 1 frontier, 1 parser and 1 fetcher.
+ *
+ *   fetchers  a site of BENCH_SCALE_PAGES pages (default 20,000) over BENCH_SCALE_HOSTS hosts
+ *             (default 200; 127.0.0.1…, test/helpers/scale-site.ts) each answering after a
+ *             seeded 100–300 ms, crawled once per step with the fetcher pool at each of
+ *             BENCH_SCALE_STEPS processes (default 1,2,4,8), every fetcher handling
+ *             BENCH_SCALE_FETCH_CONCURRENCY pages at once (POOL_CONCURRENCY, default 2), so the
+ *             pool's pages in flight are steps × that and the site's delay is what bounds it.
+ *             Gateway, frontier and the one parser stay as they are. Per step: pages/s (pages
+ *             stored over the time from the crawl's POST to the poll that saw it end), p99
+ *             page latency (a page's row written in job_pages less when the site got its
+ *             request: fetch, parse and store, not the wait in Kafka before it), and CPU per
+ *             page (user + system of every service process, the ClickHouse server and the
+ *             Kafka broker, from /proc, over the crawl). `scaling_efficiency` is pages/s at the
+ *             last step over (last step × pages/s at the first step); target ≥ 0.8.
+ *   parsers   fetchers back to 2; a second site of BENCH_SCALE_PARSE_PAGES pages (default
+ *             2,000) that answer at once, each 2 KB of article inside BENCH_SCALE_PARSE_BYTES
+ *             (default 150,000) of markup main-content extraction drops (so parsing, not
+ *             storing, is a page's cost), crawled with 1 and then 2 parser processes:
+ *             `parser_ratio` is pages/s at 2 over pages/s at 1; target ≥ 1.7 (2 cores here).
+ *   faults    fetchers up to 4 (parsers 2); a third site of BENCH_SCALE_FAULT_PAGES pages
+ *             (default 4,000, delays as above) crawled while, once BENCH_SCALE_KILL_AT of it is
+ *             stored (default 0.3), one fetcher and one parser are SIGKILLed and replacements
+ *             started at once. Every page must be stored once (job_pages: rows = distinct URLs
+ *             = the site's pages, each of its URLs there) and the job must complete;
+ *             `recovery_s` is the time from the kill until the pages/s of a trailing 5 s
+ *             window is back to 0.8 of the 5 s before the kill; target ≤ 30 s.
+ *
+ * BENCH_SCALE_SCENARIOS picks scenarios (default `fetchers,parsers,faults`). A crawl that makes
+ * no progress for BENCH_SCALE_STALL_S (default 120) fails the bench. The table goes to stderr;
+ * one JSON line per scenario, then the summary line (`scaling_efficiency`, `parser_ratio`,
+ * `recovery_s`, `exactly_once`) last. `load_avg_1m` says how busy the machine was.
+ */
+import { loadavg } from 'node:os';
+import { PRODUCTION_MAIN, startCluster, type Cluster, type ServiceProcess } from '../test/helpers/cluster.js';
+import { cpuTicksMs, followCrawl, quantile, recoveryMs, startCrawl, storedPages, type CrawlEnd, type Gateway } from '../test/helpers/scale-crawl.js';
+import { startScaleSite, type ScaleSite } from '../test/helpers/scale-site.js';
+import { emit, positiveInteger } from './lib.js';
+
+const PAGES = positiveInteger('BENCH_SCALE_PAGES', 20_000);
+const HOSTS = positiveInteger('BENCH_SCALE_HOSTS', 200);
+const STEPS = (process.env.BENCH_SCALE_STEPS || '1,2,4,8').split(',').map(Number);
+const FETCH_CONCURRENCY = positiveInteger('BENCH_SCALE_FETCH_CONCURRENCY', 2);
+const PARSE_PAGES = positiveInteger('BENCH_SCALE_PARSE_PAGES', 2000);
+const PARSE_BYTES = positiveInteger('BENCH_SCALE_PARSE_BYTES', 150_000);
+const FAULT_PAGES = positiveInteger('BENCH_SCALE_FAULT_PAGES', 4000);
+const KILL_AT = Number(process.env.BENCH_SCALE_KILL_AT || 0.3);
+const STALL_S = positiveInteger('BENCH_SCALE_STALL_S', 120);
+const SCENARIOS = new Set((process.env.BENCH_SCALE_SCENARIOS || 'fetchers,parsers,faults').split(','));
+const PARTITIONS = positiveInteger('BENCH_SCALE_PARTITIONS', Math.max(24, Math.max(...STEPS) * FETCH_CONCURRENCY));
+if (STEPS.some((n) => !Number.isInteger(n) || n < 1)) throw new Error(`BENCH_SCALE_STEPS must be positive integers, got "${process.env.BENCH_SCALE_STEPS}"`);
+if (!(KILL_AT > 0 && KILL_AT < 1)) throw new Error('BENCH_SCALE_KILL_AT must be between 0 and 1');
+
+const TARGET_EFFICIENCY = 0.8;
+const TARGET_PARSER_RATIO = 1.7;
+const TARGET_RECOVERY_S = 30;
+const RECOVERY_WINDOW_MS = 5000;
+
+const round1 = (n: number) => Math.round(n * 10) / 10;
+const round3 = (n: number) => Math.round(n * 1000) / 1000;
+const load = () => round1(loadavg()[0] ?? 0);
+const log = (line: string) => process.stderr.write(`${line}\n`);
+
+interface Rig {
+  cluster: Cluster;
+  gateway: Gateway;
+  pools: { fetcher: ServiceProcess[]; parser: ServiceProcess[] };
+}
+
+/** Starts processes of `role` until the pool has `n` (two at a time), or stops the newest past it. */
+async function resize(rig: Rig, role: 'fetcher' | 'parser', n: number): Promise<void> {
+  const pool = rig.pools[role];
+  const env: Record<string, string> = role === 'fetcher' ? { POOL_CONCURRENCY: String(FETCH_CONCURRENCY) } : {};
+  while (pool.length < n) {
+    const more = Math.min(2, n - pool.length);
+    pool.push(...(await Promise.all(Array.from({ length: more }, () => rig.cluster.service(role, env)))));
+  }
+  while (pool.length > n) await (pool.pop() as ServiceProcess).stop(10_000);
+}
+
+/** CPU ms so far of every process a crawl costs, by role: the services, the ClickHouse server (`clickhouse`), the broker (`kafka`). */
+function cpuNow(rig: Rig): Record<string, number> {
+  const out: Record<string, number> = {};
+  const add = (role: string, pid: number | undefined) => {
+    if (pid) out[role] = (out[role] ?? 0) + cpuTicksMs(pid);
+  };
+  for (const p of rig.cluster.processes) add(p.role, p.child.pid);
+  add('clickhouse', rig.cluster.clickhouse.child.pid);
+  add('kafka', rig.cluster.kafka?.pid);
+  return out;
+}
+
+/** CPU ms per page by role between two cpuNow readings, and their sum. */
+function cpuPerPage(before: Record<string, number>, after: Record<string, number>, pages: number): { total: number; byRole: Record<string, number> } {
+  const byRole = Object.fromEntries(Object.entries(after).map(([role, ms]) => [role, round3((ms - (before[role] ?? 0)) / pages)]));
+  return { total: round3(Object.values(byRole).reduce((a, b) => a + b, 0)), byRole };
+}
+
+/** A scrape through the pipeline: it waits out rebalances still under way after a resize. */
+async function warmUp(rig: Rig, url: string): Promise<void> {
+  const res = await fetch(`${rig.gateway.url}/v1/scrape`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${rig.gateway.apiKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ url, formats: ['markdown'] }),
+    signal: AbortSignal.timeout(180_000),
+  });
+  if (res.status !== 200) throw new Error(`the warm-up scrape answered ${res.status}: ${await res.text()}`);
+}
+
+interface Step {
+  processes: number;
+  pages: number;
+  seconds: number;
+  pagesPerS: number;
+  p99LatencyMs: number;
+  p50LatencyMs: number;
+  cpuMsPerPage: number;
+  /** CPU ms per page of each role's processes together (a process stopped during the crawl drops out). */
+  cpuMsPerPageByRole: Record<string, number>;
+  load: number;
+}
+
+/** One crawl of `site`, measured; throws when it does not complete with every page. */
+async function measuredCrawl(rig: Rig, site: ScaleSite, pages: number, processes: number): Promise<Step & { end: CrawlEnd }> {
+  const firstRequest = site.requests.length;
+  const cpuBefore = cpuNow(rig);
+  const end = await followCrawl(rig.gateway, await startCrawl(rig.gateway, site.start, pages), { stallMs: STALL_S * 1000 });
+  const cpu = cpuPerPage(cpuBefore, cpuNow(rig), end.completed);
+  if (end.status !== 'completed' || end.completed !== pages) throw new Error(`crawl ${end.id} ended ${end.status} with ${end.completed}/${pages} pages (${end.failed} failed)`);
+  const stored = await storedPages(rig.cluster.store(), end.id);
+  const latencies = site.requests.slice(firstRequest).flatMap((r) => {
+    const at = stored.createdAt.get(r.url);
+    return at === undefined ? [] : [at - r.startMs];
+  });
+  const seconds = (end.endMs - end.startMs) / 1000;
+  return {
+    processes,
+    pages: end.completed,
+    seconds: round1(seconds),
+    pagesPerS: round1(end.completed / seconds),
+    p99LatencyMs: Math.round(quantile(latencies, 0.99)),
+    p50LatencyMs: Math.round(quantile(latencies, 0.5)),
+    cpuMsPerPage: cpu.total,
+    cpuMsPerPageByRole: cpu.byRole,
+    load: load(),
+    end,
+  };
+}
+
+function table(title: string, steps: readonly Step[]): void {
+  log(`\n${title}`);
+  log('processes  pages/s  p50 ms  p99 ms  CPU ms/page  seconds  load  (CPU ms/page by role)');
+  for (const s of steps) {
+    const roles = Object.entries(s.cpuMsPerPageByRole).map(([role, ms]) => `${role} ${ms}`).join(', ');
+    log(`${String(s.processes).padStart(9)}  ${String(s.pagesPerS).padStart(7)}  ${String(s.p50LatencyMs).padStart(6)}  ${String(s.p99LatencyMs).padStart(6)}  ${String(s.cpuMsPerPage).padStart(11)}  ${String(s.seconds).padStart(7)}  ${String(s.load).padStart(4)}  (${roles})`);
+  }
+}
+
+const stepLine = ({ end: _end, ...step }: Step & { end?: CrawlEnd }) => step;
+
+async function fetchers(rig: Rig): Promise<Record<string, unknown>> {
+  const site = await startScaleSite({ hosts: HOSTS, pages: PAGES });
+  try {
+    const steps: Step[] = [];
+    for (const n of STEPS) {
+      await resize(rig, 'fetcher', n);
+      await warmUp(rig, `${site.origin(1)}/p/1`);
+      log(`fetchers: ${n} process(es), crawling ${PAGES} pages…`);
+      steps.push(stepLine(await measuredCrawl(rig, site, PAGES, n)));
+    }
+    table(`fetcher pool (${FETCH_CONCURRENCY} pages in flight each; 1 gateway, 1 frontier, ${rig.pools.parser.length} parser)`, steps);
+    const first = steps[0] as Step;
+    const last = steps[steps.length - 1] as Step;
+    const efficiency = round3(last.pagesPerS / (last.processes * first.pagesPerS));
+    return { scenario: 'fetchers', pages: PAGES, hosts: HOSTS, fetch_concurrency: FETCH_CONCURRENCY, steps, scaling_efficiency: efficiency, target_scaling_efficiency: TARGET_EFFICIENCY };
+  } finally {
+    await site.close();
+  }
+}
+
+async function parsers(rig: Rig): Promise<Record<string, unknown>> {
+  const site = await startScaleSite({ hosts: Math.min(HOSTS, 20), pages: PARSE_PAGES, delayMs: () => 0, boilerplateBytes: PARSE_BYTES });
+  try {
+    await resize(rig, 'fetcher', 2);
+    const steps: Step[] = [];
+    for (const n of [1, 2]) {
+      await resize(rig, 'parser', n);
+      await warmUp(rig, `${site.origin(1)}/p/1`);
+      log(`parsers: ${n} process(es), crawling ${PARSE_PAGES} pages with ${PARSE_BYTES} bytes of boilerplate…`);
+      steps.push(stepLine(await measuredCrawl(rig, site, PARSE_PAGES, n)));
+    }
+    table(`parser pool (pages answered at once, 2 KB of article in ${PARSE_BYTES} bytes of boilerplate; 2 fetchers)`, steps);
+    const ratio = round3((steps[1] as Step).pagesPerS / (steps[0] as Step).pagesPerS);
+    return { scenario: 'parsers', pages: PARSE_PAGES, boilerplate_bytes: PARSE_BYTES, steps, parser_ratio: ratio, target_parser_ratio: TARGET_PARSER_RATIO };
+  } finally {
+    await site.close();
+  }
+}
+
+async function faults(rig: Rig): Promise<Record<string, unknown>> {
+  const site = await startScaleSite({ hosts: HOSTS, pages: FAULT_PAGES });
+  try {
+    await resize(rig, 'parser', 2);
+    await resize(rig, 'fetcher', 4);
+    await warmUp(rig, `${site.origin(1)}/p/1`);
+    log(`faults: 4 fetchers, 2 parsers, crawling ${FAULT_PAGES} pages; one of each SIGKILLed at ${KILL_AT * 100}%…`);
+    const kill: { atMs: number; replacing: Promise<void> | null } = { atMs: 0, replacing: null };
+    const crawl = await startCrawl(rig.gateway, site.start, FAULT_PAGES);
+    const end = await followCrawl(rig.gateway, crawl, {
+      stallMs: STALL_S * 1000,
+      onSample: (sample) => {
+        if (kill.replacing || sample.completed < KILL_AT * FAULT_PAGES) return;
+        kill.atMs = performance.now();
+        const victims = [rig.pools.fetcher.shift(), rig.pools.parser.shift()] as ServiceProcess[];
+        for (const v of victims) v.child.kill('SIGKILL');
+        kill.replacing = Promise.all(victims.map((v) => v.exited)).then(() => Promise.all([resize(rig, 'fetcher', 4), resize(rig, 'parser', 2)]).then(() => undefined));
+      },
+    });
+    const killedAtMs = kill.atMs;
+    const replacedAtMs = kill.replacing ? (await kill.replacing, performance.now()) : 0;
+    const stored = await storedPages(rig.cluster.store(), end.id);
+    const missing = site.allUrls().filter((u) => !stored.createdAt.has(u));
+    const exactlyOnce = end.status === 'completed' && end.completed === FAULT_PAGES && end.failed === 0 && stored.rows === FAULT_PAGES && stored.urls === FAULT_PAGES && missing.length === 0;
+    const recovery = killedAtMs ? recoveryMs(end.samples, killedAtMs, RECOVERY_WINDOW_MS, 0.8) : { ms: null, before: Number.NaN };
+    const recoveryS = recovery.ms === null ? null : round1(recovery.ms / 1000);
+    log(`\nfaults: ${end.status}, ${end.completed}/${FAULT_PAGES} pages, ${stored.rows} rows (${stored.urls} URLs, ${stored.rowsWritten} written), ${missing.length} missing; throughput back in ${recoveryS ?? 'never'} s (replacements running ${round1((replacedAtMs - killedAtMs) / 1000)} s after the kill)`);
+    return {
+      scenario: 'faults',
+      pages: FAULT_PAGES,
+      status: end.status,
+      completed: end.completed,
+      failed: end.failed,
+      rows: stored.rows,
+      distinct_urls: stored.urls,
+      rows_written: stored.rowsWritten,
+      missing: missing.length,
+      site_requests: site.requests.length,
+      exactly_once: exactlyOnce,
+      rate_before_kill: round1(recovery.before),
+      recovery_s: recoveryS,
+      replacements_running_s: round1((replacedAtMs - killedAtMs) / 1000),
+      seconds: round1((end.endMs - end.startMs) / 1000),
+      target_recovery_s: TARGET_RECOVERY_S,
+    };
+  } finally {
+    await site.close();
+  }
+}
+
+async function main(): Promise<void> {
+  const loadStart = load();
+  const cluster = await startCluster({
+    main: PRODUCTION_MAIN,
+    kafkaPartitions: PARTITIONS,
+    env: { FETCH_ALLOW_PRIVATE: 'true', JOB_STALL_MS: '20000', REQUEST_TIMEOUT_MS: '120000' },
+  });
+  try {
+    // Two processes at a time: more starting at once outlast a start's time limit on 2 cores.
+    const [gatewayProcess] = await Promise.all([cluster.service('gateway'), cluster.service('frontier')]);
+    const rig: Rig = { cluster, gateway: { url: gatewayProcess.url as string, apiKey: cluster.apiKey }, pools: { fetcher: [], parser: [] } };
+    await Promise.all([resize(rig, 'parser', 1), resize(rig, 'fetcher', 1)]);
+    const lines: Record<string, unknown>[] = [];
+    if (SCENARIOS.has('fetchers')) lines.push(await fetchers(rig));
+    if (SCENARIOS.has('parsers')) lines.push(await parsers(rig));
+    if (SCENARIOS.has('faults')) lines.push(await faults(rig));
+    for (const line of lines) emit({ bench: 'scale', ...line });
+    const of = (scenario: string) => lines.find((l) => l.scenario === scenario) ?? {};
+    const efficiency = of('fetchers').scaling_efficiency as number | undefined;
+    const ratio = of('parsers').parser_ratio as number | undefined;
+    const recovery = of('faults').recovery_s as number | null | undefined;
+    emit({
+      bench: 'scale',
+      scenario: 'summary',
+      scaling_efficiency: efficiency ?? null,
+      parser_ratio: ratio ?? null,
+      recovery_s: recovery ?? null,
+      exactly_once: of('faults').exactly_once ?? null,
+      targets: { scaling_efficiency: TARGET_EFFICIENCY, parser_ratio: TARGET_PARSER_RATIO, recovery_s: TARGET_RECOVERY_S },
+      meets: {
+        scaling_efficiency: efficiency === undefined ? null : efficiency >= TARGET_EFFICIENCY,
+        parser_ratio: ratio === undefined ? null : ratio >= TARGET_PARSER_RATIO,
+        recovery_s: recovery === undefined ? null : recovery !== null && recovery <= TARGET_RECOVERY_S,
+      },
+      partitions: PARTITIONS,
+      load_avg_1m: [loadStart, load()],
+    });
+  } finally {
+    await cluster.stop();
+  }
+}
+
+await main();

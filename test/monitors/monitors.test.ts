@@ -14,7 +14,7 @@ import { createMonitor, openWebhook, readMonitor, type MonitorRecord } from '../
 import { DUE_KEY, nextDue, runningCheck, scheduledMonitor, scheduledOf, scheduleMonitor, takeRunning } from '../../pipeline/monitors/schedule.js';
 import type { PageSnapshot } from '../../pipeline/pages/changes.js';
 import { MemoryState } from '../../pipeline/runtime/state/memory.js';
-import { BatchWriter, createStore, type Store } from '../../pipeline/runtime/store/index.js';
+import { BatchWriter, type Store } from '../../pipeline/runtime/store/index.js';
 import { chdbAvailable, quietLog, tempDir, chdbIn, openMigrated, type OpenedStore } from '../helpers/clickhouse.js';
 import { recentNoon } from '../helpers/clock.js';
 

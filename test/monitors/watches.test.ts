@@ -18,7 +18,7 @@ import { listMentions } from '../../pipeline/mentions/store.js';
 import { createWatch, watchSpecOf, type WatchRecord } from '../../pipeline/mentions/watch.js';
 import { loadConfig } from '../../pipeline/service/config.js';
 import { MemoryState } from '../../pipeline/runtime/state/memory.js';
-import { BatchWriter, createStore, type Store } from '../../pipeline/runtime/store/index.js';
+import { BatchWriter, type Store } from '../../pipeline/runtime/store/index.js';
 import { chdbAvailable, quietLog, tempDir, chdbIn, openMigrated, type OpenedStore } from '../helpers/clickhouse.js';
 import { recentNoon } from '../helpers/clock.js';
 import { reply, startFakeOpenAI, type FakeModel, type FakeRequest } from '../helpers/fake-models.js';

@@ -8,7 +8,7 @@
  * nested, not JSON) that end as ServiceErrors within the lookup's budget.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { RdapClient, BOOTSTRAP_RETRY_MS, type RdapLookup } from '../../pipeline/clients/rdap.js';
+import { RdapClient, BOOTSTRAP_RETRY_MS } from '../../pipeline/clients/rdap.js';
 import { shippedBootstrap } from '../../pipeline/clients/rdap-bootstrap.js';
 import { FAKE_REGISTRAR, startFakeRdap, type FakeRdap } from '../helpers/fake-rdap.js';
 import { serviceFailure } from '../helpers/service-error.js';

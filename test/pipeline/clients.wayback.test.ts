@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { serviceFetcher } from '../../pipeline/clients/service-http.js';
-import { MAX_CAPTURES, WaybackClient, type Capture } from '../../pipeline/clients/wayback.js';
+import { MAX_CAPTURES, WaybackClient } from '../../pipeline/clients/wayback.js';
 import { startFakeWayback, type FakeWayback } from '../helpers/fake-wayback.js';
 import { serviceFailure } from '../helpers/service-error.js';
 

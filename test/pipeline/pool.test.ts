@@ -11,7 +11,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest';
+import { describe, expect, it, type TestContext } from 'vitest';
 import type { EventValue } from '../../schemas/events/index.js';
 import { HEADERS, TOPICS } from '../../schemas/topics.js';
 import { MemoryBlobs } from '../../pipeline/runtime/blobs.js';

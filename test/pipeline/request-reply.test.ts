@@ -8,9 +8,8 @@
 import { randomUUID } from 'node:crypto';
 import { getEventListeners } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest';
+import { describe, expect, it, type TestContext } from 'vitest';
 import { TOPICS } from '../../schemas/topics.js';
-import type { EventValue } from '../../schemas/events/index.js';
 import { MemoryBlobs } from '../../pipeline/runtime/blobs.js';
 import type { Bus, OutgoingMessage } from '../../pipeline/runtime/bus/bus.js';
 import { createCodec, type EventCodec } from '../../pipeline/runtime/codec/index.js';

@@ -64,7 +64,7 @@ export const DEFAULT_OPTIONS: TrainOptions = {
   trainedAt: new Date(0).toISOString(), sources: [],
 };
 
-const CLASSIFIER = 'linear-v2';
+const CLASSIFIER = 'linear-v3';
 const LABELS: readonly MentionCategory[] = MENTION_CATEGORIES;
 
 export function mentionInput(row: LabelledMention): MentionInput {

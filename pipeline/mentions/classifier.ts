@@ -27,7 +27,7 @@
  * with no letter or digit at all (emoji only, empty): `other`, score 1.
  *
  * The score is the winning class's softmax probability at the temperature fitted on data kept
- * out of training (calibration). `classifier` is the model's name and version, `linear-v2`.
+ * out of training (calibration). `classifier` is the model's name and version, `linear-v3`.
  * The weights load once, lazily and synchronously, on the first call.
  */
 import { readFileSync } from 'node:fs';

@@ -3,6 +3,7 @@
  * held-out quality (deterministic: same model, same split), placeholders, scores, odd input,
  * and that training is deterministic (infra/train/mentions-classifier.ts on a small slice).
  */
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { classifyMention, loadMentionModel, mentionFeatures, tokenize } from '../../pipeline/mentions/classifier.js';
 import { DEFAULT_OPTIONS, mentionInput, readMentions, scoreCategories, trainMentionClassifier } from '../../infra/train/mentions-classifier.js';
@@ -18,10 +19,19 @@ describe('pipeline/mentions/classifier', () => {
     expect(macroF1).toBeGreaterThan(0.75);
   });
 
+  it('ships no source restricted to non-commercial use, in the data files or in the model (SOURCES.md)', () => {
+    const nonCommercial = ['nps08'];
+    const rows = test.concat(readMentions(new URL('train.jsonl', data)));
+    expect(rows.filter((r) => nonCommercial.includes(r.source))).toEqual([]);
+    const model = JSON.parse(readFileSync(new URL('../../pipeline/mentions/classifier-model.json', import.meta.url), 'utf8')) as { data: { sources: string[] } };
+    expect(model.data.sources).toEqual([...new Set(rows.map((r) => r.source))].sort());
+    expect(model.data.sources.filter((s) => nonCommercial.includes(s))).toEqual([]);
+  });
+
   it('names the classifier and gives a score in (0, 1] for every held-out post', () => {
     for (const row of test) {
       const { score, classifier } = classifyMention(mentionInput(row));
-      expect(classifier).toBe('linear-v2');
+      expect(classifier).toBe('linear-v3');
       expect(score).toBeGreaterThan(0);
       expect(score).toBeLessThanOrEqual(1);
     }
@@ -60,7 +70,7 @@ describe('pipeline/mentions/classifier', () => {
       expect(result.score).toBeGreaterThan(0);
       expect(result.score).toBeLessThanOrEqual(1);
     }
-    expect(classifyMention({ text: '😀🎉🔥', brandTerms: [], competitors: [] })).toEqual({ category: 'other', score: 1, classifier: 'linear-v2' });
+    expect(classifyMention({ text: '😀🎉🔥', brandTerms: [], competitors: [] })).toEqual({ category: 'other', score: 1, classifier: 'linear-v3' });
     expect(classifyMention({ text: 'this app keeps crashing '.repeat(900), brandTerms: [], competitors: [] }).category).toBe('bug_report');
   });
 

@@ -2,7 +2,7 @@
 Assembles bench/data/mentions/{train,test}.jsonl from the public labelled data sets named in
 SOURCES.md, read straight out of their git snapshots at the recorded commits (no network).
 
-    python3 bench/data/mentions/assemble.py MIRROR_DIR
+    python3 bench/data/mentions/assemble.py MIRROR_DIR [--with-noncommercial]
 
 MIRROR_DIR holds one bare clone per source named `<owner>+<name>` (the layout of the search
 tool's `fetch`); each source is read with `git show <commit>:<path>`, so the result does not
@@ -10,9 +10,14 @@ depend on what the clones' HEADs moved to. Everything is deterministic: no rando
 split is a hash of the normalised text. The label mapping per source is the one SOURCES.md
 documents; rows whose source label has no counterpart among our seven are left out, never
 relabelled by hand. Standard library only.
+
+Sources licensed for non-commercial use only (nps08) are left out unless `--with-noncommercial`
+is given: the shipped train/test files and the model trained on them must not contain them, so a
+run with the flag is for research only and its output must not be committed.
 """
 import csv
 import hashlib
+import html
 import io
 import json
 import os
@@ -25,7 +30,13 @@ import xml.etree.ElementTree as ET
 import zipfile
 
 csv.field_size_limit(10**9)
-MIRROR = sys.argv[1] if len(sys.argv) > 1 else '/work/.mirror'
+ARGS = [a for a in sys.argv[1:] if not a.startswith('--')]
+MIRROR = ARGS[0] if ARGS else '/work/.mirror'
+# nps08 is for non-commercial research use only (SOURCES.md): left out unless `--with-noncommercial`.
+NONCOMMERCIAL = '--with-noncommercial' in sys.argv[1:]
+UNKNOWN = [a for a in sys.argv[1:] if a.startswith('--') and a != '--with-noncommercial']
+if UNKNOWN:
+    sys.exit(f'unknown option {UNKNOWN[0]}; usage: python3 assemble.py MIRROR_DIR [--with-noncommercial]')
 OUT = os.path.dirname(os.path.abspath(__file__))
 BODY_CHARS = 700
 COMPSENT_NONE_MAX = 1600
@@ -219,12 +230,147 @@ def iphone_pi():
     return [item(t, 'buying_intent', 'iphonex-pi', brand=['iPhone X', 'iPhone']) for t, v in sorted(labels.items()) if v == {'yes'} and t]
 
 
+NLTK = ('nltk+nltk_data', '5db857e6f7df11eabb5e5665836db9ec8df07e28')
+
+
+def nltk_zip(name):
+    return zipfile.ZipFile(io.BytesIO(show(*NLTK, f'packages/corpora/{name}.zip')))
+
+
+def by_hash(rows, limit):
+    """The first `limit` rows by SHA-1 of the text: a deterministic sample."""
+    return sorted(rows, key=lambda r: hashlib.sha1(r['text'].encode()).hexdigest())[:limit]
+
+
+def jindal():
+    """Jindal & Liu 2006 comparative sentences: gradable comparisons (<cs-1> non-equal, <cs-2> equative) that name both entities."""
+    lines = nltk_zip('comparative_sentences').read('comparative_sentences/labeledSentences.txt').decode('latin-1').splitlines()
+    out = []
+    for i, line in enumerate(lines):
+        kind = line.strip()
+        if kind not in ('<cs-1>', '<cs-2>') or i + 3 >= len(lines):
+            continue
+        sentence, relation = clean(lines[i + 1]), lines[i + 3].strip()
+        # "1_<entity S1> 2_<entity S2> 3_<feature> (keyword)": the names run to the next " <digit>_" or " (".
+        names = {k: v.strip() for k, v in re.findall(r'(?:^|\s)([12])_(.+?)(?=\s[123]_|\s\(|$)', relation)}
+        if '1' not in names or '2' not in names or not sentence:
+            continue
+        low = f' {sentence.lower()} '
+        brand = names['1'] if f' {names["1"].lower()} ' in low else None
+        rival = names['2'] if f' {names["2"].lower()} ' in low else None
+        out.append(item(sentence, 'competitor', 'jindal06', brand=brand, competitors=[rival] if rival else None))
+    return out
+
+
+def huliu():
+    """Hu & Liu customer-review sentences (5 + 9 products): opinion on product features, all positive -> praise, all negative -> complaint."""
+    praise, complaint = [], []
+    for name in ('product_reviews_1', 'product_reviews_2'):
+        z = nltk_zip(name)
+        for path in sorted(n for n in z.namelist() if n.endswith('.txt') and not n.endswith('README.txt')):
+            for line in z.read(path).decode('latin-1').splitlines():
+                tags, sep, sentence = line.partition('##')
+                signs = re.findall(r'\[([+-])\d\]', tags)
+                if not sep or not signs or not sentence.strip():
+                    continue
+                if set(signs) == {'+'}:
+                    praise.append(item(clean(sentence), 'praise', 'huliu04'))
+                elif set(signs) == {'-'}:
+                    complaint.append(item(clean(sentence), 'complaint', 'huliu04'))
+    return by_hash(praise, HULIU_MAX) + by_hash(complaint, HULIU_MAX)
+
+
+HULIU_MAX = 1200
+PROS_CONS_MAX = 800
+
+
+def pros_cons():
+    """Ganapathibhotla & Liu 2008 pros and cons of reviews (epinions): <Pros> -> praise, <Cons> -> complaint, 3+ words, a sample of each."""
+    z = nltk_zip('pros_cons')
+    out = []
+    for path, tag, label in (('pros_cons/IntegratedPros.txt', 'Pros', 'praise'), ('pros_cons/IntegratedCons.txt', 'Cons', 'complaint')):
+        rows = []
+        for line in z.read(path).decode('utf-8', 'replace').splitlines():
+            text = clean(line.replace(f'<{tag}>', ' ').replace(f'</{tag}>', ' '))
+            if len(text.split()) >= 3:
+                rows.append(item(text, label, 'proscons08'))
+        out += by_hash(rows, PROS_CONS_MAX)
+    return out
+
+
+NPS_OTHER_MAX = 1000
+
+
+def nps_chat():
+    """NPS Chat posts (age-specific chat rooms, 2006) by dialogue act: whQuestion, ynQuestion -> question; Statement -> other (a sample)."""
+    z = nltk_zip('nps_chat')
+    questions, statements = [], []
+    for path in sorted(n for n in z.namelist() if n.endswith('.xml')):
+        for post in ET.fromstring(z.read(path)).iter('Post'):
+            text = clean(post.text or '')
+            if len(text.split()) < 2:
+                continue
+            if post.get('class') in ('whQuestion', 'ynQuestion'):
+                questions.append(item(text, 'question', 'nps08'))
+            elif post.get('class') == 'Statement':
+                statements.append(item(text, 'other', 'nps08'))
+    return questions + by_hash(statements, NPS_OTHER_MAX)
+
+
 def norm(text):
     return re.sub(r'\s+', ' ', text.lower()).strip()
 
 
+WEPS = ('javier-artiles+weps', '3ab91ffd44b97ce1a070fb25f4bdb550de827979')
+WEPS_PER_ENTITY = 100
+
+
+def weps_relevance():
+    """WePS-3 task 2 (online reputation management): tweets holding a company's name, labelled TRUE when they
+    are about the company and FALSE when the name means something else. The trial set's organisation
+    category and the training set's entity name stand in for a watch's context (see SOURCES.md)."""
+    rows = []
+    trial_orgs = {}
+    for line in show(*WEPS, 'weps-3/task-2/trial/organizations_WEPS3_Task2_Trial.txt').decode('utf-8').splitlines():
+        f = line.split('\t')
+        if len(f) >= 5 and f[2] == 'English':
+            trial_orgs[f[1]] = f'{f[0].strip()}: {f[3].strip()}'
+    for line in show(*WEPS, 'weps-3/task-2/trial/data_Weps3_Task2_Trial.txt').decode('utf-8').splitlines():
+        f = line.split('\t')
+        if len(f) == 5 and f[0] in trial_orgs and f[4] in ('TRUE', 'FALSE'):
+            rows.append({'text': clean(html.unescape(f[3])), 'keyword': f[0], 'context': trial_orgs[f[0]], 'relevant': f[4] == 'TRUE', 'entity': f[0], 'source': 'weps3-trial'})
+    orgs = {}
+    for line in show(*WEPS, 'weps-3/task-2/training/weps-3_task-2_organizations.txt').decode('utf-8').splitlines()[1:]:
+        f = line.split('\t')
+        if len(f) >= 4 and f[2] == 'English':
+            orgs[f[1].strip().lower().replace('_', ' ')] = (f[0].strip(), f[1].strip().replace('_', ' '))
+    by_entity = {}
+    for line in show(*WEPS, 'weps-3/task-2/training/weps-3_task-2_training.tsv').decode('utf-8').splitlines():
+        f = line.split('\t')
+        if len(f) < 5 or f[4] not in ('TRUE', 'FALSE'):
+            continue
+        name = f[0].strip().lower().replace('_', ' ')
+        match = orgs.get(name) or next((o for k, o in orgs.items() if k.split(' ')[0] == name), None)
+        if not match:
+            continue
+        keyword, entity = match
+        by_entity.setdefault(entity, []).append({'text': clean(html.unescape(f[3])), 'keyword': keyword, 'context': entity, 'relevant': f[4] == 'TRUE', 'entity': entity, 'source': 'weps3-training'})
+    for entity in sorted(by_entity):
+        rows += by_hash(by_entity[entity], WEPS_PER_ENTITY)
+    seen, out = set(), []
+    for r in rows:
+        key = (r['entity'], norm(r['text']))
+        if r['text'] and key not in seen:
+            seen.add(key)
+            out.append(r)
+    with open(os.path.join(OUT, 'relevance.jsonl'), 'w', encoding='utf-8') as f:
+        for r in out:
+            f.write(json.dumps(r, ensure_ascii=False) + '\n')
+    return out
+
+
 def main():
-    rows = compsent() + complaints() + nlbse() + uci_sentences() + clap() + urr() + tizard() + adidas() + iphone_pi()
+    rows = compsent() + complaints() + nlbse() + uci_sentences() + clap() + urr() + tizard() + adidas() + iphone_pi() + jindal() + huliu() + pros_cons() + (nps_chat() if NONCOMMERCIAL else [])
     by_text = {}
     for r in rows:
         if len(r['text']) < 3 and not r.get('title'):
@@ -249,6 +395,10 @@ def main():
     for (label, source), c in sorted(counts.items()):
         print(f'{label:14} {source:14} train {c["train"]:5} test {c["test"]:5}')
     print('train', len(train), 'test', len(test))
+    relevance = weps_relevance()
+    for source in sorted({r['source'] for r in relevance}):
+        part = [r for r in relevance if r['source'] == source]
+        print(f'relevance {source:16} {len(part):5} posts, {sum(r["relevant"] for r in part):5} relevant, {len({r["entity"] for r in part})} entities')
 
 
 if __name__ == '__main__':

@@ -180,7 +180,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
   });
 
   // Firecrawl's v2 and v1 APIs under /firecrawl, translated onto the operations above.
-  registerFirecrawl(app, { auth, state: deps.state, records: deps.pipeline?.records ?? null, uploadLimitBytes: config.uploadLimitBytes, log: deps.log, accessLog, operatorModel: config.modelProvider !== null });
+  registerFirecrawl(app, { auth, state: deps.state, records: deps.pipeline?.records ?? null, uploadLimitBytes: config.uploadLimitBytes, log: deps.log, accessLog, operatorModel: config.modelProvider !== null, now });
 
   const openapi = buildOpenApi();
   void app.register(async (reference) => {

@@ -18,6 +18,8 @@
  *   the page fails with the model's code.
  * - Charging: the operator's model adds PRICES.operatorModelPage to the page when it answered;
  *   a caller's own model adds nothing (rule 9).
+ * - Tokens: what the model's answered calls used is written for the key as the page is settled
+ *   (pipeline/structured/model-usage.ts), whoever's model it was.
  * - The page is finished as the parser would have (pipeline/structured/finish.ts).
  */
 import { PRICES } from '../../schemas/api/prices.js';
@@ -31,6 +33,7 @@ import { finishPage, type FinishDeps } from '../../pipeline/structured/finish.js
 import { schemaOfTarget, writeJson, writeModel, writeSummary } from '../../pipeline/structured/answer.js';
 import { mergeModelAnswer, schemaForMissing } from '../../pipeline/structured/fill.js';
 import { decodeTask, type JsonTask, type SummaryTask } from '../../pipeline/structured/task.js';
+import { recordModelUsage } from '../../pipeline/structured/model-usage.js';
 import { callerModel, generateStructured, generateText, operatorModel, type ModelChoice } from '../../pipeline/clients/models/index.js';
 import { openSealed } from '../../pipeline/runtime/seal.js';
 import { extractionPrompt, summaryPrompt, PROMPT_ONLY_SCHEMA } from './prompts.js';
@@ -56,7 +59,12 @@ export function modelFor(event: Pick<ExtractRequested, 'sealedModel'>, deps: Pic
 interface Step {
   readonly used: boolean;
   readonly warnings: string[];
+  /** The tokens the step's call used (none when it failed). */
+  readonly inputTokens: number;
+  readonly outputTokens: number;
 }
+
+const spent = (usage: { inputTokens: number; outputTokens: number }) => ({ inputTokens: usage.inputTokens, outputTokens: usage.outputTokens });
 
 const failureNote = (what: string, error: unknown) => `${what} (${serviceCode(error)}): ${error instanceof Error ? error.message : String(error)}`;
 
@@ -70,21 +78,21 @@ async function fillJson(task: JsonTask, document: Record<string, unknown>, text:
   if (!schema) {
     const result = await generateStructured(model, { ...extractionPrompt(task.prompt, text, null), schema: PROMPT_ONLY_SCHEMA, schemaName: 'extraction' }, options);
     const filled = { data: result.object, sources: Object.fromEntries(Object.keys(result.object).map((k) => [k, 'model' as const])), missing: [], warnings: [] };
-    return { used: true, warnings: [...writeJson(document, task.target, filled), ...result.warnings] };
+    return { used: true, warnings: [...writeJson(document, task.target, filled), ...result.warnings], ...spent(result.usage) };
   }
   const missing = task.filled.missing;
   const ask = missing.length ? schemaForMissing(schema, missing) : schema;
   const result = await generateStructured(model, { ...extractionPrompt(task.prompt, text, missing.length ? missing : null), schema: ask, schemaName: 'extraction' }, options);
   const merged = mergeModelAnswer(task.filled, result.object, schema);
-  return { used: true, warnings: [...writeJson(document, task.target, merged), ...result.warnings] };
+  return { used: true, warnings: [...writeJson(document, task.target, merged), ...result.warnings], ...spent(result.usage) };
 }
 
 async function summarize(task: SummaryTask, document: Record<string, unknown>, text: string, model: ModelChoice, deps: ExtractorDeps, signal: AbortSignal): Promise<Step> {
   const result = await generateText(model, summaryPrompt(text, task.language), { config: deps.config, signal, log: deps.log, ...(deps.fetch ? { fetch: deps.fetch } : {}) });
   const summary = result.text.trim();
-  if (!summary) return { used: true, warnings: ['the model answered an empty summary: the extractive one is kept'] };
+  if (!summary) return { used: true, warnings: ['the model answered an empty summary: the extractive one is kept'], ...spent(result.usage) };
   writeSummary(document, summary, 'model');
-  return { used: true, warnings: result.warnings };
+  return { used: true, warnings: result.warnings, ...spent(result.usage) };
 }
 
 /** Runs one model step; a failure that is not the caller's becomes a warning (or, for `fatal`, the page's failure). */
@@ -93,7 +101,7 @@ async function attempt(step: () => Promise<Step>, what: string, model: ModelChoi
     return await step();
   } catch (error) {
     if (fatal || isFatal(error, model)) throw error;
-    return { used: false, warnings: [failureNote(what, error)] };
+    return { used: false, warnings: [failureNote(what, error)], inputTokens: 0, outputTokens: 0 };
   }
 }
 
@@ -115,6 +123,7 @@ export async function handleExtractRequested(event: ExtractRequested, deps: Extr
     return { kind: 'fail', code: serviceCode(error), message: (error as Error).message };
   }
   let used = false;
+  const tokens = { inputTokens: 0, outputTokens: 0 };
   if (!model) {
     warnings.push('no model is configured any more: answered from the page\'s markup and page rules only');
   } else {
@@ -123,7 +132,11 @@ export async function handleExtractRequested(event: ExtractRequested, deps: Extr
       const steps: Step[] = [];
       if (task.json) steps.push(await attempt(() => fillJson(task.json as JsonTask, document, event.text, chosen, deps, signal), 'the model could not fill the json', chosen, task.json.target.kind === 'prompt'));
       if (task.summary) steps.push(await attempt(() => summarize(task.summary as SummaryTask, document, event.text, chosen, deps, signal), 'the model could not summarise the page; the extractive summary is kept', chosen, false));
-      for (const step of steps) warnings.push(...step.warnings);
+      for (const step of steps) {
+        warnings.push(...step.warnings);
+        tokens.inputTokens += step.inputTokens;
+        tokens.outputTokens += step.outputTokens;
+      }
       used = steps.some((s) => s.used);
       if (used) writeModel(document, `${chosen.provider}:${chosen.name}`);
     } catch (error) {
@@ -132,6 +145,10 @@ export async function handleExtractRequested(event: ExtractRequested, deps: Extr
   }
   const credits = event.credits + (used && model?.owner === 'operator' ? PRICES.operatorModelPage.credits : PRICES.callerModelPage.credits);
   const page = { ...event, credits };
-  const emit = await finishPage({ page, document, warnings, plan: task.finish, title: event.title, contentHash: event.contentHash, links: event.links }, deps);
+  // The tokens are written beside the page's finish, not after it: the batch writer's wait is shared.
+  const usage = model
+    ? recordModelUsage(deps.writer, { tenant: event.tenant, atMs: event.createdAtMs, requestId: event.requestId, jobId: event.jobId, owner: model.owner, model: `${model.provider}:${model.name}`, ...tokens })
+    : Promise.resolve();
+  const [emit] = await Promise.all([finishPage({ page, document, warnings, plan: task.finish, title: event.title, contentHash: event.contentHash, links: event.links }, deps), usage]);
   return { kind: 'ack', emit };
 }

@@ -30,6 +30,8 @@ export interface FirecrawlDeps {
   readonly accessLog: AccessLog;
   /** Whether the operator configured a model (MODEL_PROVIDER): crawl params preview needs one. */
   readonly operatorModel: boolean;
+  /** The service's clock in ms: the current month of the token-usage read. */
+  readonly now: () => number;
 }
 
 export const PREFIX = '/firecrawl';

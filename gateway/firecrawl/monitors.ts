@@ -25,7 +25,9 @@ export function registerMonitors(fc: FastifyInstance, edge: Edge): void {
     return send(reply, 200, { success: true, data: monitorOf(dataOf(answer)) });
   });
   fc.patch('/v2/monitor/:id', async () => {
-    throw new FirecrawlRefusal('updating or pausing a monitor is not offered: delete it and create it again', 400, 'NOT_SUPPORTED');
+    // Our monitors (POST /v1/monitor) have no update and no pause: the record is what was
+    // created until it is deleted (pipeline/monitors/record.ts).
+    throw new FirecrawlRefusal('updating or pausing a monitor is not offered: a monitor here keeps what it was created with until it is deleted; delete it (DELETE /v2/monitor/{id}) and create it again with the new settings, or delete it to stop its checks', 400, 'NOT_SUPPORTED');
   });
   fc.delete('/v2/monitor/:id', async (request, reply) => {
     const answer = await ours(request, 'DELETE', path((request.params as { id: string }).id));

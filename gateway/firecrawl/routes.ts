@@ -35,7 +35,6 @@ const CLOUD_ONLY: readonly [RegExp, string][] = [
   [/^\/v[12]\/llmstxt\b/, 'llms.txt generation is a Firecrawl cloud feature this service does not offer'],
   [/^\/v[12]\/search\/(research|developer)\b/, 'research and developer search are Firecrawl cloud features this service does not offer'],
   [/^\/v[12]\/feedback\b|^\/v[12]\/search\/[^/]+\/feedback\b/, 'feedback is a Firecrawl cloud feature this service does not offer'],
-  [/^\/v[12]\/team\/token-usage\b/, 'token usage is not metered by this service: extraction is charged in credits (GET /firecrawl/v2/team/credit-usage)'],
   [/^\/v[12]\/extract\/[^/]+\/cancel\b/, 'cancelling an extract is not offered'],
 ];
 

@@ -1,12 +1,21 @@
-/** Firecrawl's reads of a key's usage: queue status, concurrency, and credits (now and per month). */
+/** Firecrawl's reads of a key's usage: queue status, concurrency, credits and model tokens (now and per month). */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { CrawlBody } from '../../schemas/api/page-reading.js';
+import { tokensByMonth } from '../../pipeline/structured/model-usage.js';
 import { authenticate } from '../routes.js';
 import { parseParams, send, type Edge } from './edge.js';
 import type { Version } from './translate.js';
 
 /** The most pages one crawl fetches at once (the largest `maxConcurrency` the crawl body takes). */
 const MAX_JOB_CONCURRENCY = (CrawlBody.properties.maxConcurrency as { maximum: number }).maximum;
+
+/** A calendar month (`YYYY-MM`, UTC) as Firecrawl's period: its first and last millisecond. */
+function periodOf(month: string): { startDate: string; endDate: string } {
+  return {
+    startDate: `${month}-01T00:00:00.000Z`,
+    endDate: new Date(Date.UTC(Number(month.slice(0, 4)), Number(month.slice(5, 7)), 1) - 1).toISOString(),
+  };
+}
 
 export function registerTeam(fc: FastifyInstance, v: Version, edge: Edge): void {
   const { deps, runningJobs } = edge;
@@ -46,8 +55,7 @@ export function registerTeam(fc: FastifyInstance, v: Version, edge: Edge): void 
     const key = await authenticate(request, deps.auth);
     const byKey = (request.query as Record<string, string | undefined>).byApiKey === 'true';
     const periods = (await deps.auth.keys.usage(key)).map(({ month, credits }) => ({
-      startDate: `${month}-01T00:00:00.000Z`,
-      endDate: new Date(Date.UTC(Number(month.slice(0, 4)), Number(month.slice(5, 7)), 1) - 1).toISOString(),
+      ...periodOf(month),
       ...(byKey ? { apiKey: key.prefix } : {}),
       creditsUsed: credits,
     }));
@@ -62,5 +70,37 @@ export function registerTeam(fc: FastifyInstance, v: Version, edge: Edge): void 
     const remaining = fresh.unlimited ? null : fresh.balance;
     if (v === 'v1') return send(reply, 200, { success: true, data: { remaining_credits: remaining, unlimited: fresh.unlimited } });
     return send(reply, 200, { success: true, data: { remainingCredits: remaining, planCredits: null, billingPeriodStart: null, billingPeriodEnd: null, unlimited: fresh.unlimited } });
+  });
+
+  // ---- the tokens the key's model calls used ------------------------------------------
+  // From the extractor's `model_usage` rows (pipeline/structured/model-usage.ts): the
+  // `json` and `summary` formats, extracts and the crawl params preview the model answered.
+  // A key has no token allowance (model use is charged in credits), so `remainingTokens` and
+  // `planTokens` are null; `tokensUsed` is the current calendar month's (UTC), that month
+  // the period.
+  fc.get(`${base}/team/token-usage/historical`, async (request, reply) => {
+    const key = await authenticate(request, deps.auth);
+    const byKey = (request.query as Record<string, string | undefined>).byApiKey === 'true';
+    const periods = (await tokensByMonth(edge.requireRecords().store, key.id)).map((m) => ({
+      ...periodOf(m.month),
+      ...(byKey ? { apiKey: key.prefix } : {}),
+      tokensUsed: m.inputTokens + m.outputTokens,
+      inputTokens: m.inputTokens,
+      outputTokens: m.outputTokens,
+    }));
+    return send(reply, 200, { success: true, periods });
+  });
+
+  fc.get(`${base}/team/token-usage`, async (request, reply) => {
+    const key = await authenticate(request, deps.auth);
+    const month = new Date(deps.now()).toISOString().slice(0, 7);
+    const current = (await tokensByMonth(edge.requireRecords().store, key.id)).find((m) => m.month === month);
+    const input = current?.inputTokens ?? 0;
+    const output = current?.outputTokens ?? 0;
+    const { startDate, endDate } = periodOf(month);
+    if (v === 'v1') {
+      return send(reply, 200, { success: true, data: { remaining_tokens: null, plan_tokens: null, billing_period_start: startDate, billing_period_end: endDate, tokens_used: input + output, input_tokens: input, output_tokens: output } });
+    }
+    return send(reply, 200, { success: true, data: { remainingTokens: null, planTokens: null, billingPeriodStart: startDate, billingPeriodEnd: endDate, tokensUsed: input + output, inputTokens: input, outputTokens: output } });
   });
 }

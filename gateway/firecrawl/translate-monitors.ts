@@ -5,7 +5,7 @@
 import { FirecrawlRefusal, isObject, type Json } from './translate.js';
 
 const CRON_HELP =
-  'only schedules that repeat at a fixed interval of 5 minutes to 7 days are offered: `*/N * * * *`, `M * * * *`, `M */H * * *`, `M H * * *`, `M H * * D`, `@hourly`, `@daily`, `@weekly` (the first check runs at once, then once per interval, in UTC)';
+  'a monitor here checks at one fixed interval (5 minutes to 7 days) counted from its creation (the first check at once), so only a cron that repeats at one interval is taken: `*/N * * * *`, `M * * * *`, `M */H * * *`, `M H * * *`, `M H * * D`, `@hourly`, `@daily`, `@weekly`, in UTC. A schedule whose gaps differ (chosen weekdays such as `0 9 * * 1-5`, days of the month, lists or ranges of hours) cannot be kept by an interval and is refused';
 
 const isField = (f: string) => /^\d{1,2}$/.test(f);
 

@@ -89,13 +89,26 @@ describe('actors/extractor', () => {
     expect(document.warning).toBeUndefined();
     const page = valueOf(outcome.kind === 'ack' ? outcome.emit : [], 'jobEvents');
     expect(JSON.parse(page?.data).credits).toBe(1 + PRICES.operatorModelPage.credits);
+    // The tokens the model reported (OpenAI's `usage`), the key's, at the request's time.
+    const sent = openai.requests.at(-1);
+    const input = Math.max(1, Math.ceil(JSON.stringify(sent?.body.messages ?? []).length / 4));
+    const output = Math.max(1, Math.ceil(JSON.stringify({ price: 12.5, currency: 'EUR' }).length / 4));
+    expect(writes.filter((w) => w.table === 'model_usage').flatMap((w) => w.rows)).toEqual([
+      { tenant: 'tenant-1', at: expect.any(Date), request_id: jobPageRequestId(jobId, 3), job_id: jobId, owner: 'operator', model: expect.stringMatching(/^openai:/), input_tokens: input, output_tokens: output },
+    ]);
   });
 
   it('opens a caller\'s sealed model, uses it, and charges nothing for it', async () => {
     const sealed = sealSecret(SECRET, JSON.stringify({ provider: 'anthropic', apiKey: 'sk-ant-own-key-123456' }));
-    const outcome = await handleExtractRequested(event({ sealedModel: sealed }), deps([]), new AbortController().signal);
+    const writes: { table: string; rows: Record<string, unknown>[] }[] = [];
+    const outcome = await handleExtractRequested(event({ sealedModel: sealed }), deps(writes), new AbortController().signal);
     const answer = valueOf(outcome.kind === 'ack' ? outcome.emit : [], 'replies');
     expect(answer?.credits).toBe(1);
+    // Its tokens are counted for the key all the same, as the caller's model's.
+    const [used] = writes.filter((w) => w.table === 'model_usage').flatMap((w) => w.rows);
+    expect(used).toMatchObject({ tenant: 'tenant-1', owner: 'caller', model: expect.stringMatching(/^anthropic:/) });
+    expect(Number(used?.input_tokens)).toBeGreaterThan(0);
+    expect(Number(used?.output_tokens)).toBeGreaterThan(0);
     expect(JSON.parse(answer?.data).json).toMatchObject({ name: 'Kettle', price: 9 });
     expect(anthropic.requests.at(-1)?.headers['x-api-key']).toBe('sk-ant-own-key-123456');
   });
@@ -111,7 +124,10 @@ describe('actors/extractor', () => {
 
   it('keeps the markup\'s answer and names the failure when the operator\'s model fails', async () => {
     openai.respondWith(reply.error(503));
-    const outcome = await handleExtractRequested(event(), deps([]), new AbortController().signal);
+    const writes: { table: string; rows: Record<string, unknown>[] }[] = [];
+    const outcome = await handleExtractRequested(event(), deps(writes), new AbortController().signal);
+    // A call that failed answered nothing: no tokens are counted.
+    expect(writes.filter((w) => w.table === 'model_usage')).toEqual([]);
     const answer = valueOf(outcome.kind === 'ack' ? outcome.emit : [], 'replies');
     const document = JSON.parse(answer?.data) as Record<string, any>;
     expect(document.json).toEqual({ name: 'Kettle' });

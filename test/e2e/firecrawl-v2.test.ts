@@ -307,7 +307,11 @@ describe('e2e/firecrawl v2 through the 4.x SDK', () => {
       detail = await fc.getMonitorCheck(monitor.id, run.id);
     }
     expect(detail.pages).toEqual([expect.objectContaining({ url: site.url('/about'), status: 'same' })]);
-    expect((await failure(fc.updateMonitor(monitor.id, { status: 'paused' }))).message).toMatch(/not offered/);
+    const paused = await failure(fc.updateMonitor(monitor.id, { status: 'paused' }));
+    expect(paused).toMatchObject({ status: 400, code: 'NOT_SUPPORTED' });
+    expect(paused.message).toMatch(/updating or pausing a monitor is not offered/);
+    expect((await failure(fc.updateMonitor(monitor.id, { name: 'Renamed' }))).message).toMatch(/delete it/);
+    expect((await fc.getMonitor(monitor.id)).name).toBe('About page');
     expect(await fc.deleteMonitor(monitor.id)).toBe(true);
     expect((await failure(fc.getMonitor(monitor.id))).status).toBe(404);
     const crawlTarget = await failure(fc.createMonitor({ name: 'x', schedule: { cron: '0 * * * *' }, targets: [{ type: 'crawl', url: site.url('/') }] }));
@@ -315,6 +319,10 @@ describe('e2e/firecrawl v2 through the 4.x SDK', () => {
     expect(crawlTarget.message).toMatch(/crawl/);
     const oddCron = await failure(fc.createMonitor({ name: 'x', schedule: { cron: '0 9 1 * *' }, targets: [{ type: 'scrape', urls: [site.url('/')] }] }));
     expect(oddCron.message).toMatch(/fixed interval/);
+    // Weekdays at nine: gaps of 1 and 3 days, which no interval keeps.
+    const weekdays = await failure(fc.createMonitor({ name: 'x', schedule: { cron: '0 9 * * 1-5' }, targets: [{ type: 'scrape', urls: [site.url('/')] }] }));
+    expect(weekdays).toMatchObject({ status: 400, code: 'BAD_REQUEST' });
+    expect(weekdays.message).toMatch(/`0 9 \* \* 1-5`.*cannot be kept by an interval/);
   }, 120_000);
 
   it('parses an uploaded file', async () => {
@@ -339,6 +347,13 @@ describe('e2e/firecrawl v2 through the 4.x SDK', () => {
     expect(refused.status).toBeGreaterThanOrEqual(400);
     expect(refused.message).toBeTruthy();
     expect(await balance()).toBe(19);
+    // No model answered for this key (none is configured): no tokens in its rows, and no token
+    // allowance (null); the period is the current calendar month (firecrawl-preview.test.ts counts real tokens).
+    const month = { billingPeriodStart: expect.stringMatching(/^\d{4}-\d{2}-01T00:00:00.000Z$/), billingPeriodEnd: expect.stringMatching(/T23:59:59.999Z$/) };
+    const tokenRead = await (await fetch(`${svc.base}/firecrawl/v2/team/token-usage`, { headers: { authorization: `Bearer ${key}` } })).json();
+    expect(tokenRead).toEqual({ success: true, data: { remainingTokens: null, planTokens: null, ...month, tokensUsed: 0, inputTokens: 0, outputTokens: 0 } });
+    expect(await metered.getTokenUsage()).toMatchObject(month);
+    expect((await metered.getTokenUsageHistorical(true)).periods).toEqual([]);
   }, 60_000);
 
   it('answers Firecrawl\'s error shapes', async () => {
@@ -359,8 +374,5 @@ describe('e2e/firecrawl v2 through the 4.x SDK', () => {
     const preview = await failure(fc.crawlParamsPreview(site.url('/'), 'only the blog'));
     expect(preview.status).toBe(400);
     expect(preview.message).toMatch(/needs a model/);
-    const tokens = await failure(fc.getTokenUsage());
-    expect(tokens.status).toBe(404);
-    expect(tokens.message).toMatch(/token usage is not metered/);
   }, 60_000);
 });

@@ -6,7 +6,10 @@
  * on the distributed records), an extract job whose answer is kept in Redis, and the key's
  * credits read from the distributed key registry (its balance, its month's charges from the
  * store's ledger); an upload parsed by the parser process; a crawl watched over the WebSocket
- * from the gateway process; and the 1.x SDK's scrape, map and crawl against the same cluster.
+ * from the gateway process; a search answered by the searcher process (a local SearXNG
+ * stand-in) with its results' pages read; a monitor created, checked at once and on demand by
+ * the classifier process, read, refused an update, and deleted; and the 1.x SDK's scrape, map
+ * and crawl against the same cluster.
  */
 import Firecrawl from '@mendable/firecrawl-js';
 import FirecrawlApp from 'firecrawl-js-v1';
@@ -15,6 +18,7 @@ import { chdbAvailable } from '../helpers/clickhouse.js';
 import { PRODUCTION_MAIN, startCluster, type Cluster } from '../helpers/cluster.js';
 import { hasKafka } from '../helpers/kafka.js';
 import { engine } from '../helpers/engines.js';
+import { startFakeSearxng, type FakeSearch } from '../helpers/fake-search.js';
 import { startFirecrawlSite, watchedCrawl, type FirecrawlSite } from '../helpers/firecrawl-site.js';
 import { REDIS_INSTALL, redisProbe } from '../helpers/redis.js';
 
@@ -22,16 +26,24 @@ const ready = (await chdbAvailable()) && (await hasKafka()) && (await engine('re
 
 describe.skipIf(!ready)('e2e/firecrawl distributed: the 4.x SDK against a cluster', () => {
   let site: FirecrawlSite;
+  let searxng: FakeSearch;
   let cluster: Cluster;
   let base: string;
   let fc: Firecrawl;
 
   beforeAll(async () => {
     site = await startFirecrawlSite();
-    cluster = await startCluster({ main: PRODUCTION_MAIN, env: { FETCH_ALLOW_PRIVATE: 'true', REQUEST_TIMEOUT_MS: '60000' } });
+    searxng = await startFakeSearxng({
+      results: [
+        { url: site.url('/about'), title: 'About the fixture shop', snippet: 'We sell kettles since 1999.' },
+        { url: site.url('/blog/one'), title: 'Blog one', snippet: 'The first post about kettles.' },
+      ],
+    });
+    cluster = await startCluster({ main: PRODUCTION_MAIN, env: { FETCH_ALLOW_PRIVATE: 'true', REQUEST_TIMEOUT_MS: '60000', SEARCH_PROVIDERS: 'searxng', SEARXNG_URL: searxng.url } });
     base = (await cluster.service('gateway')).url as string;
     await Promise.all([cluster.service('frontier'), cluster.service('fetcher')]);
-    await cluster.service('parser');
+    await Promise.all([cluster.service('parser'), cluster.service('searcher')]);
+    await cluster.service('classifier');
     fc = new Firecrawl({ apiKey: cluster.apiKey, apiUrl: `${base}/firecrawl`, maxRetries: 1 });
     // The first scrape absorbs the consumer-group rebalances still pending after start-up.
     for (let i = 0; ; i++) {
@@ -46,7 +58,7 @@ describe.skipIf(!ready)('e2e/firecrawl distributed: the 4.x SDK against a cluste
 
   afterAll(async () => {
     await cluster?.stop();
-    await site?.close();
+    await Promise.all([site?.close(), searxng?.close()]);
   }, 60_000);
 
   it('scrapes and maps', async () => {
@@ -105,6 +117,36 @@ describe.skipIf(!ready)('e2e/firecrawl distributed: the 4.x SDK against a cluste
     expect(doc.markdown).toContain('A distributed note');
     expect(await watchedCrawl(fc, site, 120)).toEqual({ status: 'completed', docs: [site.url('/blog/one'), site.url('/blog/two')] });
   }, 180_000);
+
+  it('searches in the searcher process, reading the results\' pages when asked', async () => {
+    const plain = await fc.search('kettles', { limit: 2 });
+    expect(plain.web?.map((r) => (r as { url: string }).url)).toEqual([site.url('/about'), site.url('/blog/one')]);
+    expect(plain.web?.[0]).toMatchObject({ title: 'About the fixture shop', description: 'We sell kettles since 1999.' });
+    const read = await fc.search('kettles', { limit: 1, scrapeOptions: { formats: ['markdown'], maxAge: 0 } });
+    expect((read.web?.[0] as { markdown?: string }).markdown).toContain('We sell kettles since 1999');
+  }, 120_000);
+
+  it('monitors: checked at once by the frontier\'s schedule and on demand, in the classifier process', async () => {
+    const monitor = await fc.createMonitor({ name: 'About page', schedule: { cron: '0 */6 * * *', timezone: 'UTC' }, targets: [{ type: 'scrape', urls: [site.url('/about')] }] });
+    expect(monitor).toMatchObject({ status: 'active', schedule: { cron: '0 */6 * * *', timezone: 'UTC' }, targets: [{ type: 'scrape', urls: [site.url('/about')] }] });
+    expect((await fc.listMonitors()).map((m) => m.id)).toContain(monitor.id);
+    let checks = await fc.listMonitorChecks(monitor.id);
+    for (let i = 0; i < 600 && !(checks[0] && checks[0].status === 'completed'); i++) {
+      await new Promise((r) => setTimeout(r, 200));
+      checks = await fc.listMonitorChecks(monitor.id);
+    }
+    expect(checks[0]).toMatchObject({ monitorId: monitor.id, trigger: 'scheduled', status: 'completed', summary: { totalPages: 1, new: 1 } });
+    const run = await fc.runMonitor(monitor.id);
+    let detail = await fc.getMonitorCheck(monitor.id, run.id);
+    for (let i = 0; i < 600 && detail.status !== 'completed'; i++) {
+      await new Promise((r) => setTimeout(r, 200));
+      detail = await fc.getMonitorCheck(monitor.id, run.id);
+    }
+    expect(detail).toMatchObject({ trigger: 'manual', status: 'completed' });
+    expect(detail.pages).toEqual([expect.objectContaining({ url: site.url('/about'), status: 'same' })]);
+    await expect(fc.updateMonitor(monitor.id, { status: 'paused' })).rejects.toThrow(/not offered/);
+    expect(await fc.deleteMonitor(monitor.id)).toBe(true);
+  }, 240_000);
 
   it('answers the 1.x SDK: scrapeUrl, mapUrl and a blocking crawlUrl', async () => {
     const app = new FirecrawlApp({ apiKey: cluster.apiKey, apiUrl: `${base}/firecrawl` });

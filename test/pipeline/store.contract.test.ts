@@ -35,6 +35,7 @@ const TABLES = [
   'link_samples',
   'mention_status_changes',
   'mentions',
+  'model_usage',
   'monitor_check_pages',
   'monitor_checks',
   'monitors',
@@ -104,7 +105,7 @@ function storeContract(
     });
 
     it('migrates once: the second run applies nothing and every table exists', async () => {
-      expect(firstMigration).toEqual(['0001_init', '0002_page_cache', '0003_merge_memory', '0004_page_changes', '0005_search_index', '0006_monitors', '0007_mentions', '0008_search_reads', '0009_search_shown', '0010_link_graph', '0011_domains', '0012_company', '0013_leads', '0014_requests']);
+      expect(firstMigration).toEqual(['0001_init', '0002_page_cache', '0003_merge_memory', '0004_page_changes', '0005_search_index', '0006_monitors', '0007_mentions', '0008_search_reads', '0009_search_shown', '0010_link_graph', '0011_domains', '0012_company', '0013_leads', '0014_requests', '0015_model_usage']);
       expect(await store.migrate()).toEqual([]);
       const tables = await store.query<{ name: string }>('SELECT name FROM system.tables WHERE database = currentDatabase() ORDER BY name');
       expect(tables.map((t) => t.name)).toEqual(expect.arrayContaining(TABLES));
@@ -125,9 +126,10 @@ function storeContract(
           { version: 12, name: '0012_company' },
           { version: 13, name: '0013_leads' },
           { version: 14, name: '0014_requests' },
+          { version: 15, name: '0015_model_usage' },
         ]),
       );
-      expect(recorded).toHaveLength(14);
+      expect(recorded).toHaveLength(15);
       const columns = await store.query<{ name: string }>("SELECT name FROM system.columns WHERE database = currentDatabase() AND table = 'pages'");
       expect(columns.map((c) => c.name)).toEqual(expect.arrayContaining(['body_base64', 'response_headers', 'cache_key', 'shareable']));
       // 0007_mentions: what a stored mention carries beyond 0001's columns.

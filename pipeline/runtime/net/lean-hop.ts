@@ -88,7 +88,7 @@ export function leanHop(request: LeanHopRequest): Promise<Hop> {
       intake.fail(error);
       return;
     }
-    req.once('error', (error) => intake.fail(error));
+    req.on('error', (error) => intake.fail(error));
     req.once('response', (response) => {
       res = response;
       const headers = flatHeaders(response.headers);
@@ -99,7 +99,7 @@ export function leanHop(request: LeanHopRequest): Promise<Hop> {
         delete headers['content-length'];
       }
       if (!intake.head(response.statusCode ?? 0, headers, setCookiesOf(response))) return;
-      response.once('error', (error) => intake.fail(error));
+      response.on('error', (error) => intake.fail(error));
       response.once('close', () => {
         if (!response.complete) intake.fail(Object.assign(new Error('the connection closed before the body ended'), { code: 'ERR_STREAM_PREMATURE_CLOSE' }));
       });
@@ -116,7 +116,7 @@ export function leanHop(request: LeanHopRequest): Promise<Hop> {
           decoder = decoderFor(coding, chunk);
           if (!decoder) return intake.fail(new Error(`no decoder for ${coding}`));
           decoder.on('data', (out: Buffer) => intake.data(out));
-          decoder.once('error', (error) => intake.fail(error));
+          decoder.on('error', (error) => intake.fail(error));
           decoder.once('end', () => intake.end());
         }
         // Decoded as it comes: a bomb is stopped at the cap by `data`, whatever the backlog.

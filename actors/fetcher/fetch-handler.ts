@@ -2,7 +2,8 @@
  * The fetcher's pure handler for GET /v1/fetch: one FetchRequested in, an Outcome out. The
  * URL is fetched through the same HttpFetcher as a scrape (SSRF guard, proxies, redirects,
  * size cap; no content-type policy: any bytes) and answered straight to the request's reply
- * topic; nothing is parsed or stored.
+ * topic; nothing is parsed or stored. An event that says `lean` (the intel pool's JSON reads)
+ * is fetched on the HTTP stack's lean path (pipeline/runtime/net/http.ts).
  *
  * - Fetched (any HTTP status, 404 and 500 included): `ack` with a Reply {ok: true, data:
  *   FetchedBytes (schemas/events/replies.ts), credits: 1, source: 'fresh'}.
@@ -49,6 +50,7 @@ export async function handleFetchRequested(event: FetchRequested, deps: FetchHan
       ...(event.country ? { country: event.country } : {}),
       timeoutMs,
       signal,
+      lean: event.lean,
     });
     log.info({ url: redactUrl(event.url), statusCode: page.statusCode, bytes: page.body.length, ms: now() - started }, 'bytes fetched');
     const data: FetchedBytes = {

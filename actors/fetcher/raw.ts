@@ -11,6 +11,8 @@ export interface RawFetchOptions {
   readonly timeoutMs: number;
   readonly maxBytes?: number;
   readonly signal?: AbortSignal;
+  /** A JSON API read: the HTTP stack's lean path (pipeline/runtime/net/http.ts `lean`). */
+  readonly lean?: boolean;
 }
 
 export interface RawFetchResult {
@@ -30,6 +32,7 @@ export async function fetchRaw(http: HttpFetcher, url: string, options: RawFetch
     content: null,
     ...(options.maxBytes !== undefined ? { maxBytes: options.maxBytes } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.lean ? { lean: true } : {}),
   });
   return { statusCode: page.statusCode, contentType: page.contentType, headers: page.headers, body: page.body, finalUrl: page.finalUrl };
 }

@@ -7,6 +7,9 @@
  *
  * - Each page has its own request id (`<id>:s<n>`) and waits at most SITE_PAGE_TIMEOUT_MS,
  *   never past the call's deadline.
+ * - A JSON read (`accept: 'json'`: products.json, a Store API or REST page, cart.js) is asked
+ *   `lean`: the fetcher sends it on the HTTP stack's lean path (node:http itself rather than
+ *   the browser-like client; the same guard, proxies, caps and error codes).
  * - A page the site did not answer (no such host, refused, timed out, too large, blocked by the
  *   guard) reads as null, and its code is kept (`failureOf`): the caller tells `url_blocked` on
  *   the home page from a site that is down.
@@ -50,7 +53,7 @@ export function sitePages(requester: () => Promise<Requester>, options: SitePage
     const ctx = { requestId: `${options.requestId}:s${++n}`, tenant: options.tenant, ...(opts.signal ? { signal: opts.signal } : {}) };
     let reply;
     try {
-      reply = await ask(await requester(), ctx, 'fetchRequested', { url, proxy: null, country: null }, timeoutMs);
+      reply = await ask(await requester(), ctx, 'fetchRequested', { url, proxy: null, country: null, lean: opts.accept === 'json' }, timeoutMs);
     } catch (error) {
       reply = failedReply(error);
     }

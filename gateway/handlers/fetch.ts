@@ -19,7 +19,7 @@ export function fetchHandler(requester: Requester, requestTimeoutMs: number): Op
     async handle(ctx) {
       const query = ctx.query as Static<typeof FetchQuery>;
       const timeoutMs = Math.min(requestTimeoutMs, FETCH_TIMEOUT_MS + PIPELINE_SLACK_MS);
-      const fields = { url: query.url, proxy: query.proxy ?? null, country: query.country ?? null };
+      const fields = { url: query.url, proxy: query.proxy ?? null, country: query.country ?? null, lean: false };
       const reply = await askPipeline(requester, ctx, 'fetchRequested', fields, timeoutMs);
       // A failure reply throws its code (and nothing is charged).
       if (!reply.ok) return replyResult(reply);

@@ -94,6 +94,7 @@ export const SAMPLE_EVENTS: { readonly [N in EventName]: EventValue<N> } = {
     url: 'https://example.com/files/logo.png?v=2',
     proxy: 'residential',
     country: 'DE',
+    lean: false,
     replyTo: 'wds.replies',
     correlationId: '9c5b2a4e-1f0d-4c7e-a3b8-6d2e1f4a9b70',
     deadlineMs: AT_MS + 105_000,

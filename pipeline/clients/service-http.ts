@@ -12,6 +12,8 @@
  *   fetcher's guard like any page (the scrape path), never through this client.
  * - Requests say who they are (`User-Agent: web-data-service/<version>`), as the services'
  *   usage policies ask (Nominatim refuses library defaults); no proxy is used.
+ * - Requests take the stack's lean path (node:http itself, not got-scraping: `lean` in
+ *   pipeline/runtime/net/http.ts), a JSON API's call needing nothing a browser-like client adds.
  * - Failures are `ServiceError`s with a `kind`:
  *   - `rate_limited`: 429 (or what the request's `rateLimited` says is one), with `retryAfterMs` from `Retry-After` (seconds or an HTTP date)
  *     or the `X-RateLimit-Reset` family (the first, per-second, value; Bluesky's `RateLimit-Reset`);
@@ -150,6 +152,7 @@ async function exchange(service: string, request: ServiceRequest, payload: Paylo
       proxy: 'none',
       content: null,
       maxBytes: request.maxBytes ?? DEFAULT_MAX_BYTES,
+      lean: true,
       ...(payload ? { method: 'POST' as const, body: payload.body, ...(payload.contentType ? { contentType: payload.contentType } : {}) } : {}),
       ...(request.signal ? { signal: request.signal } : {}),
     });

@@ -13,7 +13,7 @@ export type EventName = (typeof EVENT_NAMES)[number];
 /** The newest schema version of each event: what is written, and what every version is read as. */
 export const CURRENT_VERSIONS = {
   ExtractRequested: 1,
-  FetchRequested: 1,
+  FetchRequested: 2,
   IntelRequested: 1,
   JobEvent: 1,
   LeadsRequested: 1,
@@ -76,7 +76,7 @@ export interface ExtractRequested {
   sealedModel: string;
 }
 
-/** The bytes of a URL are wanted as they are (GET /v1/fetch): no parsing, any content type. Answered with a Reply whose data holds the status, content type, final URL and the body in base64. wds.events.FetchRequested v1 (schemas/events/FetchRequested/v1.avsc). */
+/** The bytes of a URL are wanted as they are (GET /v1/fetch): no parsing, any content type. Answered with a Reply whose data holds the status, content type, final URL and the body in base64. wds.events.FetchRequested v2 (schemas/events/FetchRequested/v2.avsc). */
 export interface FetchRequested {
   /** Id of the API request; in every log line. */
   requestId: string;
@@ -88,6 +88,8 @@ export interface FetchRequested {
   proxy: string | null;
   /** Two-letter country to fetch from (a country proxy pool, Accept-Language); null for none. */
   country: string | null;
+  /** A JSON API read (a store's products.json, a Store API or REST page): the fetcher sends it on the HTTP stack's lean path (pipeline/runtime/net/http.ts `lean`: node:http itself; the same guard, proxies, caps and errors). False: the browser-like client. */
+  lean: boolean;
   /** Topic to send the Reply to. */
   replyTo: string | null;
   /** Copied into the Reply so the waiting requester finds it. */

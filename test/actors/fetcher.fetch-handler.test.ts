@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handleFetchRequested as handleFetch, type FetchHandlerDeps, type FetchRequested } from '../../actors/fetcher/fetch-handler.js';
-import { HttpFetcher } from '../../pipeline/runtime/net/http.js';
+import { HttpFetcher, type FetchRequest } from '../../pipeline/runtime/net/http.js';
 import { createCodec } from '../../pipeline/runtime/codec/index.js';
 import type { EventCodec } from '../../pipeline/runtime/codec/codec.js';
 import { createLogger } from '../../pipeline/runtime/log.js';
@@ -55,6 +55,17 @@ describe('actors/fetcher/fetch-handler', () => {
     const fetched = readFetchedBytes(reply.data ?? '');
     expect(fetched).toMatchObject({ statusCode: 200, contentType: 'image/png', finalUrl: site.url('/image.png') });
     expect(Buffer.from(fetched?.bodyBase64 ?? '', 'base64').equals(BINARY_IMAGE)).toBe(true);
+  });
+
+  it('fetches an event that says lean on the HTTP stack\'s lean path, any other not', async () => {
+    const asked: (boolean | undefined)[] = [];
+    const http = deps.http;
+    const watched = { fetch: (req: FetchRequest) => (asked.push(req.lean), http.fetch(req)) } as unknown as HttpFetcher;
+    for (const lean of [true, false]) {
+      const reply = await replyOf(await handleFetchRequested(request(site.url('/echo'), { lean }), { ...deps, http: watched }, signal));
+      expect(reply.ok).toBe(true);
+    }
+    expect(asked.map(Boolean)).toEqual([true, false]);
   });
 
   it('answers an upstream 500 as fetched bytes, not a failure', async () => {

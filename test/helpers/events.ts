@@ -67,7 +67,7 @@ export function pageFetched(extra: Partial<EventValue<'PageFetched'>> = {}, opti
 
 export function fetchRequested(url: string, extra: Partial<EventValue<'FetchRequested'>> = {}): EventValue<'FetchRequested'> {
   const now = Date.now();
-  return { requestId: 'req-1', tenant: 'tenant-1', url, proxy: null, country: null, ...REPLY, deadlineMs: now + 60_000, createdAtMs: now, ...extra };
+  return { requestId: 'req-1', tenant: 'tenant-1', url, proxy: null, country: null, lean: false, ...REPLY, deadlineMs: now + 60_000, createdAtMs: now, ...extra };
 }
 
 export function mapRequested(url: string, options: Record<string, unknown> = {}, extra: Partial<EventValue<'MapRequested'>> = {}): EventValue<'MapRequested'> {

@@ -4,7 +4,8 @@
  * network beyond loopback.
  *
  * Routes of `startFixtureSite()`:
- * - `/html` a small UTF-8 page; `/echo` answers the request headers as JSON;
+ * - `/html` a small UTF-8 page; `/echo` answers the request headers as JSON (`headers`, and
+ *   `rawHeaders` with their names as sent);
  * - encodings: `/cp1251` (declared by header), `/sjis` (declared only by `<meta charset>`),
  *   `/latin1` (ISO-8859-1 declared by http-equiv), `/utf8-bom` (UTF-8 BOM, no charset anywhere);
  * - `/redirect/chain` 301 → `/redirect/step2` 302 → `/html`; `/redirect/loop-a` ↔ `loop-b`;
@@ -134,7 +135,7 @@ export async function startFixtureSite(host = '127.0.0.1'): Promise<FixtureSite>
     const path = url.pathname;
     if (path === '/html') return send(res, 200, 'text/html; charset=utf-8', PAGE);
     if (path === '/links') return send(res, 200, 'text/html; charset=utf-8', LINKS_PAGE);
-    if (path === '/echo') return send(res, 200, 'application/json', JSON.stringify({ headers: req.headers }));
+    if (path === '/echo') return send(res, 200, 'application/json', JSON.stringify({ headers: req.headers, rawHeaders: req.rawHeaders }));
     if (path === '/cp1251') return send(res, 200, 'text/html; charset=windows-1251', iconv.encode(html(CYRILLIC), 'windows-1251'));
     if (path === '/sjis') return send(res, 200, 'text/html', iconv.encode(html(JAPANESE, '<meta charset="shift_jis">'), 'shift_jis'));
     if (path === '/latin1') {

@@ -6,7 +6,8 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { readProducts } from '../../pipeline/intel/site/products.js';
-import { shopifyProduct } from '../../pipeline/intel/site/shopify.js';
+import { absolute } from '../../pipeline/intel/site/html.js';
+import { imageUrl, shopifyProduct } from '../../pipeline/intel/site/shopify.js';
 import { siteOf, siteUrl } from '../../pipeline/intel/site/site.js';
 import { hasCode } from '../../pipeline/runtime/errors.js';
 import { localSites, readOver } from '../helpers/fake-sites/read.js';
@@ -76,6 +77,48 @@ describe('pipeline/intel/site shopifyProduct: links', () => {
       const product = shopifyProduct({ id: 1, title: 'T', handle, variants: [] }, site, 'EUR');
       expect(product?.link, handle).toBe(siteUrl(site, `/products/${encodeURIComponent(handle)}`));
     }
+  });
+});
+
+describe('pipeline/intel/site shopifyProduct: images', () => {
+  it('makes each image URL as `absolute` (a URL parser) does, with one parse a folder', () => {
+    const base = 'https://Shop.Example.com:8443/';
+    const srcs = [
+      '//cdn.shopify.com/s/files/1/0000/0001/products/kettle.jpg',
+      '//cdn.shopify.com/s/files/1/0000/0001/products/kettle.jpg?v=1700000000',
+      '//CDN.Shopify.COM:443/s/files/a/../b/./pot.png?v=1&w=2',
+      'https://cdn.shopify.com/s/files/%2e%2e/x/pot.png',
+      'https://cdn.shopify.com\\s\\files/pot.png',
+      'https://cdn.shopify.com/Ünï/pot.png',
+      '//cdn.shopify.com',
+      '//cdn.shopify.com?x=1',
+      'https://cdn.shopify.com?x=1',
+      'https://cdn.shopify.com/',
+      'https://cdn.shopify.com/a/.',
+      'https://cdn.shopify.com/a/..',
+      'https://cdn.shopify.com/a/%2e%2e',
+      'https://cdn.shopify.com/a/b c.jpg',
+      'https://cdn.shopify.com/a/b.jpg#top',
+      'https://cdn.shopify.com/a/b.jpg?q=<x>',
+      '/files/pot.png',
+      'files/pot.png',
+      'pot.png',
+      'http:files/pot.png',
+      'https:cdn.other.com/pot.png',
+      'foo/bar://x/pot.png',
+      'javascript:alert(1)//x/pot.png',
+      'data:image/png;base64,AAAA/pot.png',
+      'https://[::1]/a/pot.png',
+      'http://127.1/a/pot.png',
+    ];
+    const folders = new Map<string, string | null>();
+    const shop = siteOf(base) as NonNullable<ReturnType<typeof siteOf>>;
+    for (const src of srcs) {
+      const product = shopifyProduct({ id: 1, title: 'T', images: [{ src }], variants: [] }, shop, 'EUR', folders);
+      expect(product?.image, src).toBe(absolute(src, shop.home));
+      expect(imageUrl(src, shop.home, folders), src).toBe(absolute(src, shop.home));
+    }
+    expect(folders.get('//cdn.shopify.com/s/files/1/0000/0001/products/')).toBe('https://cdn.shopify.com/s/files/1/0000/0001/products/');
   });
 });
 

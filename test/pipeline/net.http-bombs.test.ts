@@ -3,7 +3,8 @@
  * about 1 MB of gzip, or 190 KB of brotli, by a local server on 127.0.0.1. The body is counted
  * after decompression while it streams in, so the fetch is refused `content_too_large` once it
  * passes FETCH_MAX_BYTES (15 MiB), long before the gigabyte: quickly, and without the
- * process's memory growing by anything like it.
+ * process's memory growing by anything like it; through got-scraping and on the lean path
+ * (lean-hop.ts) alike.
  */
 import { once } from 'node:events';
 import http from 'node:http';
@@ -63,13 +64,18 @@ describe('pipeline/runtime/net/http compression bombs', () => {
     server?.close();
   });
 
-  it.each(['/gzip-bomb', '/br-bomb'])('refuses %s content_too_large while it inflates, without growing memory', async (path) => {
+  it.each([
+    ['/gzip-bomb', false],
+    ['/br-bomb', false],
+    ['/gzip-bomb', true],
+    ['/br-bomb', true],
+  ])('refuses %s content_too_large while it inflates, without growing memory (lean: %s)', async (path, lean) => {
     expect(bombs[path]?.body.length).toBeLessThan(2 * MIB);
     const before = process.memoryUsage();
     const started = performance.now();
     let code = '';
     try {
-      await fetcher.fetch({ url: `${base}${path}`, timeoutMs: 30_000 });
+      await fetcher.fetch({ url: `${base}${path}`, timeoutMs: 30_000, lean });
     } catch (error) {
       code = (error as { code?: string }).code ?? String(error);
     }
@@ -80,6 +86,6 @@ describe('pipeline/runtime/net/http compression bombs', () => {
     expect(after.rss - before.rss).toBeLessThan(200 * MIB);
     expect(after.heapUsed - before.heapUsed).toBeLessThan(64 * MIB);
     expect(ms).toBeLessThan(10_000);
-    console.log(JSON.stringify({ case: `${path} fetched`, ms: Math.round(ms), rssGrowthMb: Math.round((after.rss - before.rss) / MIB), heapGrowthMb: Math.round((after.heapUsed - before.heapUsed) / MIB) }));
+    console.log(JSON.stringify({ case: `${path} fetched${lean ? ' lean' : ''}`, ms: Math.round(ms), rssGrowthMb: Math.round((after.rss - before.rss) / MIB), heapGrowthMb: Math.round((after.heapUsed - before.heapUsed) / MIB) }));
   });
 });

@@ -2,12 +2,16 @@
  * pipeline/runtime/net/http.ts (the fetcher's HTTP stack) against local fixture sites (test/helpers/fixture-site.ts) on
  * 127.0.0.1: `allowPrivate: true` reaches them, except in the SSRF suite, which allow-lists
  * 127.0.0.1 alone and checks that redirects and rebinding into other addresses are refused.
+ *
+ * Every case runs twice: through got-scraping, and with every request `lean` (lean-hop.ts,
+ * node:http itself): the guard, redirects, caps, timeouts, retries, charsets, decoding, proxies
+ * and error codes must be the same on both paths.
  */
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fetchRaw } from '../../actors/fetcher/raw.js';
-import { HttpFetcher, type FetchRequest } from '../../pipeline/runtime/net/http.js';
+import { HttpFetcher, type FetchRequest, type HttpFetcherOptions } from '../../pipeline/runtime/net/http.js';
 import { NetGuard, type Resolver } from '../../pipeline/runtime/net/guard.js';
 import { CYRILLIC, JAPANESE, LATIN1, PAGE, startFixtureSite, startForwardProxy, type FixtureSite, type ForwardProxy } from '../helpers/fixture-site.js';
 import { startTrapSite } from '../helpers/trap-site.js';
@@ -23,14 +27,22 @@ async function failure(promise: Promise<unknown>): Promise<{ code: string; messa
   throw new Error('expected the fetch to fail');
 }
 
-describe('pipeline/runtime/net/http', () => {
+describe.each([{ lean: false }, { lean: true }])('pipeline/runtime/net/http (lean: $lean)', ({ lean }) => {
+  /** The stack under test: an HttpFetcher whose every request is `lean`, or none. */
+  const stack = (options: HttpFetcherOptions): HttpFetcher => {
+    const made = new HttpFetcher(options);
+    if (!lean) return made;
+    const fetch = made.fetch.bind(made);
+    made.fetch = (request) => fetch({ ...request, lean: true });
+    return made;
+  };
   let site: FixtureSite;
   let fetcher: HttpFetcher;
   const get = (path: string, extra: Partial<FetchRequest> = {}) => fetcher.fetch({ url: site.url(path), timeoutMs: 5000, ...extra });
 
   beforeAll(async () => {
     site = await startFixtureSite();
-    fetcher = new HttpFetcher({ guard: new NetGuard({ allowPrivate: true }), retry: { attempts: 3, baseDelayMs: 5, maxDelayMs: 20 } });
+    fetcher = stack({ guard: new NetGuard({ allowPrivate: true }), retry: { attempts: 3, baseDelayMs: 5, maxDelayMs: 20 } });
   });
   afterAll(async () => {
     fetcher.close();
@@ -153,7 +165,7 @@ describe('pipeline/runtime/net/http', () => {
 
     it('takes a lower cap per request and from the constructor', async () => {
       expect((await failure(get('/big?mb=1', { maxBytes: 1000 }))).code).toBe('content_too_large');
-      const small = new HttpFetcher({ guard: new NetGuard({ allowPrivate: true }), maxBytes: 50 });
+      const small = stack({ guard: new NetGuard({ allowPrivate: true }), maxBytes: 50 });
       expect((await failure(small.fetch({ url: site.url('/html'), timeoutMs: 5000 }))).code).toBe('content_too_large');
       small.close();
     });
@@ -213,7 +225,7 @@ describe('pipeline/runtime/net/http', () => {
     });
 
     it('a name that does not resolve is dns_failed', async () => {
-      const nx = new HttpFetcher({ guard: new NetGuard({ allowPrivate: true, resolve: async () => Promise.reject(Object.assign(new Error('nx'), { code: 'ENOTFOUND' })) }) });
+      const nx = stack({ guard: new NetGuard({ allowPrivate: true, resolve: async () => Promise.reject(Object.assign(new Error('nx'), { code: 'ENOTFOUND' })) }) });
       expect((await failure(nx.fetch({ url: 'http://nowhere.test/', timeoutMs: 5000 }))).code).toBe('dns_failed');
       nx.close();
     });
@@ -256,6 +268,14 @@ describe('pipeline/runtime/net/http', () => {
       expect(headers['cookie']).toBe('a=1');
     });
 
+    it(lean ? 'the lean path sends header names as given (node:http itself)' : 'got-scraping sends header names in browser form', async () => {
+      const res = await get('/echo', { headers: { accept: 'application/json' } });
+      const raw = JSON.parse(res.body.toString()).rawHeaders as string[];
+      expect(raw[raw.findIndex((name) => name.toLowerCase() === 'accept') + 1]).toBe('application/json');
+      expect(raw).toContain(lean ? 'accept' : 'Accept');
+      expect(raw).not.toContain(lean ? 'Accept' : 'accept');
+    });
+
     it('mobile sends a phone user agent; desktop does not', async () => {
       for (let i = 0; i < 5; i++) {
         expect((await echo({ mobile: true }))['user-agent']).toMatch(/Mobile|Android|iPhone/);
@@ -280,7 +300,7 @@ describe('pipeline/runtime/net/http', () => {
     });
 
     it('a configured datacenter pool carries the request, and says so', async () => {
-      const proxied = new HttpFetcher({ guard: new NetGuard({ allowPrivate: true }), proxies: { datacenter: [proxy.url] } });
+      const proxied = stack({ guard: new NetGuard({ allowPrivate: true }), proxies: { datacenter: [proxy.url] } });
       const page = await proxied.fetch({ url: site.url('/echo'), timeoutMs: 5000, proxy: 'datacenter' });
       expect(page.proxyUsed).toBe('datacenter');
       expect(proxy.seen).toContain(site.url('/echo'));
@@ -302,7 +322,7 @@ describe('pipeline/runtime/net/http', () => {
     });
 
     it('a country pool serves a located request', async () => {
-      const proxied = new HttpFetcher({ guard: new NetGuard({ allowPrivate: true }), proxiesByCountry: { FR: [proxy.url] } });
+      const proxied = stack({ guard: new NetGuard({ allowPrivate: true }), proxiesByCountry: { FR: [proxy.url] } });
       const page = await proxied.fetch({ url: site.url('/echo?fr'), timeoutMs: 5000, location: { country: 'fr' }, proxy: 'residential' });
       expect(page).toMatchObject({ proxyUsed: 'residential', proxyCountry: 'FR' });
       expect(proxy.seen).toContain(site.url('/echo?fr'));
@@ -313,7 +333,7 @@ describe('pipeline/runtime/net/http', () => {
     it('a proxy that refuses connections is proxy_failed', async () => {
       const gone = await startForwardProxy();
       await gone.close();
-      const proxied = new HttpFetcher({ guard: new NetGuard({ allowPrivate: true }), proxies: { datacenter: [gone.url] }, retry: { attempts: 1, baseDelayMs: 1, maxDelayMs: 1 } });
+      const proxied = stack({ guard: new NetGuard({ allowPrivate: true }), proxies: { datacenter: [gone.url] }, retry: { attempts: 1, baseDelayMs: 1, maxDelayMs: 1 } });
       expect((await failure(proxied.fetch({ url: site.url('/html'), timeoutMs: 5000, proxy: 'datacenter' }))).code).toBe('proxy_failed');
       proxied.close();
     });
@@ -329,10 +349,10 @@ describe('pipeline/runtime/net/http', () => {
     });
 
     const guarded = (resolve?: Resolver) =>
-      new HttpFetcher({ guard: new NetGuard({ allowPrivate: false, allowCidrs: ['127.0.0.1'], ...(resolve ? { resolve } : {}) }) });
+      stack({ guard: new NetGuard({ allowPrivate: false, allowCidrs: ['127.0.0.1'], ...(resolve ? { resolve } : {}) }) });
 
     it('refuses the fixture itself without allowPrivate', async () => {
-      const strict = new HttpFetcher({ guard: new NetGuard({ allowPrivate: false }) });
+      const strict = stack({ guard: new NetGuard({ allowPrivate: false }) });
       expect((await failure(strict.fetch({ url: site.url('/html'), timeoutMs: 5000 }))).code).toBe('url_blocked');
       strict.close();
     });
@@ -367,7 +387,7 @@ describe('pipeline/runtime/net/http', () => {
     });
 
     it('never shows userinfo in messages', async () => {
-      const strict = new HttpFetcher({ guard: new NetGuard({ allowPrivate: false }) });
+      const strict = stack({ guard: new NetGuard({ allowPrivate: false }) });
       const { message } = await failure(strict.fetch({ url: `http://bob:s3cret@127.0.0.1:${site.port}/`, timeoutMs: 5000 }));
       expect(message).not.toMatch(/s3cret|bob/);
       strict.close();

@@ -56,15 +56,28 @@ export function currencyCode(value: unknown): string | null {
 
 /** The product's own figures from its variants: the lowest price (and its compare-at), available if any is, stock summed when every variant says. */
 export function summarize(variants: readonly ProductVariant[]): Pick<Product, 'price' | 'compareAtPrice' | 'available' | 'stock' | 'sku'> {
-  const priced = variants.filter((v) => v.price !== null);
-  const lowest = priced.reduce<ProductVariant | null>((best, v) => (best === null || (v.price as number) < (best.price as number) ? v : best), null);
-  const known = variants.filter((v) => v.available !== null);
-  const stocks = variants.map((v) => v.stock);
+  // One pass (a listing summarizes thousands of products): the first of the lowest-priced
+  // variants, whether any availability is known and any variant available, the stock sum
+  // while every variant states one, the first SKU.
+  let lowest: ProductVariant | null = null;
+  let known = false;
+  let available = false;
+  let stock: number | null = variants.length ? 0 : null;
+  let sku: string | null = null;
+  for (const v of variants) {
+    if (v.price !== null && (lowest === null || v.price < (lowest.price as number))) lowest = v;
+    if (v.available !== null) {
+      known = true;
+      if (v.available) available = true;
+    }
+    stock = stock === null || v.stock === null ? null : stock + v.stock;
+    if (sku === null && v.sku) sku = v.sku;
+  }
   return {
     price: lowest?.price ?? null,
     compareAtPrice: lowest?.compareAtPrice ?? null,
-    available: known.length ? known.some((v) => v.available) : null,
-    stock: stocks.length && stocks.every((s) => s !== null) ? stocks.reduce<number>((a, s) => a + (s as number), 0) : null,
-    sku: variants.find((v) => v.sku)?.sku ?? null,
+    available: known ? available : null,
+    stock,
+    sku,
   };
 }

@@ -50,14 +50,17 @@ export function shopifyCurrency(home: HtmlPage, raw: string): string | null {
   return currencyCode(home.meta('og:price:currency')) ?? currencyCode(home.meta('product:price:currency'));
 }
 
+const OPTION_KEYS = ['option1', 'option2', 'option3'];
+
 function variantOf(raw: unknown, optionNames: readonly string[]): ProductVariant | null {
   const v = record(raw);
   if (!v) return null;
   const options: Record<string, string> = {};
-  optionNames.forEach((name, i) => {
-    const value = text(v[`option${i + 1}`]);
+  for (let i = 0; i < optionNames.length; i += 1) {
+    const name = optionNames[i];
+    const value = text(v[OPTION_KEYS[i] ?? `option${i + 1}`]);
     if (value && name) options[name] = value;
-  });
+  }
   const stock = typeof v.inventory_quantity === 'number' && Number.isFinite(v.inventory_quantity) ? v.inventory_quantity : null;
   return {
     id: v.id === undefined || v.id === null ? null : String(v.id),
@@ -81,25 +84,60 @@ function productLink(site: Site, handle: string): string {
   return segment === '.' || segment === '..' ? siteUrl(site, `/products/${segment}`) : `${site.origin}/products/${segment}`;
 }
 
-/** One product of `products.json` in the common shape. */
-export function shopifyProduct(raw: unknown, site: Site, currency: string | null): Product | null {
+/** The last path segment and query of an image URL, when URL parsing leaves them as written: no dot segment, nothing it escapes. */
+const PLAIN_FILE = /^[A-Za-z0-9_~-][A-Za-z0-9._~-]*(?:\?[A-Za-z0-9._~=&-]*)?$/;
+
+/**
+ * An image's absolute URL, as `absolute` makes it. A listing's images sit in a few folders
+ * (`//cdn.shopify.com/s/files/1/…/products/`): each folder is parsed once (`folders`, one
+ * listing's), and a file name URL parsing would leave as written is joined to it — the same
+ * text `new URL` makes, for one parse a folder instead of one an image (the parse was a fifth
+ * of a listing's mapping). Anything else (no path after the host, a fragment, a file name with
+ * other characters) is parsed whole.
+ */
+export function imageUrl(src: string | null, base: string, folders: Map<string, string | null>): string | null {
+  if (!src) return null;
+  const query = src.indexOf('?');
+  const slash = src.lastIndexOf('/', query < 0 ? src.length - 1 : query - 1);
+  const scheme = src.indexOf('://');
+  const hostStart = src.startsWith('//') ? 2 : scheme >= 0 ? scheme + 3 : 0;
+  const file = src.slice(slash + 1);
+  if (slash < hostStart || src.includes('#') || !PLAIN_FILE.test(file)) return absolute(src, base);
+  const folder = src.slice(0, slash + 1);
+  let resolved = folders.get(folder);
+  if (resolved === undefined) {
+    resolved = absolute(folder, base);
+    folders.set(folder, resolved);
+  }
+  return resolved === null ? null : resolved + file;
+}
+
+/** One product of `products.json` in the common shape (`folders`: the listing's parsed image folders, see imageUrl). */
+export function shopifyProduct(raw: unknown, site: Site, currency: string | null, folders: Map<string, string | null> = new Map()): Product | null {
   const p = record(raw);
   const title = text(p?.title);
   if (!p || !title) return null;
   const optionNames = list(p.options).map((o) => text(record(o)?.name) ?? '');
-  const variants = list(p.variants)
-    .map((v) => variantOf(v, optionNames))
-    .filter((v): v is ProductVariant => v !== null);
+  const variants: ProductVariant[] = [];
+  for (const raw of list(p.variants)) {
+    const variant = variantOf(raw, optionNames);
+    if (variant) variants.push(variant);
+  }
   const handle = text(p.handle);
   const image = text(record(list(p.images)[0])?.src);
+  const figures = summarize(variants);
   return {
     id: p.id === undefined || p.id === null ? null : String(p.id),
     title,
     link: handle ? productLink(site, handle) : null,
-    image: absolute(image, site.home),
+    image: imageUrl(image, site.home, folders),
     currency,
     vendor: text(p.vendor),
-    ...summarize(variants),
+    price: figures.price,
+    compareAtPrice: figures.compareAtPrice,
+    available: figures.available,
+    stock: figures.stock,
+    sku: figures.sku,
     variants,
   };
 }
@@ -140,6 +178,7 @@ export async function shopifyProducts(site: Site, reader: SiteReader, limit: num
   let answered = false;
   let lastFull = false;
   let cur = currency;
+  const folders = new Map<string, string | null>();
   let current = productsPage(site, reader, 1);
   let ahead: number | null = null;
   const done = (listing: ShopifyListing): ShopifyListing => {
@@ -158,7 +197,7 @@ export async function shopifyProducts(site: Site, reader: SiteReader, limit: num
     answered = true;
     if (page === 1 && cur === null && items.length) cur = await cartCurrency(site, reader);
     for (const item of items) {
-      const product = shopifyProduct(item, site, cur);
+      const product = shopifyProduct(item, site, cur, folders);
       if (product) products.push(product);
       if (products.length > limit) return done({ products: products.slice(0, limit), truncated: true, passwordProtected: false, answered });
     }

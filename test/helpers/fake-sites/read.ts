@@ -1,7 +1,8 @@
 /**
  * A `ReadPage` for the site readers' tests and benches over the runtime's own HTTP stack
  * (pipeline/runtime/net/http.ts: the guard, redirects, size cap; read.ts `decodeText` for the
- * charset, as the service's own ReadPage decodes), with private
+ * charset, as the service's own ReadPage decodes; a JSON read `lean`, as the service's own
+ * asks it of the fetcher), with private
  * addresses allowed so that the local fake sites can be read. The service's own ReadPage goes
  * through the fetch path instead (the fetcher's guard follows FETCH_ALLOW_PRIVATE).
  */
@@ -19,7 +20,7 @@ export function readOver(http: HttpFetcher, options: { readonly timeoutMs?: numb
   return async (url, opts) => {
     options.log?.push(url);
     try {
-      const res = await http.fetch({ url, timeoutMs: options.timeoutMs ?? 10_000, content: null, proxy: 'none', ...(opts.signal ? { signal: opts.signal } : {}) });
+      const res = await http.fetch({ url, timeoutMs: options.timeoutMs ?? 10_000, content: null, proxy: 'none', lean: opts.accept === 'json', ...(opts.signal ? { signal: opts.signal } : {}) });
       return { url: res.finalUrl, status: res.statusCode, contentType: res.contentType, body: decodeText(res.body, res.headers['content-type'] ?? res.contentType) };
     } catch {
       return null;

@@ -18,18 +18,21 @@
  *   else; one worker at a time runs a check (a lock on its id, extended as pages are judged);
  *   a check resumed after a crash (the frontier sends its event again, same id) reads only the
  *   pages it had not judged; a check that never started looks none up. A page's result row is
- *   written before its snapshot, so a crash between the two reports the change again on the
- *   next check rather than never.
+ *   written before its snapshot, and a new snapshot of a page to report only once a row of the
+ *   check landed: its `running` row, or the row the gateway stored for a manual run, or the
+ *   store's for a resumed check; else (a scheduled check's `queued` row follows its event,
+ *   pipeline/monitors/checks.ts QUEUED_ROWS) its final row, the snapshot then behind the
+ *   answer. A crash in between reports the change again on the next check rather than never.
  * - Rows for states a reader can see: `running` once a page's result lands with pages still
  *   to go, or once the check has run RUNNING_ROW_AFTER_MS; a quick one-page check goes from
  *   `queued` to its final row.
  * - Rows nobody awaits are written behind: a scheduled check's `same` pages (their rows, and
- *   the new snapshot of a page that moved only by noise) wait for others' batches
- *   (UNCHANGED_ROWS), and when every page was `same` the final
- *   row follows them behind the answer, the running latch held until they landed (the next
- *   check of the monitor starts after them; rows that fail leave the check to the frontier's
- *   sweep). Anything to report, and a manual run, is written at the writer's pace and landed
- *   before the answer, so the check a webhook or POST /run names is there to read.
+ *   the new snapshot of a page that moved only by noise, judged from its digest without a
+ *   store read) wait for others' batches (UNCHANGED_ROWS), and when every page was `same` the
+ *   final row follows them behind the answer, the running latch held until they landed (the
+ *   next check of the monitor starts after them; rows that fail leave the check to the
+ *   frontier's sweep). Anything to report, and a manual run, is written at the writer's pace
+ *   and landed before the answer, so the check a webhook or POST /run names is there to read.
  * - The pages are read without keeping a copy in the page cache (checkScrapeOptions).
  * - An unreachable page is that page's `error`, never a failed check.
  * - When the check found a page new, changed, removed or failing and the monitor has a
@@ -56,7 +59,7 @@ import {
 import { readMonitor, type MonitorRecord } from '../../pipeline/monitors/record.js';
 import { monitorWebhookBody } from '../../pipeline/monitors/notice.js';
 import { extendRunning, releaseRunning, runningCheck, RUNNING_TTL_MS, scheduledMonitor, takeRunning } from '../../pipeline/monitors/schedule.js';
-import { digestMatch, keepDigest, monitorSnapshots, recordMonitorSnapshot, snapshotDigest, storedDigest } from '../../pipeline/monitors/snapshots.js';
+import { digestMatch, hasNoiseFreeHash, keepDigest, monitorSnapshots, recordMonitorSnapshot, snapshotDigest, storedDigest } from '../../pipeline/monitors/snapshots.js';
 import type { PageSnapshot } from '../../pipeline/pages/changes.js';
 import { ownReadOptions, scrapeRequestFields, scrapeTopic } from '../../pipeline/pages/scrape-request.js';
 import type { AnyEmission } from '../../pipeline/runtime/events.js';
@@ -209,12 +212,13 @@ export async function handleCheckRequested(event: MonitorCheckRequested, deps: C
 /**
  * A check whose rows are written behind its answer holds its latch and its lock until they
  * landed: the monitor's next check starts after them. Rows that could not be written leave the
- * check unfinished in the store (its queued row landed before its event was sent), and the
- * frontier's sweep resumes it once the latch is free.
+ * check unfinished in the store (the frontier's sweep resumes it once the latch is free, when
+ * its queued row landed; else the schedule rebuilt from the store runs its due time again), or,
+ * a snapshot behind a final row, leave the page's change to be reported again.
  */
 function releaseOnceLanded(deps: CheckDeps, behind: Promise<void>, monitorId: string, checkId: string, worker: Lock): void {
   void behind
-    .catch((error: unknown) => deps.log.warn({ err: error, monitorId, checkId }, 'the rows of a check were not written; the frontier resumes it'))
+    .catch((error: unknown) => deps.log.warn({ err: error, monitorId, checkId }, 'rows written behind a check were not written'))
     .then(() => Promise.all([releaseRunning(deps.state, monitorId, checkId), worker.release()]))
     .catch((error: unknown) => deps.log.warn({ err: error, monitorId, checkId }, 'the running latch of a check was not released; it expires'));
 }
@@ -265,8 +269,6 @@ interface Previous {
   readonly previous: PageSnapshot | null;
   /** The digest state had for the page; null when none. */
   readonly kept: string | null;
-  /** The digest of the page as read now; null when it could not be read. */
-  readonly digest: string | null;
   /** `previous` is the page as read now, which the kept digest said its snapshot is (up to noise when movedByNoise). */
   readonly fromState: boolean;
   /** The page differs from its snapshot only by noise, known from the digests without reading the snapshot. */
@@ -281,13 +283,12 @@ interface Previous {
  */
 async function previousOf(deps: CheckDeps, monitor: CheckMonitor, url: string, current: PageSnapshot | null): Promise<Previous> {
   // A page that could not be read, or answered an error, is judged without its previous snapshot.
-  if (!current || !judgedAgainstPrevious(current)) return { previous: null, kept: null, digest: null, fromState: false, movedByNoise: false };
+  if (!current || !judgedAgainstPrevious(current)) return { previous: null, kept: null, fromState: false, movedByNoise: false };
   const kept = await storedDigest(deps.state, monitor.id, url);
-  const digest = snapshotDigest(current);
-  const match = kept === null ? null : digestMatch(kept, digest);
-  if (match !== null) return { previous: current, kept, digest, fromState: true, movedByNoise: match === 'noise' };
+  const match = kept === null ? null : digestMatch(kept, current);
+  if (match !== null) return { previous: current, kept, fromState: true, movedByNoise: match === 'noise' };
   const previous = (await monitorSnapshots(deps.store, monitor.tenant, monitor.id, [url])).get(url) ?? null;
-  return { previous, kept, digest, fromState: false, movedByNoise: false };
+  return { previous, kept, fromState: false, movedByNoise: false };
 }
 
 /** Records the page's new snapshot, then its digest (the digest says the snapshot landed). */
@@ -296,11 +297,14 @@ async function recordSnapshot(deps: CheckDeps, check: CheckRecord, url: string, 
   await keepDigest(deps.state, check.monitorId, url, snapshotDigest(snapshot));
 }
 
-/** When the page's snapshot stays: its digest kept, if state did not have it (the snapshot was read from the store). */
+/**
+ * When the page's snapshot stays: its digest kept, if state did not have it (the snapshot was
+ * read from the store) or had it in the older form.
+ */
 async function keepDigestOf(deps: CheckDeps, monitorId: string, url: string, known: Previous): Promise<void> {
-  if (!known.previous) return;
-  const digest = known.fromState ? known.digest : snapshotDigest(known.previous);
-  if (digest !== null && digest !== known.kept) await keepDigest(deps.state, monitorId, url, digest);
+  if (!known.previous || (known.fromState && known.kept !== null && hasNoiseFreeHash(known.kept))) return;
+  const digest = snapshotDigest(known.previous);
+  if (digest !== known.kept) await keepDigest(deps.state, monitorId, url, digest);
 }
 
 /**
@@ -340,7 +344,7 @@ async function runCheck(deps: CheckDeps, started: Started & { monitor: CheckMoni
   // A scheduled check's `same` pages: their rows wait for others' batches (UNCHANGED_ROWS), awaited below or behind the answer.
   const landing: Promise<void>[] = [];
   let lazyPages = 0;
-  // New snapshots of pages to report, held until a row of the check landed (the final row at the latest).
+  // New snapshots of pages to report, held until a row of the check landed: the final row, before the answer; they follow it behind the answer.
   const held: { url: string; snapshot: PageSnapshot }[] = [];
   try {
     await mapBounded(todo, deps.pageConcurrency, async ({ url, position }) => {
@@ -391,7 +395,8 @@ async function runCheck(deps: CheckDeps, started: Started & { monitor: CheckMoni
   }
   await Promise.all(landing);
   await writeCheck(deps.writer, completed);
-  await Promise.all(held.map((h) => recordSnapshot(deps, check, h.url, h.snapshot)));
+  // The snapshots held back follow the final row behind the answer: lost in a crash, the next check reports the change again.
+  const behind = held.length ? Promise.all(held.map((h) => recordSnapshot(deps, check, h.url, h.snapshot, UNCHANGED_ROWS))).then(() => undefined) : null;
   const notify = monitor.sealedWebhook !== null && worthNotifying(completed) ? [checkedEvent({ ...monitor, sealedWebhook: monitor.sealedWebhook }, completed, results)] : [];
-  return { outcome: { kind: 'ack', emit: [...notify, ...answer(event, completed)] }, behind: null };
+  return { outcome: { kind: 'ack', emit: [...notify, ...answer(event, completed)] }, behind };
 }

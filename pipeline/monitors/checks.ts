@@ -133,13 +133,15 @@ function checkRow(check: CheckRecord): Record<string, unknown> {
 }
 
 /**
- * The rows of a scheduled check that found every page `same` (nothing to report, no snapshot
- * to write): nobody awaits them, so they wait up to this long for their batch and the checks of
- * about a second share one insert per table instead of one each (an insert costs the engine
- * about the same whatever its size: bench/README.md, monitors). actors/classifier/check.ts
- * writes them behind the check's answer.
+ * The rows of a scheduled check that found every page `same` (nothing to report), the new
+ * snapshot of a page that moved only by noise, and a reported page's snapshot that follows its
+ * check's final row: nobody awaits them, so they wait up to this long for their batch and the
+ * checks of about two seconds share one insert per table instead of one each (an insert costs
+ * the engine about the same whatever its size: bench/README.md, monitors).
+ * actors/classifier/check.ts writes them behind the check's answer and holds the monitor's
+ * running latch until they landed.
  */
-export const UNCHANGED_ROWS: WriteOptions = { maxDelayMs: 1_000 };
+export const UNCHANGED_ROWS: WriteOptions = { maxDelayMs: 2_000 };
 
 /** Stores this state of the check as its status's version; resolves once it landed. */
 export async function writeCheck(writer: Pick<BatchWriter, 'write'>, check: CheckRecord, options: WriteOptions = {}): Promise<void> {
@@ -148,9 +150,9 @@ export async function writeCheck(writer: Pick<BatchWriter, 'write'>, check: Chec
 
 /**
  * The frontier's `queued` rows (and `skipped_overlap` ones) of scheduled checks: written behind
- * the checks' events, in the batch the classifier's lazy rows of about the same second share
+ * the checks' events, in the batch the classifier's lazy rows of about the same seconds share
  * (UNCHANGED_ROWS), instead of one insert per frontier tick (bench/README.md, monitors). A
- * check that ends within that second lands its queued and final rows in one insert. Until its
+ * check that ends within that wait lands its queued and final rows in one insert. Until its
  * queued row landed a check has no stored row: a crash then leaves its due time to the
  * schedule rebuilt from the store (the check runs again, under a new id), and the classifier
  * writes a new snapshot of a page to report only after a row of the check landed

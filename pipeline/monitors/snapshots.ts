@@ -90,17 +90,22 @@ export function snapshotDigest(snapshot: Pick<PageSnapshot, 'statusCode' | 'mark
 }
 
 /**
- * How a page read now (its digest, `current`) stands to the snapshot a kept digest stands for:
- * `same`, the same status and normalized text; `noise`, the same status and the same text once
- * stripped of noise (the texts differ only by noise); null, otherwise or unknown (a kept digest
- * of the older `<status>:<hash>` form knows no noise-free hash): read the snapshot.
+ * How a page read now stands to the snapshot a kept digest stands for: `same`, the same status
+ * and normalized text; `noise`, the same status and the same text once stripped of noise (the
+ * texts differ only by noise); null, otherwise or unknown (a kept digest of the older
+ * `<status>:<hash>` form knows no noise-free hash): read the snapshot. The noise-free text is
+ * made only when the texts differ (its patterns cost more than the rest of the digest).
  */
-export function digestMatch(kept: string, current: string): 'same' | 'noise' | null {
-  if (kept === current) return 'same';
-  const [keptStatus, , keptQuiet] = kept.split(':');
-  const [status, , quiet] = current.split(':');
-  return keptQuiet !== undefined && keptStatus === status && keptQuiet === quiet ? 'noise' : null;
+export function digestMatch(kept: string, page: Pick<PageSnapshot, 'statusCode' | 'markdown'>): 'same' | 'noise' | null {
+  const [status, hash, quiet] = kept.split(':');
+  if (status !== String(page.statusCode)) return null;
+  const text = normalizeMarkdown(page.markdown);
+  if (hash === hashOf(text)) return 'same';
+  return quiet !== undefined && quiet === hashOf(withoutNoise(text)) ? 'noise' : null;
 }
+
+/** Whether a kept digest has the current form (with its noise-free hash). */
+export const hasNoiseFreeHash = (kept: string) => kept.split(':').length === 3;
 
 /** The digest of the page's newest snapshot, as state holds it; null when it does not. */
 export const storedDigest = (state: Pick<State, 'get'>, monitorId: string, url: string) => state.get(digestKey(monitorId, url));

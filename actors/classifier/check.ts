@@ -19,13 +19,14 @@
  *   a check resumed after a crash (the frontier sends its event again, same id) reads only the
  *   pages it had not judged; a check that never started looks none up. A page's result row is
  *   written before its snapshot, and a new snapshot of a page to report only once a row of the
- *   check landed: its `running` row, or the row the gateway stored for a manual run, or the
- *   store's for a resumed check; else (a scheduled check's `queued` row follows its event,
- *   pipeline/monitors/checks.ts QUEUED_ROWS) its final row, the snapshot then behind the
- *   answer. A crash in between reports the change again on the next check rather than never.
+ *   check landed: the row the gateway stored for a manual run, the store's for a resumed
+ *   check, else its `running` row (a scheduled check's `queued` row follows its event,
+ *   pipeline/monitors/checks.ts QUEUED_ROWS), written first. A crash in between reports the
+ *   change again on the next check rather than never.
  * - Rows for states a reader can see: `running` once a page's result lands with pages still
- *   to go, or once the check has run RUNNING_ROW_AFTER_MS; a quick one-page check goes from
- *   `queued` to its final row.
+ *   to go or a new snapshot of a page to report is written, or once the check has run
+ *   RUNNING_ROW_AFTER_MS; a quick one-page check with nothing to report goes from `queued` to
+ *   its final row.
  * - Rows nobody awaits are written behind: a scheduled check's `same` pages (their rows, and
  *   the new snapshot of a page that moved only by noise, judged from its digest without a
  *   store read) wait for others' batches (UNCHANGED_ROWS), and when every page was `same` the
@@ -213,8 +214,7 @@ export async function handleCheckRequested(event: MonitorCheckRequested, deps: C
  * A check whose rows are written behind its answer holds its latch and its lock until they
  * landed: the monitor's next check starts after them. Rows that could not be written leave the
  * check unfinished in the store (the frontier's sweep resumes it once the latch is free, when
- * its queued row landed; else the schedule rebuilt from the store runs its due time again), or,
- * a snapshot behind a final row, leave the page's change to be reported again.
+ * its queued row landed; else the schedule rebuilt from the store runs its due time again).
  */
 function releaseOnceLanded(deps: CheckDeps, behind: Promise<void>, monitorId: string, checkId: string, worker: Lock): void {
   void behind
@@ -234,7 +234,7 @@ export const RUNNING_ROW_AFTER_MS = 2_000;
  * A one-page check that ends quickly goes from queued to its final row. `settle` stops the
  * timer and awaits the write.
  */
-function runningRow(deps: CheckDeps, running: CheckRecord): { beforePage(pagesLeft: number): Promise<void>; landed(): boolean; settle(): Promise<void> } {
+function runningRow(deps: CheckDeps, running: CheckRecord): { beforePage(pagesLeft: number, needed?: boolean): Promise<void>; landed(): boolean; settle(): Promise<void> } {
   let written: Promise<void> | null = null;
   let landed = false;
   const write = () =>
@@ -244,8 +244,8 @@ function runningRow(deps: CheckDeps, running: CheckRecord): { beforePage(pagesLe
     ));
   const timer = setTimeout(write, RUNNING_ROW_AFTER_MS);
   return {
-    async beforePage(pagesLeft) {
-      if (pagesLeft > 0) await write();
+    async beforePage(pagesLeft, needed = false) {
+      if (pagesLeft > 0 || needed) await write();
     },
     landed: () => landed,
     async settle() {
@@ -344,7 +344,7 @@ async function runCheck(deps: CheckDeps, started: Started & { monitor: CheckMoni
   // A scheduled check's `same` pages: their rows wait for others' batches (UNCHANGED_ROWS), awaited below or behind the answer.
   const landing: Promise<void>[] = [];
   let lazyPages = 0;
-  // New snapshots of pages to report, held until a row of the check landed: the final row, before the answer; they follow it behind the answer.
+  // New snapshots of pages to report whose running row could not be written: held until the final row landed.
   const held: { url: string; snapshot: PageSnapshot }[] = [];
   try {
     await mapBounded(todo, deps.pageConcurrency, async ({ url, position }) => {
@@ -357,9 +357,11 @@ async function runCheck(deps: CheckDeps, started: Started & { monitor: CheckMoni
       // A page costs what its scrape cost, never more than the fetched page held for it.
       const result = { ...judgement.result, credits: Math.min(judgement.result.credits, PRICES.freshPage.credits) };
       judgedNow += 1;
-      await row.beforePage(todo.length - judgedNow);
       const { snapshot } = judgement;
-      if (check.trigger === 'scheduled' && result.status === 'same') {
+      const lazy = check.trigger === 'scheduled' && result.status === 'same';
+      // A new snapshot of a page to report waits for a row of the check: the running row, unless one is stored.
+      await row.beforePage(todo.length - judgedNow, !lazy && snapshot !== null && !stored);
+      if (lazy) {
         lazyPages += 1;
         behindWrite(landing, writePage(deps.writer, check, result, UNCHANGED_ROWS));
         if (snapshot) behindWrite(landing, recordSnapshot(deps, check, url, snapshot, UNCHANGED_ROWS));
@@ -395,8 +397,7 @@ async function runCheck(deps: CheckDeps, started: Started & { monitor: CheckMoni
   }
   await Promise.all(landing);
   await writeCheck(deps.writer, completed);
-  // The snapshots held back follow the final row behind the answer: lost in a crash, the next check reports the change again.
-  const behind = held.length ? Promise.all(held.map((h) => recordSnapshot(deps, check, h.url, h.snapshot, UNCHANGED_ROWS))).then(() => undefined) : null;
+  await Promise.all(held.map((h) => recordSnapshot(deps, check, h.url, h.snapshot)));
   const notify = monitor.sealedWebhook !== null && worthNotifying(completed) ? [checkedEvent({ ...monitor, sealedWebhook: monitor.sealedWebhook }, completed, results)] : [];
-  return { outcome: { kind: 'ack', emit: [...notify, ...answer(event, completed)] }, behind };
+  return { outcome: { kind: 'ack', emit: [...notify, ...answer(event, completed)] }, behind: null };
 }

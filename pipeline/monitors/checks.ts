@@ -133,9 +133,8 @@ function checkRow(check: CheckRecord): Record<string, unknown> {
 }
 
 /**
- * The rows of a scheduled check that found every page `same` (nothing to report), the new
- * snapshot of a page that moved only by noise, and a reported page's snapshot that follows its
- * check's final row: nobody awaits them, so they wait up to this long for their batch and the
+ * The rows of a scheduled check that found every page `same` (nothing to report) and the new
+ * snapshot of a page that moved only by noise: nobody awaits them, so they wait up to this long for their batch and the
  * checks of about two seconds share one insert per table instead of one each (an insert costs
  * the engine about the same whatever its size: bench/README.md, monitors).
  * actors/classifier/check.ts writes them behind the check's answer and holds the monitor's
@@ -155,8 +154,8 @@ export async function writeCheck(writer: Pick<BatchWriter, 'write'>, check: Chec
  * check that ends within that wait lands its queued and final rows in one insert. Until its
  * queued row landed a check has no stored row: a crash then leaves its due time to the
  * schedule rebuilt from the store (the check runs again, under a new id), and the classifier
- * writes a new snapshot of a page to report only after a row of the check landed
- * (actors/classifier/check.ts), so no change goes unreported.
+ * writes a new snapshot of a page to report only after a row of the check landed (its running
+ * row: actors/classifier/check.ts), so no change goes unreported.
  */
 export const QUEUED_ROWS: WriteOptions = UNCHANGED_ROWS;
 

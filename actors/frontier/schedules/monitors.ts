@@ -86,7 +86,7 @@ export async function resumeChecks(deps: ScheduleDeps): Promise<AnyEmission[]> {
  * Starts the checks due now, within this tick's share of the pace; their events. What a check
  * needs of its monitor comes from its schedule (a schedule written before it kept that is read
  * from the store, the tick's in one query), and the tick's check rows go in one write behind
- * the events (QUEUED_ROWS: they share the monitor_checks insert of about a second; a row that
+ * the events (QUEUED_ROWS: they share the lazy monitor_checks insert of a few seconds; a row that
  * fails is logged, and the check it was for runs all the same).
  */
 export async function startDueChecks(deps: ScheduleDeps, budget: number): Promise<AnyEmission[]> {

@@ -18,17 +18,22 @@
  *   else; one worker at a time runs a check (a lock on its id, extended as pages are judged);
  *   a check resumed after a crash (the frontier sends its event again, same id) reads only the
  *   pages it had not judged; a check that never started looks none up. A page's result row is
- *   written before its snapshot, so a crash between the two reports the change again on the
- *   next check rather than never.
+ *   written before its snapshot, and a new snapshot of a page to report only once a row of the
+ *   check landed: the row the gateway stored for a manual run, the store's for a resumed
+ *   check, else its `running` row (a scheduled check's `queued` row follows its event,
+ *   pipeline/monitors/checks.ts QUEUED_ROWS), written first. A crash in between reports the
+ *   change again on the next check rather than never.
  * - Rows for states a reader can see: `running` once a page's result lands with pages still
- *   to go, or once the check has run RUNNING_ROW_AFTER_MS; a quick one-page check goes from
- *   `queued` to its final row.
- * - Rows nobody awaits are written behind: a scheduled check's `same` pages (no snapshot to
- *   write) wait for others' batches (UNCHANGED_ROWS), and when every page was `same` the final
- *   row follows them behind the answer, the running latch held until they landed (the next
- *   check of the monitor starts after them; rows that fail leave the check to the frontier's
- *   sweep). Anything to report, and a manual run, is written at the writer's pace and landed
- *   before the answer, so the check a webhook or POST /run names is there to read.
+ *   to go or a new snapshot of a page to report is written, or once the check has run
+ *   RUNNING_ROW_AFTER_MS; a quick one-page check with nothing to report goes from `queued` to
+ *   its final row.
+ * - Rows nobody awaits are written behind: a scheduled check's `same` pages (their rows, and
+ *   the new snapshot of a page that moved only by noise, judged from its digest without a
+ *   store read) wait for others' batches (UNCHANGED_ROWS), and when every page was `same` the
+ *   final row follows them behind the answer, the running latch held until they landed (the
+ *   next check of the monitor starts after them; rows that fail leave the check to the
+ *   frontier's sweep). Anything to report, and a manual run, is written at the writer's pace
+ *   and landed before the answer, so the check a webhook or POST /run names is there to read.
  * - The pages are read without keeping a copy in the page cache (checkScrapeOptions).
  * - An unreachable page is that page's `error`, never a failed check.
  * - When the check found a page new, changed, removed or failing and the monitor has a
@@ -55,7 +60,7 @@ import {
 import { readMonitor, type MonitorRecord } from '../../pipeline/monitors/record.js';
 import { monitorWebhookBody } from '../../pipeline/monitors/notice.js';
 import { extendRunning, releaseRunning, runningCheck, RUNNING_TTL_MS, scheduledMonitor, takeRunning } from '../../pipeline/monitors/schedule.js';
-import { keepDigest, monitorSnapshots, recordMonitorSnapshot, snapshotDigest, storedDigest } from '../../pipeline/monitors/snapshots.js';
+import { digestMatch, hasNoiseFreeHash, keepDigest, monitorSnapshots, recordMonitorSnapshot, snapshotDigest, storedDigest } from '../../pipeline/monitors/snapshots.js';
 import type { PageSnapshot } from '../../pipeline/pages/changes.js';
 import { ownReadOptions, scrapeRequestFields, scrapeTopic } from '../../pipeline/pages/scrape-request.js';
 import type { AnyEmission } from '../../pipeline/runtime/events.js';
@@ -64,13 +69,13 @@ import type { Outcome } from '../../pipeline/runtime/pool.js';
 import { mapBounded } from '../../pipeline/runtime/bounded.js';
 import { ask, failedReply, PIPELINE_SLACK_MS, replyTo, type ReplyValue, type Requester } from '../../pipeline/runtime/request-reply.js';
 import type { Lock, State } from '../../pipeline/runtime/state/state.js';
-import type { BatchWriter } from '../../pipeline/runtime/store/batch-writer.js';
+import type { BatchWriter, WriteOptions } from '../../pipeline/runtime/store/batch-writer.js';
 import type { Store } from '../../pipeline/runtime/store/store.js';
 import { PRICES } from '../../schemas/api/prices.js';
 import type { ScrapeOptions } from '../../schemas/api/scrape-options.js';
 import type { EventValue } from '../../schemas/events/index.js';
 import { HEADERS } from '../../schemas/topics.js';
-import { judgePage, readSnapshot } from './judge.js';
+import { judgedAgainstPrevious, judgeMovedByNoise, judgePage, readSnapshot } from './judge.js';
 
 export type MonitorCheckRequested = EventValue<'MonitorCheckRequested'>;
 
@@ -208,12 +213,12 @@ export async function handleCheckRequested(event: MonitorCheckRequested, deps: C
 /**
  * A check whose rows are written behind its answer holds its latch and its lock until they
  * landed: the monitor's next check starts after them. Rows that could not be written leave the
- * check unfinished in the store (its queued row landed before its event was sent), and the
- * frontier's sweep resumes it once the latch is free.
+ * check unfinished in the store (the frontier's sweep resumes it once the latch is free, when
+ * its queued row landed; else the schedule rebuilt from the store runs its due time again).
  */
 function releaseOnceLanded(deps: CheckDeps, behind: Promise<void>, monitorId: string, checkId: string, worker: Lock): void {
   void behind
-    .catch((error: unknown) => deps.log.warn({ err: error, monitorId, checkId }, 'the rows of a check were not written; the frontier resumes it'))
+    .catch((error: unknown) => deps.log.warn({ err: error, monitorId, checkId }, 'rows written behind a check were not written'))
     .then(() => Promise.all([releaseRunning(deps.state, monitorId, checkId), worker.release()]))
     .catch((error: unknown) => deps.log.warn({ err: error, monitorId, checkId }, 'the running latch of a check was not released; it expires'));
 }
@@ -229,14 +234,20 @@ export const RUNNING_ROW_AFTER_MS = 2_000;
  * A one-page check that ends quickly goes from queued to its final row. `settle` stops the
  * timer and awaits the write.
  */
-function runningRow(deps: CheckDeps, running: CheckRecord): { beforePage(pagesLeft: number): Promise<void>; settle(): Promise<void> } {
+function runningRow(deps: CheckDeps, running: CheckRecord): { beforePage(pagesLeft: number, needed?: boolean): Promise<void>; landed(): boolean; settle(): Promise<void> } {
   let written: Promise<void> | null = null;
-  const write = () => (written ??= writeCheck(deps.writer, running).catch((error: unknown) => deps.log.warn({ err: error, checkId: running.id }, 'the running row of a check was not written')));
+  let landed = false;
+  const write = () =>
+    (written ??= writeCheck(deps.writer, running).then(
+      () => void (landed = true),
+      (error: unknown) => deps.log.warn({ err: error, checkId: running.id }, 'the running row of a check was not written'),
+    ));
   const timer = setTimeout(write, RUNNING_ROW_AFTER_MS);
   return {
-    async beforePage(pagesLeft) {
-      if (pagesLeft > 0) await write();
+    async beforePage(pagesLeft, needed = false) {
+      if (pagesLeft > 0 || needed) await write();
     },
+    landed: () => landed,
     async settle() {
       clearTimeout(timer);
       await written;
@@ -252,29 +263,48 @@ async function hold(deps: CheckDeps, check: CheckRecord, pages: number): Promise
   return { reason: !account || account.revoked ? 'the key is revoked' : `insufficient_credits: the check needs ${held} credits; the key's balance does not cover them` };
 }
 
-/**
- * The page's previous snapshot: when the page reads back with the digest state keeps for it,
- * the snapshot that digest stands for (the same status and normalized text, which is all the
- * judgement reads of it), without reading the store; else the store's. `kept`: the digest state had.
- */
-async function previousOf(deps: CheckDeps, monitor: CheckMonitor, url: string, current: PageSnapshot | null): Promise<{ previous: PageSnapshot | null; kept: string | null }> {
-  // A page that could not be read is judged without its previous snapshot.
-  if (!current) return { previous: null, kept: null };
-  const kept = await storedDigest(deps.state, monitor.id, url);
-  if (kept !== null && kept === snapshotDigest(current)) return { previous: current, kept };
-  return { previous: (await monitorSnapshots(deps.store, monitor.tenant, monitor.id, [url])).get(url) ?? null, kept };
+/** What the check knows of a page's previous snapshot before judging it. */
+interface Previous {
+  /** The snapshot to judge against (the page as read now when its digest said it is the same). */
+  readonly previous: PageSnapshot | null;
+  /** The digest state had for the page; null when none. */
+  readonly kept: string | null;
+  /** `previous` is the page as read now, which the kept digest said its snapshot is (up to noise when movedByNoise). */
+  readonly fromState: boolean;
+  /** The page differs from its snapshot only by noise, known from the digests without reading the snapshot. */
+  readonly movedByNoise: boolean;
 }
 
 /**
- * Records the page's new snapshot (after its result row: a crash between the two reports the
- * change again rather than never), then its digest; or, when the snapshot stays, its digest if
- * state did not have it.
+ * The page's previous snapshot: when the page reads back with the digest state keeps for it,
+ * the snapshot that digest stands for (the same status and normalized text, which is all the
+ * judgement reads of it), and when it reads back the same but for noise, only that
+ * (`movedByNoise`: judged by judgeMovedByNoise); neither reads the store. Else the store's.
  */
-async function keepSnapshot(deps: CheckDeps, check: CheckRecord, monitor: CheckMonitor, url: string, newest: PageSnapshot | null, isNew: boolean, kept: string | null): Promise<void> {
-  if (!newest) return;
-  if (isNew) await recordMonitorSnapshot(deps.writer, check.tenant, monitor.id, url, newest);
-  const digest = snapshotDigest(newest);
-  if (digest !== kept) await keepDigest(deps.state, monitor.id, url, digest);
+async function previousOf(deps: CheckDeps, monitor: CheckMonitor, url: string, current: PageSnapshot | null): Promise<Previous> {
+  // A page that could not be read, or answered an error, is judged without its previous snapshot.
+  if (!current || !judgedAgainstPrevious(current)) return { previous: null, kept: null, fromState: false, movedByNoise: false };
+  const kept = await storedDigest(deps.state, monitor.id, url);
+  const match = kept === null ? null : digestMatch(kept, current);
+  if (match !== null) return { previous: current, kept, fromState: true, movedByNoise: match === 'noise' };
+  const previous = (await monitorSnapshots(deps.store, monitor.tenant, monitor.id, [url])).get(url) ?? null;
+  return { previous, kept, fromState: false, movedByNoise: false };
+}
+
+/** Records the page's new snapshot, then its digest (the digest says the snapshot landed). */
+async function recordSnapshot(deps: CheckDeps, check: CheckRecord, url: string, snapshot: PageSnapshot, options: WriteOptions = {}): Promise<void> {
+  await recordMonitorSnapshot(deps.writer, check.tenant, check.monitorId, url, snapshot, options);
+  await keepDigest(deps.state, check.monitorId, url, snapshotDigest(snapshot));
+}
+
+/**
+ * When the page's snapshot stays: its digest kept, if state did not have it (the snapshot was
+ * read from the store) or had it in the older form.
+ */
+async function keepDigestOf(deps: CheckDeps, monitorId: string, url: string, known: Previous): Promise<void> {
+  if (!known.previous || (known.fromState && known.kept !== null && hasNoiseFreeHash(known.kept))) return;
+  const digest = snapshotDigest(known.previous);
+  if (digest !== known.kept) await keepDigest(deps.state, monitorId, url, digest);
 }
 
 /**
@@ -306,25 +336,41 @@ async function runCheck(deps: CheckDeps, started: Started & { monitor: CheckMoni
   }
   const running: CheckRecord = { ...check, status: 'running', startedAtMs: check.startedAtMs ?? now() };
   const row = runningRow(deps, running);
+  // A row of the check is stored already: a resumed check's (read from the store) or a manual run's (the gateway's, landed before its event).
+  const stored = started.resumed || check.trigger === 'manual';
   const results: PageResult[] = [...done];
   let charged = 0;
   let judgedNow = 0;
   // A scheduled check's `same` pages: their rows wait for others' batches (UNCHANGED_ROWS), awaited below or behind the answer.
   const landing: Promise<void>[] = [];
+  let lazyPages = 0;
+  // New snapshots of pages to report whose running row could not be written: held until the final row landed.
+  const held: { url: string; snapshot: PageSnapshot }[] = [];
   try {
     await mapBounded(todo, deps.pageConcurrency, async ({ url, position }) => {
       const reply = await readPage(deps, check, url, position, signal);
       if (signal.aborted) return;
-      const checkedAtMs = now();
-      const { previous, kept } = await previousOf(deps, monitor, url, readSnapshot(reply, checkedAtMs));
-      const judgement = judgePage({ url, position, checkedAtMs }, previous, reply);
+      const page = { url, position, checkedAtMs: now() };
+      const current = readSnapshot(reply, page.checkedAtMs);
+      const known = await previousOf(deps, monitor, url, current);
+      const judgement = known.movedByNoise ? judgeMovedByNoise(page, reply, current) : judgePage(page, known.previous, reply, current);
       // A page costs what its scrape cost, never more than the fetched page held for it.
       const result = { ...judgement.result, credits: Math.min(judgement.result.credits, PRICES.freshPage.credits) };
       judgedNow += 1;
-      await row.beforePage(todo.length - judgedNow);
-      if (check.trigger === 'scheduled' && result.status === 'same' && judgement.snapshot === null) behindWrite(landing, writePage(deps.writer, check, result, UNCHANGED_ROWS));
-      else await writePage(deps.writer, check, result);
-      await keepSnapshot(deps, check, monitor, url, judgement.snapshot ?? previous, judgement.snapshot !== null, kept);
+      const { snapshot } = judgement;
+      const lazy = check.trigger === 'scheduled' && result.status === 'same';
+      // A new snapshot of a page to report waits for a row of the check: the running row, unless one is stored.
+      await row.beforePage(todo.length - judgedNow, !lazy && snapshot !== null && !stored);
+      if (lazy) {
+        lazyPages += 1;
+        behindWrite(landing, writePage(deps.writer, check, result, UNCHANGED_ROWS));
+        if (snapshot) behindWrite(landing, recordSnapshot(deps, check, url, snapshot, UNCHANGED_ROWS));
+      } else {
+        await writePage(deps.writer, check, result);
+        if (snapshot && (stored || row.landed())) await recordSnapshot(deps, check, url, snapshot);
+        else if (snapshot) held.push({ url, snapshot });
+      }
+      if (!snapshot) await keepDigestOf(deps, monitor.id, url, known);
       charged += result.credits;
       results.push(result);
       await extendRunning(deps.state, monitor.id);
@@ -345,12 +391,13 @@ async function runCheck(deps: CheckDeps, started: Started & { monitor: CheckMoni
   };
   deps.log.debug({ monitorId: monitor.id, checkId: check.id, counts: completed.counts }, 'monitor check completed');
   // Nothing to report and every row lazy: the final row follows the pages' behind the answer.
-  if (check.trigger === 'scheduled' && landing.length === todo.length && !worthNotifying(completed)) {
+  if (check.trigger === 'scheduled' && lazyPages === todo.length && !worthNotifying(completed)) {
     const behind = Promise.all(landing).then(() => writeCheck(deps.writer, completed, UNCHANGED_ROWS));
     return { outcome: { kind: 'ack', emit: answer(event, completed) }, behind };
   }
   await Promise.all(landing);
   await writeCheck(deps.writer, completed);
+  await Promise.all(held.map((h) => recordSnapshot(deps, check, h.url, h.snapshot)));
   const notify = monitor.sealedWebhook !== null && worthNotifying(completed) ? [checkedEvent({ ...monitor, sealedWebhook: monitor.sealedWebhook }, completed, results)] : [];
   return { outcome: { kind: 'ack', emit: [...notify, ...answer(event, completed)] }, behind: null };
 }

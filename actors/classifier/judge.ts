@@ -85,13 +85,20 @@ export function readSnapshot(reply: Reply, checkedAtMs: number): PageSnapshot | 
   return { scrapedAt: checkedAtMs, statusCode, markdown: typeof doc.markdown === 'string' ? doc.markdown : '', json: null };
 }
 
-/** The page read by the scrape path (`reply`), judged against `previous` (null: first check). */
-export function judgePage(page: JudgedPage, previous: PageSnapshot | null, reply: Reply): Judgement {
-  const current = readSnapshot(reply, page.checkedAtMs);
+/** Whether judgePage reads the previous snapshot for a page read as `current`: not for an error status (a 4xx or 5xx but 404 and 410). */
+export function judgedAgainstPrevious(current: Pick<PageSnapshot, 'statusCode'>): boolean {
+  return current.statusCode < 400 || isGone(current.statusCode);
+}
+
+/**
+ * The page read by the scrape path (`reply`), judged against `previous` (null: first check).
+ * `current`: the reply as readSnapshot reads it, when the caller read it already.
+ */
+export function judgePage(page: JudgedPage, previous: PageSnapshot | null, reply: Reply, current = readSnapshot(reply, page.checkedAtMs)): Judgement {
   if (!current) return errorResult(page, 0, reply.errorCode ?? 'upstream_error', reply.errorMessage ?? 'the page could not be read', 0);
   const { statusCode } = current;
   const credits = Math.max(0, reply.credits);
-  if (statusCode >= 400 && !isGone(statusCode)) {
+  if (!judgedAgainstPrevious(current)) {
     return errorResult(page, statusCode, 'http_error', `the page answered HTTP ${statusCode}`, credits);
   }
   const stillGone = previous !== null && isGone(previous.statusCode) && isGone(statusCode);
@@ -113,4 +120,18 @@ export function judgePage(page: JudgedPage, previous: PageSnapshot | null, reply
     },
     snapshot: current,
   };
+}
+
+/**
+ * The page judged when all the check knows of its previous snapshot is that the two differ
+ * only by noise (their digests, pipeline/monitors/snapshots.ts digestMatch): what judgePage
+ * finds against that snapshot without reading it. The status and result are those of the page
+ * against itself (`same`, or the error or still-gone status its own status code gives); the
+ * snapshot kept is this read, as judgePage keeps a `same` page whose text moved, except for a
+ * page still gone, whose snapshot stays.
+ */
+export function judgeMovedByNoise(page: JudgedPage, reply: Reply, current = readSnapshot(reply, page.checkedAtMs)): Judgement {
+  const judged = judgePage(page, current, reply, current);
+  const moved = current !== null && judged.result.status === 'same' && !isGone(current.statusCode);
+  return moved ? { ...judged, snapshot: current } : judged;
 }

@@ -15,7 +15,8 @@
  * The record: {id, name, status, url, urls, intervalMinutes, goal, webhook, createdAt,
  * nextCheckAt, lastCheckAt, currentCheckId, lastCheckSummary} — `lastCheckAt` and
  * `lastCheckSummary` ({totalPages, new, same, changed, removed, error}) from the newest
- * completed check, `currentCheckId` the check queued or running now, if any.
+ * completed check, `currentCheckId` the check queued or running now, if any (the monitor's running
+ * latch in coordination state, else an unfinished check of the store).
  *
  * A check: {id, monitorId, trigger, status, reason, scheduledAt, queuedAt, startedAt,
  * finishedAt, summary, creditsUsed, pages: [{url, status, statusCode, error, diff, added,
@@ -44,7 +45,7 @@ import {
 } from '../../pipeline/monitors/checks.js';
 import { checkDeliveries, type CheckDelivery } from '../../pipeline/monitors/deliveries.js';
 import { createMonitor, deleteMonitor, listMonitors, monitorPages, openWebhook, readMonitor, type MonitorRecord, type MonitorSpec } from '../../pipeline/monitors/record.js';
-import { checkRequestFields, scheduledMonitor, scheduledOf, scheduleMonitor, takeRunning, unscheduleMonitor } from '../../pipeline/monitors/schedule.js';
+import { checkRequestFields, runningCheck, scheduledMonitor, scheduledOf, scheduleMonitor, takeRunning, unscheduleMonitor } from '../../pipeline/monitors/schedule.js';
 import type { Requester } from '../../pipeline/runtime/request-reply.js';
 import type { Static } from '@sinclair/typebox';
 import type { MonitorBody } from '../../schemas/api/monitoring.js';
@@ -93,7 +94,8 @@ async function monitorView(deps: RecordDeps, options: Pick<MonitorHandlerOptions
     createdAt: iso(monitor.createdAtMs),
     nextCheckAt: iso(scheduled?.nextCheckAt ?? null),
     lastCheckAt: iso(completed?.finishedAtMs ?? null),
-    currentCheckId: newest && !isFinal(newest.status) ? newest.id : null,
+    // The running latch first: a scheduled check's queued row follows its event (pipeline/monitors/checks.ts QUEUED_ROWS).
+    currentCheckId: (await runningCheck(deps.state, monitor.id)) ?? (newest && !isFinal(newest.status) ? newest.id : null),
     lastCheckSummary: completed ? summaryOf(monitor, completed) : null,
   };
 }

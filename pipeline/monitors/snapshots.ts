@@ -8,17 +8,22 @@
  *
  * URLs are normalized with the page cache's rule (pipeline/runtime/url.ts normalizeUrl).
  *
- * Beside the store, coordination state keeps each page's snapshot digest (its status and a
- * hash of its normalized text: `monitor:<id>:page:<url hash>`), written once its snapshot has
- * landed. A check whose page reads back with the same digest judges it against the snapshot
- * the digest stands for, without reading the store: an unchanged page costs no read. A digest
- * missing (state lost, or never written) only means the store is read.
+ * Beside the store, coordination state keeps each page's snapshot digest (its status, a hash
+ * of its normalized text and a hash of that text stripped of noise:
+ * `monitor:<id>:page:<url hash>`), written once its snapshot has landed. A check whose page
+ * reads back with the same digest judges it against the snapshot the digest stands for,
+ * without reading the store: an unchanged page costs no read. One that reads back with the
+ * same status and the same noise-free hash differs from its snapshot only by noise (times,
+ * cache-busting values), which a monitor judges `same` (pipeline/pages/changes.ts
+ * `ignoreNoise`): no read either (`digestMatch`). A digest missing (state lost, or never
+ * written) or of the older two-part form only means the store is read.
  */
 import { createHash } from 'node:crypto';
 import { normalizeUrl } from '../runtime/url.js';
 import { normalizeMarkdown, type PageSnapshot } from '../pages/changes.js';
+import { withoutNoise } from '../pages/changes-noise.js';
 import type { State } from '../runtime/state/state.js';
-import type { BatchWriter } from '../runtime/store/batch-writer.js';
+import type { BatchWriter, WriteOptions } from '../runtime/store/batch-writer.js';
 import type { Store } from '../runtime/store/store.js';
 
 export const MONITOR_HISTORY = 2;
@@ -56,7 +61,7 @@ export async function monitorSnapshots(store: Pick<Store, 'query'>, tenant: stri
 }
 
 /** Writes the page's snapshot into the monitor's history; resolves once it landed. */
-export async function recordMonitorSnapshot(writer: Pick<BatchWriter, 'write'>, tenant: string, monitorId: string, url: string, snapshot: PageSnapshot): Promise<void> {
+export async function recordMonitorSnapshot(writer: Pick<BatchWriter, 'write'>, tenant: string, monitorId: string, url: string, snapshot: PageSnapshot, options: WriteOptions = {}): Promise<void> {
   await writer.write('page_changes', [
     {
       tenant,
@@ -68,7 +73,7 @@ export async function recordMonitorSnapshot(writer: Pick<BatchWriter, 'write'>, 
       markdown: snapshot.markdown,
       json: '',
     },
-  ]);
+  ], options);
 }
 
 /** How long a page's digest is kept: past the longest interval (a week), so a check always finds its last one. */
@@ -76,10 +81,31 @@ export const DIGEST_TTL_MS = 8 * 24 * 3_600_000;
 
 const digestKey = (monitorId: string, url: string) => `monitor:${monitorId}:page:${createHash('sha1').update(normalizeUrl(url)).digest('hex')}`;
 
-/** A page's digest: its status and its normalized text's hash. */
+const hashOf = (text: string) => createHash('sha256').update(text).digest('base64');
+
+/** A page's digest: `<status>:<normalized text's hash>:<its noise-free text's hash>` (base64 has no `:`). */
 export function snapshotDigest(snapshot: Pick<PageSnapshot, 'statusCode' | 'markdown'>): string {
-  return `${snapshot.statusCode}:${createHash('sha256').update(normalizeMarkdown(snapshot.markdown)).digest('base64')}`;
+  const text = normalizeMarkdown(snapshot.markdown);
+  return `${snapshot.statusCode}:${hashOf(text)}:${hashOf(withoutNoise(text))}`;
 }
+
+/**
+ * How a page read now stands to the snapshot a kept digest stands for: `same`, the same status
+ * and normalized text; `noise`, the same status and the same text once stripped of noise (the
+ * texts differ only by noise); null, otherwise or unknown (a kept digest of the older
+ * `<status>:<hash>` form knows no noise-free hash): read the snapshot. The noise-free text is
+ * made only when the texts differ (its patterns cost more than the rest of the digest).
+ */
+export function digestMatch(kept: string, page: Pick<PageSnapshot, 'statusCode' | 'markdown'>): 'same' | 'noise' | null {
+  const [status, hash, quiet] = kept.split(':');
+  if (status !== String(page.statusCode)) return null;
+  const text = normalizeMarkdown(page.markdown);
+  if (hash === hashOf(text)) return 'same';
+  return quiet !== undefined && quiet === hashOf(withoutNoise(text)) ? 'noise' : null;
+}
+
+/** Whether a kept digest has the current form (with its noise-free hash). */
+export const hasNoiseFreeHash = (kept: string) => kept.split(':').length === 3;
 
 /** The digest of the page's newest snapshot, as state holds it; null when it does not. */
 export const storedDigest = (state: Pick<State, 'get'>, monitorId: string, url: string) => state.get(digestKey(monitorId, url));

@@ -2,14 +2,17 @@
  * The rows of a monitor check (actors/classifier/check.ts) against a writer that records each
  * write and lands it when the test says: a scheduled check that finds its page `same` answers
  * before its rows land, writes them lazily (UNCHANGED_ROWS) and holds the monitor's running
- * latch until they did; a changed page's rows (its result, its new snapshot, the check), and a manual run's, are written at the writer's
- * pace and landed before the answer. A check reads its page without keeping it in the page cache.
+ * latch until they did; so does one whose page moved only by noise (judged from the digests,
+ * no store read; its new snapshot lazy too); a changed page's rows (its result, its new
+ * snapshot once a row of the check landed, the check), and a manual run's, are written at the
+ * writer's pace and landed before the answer. A check reads its page without keeping it in the
+ * page cache.
  */
 import { describe, expect, it } from 'vitest';
 import { checkScrapeOptions, handleCheckRequested, type CheckDeps, type MonitorCheckRequested } from '../../actors/classifier/check.js';
 import { UNCHANGED_ROWS } from '../../pipeline/monitors/checks.js';
 import { runningCheck, scheduleMonitor, takeRunning } from '../../pipeline/monitors/schedule.js';
-import { keepDigest, snapshotDigest } from '../../pipeline/monitors/snapshots.js';
+import { keepDigest, snapshotDigest, storedDigest } from '../../pipeline/monitors/snapshots.js';
 import type { KeyRegistry } from '../../pipeline/keys/registry.js';
 import type { Requester } from '../../pipeline/runtime/request-reply.js';
 import { MemoryState } from '../../pipeline/runtime/state/memory.js';
@@ -109,25 +112,49 @@ describe('actors/classifier check rows', () => {
     await until(async () => (await runningCheck(state, 'mon_1')) === null);
   });
 
-  it('writes a changed page and its check at the writer\'s pace, landed before the answer', async () => {
+  it('writes a changed page and its check at the writer\'s pace, landed before the answer, the new snapshot once a row of the check landed', async () => {
     const { state, held, deps } = await setUp('Starter plan: $24 a month.');
     await takeRunning(state, 'mon_1', 'chk_2');
     const answered = handleCheckRequested(event('scheduled', 'chk_2'), deps, new AbortController().signal);
-    // Each write is awaited before the next: land them as they come.
-    const tables: string[] = [];
-    let settled = false;
-    void answered.then(() => (settled = true));
-    while (!settled) {
-      await new Promise((resolve) => setTimeout(resolve, 1));
-      for (const w of held.writes.slice(tables.length)) {
-        expect(settled).toBe(false);
-        tables.push(w.table);
-        expect(w.options).toEqual({});
-        w.land();
-      }
-    }
-    expect(tables).toEqual(['monitor_check_pages', 'page_changes', 'monitor_checks']);
+    const tables = await landAsTheyCome(held, answered);
+    // A scheduled check's queued row follows its event (QUEUED_ROWS): its running row lands before the new snapshot.
+    expect(tables).toEqual(['monitor_checks', 'monitor_check_pages', 'page_changes', 'monitor_checks']);
+    expect(held.writes.length).toBe(4);
     expect(await runningCheck(state, 'mon_1')).toBeNull();
+    expect(await storedDigest(state, 'mon_1', URL)).toBe(snapshotDigest({ statusCode: 200, markdown: 'Starter plan: $24 a month.' }));
+  });
+
+  it("writes a manual run's new snapshot after its page's row, before its final row (the gateway stored the check)", async () => {
+    const { state, held, deps } = await setUp('Starter plan: $24 a month.');
+    await takeRunning(state, 'mon_1', 'chk_4');
+    const answered = handleCheckRequested(event('manual', 'chk_4'), deps, new AbortController().signal);
+    const tables = await landAsTheyCome(held, answered);
+    expect(tables).toEqual(['monitor_check_pages', 'page_changes', 'monitor_checks']);
+  });
+
+  it('judges a page that moved only by noise from its digest, reading no store, and writes its rows and new snapshot lazily', async () => {
+    const before = `${MARKDOWN} Updated 2026-11-26 10:00:01 UTC`;
+    const moved = `${MARKDOWN} Updated 2026-11-26 10:05:44 UTC`;
+    const { state, held, deps } = await setUp(moved);
+    await keepDigest(state, 'mon_1', URL, snapshotDigest({ statusCode: 200, markdown: before }));
+    await takeRunning(state, 'mon_1', 'chk_5');
+    let reads = 0;
+    const outcome = await handleCheckRequested(event('scheduled', 'chk_5'), { ...deps, store: { query: async () => ((reads += 1), []) } }, new AbortController().signal);
+    expect(outcome.kind).toBe('ack');
+    expect(reads).toBe(0);
+    expect(await runningCheck(state, 'mon_1')).toBe('chk_5');
+    expect(held.writes.map((w) => [w.table, w.options])).toEqual([
+      ['monitor_check_pages', UNCHANGED_ROWS],
+      ['page_changes', UNCHANGED_ROWS],
+    ]);
+    // The digest moves on once the snapshot landed; the final row follows the page's rows.
+    expect(await storedDigest(state, 'mon_1', URL)).toBe(snapshotDigest({ statusCode: 200, markdown: before }));
+    held.landAll();
+    await until(() => held.writes.length === 3);
+    expect(held.writes[2]).toMatchObject({ table: 'monitor_checks', options: UNCHANGED_ROWS });
+    expect(await storedDigest(state, 'mon_1', URL)).toBe(snapshotDigest({ statusCode: 200, markdown: moved }));
+    held.landAll();
+    await until(async () => (await runningCheck(state, 'mon_1')) === null);
   });
 
   it("writes a manual run's rows at the writer's pace even when its page is the same", async () => {
@@ -146,6 +173,29 @@ describe('actors/classifier check rows', () => {
     expect(await runningCheck(state, 'mon_1')).toBeNull();
   });
 });
+
+/**
+ * Lands each write at the writer's pace as it comes (each is awaited before the next) until
+ * `answered` settles; the tables of those writes in order. A lazy write (behind the answer) is
+ * left to the test.
+ */
+async function landAsTheyCome(held: ReturnType<typeof heldWriter>, answered: Promise<unknown>): Promise<string[]> {
+  const tables: string[] = [];
+  let seen = 0;
+  let settled = false;
+  void answered.then(() => (settled = true));
+  while (!settled) {
+    await new Promise((resolve) => setTimeout(resolve, 1));
+    for (const w of held.writes.slice(seen)) {
+      seen += 1;
+      if (w.options.maxDelayMs !== undefined) continue;
+      expect(settled).toBe(false);
+      tables.push(w.table);
+      w.land();
+    }
+  }
+  return tables;
+}
 
 /** Polls `done` on the event loop (no wall-clock assertion: it only yields until the awaited work ran). */
 async function until(done: () => boolean | Promise<boolean>): Promise<void> {

@@ -6,12 +6,13 @@
  * URL sealed at rest.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { judgePage, MAX_LINES } from '../../actors/classifier/judge.js';
+import { judgeMovedByNoise, judgePage, MAX_LINES } from '../../actors/classifier/judge.js';
 import { MAX_BODY_BYTES, monitorWebhookBody, PAGE_DIFF_CHARS, PAGE_LINES } from '../../actors/notifier/monitor.js';
 import { rebuildSchedules, resumeChecks, startDueChecks, type ScheduleDeps } from '../../actors/frontier/schedules/monitors.js';
 import { queuedCheck, readCheck, writeCheck } from '../../pipeline/monitors/checks.js';
 import { createMonitor, openWebhook, readMonitor, type MonitorRecord } from '../../pipeline/monitors/record.js';
 import { DUE_KEY, nextDue, runningCheck, scheduledMonitor, scheduledOf, scheduleMonitor, takeRunning } from '../../pipeline/monitors/schedule.js';
+import { digestMatch, snapshotDigest } from '../../pipeline/monitors/snapshots.js';
 import type { PageSnapshot } from '../../pipeline/pages/changes.js';
 import { MemoryState } from '../../pipeline/runtime/state/memory.js';
 import { BatchWriter, type Store } from '../../pipeline/runtime/store/index.js';
@@ -51,6 +52,31 @@ describe('actors/classifier judgePage', () => {
     expect(result.diff).toBe('');
     // A noise-only page still moves the snapshot on (so the next diff is not all noise); an identical one does not.
     expect(kept === null).toBe(_what === 'whitespace');
+    // The digests alone tell it, and judging from them finds what judging against the snapshot finds.
+    const match = digestMatch(snapshotDigest(snapshot(`# Pricing\n\n${before}\n`)), snapshot(`# Pricing\n\n${after}\n`));
+    expect(match).toBe(_what === 'whitespace' ? 'same' : 'noise');
+    // The check judges a page the same as its snapshot against the page itself; one moved by noise with judgeMovedByNoise.
+    const read = reply(`# Pricing\n\n${after}\n`);
+    const fromDigest = match === 'noise' ? judgeMovedByNoise(PAGE, read) : judgePage(PAGE, snapshot(`# Pricing\n\n${after}\n`), read);
+    expect(fromDigest.result).toEqual(result);
+    expect(fromDigest.snapshot === null).toBe(_what === 'whitespace');
+  });
+
+  it('tells from the digests alone only a page the same up to noise, with the same status', () => {
+    const page = '# Pricing\n\nStarter: $19 (updated 2026-11-26 10:00:01 UTC)\n';
+    const kept = snapshotDigest(snapshot(page));
+    expect(digestMatch(kept, snapshot(`${page}\n\n`))).toBe('same');
+    expect(digestMatch(kept, snapshot(page.replace('10:00:01', '10:05:44')))).toBe('noise');
+    expect(digestMatch(kept, snapshot(page.replace('$19', '$24')))).toBeNull();
+    expect(digestMatch(kept, snapshot(page.replace('10:00:01', '10:05:44'), 203))).toBeNull();
+    // A digest kept in the older two-part form knows no noise-free text: the snapshot is read.
+    const older = kept.split(':').slice(0, 2).join(':');
+    expect(digestMatch(older, snapshot(page))).toBe('same');
+    expect(digestMatch(older, snapshot(page.replace('10:00:01', '10:05:44')))).toBeNull();
+    // A page still gone whose error page moved by noise keeps its snapshot, as judgePage against it does.
+    const gone = judgeMovedByNoise(PAGE, reply('Not found at 10:05:44', 404));
+    expect(gone).toEqual(judgePage(PAGE, snapshot('Not found at 10:00:01', 404), reply('Not found at 10:05:44', 404)));
+    expect(gone).toMatchObject({ result: { status: 'same' }, snapshot: null });
   });
 
   it('reports a page gone once: removed, then same while it stays gone; back again is changed', () => {
@@ -162,8 +188,9 @@ describe.skipIf(!hasChdb)('actors/frontier/schedules on chdb and memory state', 
       monitor: { name: 'kept "1"', goal: 'prices', sealedWebhook: null },
       replyTo: null,
     });
-    // The check's row landed before its event was handed over.
+    // The check's row follows its event in the lazy batch (QUEUED_ROWS) and lands.
     const checkId = (event?.value as { checkId: string }).checkId;
+    await writer.flush(['monitor_checks']);
     expect((await readCheck(store, 'kept', m.id, checkId))?.status).toBe('queued');
     expect(await runningCheck(state, m.id)).toBe(checkId);
   });

@@ -15,10 +15,10 @@
  *   monitors due at once start over a few seconds, not at once), puts each back on the
  *   schedule one interval on, takes the due time's slot (a due time is started once, whoever
  *   finds it) and the monitor's running latch (one check at a time: a monitor whose check is
- *   still running gets a `skipped_overlap` check with the reason), writes the check `queued`
- *   and sends its MonitorCheckRequested to the classifier.
+ *   still running gets a `skipped_overlap` check with the reason), sends its
+ *   MonitorCheckRequested to the classifier and writes the check `queued` behind it.
  */
-import { lastScheduled, queuedCheck, unfinishedChecks, writeChecks, type CheckRecord } from '../../../pipeline/monitors/checks.js';
+import { lastScheduled, QUEUED_ROWS, queuedCheck, unfinishedChecks, writeChecks, type CheckRecord } from '../../../pipeline/monitors/checks.js';
 import { activeMonitors, intervalMs, readMonitors, type MonitorRecord } from '../../../pipeline/monitors/record.js';
 import {
   checkRequestEvent,
@@ -85,8 +85,9 @@ export async function resumeChecks(deps: ScheduleDeps): Promise<AnyEmission[]> {
 /**
  * Starts the checks due now, within this tick's share of the pace; their events. What a check
  * needs of its monitor comes from its schedule (a schedule written before it kept that is read
- * from the store, the tick's in one query), and the tick's check rows go in one write, before
- * any event is sent (the classifier finds its check stored).
+ * from the store, the tick's in one query), and the tick's check rows go in one write behind
+ * the events (QUEUED_ROWS: they share the lazy monitor_checks insert of a few seconds; a row that
+ * fails is logged, and the check it was for runs all the same).
  */
 export async function startDueChecks(deps: ScheduleDeps, budget: number): Promise<AnyEmission[]> {
   const now = deps.now ?? Date.now;
@@ -105,7 +106,7 @@ export async function startDueChecks(deps: ScheduleDeps, budget: number): Promis
     if (started) rows.push(started.row);
     if (started?.event) out.push(started.event);
   }
-  await writeChecks(deps.writer, rows);
+  void writeChecks(deps.writer, rows, QUEUED_ROWS).catch((error: unknown) => deps.log.warn({ err: error, checks: rows.length }, 'the queued rows of monitor checks were not written'));
   return out;
 }
 

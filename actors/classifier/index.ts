@@ -28,7 +28,7 @@ const MAX_PAGES = 51;
 
 export function createClassifierActor(runtime: ServiceRuntime): ActorDefinition {
   const { config } = runtime;
-  const keys = keyRegistryFor(config, runtime);
+  const keys = keyRegistryFor(config, runtime, { batchCharges: true });
   const log = runtime.log.child({ actor: 'classifier' });
   const requester = lazyRequester(runtime.events, log.child({ component: 'requester' }));
   // The operator's model sorts mentions when configured (a bad MODEL_* setting stops the process).

@@ -59,7 +59,7 @@ export function createFrontierActor(runtime: ServiceRuntime, options: FrontierAc
     maxBytes: config.fetchMaxBytes,
   });
   // Job pages are paid for as they complete, through the same key registry the gateway uses.
-  const keys = keyRegistryFor(config, runtime);
+  const keys = keyRegistryFor(config, runtime, { batchCharges: true });
   const log = runtime.log.child({ actor: 'frontier' });
   const site = siteReader(http, log);
   const jobDeps = (jobLog: JobHandlerDeps['log']): JobHandlerDeps => ({ state: runtime.state, writer: runtime.writer, keys, site, log: jobLog, operatorModel: runtime.config.modelProvider !== null });

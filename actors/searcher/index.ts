@@ -58,7 +58,7 @@ export function createSearcherActor(runtime: ServiceRuntime): ActorDefinition {
     log,
   };
   log.info({ providers: deps.providers.map((p) => p.name) }, 'search providers, in order');
-  const keys = keyRegistryFor(config, runtime);
+  const keys = keyRegistryFor(config, runtime, { batchCharges: true });
   // One client per platform for the process: collections and social calls share tokens and sessions.
   const clients = platformClients(config, runtime.store, runtime.writer);
   const social: Omit<SocialDeps, 'log'> = { clients, platformTimeoutMs: config.mentionPlatformTimeoutMs };

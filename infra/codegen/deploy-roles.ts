@@ -38,9 +38,12 @@ export const POOL_DEFAULTS: PoolDeploy = {
 export const POOL_DEPLOY: Partial<Record<Exclude<Role, 'gateway'>, Partial<PoolDeploy>>> = {
   frontier: {
     note: [
-      'Requests: a modest default, not measured per pool yet: the frontier schedules pages and',
-      'keeps no page in memory (a job\'s frontier lives in Redis).',
+      'Requests from bench/README.md (scale.ts, the distributed shape): 10-17 ms of CPU a page',
+      'in the frontier, which schedules and settles every page of a crawl; one job\'s events are',
+      'one partition\'s, so a process settles one job\'s pages one at a time, at most about',
+      '50 a second: half a core. It keeps no page in memory (a job\'s frontier lives in Redis).',
     ],
+    cpu: '500m',
     maxReplicas: 4,
     lagThreshold: 50,
   },

@@ -12,7 +12,7 @@ import { createStore, type BatchWriter } from '../runtime/store/index.js';
 import type { Store } from '../runtime/store/store.js';
 import { FileKeyRegistry } from './ledger-file.js';
 import type { KeyRegistry } from './registry.js';
-import { StoreKeyRegistry } from './store-registry.js';
+import { LEDGER_BATCH_MS, StoreKeyRegistry } from './store-registry.js';
 
 export type { KeyRecord, KeyRegistry, NewKeyOptions } from './registry.js';
 
@@ -20,11 +20,25 @@ export function sharedKeys(config: Config): boolean {
   return config.store === 'clickhouse' && config.state === 'redis';
 }
 
-/** The registry for a process that already has the runtime's store, state and batch writer. */
-export function keyRegistryFor(config: Config, engines: { store: Store; state: State; writer?: BatchWriter }): KeyRegistry {
+/**
+ * The registry for a process that already has the runtime's store, state and batch writer.
+ * `batchCharges` (the actors, which charge a crawl's pages one by one): a charge joins a
+ * `credit_ledger` batch of up to LEDGER_BATCH_MS without the caller waiting for it, held in
+ * state's pending ledger until it lands (store-registry.ts). The gateway's charges are
+ * written before its answer, so a caller reading the ledger next finds them.
+ */
+export function keyRegistryFor(
+  config: Config,
+  engines: { store: Store; state: State; writer?: BatchWriter; log?: Logger },
+  options: { batchCharges?: boolean } = {},
+): KeyRegistry {
   if (!sharedKeys(config)) return new FileKeyRegistry(config.dataDir);
-  const { writer } = engines;
-  return new StoreKeyRegistry(engines.store, engines.state, undefined, writer ? (table, rows) => writer.write(table, rows) : undefined);
+  const { writer, log } = engines;
+  return new StoreKeyRegistry(engines.store, engines.state, {
+    ...(writer ? { writer } : {}),
+    ...(writer && options.batchCharges ? { ledgerDelayMs: LEDGER_BATCH_MS } : {}),
+    ...(log ? { log: log.child({ component: 'keys' }) } : {}),
+  });
 }
 
 /** A registry for a short-lived process (the keys command line); `close` releases its engines. */
@@ -36,8 +50,10 @@ export async function openKeyRegistry(config: Config, log: Logger): Promise<KeyR
   );
   await store.migrate();
   const state = await createState({ kind: 'redis', url: config.redisUrl, namespace: config.redisNamespace, log });
-  return new StoreKeyRegistry(store, state, () => {
-    void state.close();
-    void store.close();
+  return new StoreKeyRegistry(store, state, {
+    onClose: () => {
+      void state.close();
+      void store.close();
+    },
   });
 }

@@ -10,8 +10,27 @@
  *
  * When state has lost a number (a Redis restart), it is rebuilt from the store: the record
  * from `api_keys`, the balance as the sum of the ledger.
+ *
+ * Two per-page costs of a crawl are kept off the store (issue 36):
+ *
+ * - `get(id)` answers from a record this process read at most `recordTtlMs` ago (default
+ *   KEY_RECORD_TTL_MS, 5 s) instead of a `SELECT … FROM api_keys FINAL` each time. The
+ *   balance is never cached (it is read from state each time); only the record is — name,
+ *   `unlimited` and `revoked`. A key revoked, made unlimited or re-created through this
+ *   registry drops from its cache at once; one revoked through another process (the command
+ *   line, another gateway) is still served here for at most `recordTtlMs`.
+ * - With `ledgerDelayMs` (the actors' registries, default LEDGER_BATCH_MS, 1 s), a charge is
+ *   written to the state's pending ledger (`keys:ledger:pending`, one hash field per entry)
+ *   and then joins the batch writer's `credit_ledger` batch, which may wait that long to
+ *   fill; the caller does not wait for it. The pending field is removed once the row landed.
+ *   A process killed with rows in its batch leaves their fields behind: a sweep (one process
+ *   at a time, every LEDGER_SWEEP_MS) inserts entries older than LEDGER_SWEEP_AGE_MS again,
+ *   and `usage` and a balance rebuilt from the ledger insert a key's pending entries first.
+ *   Inserting an entry twice is harmless: `credit_ledger` is a ReplacingMergeTree on
+ *   (key_id, entry_id), and every read of it is FINAL, so a charge is counted once.
  */
 import { randomUUID } from 'node:crypto';
+import type { Logger } from '../runtime/log.js';
 import { sleep } from '../runtime/retry.js';
 import type { State } from '../runtime/state/state.js';
 import type { Store } from '../runtime/store/store.js';
@@ -42,6 +61,45 @@ class KeyExists extends Error {
   }
 }
 const creditsKeyName = (id: string) => `keys:credits:${id}`;
+/** Charges written and not yet known to have landed in `credit_ledger`: field → the row as JSON. */
+export const PENDING_LEDGER_KEY = 'keys:ledger:pending';
+/** Held by the process sweeping the pending ledger, so one process at a time does it. */
+const SWEEP_LOCK_KEY = 'keys:ledger:sweeping';
+
+/** How long a process answers `get` from a key record it read (a revoke elsewhere shows after at most this). */
+export const KEY_RECORD_TTL_MS = 5_000;
+/** Key records a process keeps for `get` at most. */
+const MAX_RECORDS = 10_000;
+/** How long an actor's charge waits for its `credit_ledger` batch to fill. */
+export const LEDGER_BATCH_MS = 1_000;
+/** How often the pending ledger is swept for entries a killed process left behind. */
+export const LEDGER_SWEEP_MS = 10_000;
+/** A pending entry this old is inserted by the sweep (its batch would have landed long before). */
+export const LEDGER_SWEEP_AGE_MS = 30_000;
+
+type LedgerRow = Record<string, unknown> & { key_id: string; entry_id: string };
+
+/** What the registry needs of the runtime's batch writer. */
+export interface LedgerWriter {
+  write(table: string, rows: Record<string, unknown>[], options?: { maxDelayMs?: number }): Promise<void>;
+}
+
+export interface StoreKeyRegistryOptions {
+  /** Closes the engines when this registry owns them (the command line); the runtime closes its own. */
+  readonly onClose?: () => void;
+  /** Batched inserts for ledger entries (the runtime's batch writer); default: one insert each. */
+  readonly writer?: LedgerWriter;
+  /**
+   * Charges wait up to this long for their batch, held in the pending ledger meanwhile, and
+   * `settle` does not wait for them to land (needs `writer`). Unset: `settle` waits for its row.
+   */
+  readonly ledgerDelayMs?: number;
+  /** How long `get` answers from a record it read (default KEY_RECORD_TTL_MS; 0: never cached). */
+  readonly recordTtlMs?: number;
+  /** The clock (ms since the epoch). */
+  readonly now?: () => number;
+  readonly log?: Logger;
+}
 
 function fromRow(row: KeyRow): StoredKey {
   return {
@@ -56,21 +114,101 @@ function fromRow(row: KeyRow): StoredKey {
 }
 
 export class StoreKeyRegistry implements KeyRegistry {
+  private readonly now: () => number;
+  private readonly recordTtlMs: number;
+  /** Key records by the id or prefix they were asked for (null: no such key), with when they were read. */
+  private readonly records = new Map<string, { key: StoredKey | null; at: number }>();
+  private readonly sweeper: NodeJS.Timeout | null = null;
+  private sweeping: Promise<void> | null = null;
+
   constructor(
     private readonly store: Store,
     private readonly state: State,
-    /** Closes the engines when this registry owns them (the command line); the runtime closes its own. */
-    private readonly onClose: () => void = () => undefined,
-    /** Batched inserts for ledger entries (one per charged request); default: one insert each. */
-    private readonly insertRows: (table: string, rows: Record<string, unknown>[]) => Promise<void> = (table, rows) =>
-      store.insert(table, rows),
-  ) {}
+    private readonly options: StoreKeyRegistryOptions = {},
+  ) {
+    this.now = options.now ?? Date.now;
+    this.recordTtlMs = Math.max(0, options.recordTtlMs ?? KEY_RECORD_TTL_MS);
+    if (this.lazyLedger) {
+      this.sweeper = setInterval(() => {
+        this.sweeping ??= this.sweepPendingLedger()
+          .catch((error: unknown) => this.options.log?.warn({ err: error }, 'the pending credit ledger could not be swept; the next sweep tries again'))
+          .finally(() => (this.sweeping = null));
+      }, LEDGER_SWEEP_MS);
+      this.sweeper.unref();
+    }
+  }
+
+  private get lazyLedger(): boolean {
+    return this.options.writer !== undefined && this.options.ledgerDelayMs !== undefined;
+  }
 
   close(): void {
-    this.onClose();
+    if (this.sweeper) clearInterval(this.sweeper);
+    this.options.onClose?.();
+  }
+
+  private insertRows(table: string, rows: Record<string, unknown>[]): Promise<void> {
+    return this.options.writer ? this.options.writer.write(table, rows) : this.store.insert(table, rows);
+  }
+
+  /**
+   * Inserts pending ledger entries (those of `keyId`, or every one at least `minAgeMs` old)
+   * and removes them from the pending ledger. Safe alongside the batch they are also in: an
+   * entry inserted twice collapses (see the header).
+   */
+  async flushPendingLedger(filter: { keyId?: string; minAgeMs?: number } = {}): Promise<number> {
+    const pending = await this.state.hgetall(PENDING_LEDGER_KEY);
+    const due: [string, LedgerRow][] = [];
+    const cutoff = this.now() - (filter.minAgeMs ?? 0);
+    for (const [field, json] of Object.entries(pending)) {
+      let row: LedgerRow & { pending_at?: number };
+      try {
+        row = JSON.parse(json) as LedgerRow & { pending_at?: number };
+      } catch {
+        await this.state.hdel(PENDING_LEDGER_KEY, field);
+        continue;
+      }
+      if (filter.keyId !== undefined && row.key_id !== filter.keyId) continue;
+      if (filter.minAgeMs !== undefined && !(Number(row.pending_at) <= cutoff)) continue;
+      const { pending_at: _, ...ledgerRow } = row;
+      due.push([field, ledgerRow as LedgerRow]);
+    }
+    if (due.length === 0) return 0;
+    await this.store.insert(
+      'credit_ledger',
+      due.map(([, row]) => row),
+    );
+    await this.state.hdel(PENDING_LEDGER_KEY, ...due.map(([field]) => field));
+    return due.length;
+  }
+
+  /** The periodic sweep: entries a killed process left pending, one process at a time. */
+  private async sweepPendingLedger(): Promise<void> {
+    if (!(await this.state.setIfAbsent(SWEEP_LOCK_KEY, String(this.now()), LEDGER_SWEEP_MS))) return;
+    const inserted = await this.flushPendingLedger({ minAgeMs: LEDGER_SWEEP_AGE_MS });
+    if (inserted > 0) this.options.log?.info({ entries: inserted }, 'pending credit ledger entries inserted by the sweep');
+  }
+
+  /** A charge: held in the pending ledger, then batched; the caller does not wait for the insert. */
+  private async charge(row: LedgerRow): Promise<void> {
+    const writer = this.options.writer as LedgerWriter;
+    const field = `${row.key_id}/${row.entry_id}`;
+    await this.state.hset(PENDING_LEDGER_KEY, { [field]: JSON.stringify({ ...row, pending_at: this.now() }) });
+    void writer
+      .write('credit_ledger', [row], { maxDelayMs: this.options.ledgerDelayMs })
+      .then(() => this.state.hdel(PENDING_LEDGER_KEY, field))
+      .catch((error: unknown) =>
+        this.options.log?.warn({ err: error, entryId: row.entry_id }, 'a credit ledger entry did not land in its batch; it stays pending and the sweep inserts it'),
+      );
+  }
+
+  private forget(key: StoredKey): void {
+    this.records.delete(key.id);
+    this.records.delete(key.prefix);
   }
 
   private async write(key: StoredKey): Promise<void> {
+    this.forget(key);
     await this.store.insert('api_keys', [
       {
         id: key.id,
@@ -87,17 +225,17 @@ export class StoreKeyRegistry implements KeyRegistry {
   }
 
   private async ledger(keyId: string, amount: number, reason: string, meta: { requestId?: string; op?: string } = {}): Promise<void> {
-    await this.insertRows('credit_ledger', [
-      {
-        key_id: keyId,
-        entry_id: meta.requestId ? `${reason}:${meta.requestId}` : randomUUID(),
-        at: new Date().toISOString().replace('T', ' ').replace('Z', ''),
-        amount,
-        reason,
-        request_id: meta.requestId ?? '',
-        op: meta.op ?? '',
-      },
-    ]);
+    const row: LedgerRow = {
+      key_id: keyId,
+      entry_id: meta.requestId ? `${reason}:${meta.requestId}` : randomUUID(),
+      at: new Date(this.now()).toISOString().replace('T', ' ').replace('Z', ''),
+      amount,
+      reason,
+      request_id: meta.requestId ?? '',
+      op: meta.op ?? '',
+    };
+    if (reason === 'charge' && this.lazyLedger) await this.charge(row);
+    else await this.insertRows('credit_ledger', [row]);
   }
 
   private async rows(where: string, params: Record<string, unknown>): Promise<StoredKey[]> {
@@ -112,6 +250,8 @@ export class StoreKeyRegistry implements KeyRegistry {
   private async available(id: string): Promise<number> {
     const cached = await this.state.get(creditsKeyName(id));
     if (cached !== null) return Number(cached);
+    // Charges still pending (in this process's batch or another's) count: any registry inserts them first.
+    await this.flushPendingLedger({ keyId: id });
     const [row] = await this.store.query<{ balance: string }>(
       'SELECT sum(amount) AS balance FROM credit_ledger FINAL WHERE key_id = {id:String}',
       { id },
@@ -121,6 +261,8 @@ export class StoreKeyRegistry implements KeyRegistry {
   }
 
   async usage(key: KeyRecord): Promise<MonthlyUsage[]> {
+    // Charges another process has not inserted yet count too (any registry may hold them).
+    await this.flushPendingLedger({ keyId: key.id });
     const rows = await this.store.query<{ month: string; credits: string | number }>(
       `SELECT formatDateTime(toStartOfMonth(at), '%Y-%m') AS month, -sum(amount) AS credits
        FROM credit_ledger FINAL WHERE key_id = {id:String} AND reason = 'charge'
@@ -196,7 +338,18 @@ export class StoreKeyRegistry implements KeyRegistry {
   }
 
   async get(idOrPrefix: string): Promise<KeyRecord | null> {
-    const [key] = await this.rows('id = {v:String} OR prefix = {v:String}', { v: idOrPrefix });
+    const now = this.now();
+    const memo = this.records.get(idOrPrefix);
+    let key: StoredKey | null | undefined = memo && now - memo.at < this.recordTtlMs ? memo.key : undefined;
+    if (key === undefined) {
+      [key = null] = await this.rows('id = {v:String} OR prefix = {v:String}', { v: idOrPrefix });
+      if (this.recordTtlMs > 0) {
+        this.records.delete(idOrPrefix);
+        // Oldest first: past the cap the longest-read record goes.
+        if (this.records.size >= MAX_RECORDS) this.records.delete(this.records.keys().next().value as string);
+        this.records.set(idOrPrefix, { key, at: now });
+      }
+    }
     return key ? this.view(key) : null;
   }
 

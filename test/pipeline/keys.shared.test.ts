@@ -11,7 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FileKeyRegistry } from '../../pipeline/keys/ledger-file.js';
 import type { KeyRegistry } from '../../pipeline/keys/registry.js';
 import { hashKey } from '../../pipeline/keys/secret.js';
-import { StoreKeyRegistry } from '../../pipeline/keys/store-registry.js';
+import { LEDGER_SWEEP_AGE_MS, PENDING_LEDGER_KEY, StoreKeyRegistry } from '../../pipeline/keys/store-registry.js';
+import { BatchWriter } from '../../pipeline/runtime/store/batch-writer.js';
 import { MemoryState } from '../../pipeline/runtime/state/memory.js';
 import { RedisState } from '../../pipeline/runtime/state/redis.js';
 import type { State } from '../../pipeline/runtime/state/state.js';
@@ -32,6 +33,8 @@ interface Backend {
   registry: KeyRegistry;
   /** The state holding live balances (store registries only). */
   state: State | null;
+  /** The store holding records and the ledger (store registries only). */
+  store?: Store;
   close(): Promise<void>;
 }
 
@@ -158,6 +161,114 @@ function registryContract(name: string, available: boolean, open: () => Promise<
       expect(await r.reserve(record, 98)).toBe(true);
       expect(await r.reserve(record, 1)).toBe(false);
     });
+
+    if (inStore) it('answers get from a record read within its TTL: a revoke elsewhere shows after it, one here at once; balances are never cached', async () => {
+      const store = backend.store as Store;
+      const state = backend.state as State;
+      let t = Date.parse('2026-01-01T00:00:00Z');
+      let recordReads = 0;
+      const counting = new Proxy(store, {
+        get(target, prop, receiver) {
+          if (prop !== 'query') return Reflect.get(target, prop, receiver) as unknown;
+          return (sql: string, params?: Record<string, unknown>) => {
+            if (sql.includes('FROM api_keys')) recordReads++;
+            return target.query(sql, params);
+          };
+        },
+      });
+      const cached = new StoreKeyRegistry(counting, state, { now: () => t, recordTtlMs: 5_000 });
+      const { record } = await r.create({ name: 'cached', credits: 10 });
+      for (let i = 0; i < 5; i++) expect(await cached.get(record.id)).toEqual(record);
+      expect(recordReads).toBe(1);
+      // Revoked through another registry (another process): served here until the TTL ends.
+      await r.revoke(record.id);
+      t += 4_999;
+      expect((await cached.get(record.id))?.revoked).toBe(false);
+      t += 1;
+      expect((await cached.get(record.id))?.revoked).toBe(true);
+      expect(recordReads).toBe(2);
+      // The balance is read from state each time: a top-up elsewhere shows at once.
+      await r.topup(record.id, 5);
+      expect((await cached.get(record.id))?.balance).toBe(15);
+      // A revoke or re-enable through this registry drops its cached record at once.
+      const other = (await r.create({ name: 'cached-2', credits: 1 })).record;
+      expect((await cached.get(other.prefix))?.revoked).toBe(false);
+      await cached.revoke(other.id);
+      expect((await cached.get(other.prefix))?.revoked).toBe(true);
+      // An unknown key is remembered as unknown for the TTL too, not looked up on every page.
+      const reads = recordReads;
+      expect(await cached.get('key_unknown000000000')).toBeNull();
+      expect(await cached.get('key_unknown000000000')).toBeNull();
+      expect(recordReads).toBe(reads + 1);
+      cached.close();
+    });
+
+    if (inStore) it('batches charges without the caller waiting, and a charge left pending by a killed process is counted once', async () => {
+      const store = backend.store as Store;
+      const state = backend.state as State;
+      let t = Date.now();
+      let ledgerInserts = 0;
+      const counting = {
+        insert: (table: string, rows: readonly Record<string, unknown>[]) => {
+          if (table === 'credit_ledger') ledgerInserts++;
+          return store.insert(table, rows);
+        },
+      };
+      const writer = new BatchWriter(counting, { maxRows: 1000, maxDelayMs: 20 }, quietLog);
+      const actor = new StoreKeyRegistry(store, state, { writer, ledgerDelayMs: 2_000, now: () => t });
+      const { record } = await r.create({ name: 'batched', credits: 100 });
+      const charges = async (id: string) =>
+        Number((await store.query<{ n: string }>("SELECT count() AS n FROM credit_ledger FINAL WHERE key_id = {id:String} AND reason = 'charge'", { id }))[0]?.n);
+      const pending = async (id: string) => Object.keys(await state.hgetall(PENDING_LEDGER_KEY)).filter((f) => f.startsWith(`${id}/`)).length;
+
+      for (let i = 0; i < 5; i++) {
+        expect(await actor.reserve(record, 2)).toBe(true);
+        expect(await actor.settle(record, 2, 1, { requestId: `page-${i}`, op: 'crawlStart' })).toBe(99 - i);
+      }
+      // Settled, held in state, not yet in the store: one insert of the five lands after 2 s.
+      expect(await pending(record.id)).toBe(5);
+      expect(await charges(record.id)).toBe(0);
+      await until('the batch landed', async () => (await charges(record.id)) === 5 && (await pending(record.id)) === 0);
+      expect(ledgerInserts).toBe(1);
+      await writer.close();
+
+      // A process killed before its batch went out: the charge is in the pending ledger only.
+      const killed = new StoreKeyRegistry(store, state, { writer: { write: () => new Promise<void>(() => undefined) }, ledgerDelayMs: 1_000, now: () => t });
+      expect(await killed.reserve(record, 2)).toBe(true);
+      expect(await killed.settle(record, 2, 2, { requestId: 'page-killed', op: 'crawlStart' })).toBe(93);
+      killed.close();
+      expect(await pending(record.id)).toBe(1);
+      // The sweep leaves young entries to their batch, then inserts what is left behind.
+      expect(await actor.flushPendingLedger({ minAgeMs: LEDGER_SWEEP_AGE_MS })).toBe(0);
+      t += LEDGER_SWEEP_AGE_MS;
+      expect(await actor.flushPendingLedger({ minAgeMs: LEDGER_SWEEP_AGE_MS })).toBeGreaterThanOrEqual(1);
+      expect(await pending(record.id)).toBe(0);
+      // Its batch landing after all (or the sweep running twice) inserts the entry again: counted once.
+      const [row] = await store.query<Record<string, unknown>>("SELECT * FROM credit_ledger FINAL WHERE key_id = {id:String} AND entry_id = 'charge:page-killed'", { id: record.id });
+      expect(row).toMatchObject({ amount: expect.anything(), request_id: 'page-killed' });
+      await store.insert('credit_ledger', [row as Record<string, unknown>]);
+      expect(await charges(record.id)).toBe(6);
+      expect(await r.usage(record)).toEqual([{ month: expect.stringMatching(/^\d{4}-\d{2}$/), credits: 7 }]);
+      // The balance rebuilt from the ledger agrees with the live one.
+      await state.del(`keys:credits:${record.id}`);
+      expect((await r.get(record.id))?.balance).toBe(93);
+      actor.close();
+    });
+
+    if (inStore) it('usage and a rebuilt balance count charges still pending', async () => {
+      const store = backend.store as Store;
+      const state = backend.state as State;
+      const stuck = new StoreKeyRegistry(store, state, { writer: { write: () => new Promise<void>(() => undefined) }, ledgerDelayMs: 1_000 });
+      const { record } = await r.create({ name: 'pending-usage', credits: 10 });
+      expect(await stuck.reserve(record, 4)).toBe(true);
+      expect(await stuck.settle(record, 4, 4, { requestId: `req-${randomBytes(4).toString('hex')}`, op: 'monitorRun' })).toBe(6);
+      expect(await r.usage(record)).toEqual([{ month: expect.stringMatching(/^\d{4}-\d{2}$/), credits: 4 }]);
+      expect(await stuck.reserve(record, 3)).toBe(true);
+      expect(await stuck.settle(record, 3, 3, { requestId: `req-${randomBytes(4).toString('hex')}`, op: 'monitorRun' })).toBe(3);
+      await state.del(`keys:credits:${record.id}`);
+      expect((await r.get(record.id))?.balance).toBe(3);
+      stuck.close();
+    });
   });
 }
 
@@ -179,6 +290,7 @@ function storeRegistry(store: Store, state: State, cleanup: () => unknown) {
   return {
     registry: new StoreKeyRegistry(store, state),
     state,
+    store,
     async close() {
       await state.close();
       await store.close();

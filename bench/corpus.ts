@@ -11,6 +11,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { gunzipSync } from 'node:zlib';
 import { decodeBody } from '../pipeline/runtime/net/charset.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -50,9 +51,10 @@ export function trafilaturaPages(dir = corpusDir()): EvalPage[] | null {
 /** Whether a page belongs to the fixed held-out split (never looked at while tuning). */
 export const isHeldOut = (page: { index: number }): boolean => page.index % 5 === 0;
 
-/** Reads and decodes a page as a scraper would (charset from the markup, else UTF-8). */
+/** Reads and decodes a page as a scraper would (charset from the markup, else UTF-8); a `.gz` file is gunzipped first. */
 export function readHtml(path: string): string {
-  return decodeBody(readFileSync(path)).text;
+  const raw = readFileSync(path);
+  return decodeBody(path.endsWith('.gz') ? gunzipSync(raw) : raw).text;
 }
 
 export interface Counts {

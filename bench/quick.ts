@@ -188,6 +188,16 @@ export const QUICK: readonly QuickScenario[] = [
       ]),
   },
   {
+    file: 'main-content-broad.ts',
+    env: { BENCH_MAIN_CONTENT_BROAD_PAGES: '40', BENCH_MAIN_CONTENT_BROAD_BASELINE: '0' },
+    headlines: (lines) =>
+      lines.map((l) =>
+        l.skipped !== undefined
+          ? skipped(`main-content ${String(l.benchmark)}`, l.skipped)
+          : noTarget(`main-content ${String(l.benchmark)}`, `F1 ${fmt(l.f1)}, ${fmt(l.pages_per_s)} pages/s`),
+      ),
+  },
+  {
     file: 'markdown.ts',
     env: { BENCH_MARKDOWN_PAGES: '80', BENCH_MARKDOWN_WARMUP: '10' },
     headlines: (lines) =>

@@ -106,4 +106,27 @@ widget-tool init --force</code></pre>
     expect(text).not.toContain('Hidden promo');
     expect(text).toContain('Weinkenner wissen es.');
   });
+
+  it('keeps the cards of a listing page (all links) instead of returning nothing', () => {
+    const cards = ['Harbour plan approved after years of debate', 'New ferry timetable starts in May', 'Volunteers clean the beach on Sunday', 'Council budget for the coming year']
+      .map((t, i) => `<div class="card"><h3><a href="/n/${i}">${t}</a></h3><a href="/n/${i}">Read the story</a></div>`)
+      .join('');
+    const html = `<html><body><nav><a href="/">Home</a><a href="/news">News</a></nav><main><h1>Latest news</h1>${cards}</main><footer><a href="/imprint">Imprint</a></footer></body></html>`;
+    const text = extract(html);
+    expect(text).toContain('Latest news');
+    expect(text).toContain('Volunteers clean the beach on Sunday');
+    expect(text).not.toContain('Imprint');
+  });
+
+  it("keeps every post of a thread whose posts wear comment classes, and an article's comment section stays out", () => {
+    // The opening post is plain; the replies are marked as comments (as forum software does).
+    const opening = `<div class="topic-body"><p>${FIRST}</p><p>${FIRST}</p></div>`;
+    const replies = PROSE.slice(1).map((p, i) => `<div class="comment" id="reply-${i}"><span class="author">user${i}</span><p>${p}</p><p>${p}</p><p>${p}</p></div>`).join('');
+    const posts = opening + replies;
+    const thread = `<html><body><nav><a href="/">Forum</a><a href="/latest">Latest</a></nav><main><h1>Harbour plan thread</h1>${posts}</main><footer><a href="/rules">Rules</a></footer></body></html>`;
+    const text = extract(thread);
+    for (const p of PROSE) expect(text).toContain(p);
+    expect(text).not.toContain('Rules');
+    expect(extract(PAGE)).not.toContain('Great news, about time');
+  });
 });

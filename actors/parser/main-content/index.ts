@@ -23,9 +23,10 @@
  * Decoding raw bytes to a string (charset from BOM, header, markup) is pipeline/runtime/net/charset.ts.
  */
 import type { Cheerio, CheerioAPI } from 'cheerio';
-import { type Element, type ParentNode, type TextStats, contains, isElement, measure, undoable } from './dom.js';
+import { type Element, type ParentNode, type TextStats, contains, hintOf, isElement, measure, undoable } from './dom.js';
 import { removeBoilerplateSections, removeLinkBlocks, removeMetaLines } from './clean.js';
 import { type FurnitureLevel, removeFurniture, removeNonContent } from './prune.js';
+import { COMMENT_CLASS } from './patterns.js';
 import { type Choice, apply, proseOf, scoredCandidate, semanticCandidate } from './select.js';
 import { expandRoot, trimAroundCore } from './expand.js';
 import { plainText } from './text.js';
@@ -76,15 +77,78 @@ export function extractMainContent($: CheerioAPI, options: MainContentOptions = 
   removeNonContent(docRoot);
   const body = bodyOf($) ?? ($('html')[0] as Element | undefined);
   if (!body) return $('body');
-  let pass = undoable(() => extractFrom($, body, 'full'));
-  for (const level of RETRY_LEVELS) {
+  let level: FurnitureLevel = 'full';
+  let pass = undoable(() => extractFrom($, body, level));
+  for (const next of RETRY_LEVELS) {
     if (proseOf(measure(pass.result).get(pass.result)) >= MIN_ROOT_PROSE) break;
     // Too little survived: start again from the unpruned body, removing less.
     pass.undo();
+    level = next;
     pass = undoable(() => extractFrom($, body, level));
   }
-  const root = pass.result;
+  let root = pass.result;
+  const found = measure(root).get(root);
+  const prose = proseOf(found);
+  if (prose < MAX_THREAD_ROOT_PROSE) {
+    // Little prose left. Either every pass took the content away as links (a listing, a
+    // product grid: the link-block cleaning removes its cards), or the content is a thread
+    // of posts that the page marks as comments (a forum). Then the page's furniture-free
+    // main region (or body) is the answer, when it holds more text than the pass did.
+    pass.undo();
+    const kind: FurnitureLevel | null = prose < MIN_ROOT_PROSE ? 'full' : isThread(body, prose) ? 'thread' : null;
+    const region = kind ? undoable(() => regionFrom(body, kind)) : null;
+    if (region && (measure(region.result).get(region.result)?.text ?? 0) > (found?.text ?? 0)) root = region.result;
+    else {
+      region?.undo();
+      root = extractFrom($, body, level);
+    }
+  }
   return $(withIncludes($, root, includes));
+}
+
+/** Below this much prose a result may be the first post of a thread whose replies were taken for comments. */
+const MAX_THREAD_ROOT_PROSE = 1000;
+
+/**
+ * Whether the page is a thread of posts marked as comments: its comment-classed blocks hold
+ * at least three times the prose the extraction kept, in at least three separate blocks
+ * (posts; an article's comment section is one block).
+ */
+function isThread(body: Element, kept: number): boolean {
+  const stats = measure(body);
+  let prose = 0;
+  let blocks = 0;
+  const walk = (el: Element) => {
+    for (const c of el.children) {
+      if (!isElement(c)) continue;
+      const hint = hintOf(c);
+      if (hint && COMMENT_CLASS.test(hint)) {
+        const p = proseOf(stats.get(c));
+        prose += p;
+        if (p >= 100) blocks += 1;
+      } else walk(c);
+    }
+  };
+  walk(body);
+  return prose >= 3 * Math.max(kept, MIN_ROOT_PROSE) && blocks >= 3;
+}
+
+/** The body without furniture (at `level`), narrowed to its main region when that holds most of it. */
+function regionFrom(body: Element, level: FurnitureLevel): Element {
+  removeFurniture(body, level);
+  const stats = measure(body);
+  const total = stats.get(body)?.text ?? 0;
+  let found: Element | null = null;
+  const walk = (el: Element) => {
+    for (const c of el.children) {
+      if (found || !isElement(c)) continue;
+      if (c.name === 'main' || c.attribs.role === 'main') found = c;
+      else walk(c);
+    }
+  };
+  walk(body);
+  const main = found as Element | null;
+  return main && (stats.get(main)?.text ?? 0) >= 0.5 * total ? main : body;
 }
 
 /** The less aggressive passes tried, in order, when a pass leaves too little prose. */

@@ -40,6 +40,9 @@ export const HEADING_TAGS = new Set(['h1', 'h2', 'h3', 'h4', 'h5', 'h6']);
 export const FURNITURE_CLASS =
   /(?:^|[\s_-])(?:comments?|comment-?(?:list|area|form|respond|section|s?wrap(?:per)?|thread)|commentlist|respond|disqus|cookies?|cookie-?(?:banner|notice|consent|bar)|consent|gdpr|cmp|newsletter|share|sharing|shares|social|sociable|socials|social-?(?:media|links|icons|bar)|share-?(?:bar|buttons|links|tools|box)|sharedaddy|related|relateds|related-?(?:posts|articles|content|stories|links)|relatedposts|jp-relatedposts|outbrain|taboola|breadcrumbs?|skip-?link|sidebar|side-?bar|widget-?area|popup|modal|dialog|lightbox|overlay|login|navigation|navbar|nav|menu|mainmenu|submenu|footer|colophon|reply|masthead|topbar|top-?nav|site-?header|header-?nav|author-?(?:bio|box|info|description|card|section|profile|details|about|container)|about-?(?:the-?)?author|entry-author-info)(?=$|[\s_-])/;
 
+/** The comment words of `FURNITURE_CLASS`: on a thread page (prune.ts level `thread`) the posts wear them. */
+export const COMMENT_CLASS = /(?:^|[\s_-])(?:comments?|comment-?(?:list|area|section|s?wrap(?:per)?|thread)|commentlist|reply)(?=$|[\s_-])/;
+
 export const BOILERPLATE_CLASS =
   /(?:^|[\s_-])(?:advert(?:isement)?s?|ad-?(?:slot|unit|container|wrapper|banner|box)|ads|adsbygoogle|sponsor(?:ed)?|promo|paywall|subscribe|subscription|signup|post-?(?:tags|meta(?:data)?|nav(?:igation)?)|entry-?(?:meta|footer|tags|utility)|article-?(?:tags|meta|footer)|tag-?(?:list|cloud|links)|tags|pagination|pager|prev-?next|print(?:-?(?:link|button))?|search(?:-?(?:form|box))?|rating|byline|dateline|kicker|tagline|caption|img-?caption|image-?caption|image-?(?:subtitle|description|desc)|imagedescription|wp-caption-text|legend|credits?|image-?source|photo-?credit|copyright|disclosure|captcha|bildunterschrift|bildnachweis|secondary|cta|recent|recommend(?:ed|ations?)?|read-?more|more-?(?:articles|stories|news)|widget|toolbar)(?=$|[\s_-])/;
 

@@ -8,7 +8,7 @@
 import { load } from 'cheerio';
 import { type AnyNode, type Element, type ParentNode, detach, hintOf, isElement, linkDensity, measure, tagOf, visibleLength } from './dom.js';
 import { plainText } from './text.js';
-import { BOILERPLATE_CLASS, FURNITURE_CLASS, FURNITURE_ROLES, FURNITURE_TAGS, HEADING_TAGS, NON_CONTENT_TAGS } from './patterns.js';
+import { BOILERPLATE_CLASS, COMMENT_CLASS, FURNITURE_CLASS, FURNITURE_ROLES, FURNITURE_TAGS, HEADING_TAGS, NON_CONTENT_TAGS } from './patterns.js';
 
 /** A soft-furniture element with at least this much prose (and few links) is kept. */
 const SOFT_PROSE = 300;
@@ -89,17 +89,22 @@ export function furnitureKind(el: Element, level: FurnitureLevel = 'full'): 'str
   if (FURNITURE_TAGS.has(tag)) return 'strong';
   const role = el.attribs.role?.toLowerCase();
   if (role && FURNITURE_ROLES.has(role)) return 'strong';
-  const hint = level === 'full' ? hintOf(el) : '';
+  const raw = level === 'full' || level === 'thread' ? hintOf(el) : '';
+  // On a thread the posts are marked as comments: those words say nothing there.
+  const hint = level === 'thread' ? raw.replace(COMMENT_WORDS, ' ').trim() : raw;
   if (!hint) return '';
   if (FURNITURE_CLASS.test(hint)) return 'strong';
   return BOILERPLATE_CLASS.test(hint) ? 'soft' : '';
 }
 
 /**
- * How boldly furniture is removed: `full` uses tags, roles and class/id words; `tags` only
+ * How boldly furniture is removed: `full` uses tags, roles and class/id words; `thread` the
+ * same but for the comment words (a forum's posts wear them: index.ts); `tags` only
  * structural tags and roles (the retry when `full` left too little); `none` removes nothing.
  */
-export type FurnitureLevel = 'full' | 'tags' | 'none';
+export type FurnitureLevel = 'full' | 'thread' | 'tags' | 'none';
+
+const COMMENT_WORDS = new RegExp(COMMENT_CLASS.source, 'g');
 
 /**
  * Removes furniture under `root` in place, top-down. A 'strong' element holding more than
@@ -109,7 +114,7 @@ export function removeFurniture(root: ParentNode, level: FurnitureLevel = 'full'
   if (level === 'none') return;
   // Structure first (tags, roles), then class/id words judged against what is left.
   sweep(root, 'tags', protectShare);
-  if (level === 'full') sweep(root, 'full', protectShare);
+  if (level === 'full' || level === 'thread') sweep(root, level, protectShare);
 }
 
 function sweep(root: ParentNode, level: FurnitureLevel, protectShare: number): void {

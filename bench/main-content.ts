@@ -22,12 +22,8 @@
  * the slow part. BENCH_MAIN_CONTENT_PAGES caps the pages read from each corpus (default all;
  * `npm run bench:quick` reads a few).
  */
-import { Readability } from '@mozilla/readability';
 import { load } from 'cheerio';
-import { JSDOM, VirtualConsole } from 'jsdom';
-import { fork } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { loadHtml } from '../actors/parser/formats/load-html.js';
 import { extractMainContent, mainText, plainText } from '../actors/parser/main-content/index.js';
 import {
@@ -35,6 +31,7 @@ import {
   trafilaturaPages, zeroCounts,
 } from './corpus.js';
 import { emit, positiveInteger } from './lib.js';
+import { readabilityTexts, type Result } from './readability-js.js';
 
 /** Pages read from each corpus (BENCH_MAIN_CONTENT_PAGES, default all): the first ones, so the held-out split keeps its share. */
 const MAX_PAGES = positiveInteger('BENCH_MAIN_CONTENT_PAGES', Number.MAX_SAFE_INTEGER);
@@ -44,21 +41,10 @@ const PUBLISHED = { 'trafilatura 2.2.0': 0.924, 'readability-lxml 0.8.4.1': 0.82
 
 /** Pages per Readability.js child process. */
 const BASELINE_CHUNK = 100;
-const CHILD_FLAG = 'MAIN_CONTENT_BENCH_BASELINE_CHILD';
 
 /** Our main text: parse as the parser does (formats/load-html.ts), extract, plain text. */
 function ours(html: string): string {
   return mainText(extractMainContent(loadHtml(html)));
-}
-
-/** Readability.js's article text (null when it finds none). */
-function readability(html: string, url: string): string | null {
-  const dom = new JSDOM(html, { url, virtualConsole: new VirtualConsole() });
-  try {
-    return new Readability(dom.window.document).parse()?.textContent ?? null;
-  } finally {
-    dom.window.close();
-  }
 }
 
 /** Runs `fn`, returning its result (null when it throws) and the elapsed milliseconds. */
@@ -75,48 +61,6 @@ function timed<T>(fn: () => T): { value: T | null; ms: number } {
 
 const round3 = (n: number) => Math.round(n * 1000) / 1000;
 
-interface Job {
-  readonly path: string;
-  readonly url: string;
-}
-
-interface Result {
-  readonly text: string | null;
-  readonly ms: number;
-}
-
-/** Readability.js over `jobs`, in child processes of BASELINE_CHUNK pages each. */
-async function baseline(jobs: readonly Job[]): Promise<Result[]> {
-  const out: Result[] = [];
-  for (let i = 0; i < jobs.length; i += BASELINE_CHUNK) {
-    const chunk = jobs.slice(i, i + BASELINE_CHUNK);
-    const child = fork(fileURLToPath(import.meta.url), [], {
-      execArgv: ['--import', 'tsx'],
-      env: { ...process.env, [CHILD_FLAG]: '1' },
-      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-    });
-    const results = await new Promise<Result[]>((resolve, reject) => {
-      child.once('message', (m) => resolve(m as Result[]));
-      child.once('exit', (code) => reject(new Error(`baseline child exited with ${code}`)));
-      child.send(chunk);
-    });
-    child.kill();
-    out.push(...results);
-  }
-  return out;
-}
-
-/** The child side of `baseline`: runs Readability.js over the jobs it is sent. */
-function baselineChild(): void {
-  process.once('message', (jobs: Job[]) => {
-    const results = jobs.map((job) => {
-      const html = readHtml(job.path);
-      return timed(() => readability(html, job.url));
-    });
-    process.send?.(results.map((r) => ({ text: r.value, ms: r.ms })), () => process.exit(0));
-  });
-}
-
 async function trafilaturaEval(): Promise<void> {
   const pages = trafilaturaPages()?.slice(0, MAX_PAGES);
   if (!pages) {
@@ -128,7 +72,7 @@ async function trafilaturaEval(): Promise<void> {
     const r = timed(() => ours(html));
     return { text: r.value, ms: r.ms };
   });
-  const theirs = await baseline(pages);
+  const theirs = await readabilityTexts(pages, BASELINE_CHUNK);
   const sums: Record<'all' | 'held-out' | 'tuning', { ours: Counts; readability: Counts }> = {
     all: { ours: zeroCounts(), readability: zeroCounts() },
     'held-out': { ours: zeroCounts(), readability: zeroCounts() },
@@ -175,7 +119,7 @@ async function readabilityCorpus(): Promise<void> {
     emit({ bench: 'main-content', corpus: 'readability', skipped: `corpus not found under ${corpusDir()}` });
     return;
   }
-  const theirs = await baseline(pages.map((p) => ({ path: p.sourcePath, url: 'http://fakehost/test/page.html' })));
+  const theirs = await readabilityTexts(pages.map((p) => ({ path: p.sourcePath, url: 'http://fakehost/test/page.html' })));
   let oursSum = 0;
   let readabilitySum = 0;
   pages.forEach((page, i) => {
@@ -197,8 +141,5 @@ async function readabilityCorpus(): Promise<void> {
   });
 }
 
-if (process.env[CHILD_FLAG]) baselineChild();
-else {
-  await trafilaturaEval();
-  await readabilityCorpus();
-}
+await trafilaturaEval();
+await readabilityCorpus();

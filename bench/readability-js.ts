@@ -3,7 +3,7 @@
  * benchmark's own runner reads it) over a list of pages, in child processes of `chunk`
  * pages each (jsdom holds on to memory across hundreds of documents). Each page is timed on
  * its own: parse + extraction. A page where Readability finds nothing or throws gives null.
- * Used by bench/main-content-broad.ts; the child side runs only in the processes it forks.
+ * Used by bench/main-content.ts and bench/main-content-broad.ts; the child side runs only in the processes it forks.
  */
 import { Readability } from '@mozilla/readability';
 import { JSDOM, VirtualConsole } from 'jsdom';

@@ -22,6 +22,7 @@ export const DATED_SUITES: readonly string[] = [
   'test/pipeline/clients.models.schema.test.ts',
   'test/pipeline/clients.reddit-bluesky.test.ts',
   'test/pipeline/clients.social-reads.test.ts',
+  'test/pipeline/keys.shared.test.ts',
   'test/pipeline/leads.record.test.ts',
   'test/pipeline/mentions-web.test.ts',
   'test/search/local-index.test.ts',

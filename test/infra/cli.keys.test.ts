@@ -157,7 +157,9 @@ describe('infra/cli/keys', () => {
       ['an unknown command', ['frobnicate']],
       ['an unknown option', ['list', '--bogus']],
     ])('%s exits non-zero with a message on stderr', async (_name, args) => {
-      const res = await keys(emptyDir, ...args);
+      // Each its own DATA_DIR: these run at once, and a command may create the directory's
+      // ledger and server secret; two creating them together would test that race, not this.
+      const res = await keys(tempDir(), ...args);
       expect(res.code).not.toBe(0);
       expect(res.stderr).toMatch(/^keys: \S/);
       expect(res.stdout).toBe('');

@@ -22,8 +22,8 @@ import net, { type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keyPrefix } from '../../pipeline/keys/secret.js';
 import { apiKeyWebhookSecret, meteredKey, startEmbedded, type Embedded } from '../helpers/embedded.js';
-import { startFakeSearxng, type FakeSearch } from '../helpers/fake-search.js';
-import { startFirecrawlSite, watchedCrawl, type FirecrawlSite } from '../helpers/firecrawl-site.js';
+import type { FakeSearch } from '../helpers/fake-search.js';
+import { startFirecrawlSite, startSiteSearxng, watchedCrawl, type FirecrawlSite } from '../helpers/firecrawl-site.js';
 
 const API_KEY = 'e2e-firecrawl-v2-key-0123456789';
 
@@ -34,12 +34,7 @@ let fc: Firecrawl;
 
 beforeAll(async () => {
   site = await startFirecrawlSite();
-  searxng = await startFakeSearxng({
-    results: [
-      { url: site.url('/about'), title: 'About the fixture shop', snippet: 'We sell kettles since 1999.' },
-      { url: site.url('/blog/one'), title: 'Blog one', snippet: 'The first post about kettles.' },
-    ],
-  });
+  searxng = await startSiteSearxng(site);
   svc = await startEmbedded({ apiKey: API_KEY, env: { FETCH_ALLOW_PRIVATE: 'true', SEARCH_PROVIDERS: 'searxng', SEARXNG_URL: searxng.url } });
   fc = new Firecrawl({ apiKey: API_KEY, apiUrl: `${svc.base}/firecrawl`, maxRetries: 1 });
 }, 120_000);

@@ -18,8 +18,8 @@ import { chdbAvailable } from '../helpers/clickhouse.js';
 import { PRODUCTION_MAIN, startCluster, type Cluster } from '../helpers/cluster.js';
 import { hasKafka } from '../helpers/kafka.js';
 import { engine } from '../helpers/engines.js';
-import { startFakeSearxng, type FakeSearch } from '../helpers/fake-search.js';
-import { startFirecrawlSite, watchedCrawl, type FirecrawlSite } from '../helpers/firecrawl-site.js';
+import type { FakeSearch } from '../helpers/fake-search.js';
+import { startFirecrawlSite, startSiteSearxng, watchedCrawl, type FirecrawlSite } from '../helpers/firecrawl-site.js';
 import { REDIS_INSTALL, redisProbe } from '../helpers/redis.js';
 
 const ready = (await chdbAvailable()) && (await hasKafka()) && (await engine('redis', () => redisProbe(), REDIS_INSTALL));
@@ -33,12 +33,7 @@ describe.skipIf(!ready)('e2e/firecrawl distributed: the 4.x SDK against a cluste
 
   beforeAll(async () => {
     site = await startFirecrawlSite();
-    searxng = await startFakeSearxng({
-      results: [
-        { url: site.url('/about'), title: 'About the fixture shop', snippet: 'We sell kettles since 1999.' },
-        { url: site.url('/blog/one'), title: 'Blog one', snippet: 'The first post about kettles.' },
-      ],
-    });
+    searxng = await startSiteSearxng(site);
     cluster = await startCluster({ main: PRODUCTION_MAIN, env: { FETCH_ALLOW_PRIVATE: 'true', REQUEST_TIMEOUT_MS: '60000', SEARCH_PROVIDERS: 'searxng', SEARXNG_URL: searxng.url } });
     base = (await cluster.service('gateway')).url as string;
     await Promise.all([cluster.service('frontier'), cluster.service('fetcher')]);

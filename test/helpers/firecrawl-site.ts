@@ -9,6 +9,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type Firecrawl from '@mendable/firecrawl-js';
+import { startFakeSearxng, type FakeSearch } from './fake-search.js';
 
 export interface FirecrawlSite {
   readonly origin: string;
@@ -69,4 +70,14 @@ export async function watchedCrawl(fc: Firecrawl, site: FirecrawlSite, timeoutS:
   const done = new Promise<{ status?: unknown }>((resolve) => watcher.on('done', resolve));
   await watcher.start();
   return { status: (await done).status, docs: docs.sort() };
+}
+
+/** A local SearXNG stand-in whose results are two of the site's pages (the Firecrawl search tests read them). */
+export function startSiteSearxng(site: FirecrawlSite): Promise<FakeSearch> {
+  return startFakeSearxng({
+    results: [
+      { url: site.url('/about'), title: 'About the fixture shop', snippet: 'We sell kettles since 1999.' },
+      { url: site.url('/blog/one'), title: 'Blog one', snippet: 'The first post about kettles.' },
+    ],
+  });
 }

@@ -22,16 +22,6 @@ import { parseArgs } from 'node:util';
 import { setFlagsFromString } from 'node:v8';
 import type { FastifyInstance } from 'fastify';
 import type { ActorSpec } from './actors/index.js';
-import { createClassifierActor } from './actors/classifier/index.js';
-import { createSearcherActor } from './actors/searcher/index.js';
-import { createExtractorActor } from './actors/extractor/index.js';
-import { createFetcherActor } from './actors/fetcher/index.js';
-import { createFrontierActor } from './actors/frontier/index.js';
-import { createIntelActor } from './actors/intel/index.js';
-import { createNotifierActor } from './actors/notifier/index.js';
-import { createParserActor } from './actors/parser/index.js';
-import { createRendererActor } from './actors/renderer/index.js';
-import { buildGateway } from './gateway/app.js';
 import { ConfigError, loadConfig, redactedConfig, type Config } from './pipeline/service/config.js';
 import { keyRegistryFor, type KeyRegistry } from './pipeline/keys/index.js';
 import { errorCode } from './pipeline/runtime/errors.js';
@@ -59,18 +49,20 @@ export type RoleArg = Role | 'all';
  * to `renderRequested`; without it, it answers them 501. The intel pool serves `intel`: the
  * domain operations (registries, DNS, the archive, the link graph; a report's pages through
  * the scrape path, so those need `scrape` too).
+ * Each actor's code, like the gateway's, is imported when its pool starts: a process running
+ * one pool loads that pool, and the command line (`main.js <command>`) none of them.
  */
 export const ACTORS: readonly ActorSpec[] = [
-  { role: 'frontier', serves: ['map', 'jobs'], create: (runtime) => createFrontierActor(runtime) },
+  { role: 'frontier', serves: ['map', 'jobs'], create: async (runtime) => (await import('./actors/frontier/index.js')).createFrontierActor(runtime) },
   // With a renderer in the build, a challenge met on a plain fetch is rendered (as the gateway routes).
-  { role: 'fetcher', serves: ['fetch'], create: (runtime, build) => createFetcherActor(runtime, { render: build.serves.has('render') }) },
-  { role: 'renderer', serves: ['render'], create: (runtime) => createRendererActor(runtime) },
-  { role: 'parser', serves: ['scrape', 'parse'], create: (runtime) => createParserActor(runtime) },
-  { role: 'extractor', serves: ['extract'], create: (runtime) => createExtractorActor(runtime) },
-  { role: 'searcher', serves: ['search', 'social', 'leads'], create: (runtime) => createSearcherActor(runtime) },
-  { role: 'classifier', serves: ['monitors', 'mentions'], create: (runtime) => createClassifierActor(runtime) },
-  { role: 'notifier', serves: ['webhooks'], create: (runtime) => createNotifierActor(runtime) },
-  { role: 'intel', serves: ['intel'], create: (runtime) => createIntelActor(runtime) },
+  { role: 'fetcher', serves: ['fetch'], create: async (runtime, build) => (await import('./actors/fetcher/index.js')).createFetcherActor(runtime, { render: build.serves.has('render') }) },
+  { role: 'renderer', serves: ['render'], create: async (runtime) => (await import('./actors/renderer/index.js')).createRendererActor(runtime) },
+  { role: 'parser', serves: ['scrape', 'parse'], create: async (runtime) => (await import('./actors/parser/index.js')).createParserActor(runtime) },
+  { role: 'extractor', serves: ['extract'], create: async (runtime) => (await import('./actors/extractor/index.js')).createExtractorActor(runtime) },
+  { role: 'searcher', serves: ['search', 'social', 'leads'], create: async (runtime) => (await import('./actors/searcher/index.js')).createSearcherActor(runtime) },
+  { role: 'classifier', serves: ['monitors', 'mentions'], create: async (runtime) => (await import('./actors/classifier/index.js')).createClassifierActor(runtime) },
+  { role: 'notifier', serves: ['webhooks'], create: async (runtime) => (await import('./actors/notifier/index.js')).createNotifierActor(runtime) },
+  { role: 'intel', serves: ['intel'], create: async (runtime) => (await import('./actors/intel/index.js')).createIntelActor(runtime) },
 ];
 
 export interface ServiceOptions {
@@ -138,7 +130,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   try {
     if (config.metricsPort !== null) metrics = await serveMetrics(runtime.metrics, { port: config.metricsPort, host: config.metricsHost }, log);
     for (const actor of actors.filter((a) => role === 'all' || a.role === role)) {
-      const pool = new ActorPool(actor.create(runtime, build), runtime.events, log, undefined, runtime.metrics);
+      const pool = new ActorPool(await actor.create(runtime, build), runtime.events, log, undefined, runtime.metrics);
       pools.push(pool);
       await pool.start();
     }
@@ -147,6 +139,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       firstKey = await prepareKeys(config, keys, log);
       requester = new Requester(runtime.events, log.child({ component: 'requester' }));
       await requester.start();
+      const { buildGateway } = await import('./gateway/app.js');
       app = await buildGateway({
         config,
         log,

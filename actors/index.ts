@@ -20,5 +20,9 @@ export interface ActorBuild {
 export interface ActorSpec {
   readonly role: Exclude<Role, 'gateway'>;
   readonly serves?: readonly Capability[];
-  create(runtime: ServiceRuntime, build: ActorBuild): ActorDefinition;
+  /**
+   * Builds the pool's actor. It may load the actor's code first (main.ts imports each actor when
+   * its pool starts, so a process that runs one pool, or only the command line, loads only that).
+   */
+  create(runtime: ServiceRuntime, build: ActorBuild): ActorDefinition | Promise<ActorDefinition>;
 }

@@ -43,86 +43,28 @@
  * - A manual run (POST /v1/monitor/{id}/run) awaits its check: the event names a reply address,
  *   and the final check is the Reply's data.
  */
-import type { KeyRecord, KeyRegistry } from '../../pipeline/keys/registry.js';
-import {
-  countsOf,
-  isFinal,
-  judgedPages,
-  queuedCheck,
-  readCheck,
-  writeCheck,
-  writePage,
-  type CheckRecord,
-  type CheckStatus,
-  type PageResult,
-  UNCHANGED_ROWS,
-} from '../../pipeline/monitors/checks.js';
-import { readMonitor, type MonitorRecord } from '../../pipeline/monitors/record.js';
+import type { KeyRecord } from '../../pipeline/keys/registry.js';
+import { countsOf, isFinal, judgedPages, queuedCheck, readCheck, writeCheck, writePage, type CheckRecord, type PageResult, UNCHANGED_ROWS } from '../../pipeline/monitors/checks.js';
+import { readMonitor } from '../../pipeline/monitors/record.js';
 import { monitorWebhookBody } from '../../pipeline/monitors/notice.js';
 import { extendRunning, releaseRunning, runningCheck, RUNNING_TTL_MS, scheduledMonitor, takeRunning } from '../../pipeline/monitors/schedule.js';
-import { digestMatch, hasNoiseFreeHash, keepDigest, monitorSnapshots, recordMonitorSnapshot, snapshotDigest, storedDigest } from '../../pipeline/monitors/snapshots.js';
 import type { PageSnapshot } from '../../pipeline/pages/changes.js';
-import { ownReadOptions, scrapeRequestFields, scrapeTopic } from '../../pipeline/pages/scrape-request.js';
 import type { AnyEmission } from '../../pipeline/runtime/events.js';
-import type { Logger } from '../../pipeline/runtime/log.js';
 import type { Outcome } from '../../pipeline/runtime/pool.js';
 import { mapBounded } from '../../pipeline/runtime/bounded.js';
-import { ask, failedReply, PIPELINE_SLACK_MS, replyTo, type ReplyValue, type Requester } from '../../pipeline/runtime/request-reply.js';
-import type { Lock, State } from '../../pipeline/runtime/state/state.js';
-import type { BatchWriter, WriteOptions } from '../../pipeline/runtime/store/batch-writer.js';
-import type { Store } from '../../pipeline/runtime/store/store.js';
+import { replyTo } from '../../pipeline/runtime/request-reply.js';
+import type { Lock } from '../../pipeline/runtime/state/state.js';
 import { PRICES } from '../../schemas/api/prices.js';
-import type { ScrapeOptions } from '../../schemas/api/scrape-options.js';
-import type { EventValue } from '../../schemas/events/index.js';
 import { HEADERS } from '../../schemas/topics.js';
-import { judgedAgainstPrevious, judgeMovedByNoise, judgePage, readSnapshot } from './judge.js';
+import type { CheckDeps, CheckMonitor, MonitorCheckRequested } from './check-deps.js';
+import { keepDigestOf, previousOf, readPage, recordSnapshot } from './check-pages.js';
+import { behindWrite, finish, releaseOnceLanded, runningRow } from './check-rows.js';
+import { judgeMovedByNoise, judgePage, readSnapshot } from './judge.js';
 
-export type MonitorCheckRequested = EventValue<'MonitorCheckRequested'>;
+export type { CheckDeps, MonitorCheckRequested } from './check-deps.js';
+export { checkScrapeOptions } from './check-pages.js';
+export { RUNNING_ROW_AFTER_MS } from './check-rows.js';
 
-export interface CheckDeps {
-  readonly state: State;
-  readonly store: Pick<Store, 'query'>;
-  readonly writer: Pick<BatchWriter, 'write'>;
-  readonly keys: KeyRegistry;
-  /** Asks the scrape path for one page (started lazily by the actor). */
-  readonly requester: () => Promise<Requester>;
-  readonly pageTimeoutMs: number;
-  readonly pageConcurrency: number;
-  readonly log: Logger;
-  readonly now?: () => number;
-}
-
-/**
- * The scrape options of a monitor's page: markdown of the main content, never from the cache
- * (a check wants the page as it is now) and not kept in it: the check keeps what it needs,
- * the page's snapshot in the monitor's history (pipeline/monitors/snapshots.ts), and a copy
- * in `pages` with its search index rows would cost the check three more inserts, most of a
- * check's CPU (bench/README.md, monitors), for a cache no monitor reads. A later scrape with
- * `maxAge` finds the copies scrapes stored, as old as they are, or fetches the page fresh.
- * The monitor's page timeout; the other fields at the defaults the gateway's validation fills
- * in (schemas/api/scrape-options.ts).
- */
-export function checkScrapeOptions(timeoutMs: number): ScrapeOptions {
-  return ownReadOptions({ formats: ['markdown'], onlyMainContent: true, maxAge: 0, storeInCache: false, timeout: timeoutMs });
-}
-
-async function finish(deps: CheckDeps, check: CheckRecord, status: CheckStatus, reason: string): Promise<CheckRecord> {
-  const now = (deps.now ?? Date.now)();
-  const final: CheckRecord = { ...check, status, reason, finishedAtMs: now, startedAtMs: check.startedAtMs ?? now };
-  await writeCheck(deps.writer, final);
-  return final;
-}
-
-async function readPage(deps: CheckDeps, check: CheckRecord, url: string, position: number, signal: AbortSignal): Promise<ReplyValue> {
-  const fields = scrapeRequestFields(checkScrapeOptions(deps.pageTimeoutMs));
-  const ctx = { requestId: `${check.id}:${position + 1}`, tenant: check.tenant, signal };
-  try {
-    const requester = await deps.requester();
-    return await ask(requester, ctx, scrapeTopic(fields), { jobId: null, url, ...fields }, deps.pageTimeoutMs + PIPELINE_SLACK_MS);
-  } catch (error) {
-    return failedReply(error);
-  }
-}
 
 /** Whether the check found something the webhook is for: a page new, changed, removed or failing. */
 export function worthNotifying(check: Pick<CheckRecord, 'counts'>): boolean {
@@ -147,8 +89,6 @@ function answer(event: MonitorCheckRequested, check: CheckRecord): AnyEmission[]
   return replyTo(event, { ok: true, data: JSON.stringify(check), errorCode: null, errorMessage: null, credits: 0, source: 'classifier' });
 }
 
-/** What a check needs of its monitor. */
-type CheckMonitor = Pick<MonitorRecord, 'id' | 'tenant' | 'name' | 'goal' | 'sealedWebhook'>;
 
 interface Started {
   readonly check: CheckRecord;
@@ -210,50 +150,7 @@ export async function handleCheckRequested(event: MonitorCheckRequested, deps: C
   }
 }
 
-/**
- * A check whose rows are written behind its answer holds its latch and its lock until they
- * landed: the monitor's next check starts after them. Rows that could not be written leave the
- * check unfinished in the store (the frontier's sweep resumes it once the latch is free, when
- * its queued row landed; else the schedule rebuilt from the store runs its due time again).
- */
-function releaseOnceLanded(deps: CheckDeps, behind: Promise<void>, monitorId: string, checkId: string, worker: Lock): void {
-  void behind
-    .catch((error: unknown) => deps.log.warn({ err: error, monitorId, checkId }, 'rows written behind a check were not written'))
-    .then(() => Promise.all([releaseRunning(deps.state, monitorId, checkId), worker.release()]))
-    .catch((error: unknown) => deps.log.warn({ err: error, monitorId, checkId }, 'the running latch of a check was not released; it expires'));
-}
-
 const workerLock = (checkId: string) => `monitor-check:${checkId}`;
-
-/** A check this long still running gets its `running` row; one done sooner goes from queued to final. */
-export const RUNNING_ROW_AFTER_MS = 2_000;
-
-/**
- * The check's `running` row, written once a reader could see the check running: when it has
- * run RUNNING_ROW_AFTER_MS, or when a page's result is about to land with pages still to go.
- * A one-page check that ends quickly goes from queued to its final row. `settle` stops the
- * timer and awaits the write.
- */
-function runningRow(deps: CheckDeps, running: CheckRecord): { beforePage(pagesLeft: number, needed?: boolean): Promise<void>; landed(): boolean; settle(): Promise<void> } {
-  let written: Promise<void> | null = null;
-  let landed = false;
-  const write = () =>
-    (written ??= writeCheck(deps.writer, running).then(
-      () => void (landed = true),
-      (error: unknown) => deps.log.warn({ err: error, checkId: running.id }, 'the running row of a check was not written'),
-    ));
-  const timer = setTimeout(write, RUNNING_ROW_AFTER_MS);
-  return {
-    async beforePage(pagesLeft, needed = false) {
-      if (pagesLeft > 0 || needed) await write();
-    },
-    landed: () => landed,
-    async settle() {
-      clearTimeout(timer);
-      await written;
-    },
-  };
-}
 
 /** Holds the credits of the pages still to read; the reason the check is skipped when the key cannot. */
 async function hold(deps: CheckDeps, check: CheckRecord, pages: number): Promise<{ account: KeyRecord; held: number } | { reason: string }> {
@@ -263,50 +160,6 @@ async function hold(deps: CheckDeps, check: CheckRecord, pages: number): Promise
   return { reason: !account || account.revoked ? 'the key is revoked' : `insufficient_credits: the check needs ${held} credits; the key's balance does not cover them` };
 }
 
-/** What the check knows of a page's previous snapshot before judging it. */
-interface Previous {
-  /** The snapshot to judge against (the page as read now when its digest said it is the same). */
-  readonly previous: PageSnapshot | null;
-  /** The digest state had for the page; null when none. */
-  readonly kept: string | null;
-  /** `previous` is the page as read now, which the kept digest said its snapshot is (up to noise when movedByNoise). */
-  readonly fromState: boolean;
-  /** The page differs from its snapshot only by noise, known from the digests without reading the snapshot. */
-  readonly movedByNoise: boolean;
-}
-
-/**
- * The page's previous snapshot: when the page reads back with the digest state keeps for it,
- * the snapshot that digest stands for (the same status and normalized text, which is all the
- * judgement reads of it), and when it reads back the same but for noise, only that
- * (`movedByNoise`: judged by judgeMovedByNoise); neither reads the store. Else the store's.
- */
-async function previousOf(deps: CheckDeps, monitor: CheckMonitor, url: string, current: PageSnapshot | null): Promise<Previous> {
-  // A page that could not be read, or answered an error, is judged without its previous snapshot.
-  if (!current || !judgedAgainstPrevious(current)) return { previous: null, kept: null, fromState: false, movedByNoise: false };
-  const kept = await storedDigest(deps.state, monitor.id, url);
-  const match = kept === null ? null : digestMatch(kept, current);
-  if (match !== null) return { previous: current, kept, fromState: true, movedByNoise: match === 'noise' };
-  const previous = (await monitorSnapshots(deps.store, monitor.tenant, monitor.id, [url])).get(url) ?? null;
-  return { previous, kept, fromState: false, movedByNoise: false };
-}
-
-/** Records the page's new snapshot, then its digest (the digest says the snapshot landed). */
-async function recordSnapshot(deps: CheckDeps, check: CheckRecord, url: string, snapshot: PageSnapshot, options: WriteOptions = {}): Promise<void> {
-  await recordMonitorSnapshot(deps.writer, check.tenant, check.monitorId, url, snapshot, options);
-  await keepDigest(deps.state, check.monitorId, url, snapshotDigest(snapshot));
-}
-
-/**
- * When the page's snapshot stays: its digest kept, if state did not have it (the snapshot was
- * read from the store) or had it in the older form.
- */
-async function keepDigestOf(deps: CheckDeps, monitorId: string, url: string, known: Previous): Promise<void> {
-  if (!known.previous || (known.fromState && known.kept !== null && hasNoiseFreeHash(known.kept))) return;
-  const digest = snapshotDigest(known.previous);
-  if (digest !== known.kept) await keepDigest(deps.state, monitorId, url, digest);
-}
-
 /**
  * What a check did: its outcome, and when its rows are written behind its answer (a scheduled
  * check that found every page `same`), the promise of their landing.
@@ -314,12 +167,6 @@ async function keepDigestOf(deps: CheckDeps, monitorId: string, url: string, kno
 interface Ran {
   readonly outcome: Outcome;
   readonly behind: Promise<void> | null;
-}
-
-/** A write behind the answer: marked handled at once (awaited later, or its failure logged by releaseOnceLanded). */
-function behindWrite(landing: Promise<void>[], write: Promise<void>): void {
-  void write.catch(() => undefined);
-  landing.push(write);
 }
 
 async function runCheck(deps: CheckDeps, started: Started & { monitor: CheckMonitor }, event: MonitorCheckRequested, now: () => number, signal: AbortSignal, worker: Lock): Promise<Ran> {

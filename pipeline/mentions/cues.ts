@@ -67,11 +67,23 @@ const NEGATIVE = new Set([
 ]);
 const NEGATIONS = new Set(['not', 'no', 'never', 'don', 'doesn', 'didn', 'isn', 'wasn', 'aren', 'won', 'can', 'cannot', 'dont', 'doesnt', 'didnt', 'isnt', 'wasnt', 'cant', 'wont', 'nothing', 'hardly']);
 
-/** The lexicon's words, split on first use (module load stays cheap; the model's load is what is timed). */
-let lexicon: { readonly positive: ReadonlySet<string>; readonly negative: ReadonlySet<string> } | null = null;
-function opinionWords() {
-  lexicon ??= { positive: new Set(POSITIVE_WORDS.split(/\s+/).filter(Boolean)), negative: new Set(NEGATIVE_WORDS.split(/\s+/).filter(Boolean)) };
-  return lexicon;
+/** Sentiment bits of a word: the small lists above and the Opinion Lexicon's sides. */
+const SMALL_POS = 1, SMALL_NEG = 2, LEX_POS = 4, LEX_NEG = 8;
+
+/** Every sentiment word with its bits, built on first use, so that a token costs one look-up. */
+let sentiment: Map<string, number> | null = null;
+function sentimentWords(): Map<string, number> {
+  if (sentiment) return sentiment;
+  const words = new Map<string, number>();
+  const add = (list: Iterable<string>, bit: number) => {
+    for (const w of list) if (w) words.set(w, (words.get(w) ?? 0) | bit);
+  };
+  add(POSITIVE, SMALL_POS);
+  add(NEGATIVE, SMALL_NEG);
+  add(POSITIVE_WORDS.split(/\s+/), LEX_POS);
+  add(NEGATIVE_WORDS.split(/\s+/), LEX_NEG);
+  sentiment = words;
+  return words;
 }
 
 /** Phrase lists by their first token, longest first, for one look-up per token. */
@@ -113,32 +125,35 @@ export function asksInForm(tokens: readonly string[]): boolean {
 export function postCues(tokens: readonly string[], starts: readonly boolean[]): string[] {
   const found = new Set<string>();
   let pos = 0, neg = 0, lexPos = 0, lexNeg = 0;
-  const words = opinionWords();
+  const words = sentimentWords();
   if (tokens.length && ASK_OPENERS.has(tokens[0] as string)) found.add('ask_open');
   for (let i = 0; i < tokens.length; i++) {
     const token = tokens[i] as string;
-    for (const [name, byFirst] of FAMILIES) {
-      if (found.has(name)) continue;
-      if (byFirst.get(token)?.some((seq) => matchesAt(tokens, i, seq))) found.add(name);
+    for (let f = 0; f < FAMILIES.length; f++) {
+      const [name, byFirst] = FAMILIES[f] as (typeof FAMILIES)[number];
+      const seqs = byFirst.get(token);
+      if (seqs && !found.has(name) && seqs.some((seq) => matchesAt(tokens, i, seq))) found.add(name);
     }
     if (token === 'than' && comparativeBefore(tokens, i)) found.add('compare');
     if (starts[i] && ASK_OPENERS.has(token)) found.add('ask_sentence');
+    const bits = words.get(token);
+    if (bits === undefined) continue;
     const negated = NEGATIONS.has(tokens[i - 1] as string) || NEGATIONS.has(tokens[i - 2] as string);
-    if (POSITIVE.has(token)) {
+    if (bits & SMALL_POS) {
       pos++;
       if (negated) found.add('pos_negated');
     }
-    if (words.positive.has(token)) {
+    if (bits & SMALL_NEG) {
+      neg++;
+      if (negated) found.add('neg_negated');
+    }
+    if (bits & LEX_POS) {
       if (negated) lexNeg++;
       else lexPos++;
     }
-    if (words.negative.has(token)) {
+    if (bits & LEX_NEG) {
       if (negated) lexPos++;
       else lexNeg++;
-    }
-    if (NEGATIVE.has(token)) {
-      neg++;
-      if (negated) found.add('neg_negated');
     }
   }
   if (lexPos) found.add(`lex_pos_${Math.min(lexPos, 3)}`);

@@ -25,7 +25,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { MENTION_CATEGORIES } from '../../schemas/api/monitoring.js';
 import {
-  CUE_BUCKETS, decodeMentionModel, mentionFeatures, mentionProbabilities, wordBuckets, type MentionCategory, type MentionInput, type MentionModelFile,
+  CUE_BUCKETS, cue, decodeMentionModel, mentionFeatures, mentionProbabilities, wordBuckets, type MentionCategory, type MentionInput, type MentionModelFile,
+  type PrecedenceRule,
 } from '../../pipeline/mentions/classifier.js';
 
 export interface LabelledMention {
@@ -53,6 +54,12 @@ export interface TrainOptions {
    */
   readonly balance: 'class' | 'source';
   readonly seed: number;
+  /**
+   * Fixed logit bonuses the shipped classifier adds when a post has a cue (classifier.ts,
+   * "Precedence"); written to the model file, not learned: the training fits the weights without
+   * them, the temperature with them.
+   */
+  readonly precedence: readonly PrecedenceRule[];
   readonly trainedAt: string;
   readonly sources: readonly string[];
   /** Called as training goes (stage, done, total); the CLI draws a bar with it. */
@@ -61,10 +68,11 @@ export interface TrainOptions {
 
 export const DEFAULT_OPTIONS: TrainOptions = {
   bucketBits: 18, epochs: 12, learningRate: 0.25, l2: 1e-5, minDocs: 2, cueValue: 0.3, balance: 'class', seed: 20240611,
+  precedence: [{ cue: 'question_form', category: 'question', logit: 1 }, { cue: 'buy', category: 'buying_intent', logit: 2 }],
   trainedAt: new Date(0).toISOString(), sources: [],
 };
 
-const CLASSIFIER = 'linear-v3';
+const CLASSIFIER = 'linear-v4';
 const LABELS: readonly MentionCategory[] = MENTION_CATEGORIES;
 
 export function mentionInput(row: LabelledMention): MentionInput {
@@ -185,11 +193,16 @@ function fit(data: readonly Example[], options: TrainOptions, stage: string): De
   return model;
 }
 
-/** The temperature (0.25–4, step 0.05) that minimises the log loss of `model` on `data`. */
-function fitTemperature(model: Dense, data: readonly Example[]): number {
+/** The temperature (0.25–4, step 0.05) that minimises the log loss of `model` on `data`, the precedence bonuses added as the classifier adds them. */
+function fitTemperature(model: Dense, data: readonly Example[], options: TrainOptions): number {
+  const cueBase = (1 << options.bucketBits) - CUE_BUCKETS;
   const logits = data.map((e) => {
     const z = new Float64Array(LABELS.length);
     logitsOf(model, e, z);
+    for (const rule of options.precedence) {
+      const c = LABELS.indexOf(rule.category);
+      if (e.buckets.includes(cueBase + cue(rule.cue))) z[c] = (z[c] as number) + rule.logit;
+    }
     return z;
   });
   let best = 1, bestLoss = Infinity;
@@ -254,7 +267,7 @@ export function trainMentionClassifier(rows: readonly LabelledMention[], options
   const all = examples(rows, options.bucketBits, options.cueValue);
   const calibration = all.filter((_, i) => isCalibration(rows[i] as LabelledMention));
   const rest = all.filter((_, i) => !isCalibration(rows[i] as LabelledMention));
-  const temperature = !skipCalibration && calibration.length && rest.length ? fitTemperature(fit(rest, options, 'calibration'), calibration) : 1;
+  const temperature = !skipCalibration && calibration.length && rest.length ? fitTemperature(fit(rest, options, 'calibration'), calibration, options) : 1;
   const model = fit(all, options, 'training');
   const { scale, weights, rows: kept } = quantise(model, options.bucketBits);
   const counts = Object.fromEntries(LABELS.map((l) => [l, rows.filter((r) => r.label === l).length]));
@@ -271,6 +284,7 @@ export function trainMentionClassifier(rows: readonly LabelledMention[], options
     },
     training: { method: 'multinomial logistic regression, AdaGrad + L2, class-weighted', balance: options.balance, epochs: options.epochs, learningRate: options.learningRate, l2: options.l2, minDocs: options.minDocs, seed: options.seed, buckets_kept: kept },
     temperature,
+    precedence: options.precedence,
     scale,
     bias: Array.from(model.bias, (b) => Math.round(b * 1e6) / 1e6),
     weights,

@@ -22,18 +22,26 @@
  *   Cues have their own region, the last CUE_BUCKETS buckets; the words hash into the rest.
  * Each post's features are binary; the words share a unit (L2) norm, and each cue counts
  * `cueValue` (a setting of the model file) whatever the post's length, so a question mark weighs
- * the same in a tweet and in a long issue. No rule overrides the model: the
- * comparative cue is a feature it weighs like the others. The one fixed answer is for a post
- * with no letter or digit at all (emoji only, empty): `other`, score 1.
+ * the same in a tweet and in a long issue.
+ *
+ * Precedence (`precedence` in the model file): a few cues that carry across sources add a fixed
+ * amount to one category's logit on top of what the model learned, a prior the training does not
+ * see: the post in question form (`question_form`: a title that asks, else a text that ends with
+ * '?', opens with an interrogative or holds an asking phrase) toward `question`, first-person
+ * purchase intent (`buy`, cues.ts) toward `buying_intent`. The model learns these cues too, but
+ * from the few sources that label those categories it learns each source's wording instead;
+ * the fixed amounts were chosen on the leave-one-source-out evaluation (bench/README.md,
+ * Mentions). The one fixed answer is for a post with no letter or digit at all (emoji only,
+ * empty): `other`, score 1.
  *
  * The score is the winning class's softmax probability at the temperature fitted on data kept
- * out of training (calibration). `classifier` is the model's name and version, `linear-v3`.
+ * out of training (calibration). `classifier` is the model's name and version, `linear-v4`.
  * The weights load once, lazily and synchronously, on the first call.
  */
 import { readFileSync } from 'node:fs';
 import { stemmer } from 'stemmer';
 import { MENTION_CATEGORIES, type MentionCategory } from '../../schemas/api/monitoring.js';
-import { postCues } from './cues.js';
+import { asksInForm, postCues } from './cues.js';
 
 export type { MentionCategory };
 
@@ -65,7 +73,12 @@ export interface MentionModel {
   /** Buckets from `cueBase` up hold the cues, each worth `cueValue` whatever the post's length. */
   readonly cueBase: number;
   readonly cueValue: number;
+  /** Fixed logit bonuses: when the post has the cue in `bucket`, `logit` is added to class `label` (an index of `labels`). */
+  readonly precedence: readonly { readonly bucket: number; readonly label: number; readonly logit: number }[];
 }
+
+/** A precedence rule as the model file names it: a cue of `mentionFeatures`, the category it favours, the logit it adds. */
+export interface PrecedenceRule { readonly cue: string; readonly category: MentionCategory; readonly logit: number }
 
 /** What classifier-model.json holds; the training script writes it (see its doc for the rest). */
 export interface MentionModelFile {
@@ -75,6 +88,7 @@ export interface MentionModelFile {
   readonly scale: number;
   readonly bias: readonly number[];
   readonly temperature: number;
+  readonly precedence?: readonly PrecedenceRule[];
   /** base64 of rows sorted by bucket: varint bucket delta, then one int8 per label. */
   readonly weights: string;
   readonly [meta: string]: unknown;
@@ -190,11 +204,11 @@ function stemHash(token: string): number {
 /** The cue region: the last CUE_BUCKETS buckets of the space, apart from the hashed words. */
 export const CUE_BUCKETS = 512;
 /** A cue's place in the cue region (an offset from its start). */
-const cue = (name: string) => fnv1a(`cue:${name}`) % CUE_BUCKETS;
+export const cue = (name: string) => fnv1a(`cue:${name}`) % CUE_BUCKETS;
 const CUES = {
   questionEnd: cue('q_end'), questionAny: cue('q_any'), questionStart: cue('q_start'), negation: cue('neg'),
   firstPerson: cue('first_person'), exclamation: cue('exclaim'), competitor: cue('competitor'),
-  comparative: cue('competitor_comparative'), title: cue('title'),
+  comparative: cue('competitor_comparative'), title: cue('title'), questionForm: cue('question_form'),
 };
 const LENGTH_CUES = Array.from({ length: 12 }, (_, i) => cue(`len_${i}`));
 
@@ -233,6 +247,12 @@ export function mentionFeatures(input: MentionInput, bucketBits: number): Uint32
     if (start && QUESTION_WORDS.has(token)) questionStart = true;
   }
   const trimmed = input.text.trimEnd();
+  const found = postCues(tokens, starts);
+  // Question form: a post with a title asks when its title does (an issue's body says much else), else when its text does.
+  const questionForm = head.tokens.length > 0
+    ? title.trimEnd().endsWith('?') || asksInForm(head.tokens)
+    : trimmed.endsWith('?') || found.includes('ask_open') || found.includes('ask');
+  if (questionForm) cues.push(CUES.questionForm);
   if (trimmed.endsWith('?') || title.trimEnd().endsWith('?')) cues.push(CUES.questionEnd);
   if (input.text.includes('?') || title.includes('?')) cues.push(CUES.questionAny);
   if (input.text.includes('!') || title.includes('!')) cues.push(CUES.exclamation);
@@ -243,7 +263,7 @@ export function mentionFeatures(input: MentionInput, bucketBits: number): Uint32
   if (hasCompetitor && comparative) cues.push(CUES.comparative);
   if (titleLength > 0) cues.push(CUES.title);
   cues.push(LENGTH_CUES[Math.min(Math.floor(Math.log2(tokens.length + 1)), 11)] as number);
-  for (const name of postCues(tokens, starts)) cues.push(cue(name));
+  for (const name of found) cues.push(cue(name));
 
   // The hashed words fill the space below the cue region, the cues that region.
   const cueBase = (1 << bucketBits) - CUE_BUCKETS;
@@ -280,7 +300,12 @@ export function decodeMentionModel(file: MentionModelFile): MentionModel {
   }
   const cueValue = typeof file.features.cueValue === 'number' ? file.features.cueValue : 0;
   const cueBase = (1 << file.features.bucketBits) - CUE_BUCKETS;
-  return { classifier: file.classifier, labels, bucketBits: file.features.bucketBits, weights, scale: file.scale, bias: file.bias, temperature: file.temperature, cueBase, cueValue };
+  const precedence = (file.precedence ?? []).map((rule) => {
+    const label = labels.indexOf(rule.category);
+    if (label < 0 || !Number.isFinite(rule.logit)) throw new Error(`mention model: bad precedence rule ${JSON.stringify(rule)}`);
+    return { bucket: cueBase + cue(rule.cue), label, logit: rule.logit };
+  });
+  return { classifier: file.classifier, labels, bucketBits: file.features.bucketBits, weights, scale: file.scale, bias: file.bias, temperature: file.temperature, cueBase, cueValue, precedence };
 }
 
 /** How many of `buckets` (sorted) are words rather than cues: the words share a unit norm, each cue counts `cueValue`. */
@@ -313,10 +338,16 @@ export function mentionProbabilities(model: MentionModel, buckets: Uint32Array):
     const sum = i < words ? logits : cues;
     for (let c = 0; c < k; c++) sum[c] = (sum[c] as number) + (model.weights[base + c] as number);
   }
+  const bonus = new Float64Array(k);
+  for (const rule of model.precedence) {
+    for (let i = words; i < buckets.length; i++) {
+      if (buckets[i] === rule.bucket) bonus[rule.label] = (bonus[rule.label] as number) + rule.logit;
+    }
+  }
   let max = -Infinity;
   for (let c = 0; c < k; c++) {
     const raw = (logits[c] as number) * value + (cues[c] as number) * model.cueValue;
-    logits[c] = (raw * model.scale + (model.bias[c] as number)) / model.temperature;
+    logits[c] = (raw * model.scale + (model.bias[c] as number) + (bonus[c] as number)) / model.temperature;
     max = Math.max(max, logits[c] as number);
   }
   let sum = 0;

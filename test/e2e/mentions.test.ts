@@ -145,7 +145,7 @@ describe('e2e/mentions (embedded)', () => {
     expect(mentions.find((m) => m.platform === 'web')).toMatchObject({ title: 'Acme DB review', url: feed.url.replace('/feed.xml', '/acme.html') });
     for (const m of mentions) {
       expect(MENTION_CATEGORIES).toContain(m.category);
-      expect(m.classifier).toBe('linear-v3');
+      expect(m.classifier).toBe('linear-v4');
       expect(m.score).toBeGreaterThan(0);
       expect(m.score).toBeLessThanOrEqual(1);
       expect(m).toMatchObject({ status: 'new', watchId: watch.id, collectionId: last.id, matchedKeywords: ['Acme DB'] });
@@ -222,7 +222,7 @@ describe('e2e/mentions (embedded)', () => {
       expect(data.platforms.github.error.retryAfterMs).toBeGreaterThan(0);
       expect(data.platforms.youtube).toMatchObject({ status: 'not_configured' });
       expect(data.platforms.bluesky.status).toBe('ok');
-      expect(data.platforms.bluesky.mentions[0]).toMatchObject({ url: 'https://bsky.app/profile/gina.bsky.social/post/3kabc', classifier: 'linear-v3' });
+      expect(data.platforms.bluesky.mentions[0]).toMatchObject({ url: 'https://bsky.app/profile/gina.bsky.social/post/3kabc', classifier: 'linear-v4' });
       expect(MENTION_CATEGORIES).toContain(data.platforms.bluesky.mentions[0].category);
       expect(data.found).toBeGreaterThanOrEqual(7);
       expect(data.cost.credits).toBe(1);

@@ -82,7 +82,7 @@ describe('actors/classifier sortMentions with the operator\'s model', () => {
       const config = loadConfig({ MODEL_PROVIDER: 'openai', MODEL_API_KEY: KEY, OPENAI_BASE_URL: broken.url, MODEL_MAX_RETRIES: '0' });
       const sorted = await sortMentions([found('Mercury is down again'), found('Mercury retrograde')], TERMS, { model: operatorModel(config), modelOptions: { config }, log: quietLog }, new AbortController().signal);
       expect(sorted).toHaveLength(2);
-      expect(sorted.every((s) => s.classifier === 'linear-v3')).toBe(true);
+      expect(sorted.every((s) => s.classifier === 'linear-v4')).toBe(true);
     } finally {
       await broken.close();
     }
@@ -167,7 +167,7 @@ describe.skipIf(!hasChdb)('watch schedules and stored mentions on chdb and memor
     await handleMentionsFound(event, deps, new AbortController().signal);
     const page = await listMentions(store, 'store', { watchId: watch.id }, null, 100);
     expect(page.mentions).toHaveLength(2);
-    expect(page.mentions.every((m) => m.classifier === 'linear-v3' && m.status === 'new')).toBe(true);
+    expect(page.mentions.every((m) => m.classifier === 'linear-v4' && m.status === 'new')).toBe(true);
     expect(await readCollection(store, 'store', watch.id, collection.id)).toMatchObject({ status: 'completed', found: 2 });
   });
 });

@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { classifyMention, loadMentionModel, mentionFeatures, tokenize } from '../../pipeline/mentions/classifier.js';
+import { classifyMention, decodeMentionModel, loadMentionModel, mentionFeatures, mentionProbabilities, tokenize, type MentionModelFile } from '../../pipeline/mentions/classifier.js';
 import { DEFAULT_OPTIONS, mentionInput, readMentions, scoreCategories, trainMentionClassifier } from '../../infra/train/mentions-classifier.js';
 
 const data = new URL('../../bench/data/mentions/', import.meta.url);
@@ -31,7 +31,7 @@ describe('pipeline/mentions/classifier', () => {
   it('names the classifier and gives a score in (0, 1] for every held-out post', () => {
     for (const row of test) {
       const { score, classifier } = classifyMention(mentionInput(row));
-      expect(classifier).toBe('linear-v3');
+      expect(classifier).toBe('linear-v4');
       expect(score).toBeGreaterThan(0);
       expect(score).toBeLessThanOrEqual(1);
     }
@@ -49,6 +49,31 @@ describe('pipeline/mentions/classifier', () => {
     const named = (name: string) => mentionFeatures({ text: `Honestly ${name} runs better than Acme here.`, brandTerms: ['Acme'], competitors: [name] }, bits);
     expect(Array.from(named('Globex Cloud'))).toEqual(Array.from(named('Initech')));
     expect(Array.from(named('Initech'))).not.toEqual(Array.from(mentionFeatures({ text: 'Honestly Initech runs better than Acme here.', brandTerms: ['Acme'], competitors: [] }, bits)));
+  });
+
+  it('adds the model file\'s precedence bonuses: question form toward question, purchase intent toward buying_intent', () => {
+    const model = loadMentionModel();
+    const at = (label: string) => model.labels.indexOf(label as never);
+    expect(model.precedence.map((r) => [model.labels[r.label], r.logit])).toEqual([['question', 1], ['buying_intent', 2]]);
+    const plain = { ...model, precedence: [] };
+    // The log-odds of the favoured category against any other move by exactly the bonus (over the temperature).
+    const shift = (text: string, title: string | null, favoured: string) => {
+      const buckets = mentionFeatures({ text, title, brandTerms: ['Acme'], competitors: [] }, model.bucketBits);
+      const [p, q] = [mentionProbabilities(model, buckets), mentionProbabilities(plain, buckets)];
+      const other = at('praise');
+      return Math.log((p[at(favoured)] as number) / (p[other] as number)) - Math.log((q[at(favoured)] as number) / (q[other] as number));
+    };
+    expect(shift('Does Acme sync with Outlook calendars', null, 'question')).toBeCloseTo(1 / model.temperature, 6);
+    expect(shift('Anyone know if it runs offline', null, 'question')).toBeCloseTo(1 / model.temperature, 6);
+    // An issue asks when its title does, whatever its body says.
+    expect(shift('Steps: open the app. Expected: it opens?', 'Crash on start', 'question')).toBeCloseTo(0, 6);
+    expect(shift('Crashes on start, log below.', 'How do I get Acme to start?', 'question')).toBeCloseTo(1 / model.temperature, 6);
+    expect(shift('I want an Acme so bad', null, 'buying_intent')).toBeCloseTo(2 / model.temperature, 6);
+    expect(shift('Acme keeps my files in order', null, 'question')).toBeCloseTo(0, 6);
+
+    const file = JSON.parse(readFileSync(new URL('../../pipeline/mentions/classifier-model.json', import.meta.url), 'utf8')) as MentionModelFile;
+    expect(() => decodeMentionModel({ ...file, precedence: [{ cue: 'buy', category: 'leads' as never, logit: 1 }] })).toThrow(/precedence/);
+    expect(decodeMentionModel({ ...file, precedence: undefined }).precedence).toEqual([]);
   });
 
   it('tokenizes Unicode letters and digits in one scan and marks sentence starts', () => {
@@ -70,7 +95,7 @@ describe('pipeline/mentions/classifier', () => {
       expect(result.score).toBeGreaterThan(0);
       expect(result.score).toBeLessThanOrEqual(1);
     }
-    expect(classifyMention({ text: '😀🎉🔥', brandTerms: [], competitors: [] })).toEqual({ category: 'other', score: 1, classifier: 'linear-v3' });
+    expect(classifyMention({ text: '😀🎉🔥', brandTerms: [], competitors: [] })).toEqual({ category: 'other', score: 1, classifier: 'linear-v4' });
     expect(classifyMention({ text: 'this app keeps crashing '.repeat(900), brandTerms: [], competitors: [] }).category).toBe('bug_report');
   });
 

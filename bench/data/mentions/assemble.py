@@ -301,6 +301,37 @@ def pros_cons():
 NPS_OTHER_MAX = 1000
 
 
+COOKING = ('HuStanding+ml', '890d481df3da334b1f3b13ce43eb50df829915b7')
+COOKING_MAX = 1200
+
+
+def cooking_se():
+    """Cooking Stack Exchange question titles (CC BY-SA 3.0): every one a question its writer asked."""
+    rows = []
+    for line in show(*COOKING, 'fasttext/data/cooking.stackexchange.txt').decode('utf-8').splitlines():
+        words = [w for w in line.split() if not w.startswith('__label__')]
+        text = clean(html.unescape(' '.join(words)))
+        if len(text.split()) >= 2:
+            rows.append(item(text, 'question', 'cooking-se'))
+    return by_hash(rows, COOKING_MAX)
+
+
+SMILE = ('Kausthub8+Emotion-Analysis-Using-BERT-With-Pytorch', '709bb93f494a6ac42750059e65ac69ad895d6ea2')
+SMILE_LABELS = {'happy': 'praise', 'angry': 'complaint', 'disgust': 'complaint', 'disgust|angry': 'complaint', 'nocode': 'other'}
+
+
+def smile():
+    """SMILE: tweets to 13 British museums' accounts by emotion; see SOURCES.md for the mapping."""
+    rows = []
+    for line in csv.reader(io.StringIO(show(*SMILE, 'smile-annotations-final.csv').decode('utf-8'))):
+        if len(line) != 3 or line[2] not in SMILE_LABELS:
+            continue
+        text = clean(html.unescape(line[1]))
+        if text:
+            rows.append(item(text, SMILE_LABELS[line[2]], 'smile16'))
+    return rows
+
+
 def nps_chat():
     """NPS Chat posts (age-specific chat rooms, 2006) by dialogue act: whQuestion, ynQuestion -> question; Statement -> other (a sample)."""
     z = nltk_zip('nps_chat')
@@ -370,7 +401,7 @@ def weps_relevance():
 
 
 def main():
-    rows = compsent() + complaints() + nlbse() + uci_sentences() + clap() + urr() + tizard() + adidas() + iphone_pi() + jindal() + huliu() + pros_cons() + (nps_chat() if NONCOMMERCIAL else [])
+    rows = compsent() + complaints() + nlbse() + uci_sentences() + clap() + urr() + tizard() + adidas() + iphone_pi() + jindal() + huliu() + pros_cons() + cooking_se() + smile() + (nps_chat() if NONCOMMERCIAL else [])
     by_text = {}
     for r in rows:
         if len(r['text']) < 3 and not r.get('title'):

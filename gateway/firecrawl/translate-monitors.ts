@@ -100,7 +100,8 @@ const UPDATE_FIELDS = new Set(['name', 'status', 'schedule', 'targets', 'webhook
  * retention other than ours, fields Firecrawl does not have.
  */
 export function monitorUpdateOf(given: Json): Json {
-  const unknown = Object.keys(given).filter((key) => !UPDATE_FIELDS.has(key));
+  // The SDKs add where a call came from (`origin`, `integration`); dropped as everywhere on this edge.
+  const unknown = Object.keys(given).filter((key) => !UPDATE_FIELDS.has(key) && key !== 'origin' && key !== 'integration');
   if (unknown.length) throw new FirecrawlRefusal(`unknown monitor field${unknown.length > 1 ? 's' : ''} ${unknown.map((k) => `\`${k}\``).join(', ')}: an update takes ${[...UPDATE_FIELDS].join(', ')}`);
   const body: Json = {};
   if (given.name !== undefined) body.name = given.name;

@@ -68,7 +68,7 @@ import {
   type MonitorRecord,
   type MonitorSpec,
 } from '../../pipeline/monitors/record.js';
-import { checkRequestFields, rescheduleMonitor, runningCheck, scheduledMonitor, scheduledOf, scheduleMonitor, takeRunning, unscheduleMonitor } from '../../pipeline/monitors/schedule.js';
+import { applyMonitor, checkRequestFields, rescheduleMonitor, runningCheck, scheduledMonitor, takeRunning, unscheduleMonitor } from '../../pipeline/monitors/schedule.js';
 import type { Requester } from '../../pipeline/runtime/request-reply.js';
 import type { Static } from '@sinclair/typebox';
 import type { MonitorBody, MonitorUpdateBody } from '../../schemas/api/monitoring.js';
@@ -199,7 +199,7 @@ export function monitorCreateHandler(deps: RecordDeps, options: MonitorHandlerOp
       for (const url of monitorPages(spec)) await guarded(options, 'url', url, (code) => code === 'url_blocked');
       if (spec.webhook !== null) await guarded(options, 'webhook', spec.webhook, () => true);
       const monitor = await createMonitor(deps.writer, tenantOf(ctx), spec, Date.now(), options.serverSecret);
-      await scheduleMonitor(deps.state, scheduledOf(monitor), monitor.createdAtMs);
+      await applyMonitor(deps.state, monitor, monitor.createdAtMs);
       return { data: await monitorView(deps, options, monitor, undefined, undefined) };
     },
   };

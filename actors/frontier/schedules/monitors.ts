@@ -17,10 +17,11 @@
  * - `startDueChecks` (every TICK_MS): pops the monitors due now, at most
  *   MONITOR_STARTS_PER_SECOND a second per process (the rest wait, oldest due first: 1,000
  *   monitors due at once start over a few seconds, not at once), drops a paused one (it is
- *   put back when resumed), puts each other back on the schedule one interval on, takes the due time's slot (a due time is started once, whoever
- *   finds it) and the monitor's running latch (one check at a time: a monitor whose check is
- *   still running gets a `skipped_overlap` check with the reason), sends its
- *   MonitorCheckRequested to the classifier and writes the check `queued` behind it.
+ *   put back when resumed), puts each other back on the schedule one interval on, takes the
+ *   due time's slot (a due time is started once, whoever finds it) and the monitor's running
+ *   latch (one check at a time: a monitor whose check is still running gets a
+ *   `skipped_overlap` check with the reason), sends its MonitorCheckRequested to the
+ *   classifier and writes the check `queued` behind it.
  */
 import { lastScheduled, QUEUED_ROWS, queuedCheck, unfinishedChecks, writeChecks, type CheckRecord } from '../../../pipeline/monitors/checks.js';
 import { intervalMs, liveMonitors, readMonitors, type MonitorRecord } from '../../../pipeline/monitors/record.js';

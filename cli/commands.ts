@@ -116,6 +116,7 @@ export const GROUPS: readonly GroupSpec[] = [
       { name: 'create', operation: 'monitorCreate', args: ['name', 'urls...'], examples: ['monitor create Pricing https://example.com/pricing --interval-minutes 60'] },
       { name: 'list', operation: 'monitorList', show: { rows: 'monitors' }, examples: ['monitor list'] },
       { name: 'get', operation: 'monitorGet', args: ['monitor_id'], examples: ['monitor get MONITOR_ID'] },
+      { name: 'update', operation: 'monitorUpdate', args: ['monitor_id'], examples: ['monitor update MONITOR_ID --status paused', 'monitor update MONITOR_ID --status active --interval-minutes 30'] },
       { name: 'run', operation: 'monitorRun', args: ['monitor_id'], examples: ['monitor run MONITOR_ID'] },
       { name: 'checks', operation: 'monitorChecks', args: ['monitor_id'], show: { rows: 'checks' }, examples: ['monitor checks MONITOR_ID --limit 5'] },
       { name: 'delete', operation: 'monitorDelete', args: ['monitor_id'], examples: ['monitor delete MONITOR_ID'] },

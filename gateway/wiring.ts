@@ -71,6 +71,7 @@ import {
   monitorGetHandler,
   monitorListHandler,
   monitorRunHandler,
+  monitorUpdateHandler,
   RUN_WAIT_MS,
   type MonitorHandlerOptions,
 } from './handlers/monitors.js';
@@ -268,6 +269,7 @@ export const OPERATION_TABLE = {
   monitorCreate: byPipeline(MONITORS, 'free', (d) => monitorCreateHandler(d.records, monitorOptions(d))),
   monitorList: byPipeline(MONITORS, 'free', (d) => monitorListHandler(d.records, monitorOptions(d))),
   monitorGet: byPipeline(MONITORS, 'free', (d) => monitorGetHandler(d.records, monitorOptions(d))),
+  monitorUpdate: byPipeline(MONITORS, 'free', (d) => monitorUpdateHandler(d.records, monitorOptions(d))),
   monitorDelete: byPipeline(MONITORS, 'free', (d) => monitorDeleteHandler(d.records)),
   // The check holds and charges its pages itself (rule 4), as a scheduled check does.
   monitorRun: byPipeline(MONITORS, { estimate: () => 0 }, (d) => monitorRunHandler(d.records, d.requester, { ...monitorOptions(d), runWaitMs: Math.min(RUN_WAIT_MS, pipelineWait(d)) })),

@@ -257,6 +257,12 @@ export const ERRORS = {
     description:
       "POST /v1/monitor/{id}/run: a check of this monitor is already queued or running (its id is in the message); a monitor runs one check at a time. Read it with GET /v1/monitor/{id}/checks, or run again once it is done.",
   },
+  monitor_paused: {
+    status: 409,
+    retriable: false,
+    description:
+      'POST /v1/monitor/{id}/run: the monitor is paused, so it runs no check, scheduled or manual. Resume it with PATCH /v1/monitor/{id} `{"status": "active"}`, then run it.',
+  },
   provider_rate_limited: {
     status: 429,
     retriable: true,

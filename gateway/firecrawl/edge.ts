@@ -86,7 +86,7 @@ export function parseParams(json: string): Json {
 
 
 /** Our answer to an in-process call; a body that is not a JSON object reads as `{}`. */
-export async function ourAnswer(app: FastifyInstance, call: { method: 'GET' | 'POST' | 'DELETE'; url: string; headers: Record<string, string>; remoteAddress: string; payload?: unknown }): Promise<Answer> {
+export async function ourAnswer(app: FastifyInstance, call: { method: 'GET' | 'POST' | 'PATCH' | 'DELETE'; url: string; headers: Record<string, string>; remoteAddress: string; payload?: unknown }): Promise<Answer> {
   const { payload, ...rest } = call;
   const res = await app.inject({ ...rest, ...(payload === undefined ? {} : { payload: Buffer.isBuffer(payload) ? payload : JSON.stringify(payload) }) });
   let body: Json = {};
@@ -103,7 +103,7 @@ export async function ourAnswer(app: FastifyInstance, call: { method: 'GET' | 'P
 export interface Edge {
   readonly deps: FirecrawlDeps;
   /** One of our operations, made in-process with the caller's key and address. */
-  ours(request: FastifyRequest, method: 'GET' | 'POST' | 'DELETE', url: string, payload?: unknown, contentType?: string): Promise<Answer>;
+  ours(request: FastifyRequest, method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, payload?: unknown, contentType?: string): Promise<Answer>;
   /** A handler of ours outside the operation table, run for the authenticated key. */
   runHandler(request: FastifyRequest, key: KeyRecord, handler: OperationHandler, params: Record<string, string>): Promise<Json>;
   /** The key's crawls and batches still running. */
@@ -116,7 +116,7 @@ export interface Edge {
 
 export function createEdge(app: FastifyInstance, deps: FirecrawlDeps): Edge {
   /** One of our operations, made in-process with the caller's key and address. */
-  async function ours(request: FastifyRequest, method: 'GET' | 'POST' | 'DELETE', url: string, payload?: unknown, contentType?: string): Promise<Answer> {
+  async function ours(request: FastifyRequest, method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, payload?: unknown, contentType?: string): Promise<Answer> {
     const headers: Record<string, string> = { 'x-request-id': request.id };
     if (request.headers.authorization) headers.authorization = request.headers.authorization;
     if (payload !== undefined) headers['content-type'] = contentType ?? 'application/json';

@@ -1,8 +1,11 @@
-/** Firecrawl's /v2/monitor onto our /v1/monitor (docs/firecrawl.md: scrape targets, fixed-interval cron schedules). */
+/**
+ * Firecrawl's /v2/monitor onto our /v1/monitor (docs/firecrawl.md: scrape targets, fixed-interval cron schedules).
+ * PATCH (update, pause, resume) is our PATCH; `run` on a paused monitor is our 409 `monitor_paused`, as Firecrawl's 409.
+ */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { dataOf, send, sendFailure, window, type Answer, type Edge } from './edge.js';
 import { FirecrawlRefusal, type Json } from './translate.js';
-import { monitorBodyOf, monitorCheckOf, monitorOf } from './translate-monitors.js';
+import { monitorBodyOf, monitorCheckOf, monitorOf, monitorUpdateOf } from './translate-monitors.js';
 
 export function registerMonitors(fc: FastifyInstance, edge: Edge): void {
   const { ours, bodyOf } = edge;
@@ -24,10 +27,11 @@ export function registerMonitors(fc: FastifyInstance, edge: Edge): void {
     if (answer.status !== 200) return sendFailure(reply, answer);
     return send(reply, 200, { success: true, data: monitorOf(dataOf(answer)) });
   });
-  fc.patch('/v2/monitor/:id', async () => {
-    // Our monitors (POST /v1/monitor) have no update and no pause: the record is what was
-    // created until it is deleted (pipeline/monitors/record.ts).
-    throw new FirecrawlRefusal('updating or pausing a monitor is not offered: a monitor here keeps what it was created with until it is deleted; delete it (DELETE /v2/monitor/{id}) and create it again with the new settings, or delete it to stop its checks', 400, 'NOT_SUPPORTED');
+  fc.patch('/v2/monitor/:id', async (request, reply) => {
+    // Update, pause (`status: "paused"`) and resume are our PATCH /v1/monitor/{id}; its rules apply once.
+    const answer = await ours(request, 'PATCH', path((request.params as { id: string }).id), monitorUpdateOf(bodyOf(request)));
+    if (answer.status !== 200) return sendFailure(reply, answer);
+    return send(reply, 200, { success: true, data: monitorOf(dataOf(answer)) });
   });
   fc.delete('/v2/monitor/:id', async (request, reply) => {
     const answer = await ours(request, 'DELETE', path((request.params as { id: string }).id));

@@ -38,16 +38,21 @@ export function cronOfInterval(minutes: number): string {
   return `*/${minutes} * * * *`;
 }
 
-/** A Firecrawl monitor create body as ours: scrape targets' URLs, the schedule as an interval, the webhook's URL. */
-export function monitorBodyOf(given: Json): Json {
-  const schedule = isObject(given.schedule) ? given.schedule : {};
+/** A Firecrawl schedule as our check interval in minutes (create and update alike). */
+function intervalOfSchedule(given: unknown): number {
+  const schedule = isObject(given) ? given : {};
   if (typeof schedule.cron !== 'string') {
     throw new FirecrawlRefusal(`give \`schedule.cron\`: ${typeof schedule.text === 'string' ? 'schedules written as text are not read; ' : ''}${CRON_HELP}`);
   }
   if (typeof schedule.timezone === 'string' && !/^(UTC|Etc\/UTC|GMT)$/i.test(schedule.timezone)) {
     throw new FirecrawlRefusal('schedule.timezone: checks run at a fixed interval from creation, so only `UTC` is taken');
   }
-  const targets = Array.isArray(given.targets) ? given.targets : [];
+  return intervalOfCron(schedule.cron);
+}
+
+/** The page URLs of Firecrawl monitor targets: `scrape` targets only, without scrapeOptions. */
+function urlsOfTargets(given: unknown): unknown[] {
+  const targets = Array.isArray(given) ? given : [];
   if (!targets.length) throw new FirecrawlRefusal('give at least one target');
   const urls: unknown[] = [];
   for (const target of targets) {
@@ -59,15 +64,60 @@ export function monitorBodyOf(given: Json): Json {
     }
     if (Array.isArray(target.urls)) urls.push(...target.urls);
   }
-  const body: Json = { name: given.name, urls, intervalMinutes: intervalOfCron(schedule.cron) };
-  if (typeof given.goal === 'string') body.goal = given.goal;
-  if (isObject(given.webhook)) {
-    if (isObject(given.webhook.headers) || isObject(given.webhook.metadata)) {
-      throw new FirecrawlRefusal('monitor webhooks take a `url` only (no headers or metadata); verify deliveries with their signature');
-    }
-    body.webhook = given.webhook.url;
+  return urls;
+}
+
+/** A Firecrawl webhook config as our webhook URL. */
+function webhookOf(webhook: Json): unknown {
+  if (isObject(webhook.headers) || isObject(webhook.metadata)) {
+    throw new FirecrawlRefusal('monitor webhooks take a `url` only (no headers or metadata); verify deliveries with their signature');
   }
-  if (isObject(given.notification)) throw new FirecrawlRefusal('email and Slack notifications are not offered: give a `webhook`');
+  return webhook.url;
+}
+
+const NOTIFICATIONS = 'email and Slack notifications are not offered: give a `webhook`';
+
+/** A Firecrawl monitor create body as ours: scrape targets' URLs, the schedule as an interval, the webhook's URL. */
+export function monitorBodyOf(given: Json): Json {
+  const intervalMinutes = intervalOfSchedule(given.schedule);
+  const body: Json = { name: given.name, urls: urlsOfTargets(given.targets), intervalMinutes };
+  if (typeof given.goal === 'string') body.goal = given.goal;
+  if (isObject(given.webhook)) body.webhook = webhookOf(given.webhook);
+  if (isObject(given.notification)) throw new FirecrawlRefusal(NOTIFICATIONS);
+  return body;
+}
+
+/** How long a monitor's checks are kept here (the `monitor_checks` TTL, docs/api/monitors.md). */
+export const RETENTION_DAYS = 90;
+
+const UPDATE_FIELDS = new Set(['name', 'status', 'schedule', 'targets', 'webhook', 'notification', 'retentionDays', 'goal', 'judgeEnabled']);
+
+/**
+ * A Firecrawl monitor update (PATCH /v2/monitor/:id, the SDK's updateMonitor) as our PATCH
+ * /v1/monitor/{id} body: the fields it names only. `targets` replace the monitor's pages
+ * (`url` cleared, `urls` the targets'), `schedule` becomes the interval by the create rules,
+ * `webhook: null` removes it. What we cannot honour is refused: notifications, a judge, a
+ * retention other than ours, fields Firecrawl does not have.
+ */
+export function monitorUpdateOf(given: Json): Json {
+  // The SDKs add where a call came from (`origin`, `integration`); dropped as everywhere on this edge.
+  const unknown = Object.keys(given).filter((key) => !UPDATE_FIELDS.has(key) && key !== 'origin' && key !== 'integration');
+  if (unknown.length) throw new FirecrawlRefusal(`unknown monitor field${unknown.length > 1 ? 's' : ''} ${unknown.map((k) => `\`${k}\``).join(', ')}: an update takes ${[...UPDATE_FIELDS].join(', ')}`);
+  const body: Json = {};
+  if (given.name !== undefined) body.name = given.name;
+  if (given.status !== undefined) body.status = given.status;
+  if (given.schedule !== undefined) body.intervalMinutes = intervalOfSchedule(given.schedule);
+  if (given.targets !== undefined) {
+    body.url = null;
+    body.urls = urlsOfTargets(given.targets);
+  }
+  if (given.webhook !== undefined) body.webhook = isObject(given.webhook) ? webhookOf(given.webhook) : given.webhook;
+  if (given.goal !== undefined) body.goal = given.goal;
+  if (given.notification !== undefined && given.notification !== null) throw new FirecrawlRefusal(NOTIFICATIONS);
+  if (given.judgeEnabled === true) throw new FirecrawlRefusal('judgeEnabled: no model judges whether a change matters here; every change past the noise rules is reported (leave judgeEnabled false)');
+  if (given.retentionDays !== undefined && given.retentionDays !== RETENTION_DAYS) {
+    throw new FirecrawlRefusal(`retentionDays: checks are kept ${RETENTION_DAYS} days here, for every monitor; leave it out (or give ${RETENTION_DAYS})`);
+  }
   return body;
 }
 
@@ -88,9 +138,10 @@ export function monitorOf(m: Json): Json {
     notification: null,
     lastCheckSummary: m.lastCheckSummary ?? null,
     goal: m.goal ?? null,
+    retentionDays: RETENTION_DAYS,
     judgeEnabled: false,
     createdAt: m.createdAt,
-    updatedAt: m.createdAt,
+    updatedAt: m.updatedAt ?? m.createdAt,
   };
 }
 

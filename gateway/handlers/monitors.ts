@@ -1,5 +1,5 @@
 /**
- * Monitors at the gateway: create, list, get, delete, run now, list checks.
+ * Monitors at the gateway: create, list, get, update (pause, resume), delete, run now, list checks.
  *
  * A monitor is stored (pipeline/monitors/record.ts) and put on the frontier's schedule
  * (pipeline/monitors/schedule.ts), due at once: its first check runs within a moment of its
@@ -12,8 +12,19 @@
  * webhook also `dns_failed`), as every fetch and delivery checks them again later. A monitor
  * with a webhook needs the notifier (501 without it).
  *
- * The record: {id, name, status, url, urls, intervalMinutes, goal, webhook, createdAt,
- * nextCheckAt, lastCheckAt, currentCheckId, lastCheckSummary} — `lastCheckAt` and
+ * PATCH changes only the fields it names, within the create body's limits (a monitor left
+ * with no page is a 422 `detail`), and writes the record again (pipeline/monitors/record.ts)
+ * before its schedule (`applyMonitor`): new pages, name, goal and webhook apply from the
+ * next check (a check queued or running keeps what its event carries); a new interval moves
+ * the next check to one new interval after the last was due, or now if that passed. `status`
+ * `paused` keeps the monitor off the schedule (the frontier drops it when it comes due) and
+ * refuses POST /run (409 `monitor_paused`); a check already queued or running finishes.
+ * `active` resumes it, due when it would have been, or now if that passed while it was
+ * paused. A changed webhook passes the same guard as at creation. Free.
+ *
+ * The record: {id, name, status (`active` | `paused`), url, urls, intervalMinutes, goal,
+ * webhook, createdAt, updatedAt, nextCheckAt (null while paused), lastCheckAt, currentCheckId,
+ * lastCheckSummary} — `lastCheckAt` and
  * `lastCheckSummary` ({totalPages, new, same, changed, removed, error}) from the newest
  * completed check, `currentCheckId` the check queued or running now, if any (the monitor's running
  * latch in coordination state, else an unfinished check of the store).
@@ -44,11 +55,24 @@ import {
   type PageResult,
 } from '../../pipeline/monitors/checks.js';
 import { checkDeliveries, type CheckDelivery } from '../../pipeline/monitors/deliveries.js';
-import { createMonitor, deleteMonitor, listMonitors, monitorPages, openWebhook, readMonitor, type MonitorRecord, type MonitorSpec } from '../../pipeline/monitors/record.js';
-import { checkRequestFields, runningCheck, scheduledMonitor, scheduledOf, scheduleMonitor, takeRunning, unscheduleMonitor } from '../../pipeline/monitors/schedule.js';
+import {
+  changedMonitor,
+  createMonitor,
+  deleteMonitor,
+  listMonitors,
+  monitorPages,
+  openWebhook,
+  readMonitor,
+  updateMonitor,
+  type MonitorChanges,
+  type MonitorRecord,
+  type MonitorSpec,
+} from '../../pipeline/monitors/record.js';
+import { applyMonitor, checkRequestFields, rescheduleMonitor, runningCheck, scheduledMonitor, takeRunning, unscheduleMonitor } from '../../pipeline/monitors/schedule.js';
 import type { Requester } from '../../pipeline/runtime/request-reply.js';
 import type { Static } from '@sinclair/typebox';
-import type { MonitorBody } from '../../schemas/api/monitoring.js';
+import type { MonitorBody, MonitorUpdateBody } from '../../schemas/api/monitoring.js';
+import { ValidationFailed } from '../replies.js';
 import { tenantOf, type HandlerContext, type OperationHandler, type RecordDeps } from '../handler.js';
 import { askPipeline, replyResult } from './ask.js';
 
@@ -85,14 +109,15 @@ async function monitorView(deps: RecordDeps, options: Pick<MonitorHandlerOptions
   return {
     id: monitor.id,
     name: monitor.name,
-    status: 'active',
+    status: monitor.status,
     url: monitor.url,
     urls: monitor.urls,
     intervalMinutes: monitor.intervalMinutes,
     goal: monitor.goal,
     webhook: openWebhook(options.serverSecret, monitor),
     createdAt: iso(monitor.createdAtMs),
-    nextCheckAt: iso(scheduled?.nextCheckAt ?? null),
+    updatedAt: iso(monitor.updatedAtMs),
+    nextCheckAt: monitor.status === 'paused' ? null : iso(scheduled?.nextCheckAt ?? null),
     lastCheckAt: iso(completed?.finishedAtMs ?? null),
     // The running latch first: a scheduled check's queued row follows its event (pipeline/monitors/checks.ts QUEUED_ROWS).
     currentCheckId: (await runningCheck(deps.state, monitor.id)) ?? (newest && !isFinal(newest.status) ? newest.id : null),
@@ -174,7 +199,7 @@ export function monitorCreateHandler(deps: RecordDeps, options: MonitorHandlerOp
       for (const url of monitorPages(spec)) await guarded(options, 'url', url, (code) => code === 'url_blocked');
       if (spec.webhook !== null) await guarded(options, 'webhook', spec.webhook, () => true);
       const monitor = await createMonitor(deps.writer, tenantOf(ctx), spec, Date.now(), options.serverSecret);
-      await scheduleMonitor(deps.state, scheduledOf(monitor), monitor.createdAtMs);
+      await applyMonitor(deps.state, monitor, monitor.createdAtMs);
       return { data: await monitorView(deps, options, monitor, undefined, undefined) };
     },
   };
@@ -198,6 +223,42 @@ export function monitorGetHandler(deps: RecordDeps, options: Pick<MonitorHandler
       const monitor = await monitorOf(deps, ctx);
       const { newest, completed } = await newestChecks(deps.store, monitor.tenant, [monitor.id]);
       return { data: await monitorView(deps, options, monitor, newest.get(monitor.id), completed.get(monitor.id)) };
+    },
+  };
+}
+
+/** The fields a PATCH body names, as changes (a null list is no list). */
+function changesOf(body: Static<typeof MonitorUpdateBody>): MonitorChanges {
+  const changes: { -readonly [K in keyof MonitorChanges]: MonitorChanges[K] } = {};
+  if (body.name !== undefined) changes.name = body.name;
+  if (body.url !== undefined) changes.url = body.url;
+  if (body.urls !== undefined) changes.urls = body.urls ?? [];
+  if (body.intervalMinutes !== undefined) changes.intervalMinutes = body.intervalMinutes;
+  if (body.goal !== undefined) changes.goal = body.goal;
+  if (body.webhook !== undefined) changes.webhook = body.webhook;
+  if (body.status !== undefined) changes.status = body.status;
+  return changes;
+}
+
+export function monitorUpdateHandler(deps: RecordDeps, options: MonitorHandlerOptions): OperationHandler {
+  return {
+    async handle(ctx) {
+      const monitor = await monitorOf(deps, ctx);
+      const changes = changesOf(ctx.body as Static<typeof MonitorUpdateBody>);
+      const after = changedMonitor(monitor, changes);
+      if (monitorPages(after).length === 0) {
+        throw new ValidationFailed([{ loc: ['body', changes.urls !== undefined ? 'urls' : 'url'], msg: 'the monitor would have no page left: keep `url`, `urls`, or both', type: 'missing' }]);
+      }
+      if (changes.webhook != null && !options.webhooks) {
+        throw new AppError('not_implemented', 'this instance does not deliver webhooks (it runs no notifier); update the monitor without `webhook` and read its checks');
+      }
+      if (changes.url != null || changes.urls !== undefined) for (const url of monitorPages({ url: changes.url ?? null, urls: changes.urls ?? [] })) await guarded(options, 'url', url, (code) => code === 'url_blocked');
+      if (changes.webhook != null) await guarded(options, 'webhook', changes.webhook, () => true);
+      const now = Date.now();
+      const updated = await updateMonitor(deps.writer, monitor, changes, now, options.serverSecret);
+      await rescheduleMonitor(deps.state, monitor, updated, now);
+      const { newest, completed } = await newestChecks(deps.store, monitor.tenant, [monitor.id]);
+      return { data: await monitorView(deps, options, updated, newest.get(monitor.id), completed.get(monitor.id)) };
     },
   };
 }
@@ -235,6 +296,7 @@ export function monitorRunHandler(deps: RecordDeps, requester: Requester, option
     estimate: () => 0,
     async handle(ctx) {
       const monitor = await monitorOf(deps, ctx);
+      if (monitor.status === 'paused') throw new AppError('monitor_paused', `monitor ${monitor.id} is paused: it runs no check until it is resumed (PATCH /v1/monitor/${monitor.id} {"status": "active"})`);
       const now = Date.now();
       const check = queuedCheck({ tenant: monitor.tenant, monitorId: monitor.id, trigger: 'manual', scheduledAtMs: now, urls: monitorPages(monitor), nowMs: now });
       const holder = await takeRunning(deps.state, monitor.id, check.id);

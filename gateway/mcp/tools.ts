@@ -79,6 +79,7 @@ const SPECS: readonly ToolSpec[] = [
   { name: 'monitor_create', operation: 'monitorCreate', title: 'Create a monitor', description: 'Watches pages for changes on a schedule.' },
   { name: 'monitor_list', operation: 'monitorList', title: 'List monitors', description: "This key's monitors." },
   { name: 'monitor_get', operation: 'monitorGet', title: 'Get a monitor', description: 'One monitor.' },
+  { name: 'monitor_update', operation: 'monitorUpdate', title: 'Update a monitor', description: 'Changes a monitor\'s fields, or pauses (`status: "paused"`) or resumes (`status: "active"`) it.' },
   { name: 'monitor_delete', operation: 'monitorDelete', title: 'Delete a monitor', description: 'Deletes a monitor.' },
   { name: 'monitor_run', operation: 'monitorRun', title: 'Run a monitor', description: "Runs a monitor's check now and answers it." },
   { name: 'monitor_checks', operation: 'monitorChecks', title: "A monitor's checks", description: "A monitor's checks, newest first, with what changed." },

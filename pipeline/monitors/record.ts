@@ -1,8 +1,10 @@
 /**
  * Monitor records: what the API accepted, stored as versioned rows of `monitors`
  * (infra/clickhouse/0001_init.sql; ReplacingMergeTree(version), read with FINAL). Created
- * at version 1; deleting writes version 2 with `deleted = 1`. Monitors do not change
- * otherwise (the spec has no update), so two versions are all a monitor has.
+ * at version 1, `status` `active`; each PATCH (PATCH /v1/monitor/{id}: fields, or `status`
+ * `paused` / `active`) writes the whole monitor again at version + 1 (two PATCHes at the same
+ * moment: the later write wins, as watches do); deleting writes a version with `deleted = 1`.
+ * A monitor written before updates existed is read the same: version 1 or 2, `active`.
  *
  * Reads and the sealed webhook URL as every versioned record has them
  * (pipeline/runtime/store/records.ts): another key's monitor is the same as an unknown id
@@ -14,6 +16,7 @@ import { randomUUID } from 'node:crypto';
 import type { BatchWriter } from '../runtime/store/batch-writer.js';
 import { recordReads, webhookSeal } from '../runtime/store/records.js';
 import type { Store } from '../runtime/store/store.js';
+import type { MonitorStatus } from '../../schemas/api/monitoring.js';
 
 /** The fields the API accepts at creation (schemas/api/monitoring.ts MonitorBody). */
 export interface MonitorSpec {
@@ -30,6 +33,9 @@ export interface MonitorRecord extends Omit<MonitorSpec, 'webhook'> {
   readonly sealedWebhook: string | null;
   readonly id: string;
   readonly tenant: string;
+  readonly version: number;
+  /** `paused`: off the schedule, and POST /run refused, until `active` again. */
+  readonly status: MonitorStatus;
   readonly createdAtMs: number;
   readonly updatedAtMs: number;
 }
@@ -43,7 +49,7 @@ export function monitorPages(spec: Pick<MonitorSpec, 'url' | 'urls'>): string[] 
 
 export const intervalMs = (monitor: Pick<MonitorSpec, 'intervalMinutes'>) => monitor.intervalMinutes * 60_000;
 
-const COLUMNS = `tenant, id, name, url, urls, interval_minutes, goal, webhook,
+const COLUMNS = `tenant, id, version, status, name, url, urls, interval_minutes, goal, webhook,
   toUnixTimestamp64Milli(created_at) AS created_ms, toUnixTimestamp64Milli(updated_at) AS updated_ms`;
 
 const READS = recordReads('monitors', COLUMNS);
@@ -54,6 +60,8 @@ const BY_IDS = `SELECT ${COLUMNS} FROM monitors FINAL WHERE id IN {ids:Array(Str
 interface MonitorRow {
   readonly tenant: string;
   readonly id: string;
+  readonly version: string | number;
+  readonly status: string;
   readonly name: string;
   readonly url: string | null;
   readonly urls: readonly string[];
@@ -68,6 +76,8 @@ function recordOf(row: MonitorRow): MonitorRecord {
   return {
     id: row.id,
     tenant: row.tenant,
+    version: Number(row.version),
+    status: row.status === 'paused' ? 'paused' : 'active',
     name: row.name,
     url: row.url,
     urls: row.urls,
@@ -79,18 +89,18 @@ function recordOf(row: MonitorRow): MonitorRecord {
   };
 }
 
-function rowOf(monitor: MonitorRecord, version: number, deleted: boolean): Record<string, unknown> {
+function rowOf(monitor: MonitorRecord, deleted: boolean): Record<string, unknown> {
   return {
     tenant: monitor.tenant,
     id: monitor.id,
-    version,
+    version: monitor.version,
     name: monitor.name,
     url: monitor.url,
     urls: monitor.urls,
     interval_minutes: monitor.intervalMinutes,
     goal: monitor.goal,
     webhook: monitor.sealedWebhook,
-    status: deleted ? 'deleted' : 'active',
+    status: deleted ? 'deleted' : monitor.status,
     deleted: deleted ? 1 : 0,
     created_at: new Date(monitor.createdAtMs),
     updated_at: new Date(monitor.updatedAtMs),
@@ -109,14 +119,39 @@ export async function createMonitor(writer: Pick<BatchWriter, 'write'>, tenant: 
   const { webhook, ...fields } = spec;
   const id = newMonitorId();
   const sealedWebhook = webhook === null ? null : WEBHOOK.seal(serverSecret, webhook, id);
-  const monitor: MonitorRecord = { ...fields, sealedWebhook, id, tenant, createdAtMs: nowMs, updatedAtMs: nowMs };
-  await writer.write('monitors', [rowOf(monitor, 1, false)]);
+  const monitor: MonitorRecord = { ...fields, sealedWebhook, id, tenant, version: 1, status: 'active', createdAtMs: nowMs, updatedAtMs: nowMs };
+  await writer.write('monitors', [rowOf(monitor, false)]);
   return monitor;
 }
 
-/** Marks the monitor deleted (version 2); its checks stay until their retention ends. */
+/** What a PATCH changes: the fields it names (a webhook left out keeps the sealed one as it is). */
+export interface MonitorChanges extends Partial<MonitorSpec> {
+  readonly status?: MonitorStatus;
+}
+
+/** The monitor with `changes` applied, its webhook not yet sealed: what an update would write. */
+export function changedMonitor(monitor: MonitorRecord, changes: MonitorChanges): Omit<MonitorRecord, 'sealedWebhook'> {
+  const { webhook: _w, sealedWebhook: _s, ...kept } = { ...monitor, webhook: undefined };
+  const named = Object.fromEntries(Object.entries(changes).filter(([key, value]) => key !== 'webhook' && value !== undefined));
+  return { ...kept, ...named };
+}
+
+/**
+ * Writes the monitor with `changes` applied (version + 1); the webhook sealed again only when
+ * it is named and differs; resolves once it landed.
+ */
+export async function updateMonitor(writer: Pick<BatchWriter, 'write'>, monitor: MonitorRecord, changes: MonitorChanges, nowMs: number, serverSecret: string): Promise<MonitorRecord> {
+  const { webhook } = changes;
+  const kept = webhook === undefined || (webhook !== null && openWebhook(serverSecret, monitor) === webhook);
+  const sealedWebhook = kept ? monitor.sealedWebhook : webhook === null ? null : WEBHOOK.seal(serverSecret, webhook, monitor.id);
+  const next: MonitorRecord = { ...changedMonitor(monitor, changes), sealedWebhook, version: monitor.version + 1, updatedAtMs: Math.max(nowMs, monitor.updatedAtMs + 1) };
+  await writer.write('monitors', [rowOf(next, false)]);
+  return next;
+}
+
+/** Marks the monitor deleted (a new version); its checks stay until their retention ends. */
 export async function deleteMonitor(writer: Pick<BatchWriter, 'write'>, monitor: MonitorRecord, nowMs: number): Promise<void> {
-  await writer.write('monitors', [rowOf({ ...monitor, updatedAtMs: nowMs }, 2, true)]);
+  await writer.write('monitors', [rowOf({ ...monitor, version: monitor.version + 1, updatedAtMs: nowMs }, true)]);
 }
 
 /** This tenant's monitor; null when unknown, deleted or another key's. */
@@ -137,7 +172,8 @@ export async function listMonitors(store: Pick<Store, 'query'>, tenant: string):
   return rows.map(recordOf);
 }
 
-export async function activeMonitors(store: Pick<Store, 'query'>): Promise<MonitorRecord[]> {
+/** Every tenant's monitors not deleted, paused ones too (the frontier's rebuild keeps those off the schedule). */
+export async function liveMonitors(store: Pick<Store, 'query'>): Promise<MonitorRecord[]> {
   const rows = await store.query<MonitorRow>(READS.active, {});
   return rows.map(recordOf);
 }

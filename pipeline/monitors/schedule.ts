@@ -7,9 +7,16 @@
  * - `monitors:due`: a schedule (sorted set) of monitor ids by the epoch ms their next check is
  *   due. `zpopDue` takes due ids atomically, so two frontier processes never take the same one.
  * - `monitor:<id>`: a hash of what the frontier needs without reading the store: tenant,
- *   intervalMs, nextCheckAt, and the payload (`scheduledPayload`: the pages and what the
- *   check's event carries of the monitor; monitors do not change, so it stays true). Deleting a monitor deletes it; an id popped without its hash is
- *   dropped from the schedule.
+ *   intervalMs, nextCheckAt, the payload (`scheduledPayload`: the pages and what the check's
+ *   event carries of the monitor), `version` (the record version it reflects) and `paused`.
+ *   A PATCH rewrites it after its record landed (`applyMonitor`); deleting a monitor deletes
+ *   it; an id popped without its hash (or with a hash that names no tenant) is dropped from
+ *   the schedule. Starting a due check moves only `nextCheckAt` (`moveDue`), so a PATCH
+ *   landing meanwhile is not overwritten by what the frontier read before it.
+ * - Pausing keeps the hash (with `paused`: the classifier tells a paused monitor from a
+ *   deleted one by it, and a check queued before the pause runs) and leaves the due time
+ *   where it was; the frontier drops a paused id it pops instead of putting it back. Resuming
+ *   puts it back due at that time, or at once when that passed while it was paused.
  * - `monitor:<id>:slot:<dueMs>`: taken (setIfAbsent) by the process that starts the check due
  *   at dueMs; anyone who finds the same due time again (a schedule rebuilt from the store
  *   before that check's row landed) does not start it twice. Expires after the interval.
@@ -41,6 +48,46 @@ export const slotKey = MONITORS.slotKey;
 
 /** Puts the monitor on the schedule, due at `dueMs` (replacing any due time it had). */
 export const scheduleMonitor = (state: State, monitor: Scheduled, dueMs: number) => MONITORS.schedule(state, monitor, dueMs);
+/** Moves a scheduled monitor's next due time, leaving the rest of its hash as it is now. */
+export async function moveDue(state: State, id: string, dueMs: number): Promise<void> {
+  await state.hset(monitorKey(id), { nextCheckAt: String(dueMs) });
+  await state.zadd(DUE_KEY, dueMs, id);
+}
+
+/** The monitor's hash as a schedule, with its pause and the record version it reflects; null without one. */
+export async function monitorSchedule(state: State, id: string): Promise<(Scheduled & { nextCheckAt: number; paused: boolean; version: number }) | null> {
+  const h = await state.hgetall(monitorKey(id));
+  if (!h.tenant) return null;
+  return {
+    id,
+    tenant: h.tenant,
+    intervalMs: Number(h.intervalMs) || 0,
+    nextCheckAt: Number(h.nextCheckAt) || 0,
+    ...(h.payload === undefined ? {} : { payload: h.payload }),
+    paused: h.paused === '1',
+    version: Number(h.version) || 0,
+  };
+}
+
+/**
+ * Writes what the record says into the monitor's hash: its payload, interval, version and
+ * pause, due at `dueMs`. An active monitor goes on the due set; a paused one keeps its due time
+ * in the hash only (the frontier drops its id when it pops it).
+ */
+export async function applyMonitor(state: State, monitor: MonitorRecord, dueMs: number): Promise<void> {
+  const scheduled = scheduledOf(monitor);
+  await state.hset(monitorKey(monitor.id), {
+    tenant: scheduled.tenant,
+    intervalMs: String(scheduled.intervalMs),
+    nextCheckAt: String(dueMs),
+    payload: scheduled.payload ?? '',
+    version: String(monitor.version),
+    ...(monitor.status === 'paused' ? { paused: '1' } : {}),
+  });
+  if (monitor.status === 'paused') return;
+  await state.hdel(monitorKey(monitor.id), 'paused');
+  await state.zadd(DUE_KEY, dueMs, monitor.id);
+}
 /** Takes the monitor off the schedule (its id leaves `monitors:due` when next popped). */
 export const unscheduleMonitor = (state: State, id: string) => MONITORS.unschedule(state, id);
 /** The monitor's schedule as state holds it; null when it is not scheduled. */
@@ -53,6 +100,21 @@ export const runningCheck = (state: State, monitorId: string) => MONITORS.runnin
 export const extendRunning = (state: State, monitorId: string) => MONITORS.extendRunning(state, monitorId);
 /** Releases the latch if `checkId` still holds it. */
 export const releaseRunning = (state: State, monitorId: string, checkId: string) => MONITORS.releaseRunning(state, monitorId, checkId);
+
+/**
+ * The monitor's schedule after a PATCH of `before` landed as `updated`: due when it was (kept
+ * while paused), moved by a new interval to one new interval after the last due time, and at
+ * `nowMs` at the earliest (a resumed monitor whose due time passed while it was paused, or a
+ * shorter interval already past, checks at once). A monitor with no hash (state lost before
+ * the rebuild) is due at once.
+ */
+export async function rescheduleMonitor(state: State, before: MonitorRecord, updated: MonitorRecord, nowMs: number): Promise<number> {
+  const held = await monitorSchedule(state, before.id);
+  const lastDue = held ? held.nextCheckAt - (held.intervalMs || intervalMs(before)) : nowMs - intervalMs(updated);
+  const dueMs = Math.max(nowMs, lastDue + intervalMs(updated));
+  await applyMonitor(state, updated, dueMs);
+  return dueMs;
+}
 
 /** What the classifier and the notifier need of a monitor: read once, by whoever queues its check. */
 export type CheckedMonitor = Pick<MonitorRecord, 'name' | 'goal' | 'sealedWebhook'>;

@@ -7,16 +7,21 @@ import { Type, type TSchema } from '@sinclair/typebox';
 import { Closed, Cursor, HttpUrl, Nullable, Pagination, StringEnum, withError } from './common.js';
 import { op, type Operation } from './operation-row.js';
 
+const monitorFields = {
+  name: Type.String({ minLength: 1, maxLength: 120 }),
+  url: Type.Optional(Nullable(HttpUrl('A page to check.'))),
+  urls: Type.Optional(Nullable(Type.Array(HttpUrl('A page to check.'), { maxItems: 50 }))),
+  intervalMinutes: Type.Optional(Type.Integer({ minimum: 5, maximum: 10080, default: 60 })),
+  goal: Type.Optional(Nullable(Type.String({ maxLength: 1000 }), { description: 'Stored and returned; does not affect which changes are reported.' })),
+  webhook: Type.Optional(Nullable(HttpUrl('POSTed to when a check finds a page changed, new or failing.'))),
+};
+
+export const MONITOR_STATUSES = ['active', 'paused'] as const;
+export type MonitorStatus = (typeof MONITOR_STATUSES)[number];
+
 export const MonitorBody = withError(
   Closed(
-    {
-      name: Type.String({ minLength: 1, maxLength: 120 }),
-      url: Type.Optional(Nullable(HttpUrl('A page to check.'))),
-      urls: Type.Optional(Nullable(Type.Array(HttpUrl('A page to check.'), { maxItems: 50 }))),
-      intervalMinutes: Type.Optional(Type.Integer({ minimum: 5, maximum: 10080, default: 60 })),
-      goal: Type.Optional(Nullable(Type.String({ maxLength: 1000 }), { description: 'Stored and returned; does not affect which changes are reported.' })),
-      webhook: Type.Optional(Nullable(HttpUrl('POSTed to when a check finds a page changed, new or failing.'))),
-    },
+    monitorFields,
     {
       description: 'Give `url`, `urls`, or both.',
       anyOf: [
@@ -26,6 +31,18 @@ export const MonitorBody = withError(
     },
   ),
   { type: 'missing', msg: 'give url, urls, or both' },
+);
+
+export const MonitorUpdateBody = Type.Partial(
+  Type.Object({
+    ...(Object.fromEntries(Object.entries(monitorFields).map(([k, v]) => [k, withoutDefault(v)])) as typeof monitorFields),
+    status: StringEnum(MONITOR_STATUSES, { description: '`paused`: no check runs, scheduled or manual, until it is `active` again.' }),
+  }),
+  {
+    additionalProperties: false,
+    minProperties: 1,
+    description: 'Fields to change; the others keep their values. At least one field; the monitor must keep at least one page (`url` or `urls`).',
+  },
 );
 
 export const ChecksQuery = Type.Object({ limit: Type.Optional(Pagination(100, 20)) });
@@ -95,6 +112,17 @@ export const MONITORING_OPERATIONS = [
   op({ id: 'monitorCreate', method: 'POST', path: '/v1/monitor', tag: 'Monitoring', summary: 'Create a monitor', body: MonitorBody, pricing: 'free' }),
   op({ id: 'monitorList', method: 'GET', path: '/v1/monitor', tag: 'Monitoring', summary: 'List monitors', pricing: 'free' }),
   op({ id: 'monitorGet', method: 'GET', path: '/v1/monitor/{monitor_id}', tag: 'Monitoring', summary: 'Get a monitor', pricing: 'free' }),
+  op({
+    id: 'monitorUpdate',
+    method: 'PATCH',
+    path: '/v1/monitor/{monitor_id}',
+    tag: 'Monitoring',
+    summary: 'Update, pause or resume a monitor',
+    body: MonitorUpdateBody,
+    pricing: 'free',
+    description:
+      'Changes only the fields the body names, within the limits of POST /v1/monitor; the monitor must keep at least one page. New pages, name, goal or webhook apply from the next check (a check already queued or running keeps what it started with); a new `intervalMinutes` moves the next check to one new interval after the last was due (at once if that has passed). `status: "paused"` takes the monitor off its schedule: no scheduled check starts and POST /run answers 409 `monitor_paused` (a check already running finishes). `status: "active"` resumes it: the next check is due when it would have been (one interval after the last scheduled check was due), or at once if that passed while it was paused. Free.',
+  }),
   op({ id: 'monitorDelete', method: 'DELETE', path: '/v1/monitor/{monitor_id}', tag: 'Monitoring', summary: 'Delete a monitor', pricing: 'free' }),
   op({ id: 'monitorRun', method: 'POST', path: '/v1/monitor/{monitor_id}/run', tag: 'Monitoring', summary: "Run a monitor's check now" }),
   op({ id: 'monitorChecks', method: 'GET', path: '/v1/monitor/{monitor_id}/checks', tag: 'Monitoring', summary: "List a monitor's checks", query: ChecksQuery, pricing: 'free' }),

@@ -282,7 +282,7 @@ describe('e2e/firecrawl v2 through the 4.x SDK', () => {
     expect((await failure(stranger.getExtractStatus(started.id as string))).status).toBe(404);
   }, 120_000);
 
-  it('monitors: create, get, list, checks, run, a check\'s pages, delete; what is not offered is refused', async () => {
+  it('monitors: create, get, list, checks, run, a check\'s pages, pause, update, resume, delete; what is not offered is refused', async () => {
     const monitor = await fc.createMonitor({ name: 'About page', schedule: { cron: '*/30 * * * *', timezone: 'UTC' }, targets: [{ type: 'scrape', urls: [site.url('/about')] }], goal: 'price changes' });
     expect(monitor).toMatchObject({ name: 'About page', status: 'active', schedule: { cron: '*/30 * * * *', timezone: 'UTC' }, targets: [{ type: 'scrape', urls: [site.url('/about')] }], goal: 'price changes' });
     expect((await fc.getMonitor(monitor.id)).id).toBe(monitor.id);
@@ -302,11 +302,33 @@ describe('e2e/firecrawl v2 through the 4.x SDK', () => {
       detail = await fc.getMonitorCheck(monitor.id, run.id);
     }
     expect(detail.pages).toEqual([expect.objectContaining({ url: site.url('/about'), status: 'same' })]);
-    const paused = await failure(fc.updateMonitor(monitor.id, { status: 'paused' }));
-    expect(paused).toMatchObject({ status: 400, code: 'NOT_SUPPORTED' });
-    expect(paused.message).toMatch(/updating or pausing a monitor is not offered/);
-    expect((await failure(fc.updateMonitor(monitor.id, { name: 'Renamed' }))).message).toMatch(/delete it/);
-    expect((await fc.getMonitor(monitor.id)).name).toBe('About page');
+    // Paused through the SDK's updateMonitor: shown paused, with no next run; a run is Firecrawl's 409.
+    const paused = await fc.updateMonitor(monitor.id, { status: 'paused' });
+    expect(paused).toMatchObject({ id: monitor.id, status: 'paused', nextRunAt: null, name: 'About page', retentionDays: 90 });
+    expect(Date.parse(paused.updatedAt)).toBeGreaterThanOrEqual(Date.parse(paused.createdAt));
+    const refused = await failure(fc.runMonitor(monitor.id));
+    expect(refused).toMatchObject({ status: 409, code: 'MONITOR_PAUSED' });
+    expect(refused.message).toMatch(/paused/);
+    expect((await fc.getMonitor(monitor.id)).status).toBe('paused');
+    // Updated while paused: name, schedule, targets, goal; then resumed.
+    const renamed = await fc.updateMonitor(monitor.id, { name: 'Renamed', schedule: { cron: '0 * * * *', timezone: 'UTC' }, targets: [{ type: 'scrape', urls: [site.url('/about'), site.url('/')] }], goal: null });
+    expect(renamed).toMatchObject({ name: 'Renamed', status: 'paused', schedule: { cron: '0 * * * *' }, targets: [{ type: 'scrape', urls: [site.url('/about'), site.url('/')] }], goal: null });
+    const resumed = await fc.updateMonitor(monitor.id, { status: 'active' });
+    expect(resumed.status).toBe('active');
+    expect(typeof resumed.nextRunAt).toBe('string');
+    // What is not honoured is refused in Firecrawl's shape, and changes nothing.
+    for (const [request, message] of [
+      [{ judgeEnabled: true }, /judge/],
+      [{ retentionDays: 30 }, /90 days/],
+      [{ notification: { email: { enabled: true, recipients: ['a@example.com'] } } }, /notifications are not offered/],
+      [{ schedule: { cron: '0 9 * * 1-5' } }, /cannot be kept by an interval/],
+      [{ status: 'stopped' }, /status/],
+    ] as const) {
+      const refusedUpdate = await failure(fc.updateMonitor(monitor.id, request as Parameters<typeof fc.updateMonitor>[1]));
+      expect(refusedUpdate.status, JSON.stringify(request)).toBe(400);
+      expect(refusedUpdate.message).toMatch(message);
+    }
+    expect((await fc.getMonitor(monitor.id))).toMatchObject({ name: 'Renamed', status: 'active' });
     expect(await fc.deleteMonitor(monitor.id)).toBe(true);
     expect((await failure(fc.getMonitor(monitor.id))).status).toBe(404);
     const crawlTarget = await failure(fc.createMonitor({ name: 'x', schedule: { cron: '0 * * * *' }, targets: [{ type: 'crawl', url: site.url('/') }] }));

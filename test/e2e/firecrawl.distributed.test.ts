@@ -121,7 +121,7 @@ describe.skipIf(!ready)('e2e/firecrawl distributed: the 4.x SDK against a cluste
     expect((read.web?.[0] as { markdown?: string }).markdown).toContain('We sell kettles since 1999');
   }, 120_000);
 
-  it('monitors: checked at once by the frontier\'s schedule and on demand, in the classifier process', async () => {
+  it('monitors: checked at once by the frontier\'s schedule and on demand, in the classifier process; paused and resumed', async () => {
     const monitor = await fc.createMonitor({ name: 'About page', schedule: { cron: '0 */6 * * *', timezone: 'UTC' }, targets: [{ type: 'scrape', urls: [site.url('/about')] }] });
     expect(monitor).toMatchObject({ status: 'active', schedule: { cron: '0 */6 * * *', timezone: 'UTC' }, targets: [{ type: 'scrape', urls: [site.url('/about')] }] });
     expect((await fc.listMonitors()).map((m) => m.id)).toContain(monitor.id);
@@ -139,7 +139,10 @@ describe.skipIf(!ready)('e2e/firecrawl distributed: the 4.x SDK against a cluste
     }
     expect(detail).toMatchObject({ trigger: 'manual', status: 'completed' });
     expect(detail.pages).toEqual([expect.objectContaining({ url: site.url('/about'), status: 'same' })]);
-    await expect(fc.updateMonitor(monitor.id, { status: 'paused' })).rejects.toThrow(/not offered/);
+    // Paused through the gateway process, a run is Firecrawl's 409 until it is resumed.
+    expect(await fc.updateMonitor(monitor.id, { status: 'paused' })).toMatchObject({ status: 'paused', nextRunAt: null });
+    await expect(fc.runMonitor(monitor.id)).rejects.toMatchObject({ status: 409, code: 'MONITOR_PAUSED' });
+    expect((await fc.updateMonitor(monitor.id, { status: 'active' })).status).toBe('active');
     expect(await fc.deleteMonitor(monitor.id)).toBe(true);
   }, 240_000);
 

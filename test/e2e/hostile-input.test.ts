@@ -77,6 +77,7 @@ describe('e2e/hostile-input', () => {
       ['POST', '/v1/monitor', '{"name":"\\ud800x","url":"https://example.com/"}', ['body', 'name']],
       ['POST', '/v1/mentions/watches', '{"name":"w","keywords":["acme\\udc00"],"platforms":["hackernews"]}', ['body', 'keywords', 0]],
       ['PATCH', '/v1/mentions/watches/wat_unknown', '{"name":"\\ud800x"}', ['body', 'name']],
+      ['PATCH', '/v1/monitor/mon_unknown', '{"goal":"\\udc00"}', ['body', 'goal']],
       ['POST', '/v1/crawl', '{"url":"https://example.com/","webhook":{"url":"https://hooks.example.com/h","metadata":{"note":"\\ud800"}}}', ['body', 'webhook', 'metadata', 'note']],
     ] as const) {
       const res = await send(method, path, text);

@@ -8,7 +8,8 @@
  *   process through the fetcher and parser processes, its webhook delivered by the notifier;
  * - a frontier SIGKILLed: the other keeps starting checks (a new monitor's first check runs),
  *   and a third frontier started afterwards rebuilds the schedules from the store without
- *   starting any check again.
+ *   starting any check again, and keeps a monitor paused before it started paused (its run
+ *   refused until it is resumed).
  * The embedded counterpart is test/e2e/monitors.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -102,7 +103,16 @@ describe.skipIf(!hasChdb || !kafkaUp || !redisUp)('e2e/monitors distributed (two
     const id = created.body.data.id as string;
     await until('the new monitor checked by the surviving frontier', async () => (await checksOf(id))[0]?.status === 'completed', WAIT);
 
+    // Paused before the new frontier rebuilds from the store: it stays paused, and a run is refused.
+    const paused = await call('PATCH', `/v1/monitor/${id}`, { status: 'paused' });
+    expect(paused.body.data).toMatchObject({ status: 'paused', nextCheckAt: null });
     await cluster.service('frontier');
+    const refused = await call('POST', `/v1/monitor/${id}/run`);
+    expect(refused.status).toBe(409);
+    expect(refused.body.error.code).toBe('monitor_paused');
+    expect((await call('GET', `/v1/monitor/${id}`)).body.data).toMatchObject({ status: 'paused', nextCheckAt: null });
+    const resumed = await call('PATCH', `/v1/monitor/${id}`, { status: 'active' });
+    expect(resumed.body.data.status).toBe('active');
     // A manual run through the new topology proves it is live; every monitor still has one scheduled check.
     const run = await call('POST', `/v1/monitor/${id}/run`);
     expect(run.status, JSON.stringify(run.body)).toBe(200);

@@ -4,7 +4,8 @@
  * same DATA_DIR. The schedule comes back from the store (the monitor's next check is still
  * one interval after its first), and the interrupted check is resumed, not lost and not run
  * twice: it completes once, with each page judged once, and the pages it had judged before
- * the kill are not read again.
+ * the kill are not read again. Paused, it stays paused across a restart that lost its
+ * coordination state (the schedule rebuilt from the store), until it is resumed.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -46,7 +47,7 @@ describe('e2e/monitors: a restart in the middle of a check', () => {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it('resumes the interrupted check once, and keeps the schedule', async () => {
+  it('resumes the interrupted check once, and keeps the schedule, a pause included', async () => {
     // One page at a time: the first two are quick, the third holds the check long enough to kill it.
     site.set('/a', { html: page('A', '<p>First.</p>') });
     site.set('/b', { html: page('B', '<p>Second.</p>') });
@@ -81,5 +82,17 @@ describe('e2e/monitors: a restart in the middle of a check', () => {
     const after = (await call('GET', `/v1/monitor/${monitor.id}`)).data;
     expect(Date.parse(after.nextCheckAt)).toBe(Date.parse(nextCheckAt) + 10 * 60_000);
     expect(after).toMatchObject({ currentCheckId: null, lastCheckSummary: { new: 3 } });
-  }, 180_000);
+
+    // Paused, then started again with its coordination state gone (STATE=memory): the schedule
+    // rebuilt from the store keeps it paused; resumed, it is due when it would have been.
+    expect((await call('PATCH', `/v1/monitor/${monitor.id}`, { status: 'paused' })).data).toMatchObject({ status: 'paused', nextCheckAt: null });
+    await server.stop();
+    server = await startServer({ ...env(), STATE: 'memory' }, 60_000);
+    expect((await call('GET', `/v1/monitor/${monitor.id}`)).data).toMatchObject({ status: 'paused', nextCheckAt: null });
+    expect((await call('POST', `/v1/monitor/${monitor.id}/run`)).error.code).toBe('monitor_paused');
+    const resumed = (await call('PATCH', `/v1/monitor/${monitor.id}`, { status: 'active' })).data;
+    expect(resumed.status).toBe('active');
+    expect(Date.parse(resumed.nextCheckAt)).toBe(Date.parse(nextCheckAt) + 10 * 60_000);
+    expect((await call('GET', `/v1/monitor/${monitor.id}/checks`)).data.checks).toHaveLength(1);
+  }, 240_000);
 });

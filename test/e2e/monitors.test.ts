@@ -9,7 +9,9 @@
  * cache-busting query string, reordered attributes, whitespace) is `same`; a 404 is `removed`, an unreachable page
  * an `error` of a completed check; a receiver that is down does not hold the next check and
  * its failed delivery is on the check; a key that cannot pay gets a `skipped_no_credits`
- * check and a 402; another key sees 404s; bad bodies are 422s.
+ * check and a 402; another key sees 404s; bad bodies are 422s. PATCH changes the fields it
+ * names (the next check reads the new pages), pauses (a run is 409 `monitor_paused`, the
+ * record shows `paused` with no next check) and resumes.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiKeyWebhookSecret, meteredKey, startEmbedded, type Embedded } from '../helpers/embedded.js';
@@ -181,15 +183,69 @@ describe('e2e/monitors (embedded)', () => {
     expect(site.hits('/paid')).toBe(hits);
   }, 60_000);
 
+  it('updates, pauses and resumes a monitor: a paused monitor runs nothing, and the next check reads the new pages', async () => {
+    site.set('/first', { html: page('First', '<p>The first page.</p>') });
+    site.set('/second', { html: page('Second', '<p>The second page.</p>') });
+    const created = (await call('POST', '/v1/monitor', { name: 'Patched', url: `${site.origin}/first`, intervalMinutes: 30 })).body.data;
+    const id = created.id as string;
+    await until('the first check', async () => (await checks(id))?.find((c) => c.status === 'completed'), WAIT);
+    const dueBefore = Date.parse((await call('GET', `/v1/monitor/${id}`)).body.data.nextCheckAt);
+
+    const paused = await call('PATCH', `/v1/monitor/${id}`, { status: 'paused' });
+    expect(paused.status, JSON.stringify(paused.body)).toBe(200);
+    expect(paused.body.data).toMatchObject({ id, status: 'paused', nextCheckAt: null, name: 'Patched', url: `${site.origin}/first`, intervalMinutes: 30 });
+    expect(Date.parse(paused.body.data.updatedAt)).toBeGreaterThan(Date.parse(created.createdAt) - 1);
+    const hits = site.hits('/first');
+    const refused = await call('POST', `/v1/monitor/${id}/run`);
+    expect(refused.status).toBe(409);
+    expect(refused.body.error.code).toBe('monitor_paused');
+    expect(refused.body.error.message).toContain('paused');
+    expect(site.hits('/first')).toBe(hits);
+    expect((await call('GET', '/v1/monitor')).body.data.monitors.find((m: Body) => m.id === id)).toMatchObject({ status: 'paused', nextCheckAt: null });
+
+    // Changed while paused: the pages, the name, the interval; still paused.
+    const changed = await call('PATCH', `/v1/monitor/${id}`, { name: 'Patched again', url: null, urls: [`${site.origin}/second`], intervalMinutes: 60 });
+    expect(changed.status, JSON.stringify(changed.body)).toBe(200);
+    expect(changed.body.data).toMatchObject({ status: 'paused', name: 'Patched again', url: null, urls: [`${site.origin}/second`], intervalMinutes: 60, nextCheckAt: null });
+
+    // Resumed: on its rhythm (one new interval after its last due time, which has not passed), and runs the new pages.
+    const resumed = await call('PATCH', `/v1/monitor/${id}`, { status: 'active' });
+    expect(resumed.body.data).toMatchObject({ status: 'active' });
+    expect(Date.parse(resumed.body.data.nextCheckAt)).toBe(dueBefore + 30 * 60_000);
+    const run = await call('POST', `/v1/monitor/${id}/run`);
+    expect(run.status, JSON.stringify(run.body)).toBe(200);
+    expect(run.body.data).toMatchObject({ status: 'completed', summary: { totalPages: 1, new: 1 } });
+    expect(run.body.data.pages.map((p: Body) => p.url)).toEqual([`${site.origin}/second`]);
+    expect(site.hits('/first')).toBe(hits);
+  }, 60_000);
+
+  it.each([
+    ['an empty body', {}],
+    ['an unknown field', { cron: '* * * * *' }],
+    ['an interval below 5 minutes', { intervalMinutes: 4 }],
+    ['a status other than active or paused', { status: 'stopped' }],
+    ['no page left', { url: null }],
+    ['a name too long', { name: 'x'.repeat(121) }],
+    ['a webhook that is not a URL', { webhook: 'not a url' }],
+  ])('refuses a PATCH with %s with a 422 and changes nothing', async (_what, body) => {
+    site.set('/kept', { html: page('Kept', '<p>Kept.</p>') });
+    const id = (await call('POST', '/v1/monitor', { name: 'Kept', url: `${site.origin}/kept` })).body.data.id;
+    const res = await call('PATCH', `/v1/monitor/${id}`, body);
+    expect(res.status, JSON.stringify(res.body)).toBe(422);
+    expect(Array.isArray(res.body.detail) && res.body.detail.length > 0).toBe(true);
+    expect((await call('GET', `/v1/monitor/${id}`)).body.data).toMatchObject({ name: 'Kept', url: `${site.origin}/kept`, status: 'active' });
+  });
+
   it("answers 404 for another key's monitor and for a deleted one", async () => {
     site.set('/mine', { html: page('Mine', '<p>Private.</p>') });
     const { key: other } = await meteredKey(svc.dataDir, 100);
     const id = (await call('POST', '/v1/monitor', { name: 'Mine', url: `${site.origin}/mine` })).body.data.id;
-    for (const [method, path] of [['GET', `/v1/monitor/${id}`], ['GET', `/v1/monitor/${id}/checks`], ['POST', `/v1/monitor/${id}/run`], ['DELETE', `/v1/monitor/${id}`]] as const) {
-      const res = await call(method, path, undefined, other);
+    for (const [method, path] of [['GET', `/v1/monitor/${id}`], ['GET', `/v1/monitor/${id}/checks`], ['POST', `/v1/monitor/${id}/run`], ['PATCH', `/v1/monitor/${id}`], ['DELETE', `/v1/monitor/${id}`]] as const) {
+      const res = await call(method, path, method === 'PATCH' ? { status: 'paused' } : undefined, other);
       expect(res.status, `${method} ${path}`).toBe(404);
       expect(res.body.error.code).toBe('not_found');
     }
+    expect((await call('GET', `/v1/monitor/${id}`)).body.data.status).toBe('active');
     expect((await call('GET', '/v1/monitor', undefined, other)).body.data.monitors).toEqual([]);
     expect((await call('GET', '/v1/monitor')).body.data.monitors.map((m: Body) => m.id)).toContain(id);
     expect((await call('DELETE', `/v1/monitor/${id}`)).body.data).toMatchObject({ id, deleted: true });
@@ -235,5 +291,18 @@ describe('e2e/monitors: FETCH_ALLOW_PRIVATE off', () => {
     }
     const list = (await (await fetch(`${svc.base}/v1/monitor`, { headers: { authorization: `Bearer ${API_KEY}` } })).json()) as Body;
     expect(list.data.monitors).toEqual([]);
+  });
+
+  it('refuses a webhook or a page on a private address when the monitor is updated, changing nothing', async () => {
+    const headers = { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' };
+    const created = (await (await fetch(`${svc.base}/v1/monitor`, { method: 'POST', headers, body: JSON.stringify({ name: 'x', url: 'https://93.184.215.14/' }) })).json()) as Body;
+    const id = created.data.id as string;
+    for (const body of [{ webhook: 'http://127.0.0.1:8080/hook' }, { urls: ['http://10.0.0.8/admin'] }]) {
+      const res = await fetch(`${svc.base}/v1/monitor/${id}`, { method: 'PATCH', headers, body: JSON.stringify(body) });
+      expect(res.status).toBe(403);
+      expect(((await res.json()) as Body).error.code).toBe('url_blocked');
+    }
+    const got = (await (await fetch(`${svc.base}/v1/monitor/${id}`, { headers })).json()) as Body;
+    expect(got.data).toMatchObject({ webhook: null, urls: [], url: 'https://93.184.215.14/' });
   });
 });

@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { crawlBodyOf, documentOf, errorOf, FirecrawlRefusal, mapBodyOf, scrapeOptionsOf, searchBodyOf, V2_MAX_AGE_DEFAULT_MS } from '../../gateway/firecrawl/translate.js';
 import { extractAnswerOf, extractBodyOf, paramsPreviewOf } from '../../gateway/firecrawl/translate-extract.js';
-import { cronOfInterval, intervalOfCron, monitorBodyOf } from '../../gateway/firecrawl/translate-monitors.js';
+import { cronOfInterval, intervalOfCron, monitorBodyOf, monitorUpdateOf } from '../../gateway/firecrawl/translate-monitors.js';
 import { isLinearRegex } from '../../pipeline/runtime/linear-regex.js';
 
 const refusal = (fn: () => unknown): FirecrawlRefusal => {
@@ -105,6 +105,26 @@ describe('gateway/firecrawl translate', () => {
     for (const cron of ['*/2 * * * *', '0 9 1 * *', '0 9 * * 1-5', 'every day', '* * * * * *']) expect(() => intervalOfCron(cron)).toThrow(FirecrawlRefusal);
     expect(monitorBodyOf({ name: 'm', schedule: { cron: '@daily' }, targets: [{ type: 'scrape', urls: ['https://a.example/'] }], webhook: { url: 'https://h.example/' }, goal: 'g' })).toEqual({ name: 'm', urls: ['https://a.example/'], intervalMinutes: 1440, goal: 'g', webhook: 'https://h.example/' });
     expect(refusal(() => monitorBodyOf({ name: 'm', schedule: { cron: '@daily', timezone: 'Europe/Berlin' }, targets: [] })).message).toMatch(/UTC/);
+  });
+
+  it('translates a monitor update into the fields it names, and refuses what cannot be honoured', () => {
+    expect(monitorUpdateOf({ status: 'paused', origin: 'js-sdk@4.0.0' })).toEqual({ status: 'paused' });
+    expect(monitorUpdateOf({ name: 'n', schedule: { cron: '0 */6 * * *', timezone: 'UTC' }, targets: [{ type: 'scrape', urls: ['https://a.example/'] }], webhook: null, goal: null, notification: null, judgeEnabled: false, retentionDays: 90 })).toEqual({
+      name: 'n',
+      intervalMinutes: 360,
+      url: null,
+      urls: ['https://a.example/'],
+      webhook: null,
+      goal: null,
+    });
+    expect(monitorUpdateOf({ webhook: { url: 'https://h.example/' } })).toEqual({ webhook: 'https://h.example/' });
+    expect(refusal(() => monitorUpdateOf({ webhook: { url: 'https://h.example/', headers: { a: 'b' } } })).message).toMatch(/headers/);
+    expect(refusal(() => monitorUpdateOf({ targets: [{ type: 'search', queries: ['q'] }] })).message).toMatch(/search/);
+    expect(refusal(() => monitorUpdateOf({ schedule: { cron: '0 9 * * 1-5' } })).message).toMatch(/interval/);
+    expect(refusal(() => monitorUpdateOf({ judgeEnabled: true })).message).toMatch(/judge/);
+    expect(refusal(() => monitorUpdateOf({ retentionDays: 365 })).message).toMatch(/90 days/);
+    expect(refusal(() => monitorUpdateOf({ notification: { slack: { enabled: true } } })).message).toMatch(/notifications/);
+    expect(refusal(() => monitorUpdateOf({ paused: true })).message).toMatch(/unknown monitor field `paused`/);
   });
 
   it('answers our failures in Firecrawl\'s error shape', () => {

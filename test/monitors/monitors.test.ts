@@ -3,15 +3,15 @@
  * schedules on a real store (chdb) and memory state — the pace at which due checks start,
  * oldest first; a due time started once however often it is found; one check at a time per
  * monitor; the rebuild from the store; the resume of a check nobody works on; the webhook
- * URL sealed at rest.
+ * URL sealed at rest; pausing, resuming and changing a monitor (PATCH's record and schedule).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { judgeMovedByNoise, judgePage, MAX_LINES } from '../../actors/classifier/judge.js';
 import { MAX_BODY_BYTES, monitorWebhookBody, PAGE_DIFF_CHARS, PAGE_LINES } from '../../actors/notifier/monitor.js';
 import { rebuildSchedules, resumeChecks, startDueChecks, type ScheduleDeps } from '../../actors/frontier/schedules/monitors.js';
 import { queuedCheck, readCheck, writeCheck } from '../../pipeline/monitors/checks.js';
-import { createMonitor, openWebhook, readMonitor, type MonitorRecord } from '../../pipeline/monitors/record.js';
-import { DUE_KEY, nextDue, runningCheck, scheduledMonitor, scheduledOf, scheduleMonitor, takeRunning } from '../../pipeline/monitors/schedule.js';
+import { createMonitor, openWebhook, readMonitor, updateMonitor, type MonitorRecord } from '../../pipeline/monitors/record.js';
+import { DUE_KEY, monitorSchedule, nextDue, rescheduleMonitor, runningCheck, scheduledMonitor, scheduledOf, scheduleMonitor, takeRunning } from '../../pipeline/monitors/schedule.js';
 import { digestMatch, snapshotDigest } from '../../pipeline/monitors/snapshots.js';
 import type { PageSnapshot } from '../../pipeline/pages/changes.js';
 import { MemoryState } from '../../pipeline/runtime/state/memory.js';
@@ -149,6 +149,9 @@ describe.skipIf(!hasChdb)('actors/frontier/schedules on chdb and memory state', 
   }, 60_000);
   afterAll(() => opened?.close());
 
+  /** The checks a tick starts for this monitor (other tests' monitors share the store, and a rebuild schedules them too). */
+  const startedFor = async (m: MonitorRecord) => (await startDueChecks(deps(), 1000)).filter((e) => (e.value as { monitorId: string }).monitorId === m.id);
+
   const monitorOf = (tenant: string, i: number): Promise<MonitorRecord> =>
     createMonitor(writer, tenant, { name: `m${i}`, url: `https://site.test/${i}`, urls: [], intervalMinutes: 5, goal: null, webhook: null }, AT, 'test-server-secret');
 
@@ -219,6 +222,83 @@ describe.skipIf(!hasChdb)('actors/frontier/schedules on chdb and memory state', 
     await writer.flush();
     const rows = await store.query<{ status: string; reason: string }>(`SELECT status, reason FROM monitor_checks FINAL WHERE tenant = 'overlap'`);
     expect(rows).toEqual([{ status: 'skipped_overlap', reason: 'check chk_still_running of this monitor is still running' }]);
+  });
+
+  it('keeps a paused monitor off the schedule, through a rebuild and a lost state, and resumes it due at once when its time passed', async () => {
+    state = new MemoryState();
+    now = AT;
+    const secret = 'test-server-secret';
+    const m = await monitorOf('paused', 1);
+    await scheduleMonitor(state, scheduledOf(m), AT);
+    expect(await startedFor(m)).toHaveLength(1);
+    await state.del(`monitor:${m.id}:running`);
+    // Paused (the record first, then its schedule, as the gateway's PATCH does): the due time stays in its hash.
+    now = AT + 60_000;
+    const paused = await updateMonitor(writer, m, { status: 'paused' }, now, secret);
+    expect(await rescheduleMonitor(state, m, paused, now)).toBe(AT + 300_000);
+    expect(await readMonitor(store, 'paused', m.id)).toMatchObject({ status: 'paused', version: 2, name: m.name, url: m.url });
+    expect(await monitorSchedule(state, m.id)).toMatchObject({ paused: true, version: 2, nextCheckAt: AT + 300_000 });
+    // Its due time comes and goes: no check, and it leaves the due set.
+    now = AT + 3 * 300_000 + 5;
+    expect(await startedFor(m)).toEqual([]);
+    expect(await state.zcard(DUE_KEY)).toBe(0);
+    // (The rebuild below puts every monitor of this store on the schedule: the checks started are filtered by monitor.)
+    // The rebuild (same state, then state lost) keeps it off, and the classifier still finds it (not deleted).
+    await rebuildSchedules(deps());
+    expect(await startedFor(m)).toEqual([]);
+    state = new MemoryState();
+    await rebuildSchedules(deps());
+    expect(await monitorSchedule(state, m.id)).toMatchObject({ paused: true, version: 2 });
+    expect(await scheduledMonitor(state, m.id)).not.toBeNull();
+    expect(await startedFor(m)).toEqual([]);
+    // Resumed long after its due time: due at once, then every interval from there.
+    const resumed = await updateMonitor(writer, paused, { status: 'active' }, now, secret);
+    expect(await rescheduleMonitor(state, paused, resumed, now)).toBe(now);
+    expect(await startedFor(m)).toHaveLength(1);
+    expect((await monitorSchedule(state, m.id))?.nextCheckAt).toBe(now + 300_000);
+    expect((await readMonitor(store, 'paused', m.id))?.status).toBe('active');
+  });
+
+  it('resumes a briefly paused monitor on its rhythm, and a record the schedule missed takes effect at the rebuild', async () => {
+    state = new MemoryState();
+    now = AT;
+    const secret = 'test-server-secret';
+    const m = await monitorOf('brief', 1);
+    await scheduleMonitor(state, scheduledOf(m), AT + 300_000);
+    const paused = await updateMonitor(writer, m, { status: 'paused' }, AT + 10_000, secret);
+    await rescheduleMonitor(state, m, paused, AT + 10_000);
+    const resumed = await updateMonitor(writer, paused, { status: 'active' }, AT + 20_000, secret);
+    expect(await rescheduleMonitor(state, paused, resumed, AT + 20_000)).toBe(AT + 300_000);
+    // A process that died between a pause's record and its schedule: the rebuild takes the record's pause.
+    const again = await updateMonitor(writer, resumed, { status: 'paused' }, AT + 30_000, secret);
+    await rebuildSchedules(deps());
+    expect(await monitorSchedule(state, m.id)).toMatchObject({ paused: true, version: again.version });
+    now = AT + 300_000;
+    expect(await startedFor(m)).toEqual([]);
+  });
+
+  it('checks the new pages and interval from the next check on; a check already queued keeps what it started with', async () => {
+    state = new MemoryState();
+    now = AT;
+    const secret = 'test-server-secret';
+    const m = await monitorOf('changed', 1);
+    await scheduleMonitor(state, scheduledOf(m), AT);
+    const [first] = await startDueChecks(deps(), 10);
+    expect(first?.value).toMatchObject({ check: { urls: ['https://site.test/1'] } });
+    // Changed while that check is queued: its event and row keep the old page.
+    const updated = await updateMonitor(writer, m, { url: null, urls: ['https://site.test/new-a', 'https://site.test/new-b'], intervalMinutes: 10, name: 'renamed' }, AT + 1_000, secret);
+    expect(await rescheduleMonitor(state, m, updated, AT + 1_000)).toBe(AT + 600_000);
+    const firstId = (first?.value as { checkId: string }).checkId;
+    await writer.flush(['monitor_checks']);
+    expect((await readCheck(store, 'changed', m.id, firstId))?.urls).toEqual(['https://site.test/1']);
+    await state.del(`monitor:${m.id}:running`);
+    now = AT + 300_000;
+    expect(await startDueChecks(deps(), 10)).toEqual([]);
+    now = AT + 600_000;
+    const [next] = await startDueChecks(deps(), 10);
+    expect(next?.value).toMatchObject({ check: { urls: ['https://site.test/new-a', 'https://site.test/new-b'] }, monitor: { name: 'renamed' } });
+    expect((await monitorSchedule(state, m.id))?.nextCheckAt).toBe(AT + 1_200_000);
+    expect(await readMonitor(store, 'changed', m.id)).toMatchObject({ url: null, urls: ['https://site.test/new-a', 'https://site.test/new-b'], intervalMinutes: 10, version: 2, status: 'active' });
   });
 
   it('rebuilds the schedule from the store and resumes a check nobody works on, once', async () => {

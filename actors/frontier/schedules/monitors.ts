@@ -5,27 +5,34 @@
  *   on the schedule (pipeline/monitors/schedule.ts), due one interval after its newest
  *   scheduled check was due (or when it was created, for a monitor never checked), so a
  *   monitor keeps its rhythm across restarts; a check missed while nothing ran starts at once.
- *   Rebuilding twice, or from two processes, gives the same due times.
+ *   Rebuilding twice, or from two processes, gives the same due times. A paused monitor is
+ *   kept off it (its hash says paused, with that due time for its resume). A monitor whose
+ *   hash already reflects a newer version than the store read (a PATCH landed meanwhile) is
+ *   left as its PATCH put it; one whose hash reflects an older version (state lost, or a
+ *   process died between a PATCH's record and its schedule) takes the record's pause.
  * - `resumeChecks` (at start-up, and every RESUME_MS): sends again the event of every check
  *   the store has queued or running whose running latch is free (its worker died, or the
  *   embedded process restarted mid-check); the classifier reads only the pages the check had
  *   not judged. A check whose latch is held is still being worked on and is left alone.
  * - `startDueChecks` (every TICK_MS): pops the monitors due now, at most
  *   MONITOR_STARTS_PER_SECOND a second per process (the rest wait, oldest due first: 1,000
- *   monitors due at once start over a few seconds, not at once), puts each back on the
- *   schedule one interval on, takes the due time's slot (a due time is started once, whoever
- *   finds it) and the monitor's running latch (one check at a time: a monitor whose check is
- *   still running gets a `skipped_overlap` check with the reason), sends its
- *   MonitorCheckRequested to the classifier and writes the check `queued` behind it.
+ *   monitors due at once start over a few seconds, not at once), drops a paused one (it is
+ *   put back when resumed), puts each other back on the schedule one interval on, takes the
+ *   due time's slot (a due time is started once, whoever finds it) and the monitor's running
+ *   latch (one check at a time: a monitor whose check is still running gets a
+ *   `skipped_overlap` check with the reason), sends its MonitorCheckRequested to the
+ *   classifier and writes the check `queued` behind it.
  */
 import { lastScheduled, QUEUED_ROWS, queuedCheck, unfinishedChecks, writeChecks, type CheckRecord } from '../../../pipeline/monitors/checks.js';
-import { activeMonitors, intervalMs, readMonitors, type MonitorRecord } from '../../../pipeline/monitors/record.js';
+import { intervalMs, liveMonitors, readMonitors, type MonitorRecord } from '../../../pipeline/monitors/record.js';
 import {
+  applyMonitor,
   checkRequestEvent,
   DUE_KEY,
+  monitorSchedule,
+  moveDue,
   nextDue,
   runningCheck,
-  scheduledMonitor,
   scheduledOf,
   scheduledPayload,
   scheduleMonitor,
@@ -56,16 +63,23 @@ export interface ScheduleDeps {
   readonly now?: () => number;
 }
 
-/** Every stored monitor back on the schedule; returns how many. */
+/** Every stored monitor back on the schedule (a paused one in its hash only); returns how many active ones. */
 export async function rebuildSchedules(deps: ScheduleDeps): Promise<number> {
   const now = deps.now ?? Date.now;
-  const [monitors, anchors] = await Promise.all([activeMonitors(deps.store), lastScheduled(deps.store, now())]);
+  const [monitors, anchors] = await Promise.all([liveMonitors(deps.store), lastScheduled(deps.store, now())]);
+  let active = 0;
   for (const monitor of monitors) {
     const every = intervalMs(monitor);
     const anchor = anchors.get(`${monitor.tenant}/${monitor.id}`);
-    await scheduleMonitor(deps.state, scheduledOf(monitor), anchor === undefined ? monitor.createdAtMs : anchor + every);
+    const dueMs = anchor === undefined ? monitor.createdAtMs : anchor + every;
+    const held = await monitorSchedule(deps.state, monitor.id);
+    const version = held?.version ?? 0;
+    if (version > monitor.version) continue;
+    if (version < monitor.version) await applyMonitor(deps.state, monitor, dueMs);
+    else if (!held?.paused) await scheduleMonitor(deps.state, scheduledOf(monitor), dueMs);
+    if (monitor.status === 'active') active += 1;
   }
-  return monitors.length;
+  return active;
 }
 
 /** The events of unfinished checks nobody works on; their latches taken for them. */
@@ -123,11 +137,19 @@ function payloadOf(monitor: MonitorRecord | undefined, tenant: string): Schedule
   return monitor && monitor.tenant === tenant ? scheduledPayload(scheduledOf(monitor)) : null;
 }
 
-/** Puts the monitor back on the schedule one interval on and takes the due time's slot; null when it is not ours to start. */
+/**
+ * Puts the monitor back on the schedule one interval on and takes the due time's slot; null
+ * when it is not ours to start: deleted (its hash is dropped), paused (left off the due set),
+ * or the slot taken.
+ */
 async function claimDue(deps: ScheduleDeps, id: string, dueMs: number, now: () => number): Promise<Scheduled | null> {
-  const scheduled = await scheduledMonitor(deps.state, id);
-  if (!scheduled || scheduled.intervalMs <= 0) return null;
-  await scheduleMonitor(deps.state, scheduled, nextDue(dueMs, scheduled.intervalMs, now()));
+  const scheduled = await monitorSchedule(deps.state, id);
+  if (!scheduled || scheduled.intervalMs <= 0) {
+    await unscheduleMonitor(deps.state, id);
+    return null;
+  }
+  if (scheduled.paused) return null;
+  await moveDue(deps.state, id, nextDue(dueMs, scheduled.intervalMs, now()));
   return (await deps.state.setIfAbsent(slotKey(id, dueMs), '1', scheduled.intervalMs)) ? scheduled : null;
 }
 

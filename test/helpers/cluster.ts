@@ -31,7 +31,7 @@ import { dropNamespace, TEST_REDIS_URL, testNamespace } from './redis.js';
 export const SERVICE_MAIN = 'test/helpers/service-main.ts';
 export const PRODUCTION_MAIN = 'main.ts';
 
-/** Start-up of one service process on this 2-core machine: tsx, chdb's engine, a group join (60 s was seen to pass at load 25–30 while other work shared the cores). */
+/** Start-up of one service process on this 2-core machine: tsx, chdb's engine, a group join (60 s ran out at load 25–30 while other work shared the cores). */
 const START_TIMEOUT_MS = 120_000;
 
 export interface ServiceProcess extends Spawned {

@@ -89,17 +89,22 @@ export function extractMainContent($: CheerioAPI, options: MainContentOptions = 
   let root = pass.result;
   const found = measure(root).get(root);
   const prose = proseOf(found);
-  if (prose < MAX_THREAD_ROOT_PROSE) {
-    // Little prose left. Either every pass took the content away as links (a listing, a
-    // product grid: the link-block cleaning removes its cards), or the content is a thread
-    // of posts that the page marks as comments (a forum). Then the page's furniture-free
-    // main region (or body) is the answer, when it holds more text than the pass did.
+  const text = found?.text ?? 0;
+  if (prose < MAX_THREAD_ROOT_PROSE || text < MAX_LISTING_ROOT_TEXT) {
+    // Little left. Either every pass took the content away as links (a listing, a product
+    // grid: the link-block cleaning removes its cards), or the content is a thread of posts
+    // that the page marks as comments (a forum), or the pass kept a listing's introduction
+    // and dropped its items. Then the page's furniture-free main region (or body) is the
+    // answer, when it holds more text than the pass did (for a listing: much more, mostly
+    // in repeated items).
     pass.undo();
-    const kind: FurnitureLevel | null = prose < MIN_ROOT_PROSE ? 'full' : isThread(body, prose) ? 'thread' : null;
-    const region = kind ? undoable(() => regionFrom(body, kind)) : null;
-    if (region && (measure(region.result).get(region.result)?.text ?? 0) > (found?.text ?? 0)) root = region.result;
+    const kind: FurnitureLevel | null = prose < MIN_ROOT_PROSE ? 'full' : prose < MAX_THREAD_ROOT_PROSE && isThread(body, prose) ? 'thread' : null;
+    const region = undoable(() => regionFrom(body, kind ?? 'full'));
+    const stats = measure(region.result);
+    const more = (stats.get(region.result)?.text ?? 0) > (kind ? 1 : LISTING_GROWTH) * text;
+    if (more && (kind || isListing(region.result, stats))) root = region.result;
     else {
-      region?.undo();
+      region.undo();
       root = extractFrom($, body, level);
     }
   }
@@ -132,6 +137,51 @@ function isThread(body: Element, kept: number): boolean {
   walk(body);
   return prose >= 3 * Math.max(kept, MIN_ROOT_PROSE) && blocks >= 3;
 }
+
+/** Below this much text (characters) a result may be a listing's introduction without its items. */
+const MAX_LISTING_ROOT_TEXT = 1500;
+/** A listing's region holds at least this many times the text of the pass's result. */
+const LISTING_GROWTH = 3;
+
+/**
+ * Whether `region` reads as a listing: at least `LISTING_MIN_ITEMS` items (sibling elements
+ * of one tag and class, each with some text) hold at least `LISTING_MIN_SHARE` of its text.
+ */
+function isListing(region: Element, stats: Map<Element, TextStats>): boolean {
+  const total = stats.get(region)?.text ?? 0;
+  if (!total) return false;
+  let repeated = 0;
+  let items = 0;
+  const walk = (el: Element) => {
+    const groups = new Map<string, Element[]>();
+    for (const c of el.children) {
+      if (!isElement(c)) continue;
+      const key = `${c.name} ${c.attribs.class ?? ''}`;
+      const group = groups.get(key);
+      if (group) group.push(c);
+      else groups.set(key, [c]);
+    }
+    const counted = new Set<Element>();
+    for (const group of groups.values()) {
+      let filled = 0;
+      for (const c of group) if ((stats.get(c)?.text ?? 0) >= LISTING_ITEM_TEXT) filled += 1;
+      if (filled < 3) continue;
+      items += filled;
+      for (const c of group) {
+        repeated += stats.get(c)?.text ?? 0;
+        counted.add(c);
+      }
+    }
+    for (const c of el.children) if (isElement(c) && !counted.has(c)) walk(c);
+  };
+  walk(region);
+  return items >= LISTING_MIN_ITEMS && repeated >= LISTING_MIN_SHARE * total;
+}
+
+/** An item of a listing holds at least this much text. */
+const LISTING_ITEM_TEXT = 15;
+const LISTING_MIN_ITEMS = 5;
+const LISTING_MIN_SHARE = 0.3;
 
 /** The body without furniture (at `level`), narrowed to its main region when that holds most of it. */
 function regionFrom(body: Element, level: FurnitureLevel): Element {

@@ -116,8 +116,8 @@ const MAX_THREAD_ROOT_PROSE = 1000;
 
 /**
  * Whether the page is a thread of posts marked as comments: its comment-classed blocks hold
- * at least three times the prose the extraction kept, in at least three separate blocks
- * (posts; an article's comment section is one block).
+ * at least three times the prose the extraction kept, in at least three posts (separate
+ * blocks, or the repeated items of one block: `postsIn`).
  */
 function isThread(body: Element, kept: number): boolean {
   const stats = measure(body);
@@ -130,7 +130,7 @@ function isThread(body: Element, kept: number): boolean {
       if (hint && COMMENT_CLASS.test(hint)) {
         const p = proseOf(stats.get(c));
         prose += p;
-        if (p >= 100) blocks += 1;
+        if (p >= 100) blocks += Math.max(1, postsIn(c, stats));
       } else walk(c);
     }
   };
@@ -182,6 +182,29 @@ function isListing(region: Element, stats: Map<Element, TextStats>): boolean {
 const LISTING_ITEM_TEXT = 15;
 const LISTING_MIN_ITEMS = 5;
 const LISTING_MIN_SHARE = 0.3;
+
+/**
+ * The posts of a block (a forum that wraps its whole thread in one `#comments` block): the
+ * members (with at least 100 characters of prose) of the first group of at least three
+ * same-tag, same-class siblings met top-down, when they are `<article>`s (a post marked up
+ * as one); 0 otherwise (a blog's comment list, `<li class="comment">`, stays one block).
+ */
+function postsIn(block: Element, stats: Map<Element, TextStats>): number {
+  const queue: Element[] = [block];
+  for (let i = 0; i < queue.length && i < 200; i += 1) {
+    const el = queue[i] as Element;
+    const groups = new Map<string, number>();
+    for (const c of el.children) {
+      if (!isElement(c)) continue;
+      queue.push(c);
+      if (proseOf(stats.get(c)) < 100) continue;
+      const key = `${c.name} ${c.attribs.class ?? ''}`;
+      groups.set(key, (groups.get(key) ?? 0) + 1);
+    }
+    for (const [key, n] of groups) if (n >= 3) return key.startsWith('article ') ? n : 0;
+  }
+  return 0;
+}
 
 /** The body without furniture (at `level`), narrowed to its main region when that holds most of it. */
 function regionFrom(body: Element, level: FurnitureLevel): Element {

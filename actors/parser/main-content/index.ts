@@ -25,7 +25,7 @@
 import type { Cheerio, CheerioAPI } from 'cheerio';
 import { type Element, type ParentNode, type TextStats, contains, hintOf, isElement, measure, undoable } from './dom.js';
 import { removeBoilerplateSections, removeLinkBlocks, removeMetaLines } from './clean.js';
-import { type FurnitureLevel, removeFurniture, removeNonContent } from './prune.js';
+import { type FurnitureLevel, removeFurniture, removeHidden, removeNonContent } from './prune.js';
 import { COMMENT_CLASS } from './patterns.js';
 import { type Choice, apply, proseOf, scoredCandidate, semanticCandidate } from './select.js';
 import { expandRoot, trimAroundCore } from './expand.js';
@@ -74,9 +74,37 @@ export function extractMainContent($: CheerioAPI, options: MainContentOptions = 
   const includes = collectIncludes($, options.includeTags);
   const docRoot = $.root()[0];
   if (!docRoot) return $('body');
-  removeNonContent(docRoot);
+  removeNonContent(docRoot, false);
   const body = bodyOf($) ?? ($('html')[0] as Element | undefined);
   if (!body) return $('body');
+  let hidden = 0;
+  const visible = undoable(() => {
+    hidden = removeHidden(docRoot);
+    return extractFromBody($, body);
+  });
+  let root = visible.result;
+  if (hidden >= MIN_HIDDEN_PROSE) {
+    // The page hides what it has to say until a script shows it (a tab, a "read more", a
+    // gate): when what is visible gives little and the hidden part holds much more, the
+    // page is read with its hidden elements.
+    const prose = proseOf(measure(root).get(root));
+    if (prose < MAX_HIDDEN_ROOT_PROSE && hidden >= HIDDEN_GROWTH * Math.max(prose, MIN_ROOT_PROSE)) {
+      visible.undo();
+      root = extractFromBody($, body);
+    }
+  }
+  return $(withIncludes($, root, includes));
+}
+
+/** Hidden elements holding less prose than this are never read. */
+const MIN_HIDDEN_PROSE = 500;
+/** Below this much prose a result may be missing what the page hides. */
+const MAX_HIDDEN_ROOT_PROSE = 1000;
+/** The hidden elements must hold this many times the prose of the result to be read. */
+const HIDDEN_GROWTH = 3;
+
+/** The extraction once the non-content tags are gone: passes of less and less pruning, then the fallbacks. */
+function extractFromBody($: CheerioAPI, body: Element): Element {
   let level: FurnitureLevel = 'full';
   let pass = undoable(() => extractFrom($, body, level));
   for (const next of RETRY_LEVELS) {
@@ -108,7 +136,7 @@ export function extractMainContent($: CheerioAPI, options: MainContentOptions = 
       root = extractFrom($, body, level);
     }
   }
-  return $(withIncludes($, root, includes));
+  return root;
 }
 
 /** Below this much prose a result may be the first post of a thread whose replies were taken for comments. */

@@ -105,6 +105,8 @@ const HIDDEN_GROWTH = 3;
 
 /** The extraction once the non-content tags are gone: passes of less and less pruning, then the fallbacks. */
 function extractFromBody($: CheerioAPI, body: Element): Element {
+  // The body's text before any pruning: a bound on what the region fallback can find.
+  const bodyText = measure(body).get(body)?.text ?? 0;
   let level: FurnitureLevel = 'full';
   let pass = undoable(() => extractFrom($, body, level));
   for (const next of RETRY_LEVELS) {
@@ -118,7 +120,10 @@ function extractFromBody($: CheerioAPI, body: Element): Element {
   const found = measure(root).get(root);
   const prose = proseOf(found);
   const text = found?.text ?? 0;
-  if (prose < MAX_THREAD_ROOT_PROSE || text < MAX_LISTING_ROOT_TEXT) {
+  const short = text < MAX_LISTING_ROOT_TEXT;
+  const growth = short ? LISTING_GROWTH : LONG_LISTING_GROWTH;
+  const mayList = text < MAX_LONG_LISTING_ROOT_TEXT && bodyText > growth * text;
+  if (prose < MAX_THREAD_ROOT_PROSE || mayList) {
     // Little left. Either every pass took the content away as links (a listing, a product
     // grid: the link-block cleaning removes its cards), or the content is a thread of posts
     // that the page marks as comments (a forum), or the pass kept a listing's introduction
@@ -127,12 +132,13 @@ function extractFromBody($: CheerioAPI, body: Element): Element {
     // in repeated items).
     pass.undo();
     const kind: FurnitureLevel | null = prose < MIN_ROOT_PROSE ? 'full' : prose < MAX_THREAD_ROOT_PROSE && isThread(body, prose) ? 'thread' : null;
-    const region = undoable(() => regionFrom(body, kind ?? 'full'));
-    const stats = measure(region.result);
-    const more = (stats.get(region.result)?.text ?? 0) > (kind ? 1 : LISTING_GROWTH) * text;
-    if (more && (kind || isListing(region.result, stats))) root = region.result;
+    const region = kind || mayList ? undoable(() => regionFrom(body, kind ?? 'full')) : null;
+    const stats = region && measure(region.result);
+    // A longer result gives way only to a region of more, and more repeated, text.
+    const more = !!region && (stats?.get(region.result)?.text ?? 0) > (kind ? 1 : growth) * text;
+    if (region && stats && more && (kind || isListing(region.result, stats, short ? LISTING_MIN_SHARE : LONG_LISTING_MIN_SHARE))) root = region.result;
     else {
-      region.undo();
+      region?.undo();
       root = extractFrom($, body, level);
     }
   }
@@ -170,12 +176,16 @@ function isThread(body: Element, kept: number): boolean {
 const MAX_LISTING_ROOT_TEXT = 1500;
 /** A listing's region holds at least this many times the text of the pass's result. */
 const LISTING_GROWTH = 3;
+/** Up to this much text, a result may still be part of a listing, when the region holds `LONG_LISTING_GROWTH` times as much, `LONG_LISTING_MIN_SHARE` of it in items. */
+const MAX_LONG_LISTING_ROOT_TEXT = 5000;
+const LONG_LISTING_GROWTH = 4;
+const LONG_LISTING_MIN_SHARE = 0.8;
 
 /**
  * Whether `region` reads as a listing: at least `LISTING_MIN_ITEMS` items (sibling elements
- * of one tag and class, each with some text) hold at least `LISTING_MIN_SHARE` of its text.
+ * of one tag and class, each with some text) hold at least `minShare` of its text.
  */
-function isListing(region: Element, stats: Map<Element, TextStats>): boolean {
+function isListing(region: Element, stats: Map<Element, TextStats>, minShare: number): boolean {
   const total = stats.get(region)?.text ?? 0;
   if (!total) return false;
   let repeated = 0;
@@ -203,7 +213,7 @@ function isListing(region: Element, stats: Map<Element, TextStats>): boolean {
     for (const c of el.children) if (isElement(c) && !counted.has(c)) walk(c);
   };
   walk(region);
-  return items >= LISTING_MIN_ITEMS && repeated >= LISTING_MIN_SHARE * total;
+  return items >= LISTING_MIN_ITEMS && repeated >= minShare * total;
 }
 
 /** An item of a listing holds at least this much text. */

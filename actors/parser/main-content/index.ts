@@ -117,6 +117,7 @@ function extractFromBody($: CheerioAPI, body: Element): Element {
     pass = undoable(() => extractFrom($, body, level));
   }
   let root = pass.result;
+  const kept = root;
   const found = measure(root).get(root);
   const prose = proseOf(found);
   const text = found?.text ?? 0;
@@ -136,7 +137,7 @@ function extractFromBody($: CheerioAPI, body: Element): Element {
     const stats = region && measure(region.result);
     // A longer result gives way only to a region of more, and more repeated, text.
     const more = !!region && (stats?.get(region.result)?.text ?? 0) > (kind ? 1 : growth) * text;
-    if (region && stats && more && (kind || isListing(region.result, stats, short ? LISTING_MIN_SHARE : LONG_LISTING_MIN_SHARE))) root = region.result;
+    if (region && stats && more && (kind || (short ? isListing(region.result, stats, LISTING_MIN_SHARE) : isListing(region.result, stats, LONG_LISTING_MIN_SHARE, kept)))) root = region.result;
     else {
       region?.undo();
       root = extractFrom($, body, level);
@@ -183,13 +184,15 @@ const LONG_LISTING_MIN_SHARE = 0.8;
 
 /**
  * Whether `region` reads as a listing: at least `LISTING_MIN_ITEMS` items (sibling elements
- * of one tag and class, each with some text) hold at least `minShare` of its text.
+ * of one tag and class, each with some text) hold at least `minShare` of its text, and,
+ * when `within` is given, one of them holds `within` (the pass kept one item of many).
  */
-function isListing(region: Element, stats: Map<Element, TextStats>, minShare: number): boolean {
+function isListing(region: Element, stats: Map<Element, TextStats>, minShare: number, within?: Element): boolean {
   const total = stats.get(region)?.text ?? 0;
   if (!total) return false;
   let repeated = 0;
   let items = 0;
+  let inItem = false;
   const walk = (el: Element) => {
     const groups = new Map<string, Element[]>();
     for (const c of el.children) {
@@ -208,12 +211,13 @@ function isListing(region: Element, stats: Map<Element, TextStats>, minShare: nu
       for (const c of group) {
         repeated += stats.get(c)?.text ?? 0;
         counted.add(c);
+        if (within && !inItem && contains(c, within)) inItem = true;
       }
     }
     for (const c of el.children) if (isElement(c) && !counted.has(c)) walk(c);
   };
   walk(region);
-  return items >= LISTING_MIN_ITEMS && repeated >= minShare * total;
+  return items >= LISTING_MIN_ITEMS && repeated >= minShare * total && (!within || inItem);
 }
 
 /** An item of a listing holds at least this much text. */

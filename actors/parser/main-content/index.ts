@@ -123,7 +123,7 @@ function extractFromBody($: CheerioAPI, body: Element): Element {
   const text = found?.text ?? 0;
   const short = text < MAX_LISTING_ROOT_TEXT;
   const growth = short ? LISTING_GROWTH : LONG_LISTING_GROWTH;
-  const mayList = text < MAX_LONG_LISTING_ROOT_TEXT && bodyText > growth * text;
+  const mayList = bodyText > growth * text && (short || (text < MAX_LONG_LISTING_ROOT_TEXT && hasTwin(root)));
   if (prose < MAX_THREAD_ROOT_PROSE || mayList) {
     // Little left. Either every pass took the content away as links (a listing, a product
     // grid: the link-block cleaning removes its cards), or the content is a thread of posts
@@ -218,6 +218,15 @@ function isListing(region: Element, stats: Map<Element, TextStats>, minShare: nu
   };
   walk(region);
   return items >= LISTING_MIN_ITEMS && repeated >= minShare * total && (!within || inItem);
+}
+
+/** Whether `el` or an ancestor below the body has a sibling of its tag and class: it may be one item of many (checked before the region is built). */
+function hasTwin(el: Element): boolean {
+  for (let n: Element | null = el; n && n.name !== 'body'; n = isElement(n.parent) ? n.parent : null) {
+    const cls = n.attribs.class ?? '';
+    for (const sib of n.parent?.children ?? []) if (sib !== n && isElement(sib) && sib.name === n.name && (sib.attribs.class ?? '') === cls) return true;
+  }
+  return false;
 }
 
 /** An item of a listing holds at least this much text. */

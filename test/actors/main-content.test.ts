@@ -129,4 +129,39 @@ widget-tool init --force</code></pre>
     expect(text).not.toContain('Rules');
     expect(extract(PAGE)).not.toContain('Great news, about time');
   });
+
+  it("keeps a listing's items beside its introduction, and an article's related links stay out", () => {
+    // The introduction is prose; the items are link-titled cards with a teaser each.
+    const items = ['Harbour plan approved after years of debate', 'New ferry timetable starts in May', 'Volunteers clean the beach on Sunday', 'Council budget for the coming year', 'School choir wins regional contest', 'Market square reopens after works']
+      .flatMap((t) => [t, `${t}: the follow-up`])
+      .map((t, i) => `<li class="item"><a href="/n/${i}"><h3>${t}</h3></a><span class="date">May ${i + 1}</span></li>`)
+      .join('');
+    const listing = `<html><body><nav><a href="/">Home</a><a href="/news">News</a></nav><main><h1>Town news</h1><div class="intro"><p>${FIRST}</p><p>${PROSE[1]}</p></div><ul class="grid">${items}</ul></main><footer><a href="/imprint">Imprint</a></footer></body></html>`;
+    const text = extract(listing);
+    expect(text).toContain(FIRST);
+    expect(text).toContain('Volunteers clean the beach on Sunday');
+    expect(text).toContain('Market square reopens after works');
+    expect(text).not.toContain('Imprint');
+    // An article with more prose keeps its links box out.
+    const article = `<html><body><main><article>${paragraphs}${paragraphs}</article><ul class="grid">${items}</ul></main></body></html>`;
+    expect(extract(article)).not.toContain('Volunteers clean the beach');
+  });
+
+  it('keeps the posts of a thread wrapped in one comment-classed block, each an <article>', () => {
+    // The forum's notice is the only prose outside the block.
+    const posts = PROSE.map((p, i) => `<article class="post"><span class="author">user${i}</span><p>${p}</p><p>${p}</p></article>`).join('');
+    const notice = `<div class="notice"><p>${'Welcome to the forum, please read the rules before posting, and be kind to each other. '.repeat(3)}</p></div>`;
+    const html = `<html><body><nav><a href="/">Forum</a><a href="/latest">Latest</a></nav><main><h1>Harbour plan thread</h1>${notice}<div id="comments" class="topic">${posts}</div></main><footer><a href="/rules">Rules</a></footer></body></html>`;
+    const text = extract(html);
+    for (const p of PROSE) expect(text).toContain(p);
+    expect(text).not.toContain('Rules');
+  });
+
+  it('reads the hidden part of a page whose visible part says little (content a script reveals), and only then', () => {
+    const gated = `<html><body><main><h1>Harbour plan</h1><p>Loading…</p><div class="content" hidden>${paragraphs}${paragraphs}</div></main><div class="modal" style="display:none">Subscribe now</div></body></html>`;
+    const text = extract(gated);
+    for (const p of PROSE) expect(text).toContain(p);
+    const shown = `<html><body><article>${paragraphs}${paragraphs}</article><div hidden><p>${'Hidden promo text. '.repeat(20)}</p></div></body></html>`;
+    expect(extract(shown)).not.toContain('Hidden promo');
+  });
 });

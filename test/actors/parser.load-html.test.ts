@@ -23,8 +23,23 @@ describe('actors/parser/formats/load-html', () => {
     ['a link opening inside an unclosed link closes it', '<p><a href=1>x<b>y<a href=2>z</a>w</b>v</a>q</p>', '<html><head></head><body><p><a href="1">x<b>y</b></a><b><a href="2">z</a>w</b>vq</p></body></html>'],
     ['processing instructions in the page are dropped; void and empty attributes serialize as HTML', '<div><?xml:namespace prefix=o?><br><input checked></div>', '<html><head></head><body><div><br><input checked=""></div></body></html>'],
     ['a second body or a nested html tag adds no element', '<html><body>a<div><html><body>b</body></html></div></body><body>c</body></html>', '<html><head></head><body>a<div>b</div>c</body></html>'],
+    [
+      '<![CDATA[ in the page is a bogus comment ending at the first > (the page after it is read, as parse5 reads it)',
+      '<body><![CDATA[ nothing here ><div class="wrap"></div><p>posts</p><p>a<![CDATA[ x > y ]]>b</p></body>',
+      '<html><head></head><body><div class="wrap"></div><p>posts</p><p>a y ]]&gt;b</p></body></html>',
+    ],
   ])('%s', (_name, html, expected) => {
     expect(shaped(html)).toBe(expected);
+  });
+
+  it('reads <![CDATA[ in the body as parse5 does, and keeps it a section inside svg', () => {
+    const html = '<!doctype html><html><head></head><body><![CDATA[\n<div><p>Hello</p></div><p>more</p></body></html>';
+    const parse5 = load(html);
+    parse5('body').contents().filter((_i, n) => n.type === 'comment').remove(); // a bogus comment: the load drops it
+    expect(loadHtml(html)('body').html()).toBe(parse5('body').html());
+    const svg = loadHtml('<svg><text><![CDATA[ a > b ]]></text></svg><p>after</p>');
+    expect(svg('svg').text()).toBe('');
+    expect(svg('p').text()).toBe('after');
   });
 
   it('gives the same document as parse5 for well-formed pages (the doctype is kept as written)', () => {

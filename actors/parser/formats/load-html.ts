@@ -15,7 +15,10 @@
  * - an `<a>` opening inside an unclosed `<a>` closes it there (the elements between are
  *   split, as the adoption agency does);
  * - a nested `<html>`, `<head>` or `<body>` tag dropped (its children stay in place), and
- *   `<?…>`/`<!…>` inside the page dropped (bogus comments to an HTML parser).
+ *   `<?…>`/`<!…>` inside the page dropped (bogus comments to an HTML parser);
+ * - `<![CDATA[` outside `<svg>` and `<math>` a bogus comment that ends at the first `>`, as
+ *   an HTML parser reads it (htmlparser2 reads on to `]]>`: a page that writes `<![CDATA[`
+ *   in its body with no `]]>` after it lost everything that followed).
  * The repairs are found while parsing (an element callback), not by walking the tree.
  *
  * What is not attempted — foster-parenting of stray content out of tables, the rest of the
@@ -29,7 +32,7 @@
  */
 import { load, type CheerioAPI } from 'cheerio';
 import { type AnyNode, type ChildNode, DomHandler, Element, type ParentNode, type Text } from 'domhandler';
-import { Parser } from 'htmlparser2';
+import { Parser, Tokenizer } from 'htmlparser2';
 import { AppError } from '../../../pipeline/runtime/errors.js';
 
 /** Elements an HTML parser keeps in the `<head>` (before any body content). */
@@ -262,16 +265,58 @@ class Handler extends DomHandler {
     super.onopentag(name, attribs);
   }
 
+  /** Whether the innermost open elements include `<svg>` or `<math>` (where `<![CDATA[` is a real section). */
+  inForeignContent(): boolean {
+    for (let i = this.tagStack.length - 1; i > 0; i -= 1) {
+      const name = (this.tagStack[i] as Element).name;
+      if (name === 'svg' || name === 'math') return true;
+    }
+    return false;
+  }
+
   /** `<?…>` and `<!…>` inside the page are bogus comments to an HTML parser (dropped); only the doctype is kept. */
   override onprocessinginstruction(name: string, data: string): void {
     if (this.tagStack.length === 1) super.onprocessinginstruction(name, data);
   }
 }
 
+/** The parse under way (parsing is synchronous): what `HtmlTokenizer` asks whether a CDATA section is in foreign content. */
+let parsing: Handler | null = null;
+
+/** htmlparser2's tokenizer states (its `State` enum, not exported) that the CDATA repair moves between. */
+const IN_DECLARATION = 16;
+const IN_COMMENT_LIKE = 21;
+
+interface TokenizerState {
+  state: number;
+}
+
+/**
+ * htmlparser2's tokenizer, but `<![CDATA[` outside foreign content (`<svg>`, `<math>`) is a
+ * bogus comment ending at the first `>` (the declaration state, whose callback the Handler
+ * drops), as the HTML standard's tokenizer reads it, instead of a section ending at `]]>`.
+ */
+class HtmlTokenizer extends Tokenizer {}
+{
+  const proto = Tokenizer.prototype as unknown as { stateCDATASequence(this: TokenizerState, c: number): void };
+  const original = proto.stateCDATASequence;
+  (HtmlTokenizer.prototype as unknown as typeof proto).stateCDATASequence = function (this: TokenizerState, c: number) {
+    original.call(this, c);
+    if (this.state === IN_COMMENT_LIKE && !parsing?.inForeignContent()) this.state = IN_DECLARATION;
+  };
+}
+
+const HTML_PARSER_OPTIONS = { ...PARSER_OPTIONS, Tokenizer: HtmlTokenizer };
+
 /** The page parsed and shaped as a document (see the file comment), loaded in cheerio; `page_too_complex` past MAX_PAGE_DEPTH. */
 export function loadHtml(html: string): CheerioAPI {
   const handler = new Handler();
-  new Parser(handler, PARSER_OPTIONS).end(html);
+  parsing = handler;
+  try {
+    new Parser(handler, HTML_PARSER_OPTIONS).end(html);
+  } finally {
+    parsing = null;
+  }
   const root = handler.root;
   for (const el of handler.nested) if (misplaced(el)) unwrap(el);
   for (const a of handler.links) for (let outer = nearestAncestor(a, 'a'); outer; outer = nearestAncestor(a, 'a')) splitBefore(a, outer);

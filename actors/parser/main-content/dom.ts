@@ -49,17 +49,22 @@ interface Removal {
   readonly index: number;
 }
 
+/** A removal, or the removal list of an `undoable` call made inside another (undone with it). */
+type Entry = Removal | Entry[];
+
 /** The removals of the running `undoable` call (extraction is synchronous: one at a time). */
-let journal: Removal[] | null = null;
+let journal: Entry[] | null = null;
 
 /**
  * Runs `fn`, noting every `detach` it makes, and returns its result with a function that
  * puts the removed nodes back where they were (an extraction pass that removed too much is
- * redone on the same tree, with no copy of the page made beforehand).
+ * redone on the same tree, with no copy of the page made beforehand). Calls nest: undoing
+ * the outer call also puts back what an inner call removed and did not undo.
  */
 export function undoable<T>(fn: () => T): { result: T; undo: () => void } {
   const outer = journal;
-  const removals: Removal[] = [];
+  const removals: Entry[] = [];
+  outer?.push(removals);
   journal = removals;
   try {
     return { result: fn(), undo: () => restore(removals) };
@@ -68,9 +73,14 @@ export function undoable<T>(fn: () => T): { result: T; undo: () => void } {
   }
 }
 
-function restore(removals: Removal[]): void {
-  for (let k = removals.length - 1; k >= 0; k -= 1) {
-    const { node, parent, index } = removals[k] as Removal;
+function restore(entries: Entry[]): void {
+  for (let k = entries.length - 1; k >= 0; k -= 1) {
+    const entry = entries[k] as Entry;
+    if (Array.isArray(entry)) {
+      restore(entry);
+      continue;
+    }
+    const { node, parent, index } = entry;
     const children = parent.children as AnyNode[];
     children.splice(index, 0, node);
     const prev = children[index - 1] ?? null;
@@ -81,7 +91,7 @@ function restore(removals: Removal[]): void {
     if (prev) prev.next = node as never;
     if (next) next.prev = node as never;
   }
-  removals.length = 0;
+  entries.length = 0;
 }
 
 /** Removes a node from its parent (no-op when detached). */

@@ -25,7 +25,7 @@
 import type { Cheerio, CheerioAPI } from 'cheerio';
 import { type Element, type ParentNode, type TextStats, contains, hintOf, isElement, measure, undoable } from './dom.js';
 import { removeBoilerplateSections, removeLinkBlocks, removeMetaLines } from './clean.js';
-import { type FurnitureLevel, removeFurniture, removeNonContent } from './prune.js';
+import { type FurnitureLevel, removeFurniture, removeHidden, removeNonContent } from './prune.js';
 import { COMMENT_CLASS } from './patterns.js';
 import { type Choice, apply, proseOf, scoredCandidate, semanticCandidate } from './select.js';
 import { expandRoot, trimAroundCore } from './expand.js';
@@ -74,9 +74,39 @@ export function extractMainContent($: CheerioAPI, options: MainContentOptions = 
   const includes = collectIncludes($, options.includeTags);
   const docRoot = $.root()[0];
   if (!docRoot) return $('body');
-  removeNonContent(docRoot);
+  removeNonContent(docRoot, false);
   const body = bodyOf($) ?? ($('html')[0] as Element | undefined);
   if (!body) return $('body');
+  let hidden = 0;
+  const visible = undoable(() => {
+    hidden = removeHidden(docRoot);
+    return extractFromBody($, body);
+  });
+  let root = visible.result;
+  if (hidden >= MIN_HIDDEN_PROSE) {
+    // The page hides what it has to say until a script shows it (a tab, a "read more", a
+    // gate): when what is visible gives little and the hidden part holds much more, the
+    // page is read with its hidden elements.
+    const prose = proseOf(measure(root).get(root));
+    if (prose < MAX_HIDDEN_ROOT_PROSE && hidden >= HIDDEN_GROWTH * Math.max(prose, MIN_ROOT_PROSE)) {
+      visible.undo();
+      root = extractFromBody($, body);
+    }
+  }
+  return $(withIncludes($, root, includes));
+}
+
+/** Hidden elements holding less prose than this are never read. */
+const MIN_HIDDEN_PROSE = 500;
+/** Below this much prose a result may be missing what the page hides. */
+const MAX_HIDDEN_ROOT_PROSE = 1000;
+/** The hidden elements must hold this many times the prose of the result to be read. */
+const HIDDEN_GROWTH = 3;
+
+/** The extraction once the non-content tags are gone: passes of less and less pruning, then the fallbacks. */
+function extractFromBody($: CheerioAPI, body: Element): Element {
+  // The body's text before any pruning: a bound on what the region fallback can find.
+  const bodyText = measure(body).get(body)?.text ?? 0;
   let level: FurnitureLevel = 'full';
   let pass = undoable(() => extractFrom($, body, level));
   for (const next of RETRY_LEVELS) {
@@ -87,23 +117,33 @@ export function extractMainContent($: CheerioAPI, options: MainContentOptions = 
     pass = undoable(() => extractFrom($, body, level));
   }
   let root = pass.result;
+  const kept = root;
   const found = measure(root).get(root);
   const prose = proseOf(found);
-  if (prose < MAX_THREAD_ROOT_PROSE) {
-    // Little prose left. Either every pass took the content away as links (a listing, a
-    // product grid: the link-block cleaning removes its cards), or the content is a thread
-    // of posts that the page marks as comments (a forum). Then the page's furniture-free
-    // main region (or body) is the answer, when it holds more text than the pass did.
+  const text = found?.text ?? 0;
+  const short = text < MAX_LISTING_ROOT_TEXT;
+  const growth = short ? LISTING_GROWTH : LONG_LISTING_GROWTH;
+  const mayList = bodyText > growth * text && (short || (text < MAX_LONG_LISTING_ROOT_TEXT && hasTwin(root)));
+  if (prose < MAX_THREAD_ROOT_PROSE || mayList) {
+    // Little left. Either every pass took the content away as links (a listing, a product
+    // grid: the link-block cleaning removes its cards), or the content is a thread of posts
+    // that the page marks as comments (a forum), or the pass kept a listing's introduction
+    // and dropped its items. Then the page's furniture-free main region (or body) is the
+    // answer, when it holds more text than the pass did (for a listing: much more, mostly
+    // in repeated items).
     pass.undo();
-    const kind: FurnitureLevel | null = prose < MIN_ROOT_PROSE ? 'full' : isThread(body, prose) ? 'thread' : null;
-    const region = kind ? undoable(() => regionFrom(body, kind)) : null;
-    if (region && (measure(region.result).get(region.result)?.text ?? 0) > (found?.text ?? 0)) root = region.result;
+    const kind: FurnitureLevel | null = prose < MIN_ROOT_PROSE ? 'full' : prose < MAX_THREAD_ROOT_PROSE && isThread(body, prose) ? 'thread' : null;
+    const region = kind || mayList ? undoable(() => regionFrom(body, kind ?? 'full')) : null;
+    const stats = region && measure(region.result);
+    // A longer result gives way only to a region of more, and more repeated, text.
+    const more = !!region && (stats?.get(region.result)?.text ?? 0) > (kind ? 1 : growth) * text;
+    if (region && stats && more && (kind || (short ? isListing(region.result, stats, LISTING_MIN_SHARE) : isListing(region.result, stats, LONG_LISTING_MIN_SHARE, kept)))) root = region.result;
     else {
       region?.undo();
       root = extractFrom($, body, level);
     }
   }
-  return $(withIncludes($, root, includes));
+  return root;
 }
 
 /** Below this much prose a result may be the first post of a thread whose replies were taken for comments. */
@@ -111,8 +151,8 @@ const MAX_THREAD_ROOT_PROSE = 1000;
 
 /**
  * Whether the page is a thread of posts marked as comments: its comment-classed blocks hold
- * at least three times the prose the extraction kept, in at least three separate blocks
- * (posts; an article's comment section is one block).
+ * at least three times the prose the extraction kept, in at least three posts (separate
+ * blocks, or the repeated items of one block: `postsIn`).
  */
 function isThread(body: Element, kept: number): boolean {
   const stats = measure(body);
@@ -125,12 +165,96 @@ function isThread(body: Element, kept: number): boolean {
       if (hint && COMMENT_CLASS.test(hint)) {
         const p = proseOf(stats.get(c));
         prose += p;
-        if (p >= 100) blocks += 1;
+        if (p >= 100) blocks += Math.max(1, postsIn(c, stats));
       } else walk(c);
     }
   };
   walk(body);
   return prose >= 3 * Math.max(kept, MIN_ROOT_PROSE) && blocks >= 3;
+}
+
+/** Below this much text (characters) a result may be a listing's introduction without its items. */
+const MAX_LISTING_ROOT_TEXT = 1500;
+/** A listing's region holds at least this many times the text of the pass's result. */
+const LISTING_GROWTH = 3;
+/** Up to this much text, a result may still be part of a listing, when the region holds `LONG_LISTING_GROWTH` times as much, `LONG_LISTING_MIN_SHARE` of it in items. */
+const MAX_LONG_LISTING_ROOT_TEXT = 5000;
+const LONG_LISTING_GROWTH = 4;
+const LONG_LISTING_MIN_SHARE = 0.8;
+
+/**
+ * Whether `region` reads as a listing: at least `LISTING_MIN_ITEMS` items (sibling elements
+ * of one tag and class, each with some text) hold at least `minShare` of its text, and,
+ * when `within` is given, one of them holds `within` (the pass kept one item of many).
+ */
+function isListing(region: Element, stats: Map<Element, TextStats>, minShare: number, within?: Element): boolean {
+  const total = stats.get(region)?.text ?? 0;
+  if (!total) return false;
+  let repeated = 0;
+  let items = 0;
+  let inItem = false;
+  const walk = (el: Element) => {
+    const groups = new Map<string, Element[]>();
+    for (const c of el.children) {
+      if (!isElement(c)) continue;
+      const key = `${c.name} ${c.attribs.class ?? ''}`;
+      const group = groups.get(key);
+      if (group) group.push(c);
+      else groups.set(key, [c]);
+    }
+    const counted = new Set<Element>();
+    for (const group of groups.values()) {
+      let filled = 0;
+      for (const c of group) if ((stats.get(c)?.text ?? 0) >= LISTING_ITEM_TEXT) filled += 1;
+      if (filled < 3) continue;
+      items += filled;
+      for (const c of group) {
+        repeated += stats.get(c)?.text ?? 0;
+        counted.add(c);
+        if (within && !inItem && contains(c, within)) inItem = true;
+      }
+    }
+    for (const c of el.children) if (isElement(c) && !counted.has(c)) walk(c);
+  };
+  walk(region);
+  return items >= LISTING_MIN_ITEMS && repeated >= minShare * total && (!within || inItem);
+}
+
+/** Whether `el` or an ancestor below the body has a sibling of its tag and class: it may be one item of many (checked before the region is built). */
+function hasTwin(el: Element): boolean {
+  for (let n: Element | null = el; n && n.name !== 'body'; n = isElement(n.parent) ? n.parent : null) {
+    const cls = n.attribs.class ?? '';
+    for (const sib of n.parent?.children ?? []) if (sib !== n && isElement(sib) && sib.name === n.name && (sib.attribs.class ?? '') === cls) return true;
+  }
+  return false;
+}
+
+/** An item of a listing holds at least this much text. */
+const LISTING_ITEM_TEXT = 15;
+const LISTING_MIN_ITEMS = 5;
+const LISTING_MIN_SHARE = 0.3;
+
+/**
+ * The posts of a block (a forum that wraps its whole thread in one `#comments` block): the
+ * members (with at least 100 characters of prose) of the first group of at least three
+ * same-tag, same-class siblings met top-down, when they are `<article>`s (a post marked up
+ * as one); 0 otherwise (a blog's comment list, `<li class="comment">`, stays one block).
+ */
+function postsIn(block: Element, stats: Map<Element, TextStats>): number {
+  const queue: Element[] = [block];
+  for (let i = 0; i < queue.length && i < 200; i += 1) {
+    const el = queue[i] as Element;
+    const groups = new Map<string, number>();
+    for (const c of el.children) {
+      if (!isElement(c)) continue;
+      queue.push(c);
+      if (proseOf(stats.get(c)) < 100) continue;
+      const key = `${c.name} ${c.attribs.class ?? ''}`;
+      groups.set(key, (groups.get(key) ?? 0) + 1);
+    }
+    for (const [key, n] of groups) if (n >= 3) return key.startsWith('article ') ? n : 0;
+  }
+  return 0;
 }
 
 /** The body without furniture (at `level`), narrowed to its main region when that holds most of it. */

@@ -47,8 +47,8 @@ function unwrapNoscript(el: Element): boolean {
   return true;
 }
 
-/** Removes comments, non-content tags and hidden elements under `root`, in place. */
-export function removeNonContent(root: ParentNode): void {
+/** Removes comments and non-content tags under `root`, in place; hidden elements too unless `hidden` is false (then `removeHidden` does). */
+export function removeNonContent(root: ParentNode, hidden = true): void {
   const walk = (node: ParentNode) => {
     for (let i = node.children.length - 1; i >= 0; i -= 1) {
       const child = node.children[i] as AnyNode;
@@ -62,7 +62,7 @@ export function removeNonContent(root: ParentNode): void {
         walk(child);
         continue;
       }
-      if (NON_CONTENT_TAGS.has(tag) || (tag !== 'html' && tag !== 'body' && isHidden(child))) {
+      if (NON_CONTENT_TAGS.has(tag) || (hidden && tag !== 'html' && tag !== 'body' && isHidden(child))) {
         detach(child);
         continue;
       }
@@ -70,6 +70,27 @@ export function removeNonContent(root: ParentNode): void {
     }
   };
   walk(root);
+}
+
+/** Removes the hidden elements under `root`, in place; returns the prose (non-link characters) they held. */
+export function removeHidden(root: ParentNode): number {
+  let prose = 0;
+  const walk = (node: ParentNode) => {
+    for (let i = node.children.length - 1; i >= 0; i -= 1) {
+      const child = node.children[i] as AnyNode;
+      if (!isElement(child)) continue;
+      const tag = tagOf(child);
+      if (tag !== 'html' && tag !== 'body' && isHidden(child)) {
+        const s = measure(child).get(child);
+        if (s) prose += s.text - s.link;
+        detach(child);
+        continue;
+      }
+      walk(child);
+    }
+  };
+  walk(root);
+  return prose;
 }
 
 /** Whether an element sits inside an `<article>` or `<main>` (its header is the article's, not the site's). */

@@ -1,10 +1,9 @@
 /**
  * The embedded store's merge settings (pipeline/runtime/store/merges.ts): set once on every
- * small-insert table of a chdb store, left alone on the next start (a missing one added), never
- * on a server.
+ * small-insert table of a chdb store, left alone on the next start, never on a server.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { applyEmbeddedMerges, EMBEDDED_MERGE_SETTINGS, MERGE_SELECTOR_BASE, PART_REMOVAL_THRESHOLD, SMALL_INSERT_TABLES } from '../../pipeline/runtime/store/merges.js';
+import { applyEmbeddedMerges, MERGE_SELECTOR_BASE, SMALL_INSERT_TABLES } from '../../pipeline/runtime/store/merges.js';
 import { createStore, type Store } from '../../pipeline/runtime/store/index.js';
 import { chdbAvailable, quietLog, tempDir, type TempDir } from '../helpers/clickhouse.js';
 
@@ -24,21 +23,13 @@ describe.skipIf(!hasChdb)('pipeline/runtime/store/merges (chdb)', () => {
     dir?.remove();
   });
 
-  it('sets merge_selector_base and the part-removal threshold on every small-insert table once, and leaves them alone after', async () => {
+  it('sets merge_selector_base on every small-insert table once, and leaves them alone after', async () => {
     expect((await applyEmbeddedMerges(store, quietLog)).sort()).toEqual([...SMALL_INSERT_TABLES].sort());
     for (const table of SMALL_INSERT_TABLES) {
       const [ddl] = await store.query<{ statement: string }>(`SHOW CREATE TABLE ${table}`);
       expect(ddl?.statement, table).toContain(`merge_selector_base = ${MERGE_SELECTOR_BASE}`);
-      expect(ddl?.statement, table).toContain(`concurrent_part_removal_threshold = ${PART_REMOVAL_THRESHOLD}`);
     }
     expect(await applyEmbeddedMerges(store, quietLog)).toEqual([]);
-  });
-
-  it('adds a setting a table lacks (a data directory from before it) and keeps the others', async () => {
-    await store.command('ALTER TABLE pages RESET SETTING concurrent_part_removal_threshold');
-    expect(await applyEmbeddedMerges(store, quietLog)).toEqual(['pages']);
-    const [ddl] = await store.query<{ statement: string }>('SHOW CREATE TABLE pages');
-    for (const setting of EMBEDDED_MERGE_SETTINGS) expect(ddl?.statement).toContain(setting);
   });
 
   it('does nothing to a ClickHouse server', async () => {

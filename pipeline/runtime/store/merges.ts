@@ -13,14 +13,6 @@
  * MergeMutate threads). Reads see a few more parts; the batch writer's group commit keeps
  * busy periods' parts large.
  *
- * `concurrent_part_removal_threshold` (default 100) is how many outdated parts a table may have
- * to remove at once before the engine removes them in parallel, on a pool of up to
- * `cleanup_threads` (128) threads. A 10,000-page crawl reached it once, about 150 s in: 145
- * threads of the engine's global pool ran at once and then stayed alive (idle threads are kept,
- * up to 1,000), each holding its stack and its allocator's thread cache: the process went from
- * 39 to 164 threads for the rest of its life. Removing a few hundred local part directories
- * one after another takes milliseconds, so the embedded engine never does it in parallel.
- *
  * A table whose settings already say so is left alone, so every start (and every process)
  * may run this.
  */
@@ -28,14 +20,6 @@ import type { Logger } from '../log.js';
 import type { Store } from './store.js';
 
 export const MERGE_SELECTOR_BASE = 20;
-/** Outdated parts a table removes one after another before it would use threads (never, in practice). */
-export const PART_REMOVAL_THRESHOLD = 1_000_000;
-
-/** The settings applyEmbeddedMerges gives the small-insert tables, as they appear in SHOW CREATE. */
-export const EMBEDDED_MERGE_SETTINGS = [
-  `merge_selector_base = ${MERGE_SELECTOR_BASE}`,
-  `concurrent_part_removal_threshold = ${PART_REMOVAL_THRESHOLD}`,
-] as const;
 
 /** The tables written a few rows at a time as pages, checks and mentions come in (the link graph's about once a second). */
 export const SMALL_INSERT_TABLES = [
@@ -58,20 +42,20 @@ export const SMALL_INSERT_TABLES = [
   'link_coverage',
 ] as const;
 
-/** Sets EMBEDDED_MERGE_SETTINGS on the small-insert tables of an embedded store; returns the tables it changed. */
+/** Sets `merge_selector_base` on the small-insert tables of an embedded store; returns the tables it changed. */
 export async function applyEmbeddedMerges(store: Pick<Store, 'driver' | 'query' | 'command'>, log: Logger): Promise<string[]> {
   if (store.driver !== 'chdb') return [];
+  const setting = `merge_selector_base = ${MERGE_SELECTOR_BASE}`;
   const rows = await store.query<{ name: string; create: string }>(
     'SELECT name, create_table_query AS create FROM system.tables WHERE database = currentDatabase() AND has({tables:Array(String)}, name)',
     { tables: [...SMALL_INSERT_TABLES] },
   );
   const changed: string[] = [];
   for (const { name, create } of rows) {
-    const missing = EMBEDDED_MERGE_SETTINGS.filter((setting) => !create.includes(setting));
-    if (missing.length === 0) continue;
-    await store.command(`ALTER TABLE ${name} MODIFY SETTING ${missing.join(', ')}`);
+    if (create.includes(setting)) continue;
+    await store.command(`ALTER TABLE ${name} MODIFY SETTING ${setting}`);
     changed.push(name);
   }
-  if (changed.length) log.info({ tables: changed, settings: EMBEDDED_MERGE_SETTINGS }, 'embedded store merge settings applied');
+  if (changed.length) log.info({ tables: changed, setting }, 'embedded store merge settings applied');
   return changed;
 }

@@ -38,10 +38,10 @@ export interface ChdbStoreOptions {
  * Server settings of the embedded engine, read when it starts (the first connection of the
  * process). `max_thread_pool_free_size`: how many idle threads the engine's global thread pool
  * keeps (ClickHouse's default 1,000, sized for a server). A 10,000-page crawl runs on ~24 of
- * them, but once or twice the engine starts 100–145 at once (with a merge that drops many
- * parts) and, at the default, keeps them for the process's life: 39 → 140–164 threads, each
- * holding its stack and its allocator's thread cache. 32 keeps the crawl's own threads and
- * lets a burst's go when it ends.
+ * them, but once or twice the engine starts 100–145 at once (as a merge dropped many parts)
+ * and, at the default, keeps them for the process's life: 39 → 140–164 threads, each holding
+ * its stack and its allocator's thread cache. 32 keeps the crawl's own threads; a burst's
+ * should end with it (the engine reports the setting; a full crawl with it was not traced yet).
  */
 export const ENGINE_SERVER_SETTINGS = { max_thread_pool_free_size: 32 } as const;
 

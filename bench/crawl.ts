@@ -38,7 +38,9 @@
  * ended and BENCH_CRAWL_SETTLE_S seconds (default 10) later (`rss_start_mb`, `rss_end_mb`,
  * `rss_settled_mb`), and its CPU per page by thread name (`threads_ms_per_page`, one object
  * per round: chdb's threads under their own names, `main` the JavaScript thread, from
- * /proc/self/task). BENCH_CRAWL_SIDES=ours runs only the service's side (no ratios). `complete` says whether each side stored every page of
+ * /proc/self/task). BENCH_CRAWL_SIDES=ours runs only the service's side (no ratios).
+ * BENCH_MEMORY_TRACE=<file> has the service append where its memory is every
+ * BENCH_MEMORY_TRACE_MS (bench/servers/memory-trace.ts; a diagnostic: it costs queries). `complete` says whether each side stored every page of
  * the site. A crawl that errors or stops progressing for BENCH_CRAWL_STALL_S seconds
  * (default 120) fails the scenario with the job's last status.
  *

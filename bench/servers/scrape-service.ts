@@ -4,7 +4,8 @@
  * in a fresh DATA_DIR, the default state: STATE=file unless STATE is set), configured from the environment (LOG_LEVEL and the
  * rest) with one unlimited key (API_KEY), private addresses allowed (the pages are served on
  * 127.0.0.1) and rate limiting off. Reports `{port, key}` over IPC, answers `cpu` and
- * `memory` asks, and stops the service on SIGTERM.
+ * `memory` asks, and stops the service on SIGTERM. BENCH_MEMORY_TRACE=<file> traces its memory
+ * (memory-trace.ts).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -25,6 +26,12 @@ const config = loadConfig({
   FETCH_ALLOW_PRIVATE: 'true',
   RATE_LIMIT_PER_MINUTE: '0',
 });
+const trace = process.env.BENCH_MEMORY_TRACE;
+if (trace) {
+  const { watchWriter } = await import('./memory-trace.js');
+  const { BatchWriter } = await import('../../pipeline/runtime/store/batch-writer.js');
+  watchWriter(BatchWriter);
+}
 const service = await startService({ config, log: createLogger(config.logLevel), role: 'all' });
 const address = service.app?.server.address();
 process.once('SIGTERM', () => {
@@ -33,5 +40,9 @@ process.once('SIGTERM', () => {
     .then(() => rmSync(dataDir, { recursive: true, force: true }))
     .finally(() => process.exit(0));
 });
+if (trace) {
+  const { startMemoryTrace } = await import('./memory-trace.js');
+  await startMemoryTrace(trace, Number(process.env.BENCH_MEMORY_TRACE_MS || 1000), config.store === 'chdb' ? join(dataDir, 'clickhouse') : null);
+}
 answerUsage();
 process.send?.({ port: typeof address === 'object' && address ? address.port : 0, key });

@@ -76,7 +76,7 @@ let madvise: Madvise | string | undefined;
 let mallocTrim: MallocTrim | string | undefined;
 
 /** A function of glibc (libc.so.6) through koffi, or why it is not callable here. */
-function libcFunction(signature: string): ((...args: unknown[]) => unknown) | string {
+export function libcFunction(signature: string): ((...args: unknown[]) => unknown) | string {
   try {
     const koffi = createRequire(import.meta.url)('koffi') as {
       load(name: string): { func(signature: string): (...args: unknown[]) => unknown };

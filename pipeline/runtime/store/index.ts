@@ -8,7 +8,8 @@
  * ~150 MB resident once loaded) is imported only when a chdb store is created: a process on a
  * ClickHouse server (STORE=clickhouse, every distributed role) never loads the engine.
  * Nothing else may import chdb.ts statically outside the store's own tests and benchmarks.
- * Likewise the server driver (clickhouse.ts, @clickhouse/client) is imported only when a
+ * STORE_MALLOC_CONF (`mallocConf`) is handed to the engine's allocator before that import
+ * (engine-allocator.ts). Likewise the server driver (clickhouse.ts, @clickhouse/client) is imported only when a
  * server store is asked for: an embedded process never loads it.
  */
 import type { Logger } from '../log.js';
@@ -20,7 +21,7 @@ export { BatchWriter, type BatchWriterOptions } from './batch-writer.js';
 export { StoreError } from './store-error.js';
 
 export type StoreOptions =
-  | { kind: 'chdb'; dataDir: string; idleReleaseMs?: number }
+  | { kind: 'chdb'; dataDir: string; idleReleaseMs?: number; mallocConf?: string }
   | { kind: 'clickhouse'; url: string; username?: string; password?: string; database?: string };
 
 export async function createStore(options: StoreOptions, log: Logger): Promise<Store> {
@@ -29,6 +30,13 @@ export async function createStore(options: StoreOptions, log: Logger): Promise<S
     case 'chdb': {
       let driver: typeof import('./chdb.js');
       try {
+        // The engine's allocator reads its options when the library loads (engine-allocator.ts).
+        if (options.mallocConf) {
+          const { checkMallocConf, setEngineMallocConf } = await import('./engine-allocator.js');
+          checkMallocConf(options.mallocConf);
+          const failed = setEngineMallocConf(options.mallocConf);
+          if (failed) child.warn({ reason: failed }, 'the engine allocator options could not be set');
+        }
         driver = await import('./chdb.js');
       } catch (error) {
         // chdb not installed, or its engine library not loadable on this platform.

@@ -38,6 +38,10 @@
  * BENCH_SCALE_SCENARIOS=fetchers,parsers BENCH_SCALE_PAGES=300 BENCH_SCALE_STEPS=1,2
  * BENCH_SCALE_FETCH_CONCURRENCY=1 BENCH_SCALE_PARSE_PAGES=150.
  *
+ * Before the scenarios, `idle`: each process's CPU ms a second over BENCH_SCALE_IDLE_S (default
+ * 20) with nothing sent; each step also gives its CPU ms a second by role, so a step's CPU a
+ * page splits into what the processes cost anyway and what its pages added.
+ *
  * BENCH_SCALE_SCENARIOS picks scenarios (default `fetchers,parsers,faults`). A crawl that makes
  * no progress for BENCH_SCALE_STALL_S (default 120) fails the bench. The table goes to stderr;
  * one JSON line per scenario, then the summary line (`scaling_efficiency`, `parser_ratio`,
@@ -59,6 +63,7 @@ const PARSE_CACHE = process.env.BENCH_SCALE_PARSE_CACHE === '1';
 const FAULT_PAGES = positiveInteger('BENCH_SCALE_FAULT_PAGES', 4000);
 const KILL_AT = Number(process.env.BENCH_SCALE_KILL_AT || 0.3);
 const STALL_S = positiveInteger('BENCH_SCALE_STALL_S', 120);
+const IDLE_S = positiveInteger('BENCH_SCALE_IDLE_S', 20);
 const SCENARIOS = new Set((process.env.BENCH_SCALE_SCENARIOS || 'fetchers,parsers,faults').split(','));
 const PARTITIONS = positiveInteger('BENCH_SCALE_PARTITIONS', Math.max(24, Math.max(...STEPS) * FETCH_CONCURRENCY));
 if (STEPS.some((n) => !Number.isInteger(n) || n < 1)) throw new Error(`BENCH_SCALE_STEPS must be positive integers, got "${process.env.BENCH_SCALE_STEPS}"`);
@@ -109,6 +114,19 @@ function cpuPerPage(before: Record<string, number>, after: Record<string, number
   return { total: round3(Object.values(byRole).reduce((a, b) => a + b, 0)), byRole };
 }
 
+/**
+ * CPU ms a second of each process while nothing is sent (1 gateway, frontier, parser and
+ * fetcher, 5 s after they are up): what a process costs whatever the traffic, which a step's
+ * CPU a page includes spread over its pages (bench/README.md "Scaling apart").
+ */
+async function idleCpu(rig: Rig): Promise<Record<string, number>> {
+  await new Promise((resolve) => setTimeout(resolve, 5000));
+  const before = cpuNow(rig);
+  await new Promise((resolve) => setTimeout(resolve, IDLE_S * 1000));
+  const after = cpuNow(rig);
+  return Object.fromEntries(Object.entries(after).map(([role, ms]) => [role, round1((ms - (before[role] ?? 0)) / IDLE_S)]));
+}
+
 /** A scrape through the pipeline: it waits out rebalances still under way after a resize. */
 async function warmUp(rig: Rig, url: string): Promise<void> {
   const res = await fetch(`${rig.gateway.url}/v1/scrape`, {
@@ -130,6 +148,8 @@ interface Step {
   cpuMsPerPage: number;
   /** CPU ms per page of each role's processes together (a process stopped during the crawl drops out). */
   cpuMsPerPageByRole: Record<string, number>;
+  /** The same per second of the crawl: set beside the idle reading, what the traffic added. */
+  cpuMsPerSByRole: Record<string, number>;
   load: number;
 }
 
@@ -155,6 +175,7 @@ async function measuredCrawl(rig: Rig, site: ScaleSite, pages: number, processes
     p50LatencyMs: Math.round(quantile(latencies, 0.5)),
     cpuMsPerPage: cpu.total,
     cpuMsPerPageByRole: cpu.byRole,
+    cpuMsPerSByRole: Object.fromEntries(Object.entries(cpu.byRole).map(([role, ms]) => [role, round1((ms * end.completed) / seconds)])),
     load: load(),
     end,
   };
@@ -162,10 +183,11 @@ async function measuredCrawl(rig: Rig, site: ScaleSite, pages: number, processes
 
 function table(title: string, steps: readonly Step[]): void {
   log(`\n${title}`);
-  log('processes  pages/s  p50 ms  p99 ms  CPU ms/page  seconds  load  (CPU ms/page by role)');
+  log('processes  pages/s  p50 ms  p99 ms  CPU ms/page  seconds  load  (CPU ms/page by role) [CPU ms/s by role]');
   for (const s of steps) {
     const roles = Object.entries(s.cpuMsPerPageByRole).map(([role, ms]) => `${role} ${ms}`).join(', ');
-    log(`${String(s.processes).padStart(9)}  ${String(s.pagesPerS).padStart(7)}  ${String(s.p50LatencyMs).padStart(6)}  ${String(s.p99LatencyMs).padStart(6)}  ${String(s.cpuMsPerPage).padStart(11)}  ${String(s.seconds).padStart(7)}  ${String(s.load).padStart(4)}  (${roles})`);
+    const perS = Object.entries(s.cpuMsPerSByRole).map(([role, ms]) => `${role} ${ms}`).join(', ');
+    log(`${String(s.processes).padStart(9)}  ${String(s.pagesPerS).padStart(7)}  ${String(s.p50LatencyMs).padStart(6)}  ${String(s.p99LatencyMs).padStart(6)}  ${String(s.cpuMsPerPage).padStart(11)}  ${String(s.seconds).padStart(7)}  ${String(s.load).padStart(4)}  (${roles}) [${perS}]`);
   }
 }
 
@@ -273,6 +295,10 @@ async function main(): Promise<void> {
     const rig: Rig = { cluster, gateway: { url: gatewayProcess.url as string, apiKey: cluster.apiKey }, pools: { fetcher: [], parser: [] } };
     await Promise.all([resize(rig, 'parser', 1), resize(rig, 'fetcher', 1)]);
     const lines: Record<string, unknown>[] = [];
+    const idleLoad = load();
+    const idle = await idleCpu(rig);
+    log(`idle: CPU ms/s by process over ${IDLE_S} s: ${Object.entries(idle).map(([role, ms]) => `${role} ${ms}`).join(', ')} (load ${idleLoad})`);
+    lines.push({ scenario: 'idle', seconds: IDLE_S, cpu_ms_per_s: idle, load: [idleLoad, load()] });
     if (SCENARIOS.has('fetchers')) lines.push(await fetchers(rig));
     if (SCENARIOS.has('parsers')) lines.push(await parsers(rig));
     if (SCENARIOS.has('faults')) lines.push(await faults(rig));

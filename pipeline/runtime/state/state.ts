@@ -135,6 +135,7 @@ export interface State {
    * taking each out of `settled`, and adds to `counters.listed` how many of them were in the
    * set `marked` (taking them out of it too); returns the watermark. One step where a lock,
    * a read and a write per claim number would be a dozen round trips a settled claim.
+   * `marked` shares the keys' hash tag (one Redis Cluster slot), as they share one another's.
    */
   queueAdvance(keys: WorkQueueKeys, marked: string): Promise<number>;
 

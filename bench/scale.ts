@@ -20,9 +20,12 @@
  *             last step over (last step × pages/s at the first step); target ≥ 0.8.
  *   parsers   fetchers back to 2; a second site of BENCH_SCALE_PARSE_PAGES pages (default
  *             2,000) that answer at once, each 2 KB of article inside BENCH_SCALE_PARSE_BYTES
- *             (default 150,000) of markup main-content extraction drops (so parsing, not
- *             storing, is a page's cost), crawled with 1 and then 2 parser processes:
- *             `parser_ratio` is pages/s at 2 over pages/s at 1; target ≥ 1.7 (2 cores here).
+ *             (default 400,000: under the 512 KiB a Kafka event carries inline) of dense
+ *             markup main-content extraction drops, crawled with `storeInCache: false` (no
+ *             `pages` copy of the HTML, no search index rows: BENCH_SCALE_PARSE_CACHE=1 keeps
+ *             them) so parsing, not storing, is a page's cost, with 1 and then 2 parser
+ *             processes: `parser_ratio` is pages/s at 2 over pages/s at 1; target ≥ 1.7
+ *             (2 cores here).
  *   faults    fetchers up to 4 (parsers 2); a third site of BENCH_SCALE_FAULT_PAGES pages
  *             (default 4,000, delays as above) crawled while, once BENCH_SCALE_KILL_AT of it is
  *             stored (default 0.3), one fetcher and one parser are SIGKILLed and replacements
@@ -30,6 +33,14 @@
  *             = the site's pages, each of its URLs there) and the job must complete;
  *             `recovery_s` is the time from the kill until the pages/s of a trailing 5 s
  *             window is back to 0.8 of the 5 s before the kill; target ≤ 30 s.
+ *
+ * Sizes that finish in a few minutes on this 2-core machine (bench/README.md "Scaling apart"):
+ * BENCH_SCALE_SCENARIOS=fetchers,parsers BENCH_SCALE_PAGES=300 BENCH_SCALE_STEPS=1,2
+ * BENCH_SCALE_FETCH_CONCURRENCY=1 BENCH_SCALE_PARSE_PAGES=150.
+ *
+ * Before the scenarios, `idle`: each process's CPU ms a second over BENCH_SCALE_IDLE_S (default
+ * 20) with nothing sent; each step also gives its CPU ms a second by role, so a step's CPU a
+ * page splits into what the processes cost anyway and what its pages added.
  *
  * BENCH_SCALE_SCENARIOS picks scenarios (default `fetchers,parsers,faults`). A crawl that makes
  * no progress for BENCH_SCALE_STALL_S (default 120) fails the bench. The table goes to stderr;
@@ -47,10 +58,12 @@ const HOSTS = positiveInteger('BENCH_SCALE_HOSTS', 200);
 const STEPS = (process.env.BENCH_SCALE_STEPS || '1,2,4,8').split(',').map(Number);
 const FETCH_CONCURRENCY = positiveInteger('BENCH_SCALE_FETCH_CONCURRENCY', 2);
 const PARSE_PAGES = positiveInteger('BENCH_SCALE_PARSE_PAGES', 2000);
-const PARSE_BYTES = positiveInteger('BENCH_SCALE_PARSE_BYTES', 150_000);
+const PARSE_BYTES = positiveInteger('BENCH_SCALE_PARSE_BYTES', 400_000);
+const PARSE_CACHE = process.env.BENCH_SCALE_PARSE_CACHE === '1';
 const FAULT_PAGES = positiveInteger('BENCH_SCALE_FAULT_PAGES', 4000);
 const KILL_AT = Number(process.env.BENCH_SCALE_KILL_AT || 0.3);
 const STALL_S = positiveInteger('BENCH_SCALE_STALL_S', 120);
+const IDLE_S = positiveInteger('BENCH_SCALE_IDLE_S', 20);
 const SCENARIOS = new Set((process.env.BENCH_SCALE_SCENARIOS || 'fetchers,parsers,faults').split(','));
 const PARTITIONS = positiveInteger('BENCH_SCALE_PARTITIONS', Math.max(24, Math.max(...STEPS) * FETCH_CONCURRENCY));
 if (STEPS.some((n) => !Number.isInteger(n) || n < 1)) throw new Error(`BENCH_SCALE_STEPS must be positive integers, got "${process.env.BENCH_SCALE_STEPS}"`);
@@ -101,6 +114,19 @@ function cpuPerPage(before: Record<string, number>, after: Record<string, number
   return { total: round3(Object.values(byRole).reduce((a, b) => a + b, 0)), byRole };
 }
 
+/**
+ * CPU ms a second of each process while nothing is sent (1 gateway, frontier, parser and
+ * fetcher, 5 s after they are up): what a process costs whatever the traffic, which a step's
+ * CPU a page includes spread over its pages (bench/README.md "Scaling apart").
+ */
+async function idleCpu(rig: Rig): Promise<Record<string, number>> {
+  await new Promise((resolve) => setTimeout(resolve, 5000));
+  const before = cpuNow(rig);
+  await new Promise((resolve) => setTimeout(resolve, IDLE_S * 1000));
+  const after = cpuNow(rig);
+  return Object.fromEntries(Object.entries(after).map(([role, ms]) => [role, round1((ms - (before[role] ?? 0)) / IDLE_S)]));
+}
+
 /** A scrape through the pipeline: it waits out rebalances still under way after a resize. */
 async function warmUp(rig: Rig, url: string): Promise<void> {
   const res = await fetch(`${rig.gateway.url}/v1/scrape`, {
@@ -122,14 +148,16 @@ interface Step {
   cpuMsPerPage: number;
   /** CPU ms per page of each role's processes together (a process stopped during the crawl drops out). */
   cpuMsPerPageByRole: Record<string, number>;
+  /** The same per second of the crawl: set beside the idle reading, what the traffic added. */
+  cpuMsPerSByRole: Record<string, number>;
   load: number;
 }
 
 /** One crawl of `site`, measured; throws when it does not complete with every page. */
-async function measuredCrawl(rig: Rig, site: ScaleSite, pages: number, processes: number): Promise<Step & { end: CrawlEnd }> {
+async function measuredCrawl(rig: Rig, site: ScaleSite, pages: number, processes: number, scrapeOptions: Record<string, unknown> = {}): Promise<Step & { end: CrawlEnd }> {
   const firstRequest = site.requests.length;
   const cpuBefore = cpuNow(rig);
-  const end = await followCrawl(rig.gateway, await startCrawl(rig.gateway, site.start, pages), { stallMs: STALL_S * 1000 });
+  const end = await followCrawl(rig.gateway, await startCrawl(rig.gateway, site.start, pages, scrapeOptions), { stallMs: STALL_S * 1000 });
   const cpu = cpuPerPage(cpuBefore, cpuNow(rig), end.completed);
   if (end.status !== 'completed' || end.completed !== pages) throw new Error(`crawl ${end.id} ended ${end.status} with ${end.completed}/${pages} pages (${end.failed} failed)`);
   const stored = await storedPages(rig.cluster.store(), end.id);
@@ -147,6 +175,7 @@ async function measuredCrawl(rig: Rig, site: ScaleSite, pages: number, processes
     p50LatencyMs: Math.round(quantile(latencies, 0.5)),
     cpuMsPerPage: cpu.total,
     cpuMsPerPageByRole: cpu.byRole,
+    cpuMsPerSByRole: Object.fromEntries(Object.entries(cpu.byRole).map(([role, ms]) => [role, round1((ms * end.completed) / seconds)])),
     load: load(),
     end,
   };
@@ -154,10 +183,11 @@ async function measuredCrawl(rig: Rig, site: ScaleSite, pages: number, processes
 
 function table(title: string, steps: readonly Step[]): void {
   log(`\n${title}`);
-  log('processes  pages/s  p50 ms  p99 ms  CPU ms/page  seconds  load  (CPU ms/page by role)');
+  log('processes  pages/s  p50 ms  p99 ms  CPU ms/page  seconds  load  (CPU ms/page by role) [CPU ms/s by role]');
   for (const s of steps) {
     const roles = Object.entries(s.cpuMsPerPageByRole).map(([role, ms]) => `${role} ${ms}`).join(', ');
-    log(`${String(s.processes).padStart(9)}  ${String(s.pagesPerS).padStart(7)}  ${String(s.p50LatencyMs).padStart(6)}  ${String(s.p99LatencyMs).padStart(6)}  ${String(s.cpuMsPerPage).padStart(11)}  ${String(s.seconds).padStart(7)}  ${String(s.load).padStart(4)}  (${roles})`);
+    const perS = Object.entries(s.cpuMsPerSByRole).map(([role, ms]) => `${role} ${ms}`).join(', ');
+    log(`${String(s.processes).padStart(9)}  ${String(s.pagesPerS).padStart(7)}  ${String(s.p50LatencyMs).padStart(6)}  ${String(s.p99LatencyMs).padStart(6)}  ${String(s.cpuMsPerPage).padStart(11)}  ${String(s.seconds).padStart(7)}  ${String(s.load).padStart(4)}  (${roles}) [${perS}]`);
   }
 }
 
@@ -191,12 +221,12 @@ async function parsers(rig: Rig): Promise<Record<string, unknown>> {
     for (const n of [1, 2]) {
       await resize(rig, 'parser', n);
       await warmUp(rig, `${site.origin(1)}/p/1`);
-      log(`parsers: ${n} process(es), crawling ${PARSE_PAGES} pages with ${PARSE_BYTES} bytes of boilerplate…`);
-      steps.push(stepLine(await measuredCrawl(rig, site, PARSE_PAGES, n)));
+      log(`parsers: ${n} process(es), crawling ${PARSE_PAGES} pages with ${PARSE_BYTES} bytes of boilerplate${PARSE_CACHE ? '' : ', storeInCache false'}…`);
+      steps.push(stepLine(await measuredCrawl(rig, site, PARSE_PAGES, n, PARSE_CACHE ? {} : { storeInCache: false })));
     }
-    table(`parser pool (pages answered at once, 2 KB of article in ${PARSE_BYTES} bytes of boilerplate; 2 fetchers)`, steps);
+    table(`parser pool (pages answered at once, 2 KB of article in ${PARSE_BYTES} bytes of boilerplate; ${PARSE_CACHE ? 'cached' : 'storeInCache false'}; 2 fetchers)`, steps);
     const ratio = round3((steps[1] as Step).pagesPerS / (steps[0] as Step).pagesPerS);
-    return { scenario: 'parsers', pages: PARSE_PAGES, boilerplate_bytes: PARSE_BYTES, steps, parser_ratio: ratio, target_parser_ratio: TARGET_PARSER_RATIO };
+    return { scenario: 'parsers', pages: PARSE_PAGES, boilerplate_bytes: PARSE_BYTES, store_in_cache: PARSE_CACHE, steps, parser_ratio: ratio, target_parser_ratio: TARGET_PARSER_RATIO };
   } finally {
     await site.close();
   }
@@ -265,6 +295,10 @@ async function main(): Promise<void> {
     const rig: Rig = { cluster, gateway: { url: gatewayProcess.url as string, apiKey: cluster.apiKey }, pools: { fetcher: [], parser: [] } };
     await Promise.all([resize(rig, 'parser', 1), resize(rig, 'fetcher', 1)]);
     const lines: Record<string, unknown>[] = [];
+    const idleLoad = load();
+    const idle = await idleCpu(rig);
+    log(`idle: CPU ms/s by process over ${IDLE_S} s: ${Object.entries(idle).map(([role, ms]) => `${role} ${ms}`).join(', ')} (load ${idleLoad})`);
+    lines.push({ scenario: 'idle', seconds: IDLE_S, cpu_ms_per_s: idle, load: [idleLoad, load()] });
     if (SCENARIOS.has('fetchers')) lines.push(await fetchers(rig));
     if (SCENARIOS.has('parsers')) lines.push(await parsers(rig));
     if (SCENARIOS.has('faults')) lines.push(await faults(rig));

@@ -50,8 +50,11 @@ export async function api(gateway: Gateway, method: 'GET' | 'POST', path: string
   return { status: res.status, body: (await res.json()) as Body };
 }
 
-/** Posts the crawl of `start` (limit `pages`); resolves with its id and when it was posted. */
-export async function startCrawl(gateway: Gateway, start: string, pages: number): Promise<{ id: string; startMs: number }> {
+/**
+ * Posts the crawl of `start` (limit `pages`); resolves with its id and when it was posted.
+ * `scrapeOptions` adds to the pages' options (`formats: ['markdown']`).
+ */
+export async function startCrawl(gateway: Gateway, start: string, pages: number, scrapeOptions: Record<string, unknown> = {}): Promise<{ id: string; startMs: number }> {
   const startMs = performance.now();
   const res = await api(gateway, 'POST', '/v1/crawl', {
     url: start,
@@ -61,7 +64,7 @@ export async function startCrawl(gateway: Gateway, start: string, pages: number)
     allowExternalLinks: true,
     ignoreSitemap: true,
     respectRobots: false,
-    scrapeOptions: { formats: ['markdown'] },
+    scrapeOptions: { formats: ['markdown'], ...scrapeOptions },
   });
   if (res.status !== 200) throw new Error(`POST /v1/crawl answered ${res.status}: ${JSON.stringify(res.body)}`);
   return { id: String(res.body.data.id), startMs };

@@ -361,6 +361,33 @@ function stateContract(name: string, makeSubject: () => Subject): void {
         expect(await a.hgetall(q.counters)).toMatchObject({ seq: '3', inflight: '0', completed: '1', failed: '1' });
       });
 
+      it('moves the watermark over consecutive settled claims only, counting the marked ones into listed', async () => {
+        const q = queueOf();
+        const marked = `${q.counters}:marked`;
+        for (const item of ['a', 'b', 'c', 'd', 'e']) await a.queueAdmit(q, item, item, 10, 0);
+        for (let i = 0; i < 5; i++) await a.queueClaim(q, 10, 1000 + i);
+        expect(await a.queueAdvance(q, marked)).toBe(0);
+        await a.sadd(marked, '2', '4');
+        await a.queueSettle(q, 2, {});
+        await b.queueSettle(q, 4, {});
+        expect(await a.queueAdvance(q, marked)).toBe(0);
+        expect(await a.hget(q.counters, 'watermark')).toBeNull();
+        await a.queueSettle(q, 1, {});
+        expect(await b.queueAdvance(q, marked)).toBe(2);
+        expect(await a.hgetall(q.counters)).toMatchObject({ watermark: '2', listed: '1' });
+        expect(await a.sismember(q.settled, '2')).toBe(false);
+        expect(await a.sismember(q.settled, '4')).toBe(true);
+        expect(await a.sismember(marked, '4')).toBe(true);
+        await a.queueSettle(q, 3, {});
+        await a.queueSettle(q, 5, {});
+        // Two handlers moving it at once move it once: every claim counted into listed once.
+        const marks = await Promise.all([a.queueAdvance(q, marked), b.queueAdvance(q, marked)]);
+        expect(Math.max(...marks)).toBe(5);
+        expect(await a.hgetall(q.counters)).toMatchObject({ watermark: '5', listed: '2' });
+        expect(await a.sismember(q.settled, '5')).toBe(false);
+        expect(await a.sismember(marked, '4')).toBe(false);
+      });
+
       it('never hands an item to two concurrent claimers, nor counts a settle twice', async () => {
         const q = queueOf();
         for (let i = 0; i < 40; i++) await a.queueAdmit(q, `k${i}`, `item${i}`, 100, 0);

@@ -237,7 +237,7 @@ export async function handleJobEvent(event: JobEventValue, deps: JobHandlerDeps,
  * - pages in flight sent `stallMs` ago or more are sent again under the same seq (a page whose
  *   ScrapeRequested was never published, or whose fetcher or parser died, holding it); a
  *   page that was only slow then arrives twice and is counted once;
- * - the watermark is moved (a process died holding its lock), more pages are scheduled and
+ * - the watermark is moved (a process died between settling a page and moving it), more pages are scheduled and
  *   the job is completed when every URL is settled.
  *
  * The job goes back on the schedule first, so a watchdog killed halfway leaves it watched.

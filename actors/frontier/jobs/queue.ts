@@ -22,7 +22,6 @@
  * leaves every URL either untouched or wholly moved, and any number of frontier handlers may
  * work on one job at once.
  */
-import { sleep } from '../../../pipeline/runtime/retry.js';
 import { jobKey, jobPartKey } from '../../../pipeline/jobs/record.js';
 import type { Admission, State, WorkQueueKeys } from '../../../pipeline/runtime/state/state.js';
 import type { Candidate } from './scope.js';
@@ -108,8 +107,6 @@ export function takeInFlight(state: State, jobId: string, seq: number, counts: R
   return state.queueSettle(workQueueOf(jobId), seq, counts);
 }
 
-const WATERMARK_LOCK_TTL_MS = 5_000;
-
 /**
  * Marks page `seq` stored, before it is settled: the watermark counts it into `listed` when it
  * passes it. Marking twice (a redelivered event) is marking once.
@@ -120,34 +117,11 @@ export async function markStored(state: State, jobId: string, seq: number): Prom
 
 /**
  * Moves the job's watermark over every consecutive settled seq (takeInFlight marks them), and
- * `listed` over the stored pages among them, in one write: the pages listing reads up to the
- * watermark, and the status answers `listed` as `completed`, so the two always agree.
- * One handler moves it at a time (a lock); one that finds the lock taken waits for it, so a
- * seq is never left above a watermark nobody moves (and the stall watchdog moves it again
- * should a process die holding the lock).
+ * `listed` over the stored pages among them, in one atomic state step (State.queueAdvance):
+ * the pages listing reads up to the watermark, and the status answers `listed` as
+ * `completed`, so the two always agree. Any number of handlers may move it at once; a seq
+ * is never left above a watermark nobody moves (the stall watchdog moves it again too).
  */
 export async function advanceWatermark(state: State, jobId: string): Promise<void> {
-  let lock = await state.lock(`job:${jobId}:watermark`, WATERMARK_LOCK_TTL_MS);
-  for (let i = 0; !lock && i < 500; i++) {
-    await sleep(2);
-    lock = await state.lock(`job:${jobId}:watermark`, WATERMARK_LOCK_TTL_MS);
-  }
-  if (!lock) return;
-  try {
-    let mark = Number(await state.hget(jobKey(jobId), 'watermark')) || 0;
-    const moved: string[] = [];
-    const stored: string[] = [];
-    while (await state.sismember(settledKey(jobId), String(mark + 1))) {
-      moved.push(String(++mark));
-      if (await state.sismember(storedKey(jobId), String(mark))) stored.push(String(mark));
-    }
-    if (moved.length) {
-      const listed = (Number(await state.hget(jobKey(jobId), 'listed')) || 0) + stored.length;
-      await state.hset(jobKey(jobId), { watermark: String(mark), listed: String(listed) });
-      await state.srem(settledKey(jobId), ...moved);
-      if (stored.length) await state.srem(storedKey(jobId), ...stored);
-    }
-  } finally {
-    await lock.release();
-  }
+  await state.queueAdvance(workQueueOf(jobId), storedKey(jobId));
 }

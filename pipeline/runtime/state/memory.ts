@@ -259,6 +259,25 @@ export class MemoryState implements State {
     return true;
   }
 
+  async queueAdvance(q: WorkQueueKeys, marked: string): Promise<number> {
+    const keys = this.open();
+    let mark = parseInteger(keys.read(q.counters, 'hash')?.get('watermark'));
+    const settled = keys.read(q.settled, 'set');
+    const stored = keys.read(marked, 'set');
+    let listed = 0;
+    const start = mark;
+    while (settled?.delete(String(mark + 1))) {
+      mark += 1;
+      if (stored?.delete(String(mark))) listed += 1;
+    }
+    if (mark === start) return mark;
+    keys.dropIfEmpty(q.settled, settled?.size ?? 0);
+    keys.dropIfEmpty(marked, stored?.size ?? 0);
+    keys.collection(q.counters, 'hash').set('watermark', String(mark));
+    if (listed > 0) this.addToCounter(keys, q.counters, 'listed', listed);
+    return mark;
+  }
+
   // ---- schedules ------------------------------------------------------------------------
 
   async zadd(key: string, score: number, member: string): Promise<void> {

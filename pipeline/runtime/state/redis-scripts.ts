@@ -113,12 +113,31 @@ redis.call('SADD', KEYS[6], ARGV[1])
 return 1
 `;
 
+/**
+ * KEYS: the queue's, then the set of marked claim numbers. Moves the watermark over the
+ * consecutive settled claim numbers, counting the marked ones into `listed`. Returns the watermark.
+ */
+const QUEUE_ADVANCE = `
+local mark = tonumber(redis.call('HGET', KEYS[3], 'watermark') or '0') or 0
+local start, listed = mark, 0
+while redis.call('SREM', KEYS[6], tostring(mark + 1)) == 1 do
+  mark = mark + 1
+  listed = listed + redis.call('SREM', KEYS[8], tostring(mark))
+end
+if mark ~= start then
+  redis.call('HSET', KEYS[3], 'watermark', tostring(mark))
+  if listed > 0 then redis.call('HINCRBY', KEYS[3], 'listed', listed) end
+end
+return mark
+`;
+
 type QueueKeyArgs = [string, string, string, string, string, string, string];
 
 export interface StateScripts {
   wdsQueueAdmit(...args: [...QueueKeyArgs, string, string, number, number]): Promise<number>;
   wdsQueueClaim(...args: [...QueueKeyArgs, number, number]): Promise<[0] | [1] | [2, number, string]>;
   wdsQueueSettle(...args: [...QueueKeyArgs, ...(string | number)[]]): Promise<number>;
+  wdsQueueAdvance(...args: [...QueueKeyArgs, string]): Promise<number>;
   wdsDecrIfAtLeast(key: string, amount: number): Promise<[number, number]>;
   wdsReleaseLock(key: string, token: string): Promise<number>;
   wdsExtendLock(key: string, token: string, ttlMs: number): Promise<number>;
@@ -135,12 +154,14 @@ const SCRIPTS: Record<keyof StateScripts, string> = {
   wdsQueueAdmit: QUEUE_ADMIT,
   wdsQueueClaim: QUEUE_CLAIM,
   wdsQueueSettle: QUEUE_SETTLE,
+  wdsQueueAdvance: QUEUE_ADVANCE,
 };
 
 const KEY_COUNTS: Partial<Record<keyof StateScripts, number>> = {
   wdsQueueAdmit: QUEUE_KEY_ORDER.length,
   wdsQueueClaim: QUEUE_KEY_ORDER.length,
   wdsQueueSettle: QUEUE_KEY_ORDER.length,
+  wdsQueueAdvance: QUEUE_KEY_ORDER.length + 1,
 };
 
 /** Defines the scripts on `client` (EVALSHA, falling back to EVAL) and returns them typed. */

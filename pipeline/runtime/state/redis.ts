@@ -215,6 +215,10 @@ export class RedisState implements State {
     return (await this.link.run(() => this.scripts.wdsQueueSettle(...this.queueKeys(q), String(seq), ...pairs))) === 1;
   }
 
+  async queueAdvance(q: WorkQueueKeys, marked: string): Promise<number> {
+    return Number(await this.link.run(() => this.scripts.wdsQueueAdvance(...this.queueKeys(q), this.k(marked))));
+  }
+
   // ---- schedules ------------------------------------------------------------------------
 
   async zadd(key: string, score: number, member: string): Promise<void> {

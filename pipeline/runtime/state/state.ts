@@ -130,6 +130,14 @@ export interface State {
    * before, or never claimed): nothing changes.
    */
   queueSettle(keys: WorkQueueKeys, seq: number, counts: Readonly<Record<string, number>>): Promise<boolean>;
+  /**
+   * Moves `counters.watermark` over every consecutive claim number in `settled` past it,
+   * taking each out of `settled`, and adds to `counters.listed` how many of them were in the
+   * set `marked` (taking them out of it too); returns the watermark. One step where a lock,
+   * a read and a write per claim number would be a dozen round trips a settled claim.
+   * `marked` shares the keys' hash tag (one Redis Cluster slot), as they share one another's.
+   */
+  queueAdvance(keys: WorkQueueKeys, marked: string): Promise<number>;
 
   // Locks and rate limits.
   /** Takes a lock with an expiry; null when someone else holds it. */

@@ -1,10 +1,12 @@
 /**
  * Firecrawl's /v2/monitor onto our /v1/monitor (docs/firecrawl.md: scrape targets, fixed-interval cron schedules).
- * PATCH (update, pause, resume) is our PATCH; `run` on a paused monitor is our 409 `monitor_paused`, as Firecrawl's 409.
+ * PATCH (update, pause, resume) is our PATCH; `run` on a paused monitor is our 409 `monitor_paused`, as Firecrawl's 409,
+ * and `run` while a check is queued or running our 409 `monitor_check_running`, with Firecrawl's `checkId`: the
+ * monitor's `currentCheckId`, read back from our GET.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { dataOf, send, sendFailure, window, type Answer, type Edge } from './edge.js';
-import { FirecrawlRefusal, type Json } from './translate.js';
+import { errorOf, FirecrawlRefusal, isObject, type Json } from './translate.js';
 import { monitorBodyOf, monitorCheckOf, monitorOf, monitorUpdateOf } from './translate-monitors.js';
 
 export function registerMonitors(fc: FastifyInstance, edge: Edge): void {
@@ -39,7 +41,14 @@ export function registerMonitors(fc: FastifyInstance, edge: Edge): void {
     return send(reply, 200, { success: true });
   });
   fc.post('/v2/monitor/:id/run', async (request, reply) => {
-    const answer = await ours(request, 'POST', path((request.params as { id: string }).id, '/run'));
+    const id = (request.params as { id: string }).id;
+    const answer = await ours(request, 'POST', path(id, '/run'));
+    if (answer.status === 409 && isObject(answer.body) && isObject(answer.body.error) && answer.body.error.code === 'monitor_check_running') {
+      const monitor = await ours(request, 'GET', path(id));
+      const checkId = monitor.status === 200 ? dataOf(monitor).currentCheckId : null;
+      const failure = errorOf(answer.status, answer.body);
+      return send(reply, failure.status, typeof checkId === 'string' ? { ...failure.body, checkId } : failure.body);
+    }
     if (answer.status !== 200) return sendFailure(reply, answer);
     return send(reply, 200, { success: true, data: monitorCheckOf(dataOf(answer), false) });
   });

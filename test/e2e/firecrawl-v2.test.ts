@@ -342,6 +342,20 @@ describe('e2e/firecrawl v2 through the 4.x SDK', () => {
     expect(weekdays.message).toMatch(/`0 9 \* \* 1-5`.*cannot be kept by an interval/);
   }, 120_000);
 
+  it('monitors: a run while a check is queued or running is Firecrawl\'s 409 with the running check\'s checkId', async () => {
+    const monitor = await fc.createMonitor({ name: 'Slow page', schedule: { cron: '0 * * * *', timezone: 'UTC' }, targets: [{ type: 'scrape', urls: [site.url('/slow')] }] });
+    let running = (await fc.getMonitor(monitor.id)).currentCheckId;
+    for (let i = 0; i < 100 && !running; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+      running = (await fc.getMonitor(monitor.id)).currentCheckId;
+    }
+    expect(typeof running).toBe('string');
+    const res = await fetch(`${svc.base}/firecrawl/v2/monitor/${monitor.id}/run`, { method: 'POST', headers: { authorization: `Bearer ${API_KEY}` } });
+    expect(res.status).toBe(409);
+    expect(await res.json()).toMatchObject({ success: false, code: 'MONITOR_CHECK_RUNNING', checkId: running });
+    await fc.deleteMonitor(monitor.id);
+  }, 60_000);
+
   it('parses an uploaded file', async () => {
     const doc = await fc.parse({ filename: 'note.html', contentType: 'text/html', data: Buffer.from('<html><head><title>Note</title></head><body><h1>An uploaded note</h1><p>Parsed here.</p></body></html>') });
     expect(doc.markdown).toContain('An uploaded note');

@@ -42,6 +42,8 @@ export async function startFirecrawlSite(): Promise<FirecrawlSite> {
       const urls = ['/', '/about', '/blog/one', '/blog/two', '/product'].map((p) => `<url><loc>${origin}${p}</loc></url>`).join('');
       return void res.writeHead(200, { 'content-type': 'application/xml' }).end(`<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">${urls}</urlset>`);
     }
+    // A page that answers after 1.5 s: a monitor check of it is still running when the test acts.
+    if (path === '/slow') return void setTimeout(() => res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page('Slow', '<p>Takes a while.</p>')), 1500);
     const make = pages[path];
     if (!make) return void res.writeHead(404, { 'content-type': 'text/html' }).end(page('Not found', '<p>Nothing here.</p>'));
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(make());

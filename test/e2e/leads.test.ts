@@ -77,6 +77,11 @@ beforeAll(async () => {
     SITE_READ_BUDGET_MS: '30000',
     // Two runs at once per pool: a third waits queued.
     POOL_CONCURRENCY: '2',
+    // The tests poll runs every 20 ms (two at once while both are busy): far past the default
+    // 600 a minute after its burst of 100 when runs start slowly, and a 429 then fails every test
+    // after it. Rate limiting is tested in its own suites.
+    RATE_LIMIT_PER_MINUTE: '12000',
+    RATE_LIMIT_BURST: '1000',
   };
   svc = await startEmbedded({
     apiKey: API_KEY,

@@ -51,9 +51,9 @@ export const TOPICS = {
     event: 'FetchRequested',
     partitions: 12,
     key: 'requestId',
-    producers: ['gateway'],
+    producers: ['gateway', 'intel'],
     consumers: ['fetcher'],
-    description: 'GET /v1/fetch: a URL whose bytes are wanted as they are; the fetcher answers the reply topic.',
+    description: 'GET /v1/fetch, and the intel pool reading a site\'s pages (actors/intel/site-pages.ts): a URL whose bytes are wanted as they are; the fetcher answers the reply topic.',
   },
   parseRequested: {
     name: 'wds.parse.requested',

@@ -20,7 +20,7 @@
  *   about 6,500 words against the few dozen above), a negated word counted on the other side, and
  *   which side has more.
  */
-import { NEGATIVE_WORDS, POSITIVE_WORDS } from './sentiment-lexicon.js';
+import { opinionLexicon } from './sentiment-lexicon.js';
 
 const phrases = (list: readonly string[]) => list.map((p) => p.split(' '));
 
@@ -80,8 +80,9 @@ function sentimentWords(): Map<string, number> {
   };
   add(POSITIVE, SMALL_POS);
   add(NEGATIVE, SMALL_NEG);
-  add(POSITIVE_WORDS.split(/\s+/), LEX_POS);
-  add(NEGATIVE_WORDS.split(/\s+/), LEX_NEG);
+  const lexicon = opinionLexicon();
+  add(lexicon.positive, LEX_POS);
+  add(lexicon.negative, LEX_NEG);
   sentiment = words;
   return words;
 }

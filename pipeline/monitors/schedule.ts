@@ -49,25 +49,7 @@ export const slotKey = MONITORS.slotKey;
 /** Puts the monitor on the schedule, due at `dueMs` (replacing any due time it had). */
 export const scheduleMonitor = (state: State, monitor: Scheduled, dueMs: number) => MONITORS.schedule(state, monitor, dueMs);
 /** Moves a scheduled monitor's next due time, leaving the rest of its hash as it is now. */
-export async function moveDue(state: State, id: string, dueMs: number): Promise<void> {
-  await state.hset(monitorKey(id), { nextCheckAt: String(dueMs) });
-  await state.zadd(DUE_KEY, dueMs, id);
-}
-
-/** The monitor's hash as a schedule, with its pause and the record version it reflects; null without one. */
-export async function monitorSchedule(state: State, id: string): Promise<(Scheduled & { nextCheckAt: number; paused: boolean; version: number }) | null> {
-  const h = await state.hgetall(monitorKey(id));
-  if (!h.tenant) return null;
-  return {
-    id,
-    tenant: h.tenant,
-    intervalMs: Number(h.intervalMs) || 0,
-    nextCheckAt: Number(h.nextCheckAt) || 0,
-    ...(h.payload === undefined ? {} : { payload: h.payload }),
-    paused: h.paused === '1',
-    version: Number(h.version) || 0,
-  };
-}
+export const moveDue = (state: State, id: string, dueMs: number) => MONITORS.moveDue(state, id, dueMs);
 
 /**
  * Writes what the record says into the monitor's hash: its payload, interval, version and
@@ -90,7 +72,7 @@ export async function applyMonitor(state: State, monitor: MonitorRecord, dueMs: 
 }
 /** Takes the monitor off the schedule (its id leaves `monitors:due` when next popped). */
 export const unscheduleMonitor = (state: State, id: string) => MONITORS.unschedule(state, id);
-/** The monitor's schedule as state holds it; null when it is not scheduled. */
+/** The monitor's hash as a schedule, with its pause and the record version it reflects; null when it is not scheduled. */
 export const scheduledMonitor = (state: State, id: string) => MONITORS.scheduled(state, id);
 /** Takes the running latch for `checkId`; the id of the check holding it when another does. */
 export const takeRunning = (state: State, monitorId: string, checkId: string) => MONITORS.takeRunning(state, monitorId, checkId);
@@ -109,7 +91,7 @@ export const releaseRunning = (state: State, monitorId: string, checkId: string)
  * the rebuild) is due at once.
  */
 export async function rescheduleMonitor(state: State, before: MonitorRecord, updated: MonitorRecord, nowMs: number): Promise<number> {
-  const held = await monitorSchedule(state, before.id);
+  const held = await scheduledMonitor(state, before.id);
   const lastDue = held ? held.nextCheckAt - (held.intervalMs || intervalMs(before)) : nowMs - intervalMs(updated);
   const dueMs = Math.max(nowMs, lastDue + intervalMs(updated));
   await applyMonitor(state, updated, dueMs);

@@ -11,7 +11,7 @@ import { MAX_BODY_BYTES, monitorWebhookBody, PAGE_DIFF_CHARS, PAGE_LINES } from 
 import { rebuildSchedules, resumeChecks, startDueChecks, type ScheduleDeps } from '../../actors/frontier/schedules/monitors.js';
 import { queuedCheck, readCheck, writeCheck } from '../../pipeline/monitors/checks.js';
 import { createMonitor, openWebhook, readMonitor, updateMonitor, type MonitorRecord } from '../../pipeline/monitors/record.js';
-import { DUE_KEY, monitorSchedule, nextDue, rescheduleMonitor, runningCheck, scheduledMonitor, scheduledOf, scheduleMonitor, takeRunning } from '../../pipeline/monitors/schedule.js';
+import { DUE_KEY, nextDue, rescheduleMonitor, runningCheck, scheduledMonitor, scheduledOf, scheduleMonitor, takeRunning } from '../../pipeline/monitors/schedule.js';
 import { digestMatch, snapshotDigest } from '../../pipeline/monitors/snapshots.js';
 import type { PageSnapshot } from '../../pipeline/pages/changes.js';
 import { MemoryState } from '../../pipeline/runtime/state/memory.js';
@@ -94,8 +94,11 @@ describe('actors/classifier judgePage', () => {
   });
 
   it('caps the lines it lists and says so', () => {
-    const before = Array.from({ length: 400 }, (_, i) => `old line ${i}`).join('\n\n');
-    const after = Array.from({ length: 400 }, (_, i) => `new line ${i}`).join('\n\n');
+    // 250 lines a side: past MAX_LINES (200), and D = 500 changed lines keeps the diff well
+    // inside DIFF_TIMEOUT_MS on a loaded machine (400 a side, D = 800, took 1.2 s under load
+    // and gave the diff up).
+    const before = Array.from({ length: 250 }, (_, i) => `old line ${i}`).join('\n\n');
+    const after = Array.from({ length: 250 }, (_, i) => `new line ${i}`).join('\n\n');
     const { result } = judgePage(PAGE, snapshot(before), reply(after));
     expect(result.status).toBe('changed');
     expect(result.added).toHaveLength(MAX_LINES);
@@ -237,7 +240,7 @@ describe.skipIf(!hasChdb)('actors/frontier/schedules on chdb and memory state', 
     const paused = await updateMonitor(writer, m, { status: 'paused' }, now, secret);
     expect(await rescheduleMonitor(state, m, paused, now)).toBe(AT + 300_000);
     expect(await readMonitor(store, 'paused', m.id)).toMatchObject({ status: 'paused', version: 2, name: m.name, url: m.url });
-    expect(await monitorSchedule(state, m.id)).toMatchObject({ paused: true, version: 2, nextCheckAt: AT + 300_000 });
+    expect(await scheduledMonitor(state, m.id)).toMatchObject({ paused: true, version: 2, nextCheckAt: AT + 300_000 });
     // Its due time comes and goes: no check, and it leaves the due set.
     now = AT + 3 * 300_000 + 5;
     expect(await startedFor(m)).toEqual([]);
@@ -248,14 +251,14 @@ describe.skipIf(!hasChdb)('actors/frontier/schedules on chdb and memory state', 
     expect(await startedFor(m)).toEqual([]);
     state = new MemoryState();
     await rebuildSchedules(deps());
-    expect(await monitorSchedule(state, m.id)).toMatchObject({ paused: true, version: 2 });
+    expect(await scheduledMonitor(state, m.id)).toMatchObject({ paused: true, version: 2 });
     expect(await scheduledMonitor(state, m.id)).not.toBeNull();
     expect(await startedFor(m)).toEqual([]);
     // Resumed long after its due time: due at once, then every interval from there.
     const resumed = await updateMonitor(writer, paused, { status: 'active' }, now, secret);
     expect(await rescheduleMonitor(state, paused, resumed, now)).toBe(now);
     expect(await startedFor(m)).toHaveLength(1);
-    expect((await monitorSchedule(state, m.id))?.nextCheckAt).toBe(now + 300_000);
+    expect((await scheduledMonitor(state, m.id))?.nextCheckAt).toBe(now + 300_000);
     expect((await readMonitor(store, 'paused', m.id))?.status).toBe('active');
   });
 
@@ -272,7 +275,7 @@ describe.skipIf(!hasChdb)('actors/frontier/schedules on chdb and memory state', 
     // A process that died between a pause's record and its schedule: the rebuild takes the record's pause.
     const again = await updateMonitor(writer, resumed, { status: 'paused' }, AT + 30_000, secret);
     await rebuildSchedules(deps());
-    expect(await monitorSchedule(state, m.id)).toMatchObject({ paused: true, version: again.version });
+    expect(await scheduledMonitor(state, m.id)).toMatchObject({ paused: true, version: again.version });
     now = AT + 300_000;
     expect(await startedFor(m)).toEqual([]);
   });
@@ -297,7 +300,7 @@ describe.skipIf(!hasChdb)('actors/frontier/schedules on chdb and memory state', 
     now = AT + 600_000;
     const [next] = await startDueChecks(deps(), 10);
     expect(next?.value).toMatchObject({ check: { urls: ['https://site.test/new-a', 'https://site.test/new-b'] }, monitor: { name: 'renamed' } });
-    expect((await monitorSchedule(state, m.id))?.nextCheckAt).toBe(AT + 1_200_000);
+    expect((await scheduledMonitor(state, m.id))?.nextCheckAt).toBe(AT + 1_200_000);
     expect(await readMonitor(store, 'changed', m.id)).toMatchObject({ url: null, urls: ['https://site.test/new-a', 'https://site.test/new-b'], intervalMinutes: 10, version: 2, status: 'active' });
   });
 

@@ -29,10 +29,10 @@ import {
   applyMonitor,
   checkRequestEvent,
   DUE_KEY,
-  monitorSchedule,
   moveDue,
   nextDue,
   runningCheck,
+  scheduledMonitor,
   scheduledOf,
   scheduledPayload,
   scheduleMonitor,
@@ -72,7 +72,7 @@ export async function rebuildSchedules(deps: ScheduleDeps): Promise<number> {
     const every = intervalMs(monitor);
     const anchor = anchors.get(`${monitor.tenant}/${monitor.id}`);
     const dueMs = anchor === undefined ? monitor.createdAtMs : anchor + every;
-    const held = await monitorSchedule(deps.state, monitor.id);
+    const held = await scheduledMonitor(deps.state, monitor.id);
     const version = held?.version ?? 0;
     if (version > monitor.version) continue;
     if (version < monitor.version) await applyMonitor(deps.state, monitor, dueMs);
@@ -143,7 +143,7 @@ function payloadOf(monitor: MonitorRecord | undefined, tenant: string): Schedule
  * or the slot taken.
  */
 async function claimDue(deps: ScheduleDeps, id: string, dueMs: number, now: () => number): Promise<Scheduled | null> {
-  const scheduled = await monitorSchedule(deps.state, id);
+  const scheduled = await scheduledMonitor(deps.state, id);
   if (!scheduled || scheduled.intervalMs <= 0) {
     await unscheduleMonitor(deps.state, id);
     return null;

@@ -6,7 +6,9 @@
  * - `<kind>s:due`: a sorted set of ids by the epoch ms their next run is due. `zpopDue` takes
  *   due ids atomically, so two frontier processes never take the same one.
  * - `<kind>:<id>`: a hash of what the frontier needs without reading the store: tenant,
- *   intervalMs, nextCheckAt. Unscheduling deletes it; an id popped without its hash is dropped.
+ *   intervalMs, nextCheckAt, and where a family keeps them its payload, `version` (the record
+ *   version the hash reflects) and `paused` ('1'). Unscheduling deletes it; an id popped
+ *   without its hash is dropped.
  * - `<kind>:<id>:slot:<dueMs>`: taken (setIfAbsent) by the process that starts the run due at
  *   dueMs, so a due time found again (a schedule rebuilt from the store before that run's row
  *   landed) is not started twice. Expires after the interval.
@@ -35,6 +37,13 @@ export interface Scheduled {
   readonly intervalMs: number;
   /** What the scheduler needs of the item to start it without reading the store (its family's JSON); kept until replaced. */
   readonly payload?: string;
+}
+
+/** A schedule as its hash holds it. */
+export interface HeldSchedule extends Scheduled {
+  readonly nextCheckAt: number;
+  readonly paused: boolean;
+  readonly version: number;
 }
 
 /** The first due time after `nowMs` on the grid `dueMs` + k × interval: missed rounds are not made up. */
@@ -67,11 +76,25 @@ export class DueSchedule {
     await state.del(this.itemKey(id));
   }
 
-  /** The item's schedule as state holds it; null when it is not scheduled. */
-  async scheduled(state: State, id: string): Promise<(Scheduled & { nextCheckAt: number }) | null> {
+  /** The item's schedule as state holds it, with its pause and the record version it reflects (0 when not kept); null when it is not scheduled. */
+  async scheduled(state: State, id: string): Promise<HeldSchedule | null> {
     const h = await state.hgetall(this.itemKey(id));
     if (!h.tenant) return null;
-    return { id, tenant: h.tenant, intervalMs: Number(h.intervalMs) || 0, nextCheckAt: Number(h.nextCheckAt) || 0, ...(h.payload === undefined ? {} : { payload: h.payload }) };
+    return {
+      id,
+      tenant: h.tenant,
+      intervalMs: Number(h.intervalMs) || 0,
+      nextCheckAt: Number(h.nextCheckAt) || 0,
+      ...(h.payload === undefined ? {} : { payload: h.payload }),
+      paused: h.paused === '1',
+      version: Number(h.version) || 0,
+    };
+  }
+
+  /** Moves a scheduled item's next due time, leaving the rest of its hash as it is now. */
+  async moveDue(state: State, id: string, dueMs: number): Promise<void> {
+    await state.hset(this.itemKey(id), { nextCheckAt: String(dueMs) });
+    await state.zadd(this.dueKey, dueMs, id);
   }
 
   /** Takes the running latch for `runId`; the id of the run holding it when another does. */

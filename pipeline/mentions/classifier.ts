@@ -15,8 +15,7 @@
  *   "some training source named its product".
  * - Porter stems (the `stemmer` package) of the tokens, stem bigrams, and a sentence-start
  *   marker bigram; the title's stems once more in their own namespace.
- * - Cues: ends with '?', any '?', a question word starting a sentence, a sentence that opens with one and
- *   ends with '?', negation, first person,
+ * - Cues: ends with '?', any '?', a question word starting a sentence, negation, first person,
  *   '!', a competitor placeholder together with a comparative word (a competitor named
  *   without one is no cue, and `__competitor__` alone no feature, like `__brand__`), a title present, the length in tokens (log2 bucket), and the
  *   cross-source cues of cues.ts (asking forms, purchase intent, comparisons, faults, sentiment).
@@ -42,7 +41,7 @@
 import { readFileSync } from 'node:fs';
 import { stemmer } from 'stemmer';
 import { MENTION_CATEGORIES, type MentionCategory } from '../../schemas/api/monitoring.js';
-import { asksInForm, asksInSentence, postCues } from './cues.js';
+import { asksInForm, postCues } from './cues.js';
 
 export type { MentionCategory };
 
@@ -209,7 +208,7 @@ export const cue = (name: string) => fnv1a(`cue:${name}`) % CUE_BUCKETS;
 const CUES = {
   questionEnd: cue('q_end'), questionAny: cue('q_any'), questionStart: cue('q_start'), negation: cue('neg'),
   firstPerson: cue('first_person'), exclamation: cue('exclaim'),
-  comparative: cue('competitor_comparative'), title: cue('title'), questionForm: cue('question_form'), questionSentence: cue('q_sentence'),
+  comparative: cue('competitor_comparative'), title: cue('title'), questionForm: cue('question_form'),
 };
 const LENGTH_CUES = Array.from({ length: 12 }, (_, i) => cue(`len_${i}`));
 
@@ -257,7 +256,6 @@ export function mentionFeatures(input: MentionInput, bucketBits: number): Uint32
     : trimmed.endsWith('?') || found.includes('ask_open') || found.includes('ask');
   if (questionForm) cues.push(CUES.questionForm);
   if (trimmed.endsWith('?') || title.trimEnd().endsWith('?')) cues.push(CUES.questionEnd);
-  if (asksInSentence(title) || asksInSentence(input.text)) cues.push(CUES.questionSentence);
   if (input.text.includes('?') || title.includes('?')) cues.push(CUES.questionAny);
   if (input.text.includes('!') || title.includes('!')) cues.push(CUES.exclamation);
   if (questionStart) cues.push(CUES.questionStart);

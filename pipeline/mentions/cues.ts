@@ -15,14 +15,6 @@
  * - `fault`: malfunction words ("crash", "error", "not working", "steps to reproduce", …);
  * - `pos` / `neg`: a small sentiment lexicon, with `pos_only` / `neg_only` when only one side
  *   occurs, and `neg_negated` / `pos_negated` when a negation is one or two tokens before;
- * - `buy_syntax`: first-person purchase intent by its syntax rather than a phrase: a first-person
- *   subject, then within five tokens a word of desire, plan or future ("want", "will", "gonna",
- *   "need", "can't wait", …) and after it an acquisition verb ("buy", "get", "order", "grab", …);
- * - `acquire`: a purchase just made ("just got", "got my", "my new", "just bought", …);
- * - `report`: what a bug report states beside the fault: observed against expected behaviour,
- *   steps, versions, logs ("expected", "actual", "steps to", "version", "stack trace", "log", …);
- * - `regress`: something that worked and stopped ("since the update", "no longer", "anymore",
- *   "every time", "keeps", "unable to", …);
  * - `lex_pos_<n>` / `lex_neg_<n>` (n 1, 2, 3 for three or more), `lex_positive`, `lex_negative`,
  *   `lex_none`: the opinion words of Bing Liu's Opinion Lexicon (sentiment-lexicon.ts, CC BY 4.0;
  *   about 6,500 words against the few dozen above), a negated word counted on the other side, and
@@ -62,41 +54,6 @@ const FAULT = phrases([
   'stuck', 'broken', 'hangs', 'steps to reproduce', 'reproduce', 'expected behavior', 'expected behaviour', 'actual behavior', 'stack trace',
   'traceback', 'force close', 'force closes', 'keeps closing', 'won t load', 'doesn t load', 'black screen', 'no sound', 'not responding',
 ]);
-const ACQUIRE = phrases([
-  'just got', 'got my', 'got me', 'got a new', 'got the new', 'got mine', 'my new', 'just bought', 'bought my', 'bought a', 'bought the',
-  'finally got', 'finally have', 'just ordered', 'just received', 'arrived today', 'came in', 'picked up', 'picked one up', 'upgraded to',
-]);
-const REPORT = phrases([
-  'expected', 'expect', 'expected behavior', 'expected behaviour', 'actual', 'actually happens', 'steps to', 'to reproduce', 'repro',
-  'version', 'versions', 'stack trace', 'stacktrace', 'traceback', 'log', 'logs', 'output', 'error message', 'console', 'environment',
-  'platform', 'workaround', 'regression', 'screenshot', 'attached', 'reproducible', 'reproduced', 'minimal example',
-]);
-const REGRESS = phrases([
-  'since the update', 'since the last update', 'since the latest update', 'after the update', 'after the last update', 'after the latest update',
-  'after updating', 'since updating', 'after update', 'since update', 'after upgrading', 'since upgrading', 'no longer', 'anymore', 'any more',
-  'used to work', 'every time', 'everytime', 'each time', 'whenever', 'keeps', 'kept', 'keep getting', 'unable to', 'not able to',
-  'randomly', 'suddenly', 'all of a sudden', 'still not', 'still doesn',
-]);
-/** First-person subjects, the words of desire, plan or future that may follow them, and the acquisition verbs after those. */
-const SUBJECTS = new Set(['i', 'we', 'im', 'ill', 'id', 'ive', 'imma', 'ima']);
-const DESIRE = new Set([
-  'want', 'wanna', 'wants', 'will', 'll', 'gonna', 'going', 'need', 'needs', 'plan', 'planning', 'hope', 'hoping', 'wish', 'like', 'might',
-  'thinking', 'considering', 'about', 'gotta', 'must', 'wait', 'should', 'shall', 'would', 'd', 'love', 'tempted', 'ready', 'saving', 'deciding',
-]);
-const ACQUISITION = new Set(['buy', 'get', 'order', 'purchase', 'grab', 'cop', 'preorder', 'own', 'buying', 'getting', 'ordering', 'purchasing', 'upgrade', 'upgrading', 'afford', 'try', 'pick']);
-
-/** True when a first-person subject at `at` is followed within five tokens by a desire word and then an acquisition verb. */
-function buySyntaxAt(tokens: readonly string[], at: number): boolean {
-  let desire = false;
-  const end = Math.min(tokens.length, at + 6);
-  for (let j = at + 1; j < end; j++) {
-    const t = tokens[j] as string;
-    if (desire && ACQUISITION.has(t)) return true;
-    if (DESIRE.has(t)) desire = true;
-  }
-  return false;
-}
-
 const POSITIVE = new Set([
   'love', 'loved', 'loves', 'great', 'awesome', 'amazing', 'excellent', 'perfect', 'best', 'good', 'nice', 'fantastic', 'wonderful',
   'happy', 'recommend', 'recommended', 'easy', 'helpful', 'brilliant', 'superb', 'fast', 'useful', 'impressed', 'beautiful', 'favorite',
@@ -137,10 +94,7 @@ function index(list: readonly (readonly string[])[]): Map<string, (readonly stri
   return byFirst;
 }
 
-const FAMILIES = [
-  ['ask', index(ASK)], ['buy', index(BUY)], ['compare', index(COMPARE)], ['fault', index(FAULT)], ['acquire', index(ACQUIRE)],
-  ['report', index(REPORT)], ['regress', index(REGRESS)],
-] as const;
+const FAMILIES = [['ask', index(ASK)], ['buy', index(BUY)], ['compare', index(COMPARE)], ['fault', index(FAULT)]] as const;
 
 function matchesAt(tokens: readonly string[], at: number, seq: readonly string[]): boolean {
   for (let j = 0; j < seq.length; j++) if (tokens[at + j] !== seq[j]) return false;
@@ -182,7 +136,6 @@ export function postCues(tokens: readonly string[], starts: readonly boolean[]):
     }
     if (token === 'than' && comparativeBefore(tokens, i)) found.add('compare');
     if (starts[i] && ASK_OPENERS.has(token)) found.add('ask_sentence');
-    if (SUBJECTS.has(token) && !found.has('buy_syntax') && buySyntaxAt(tokens, i)) found.add('buy_syntax');
     const bits = words.get(token);
     if (bits === undefined) continue;
     const negated = NEGATIONS.has(tokens[i - 1] as string) || NEGATIONS.has(tokens[i - 2] as string);
@@ -213,35 +166,4 @@ export function postCues(tokens: readonly string[], starts: readonly boolean[]):
   if (pos && !neg) found.add('pos_only');
   if (neg && !pos) found.add('neg_only');
   return [...found];
-}
-
-/**
- * True when some sentence of `text` opens with an interrogative word (a wh-word or an inverted
- * auxiliary: "how", "can", "is", …) and ends with '?': a question by its syntax, wherever it
- * stands in the post ("Thanks. How do I turn it off?"), where a '?' alone also ends an
- * exclamation ("are you kidding me?" opens with "are" too) and a post's last character says
- * nothing of its earlier sentences. One scan of at most `limit` characters.
- */
-export function asksInSentence(text: string, limit = 20_000): boolean {
-  let opener = false, atStart = true;
-  const end = Math.min(text.length, limit);
-  for (let i = 0; i < end; i++) {
-    const c = text.charCodeAt(i) | 0x20;
-    if (c >= 97 && c <= 122) {
-      if (!atStart) continue;
-      let j = i;
-      while (j < end && ((text.charCodeAt(j) | 0x20) >= 97 && (text.charCodeAt(j) | 0x20) <= 122)) j++;
-      opener = ASK_OPENERS.has(text.slice(i, j).toLowerCase());
-      atStart = false;
-      i = j - 1;
-      continue;
-    }
-    const raw = text.charCodeAt(i);
-    if (raw === 63 && opener) return true;
-    if (raw === 46 || raw === 33 || raw === 63 || raw === 10) {
-      atStart = true;
-      opener = false;
-    }
-  }
-  return false;
 }

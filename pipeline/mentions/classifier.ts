@@ -16,8 +16,8 @@
  * - Porter stems (the `stemmer` package) of the tokens, stem bigrams, and a sentence-start
  *   marker bigram; the title's stems once more in their own namespace.
  * - Cues: ends with '?', any '?', a question word starting a sentence, negation, first person,
- *   '!', a competitor placeholder together with a comparative word (a competitor named
- *   without one is no cue, and `__competitor__` alone no feature, like `__brand__`), a title present, the length in tokens (log2 bucket), and the
+ *   '!', a competitor placeholder present, a competitor placeholder together with a
+ *   comparative word, a title present, the length in tokens (log2 bucket), and the
  *   cross-source cues of cues.ts (asking forms, purchase intent, comparisons, faults, sentiment).
  *   Cues have their own region, the last CUE_BUCKETS buckets; the words hash into the rest.
  * Each post's features are binary; the words share a unit (L2) norm, and each cue counts
@@ -207,7 +207,7 @@ export const CUE_BUCKETS = 512;
 export const cue = (name: string) => fnv1a(`cue:${name}`) % CUE_BUCKETS;
 const CUES = {
   questionEnd: cue('q_end'), questionAny: cue('q_any'), questionStart: cue('q_start'), negation: cue('neg'),
-  firstPerson: cue('first_person'), exclamation: cue('exclaim'),
+  firstPerson: cue('first_person'), exclamation: cue('exclaim'), competitor: cue('competitor'),
   comparative: cue('competitor_comparative'), title: cue('title'), questionForm: cue('question_form'),
 };
 const LENGTH_CUES = Array.from({ length: 12 }, (_, i) => cue(`len_${i}`));
@@ -236,9 +236,7 @@ export function mentionFeatures(input: MentionInput, bucketBits: number): Uint32
     const h = stemHash(token);
     const start = starts[i] as boolean;
     // `__brand__` alone is no feature: every real mention has it, while most training posts name no product (its bigrams stay).
-    // `__competitor__` alone neither: naming a competitor is no comparison ("Asus and Gigabyte bios suck"), while in the
-    // training data the one source of comparisons names one in every post; its bigrams and the comparative cue stay.
-    if (token !== BRAND && token !== COMPETITOR) out.push(h);
+    if (token !== BRAND) out.push(h);
     out.push(combine(start ? START : prev, h, start ? SALT_START : SALT_BIGRAM));
     if (i < titleLength) out.push(combine(h, 0, SALT_TITLE));
     prev = h;
@@ -261,6 +259,7 @@ export function mentionFeatures(input: MentionInput, bucketBits: number): Uint32
   if (questionStart) cues.push(CUES.questionStart);
   if (negation) cues.push(CUES.negation);
   if (firstPerson) cues.push(CUES.firstPerson);
+  if (hasCompetitor) cues.push(CUES.competitor);
   if (hasCompetitor && comparative) cues.push(CUES.comparative);
   if (titleLength > 0) cues.push(CUES.title);
   cues.push(LENGTH_CUES[Math.min(Math.floor(Math.log2(tokens.length + 1)), 11)] as number);

@@ -45,6 +45,12 @@ export interface TrainOptions {
   readonly learningRate: number;
   readonly l2: number;
   readonly minDocs: number;
+  /**
+   * Buckets that fewer than `minSources` training sources have are left at zero too: a word only
+   * one data set uses says which data set a post came from, not what the post does, and the
+   * model would learn that source's wording for its categories instead of what carries over.
+   */
+  readonly minSources: number;
   /** What each cue counts beside the post's words (which share a unit norm); see classifier.ts. */
   readonly cueValue: number;
   /**
@@ -67,7 +73,7 @@ export interface TrainOptions {
 }
 
 export const DEFAULT_OPTIONS: TrainOptions = {
-  bucketBits: 18, epochs: 12, learningRate: 0.25, l2: 1e-5, minDocs: 2, cueValue: 0.3, balance: 'class', seed: 20240611,
+  bucketBits: 18, epochs: 12, learningRate: 0.25, l2: 1e-5, minDocs: 2, minSources: 1, cueValue: 0.3, balance: 'class', seed: 20240611,
   precedence: [{ cue: 'question_form', category: 'question', logit: 1 }, { cue: 'buy', category: 'buying_intent', logit: 2 }],
   trainedAt: new Date(0).toISOString(), sources: [],
 };
@@ -109,11 +115,27 @@ function examples(rows: readonly LabelledMention[], bucketBits: number, cueValue
   });
 }
 
-/** Buckets that at least `minDocs` examples have. */
-function keptBuckets(data: readonly Example[], bucketBits: number, minDocs: number): Uint8Array {
+/** Buckets that at least `minDocs` examples of at least `minSources` sources have. */
+function keptBuckets(data: readonly Example[], bucketBits: number, minDocs: number, minSources: number): Uint8Array {
   const docs = new Uint16Array(1 << bucketBits);
-  for (const e of data) for (const b of e.buckets) docs[b] = Math.min(65535, (docs[b] as number) + 1);
-  return Uint8Array.from(docs, (n) => (n >= minDocs ? 1 : 0));
+  const ids = new Map<string, number>();
+  for (const e of data) if (!ids.has(e.source)) ids.set(e.source, ids.size);
+  // Each bucket's sources as bits while there are at most 32; with more, sources past the 32nd share the last bit (kept buckets can only grow).
+  const seen = new Uint32Array(minSources > 1 ? 1 << bucketBits : 0);
+  for (const e of data) {
+    const bit = 1 << Math.min(ids.get(e.source) as number, 31);
+    for (const b of e.buckets) {
+      docs[b] = Math.min(65535, (docs[b] as number) + 1);
+      if (minSources > 1) seen[b] = ((seen[b] as number) | bit) >>> 0;
+    }
+  }
+  return Uint8Array.from(docs, (n, b) => (n >= minDocs && (minSources <= 1 || bitCount(seen[b] as number) >= minSources) ? 1 : 0));
+}
+
+function bitCount(n: number): number {
+  let count = 0;
+  for (let v = n >>> 0; v; v &= v - 1) count++;
+  return count;
 }
 
 function logitsOf(model: Dense, e: Example, out: Float64Array): void {
@@ -154,7 +176,7 @@ function exampleWeights(data: readonly Example[], balance: TrainOptions['balance
 function fit(data: readonly Example[], options: TrainOptions, stage: string): Dense {
   const k = LABELS.length;
   const size = 1 << options.bucketBits;
-  const kept = keptBuckets(data, options.bucketBits, options.minDocs);
+  const kept = keptBuckets(data, options.bucketBits, options.minDocs, options.minSources ?? 1);
   const model: Dense = { w: new Float64Array(size * k), bias: new Float64Array(k) };
   const g2 = new Float64Array(size * k);
   const b2 = new Float64Array(k);
@@ -282,7 +304,7 @@ export function trainMentionClassifier(rows: readonly LabelledMention[], options
       bigrams: true, placeholders: ['__brand__', '__competitor__'], normalisation: 'binary; words l2, each cue cueValue', maxTokens: 2000,
       cueBuckets: CUE_BUCKETS, cueValue: options.cueValue,
     },
-    training: { method: 'multinomial logistic regression, AdaGrad + L2, class-weighted', balance: options.balance, epochs: options.epochs, learningRate: options.learningRate, l2: options.l2, minDocs: options.minDocs, seed: options.seed, buckets_kept: kept },
+    training: { method: 'multinomial logistic regression, AdaGrad + L2, class-weighted', balance: options.balance, epochs: options.epochs, learningRate: options.learningRate, l2: options.l2, minDocs: options.minDocs, minSources: options.minSources, seed: options.seed, buckets_kept: kept },
     temperature,
     precedence: options.precedence,
     scale,

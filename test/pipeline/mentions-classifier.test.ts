@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { classifyMention, decodeMentionModel, loadMentionModel, mentionFeatures, mentionProbabilities, tokenize, type MentionModelFile } from '../../pipeline/mentions/classifier.js';
+import { classifyMention, decodeMentionModel, loadMentionModel, mentionFeatures, mentionProbabilities, tokenize, wordBuckets, type MentionModelFile } from '../../pipeline/mentions/classifier.js';
 import { DEFAULT_OPTIONS, mentionInput, readMentions, scoreCategories, trainMentionClassifier } from '../../infra/train/mentions-classifier.js';
 
 const data = new URL('../../bench/data/mentions/', import.meta.url);
@@ -108,5 +108,25 @@ describe('pipeline/mentions/classifier', () => {
     expect(second.weights).toBe(first.weights);
     expect(second.bias).toEqual(first.bias);
     expect(second.temperature).toBe(first.temperature);
+  });
+
+  it('leaves a word at zero when fewer than minSources training sources have it', () => {
+    const bits = 14;
+    const rows = [
+      ...Array.from({ length: 6 }, (_, i) => ({ text: `zorblax works great ${i}`, label: 'praise' as const, source: 'a' })),
+      ...Array.from({ length: 6 }, (_, i) => ({ text: `great stuff here ${i}`, label: 'praise' as const, source: 'b' })),
+      ...Array.from({ length: 6 }, (_, i) => ({ text: `terrible stuff here ${i}`, label: 'complaint' as const, source: 'b' })),
+    ];
+    // The weights of a word's buckets (its stem and its bigram with the sentence start), the cues left out.
+    const weightsOf = (minSources: number, word: string) => {
+      const model = decodeMentionModel(trainMentionClassifier(rows, { ...DEFAULT_OPTIONS, bucketBits: bits, epochs: 2, minSources }, true));
+      const buckets = mentionFeatures({ text: word, brandTerms: [], competitors: [] }, bits);
+      const k = model.labels.length;
+      return Array.from(buckets.subarray(0, wordBuckets(buckets, model.cueBase))).flatMap((b) => Array.from(model.weights.subarray(b * k, (b + 1) * k)));
+    };
+    // "zorblax" is source a's alone; "great" both sources'.
+    expect(weightsOf(1, 'zorblax').some((w) => w !== 0)).toBe(true);
+    expect(weightsOf(2, 'zorblax').every((w) => w === 0)).toBe(true);
+    expect(weightsOf(2, 'great').some((w) => w !== 0)).toBe(true);
   });
 });

@@ -126,10 +126,27 @@ export function removeBoilerplateSections(root: Element, protect?: Element): voi
         detach(n);
         n = next;
       }
+    } else {
+      // In the middle of the text, the heading takes only the link list it introduces
+      // ("Don't miss" and a paragraph of links), not the text after it.
+      const list = nextElement(target);
+      if (list && !HEADING_TAGS.has(tagOf(list)) && !(protect && contains(list, protect)) && isLinkList(stats.get(list))) detach(list);
     }
     detach(target);
   }
 }
+
+/** The element after `el` among its siblings (only whitespace between), or null. */
+function nextElement(el: Element): Element | null {
+  for (let n: AnyNode | null = el.next; n; n = n.next) {
+    if (isElement(n)) return n;
+    if (n.type === 'text' && (n as unknown as { data: string }).data.trim()) return null;
+  }
+  return null;
+}
+
+/** Mostly links, little prose of its own: a list of teasers written as a block. */
+const isLinkList = (s: TextStats | undefined): boolean => !!s && s.link > 0 && linkDensity(s) >= 0.6 && s.text - s.link < 150;
 
 /** Prose of the elements after `el` in document order, up to the end of `root`. */
 function proseAfter(el: Element, root: Element, prose: (el: Element) => number): number {

@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import type { Element } from 'domhandler';
 import { extractMainContent, mainText } from '../../actors/parser/main-content/index.js';
 import { ARTICLE_SELECTORS, articleRanks } from '../../actors/parser/main-content/patterns.js';
+import { detach, keepCounted, measure } from '../../actors/parser/main-content/dom.js';
 
 const PROSE = [
   'The committee met on Tuesday to discuss the new harbour plan, which has been debated for years, and agreed on a budget.',
@@ -136,5 +137,28 @@ describe('actors/parser/main-content rules', () => {
       const expected = ARTICLE_SELECTORS.reduce((bits, selector, i) => bits | ($(el).is(selector) ? 1 << i : 0), 0);
       expect(articleRanks(el.name, el.attribs), $.html(el)).toBe(expected);
     }
+  });
+  it('drops a boilerplate heading in the middle of the text with the paragraph of links it introduces, and keeps the text after it', () => {
+    const teasers = '<p><a href="/a">Harbour fees rise again next year</a> [INSIGHT]<br><a href="/b">Ferry timetable changes in May</a> [VIDEO]</p>';
+    const html = `<html><body><article class="post"><h1>Harbour plan approved</h1><p>${PROSE[0]}</p><p>${PROSE[1]}</p>
+      <p><strong>DON’T MISS</strong></p>${teasers}<p>${PROSE[2]}</p><p>${PROSE[3]}</p></article></body></html>`;
+    const text = extract(html);
+    for (const p of PROSE) expect(text).toContain(p);
+    expect(text).not.toContain('MISS');
+    expect(text).not.toContain('Ferry timetable');
+  });
+
+  it('keeps measures exact through removals made under keepCounted (elements, text inside and outside links)', () => {
+    const $ = load(`<html><body><div id="a"><p>One, two <a href="/x">link text</a> three.</p><p id="gone">Removed, with <a href="/y">a link</a>.</p>tail text, here</div><div id="b"><a href="/z">only <b>a</b> link</a> and more, words</div></body></html>`);
+    const body = $('body')[0] as Element;
+    const stats = measure(body);
+    keepCounted(stats, () => {
+      detach($('#gone')[0] as Element);
+      detach(($('#b a')[0] as Element).children[0] as never);
+      detach(($('#a')[0] as Element).children[1] as never);
+    });
+    const fresh = measure(body);
+    for (const [el, s] of fresh) expect(stats.get(el), $.html(el)).toEqual(s);
+    expect(fresh.get(body)?.text).toBeLessThan(80);
   });
 });

@@ -6,7 +6,7 @@
  * short furniture lines (datelines, bylines, photo credits, "read also: <link>").
  */
 import { type AnyNode, type Element, type TextStats, childElements, contains, detach, isElement, linkDensity, measure, tagOf } from './dom.js';
-import { BLOCK_TAGS, BOILERPLATE_HEADINGS, DATE_LINE, HEADING_TAGS, META_LINE, READ_ALSO_PREFIX } from './patterns.js';
+import { BLOCK_TAGS, BOILERPLATE_HEADINGS, DATE_LINE, HEADING_TAGS, META_LINE, NON_CONTENT_TAGS, READ_ALSO_PREFIX } from './patterns.js';
 import { classWeight } from './score.js';
 import { textOf } from './text.js';
 
@@ -77,9 +77,30 @@ const addStats = (a: TextStats, b: TextStats): TextStats => {
 
 /** Whether `el` is a short block whose whole text reads as a boilerplate heading. */
 function isBoilerplateHeading(el: Element): boolean {
-  if (!HEADING_LIKE.has(tagOf(el))) return false;
+  if (!HEADING_LIKE.has(tagOf(el)) || !fewCharacters(el, 60)) return false;
   const text = textOf(el);
   return text.length > 0 && text.length <= 60 && BOILERPLATE_HEADINGS.test(text.replace(/[:.!?…›»]+$/, '').trim());
+}
+
+/**
+ * Whether `el` holds at most `max` characters other than whitespace (as `textOf` reads it):
+ * a block with more cannot be a short heading, and its text is not built to find that out.
+ */
+function fewCharacters(el: Element, max: number): boolean {
+  let n = 0;
+  const walk = (node: AnyNode): boolean => {
+    if (node.type === 'text') {
+      const data = (node as unknown as { data: string }).data;
+      for (let i = 0; i < data.length; i += 1) {
+        const c = data.charCodeAt(i);
+        if (c !== 32 && c !== 10 && c !== 9 && c !== 13 && c !== 12 && c !== 11 && c !== 160 && !(c >= 0x2000 && c <= 0x200a) && c !== 0x1680 && c !== 0x2028 && c !== 0x2029 && c !== 0x202f && c !== 0x205f && c !== 0x3000 && c !== 0xfeff && ++n > max) return false;
+      }
+      return true;
+    }
+    if (isElement(node) && !NON_CONTENT_TAGS.has(tagOf(node))) for (const c of node.children) if (!walk(c)) return false;
+    return true;
+  };
+  return walk(el);
 }
 
 /**
@@ -126,10 +147,27 @@ export function removeBoilerplateSections(root: Element, protect?: Element): voi
         detach(n);
         n = next;
       }
+    } else {
+      // In the middle of the text, the heading takes only the link list it introduces
+      // ("Don't miss" and a paragraph of links), not the text after it.
+      const list = nextElement(target);
+      if (list && !HEADING_TAGS.has(tagOf(list)) && !(protect && contains(list, protect)) && isLinkList(stats.get(list))) detach(list);
     }
     detach(target);
   }
 }
+
+/** The element after `el` among its siblings (only whitespace between), or null. */
+function nextElement(el: Element): Element | null {
+  for (let n: AnyNode | null = el.next; n; n = n.next) {
+    if (isElement(n)) return n;
+    if (n.type === 'text' && (n as unknown as { data: string }).data.trim()) return null;
+  }
+  return null;
+}
+
+/** Mostly links, little prose of its own: a list of teasers written as a block. */
+const isLinkList = (s: TextStats | undefined): boolean => !!s && s.link > 0 && linkDensity(s) >= 0.6 && s.text - s.link < 150;
 
 /** Prose of the elements after `el` in document order, up to the end of `root`. */
 function proseAfter(el: Element, root: Element, prose: (el: Element) => number): number {

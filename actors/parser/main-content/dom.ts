@@ -94,12 +94,52 @@ function restore(entries: Entry[]): void {
   entries.length = 0;
 }
 
+/** The measures `detach` keeps exact while `keepCounted` runs (extraction is synchronous: one at a time). */
+let counted: Map<Element, TextStats> | null = null;
+
+/**
+ * Runs `fn` with `stats` (a `measure` of a subtree) kept exact: every `detach` it makes
+ * takes the removed node's counts off its measured ancestors, so the measures still equal
+ * a fresh `measure` of what is left and the subtree need not be walked again. (Measures of
+ * removed nodes stay as they were; an `undoable` call's undo does not restore counts.)
+ */
+export function keepCounted<T>(stats: Map<Element, TextStats>, fn: () => T): T {
+  const outer = counted;
+  counted = stats;
+  try {
+    return fn();
+  } finally {
+    counted = outer;
+  }
+}
+
+/** Takes `node`'s counts off its ancestors in `stats`. */
+function uncount(node: AnyNode, stats: Map<Element, TextStats>): void {
+  let s: TextStats | undefined;
+  if (node.type === 'text') {
+    const data = (node as unknown as { data: string }).data;
+    let inLink = false;
+    for (let p = node.parent; isElement(p) && stats.has(p); p = p.parent) if (p.name === 'a') inLink = true;
+    const text = visibleLength(data);
+    s = { text, link: inLink ? text : 0, commas: data.match(COMMA)?.length ?? 0 };
+  } else if (isElement(node)) s = stats.get(node);
+  if (!s || (!s.text && !s.commas)) return;
+  for (let p = node.parent; isElement(p); p = p.parent) {
+    const ps = stats.get(p);
+    if (!ps) break;
+    ps.text -= s.text;
+    ps.link -= s.link;
+    ps.commas -= s.commas;
+  }
+}
+
 /** Removes a node from its parent (no-op when detached). */
 export function detach(node: AnyNode): void {
   const parent = node.parent;
   if (!parent) return;
   const i = parent.children.indexOf(node as never);
   if (i < 0) return;
+  if (counted) uncount(node, counted);
   parent.children.splice(i, 1);
   journal?.push({ node, parent, index: i });
   if (node.prev) node.prev.next = node.next;

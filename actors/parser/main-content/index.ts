@@ -23,7 +23,7 @@
  * Decoding raw bytes to a string (charset from BOM, header, markup) is pipeline/runtime/net/charset.ts.
  */
 import type { Cheerio, CheerioAPI } from 'cheerio';
-import { type Element, type ParentNode, type TextStats, contains, hintOf, isElement, measure, undoable } from './dom.js';
+import { type Element, type ParentNode, type TextStats, contains, hintOf, isElement, keepCounted, measure, undoable } from './dom.js';
 import { removeBoilerplateSections, removeLinkBlocks, removeMetaLines } from './clean.js';
 import { type FurnitureLevel, removeFurniture, removeHidden, removeNonContent } from './prune.js';
 import { COMMENT_CLASS } from './patterns.js';
@@ -110,15 +110,15 @@ function extractFromBody($: CheerioAPI, body: Element): Element {
   let level: FurnitureLevel = 'full';
   let pass = undoable(() => extractFrom($, body, level));
   for (const next of RETRY_LEVELS) {
-    if (proseOf(measure(pass.result).get(pass.result)) >= MIN_ROOT_PROSE) break;
+    if (proseOf(pass.result.stats.get(pass.result.root)) >= MIN_ROOT_PROSE) break;
     // Too little survived: start again from the unpruned body, removing less.
     pass.undo();
     level = next;
     pass = undoable(() => extractFrom($, body, level));
   }
-  let root = pass.result;
+  let root = pass.result.root;
   const kept = root;
-  const found = measure(root).get(root);
+  const found = pass.result.stats.get(root);
   const prose = proseOf(found);
   const text = found?.text ?? 0;
   const short = text < MAX_LISTING_ROOT_TEXT;
@@ -140,7 +140,7 @@ function extractFromBody($: CheerioAPI, body: Element): Element {
     if (region && stats && more && (kind || (short ? isListing(region.result, stats, LISTING_MIN_SHARE) : isListing(region.result, stats, LONG_LISTING_MIN_SHARE, kept)))) root = region.result;
     else {
       region?.undo();
-      root = extractFrom($, body, level);
+      root = extractFrom($, body, level).root;
     }
   }
   return root;
@@ -259,8 +259,7 @@ function postsIn(block: Element, stats: Map<Element, TextStats>): number {
 
 /** The body without furniture (at `level`), narrowed to its main region when that holds most of it. */
 function regionFrom(body: Element, level: FurnitureLevel): Element {
-  removeFurniture(body, level);
-  const stats = measure(body);
+  const stats = removeFurniture(body, level);
   const total = stats.get(body)?.text ?? 0;
   let found: Element | null = null;
   const walk = (el: Element) => {
@@ -278,25 +277,35 @@ function regionFrom(body: Element, level: FurnitureLevel): Element {
 /** The less aggressive passes tried, in order, when a pass leaves too little prose. */
 const RETRY_LEVELS: readonly FurnitureLevel[] = ['tags', 'none'];
 
-/** One extraction pass over `body` (pruned in place at the given furniture level). */
-function extractFrom($: CheerioAPI, body: Element, level: FurnitureLevel): Element {
-  removeFurniture(body, level);
-  const stats = measure(body);
-  const total = proseOf(stats.get(body));
-  const choice = choose(semanticCandidate($.root()[0] as ParentNode, stats, total), scoredCandidate(body, stats), stats);
-  const core = choice ? apply(choice) : body;
-  clean(core);
-  const widened = measure(body);
-  const root = expandRoot(core, widened);
-  if (root !== core) {
-    trimAroundCore(root, core, widened);
-    clean(root, core);
-  }
-  if (root !== body && proseOf(measure(root).get(root)) < MIN_ROOT_PROSE) {
-    clean(body, root);
-    return body;
-  }
-  return root;
+/** A pass's root and the measures of the body it leaves (exact: see `keepCounted`). */
+interface Pass {
+  readonly root: Element;
+  readonly stats: Map<Element, TextStats>;
+}
+
+/**
+ * One extraction pass over `body` (pruned in place at the given furniture level). The body
+ * is measured once: every removal after that takes its counts off the measures.
+ */
+function extractFrom($: CheerioAPI, body: Element, level: FurnitureLevel): Pass {
+  const stats = removeFurniture(body, level);
+  const root = keepCounted(stats, () => {
+    const total = proseOf(stats.get(body));
+    const choice = choose(semanticCandidate($.root()[0] as ParentNode, stats, total), scoredCandidate(body, stats), stats);
+    const core = choice ? apply(choice) : body;
+    clean(core);
+    const widened = expandRoot(core, stats);
+    if (widened !== core) {
+      trimAroundCore(widened, core, stats);
+      clean(widened, core);
+    }
+    if (widened !== body && proseOf(stats.get(widened)) < MIN_ROOT_PROSE) {
+      clean(body, widened);
+      return body;
+    }
+    return widened;
+  });
+  return { root, stats };
 }
 
 /** Plain text (blocks on their own lines) of a root returned by `extractMainContent`. */

@@ -116,7 +116,8 @@ export const BOILERPLATE_HEADINGS = new RegExp(
       'popular (?:posts|articles)', 'recent (?:posts|articles|comments)', 'latest (?:posts|news|articles)', 'trending(?: now)?', '(?:leave|post) a (?:reply|comment)', 'join the (?:conversation|discussion)', 'no comments(?: yet)?', 'comments? (?:are )?closed',
       'was (?:this|the) (?:article|page|post|information) (?:helpful|useful)', 'did you (?:find|like) this (?:article|page|post)(?: helpful| useful)?', '(?:next|previous) (?:post|article|story)',
       '\\d* ?(?:comments?|responses?|replies)(?: \\(\\d+\\))?', 'share(?: this(?: (?:post|article|story))?| on)?:?', 'follow us.*', 'tags?:?', 'categories:?',
-      'about the author', '.{0,30}newsletter.{0,30}', 'sign up.*', 'subscribe.*', 'advertisement', 'sponsored(?: content)?', 'see also',
+      'about the author', '.{0,30}newsletter.{0,30}', 'sign up.*', 'subscribe.*', 'advert(?:isement)?', 'sponsored(?: content)?', 'see also',
+      'don[\'’]?t miss', 'most (?:popular|read|viewed|shared) (?:in|on|from) .{1,30}', 'tell us what you think.*', '(?:like|enjoy(?:ed)?) this (?:story|article|post)\\b.*',
       // German
       'ähnliche (?:beiträge|artikel|themen)', 'verwandte (?:beiträge|artikel|themen)', 'mehr (?:zum thema|aus|zu|von|artikel)\\b.*', 'weitere (?:artikel|beiträge|themen|nachrichten|informationen|meldungen)\\b.*',
       '.{0,25}könnte (?:sie|dich|ihnen|dir) (?:auch )?(?:interessieren|gefallen)', 'auch interessant', 'lesen sie auch\\b.*', 'lies auch', 'auch lesen', 'empfehlungen?', 'meistgelesen(?:e)?(?: artikel)?', 'meist gelesen',
@@ -129,6 +130,7 @@ export const BOILERPLATE_HEADINGS = new RegExp(
       'artículos relacionados', 'noticias relacionadas', 'te puede interesar', 'comentarios', 'deja un comentario', 'compartir',
       'articoli correlati', 'potrebbe interessarti', 'commenti', 'lascia un commento', 'condividi',
       'zobacz (?:też|także|również)', 'czytaj (?:też|także|również)', 'dowiedz się więcej', 'komentarze', 'udostępnij', 'gerelateerde artikelen', 'lees ook', 'reacties', 'delen',
+      '(?:você|voce) (?:também )?(?:pode|poderá|vai) gostar(?: também)?', '(?:leia|veja) (?:também|mais)', 'notícias relacionadas', 'artigos relacionados', 'posts relacionados', 'comentários', 'deixe (?:um|seu) comentário', 'compartilhe(?: isso)?',
       'temas relacionados', 'contexto de la noticia', 'valora esta noticia', 'video recomendado', 'te recomendamos', 'más noticias',
       'verwandte themen(?:bereiche)?', 'mehr themen', 'schon gelesen', 'noch mehr infos.*', 'lust auf mehr', 'keine kommentare\\b.*', 'diese seite teilen', 'news teilen',
       'zum newsletter anmelden', 'jetzt registrieren', 'kontakt', 'weiterführende (?:informationen|links)', 'weitere informationen', 'weitere links', 'links zum thema',

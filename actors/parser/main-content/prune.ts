@@ -6,7 +6,7 @@
  * most of the page's prose — pages do wrap their article in `<div class="has-sidebar">`.
  */
 import { load } from 'cheerio';
-import { type AnyNode, type Element, type ParentNode, detach, hintOf, isElement, linkDensity, measure, tagOf, visibleLength } from './dom.js';
+import { type AnyNode, type Element, type ParentNode, type TextStats, detach, hintOf, isElement, keepCounted, linkDensity, measure, tagOf, visibleLength } from './dom.js';
 import { plainText } from './text.js';
 import { BOILERPLATE_CLASS, COMMENT_CLASS, FURNITURE_CLASS, FURNITURE_ROLES, FURNITURE_TAGS, HEADING_TAGS, NON_CONTENT_TAGS } from './patterns.js';
 
@@ -131,15 +131,19 @@ const COMMENT_WORDS = new RegExp(COMMENT_CLASS.source, 'g');
  * Removes furniture under `root` in place, top-down. A 'strong' element holding more than
  * `protectShare` of the page's non-link text is spared; so is a 'soft' one with real prose.
  */
-export function removeFurniture(root: ParentNode, level: FurnitureLevel = 'full', protectShare = 0.5): void {
-  if (level === 'none') return;
-  // Structure first (tags, roles), then class/id words judged against what is left.
-  sweep(root, 'tags', protectShare);
-  if (level === 'full' || level === 'thread') sweep(root, level, protectShare);
+export function removeFurniture(root: ParentNode, level: FurnitureLevel = 'full', protectShare = 0.5): Map<Element, TextStats> {
+  const stats = measure(root);
+  if (level === 'none') return stats;
+  // Structure first (tags, roles), then class/id words judged against what is left (the
+  // measures kept exact through the first sweep's removals).
+  keepCounted(stats, () => {
+    sweep(root, stats, 'tags', protectShare);
+    if (level === 'full' || level === 'thread') sweep(root, stats, level, protectShare);
+  });
+  return stats;
 }
 
-function sweep(root: ParentNode, level: FurnitureLevel, protectShare: number): void {
-  const stats = measure(root);
+function sweep(root: ParentNode, stats: Map<Element, TextStats>, level: FurnitureLevel, protectShare: number): void {
   let total = 0;
   for (const c of root.children) {
     if (isElement(c)) {

@@ -42,8 +42,9 @@
  *    survives through (a) when it shares a loan word, else needs a model (judge-model.ts). A
  *    context that is only stop words and keywords is no context (`contextScore` null).
  */
+import { createRequire } from 'node:module';
 import { stemmer } from 'stemmer';
-import { detectAll } from 'tinyld';
+import type { detectAll as DetectAll } from 'tinyld';
 import type { FoundPost } from '../clients/social/types.js';
 
 /** The watch fields matching reads (schemas/api/monitoring.ts `watchFields`). */
@@ -272,11 +273,24 @@ export function primaryLanguage(tag: string): string | null {
   return LEGACY_LANGUAGES[primary] ?? primary;
 }
 
+let detectAll: typeof DetectAll | undefined;
+
+/**
+ * tinyld, loaded by the first post that needs its language read: its language profiles are
+ * ~8 MB of heap, which every process that runs the searcher's pool (the embedded service) would
+ * otherwise hold from start, whether or not a watch ever names a language. Synchronous (its
+ * CommonJS build through `require`) so that matching stays a plain function.
+ */
+function languageDetector(): typeof DetectAll {
+  detectAll ??= (createRequire(import.meta.url)('tinyld') as { detectAll: typeof DetectAll }).detectAll;
+  return detectAll;
+}
+
 /** tinyld's reading of the post, or null when too short or too unsure (rule 3). */
 export function detectLanguage(post: Pick<FoundPost, 'title' | 'text'>): string | null {
   const sample = (post.title ? `${post.title}\n${post.text}` : post.text).slice(0, DETECT_CHARS);
   if (!hasLetters(sample, MIN_LETTERS)) return null;
-  const best = detectAll(sample)[0];
+  const best = languageDetector()(sample)[0];
   if (!best || best.accuracy < MIN_CONFIDENCE) return null;
   return primaryLanguage(best.lang);
 }

@@ -6,7 +6,8 @@
 import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { callerModel, checkModelConfig, operatorModel } from '../../pipeline/clients/models/config.js';
-import { retryAfterMs } from '../../pipeline/clients/models/errors.js';
+import { APICallError } from 'ai';
+import { isApiCallError, readFailure, retryAfterMs } from '../../pipeline/clients/models/errors.js';
 import { fitInput } from '../../pipeline/clients/models/fit.js';
 import { parseModelJson } from '../../pipeline/clients/models/output.js';
 import { dropOptionalNulls, prepareSchema } from '../../pipeline/clients/models/schema.js';
@@ -196,6 +197,28 @@ describe('pipeline/clients/models/errors: retryAfterMs', () => {
     expect(retryAfterMs({ 'retry-after': 'soon' }, now)).toBeNull();
     expect(retryAfterMs({}, now)).toBeNull();
     expect(retryAfterMs(undefined, now)).toBeNull();
+  });
+});
+
+describe('pipeline/clients/models/errors: the SDK\'s errors, recognised without importing the SDK', () => {
+  it('reads an APICallError of the installed `ai` as the SDK\'s own isInstance does, and nothing else', () => {
+    const error = new APICallError({
+      message: 'Too Many Requests',
+      url: 'https://api.openai.com/v1/responses',
+      requestBodyValues: {},
+      statusCode: 429,
+      responseHeaders: { 'retry-after': '3' },
+      responseBody: '{"error":{"message":"slow down","type":"rate_limit_exceeded"}}',
+    });
+    const model = operatorModel(loadConfig({ MODEL_PROVIDER: 'openai', MODEL_API_KEY: 'sk-test-0123456789' }))!;
+    expect(isApiCallError(error)).toBe(APICallError.isInstance(error));
+    expect(isApiCallError(error)).toBe(true);
+    expect(readFailure(error, model)).toMatchObject({ kind: 'rate-limited', status: 429, type: 'rate_limit_exceeded', retryAfterMs: 3000, retriable: true });
+    for (const other of [new Error('Too Many Requests'), { statusCode: 429 }, null, 'error', new AppError('model_failed', 'x')]) {
+      expect(isApiCallError(other)).toBe(false);
+      expect(APICallError.isInstance(other)).toBe(false);
+      expect(readFailure(other, model)).toBeNull();
+    }
   });
 });
 

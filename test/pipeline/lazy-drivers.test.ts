@@ -3,7 +3,10 @@
  * loads the packages of the engines and features it does not use: each is imported where it
  * is first needed (bus/index.ts, state/index.ts, store/index.ts, codec/index.ts,
  * clients/models/generate.ts, gateway/mcp/http.ts, main.ts's `mcp` command). Their code would
- * otherwise sit in every process's heap (~15 MB together). And the command line
+ * otherwise sit in every process's heap (~15 MB together). The AI SDK itself (`ai`, with zod:
+ * ~8 MB; clients/models/errors.ts recognises its errors by their marker) and tinyld's language
+ * profiles (~8 MB; mentions/match.ts loads them at the first post whose language it reads) wait
+ * for their first use the same way. And the command line
  * (`main.js <command>`) loads neither the gateway nor any actor: main.ts imports each when its
  * part starts, so a command starts in a fraction of the service's import time.
  */
@@ -15,7 +18,7 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 
 const ROOT = join(import.meta.dirname, '..', '..');
-const NOT_LOADED = ['kafkajs', 'ioredis', '@clickhouse/client', '@kafkajs/confluent-schema-registry', '@ai-sdk/openai', '@ai-sdk/anthropic', '@modelcontextprotocol/sdk'];
+const NOT_LOADED = ['kafkajs', 'ioredis', '@clickhouse/client', '@kafkajs/confluent-schema-registry', '@ai-sdk/openai', '@ai-sdk/anthropic', '@modelcontextprotocol/sdk', 'ai', 'zod', 'tinyld'];
 
 /** main.ts and what the embedded service imports when it starts: the gateway and every actor. */
 const SERVICE_MODULES = ['main.ts', 'gateway/app.ts', ...readdirSync(join(ROOT, 'actors'), { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => `actors/${e.name}/index.ts`)];
@@ -38,7 +41,7 @@ describe('lazy engine and feature packages', () => {
   const dir = mkdtempSync(join(tmpdir(), 'wds-lazy-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('the service\'s modules load none of Kafka, Redis, the ClickHouse client, the model providers or the MCP SDK', () => {
+  it('the service\'s modules load none of Kafka, Redis, the ClickHouse client, the AI SDK and its providers, tinyld or the MCP SDK', () => {
     const urls = modulesLoaded(dir, 'service', SERVICE_MODULES);
     expect(urls.some((u) => u.endsWith('/main.ts'))).toBe(true);
     expect(urls.some((u) => u.endsWith('/actors/parser/index.ts'))).toBe(true);

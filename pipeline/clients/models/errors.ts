@@ -19,7 +19,7 @@
  * rejection quotes nothing the provider said), nor the request (the SDK's error holds the whole
  * request body; it is never attached as `cause`), and the provider's own message is cut short.
  */
-import { APICallError } from 'ai';
+import type { APICallError } from 'ai';
 import { AppError } from '../../runtime/errors.js';
 import type { ModelChoice } from './config.js';
 
@@ -46,9 +46,21 @@ export function providerLabel(model: ModelChoice): string {
   return PROVIDER_LABELS[model.provider];
 }
 
+/**
+ * The AI SDK's own test of its APICallError (`APICallError.isInstance`), without importing the
+ * SDK: it marks its errors with a registered symbol (`Symbol.for`, so that errors of another
+ * copy of the package are recognised too), and reading it here keeps `ai` (~8 MB of heap, with
+ * zod) out of a process until its first model call imports the session (generate.ts).
+ */
+const API_CALL_ERROR = Symbol.for('vercel.ai.error.AI_APICallError');
+
+export function isApiCallError(error: unknown): error is APICallError {
+  return typeof error === 'object' && error !== null && (error as Record<symbol, unknown>)[API_CALL_ERROR] === true;
+}
+
 /** The failure an SDK error describes, or null when it is not a provider's answer (an abort, our own AppError). */
 export function readFailure(error: unknown, model: ModelChoice): Failure | null {
-  if (!APICallError.isInstance(error)) return null;
+  if (!isApiCallError(error)) return null;
   const status = error.statusCode ?? null;
   const body = scrub(error.responseBody ?? '', model.apiKey);
   const detail = errorDetail(body);

@@ -1,5 +1,5 @@
 /**
- * `npm run bench`: runs every scenario file bench/<scenario>.ts (all but this one, quick.ts and the shared lib.ts, corpus.ts and seeded-random.ts)
+ * `npm run bench`: runs every scenario file bench/<scenario>.ts (all but this one, quick.ts, the shared lib.ts, corpus.ts and seeded-random.ts, and gateway-instructions.ts, which needs valgrind)
  * one after another, each in its own process; their JSON lines pass straight through. Exits
  * non-zero when a scenario fails.
  */
@@ -8,7 +8,7 @@ import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const dir = fileURLToPath(new URL('.', import.meta.url));
-const NOT_SCENARIOS = new Set(['run.ts', 'quick.ts', 'lib.ts', 'corpus.ts', 'seeded-random.ts']);
+const NOT_SCENARIOS = new Set(['run.ts', 'quick.ts', 'lib.ts', 'corpus.ts', 'seeded-random.ts', 'gateway-instructions.ts']);
 
 function runScenario(file: string): Promise<number> {
   return new Promise((resolve) => {

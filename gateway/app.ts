@@ -20,7 +20,7 @@ import { HttpMeter } from './http-metrics.js';
 import type { Metrics } from '../pipeline/runtime/metrics/metrics.js';
 import { registerDocs } from './docs.js';
 import { registerDashboard } from './dashboard/routes.js';
-import { decorateUsage, UsageRecorder } from './usage.js';
+import { UsageRecorder } from './usage.js';
 import type { Handlers } from './handler.js';
 import { buildOpenApi } from './openapi.js';
 import { registerMcp } from './mcp/http.js';
@@ -168,7 +168,6 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     limiter: new RateLimiter(deps.state, config.rateLimitPerMinute, config.rateLimitBurst),
     invalidKeys: new InvalidKeyLimiter(deps.state, config.invalidKeysPerMinute, config.invalidKeysBurst),
   };
-  decorateUsage(app);
   registerOperations(app, {
     ...auth,
     credits: new Credits(deps.keys),

@@ -26,7 +26,8 @@ import { compile, inputProblems, toDetails, type Part, type ValidationDetail } f
 
 declare module 'fastify' {
   interface FastifyRequest {
-    apiKey: KeyRecord | null;
+    /** The admitted key; absent before it is admitted, and on routes without one (not a decorator: gateway/usage.ts). */
+    apiKey?: KeyRecord;
   }
 }
 
@@ -96,9 +97,29 @@ const BEARER = /^Bearer\s+(\S+)\s*$/i;
 const secretsByHeader = new Map<string, string>();
 const MAX_REMEMBERED_HEADERS = 1024;
 
+/**
+ * The last header found in `secretsByHeader`, and its secret. Each request's header is a new
+ * string, so a map lookup hashes all its characters (about 650 instructions for a key's
+ * header); comparing it with the last one seen is a fraction of that, and a client sends one
+ * key on request after request.
+ */
+let lastHeader = '';
+let lastSecret = '';
+
 function remember(header: string, secret: string): void {
   if (secretsByHeader.size >= MAX_REMEMBERED_HEADERS) secretsByHeader.clear();
   secretsByHeader.set(header, secret);
+}
+
+/** The secret `header` was remembered with, or undefined. */
+function rememberedSecret(header: string): string | undefined {
+  if (header === lastHeader) return lastSecret;
+  const secret = secretsByHeader.get(header);
+  if (secret !== undefined) {
+    lastHeader = header;
+    lastSecret = secret;
+  }
+  return secret;
 }
 
 /**
@@ -110,7 +131,7 @@ function remember(header: string, secret: string): void {
 function authorize(request: FastifyRequest, deps: RouteDeps, done: (error?: Error) => void): void {
   const header = request.headers.authorization;
   if (!header) return done(new AppError('missing_api_key', 'send the key as `Authorization: Bearer <key>`'));
-  const remembered = secretsByHeader.get(header);
+  const remembered = rememberedSecret(header);
   let secret = remembered;
   if (secret === undefined) {
     const match = BEARER.exec(header);
@@ -256,7 +277,7 @@ async function serve(
   const ctx: HandlerContext = {
     op,
     ...input,
-    key: request.apiKey,
+    key: request.apiKey ?? null,
     requestId: request.id,
     get log() {
       log ??= deps.log.child({ reqId: request.id });
@@ -350,7 +371,6 @@ function abortSignalOf(reply: FastifyReply): AbortSignal {
 }
 
 export function registerOperations(app: FastifyInstance, deps: RouteDeps): void {
-  app.decorateRequest('apiKey', null);
   for (const op of OPERATIONS) if (!op.multipartFiles) route(app, op, deps);
   // @fastify/multipart hooks every request of the scope it is registered in (a 'close'
   // listener on each response, an onResponse cleanup), which is most of a small request's

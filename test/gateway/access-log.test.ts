@@ -94,6 +94,28 @@ describe('gateway/access-log', () => {
     expect(out).toHaveLength(4);
   });
 
+  it('writes each line for its own answer when answers repeat and then change (the remembered middle)', () => {
+    const out: string[] = [];
+    const parent = createLogger('info', { write: (line: string) => void out.push(line) });
+    const access = new AccessLog(parent);
+    const cases = [
+      { id: 'm-1', method: 'POST', url: '/v1/crawl', status: 422 },
+      { id: 'm-2', method: 'POST', url: '/v1/crawl', status: 422 },
+      { id: 'm-3', method: 'POST', url: '/v1/crawl', status: 200 },
+      { id: 'm-4', method: 'GET', url: '/v1/crawl', status: 200 },
+      { id: 'm-5', method: 'GET', url: '/v1/crawl?limit=1', status: 200 },
+      { id: 'm-6', method: 'GET', url: '/v1/crawl/"x"', status: 200 },
+      { id: 'm-7', method: 'POST', url: '/v1/crawl', status: 422 },
+    ];
+    for (const c of cases) {
+      const request = { id: c.id, method: c.method, url: c.url, raw: {} } as unknown as FastifyRequest;
+      access.write(request, { statusCode: c.status } as FastifyReply);
+      const line = JSON.parse(out.at(-1) as string) as { ms: number };
+      parent.child({ reqId: c.id }).info({ method: c.method, path: c.url.split('?')[0], status: c.status, ms: line.ms }, 'request');
+      expect(withoutTime(out.at(-2) as string)).toBe(withoutTime(out.at(-1) as string));
+    }
+  });
+
   it('writes nothing when info is off', () => {
     const out: string[] = [];
     const quiet = createLogger('warn', { write: (line: string) => void out.push(line) });

@@ -64,6 +64,22 @@ describe('gateway/auth', () => {
     expectError(await templates(bearer(secret)), 'invalid_api_key');
   });
 
+  it('tells two remembered keys apart when their requests alternate', async () => {
+    // A known header is taken from a memo of the last one seen (gateway/routes.ts): each
+    // request must still be judged by its own key.
+    const kept = await gw.key(10, 'kept');
+    const revoked = await gw.key(10, 'revoked');
+    expect((await templates(bearer(kept))).statusCode).toBe(200);
+    expect((await templates(bearer(revoked))).statusCode).toBe(200);
+    const record = await gw.keys.authenticate(revoked);
+    await gw.keys.revoke(record?.id as string);
+    for (let i = 0; i < 3; i += 1) {
+      expect((await templates(bearer(kept))).statusCode).toBe(200);
+      expectError(await templates(bearer(revoked)), 'invalid_api_key');
+      expectError(await templates(bearer(revoked)), 'invalid_api_key');
+    }
+  });
+
   it('never echoes the presented key in the error', async () => {
     const unknown = 'wds_SECRETSECRETSECRETSECRETSECRETSECRETSE';
     const res = await templates(bearer(unknown));

@@ -13,6 +13,14 @@ describe('gateway/json', () => {
   it('writes strings as JSON.stringify does', () => {
     for (const s of STRINGS) expect(jsonString(s)).toBe(JSON.stringify(s));
     for (let c = 0; c < 0x800; c += 1) expect(jsonString(`x${String.fromCharCode(c)}y`)).toBe(JSON.stringify(`x${String.fromCharCode(c)}y`));
+    // Short strings are checked in a loop, long ones by a regular expression: both sides of the cut.
+    for (const length of [47, 48, 49, 200]) {
+      for (const c of [0x1f, 0x20, 0x22, 0x5c, 0x7e, 0x7f, 0xe9, 0xd800]) {
+        const s = `${'a'.repeat(length - 1)}${String.fromCharCode(c)}`;
+        expect(jsonString(s)).toBe(JSON.stringify(s));
+        expect(jsonString(s.split('').reverse().join(''))).toBe(JSON.stringify(s.split('').reverse().join('')));
+      }
+    }
   });
 
   it('writes a loc as JSON.stringify does, escaped field names and numbers included', () => {

@@ -1,12 +1,13 @@
 /**
- * Running one request of the HTTP interface (chdb-http.ts) on a chdb connection opened for
- * it alone — so its SET parameters and settings die with it — and the ClickHouse-shaped
- * pieces of the answer: the X-ClickHouse-Summary header and the error text.
+ * Running one request of the HTTP interface (server.ts) on a chdb connection whose settings,
+ * read-only flag and database are the request's (connections.ts: kept open between requests,
+ * filed under that state), and the ClickHouse-shaped pieces of the answer: the
+ * X-ClickHouse-Summary header and the error text.
  */
-import type { Session } from 'chdb';
 import type { Logger } from '../../pipeline/runtime/log.js';
+import { changesConnectionState, type Connections } from './connections.js';
 import type { ChRequest } from './request.js';
-import { BadName, insertTarget, quoteIdentifier, setStatement } from './sql.js';
+import { BadName, insertTarget, paramsStatement, quoteIdentifier, setStatement } from './sql.js';
 
 export interface Summary {
   read_rows: number;
@@ -24,23 +25,30 @@ export interface Execution {
   /** Setting names the engine knows (system.settings). */
   readonly knownSettings: ReadonlySet<string>;
   readonly log: Logger;
+  /** The open connections requests run on. */
+  readonly connections: Connections;
 }
 
 /**
- * SET (settings, parameters), `SET readonly = 2` for a GET, USE database, then the statement:
- * an INSERT with body rows as raw bytes when its format allows, anything else as
- * `<statement>\n<body>`. Resolves with the output bytes in `format`.
+ * On a connection in the request's state (its known settings, `readonly = 2` for a GET, USE
+ * database), `SET param_…` for its parameters, then the statement: an INSERT with body rows
+ * as raw bytes when its format allows, anything else as `<statement>\n<body>`. Resolves with
+ * the output bytes in `format`.
  */
 export async function execute(ctx: Execution, req: ChRequest, readOnly: boolean, format: string): Promise<{ body: Buffer; summary: Summary }> {
   const started = process.hrtime.bigint();
   const elapsed = () => Number(process.hrtime.bigint() - started);
-  const session: Session = new ctx.chdb.Session(ctx.dataDir);
-  try {
-    const { sql: set, ignored } = setStatement(req.settings, req.params, ctx.knownSettings);
-    if (ignored.length > 0) ctx.log.debug({ ignored }, 'unknown settings ignored');
-    if (set) await session.queryAsync(set);
-    if (readOnly) await session.queryAsync('SET readonly = 2');
-    if (req.database) await session.queryAsync(`USE ${quoteIdentifier(req.database)}`);
+  const { sql: settings, ignored } = setStatement(req.settings, new Map(), ctx.knownSettings);
+  if (ignored.length > 0) ctx.log.debug({ ignored }, 'unknown settings ignored');
+  const params = paramsStatement(req.params);
+  const state = {
+    settings,
+    readOnly,
+    database: req.database ? quoteIdentifier(req.database) : null,
+    paramNames: [...req.params.keys()].sort(),
+  };
+  return ctx.connections.with(state, !changesConnectionState(req.sql), async (session) => {
+    if (params) await session.queryAsync(params);
     const target = req.data ? insertTarget(req.sql) : null;
     if (req.data && target) {
       const columns = target.columns ? { columns: target.columns } : {};
@@ -58,9 +66,7 @@ export async function execute(ctx: Execution, req: ChRequest, readOnly: boolean,
       body,
       summary: { read_rows: r.rowsRead, read_bytes: r.bytesRead, written_rows: 0, written_bytes: 0, result_bytes: body.length, elapsed_ns: elapsed() },
     };
-  } finally {
-    session.close();
-  }
+  });
 }
 
 /** The summary as ClickHouse sends it: a JSON object of decimal strings. */

@@ -7,9 +7,11 @@
  *
  * Protocol (the subset @clickhouse/client uses; request parsing in chdb-http-request.ts):
  * - GET /ping and GET / without a query answer `Ok.\n`.
- * - POST / (or GET /, read-only) runs one statement. Parameters and known settings are
- *   applied with SET on a connection opened for this request alone, then `USE database`,
- *   then the statement. Unknown settings are ignored (logged at debug).
+ * - POST / (or GET /, read-only) runs one statement on a connection kept open between
+ *   requests and filed under its state (connections.ts): the known settings (SET), the
+ *   read-only flag and the database (USE) are set when the connection is opened, the
+ *   parameters (SET param_…) before each statement. Unknown settings are ignored (logged at
+ *   debug).
  * - An INSERT whose rows are the body goes to the engine as raw bytes for text formats
  *   (JSONEachRow, CSV, TSV, …); any other statement with a body runs as `<query>\n<body>`.
  * - Request bodies in gzip/deflate/br (Content-Encoding) are decompressed; the response is
@@ -37,6 +39,7 @@ import { pathToFileURL } from 'node:url';
 import type { Session } from 'chdb';
 import { createLogger, type Logger } from '../../pipeline/runtime/log.js';
 import { compress, decompress, HttpFailure, pickEncoding, readBody } from './body.js';
+import { Connections } from './connections.js';
 import { clickhouseError, execute, summaryHeader, type Execution } from './exec.js';
 import { readRequest, type ChRequest } from './request.js';
 import { outputFormat } from './sql.js';
@@ -162,9 +165,12 @@ export async function startChdbHttp(options: ChdbHttpOptions): Promise<ChdbHttpS
     throw storeError('chdb', error);
   }
   const released = releaseEngineStartupPages(log);
+  const dataDir = options.dataDir;
+  const connections = new Connections(() => new chdb.Session(dataDir));
   const ctx: Context = {
-    dataDir: options.dataDir,
+    dataDir,
     chdb,
+    connections,
     knownSettings,
     log,
     maxBodyBytes: options.maxBodyBytes ?? 256 * 1024 * 1024,
@@ -205,6 +211,7 @@ export async function startChdbHttp(options: ChdbHttpOptions): Promise<ChdbHttpS
         const force = setTimeout(() => server.closeAllConnections(), 2000);
         await closed;
         clearTimeout(force);
+        connections.close();
         anchor.close();
         await chdb.drainPending();
       })();

@@ -1,6 +1,7 @@
 /**
- * The SQL the HTTP interface puts around a request's own statement. A request's parameters
- * and settings are applied with one `SET` on the request's private connection, so each
+ * The SQL the HTTP interface puts around a request's own statement. A request's settings are
+ * applied with one `SET` when its connection is set up, its parameters with one `SET` before
+ * each statement (connections.ts), so each
  * `param_<name>` text reaches the engine exactly as a ClickHouse server receives it (the
  * engine then parses it as the placeholder's type). The only text spliced into SQL is
  * through `sqlString` (a quoted literal) and `quoteIdentifier`; names are checked against
@@ -46,6 +47,11 @@ export function setStatement(
     parts.push(`param_${name} = ${sqlString(value)}`);
   }
   return { sql: parts.length > 0 ? `SET ${parts.join(', ')}` : null, ignored };
+}
+
+/** `SET param_x = '…', …` for every parameter (connections.ts files a connection under their names); null when none. */
+export function paramsStatement(params: ReadonlyMap<string, string>): string | null {
+  return setStatement(new Map(), params, new Set()).sql;
 }
 
 /** Formats chdb can take as raw INSERT bytes (zero-copy, parsed by the engine). */

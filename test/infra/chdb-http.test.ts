@@ -158,6 +158,27 @@ describe.skipIf(!hasChdb)('infra/chdb-http/server (ClickHouse HTTP served by chd
     expect(await read.text()).toBe('1\n');
   });
 
+  it('keeps no request\'s parameters, settings or SET statements on the connections it reuses', async () => {
+    const threads = (search: string) => post(search, "SELECT getSetting('max_threads') AS t FORMAT JSONEachRow").then((r) => r.text());
+    const unset = await threads('');
+    expect(await threads('max_threads=3')).toBe('{"t":3}\n');
+    expect(await threads('max_threads=3')).toBe('{"t":3}\n');
+    expect(await threads('')).toBe(unset);
+    // A SET sent as the statement itself changes only the connection it ran on, which is not reused.
+    expect((await post('', 'SET max_threads = 5')).status).toBe(200);
+    expect(await threads('')).toBe(unset);
+    // A parameter one request set is not there for the next request that does not send it.
+    const withParam = await post('param_v=first', 'SELECT {v:String} AS v FORMAT JSONEachRow');
+    expect(await withParam.text()).toBe('{"v":"first"}\n');
+    const again = await post('param_v=second', 'SELECT {v:String} AS v FORMAT JSONEachRow');
+    expect(await again.text()).toBe('{"v":"second"}\n');
+    const without = await post('', 'SELECT {v:String} AS v FORMAT JSONEachRow');
+    expect(without.status).toBe(500);
+    // A GET's read-only connection is not given to a POST, nor a POST's to a GET.
+    expect((await fetch(`${server.url}/?query=${encodeURIComponent("SELECT getSetting('readonly')")}`).then((r) => r.text())).trim()).toBe('2');
+    expect(await post('', "SELECT getSetting('readonly') AS r FORMAT JSONEachRow").then((r) => r.text())).toBe('{"r":0}\n');
+  });
+
   it('serves the rows the embedded store writes to the clickhouse driver, and back', async () => {
     const remote = await createStore({ kind: 'clickhouse', url: server.url }, quietLog);
     try {

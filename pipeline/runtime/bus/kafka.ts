@@ -16,6 +16,8 @@
  * - Consumers: one kafkajs consumer per `consume()` (kafka-member.ts).
  * - Failures to publish reject with AppError `bus_unavailable` (cause: the kafkajs error),
  *   after kafkajs's own retries.
+ * - kafkajs 2.2.4's request queues each wake the process every millisecond while open; the
+ *   fix (kafka-idle.ts) is applied when this module loads.
  */
 import kafkajs, { type Admin, type Kafka, type Producer } from 'kafkajs';
 import { AppError } from '../errors.js';
@@ -26,8 +28,10 @@ import { reachBroker } from './kafka-connect.js';
 import { kafkaLogCreator, kafkaLogLevel } from './kafka-log.js';
 import { joinGroup, type MemberSettings } from './kafka-member.js';
 import { ensureKafkaTopics } from './kafka-topics.js';
+import { kafkaIdlePatch } from './kafka-idle.js';
 
 const { Kafka: KafkaClient, CompressionTypes, Partitioners } = kafkajs;
+const idlePatch = kafkaIdlePatch();
 
 export interface KafkaBusOptions {
   brokers: readonly string[];
@@ -126,7 +130,7 @@ export class KafkaBus implements Bus {
       readyTimeoutMs: options.readyTimeoutMs ?? 90_000,
       leaderSyncDelayMs: options.leaderSyncDelayMs ?? 0,
     };
-    log.info({ brokers: options.brokers }, 'kafka bus connected');
+    log.info({ brokers: options.brokers, requestQueueFix: idlePatch }, 'kafka bus connected');
     return new KafkaBus(kafka, producer, admin, members, options.compressAboveBytes ?? 64 * 1024, log);
   }
 

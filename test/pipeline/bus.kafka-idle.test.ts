@@ -72,13 +72,19 @@ describe('pipeline/runtime/bus/kafka-idle', () => {
     q.destroy();
   });
 
-  it('sends a request queued behind the in-flight limit when the one before is answered', () => {
+  /** A queue of one in flight holding request 1, with request 2 waiting behind it. */
+  function oneWaiting() {
     kafkaIdlePatch();
     vi.useFakeTimers();
     const q = queue(1);
     const sent: number[] = [];
     q.push(request(1, sent));
     q.push(request(2, sent));
+    return { q, sent };
+  }
+
+  it('sends a request queued behind the in-flight limit when the one before is answered', () => {
+    const { q, sent } = oneWaiting();
     expect(sent).toEqual([1]);
     expect(q.pending).toHaveLength(1);
     // Answered: kafkajs's fulfillRequest deletes it from inflight and checks the queue.
@@ -92,12 +98,7 @@ describe('pipeline/runtime/bus/kafka-idle', () => {
   });
 
   it('checks pending requests every 10 ms while they cannot go, and after a throttle ends', () => {
-    kafkaIdlePatch();
-    vi.useFakeTimers();
-    const q = queue(1);
-    const sent: number[] = [];
-    q.push(request(1, sent));
-    q.push(request(2, sent));
+    const { q, sent } = oneWaiting();
     const checks = countChecks(q);
     vi.advanceTimersByTime(35);
     expect(checks()).toBe(3);

@@ -251,8 +251,8 @@ describe.skipIf(!hasChdb)('actors/frontier/schedules on chdb and memory state', 
     expect(await startedFor(m)).toEqual([]);
     state = new MemoryState();
     await rebuildSchedules(deps());
+    // One read answers both: the frontier sees the pause, the classifier a monitor not deleted.
     expect(await scheduledMonitor(state, m.id)).toMatchObject({ paused: true, version: 2 });
-    expect(await scheduledMonitor(state, m.id)).not.toBeNull();
     expect(await startedFor(m)).toEqual([]);
     // Resumed long after its due time: due at once, then every interval from there.
     const resumed = await updateMonitor(writer, paused, { status: 'active' }, now, secret);

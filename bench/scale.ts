@@ -9,8 +9,15 @@
  *             (default 200; 127.0.0.1…, test/helpers/scale-site.ts) each answering after a
  *             seeded 100–300 ms, crawled once per step with the fetcher pool at each of
  *             BENCH_SCALE_STEPS processes (default 1,2,4,8), every fetcher handling
- *             BENCH_SCALE_FETCH_CONCURRENCY pages at once (POOL_CONCURRENCY, default 2), so the
+ *             BENCH_SCALE_FETCH_CONCURRENCY pages at once (POOL_CONCURRENCY, default 1), so the
  *             pool's pages in flight are steps × that and the site's delay is what bounds it.
+ *             (At 2 a page each, 8 fetchers ask for ~75 pages/s: at the ~45 ms of CPU a page
+ *             the whole shape costs, 3.4 cores; on this 2-core machine the CPU, not the site,
+ *             would bound the last step.) The services' Kafka fetch waits BENCH_SCALE_FETCH_WAIT_MS
+ *             (default 100; KAFKA_FETCH_MAX_WAIT_MS) at the broker: librdkafka's mock answers a
+ *             waiting fetch only when the wait ends, never when an event arrives as a real
+ *             broker does, so at the service's 1,000 every hop whose partitions ran dry waited
+ *             up to a second (p50 page latency ~700 ms on pages that answer in 200).
  *             Gateway, frontier and the one parser stay as they are. Per step: pages/s (pages
  *             stored over the time from the crawl's POST to the poll that saw it end), p99
  *             page latency (a page's row written in job_pages less when the site got its
@@ -36,7 +43,7 @@
  *
  * Sizes that finish in a few minutes on this 2-core machine (bench/README.md "Scaling apart"):
  * BENCH_SCALE_SCENARIOS=fetchers,parsers BENCH_SCALE_PAGES=300 BENCH_SCALE_STEPS=1,2
- * BENCH_SCALE_FETCH_CONCURRENCY=1 BENCH_SCALE_PARSE_PAGES=150.
+ * BENCH_SCALE_PARSE_PAGES=150.
  *
  * Before the scenarios, `idle`: each process's CPU ms a second over BENCH_SCALE_IDLE_S (default
  * 20) with nothing sent; each step also gives its CPU ms a second by role, so a step's CPU a
@@ -56,13 +63,14 @@ import { emit, positiveInteger } from './lib.js';
 const PAGES = positiveInteger('BENCH_SCALE_PAGES', 20_000);
 const HOSTS = positiveInteger('BENCH_SCALE_HOSTS', 200);
 const STEPS = (process.env.BENCH_SCALE_STEPS || '1,2,4,8').split(',').map(Number);
-const FETCH_CONCURRENCY = positiveInteger('BENCH_SCALE_FETCH_CONCURRENCY', 2);
+const FETCH_CONCURRENCY = positiveInteger('BENCH_SCALE_FETCH_CONCURRENCY', 1);
 const PARSE_PAGES = positiveInteger('BENCH_SCALE_PARSE_PAGES', 2000);
 const PARSE_BYTES = positiveInteger('BENCH_SCALE_PARSE_BYTES', 400_000);
 const PARSE_CACHE = process.env.BENCH_SCALE_PARSE_CACHE === '1';
 const FAULT_PAGES = positiveInteger('BENCH_SCALE_FAULT_PAGES', 4000);
 const KILL_AT = Number(process.env.BENCH_SCALE_KILL_AT || 0.3);
 const STALL_S = positiveInteger('BENCH_SCALE_STALL_S', 120);
+const FETCH_WAIT_MS = positiveInteger('BENCH_SCALE_FETCH_WAIT_MS', 100);
 const IDLE_S = positiveInteger('BENCH_SCALE_IDLE_S', 20);
 const SCENARIOS = new Set((process.env.BENCH_SCALE_SCENARIOS || 'fetchers,parsers,faults').split(','));
 const PARTITIONS = positiveInteger('BENCH_SCALE_PARTITIONS', Math.max(24, Math.max(...STEPS) * FETCH_CONCURRENCY));
@@ -287,7 +295,7 @@ async function main(): Promise<void> {
   const cluster = await startCluster({
     main: PRODUCTION_MAIN,
     kafkaPartitions: PARTITIONS,
-    env: { FETCH_ALLOW_PRIVATE: 'true', JOB_STALL_MS: '20000', REQUEST_TIMEOUT_MS: '120000' },
+    env: { FETCH_ALLOW_PRIVATE: 'true', JOB_STALL_MS: '20000', REQUEST_TIMEOUT_MS: '120000', KAFKA_FETCH_MAX_WAIT_MS: String(FETCH_WAIT_MS) },
   });
   try {
     // Two processes at a time: more starting at once outlast a start's time limit on 2 cores.

@@ -102,6 +102,7 @@ export async function createRuntime<C extends RuntimeConfig>(config: C, log: Log
             sessionTimeoutMs: config.kafkaSessionTimeoutMs,
             heartbeatIntervalMs: Math.max(500, Math.floor(config.kafkaSessionTimeoutMs / 10)),
             leaderSyncDelayMs: config.kafkaLeaderSyncDelayMs,
+            maxWaitTimeMs: config.kafkaFetchMaxWaitMs,
             log,
           })
         : await createBus({ kind: 'memory', log });

@@ -225,6 +225,15 @@ export const RUNTIME_SETTINGS = {
     description:
       "How long a consumer group's leader waits before sending the group's partition assignment after a rebalance. Apache Kafka and Redpanda need 0. librdkafka's mock cluster (the tests' broker) rejects a follower whose assignment request arrives after the leader's, which costs another rebalance; the tests set 500 so followers go first.",
   },
+  kafkaFetchMaxWaitMs: {
+    env: 'KAFKA_FETCH_MAX_WAIT_MS',
+    type: 'integer',
+    default: 1000,
+    min: 10,
+    max: 10000,
+    description:
+      "How long a pool's fetch waits at the broker for new events when its partitions are empty. Apache Kafka and Redpanda answer a waiting fetch as soon as an event arrives, so this only bounds idle polling. librdkafka's mock cluster (the tests' broker) answers only when the wait ends: every hop between pools whose partitions ran dry then waits for it, and the scale bench sets 100.",
+  },
   schemaRegistryUrl: {
     env: 'SCHEMA_REGISTRY_URL',
     type: 'string',

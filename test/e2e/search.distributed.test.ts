@@ -80,7 +80,16 @@ describe.skipIf(!hasChdb || !kafkaUp || !redisUp)('e2e/search distributed (gatew
   }, 60_000);
 
   it('finds a page the parser process stored, from the ClickHouse server, in a searcher process', async () => {
-    const { status, body } = await postJson(base, cluster.apiKey, '/v1/search', { query: 'bike lanes council' });
+    // The parser's index rows land within a second of the page (SEARCH_WRITE_DELAY_MS); another
+    // process's search sees them once they have.
+    const { status, body } = await until(
+      'the stored page in the local index',
+      async () => {
+        const answer = await postJson(base, cluster.apiKey, '/v1/search', { query: 'bike lanes council' });
+        return answer.status !== 200 || answer.body.data.results.length > 0 ? answer : null;
+      },
+      { timeoutMs: 10_000, intervalMs: 250 },
+    );
     expect(status, JSON.stringify(body)).toBe(200);
     expect(body.data.provider).toBe('local');
     expect(body.data.results[0]).toMatchObject({ url: `${origin}/article-plain`, position: 1, source: 'local' });

@@ -179,6 +179,9 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
     // timeout less 1 s: 10 s instead of the default 30 keeps one lost race well inside a test.
     KAFKA_LEADER_SYNC_DELAY_MS: '500',
     KAFKA_SESSION_TIMEOUT_MS: '10000',
+    // The mock broker answers a waiting fetch only when its wait ends (KAFKA_FETCH_MAX_WAIT_MS):
+    // at the service's 1,000 every hop between pools can wait a second.
+    KAFKA_FETCH_MAX_WAIT_MS: '100',
     // TEST_CLUSTER_LOG_LEVEL=debug adds kafkajs's group joins and the bus's own lines.
     LOG_LEVEL: process.env.TEST_CLUSTER_LOG_LEVEL || 'info',
     ...options.env,

@@ -136,8 +136,23 @@ export class FileKeyRegistry implements KeyRegistry {
     }
   }
 
+  /**
+   * Appends one line and applies it. When nothing else was appended before it (the file ends
+   * where this process's read had got to, plus the line), the line is applied as written
+   * rather than read back and parsed: a crawl settles a charge for every page.
+   */
   private append(line: LedgerLine): void {
-    writeSync(this.fd, `${JSON.stringify(line)}\n`);
+    const text = `${JSON.stringify(line)}\n`;
+    const bytes = Buffer.byteLength(text);
+    const before = this.offset;
+    writeSync(this.fd, text);
+    if (this.partial === '' && fstatSync(this.fd).size === before + bytes) {
+      this.offset = before + bytes;
+      this.dirty = false;
+      this.lastReadMs = Date.now();
+      this.apply(line);
+      return;
+    }
     this.sync();
   }
 
@@ -191,9 +206,19 @@ export class FileKeyRegistry implements KeyRegistry {
   }
 
   async get(idOrPrefix: string): Promise<KeyRecord | null> {
-    this.sync();
-    const key = this.byId.get(idOrPrefix) ?? [...this.byId.values()].find((k) => k.prefix === idOrPrefix);
+    // As fresh as `known` (the frontier reads its job's key for every page it schedules and
+    // settles); a key not found may have been created a moment ago by another process.
+    this.freshen();
+    let key = this.find(idOrPrefix);
+    if (!key) {
+      this.sync();
+      key = this.find(idOrPrefix);
+    }
     return key ? this.view(key) : null;
+  }
+
+  private find(idOrPrefix: string): MutableKey | undefined {
+    return this.byId.get(idOrPrefix) ?? [...this.byId.values()].find((k) => k.prefix === idOrPrefix);
   }
 
   async list(): Promise<KeyRecord[]> {

@@ -295,7 +295,7 @@ export const RUNTIME_SETTINGS = {
     default: 'file',
     values: ['file', 'memory', 'redis'],
     description:
-      'Coordination state: `file` (one process, kept in DATA_DIR/state.sqlite, so jobs resume after a restart; a killed process loses at most the last 10 ms of changes), `memory` (one process, lost with it: tests) or `redis` (REDIS_URL, any number of processes).',
+      'Coordination state: `file` (one process, kept in DATA_DIR/state.sqlite, so jobs resume after a restart; a killed process loses at most the last 50 ms of changes), `memory` (one process, lost with it: tests) or `redis` (REDIS_URL, any number of processes).',
   },
   redisUrl: {
     env: 'REDIS_URL',

@@ -44,7 +44,7 @@
  */
 import type http from 'node:http';
 import type https from 'node:https';
-import { gotScraping, TransformHeadersAgent } from 'got-scraping';
+import { gotScraping, hooks as gotScrapingHooks, TransformHeadersAgent } from 'got-scraping';
 import { AppError } from '../errors.js';
 import { retry, RetriesExhausted } from '../retry.js';
 import { guardedAgents, type GuardedAgents } from './agents.js';
@@ -60,6 +60,20 @@ import { Intake, type Hop } from './intake.js';
 import { leanHop } from './lean-hop.js';
 import { ProxyRouter, type ProxyPools, type ProxyRoute, type ProxyUsed } from './proxies.js';
 import { flatHeaders, safeOrigin, setCookiesOf, takeCookie, visited, withCookie, without, withoutHash } from './hop-parts.js';
+
+/**
+ * got-scraping without its `init` hook that validates got-scraping's own options with `ow` on
+ * every request (proxyUrl, useHeaderGenerator, …): this module is the only caller and builds
+ * those options itself, and the check (ow, which reads a stack trace for each call) was ~1.5%
+ * of a crawl's CPU. Everything else got-scraping does per request is kept.
+ */
+const scraping = (() => {
+  const instance = gotScraping.extend({ mutableDefaults: true });
+  const init = instance.defaults.options.hooks.init;
+  const at = init.indexOf(gotScrapingHooks.optionsValidationHandler);
+  if (at >= 0) init.splice(at, 1);
+  return instance;
+})();
 
 export const DEFAULT_MAX_BYTES = 15 * 1024 * 1024;
 export const DEFAULT_MAX_REDIRECTS = 10;
@@ -288,7 +302,7 @@ export class HttpFetcher {
       return leanHop({ url, headers, method: outgoing.method, body: outgoing.body, agents: this.agents, verifyTls: this.verifyTls, signal, maxBytes, policy });
     }
     return new Promise<Hop>((resolve, reject) => {
-      const stream = gotScraping.stream(url.href, {
+      const stream = scraping.stream(url.href, {
         headers,
         // A body makes got's stream read-only (no write end to close); a GET sends none.
         ...(outgoing.method === 'POST' ? { method: 'POST' as const, body: outgoing.body } : {}),

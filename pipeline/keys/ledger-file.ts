@@ -84,10 +84,15 @@ export class FileKeyRegistry implements KeyRegistry {
     if (this.dirty || !this.watcher || now - this.lastReadMs > MAX_STALENESS_MS) this.sync();
   }
 
-  /** Applies ledger lines other processes appended since the last call. */
-  sync(): void {
+  /** Marks this process's view as read up to the file's end, now. */
+  private caughtUp(): void {
     this.dirty = false;
     this.lastReadMs = Date.now();
+  }
+
+  /** Applies ledger lines other processes appended since the last call. */
+  sync(): void {
+    this.caughtUp();
     const size = fstatSync(this.fd).size;
     if (size <= this.offset) return;
     const buf = Buffer.alloc(size - this.offset);
@@ -148,8 +153,7 @@ export class FileKeyRegistry implements KeyRegistry {
     writeSync(this.fd, text);
     if (this.partial === '' && fstatSync(this.fd).size === before + bytes) {
       this.offset = before + bytes;
-      this.dirty = false;
-      this.lastReadMs = Date.now();
+      this.caughtUp();
       this.apply(line);
       return;
     }

@@ -18,7 +18,9 @@
  *              the code space's committed size
  *   chdb       the engine's counters (a second connection to the same data directory):
  *              MemoryTracking, jemalloc's allocated, active, resident and mapped MB every fifth sample (the engine links its own jemalloc; glibc's mallinfo does not see it), merges in
- *              flight and their memory, active parts
+ *              flight and their memory, active parts; `mergeTables` (each merge in flight: its
+ *              table, algorithm, MB and rows read) and `statements` (each statement holding
+ *              over 1 MB: its MB and its first 90 characters)
  *   writer     the batch writer: rows written and not landed, the characters of their string
  *              fields, and the peak of those
  *
@@ -174,8 +176,8 @@ interface ChdbSession {
   close(): void;
 }
 
-async function chdbCounters(session: ChdbSession, jemalloc: boolean): Promise<Record<string, number | string>> {
-  const out: Record<string, number | string> = {};
+async function chdbCounters(session: ChdbSession, jemalloc: boolean): Promise<Record<string, number | string | string[]>> {
+  const out: Record<string, number | string | string[]> = {};
   try {
     const metrics = (await session.queryAsync(
       "SELECT metric, value FROM system.metrics WHERE metric IN ('MemoryTracking','Merge','BackgroundMergesAndMutationsPoolTask','PartsActive','Query','GlobalThread','GlobalThreadActive','LocalThread','LocalThreadActive')",
@@ -195,6 +197,15 @@ async function chdbCounters(session: ChdbSession, jemalloc: boolean): Promise<Re
     const merges = (await session.queryAsync('SELECT count(), sum(memory_usage) FROM system.merges', { format: 'TabSeparated' })).text().trim().split('\t');
     out.merges = Number(merges[0]);
     out.mergesMb = round1(Number(merges[1]) / MB);
+    // Which merges and statements hold the engine's memory at this instant (table or the statement's start, MB).
+    const detail = async (sql: string): Promise<string[]> =>
+      (await session.queryAsync(sql, { format: 'TSVRaw' })).text().split('\n').filter(Boolean);
+    out.mergeTables = await detail(
+      "SELECT concat(table, ' ', merge_algorithm, ' ', toString(round(memory_usage / 1048576, 1)), ' MB ', toString(rows_read), ' rows') FROM system.merges",
+    );
+    out.statements = await detail(
+      "SELECT concat(toString(round(memory_usage / 1048576, 1)), ' MB ', substring(replaceRegexpAll(query, '\\s+', ' '), 1, 90)) FROM system.processes WHERE memory_usage > 1048576",
+    );
   } catch (error) {
     out.error = error instanceof Error ? error.message.slice(0, 200) : String(error);
   }

@@ -68,7 +68,16 @@ export async function createRuntime<C extends RuntimeConfig>(config: C, log: Log
   try {
     const store =
       config.store === 'chdb'
-        ? await createStore({ kind: 'chdb', dataDir: join(config.dataDir, 'clickhouse'), idleReleaseMs: config.storeIdleReleaseMs, mallocConf: config.storeMallocConf }, log)
+        ? await createStore(
+            {
+              kind: 'chdb',
+              dataDir: join(config.dataDir, 'clickhouse'),
+              idleReleaseMs: config.storeIdleReleaseMs,
+              busyReleaseMs: config.storeBusyReleaseMs,
+              mallocConf: config.storeMallocConf,
+            },
+            log,
+          )
         : await createStore(
             {
               kind: 'clickhouse',

@@ -105,7 +105,7 @@ function storeContract(
     });
 
     it('migrates once: the second run applies nothing and every table exists', async () => {
-      expect(firstMigration).toEqual(['0001_init', '0002_page_cache', '0003_merge_memory', '0004_page_changes', '0005_search_index', '0006_monitors', '0007_mentions', '0008_search_reads', '0009_search_shown', '0010_link_graph', '0011_domains', '0012_company', '0013_leads', '0014_requests', '0015_model_usage']);
+      expect(firstMigration).toEqual(['0001_init', '0002_page_cache', '0003_merge_memory', '0004_page_changes', '0005_search_index', '0006_monitors', '0007_mentions', '0008_search_reads', '0009_search_shown', '0010_link_graph', '0011_domains', '0012_company', '0013_leads', '0014_requests', '0015_model_usage', '0016_merge_parts']);
       expect(await store.migrate()).toEqual([]);
       const tables = await store.query<{ name: string }>('SELECT name FROM system.tables WHERE database = currentDatabase() ORDER BY name');
       expect(tables.map((t) => t.name)).toEqual(expect.arrayContaining(TABLES));
@@ -127,18 +127,19 @@ function storeContract(
           { version: 13, name: '0013_leads' },
           { version: 14, name: '0014_requests' },
           { version: 15, name: '0015_model_usage' },
+          { version: 16, name: '0016_merge_parts' },
         ]),
       );
-      expect(recorded).toHaveLength(15);
+      expect(recorded).toHaveLength(16);
       const columns = await store.query<{ name: string }>("SELECT name FROM system.columns WHERE database = currentDatabase() AND table = 'pages'");
       expect(columns.map((c) => c.name)).toEqual(expect.arrayContaining(['body_base64', 'response_headers', 'cache_key', 'shareable']));
       // 0007_mentions: what a stored mention carries beyond 0001's columns.
       const mentionColumns = await store.query<{ name: string }>("SELECT name FROM system.columns WHERE database = currentDatabase() AND table = 'mentions'");
       expect(mentionColumns.map((c) => c.name)).toEqual(expect.arrayContaining(['external_id', 'text', 'lang', 'collection_id', 'classifier', 'score', 'matched']));
-      // 0003_merge_memory: what a merge of the large-row tables may hold.
+      // 0003_merge_memory and 0016_merge_parts: what a merge of the large-row tables may hold.
       for (const table of ['pages', 'job_pages']) {
         const [ddl] = await store.query<{ statement: string }>(`SHOW CREATE TABLE ${table}`);
-        for (const setting of ['index_granularity_bytes = 1048576', 'merge_max_block_size_bytes = 1048576', 'min_bytes_for_wide_part = 134217728']) {
+        for (const setting of ['index_granularity_bytes = 1048576', 'merge_max_block_size_bytes = 1048576', 'min_bytes_for_wide_part = 134217728', 'max_parts_to_merge_at_once = 10']) {
           expect(ddl?.statement, `${table}: ${setting}`).toContain(setting);
         }
       }

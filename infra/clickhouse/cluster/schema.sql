@@ -161,7 +161,7 @@ CREATE TABLE IF NOT EXISTS job_pages_local ON CLUSTER '{cluster}'
 )
 ENGINE = ReplicatedReplacingMergeTree('/clickhouse/tables/{shard}/{database}/job_pages_local', '{replica}', seq_rank)
 ORDER BY (tenant, job_id, url_hash)
-SETTINGS index_granularity_bytes = 1048576, index_granularity = 8192, merge_max_block_size_bytes = 1048576, min_bytes_for_wide_part = 134217728, vertical_merge_algorithm_min_rows_to_activate = 1, vertical_merge_algorithm_min_columns_to_activate = 1;
+SETTINGS index_granularity_bytes = 1048576, index_granularity = 8192, merge_max_block_size_bytes = 1048576, min_bytes_for_wide_part = 134217728, vertical_merge_algorithm_min_rows_to_activate = 1, vertical_merge_algorithm_min_columns_to_activate = 1, max_parts_to_merge_at_once = 10;
 
 CREATE TABLE IF NOT EXISTS jobs_local ON CLUSTER '{cluster}'
 (
@@ -417,7 +417,7 @@ CREATE TABLE IF NOT EXISTS pages_local ON CLUSTER '{cluster}'
 )
 ENGINE = ReplicatedReplacingMergeTree('/clickhouse/tables/{shard}/{database}/pages_local', '{replica}')
 ORDER BY (url_hash, tenant, fetched_at, request_id)
-SETTINGS index_granularity_bytes = 1048576, index_granularity = 8192, merge_max_block_size_bytes = 1048576, min_bytes_for_wide_part = 134217728, vertical_merge_algorithm_min_rows_to_activate = 1, vertical_merge_algorithm_min_columns_to_activate = 1;
+SETTINGS index_granularity_bytes = 1048576, index_granularity = 8192, merge_max_block_size_bytes = 1048576, min_bytes_for_wide_part = 134217728, vertical_merge_algorithm_min_rows_to_activate = 1, vertical_merge_algorithm_min_columns_to_activate = 1, max_parts_to_merge_at_once = 10;
 
 CREATE TABLE IF NOT EXISTS search_docs_local ON CLUSTER '{cluster}'
 (

@@ -32,6 +32,8 @@ export interface ChdbStoreOptions {
   readonly dataDir: string;
   /** Memory goes back to the kernel once no call has been in flight this long (idle-release.ts); 0 or unset: never. */
   readonly idleReleaseMs?: number;
+  /** While in use, give the same memory back at most this often (ms); 0: only when idle. */
+  readonly busyReleaseMs?: number;
 }
 
 /**
@@ -65,7 +67,11 @@ export class ChdbStore implements Store {
     } catch (error) {
       throw storeError('chdb', error);
     }
-    this.idle = new IdleRelease({ idleMs: options.idleReleaseMs ?? 0, release: () => releaseIdleMemory(log) });
+    this.idle = new IdleRelease({
+      idleMs: options.idleReleaseMs ?? 0,
+      busyMs: options.busyReleaseMs ?? 0,
+      release: (busy) => releaseIdleMemory(log, busy),
+    });
     this.idle.start();
     log.debug({ dataDir: options.dataDir }, 'chdb store opened');
   }

@@ -21,7 +21,7 @@ export { BatchWriter, type BatchWriterOptions } from './batch-writer.js';
 export { StoreError } from './store-error.js';
 
 export type StoreOptions =
-  | { kind: 'chdb'; dataDir: string; idleReleaseMs?: number; mallocConf?: string }
+  | { kind: 'chdb'; dataDir: string; idleReleaseMs?: number; busyReleaseMs?: number; mallocConf?: string }
   | { kind: 'clickhouse'; url: string; username?: string; password?: string; database?: string };
 
 export async function createStore(options: StoreOptions, log: Logger): Promise<Store> {
@@ -42,7 +42,10 @@ export async function createStore(options: StoreOptions, log: Logger): Promise<S
         // chdb not installed, or its engine library not loadable on this platform.
         throw storeError('chdb', error);
       }
-      return new driver.ChdbStore({ dataDir: options.dataDir, idleReleaseMs: options.idleReleaseMs ?? 0 }, child);
+      return new driver.ChdbStore(
+        { dataDir: options.dataDir, idleReleaseMs: options.idleReleaseMs ?? 0, busyReleaseMs: options.busyReleaseMs ?? 0 },
+        child,
+      );
     }
     case 'clickhouse': {
       const { ClickHouseStore } = await import('./clickhouse.js');

@@ -269,9 +269,9 @@ export const RUNTIME_SETTINGS = {
   storeMallocConf: {
     env: 'STORE_MALLOC_CONF',
     type: 'string',
-    default: 'dirty_decay_ms:250,prof_active:false',
+    default: 'dirty_decay_ms:1000,prof_active:false',
     description:
-      "STORE=chdb: options of the engine's own allocator (jemalloc, linked into the chdb library), `name:value` pairs separated by commas, given to it as `JE_MALLOC_CONF` before the library loads. The engine is built with a server's options: freed pages stay resident 5 s (`dirty_decay_ms:5000`) and its heap profiler samples allocations (`prof_active:true`); in a 10,000-page crawl that kept 50–70 MB of freed pages resident. The default gives freed pages back after 250 ms (1 s kept ~12 MB more resident through the same crawl: the engine's merges free tens of MB at once) and turns the sampling off. Empty: the engine's own options.",
+      "STORE=chdb: options of the engine's own allocator (jemalloc, linked into the chdb library), `name:value` pairs separated by commas, given to it as `JE_MALLOC_CONF` before the library loads. The engine is built with a server's options: freed pages stay resident 5 s (`dirty_decay_ms:5000`) and its heap profiler samples allocations (`prof_active:true`); in a 10,000-page crawl that kept 50–70 MB of freed pages resident. The default gives freed pages back after 1 s and turns the sampling off (250 ms kept ~12 MB less resident through a crawl, but its purges and the page faults after them took ~3% more of the process's CPU). Empty: the engine's own options.",
   },
   clickhouseUrl: {
     env: 'CLICKHOUSE_URL',

@@ -53,10 +53,11 @@ export class IdleRelease {
     this.lastActive = this.now();
   }
 
-  /** Starts the periodic check (no-op when idleMs is 0 or it already runs). */
+  /** Starts the periodic check (no-op when idleMs and busyMs are both 0, or it already runs). */
   start(): void {
-    const periods = [this.options.idleMs, this.busyMs, 1000].filter((ms) => ms > 0);
-    if (periods.length === 1 || this.timer) return;
+    const { idleMs } = this.options;
+    if ((idleMs <= 0 && this.busyMs <= 0) || this.timer) return;
+    const periods = [idleMs, this.busyMs, 1000].filter((ms) => ms > 0);
     this.timer = setInterval(() => this.check(), Math.min(...periods));
     this.timer.unref();
   }

@@ -264,7 +264,7 @@ export const RUNTIME_SETTINGS = {
     min: 0,
     max: 3600000,
     description:
-      "STORE=chdb: while the store is in use, the same memory as STORE_IDLE_RELEASE_MS's (the engine library's pages paged in by rarely run paths, the C heap's free pages) is given back at most this often, without waiting for an idle spell. In a 10,000-page crawl it keeps ~45 MB less resident (the library's pages 113 → 79 MB, the C heap's 45 → 33 MB) for ~10 ms of the main thread each time. 0: only when idle.",
+      "STORE=chdb: while the store is in use, the same memory as STORE_IDLE_RELEASE_MS's (the engine library's pages paged in by rarely run paths, the C heap's free pages) is given back at most this often, without waiting for an idle spell. In a 10,000-page crawl it keeps ~45 MB less resident (the library's pages 113 → 79 MB, the C heap's 45 → 33 MB) for 4–7 ms of the main thread each time. 0: only when idle.",
   },
   storeMallocConf: {
     env: 'STORE_MALLOC_CONF',

@@ -124,16 +124,15 @@ export function releaseCleanPages(fileName: string): Released {
   if (!existsSync(smaps)) return { kb: 0, mappings: 0, skipped: `${smaps} does not exist` };
   const call = loadMadvise();
   if (typeof call === 'string') return { kb: 0, mappings: 0, skipped: call };
-  let kb = 0;
-  let count = 0;
   const clean = cleanMappingsOf(parseSmaps(readFileSync(smaps, 'utf8')), fileName);
   knownClean.set(fileName, clean);
-  for (const m of clean) {
-    if (call(m.start, m.end - m.start, MADV_DONTNEED) !== 0) continue;
-    kb += m.kb.get('Rss') ?? 0;
-    count += 1;
-  }
-  return { kb, mappings: count };
+  const released = adviseDontNeed(call, clean);
+  return { kb: released.reduce((sum, m) => sum + (m.kb.get('Rss') ?? 0), 0), mappings: released.length };
+}
+
+/** `madvise(MADV_DONTNEED)` over each mapping; the ones the kernel accepted. */
+function adviseDontNeed(call: Madvise, mappings: readonly Mapping[]): Mapping[] {
+  return mappings.filter((m) => call(m.start, m.end - m.start, MADV_DONTNEED) === 0);
 }
 
 /** The clean mappings of each file as the last releaseCleanPages found them. */
@@ -162,13 +161,11 @@ export function releaseKnownCleanPages(fileName: string): Released {
     const m = MAPS_LINE.exec(line);
     if (m) current.set(BigInt(`0x${m[1]}`), { end: BigInt(`0x${m[2]}`), perms: m[3]! });
   }
-  let count = 0;
-  for (const m of known) {
+  const unchanged = known.filter((m) => {
     const now = current.get(m.start);
-    if (!now || now.end !== m.end || now.perms !== m.perms || now.perms.includes('w')) continue;
-    if (call(m.start, m.end - m.start, MADV_DONTNEED) === 0) count += 1;
-  }
-  return { kb: 0, mappings: count };
+    return now !== undefined && now.end === m.end && now.perms === m.perms && !now.perms.includes('w');
+  });
+  return { kb: 0, mappings: adviseDontNeed(call, unchanged).length };
 }
 
 /** Once the engine is up (the embedded store migrated, chdb-http answering): its library's start-up pages go back. */

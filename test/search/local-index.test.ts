@@ -114,6 +114,35 @@ describe('pipeline/search/index tokenize', () => {
     expect(tokenize(long)).toEqual(['x'.repeat(40)]);
   });
 
+  it('finds the runs of letters, marks and digits as the pattern does, with their offsets, however a run mixes scripts', () => {
+    // The reference: every run of the pattern, each folded on its own (a run alone is one run).
+    const byPattern = (text: string) =>
+      [...text.matchAll(/[\p{L}\p{M}\p{N}]+/gu)].flatMap((m) => tokenize(m[0]).map((term) => [term, m.index, m.index + m[0].length]));
+    const scanned = (text: string) => {
+      const out: [string, number, number][] = [];
+      eachTerm(text, (term, start, end) => {
+        out.push([term, start, end]);
+      });
+      return out;
+    };
+    const fixed = [
+      'don’t stop—Café’s “naïve” e\u0301clair, 𝐁𝐨𝐥𝐝 words and 😀 emoji',
+      'tokyo東京 東京tokyo abc٣٤def x\u0301y ABCé éABC a\ud800b c\udc00d 𝟙𝟚 ＡＢＣ',
+      'MIXED caseWords,with;punctuation... and_underscores—and-hyphens 42nd 3.14',
+    ];
+    for (const text of fixed) expect(scanned(text)).toEqual(byPattern(text));
+    // Seeded random strings over ASCII, separators, accented and CJK letters, marks, astral letters and lone surrogates.
+    const pool = ['a', 'Z', 'q', '7', ' ', '.', '-', "'", '’', 'é', 'ß', 'Ω', 'ж', '東', 'に', '\u0301', '٣', '𝐀', '😀', '\ud800', '\udc00', '\u00a0', 'ﬁ'];
+    let seed = 20261130;
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648);
+    for (let i = 0; i < 400; i += 1) {
+      let text = '';
+      const length = next() % 40;
+      for (let j = 0; j < length; j += 1) text += pool[next() % pool.length];
+      expect(scanned(text), JSON.stringify(text)).toEqual(byPattern(text));
+    }
+  });
+
   it('treats punctuation, quotes, SQL and regex characters as separators', () => {
     expect(tokenize(`Robert'); DROP TABLE students;-- .*+?[(\\{x:String}`)).toEqual(['robert', 'drop', 'table', 'student', 'string']);
     expect(queryTerms('page pages PAGE Pagés')).toEqual(['page']);

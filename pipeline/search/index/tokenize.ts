@@ -20,14 +20,23 @@
  *      below (the commonest function words of English, German, French and Spanish, in their
  *      folded form, whatever the page's language).
  *
- * Why a regular expression and not `Intl.Segmenter` (word granularity): on the corpus pages'
- * text (1,120 pages, 7.8 MB) this whole tokenizer runs at 10–14 MB/s, while the segmenter
- * alone, before any folding, runs 3–4× slower; CJK, the one place the segmenter's dictionary
- * helps, is covered by bigrams. The pattern is a single character class with `+`: linear, no
- * backtracking. Folding a word is memoized (words repeat), in a map cleared at 200,000 entries.
+ * How runs are found: a scan of character codes. A run of ASCII letters and digits ended by an
+ * ASCII character (or the end) is folded on the spot: lower case, then rules 4–6, no lookup.
+ * A run holding any other character goes to the regular expression, and folding it is
+ * memoized (such words repeat, and NFKC/NFD are dear), in a map cleared at 200,000 entries.
+ * Both give the runs of the pattern above; most of a page's words take the first way, which
+ * allocates nothing but the term and keeps no page's words alive in a map.
+ *
+ * Why not `Intl.Segmenter` (word granularity): on the corpus pages' text (1,120 pages,
+ * 7.8 MB) the regular-expression tokenizer ran at 10–14 MB/s, while the segmenter alone,
+ * before any folding, runs 3–4× slower; CJK, the one place the segmenter's dictionary helps,
+ * is covered by bigrams. The pattern is a single character class with `+`: linear, no
+ * backtracking.
  */
 
-const RUN = /[\p{L}\p{M}\p{N}]+/gu;
+/** A run's pattern, matched where a run starts (sticky), and one such character. */
+const RUN_AT = /[\p{L}\p{M}\p{N}]+/uy;
+const WORD_AT = /[\p{L}\p{M}\p{N}]/uy;
 const NON_ASCII = /[^\x00-\x7f]/;
 const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u;
 const CJK_CHAR = /^[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]$/u;
@@ -141,14 +150,53 @@ const memo = new Map<string, readonly string[]>();
  * stops early when `out` returns true (a search that found what it looked for).
  */
 export function eachTerm(text: string, out: (term: string, start: number, end: number) => boolean | void): void {
-  const run = new RegExp(RUN);
-  for (let match = run.exec(text); match !== null; match = run.exec(text)) {
-    const terms = runTerms(match[0]);
-    if (terms.length === 0) continue;
-    const start = match.index;
-    const end = run.lastIndex;
-    for (const term of terms) if (out(term, start, end) === true) return;
+  const run = new RegExp(RUN_AT);
+  const wordAt = new RegExp(WORD_AT);
+  const n = text.length;
+  let i = 0;
+  while (i < n) {
+    const c = text.charCodeAt(i);
+    let start = i;
+    if (c < 128) {
+      if (!isAsciiWord(c)) {
+        i += 1;
+        continue;
+      }
+      i += 1;
+      while (i < n && isAsciiWord(text.charCodeAt(i))) i += 1;
+      if (i === n || text.charCodeAt(i) < 128 || !isWordAt(wordAt, text, i)) {
+        const term = finish(text.slice(start, i).toLowerCase());
+        if (term && out(term, start, i) === true) return;
+        continue;
+      }
+      // The run goes on past ASCII: the regular expression reads it whole, from its start.
+    } else if (!isWordAt(wordAt, text, i)) {
+      i += isSurrogatePair(text, i) ? 2 : 1;
+      continue;
+    }
+    run.lastIndex = start;
+    const match = run.exec(text) as RegExpExecArray;
+    i = run.lastIndex;
+    start = match.index;
+    for (const term of runTerms(match[0])) if (out(term, start, i) === true) return;
   }
+}
+
+/** A letter or digit of ASCII: what the pattern's class holds below U+0080. */
+function isAsciiWord(c: number): boolean {
+  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57);
+}
+
+/** Whether the character (code point) at `i` is a letter, mark or digit. */
+function isWordAt(wordAt: RegExp, text: string, i: number): boolean {
+  wordAt.lastIndex = i;
+  return wordAt.test(text);
+}
+
+function isSurrogatePair(text: string, i: number): boolean {
+  const high = text.charCodeAt(i);
+  const low = text.charCodeAt(i + 1);
+  return high >= 0xd800 && high <= 0xdbff && low >= 0xdc00 && low <= 0xdfff;
 }
 
 /** The terms of `text`, in order, repeats kept (documents count them; queries dedupe them). */

@@ -43,10 +43,15 @@ export function linkUrl(ref: string, base: string): string | null {
     return null;
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return null;
-  url.hash = '';
-  url.username = '';
-  url.password = '';
-  return url.href;
+  // Each setter re-serialises the URL: set only what is there. A serialised URL holds `#` only
+  // where its fragment starts (elsewhere it is percent-encoded), so the fragment is cut there.
+  if (url.username !== '' || url.password !== '') {
+    url.username = '';
+    url.password = '';
+  }
+  const href = url.href;
+  const fragment = href.indexOf('#');
+  return fragment === -1 ? href : href.slice(0, fragment);
 }
 
 /** An http(s) media URL, absolute; null for data:, blob: and unparsable references. */

@@ -28,7 +28,8 @@
 import { CookieJar } from 'tough-cookie';
 
 export class FetchCookies {
-  private readonly jar = new CookieJar(undefined, { allowSecureOnLocal: false });
+  /** Made at the first Set-Cookie: most fetches get none, and an empty jar's lookup is not free. */
+  private jar: CookieJar | null = null;
   private readonly callerHost: string;
   private readonly callerSecure: boolean;
 
@@ -43,13 +44,15 @@ export class FetchCookies {
 
   /** Stores a response's Set-Cookie headers for the URL that answered. */
   store(url: URL, setCookies: readonly string[]): void {
+    if (setCookies.length === 0) return;
+    this.jar ??= new CookieJar(undefined, { allowSecureOnLocal: false });
     for (const line of setCookies) this.jar.setCookieSync(line, url.href, { ignoreError: true });
   }
 
   /** The Cookie header of a request to `url` ('' when it carries none). */
   header(url: URL): string {
     const own = this.caller && this.callerMayGo(url) ? this.caller : '';
-    const jar = this.jar.getCookieStringSync(url.href);
+    const jar = this.jar ? this.jar.getCookieStringSync(url.href) : '';
     return own && jar ? `${own}; ${jar}` : own || jar;
   }
 

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { cleanMappingsOf, parseSmaps, releaseCleanPages } from '../../pipeline/runtime/store/code-pages.js';
+import { CODE_FILES, cleanMappingsOf, ENGINE_LIBRARY, parseSmaps, releaseCleanPages, releaseKnownCleanPages } from '../../pipeline/runtime/store/code-pages.js';
 import { ChdbStore } from '../../pipeline/runtime/store/chdb.js';
 import { createLogger } from '../../pipeline/runtime/log.js';
 
@@ -49,6 +49,37 @@ describe('pipeline/runtime/store/code-pages', () => {
     const clean = cleanMappingsOf(mappings, 'libchdb.so');
     // Not the relocated read-only data (private dirty), not .data (writable), not another file.
     expect(clean.map((m) => m.perms)).toEqual(['r--p', 'r-xp']);
+  });
+
+  it('matches a bare file name in any directory, a path only itself', () => {
+    const mappings = parseSmaps(SMAPS);
+    expect(cleanMappingsOf(mappings, '/x/libchdb.so')).toHaveLength(2);
+    expect(cleanMappingsOf(mappings, '/y/libchdb.so')).toHaveLength(0);
+    expect(cleanMappingsOf(mappings, '/x/not-libchdb.so').map((m) => m.perms)).toEqual(['r-xp']);
+  });
+
+  describe.runIf(process.platform === 'linux')("the node executable's pages", () => {
+    /** KiB resident in this process's clean mappings of the node executable. */
+    const executableRss = () =>
+      cleanMappingsOf(parseSmaps(readFileSync('/proc/self/smaps', 'utf8')), CODE_FILES[1] as string).reduce((n, m) => n + (m.kb.get('Rss') ?? 0), 0);
+
+    it('are released with the engine library, and JavaScript, Intl and crypto keep working', async () => {
+      expect(CODE_FILES[0]).toBe(ENGINE_LIBRARY);
+      expect(CODE_FILES[1]).toMatch(/\/node[^/]*$/);
+      const before = executableRss();
+      expect(before).toBeGreaterThan(5_000);
+      const released = releaseCleanPages(CODE_FILES);
+      expect(released.skipped).toBeUndefined();
+      expect(released.kb).toBeGreaterThan(before / 2);
+      expect(executableRss()).toBeLessThan(before / 2);
+      // Its code and ICU's data come back from the page cache as they run.
+      expect('Straße'.normalize('NFKD').toUpperCase()).toBe('STRASSE');
+      expect(new Intl.DateTimeFormat('de-DE', { timeZone: 'UTC' }).format(new Date(Date.UTC(2026, 0, 2)))).toBe('2.1.2026');
+      const { createHash } = await import('node:crypto');
+      expect(createHash('sha256').update('x').digest('hex')).toHaveLength(64);
+      // Again from the mappings already known (no smaps read).
+      expect(releaseKnownCleanPages(CODE_FILES).mappings).toBeGreaterThan(0);
+    });
   });
 
   describe.runIf(process.platform === 'linux')('on the engine loaded in this process', () => {

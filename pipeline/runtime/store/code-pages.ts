@@ -8,6 +8,11 @@
  * run again (measured: RSS 200 MB after `import('chdb')`, 73 MB after this; a 10,000-page crawl
  * pages back ~50 MB of it).
  *
+ * The node executable is the same kind of file: ~100 MB of V8, Node, OpenSSL and ICU's data,
+ * of which start-up (module loading and compiling) pages in ~58 MB and a crawl keeps running
+ * ~25 MB (measured: a 10,000-page crawl's resident pages of the executable 58.5 → 25–27 MB
+ * when they are released with the library's; bench/README.md). `CODE_FILES` names both.
+ *
  * `releaseCleanPages` tells the kernel (`madvise(MADV_DONTNEED)`) that this process no longer
  * needs the pages of a library's mappings that are still exactly the file's bytes: read-only,
  * not written (no private dirty page, no anonymous page). For such a private file mapping the
@@ -19,7 +24,7 @@
  * it or /proc/self/smaps is missing (not Linux, an unsupported platform), nothing is released
  * and the reason is returned.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Logger } from '../log.js';
 
@@ -28,6 +33,18 @@ const MADV_DONTNEED = 4;
 
 /** The chdb engine's shared library (node_modules/@chdb/lib-<platform>/), as /proc/self/smaps names it. */
 export const ENGINE_LIBRARY = 'libchdb.so';
+
+/** The running node executable's real path (as /proc/self/maps names it), or null when it cannot be resolved. */
+function nodeExecutable(): string | null {
+  try {
+    return realpathSync(process.execPath);
+  } catch {
+    return null;
+  }
+}
+
+/** The files whose clean pages the store's releases give back: the engine library and the node executable. */
+export const CODE_FILES: readonly string[] = [ENGINE_LIBRARY, ...[nodeExecutable()].filter((path): path is string => path !== null)];
 
 export interface Mapping {
   readonly start: bigint;
@@ -58,11 +75,14 @@ export function parseSmaps(text: string): Mapping[] {
   return mappings;
 }
 
-/** Mappings of the file named `fileName` whose every resident page is still the file's. */
+/**
+ * Mappings of the file named `fileName` (a bare name matches the file in any directory, a
+ * path only itself) whose every resident page is still the file's.
+ */
 export function cleanMappingsOf(mappings: readonly Mapping[], fileName: string): Mapping[] {
   return mappings.filter(
     (m) =>
-      (m.path === fileName || m.path.endsWith(`/${fileName}`)) &&
+      (m.path === fileName || (!fileName.includes('/') && m.path.endsWith(`/${fileName}`))) &&
       !m.perms.includes('w') &&
       m.kb.get('Private_Dirty') === 0 &&
       m.kb.get('Anonymous') === 0,
@@ -118,16 +138,23 @@ export interface Released {
   readonly skipped?: string;
 }
 
-/** Releases the resident pages of `fileName`'s unwritten mappings in this process. */
-export function releaseCleanPages(fileName: string): Released {
+/** Releases the resident pages of the unwritten mappings of each of `fileNames` in this process (smaps read once). */
+export function releaseCleanPages(fileNames: string | readonly string[]): Released {
   const smaps = '/proc/self/smaps';
   if (!existsSync(smaps)) return { kb: 0, mappings: 0, skipped: `${smaps} does not exist` };
   const call = loadMadvise();
   if (typeof call === 'string') return { kb: 0, mappings: 0, skipped: call };
-  const clean = cleanMappingsOf(parseSmaps(readFileSync(smaps, 'utf8')), fileName);
-  knownClean.set(fileName, clean);
-  const released = adviseDontNeed(call, clean);
-  return { kb: released.reduce((sum, m) => sum + (m.kb.get('Rss') ?? 0), 0), mappings: released.length };
+  const mappings = parseSmaps(readFileSync(smaps, 'utf8'));
+  let kb = 0;
+  let count = 0;
+  for (const fileName of typeof fileNames === 'string' ? [fileNames] : fileNames) {
+    const clean = cleanMappingsOf(mappings, fileName);
+    knownClean.set(fileName, clean);
+    const released = adviseDontNeed(call, clean);
+    kb += released.reduce((sum, m) => sum + (m.kb.get('Rss') ?? 0), 0);
+    count += released.length;
+  }
+  return { kb, mappings: count };
 }
 
 /** `madvise(MADV_DONTNEED)` over each mapping; the ones the kernel accepted. */
@@ -147,11 +174,12 @@ const MAPS_LINE = /^([0-9a-f]+)-([0-9a-f]+) (\S{4}) /;
  * /proc/self/maps (cheap: no page walk) still lists it at the same address with the same
  * permissions, none writable. A read-only mapping gets no new private page without being made
  * writable first, so one found clean stays clean. What was resident is not counted (`kb` 0).
- * Falls back to releaseCleanPages when nothing is known yet.
+ * Falls back to releaseCleanPages when a file is not known yet.
  */
-export function releaseKnownCleanPages(fileName: string): Released {
-  const known = knownClean.get(fileName);
-  if (!known) return releaseCleanPages(fileName);
+export function releaseKnownCleanPages(fileNames: string | readonly string[]): Released {
+  const files = typeof fileNames === 'string' ? [fileNames] : fileNames;
+  if (files.some((fileName) => !knownClean.has(fileName))) return releaseCleanPages(files);
+  const known = files.flatMap((fileName) => knownClean.get(fileName) ?? []);
   const maps = '/proc/self/maps';
   if (!existsSync(maps)) return { kb: 0, mappings: 0, skipped: `${maps} does not exist` };
   const call = loadMadvise();
@@ -168,9 +196,12 @@ export function releaseKnownCleanPages(fileName: string): Released {
   return { kb: 0, mappings: adviseDontNeed(call, unchanged).length };
 }
 
-/** Once the engine is up (the embedded store migrated, chdb-http answering): its library's start-up pages go back. */
+/**
+ * Once the engine is up (the embedded store migrated, chdb-http answering): the start-up pages
+ * of its library and of the node executable go back.
+ */
 export function releaseEngineStartupPages(log: Logger): Released {
-  const released = releaseCleanPages(ENGINE_LIBRARY);
-  log.debug({ releasedKb: released.kb, mappings: released.mappings, skipped: released.skipped }, 'chdb start-up pages released');
+  const released = releaseCleanPages(CODE_FILES);
+  log.debug({ releasedKb: released.kb, mappings: released.mappings, skipped: released.skipped }, 'start-up code pages released');
   return released;
 }

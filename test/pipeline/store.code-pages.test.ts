@@ -74,7 +74,7 @@ describe('pipeline/runtime/store/code-pages', () => {
       expect(executableRss()).toBeLessThan(before / 2);
       // Its code and ICU's data come back from the page cache as they run.
       expect('Straße'.normalize('NFKD').toUpperCase()).toBe('STRASSE');
-      expect(new Intl.DateTimeFormat('de-DE', { timeZone: 'UTC' }).format(new Date(Date.UTC(2026, 0, 2)))).toBe('2.1.2026');
+      expect(new Intl.NumberFormat('de-DE').format(1234567.891)).toBe('1.234.567,891');
       const { createHash } = await import('node:crypto');
       expect(createHash('sha256').update('x').digest('hex')).toHaveLength(64);
       // Again from the mappings already known (no smaps read).

@@ -255,7 +255,7 @@ export const RUNTIME_SETTINGS = {
     min: 0,
     max: 3600000,
     description:
-      "STORE=chdb: once no store call has been in flight for this long, the process gives memory it no longer uses back to the kernel, once per idle spell: the engine library's pages that inserts, merges and reads paged in (read back from the page cache when next needed) and the free pages of the C heap (glibc `malloc_trim`). After a 10,000-page crawl that is ~130 MB of resident memory. 0: never.",
+      "STORE=chdb: once no store call has been in flight for this long, the process gives memory it no longer uses back to the kernel, once per idle spell: the clean pages of the engine library and of the node executable that inserts, merges, reads and start-up paged in (read back from the page cache when next needed) and the free pages of the C heap (glibc `malloc_trim`). After a 10,000-page crawl that is ~130 MB of resident memory. 0: never.",
   },
   storeBusyReleaseMs: {
     env: 'STORE_BUSY_RELEASE_MS',
@@ -264,7 +264,7 @@ export const RUNTIME_SETTINGS = {
     min: 0,
     max: 3600000,
     description:
-      "STORE=chdb: while the store is in use, the same memory as STORE_IDLE_RELEASE_MS's (the engine library's pages paged in by rarely run paths, the C heap's free pages) is given back at most this often, without waiting for an idle spell. In a 10,000-page crawl it keeps ~45 MB less resident (the library's pages 113 → 79 MB, the C heap's 45 → 33 MB) for 4–7 ms of the main thread each time. 0: only when idle.",
+      "STORE=chdb: while the store is in use, the same memory as STORE_IDLE_RELEASE_MS's (the engine library's pages paged in by rarely run paths, the C heap's free pages) is given back at most this often, without waiting for an idle spell. In a 10,000-page crawl it keeps ~75 MB less resident (the library's pages 113 → 79 MB, the node executable's 58 → 25–27 MB, the C heap's 45 → 33 MB) for 4–7 ms of the main thread each time. 0: only when idle.",
   },
   storeMallocConf: {
     env: 'STORE_MALLOC_CONF',

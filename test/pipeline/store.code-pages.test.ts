@@ -107,7 +107,7 @@ describe('pipeline/runtime/store/code-pages', () => {
         { k: '1', v: 'one' },
         { k: '2', v: 'two' },
       ]);
-      const again = releaseCleanPages('libchdb.so');
+      const again = releaseCleanPages([ENGINE_LIBRARY]);
       expect(again.skipped).toBeUndefined();
       expect(again.mappings).toBeGreaterThan(0);
     });

@@ -34,17 +34,17 @@ const MADV_DONTNEED = 4;
 /** The chdb engine's shared library (node_modules/@chdb/lib-<platform>/), as /proc/self/smaps names it. */
 export const ENGINE_LIBRARY = 'libchdb.so';
 
-/** The running node executable's real path (as /proc/self/maps names it), or null when it cannot be resolved. */
-function nodeExecutable(): string | null {
+/** The running node executable's real path (as /proc/self/maps names it); none when it cannot be resolved. */
+function nodeExecutable(): string[] {
   try {
-    return realpathSync(process.execPath);
+    return [realpathSync(process.execPath)];
   } catch {
-    return null;
+    return [];
   }
 }
 
 /** The files whose clean pages the store's releases give back: the engine library and the node executable. */
-export const CODE_FILES: readonly string[] = [ENGINE_LIBRARY, ...[nodeExecutable()].filter((path): path is string => path !== null)];
+export const CODE_FILES: readonly string[] = [ENGINE_LIBRARY, ...nodeExecutable()];
 
 export interface Mapping {
   readonly start: bigint;
@@ -139,7 +139,7 @@ export interface Released {
 }
 
 /** Releases the resident pages of the unwritten mappings of each of `fileNames` in this process (smaps read once). */
-export function releaseCleanPages(fileNames: string | readonly string[]): Released {
+export function releaseCleanPages(fileNames: readonly string[]): Released {
   const smaps = '/proc/self/smaps';
   if (!existsSync(smaps)) return { kb: 0, mappings: 0, skipped: `${smaps} does not exist` };
   const call = loadMadvise();
@@ -147,7 +147,7 @@ export function releaseCleanPages(fileNames: string | readonly string[]): Releas
   const mappings = parseSmaps(readFileSync(smaps, 'utf8'));
   let kb = 0;
   let count = 0;
-  for (const fileName of typeof fileNames === 'string' ? [fileNames] : fileNames) {
+  for (const fileName of fileNames) {
     const clean = cleanMappingsOf(mappings, fileName);
     knownClean.set(fileName, clean);
     const released = adviseDontNeed(call, clean);
@@ -176,10 +176,9 @@ const MAPS_LINE = /^([0-9a-f]+)-([0-9a-f]+) (\S{4}) /;
  * writable first, so one found clean stays clean. What was resident is not counted (`kb` 0).
  * Falls back to releaseCleanPages when a file is not known yet.
  */
-export function releaseKnownCleanPages(fileNames: string | readonly string[]): Released {
-  const files = typeof fileNames === 'string' ? [fileNames] : fileNames;
-  if (files.some((fileName) => !knownClean.has(fileName))) return releaseCleanPages(files);
-  const known = files.flatMap((fileName) => knownClean.get(fileName) ?? []);
+export function releaseKnownCleanPages(fileNames: readonly string[]): Released {
+  if (fileNames.some((fileName) => !knownClean.has(fileName))) return releaseCleanPages(fileNames);
+  const known = fileNames.flatMap((fileName) => knownClean.get(fileName) ?? []);
   const maps = '/proc/self/maps';
   if (!existsSync(maps)) return { kb: 0, mappings: 0, skipped: `${maps} does not exist` };
   const call = loadMadvise();

@@ -156,7 +156,7 @@ export function eachTerm(text: string, out: (term: string, start: number, end: n
   let i = 0;
   while (i < n) {
     const c = text.charCodeAt(i);
-    let start = i;
+    const start = i;
     if (c < 128) {
       if (!isAsciiWord(c)) {
         i += 1;
@@ -174,10 +174,10 @@ export function eachTerm(text: string, out: (term: string, start: number, end: n
       i += isSurrogatePair(text, i) ? 2 : 1;
       continue;
     }
+    // Sticky: the match starts at `start`, where a run's first character was found.
     run.lastIndex = start;
     const match = run.exec(text) as RegExpExecArray;
     i = run.lastIndex;
-    start = match.index;
     for (const term of runTerms(match[0])) if (out(term, start, i) === true) return;
   }
 }

@@ -61,6 +61,30 @@ describe('actors/parser/main-content rules', () => {
     expect(text).not.toContain('Follow us on our channel');
   });
 
+  it("keeps a listing's records whose class is a boilerplate word (one `div.meta` an entry), and still drops a lone one", () => {
+    const titles = [
+      'Attention sinks in large language models and where they come from',
+      'Provably unbiased judges for the evaluation of language models',
+      'Common ground construction under asymmetric information in puzzles',
+      'A survey of retrieval methods for question answering over tables',
+      'Planning with learned world models for long-horizon robot tasks',
+    ];
+    const entries = titles
+      .map((t, i) => `<dt><a href="/abs/${i}">arXiv:2603.0${i}</a></dt><dd><div class="meta"><div class="list-title">Title: ${t}</div>
+        <div class="list-authors"><a href="/a/${i}">Ann Author</a>, <a href="/b/${i}">Bob Writer</a>, <a href="/c/${i}">Cy Coder</a></div></div></dd>`)
+      .join('');
+    // The intro alone is enough prose for a result, so the entries are judged, not rescued by the short-result fallback.
+    const intro =
+      'This list shows the newest papers of the category, as their authors submitted them, with the titles and the authors of ' +
+      'each entry, and it is updated every weekday at midnight, with the older entries moving on to the archive pages.';
+    const listing = extract(`<html><body><div id="content"><h1>Recent submissions</h1><p>${intro}</p><dl id="articles">${entries}</dl></div></body></html>`);
+    for (const t of titles) expect(listing).toContain(t);
+
+    const article = extract(`<html><body><article>${paragraphs}<div class="meta">Filed under <a href="/t/1">Local</a>, <a href="/t/2">Harbour</a></div></article></body></html>`);
+    for (const p of PROSE) expect(article).toContain(p);
+    expect(article).not.toContain('Filed under');
+  });
+
   it('removes author boxes, post metadata and disclosure notes, even with a long bio', () => {
     const bio =
       'Jane Doe has written about city planning, harbours and public transport for twenty years, first for a regional paper, then for ' +

@@ -12,6 +12,12 @@ import { textOf } from './text.js';
 
 /** A block whose removed link blocks leave at least this much prose is judged on what is left. */
 const LEFT_PARAGRAPH = 100;
+/**
+ * Blocks of one tag and one class attribute, at least this many and none inside another,
+ * that together hold most of the root's prose are its records (a listing's
+ * `<div class="meta">` per entry): their class says what each record is, not furniture.
+ */
+const RECORD_COUNT = 3;
 const CONDITIONAL_TAGS = new Set(['div', 'section', 'ul', 'ol', 'dl', 'table', 'form', 'aside', 'header', 'span', 'figure']);
 const HEADING_LIKE = new Set(['h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'p', 'div', 'li', 'dt', 'section']);
 
@@ -21,10 +27,12 @@ const HEADING_LIKE = new Set(['h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'p', 'div', 'l
  * a link list and its heading is still a link box), unless what is left of it once its
  * link blocks are gone is a real paragraph and its class/id does not say boilerplate: then
  * it is judged on what is left, so a few "download" links beside a paragraph do not take
- * the paragraph with them. An inline `<span>` is judged only when it is a whole line.
+ * the paragraph with them. An inline `<span>` is judged only when it is a whole line. The
+ * class of the root's records (see `recordShapes`) is not read as boilerplate.
  */
 export function removeLinkBlocks(root: Element, protect?: Element): void {
   const stats = measure(root);
+  const records = recordShapes(root, stats);
   const visit = (el: Element): TextStats | undefined => {
     let gone: TextStats | undefined;
     for (const c of childElements(el)) {
@@ -36,7 +44,7 @@ export function removeLinkBlocks(root: Element, protect?: Element): void {
     if (tagOf(el) === 'span' && !holdsBlock(el) && !wholeLine(el, stats)) return gone;
     const all = stats.get(el);
     if (!all) return gone;
-    const weight = classWeight(el);
+    const weight = records.has(shapeOf(el)) ? 0 : classWeight(el);
     const left = gone ? { text: all.text - gone.text, link: all.link - gone.link, commas: all.commas } : all;
     const s = weight >= 0 && left.text - left.link >= LEFT_PARAGRAPH ? left : all;
     const ld = linkDensity(s);
@@ -50,6 +58,47 @@ export function removeLinkBlocks(root: Element, protect?: Element): void {
   };
   visit(root);
 }
+
+/** A block's tag and class attribute, the shape its siblings in a list share. */
+const shapeOf = (el: Element): string => `${tagOf(el)}.${el.attribs.class ?? ''}`;
+
+/**
+ * The shapes (see `shapeOf`) of the root's records: classed blocks of one shape, at least
+ * RECORD_COUNT of them outside one another, holding more than half the root's prose.
+ */
+function recordShapes(root: Element, stats: Map<Element, TextStats>): ReadonlySet<string> {
+  const prose = (el: Element) => {
+    const s = stats.get(el);
+    return s ? s.text - s.link : 0;
+  };
+  const total = prose(root);
+  if (total <= 0) return NO_SHAPES;
+  const found = new Map<string, { count: number; prose: number }>();
+  // The shapes of the blocks the walk is inside: a block inside one of its own shape is part of that record.
+  const open = new Set<string>();
+  const walk = (el: Element) => {
+    for (const c of childElements(el)) {
+      const shape = c.attribs.class ? shapeOf(c) : null;
+      const outer = shape !== null && !open.has(shape);
+      if (outer) {
+        const f = found.get(shape);
+        if (f) {
+          f.count += 1;
+          f.prose += prose(c);
+        } else found.set(shape, { count: 1, prose: prose(c) });
+        open.add(shape);
+      }
+      walk(c);
+      if (outer) open.delete(shape as string);
+    }
+  };
+  walk(root);
+  const out = new Set<string>();
+  for (const [shape, f] of found) if (f.count >= RECORD_COUNT && f.prose > 0.5 * total) out.add(shape);
+  return out;
+}
+
+const NO_SHAPES: ReadonlySet<string> = new Set();
 
 const holdsBlock = (el: Element): boolean => childElements(el).some((c) => BLOCK_TAGS.has(tagOf(c)) || holdsBlock(c));
 

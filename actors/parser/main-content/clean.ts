@@ -8,6 +8,7 @@
 import { type AnyNode, type Element, type TextStats, childElements, contains, detach, isElement, linkDensity, measure, tagOf } from './dom.js';
 import { BLOCK_TAGS, BOILERPLATE_HEADINGS, DATE_LINE, HEADING_TAGS, META_LINE, NON_CONTENT_TAGS, READ_ALSO_PREFIX } from './patterns.js';
 import { classWeight } from './score.js';
+import { proseOf } from './select.js';
 import { textOf } from './text.js';
 
 /** A block whose removed link blocks leave at least this much prose is judged on what is left. */
@@ -67,10 +68,7 @@ const shapeOf = (el: Element): string => `${tagOf(el)}.${el.attribs.class ?? ''}
  * RECORD_COUNT of them outside one another, holding more than half the root's prose.
  */
 function recordShapes(root: Element, stats: Map<Element, TextStats>): ReadonlySet<string> {
-  const prose = (el: Element) => {
-    const s = stats.get(el);
-    return s ? s.text - s.link : 0;
-  };
+  const prose = (el: Element) => proseOf(stats.get(el));
   const total = prose(root);
   if (total <= 0) return NO_SHAPES;
   const found = new Map<string, { count: number; prose: number }>();

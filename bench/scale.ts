@@ -23,8 +23,10 @@
  *             page latency (a page's row written in job_pages less when the site got its
  *             request: fetch, parse and store, not the wait in Kafka before it), and CPU per
  *             page (user + system of every service process, the ClickHouse server and the
- *             Kafka broker, from /proc, over the crawl). `scaling_efficiency` is pages/s at the
- *             last step over (last step × pages/s at the first step); target ≥ 0.8.
+ *             Kafka broker, from /proc, over the crawl). `scaling_efficiency` is the pages/s
+ *             gained from the first step to the last over the processes added (with a first
+ *             step of 1: pages/s at the last over last step × pages/s at the first; null with
+ *             one step); target ≥ 0.8.
  *   parsers   fetchers back to 2; a second site of BENCH_SCALE_PARSE_PAGES pages (default
  *             2,000) that answer at once, each 2 KB of article inside BENCH_SCALE_PARSE_BYTES
  *             (default 400,000: under the 512 KiB a Kafka event carries inline) of dense
@@ -214,7 +216,8 @@ async function fetchers(rig: Rig): Promise<Record<string, unknown>> {
     table(`fetcher pool (${FETCH_CONCURRENCY} pages in flight each; 1 gateway, 1 frontier, ${rig.pools.parser.length} parser)`, steps);
     const first = steps[0] as Step;
     const last = steps[steps.length - 1] as Step;
-    const efficiency = round3(last.pagesPerS / (last.processes * first.pagesPerS));
+    // Pages/s gained over processes added, first step to last; one step compares nothing.
+    const efficiency = steps.length > 1 ? round3((last.pagesPerS * first.processes) / (last.processes * first.pagesPerS)) : null;
     return { scenario: 'fetchers', pages: PAGES, hosts: HOSTS, fetch_concurrency: FETCH_CONCURRENCY, steps, scaling_efficiency: efficiency, target_scaling_efficiency: TARGET_EFFICIENCY };
   } finally {
     await site.close();
@@ -312,7 +315,7 @@ async function main(): Promise<void> {
     if (SCENARIOS.has('faults')) lines.push(await faults(rig));
     for (const line of lines) emit({ bench: 'scale', ...line });
     const of = (scenario: string) => lines.find((l) => l.scenario === scenario) ?? {};
-    const efficiency = of('fetchers').scaling_efficiency as number | undefined;
+    const efficiency = of('fetchers').scaling_efficiency as number | null | undefined;
     const ratio = of('parsers').parser_ratio as number | undefined;
     const recovery = of('faults').recovery_s as number | null | undefined;
     emit({
@@ -324,7 +327,7 @@ async function main(): Promise<void> {
       exactly_once: of('faults').exactly_once ?? null,
       targets: { scaling_efficiency: TARGET_EFFICIENCY, parser_ratio: TARGET_PARSER_RATIO, recovery_s: TARGET_RECOVERY_S },
       meets: {
-        scaling_efficiency: efficiency === undefined ? null : efficiency >= TARGET_EFFICIENCY,
+        scaling_efficiency: efficiency === undefined || efficiency === null ? null : efficiency >= TARGET_EFFICIENCY,
         parser_ratio: ratio === undefined ? null : ratio >= TARGET_PARSER_RATIO,
         recovery_s: recovery === undefined ? null : recovery !== null && recovery <= TARGET_RECOVERY_S,
       },

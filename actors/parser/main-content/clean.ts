@@ -5,7 +5,7 @@
  * ("Related articles", "Comments", "Teilen:", …) together with what follows them, and
  * short furniture lines (datelines, bylines, photo credits, "read also: <link>").
  */
-import { type AnyNode, type Element, type TextStats, childElements, contains, detach, isElement, linkDensity, measure, tagOf } from './dom.js';
+import { type AnyNode, type Element, type TextStats, childElements, contains, detach, isElement, linkDensity, measure, shapeOf, tagOf } from './dom.js';
 import { BLOCK_TAGS, BOILERPLATE_HEADINGS, DATE_LINE, HEADING_TAGS, META_LINE, NON_CONTENT_TAGS, READ_ALSO_PREFIX } from './patterns.js';
 import { classWeight } from './score.js';
 import { proseOf } from './select.js';
@@ -45,7 +45,8 @@ export function removeLinkBlocks(root: Element, protect?: Element): void {
     if (tagOf(el) === 'span' && !holdsBlock(el) && !wholeLine(el, stats)) return gone;
     const all = stats.get(el);
     if (!all) return gone;
-    const weight = records.has(shapeOf(el)) ? 0 : classWeight(el);
+    // Most roots have no records: then no element's shape is built.
+    const weight = records.size > 0 && records.has(shapeOf(el)) ? 0 : classWeight(el);
     const left = gone ? { text: all.text - gone.text, link: all.link - gone.link, commas: all.commas } : all;
     const s = weight >= 0 && left.text - left.link >= LEFT_PARAGRAPH ? left : all;
     const ld = linkDensity(s);
@@ -59,9 +60,6 @@ export function removeLinkBlocks(root: Element, protect?: Element): void {
   };
   visit(root);
 }
-
-/** A block's tag and class attribute, the shape its siblings in a list share. */
-const shapeOf = (el: Element): string => `${tagOf(el)}.${el.attribs.class ?? ''}`;
 
 /**
  * The shapes (see `shapeOf`) of the root's records: classed blocks of one shape, at least

@@ -15,6 +15,9 @@ export const isElement = (node: AnyNode | null | undefined): node is Element =>
 /** Lower-case tag name ('' for non-elements). */
 export const tagOf = (node: AnyNode | null | undefined): string => (isElement(node) ? node.name.toLowerCase() : '');
 
+/** An element's tag and class attribute: the shape the items of a list or the posts of a thread share. */
+export const shapeOf = (el: Element): string => `${tagOf(el)}.${el.attribs.class ?? ''}`;
+
 /**
  * Class names that carry a site's taxonomy (WordPress `category-news`, `tag-social-media`,
  * Drupal `taxonomy-term-…`), not layout: left out of hints, or a post tagged "newsletter"

@@ -23,7 +23,7 @@
  * Decoding raw bytes to a string (charset from BOM, header, markup) is pipeline/runtime/net/charset.ts.
  */
 import type { Cheerio, CheerioAPI } from 'cheerio';
-import { type Element, type ParentNode, type TextStats, contains, hintOf, isElement, keepCounted, measure, undoable } from './dom.js';
+import { type Element, type ParentNode, type TextStats, contains, hintOf, isElement, keepCounted, measure, shapeOf, undoable } from './dom.js';
 import { removeBoilerplateSections, removeLinkBlocks, removeMetaLines } from './clean.js';
 import { type FurnitureLevel, removeFurniture, removeHidden, removeNonContent } from './prune.js';
 import { COMMENT_CLASS } from './patterns.js';
@@ -197,7 +197,7 @@ function isListing(region: Element, stats: Map<Element, TextStats>, minShare: nu
     const groups = new Map<string, Element[]>();
     for (const c of el.children) {
       if (!isElement(c)) continue;
-      const key = `${c.name} ${c.attribs.class ?? ''}`;
+      const key = shapeOf(c);
       const group = groups.get(key);
       if (group) group.push(c);
       else groups.set(key, [c]);
@@ -249,10 +249,10 @@ function postsIn(block: Element, stats: Map<Element, TextStats>): number {
       if (!isElement(c)) continue;
       queue.push(c);
       if (proseOf(stats.get(c)) < 100) continue;
-      const key = `${c.name} ${c.attribs.class ?? ''}`;
+      const key = shapeOf(c);
       groups.set(key, (groups.get(key) ?? 0) + 1);
     }
-    for (const [key, n] of groups) if (n >= 3) return key.startsWith('article ') ? n : 0;
+    for (const [key, n] of groups) if (n >= 3) return key.startsWith('article.') ? n : 0;
   }
   return 0;
 }

@@ -35,6 +35,17 @@
  *             them) so parsing, not storing, is a page's cost, with 1 and then 2 parser
  *             processes: `parser_ratio` is pages/s at 2 over pages/s at 1; target ≥ 1.7
  *             (2 cores here).
+ *   drain     the parser pool alone: with no parser running, BENCH_SCALE_DRAIN_PAGES pages of the
+ *             parsers' site (default 1,000) are sent as batch scrapes of 50 URLs (each batch's
+ *             every URL at once), fetched by 2 fetchers into the parsers' topic; once the
+ *             fetchers are quiet, 1 (then, over a fresh backlog, 2) parser processes start and
+ *             drain it while the other processes have nothing to do. Pages/s is over the middle
+ *             of the drain (the 10th to the 90th percentile of the pages' job_pages rows, so a
+ *             start-up and a group join are not counted); `drain_ratio` is pages/s at 2 over 1,
+ *             against the same 1.7. Run last: the frontier is restarted with a stall time
+ *             longer than a drain (JOB_STALL_MS), which the faults scenario must not have.
+ *             BENCH_SCALE_PARSER_NODE_FLAGS replaces the parsers' node flags (default: their
+ *             deployment's, infra/codegen/deploy-roles.ts; '' for V8's defaults).
  *   faults    fetchers up to 4 (parsers 2); a third site of BENCH_SCALE_FAULT_PAGES pages
  *             (default 4,000, delays as above) crawled while, once BENCH_SCALE_KILL_AT of it is
  *             stored (default 0.3), one fetcher and one parser are SIGKILLed and replacements
@@ -51,14 +62,14 @@
  * 20) with nothing sent; each step also gives its CPU ms a second by role, so a step's CPU a
  * page splits into what the processes cost anyway and what its pages added.
  *
- * BENCH_SCALE_SCENARIOS picks scenarios (default `fetchers,parsers,faults`). A crawl that makes
+ * BENCH_SCALE_SCENARIOS picks scenarios (default `fetchers,parsers,faults,drain`). A crawl that makes
  * no progress for BENCH_SCALE_STALL_S (default 120) fails the bench. The table goes to stderr;
  * one JSON line per scenario, then the summary line (`scaling_efficiency`, `parser_ratio`,
- * `recovery_s`, `exactly_once`) last. `load_avg_1m` says how busy the machine was.
+ * `drain_ratio`, `recovery_s`, `exactly_once`) last. `load_avg_1m` says how busy the machine was.
  */
 import { loadavg } from 'node:os';
 import { PRODUCTION_MAIN, startCluster, type Cluster, type ServiceProcess } from '../test/helpers/cluster.js';
-import { cpuTicksMs, followCrawl, quantile, recoveryMs, startCrawl, storedPages, type CrawlEnd, type Gateway } from '../test/helpers/scale-crawl.js';
+import { api, cpuTicksMs, followCrawl, quantile, recoveryMs, startCrawl, storedPages, type CrawlEnd, type Gateway } from '../test/helpers/scale-crawl.js';
 import { startScaleSite, type ScaleSite } from '../test/helpers/scale-site.js';
 import { emit, positiveInteger } from './lib.js';
 
@@ -69,12 +80,15 @@ const FETCH_CONCURRENCY = positiveInteger('BENCH_SCALE_FETCH_CONCURRENCY', 1);
 const PARSE_PAGES = positiveInteger('BENCH_SCALE_PARSE_PAGES', 2000);
 const PARSE_BYTES = positiveInteger('BENCH_SCALE_PARSE_BYTES', 400_000);
 const PARSE_CACHE = process.env.BENCH_SCALE_PARSE_CACHE === '1';
+const DRAIN_PAGES = positiveInteger('BENCH_SCALE_DRAIN_PAGES', 1000);
+// The parsers' node flags: the deployment's (infra/codegen/deploy-roles.ts) unless set ('' for none: V8's defaults).
+const PARSER_NODE_FLAGS = process.env.BENCH_SCALE_PARSER_NODE_FLAGS === undefined ? undefined : process.env.BENCH_SCALE_PARSER_NODE_FLAGS.split(' ').filter(Boolean);
 const FAULT_PAGES = positiveInteger('BENCH_SCALE_FAULT_PAGES', 4000);
 const KILL_AT = Number(process.env.BENCH_SCALE_KILL_AT || 0.3);
 const STALL_S = positiveInteger('BENCH_SCALE_STALL_S', 120);
 const FETCH_WAIT_MS = positiveInteger('BENCH_SCALE_FETCH_WAIT_MS', 100);
 const IDLE_S = positiveInteger('BENCH_SCALE_IDLE_S', 20);
-const SCENARIOS = new Set((process.env.BENCH_SCALE_SCENARIOS || 'fetchers,parsers,faults').split(','));
+const SCENARIOS = new Set((process.env.BENCH_SCALE_SCENARIOS || 'fetchers,parsers,faults,drain').split(','));
 const PARTITIONS = positiveInteger('BENCH_SCALE_PARTITIONS', Math.max(24, Math.max(...STEPS) * FETCH_CONCURRENCY));
 if (STEPS.some((n) => !Number.isInteger(n) || n < 1)) throw new Error(`BENCH_SCALE_STEPS must be positive integers, got "${process.env.BENCH_SCALE_STEPS}"`);
 if (!(KILL_AT > 0 && KILL_AT < 1)) throw new Error('BENCH_SCALE_KILL_AT must be between 0 and 1');
@@ -92,6 +106,7 @@ const log = (line: string) => process.stderr.write(`${line}\n`);
 interface Rig {
   cluster: Cluster;
   gateway: Gateway;
+  frontier: ServiceProcess;
   pools: { fetcher: ServiceProcess[]; parser: ServiceProcess[] };
 }
 
@@ -101,7 +116,7 @@ async function resize(rig: Rig, role: 'fetcher' | 'parser', n: number): Promise<
   const env: Record<string, string> = role === 'fetcher' ? { POOL_CONCURRENCY: String(FETCH_CONCURRENCY) } : {};
   while (pool.length < n) {
     const more = Math.min(2, n - pool.length);
-    pool.push(...(await Promise.all(Array.from({ length: more }, () => rig.cluster.service(role, env)))));
+    pool.push(...(await Promise.all(Array.from({ length: more }, () => rig.cluster.service(role, env, role === 'parser' ? PARSER_NODE_FLAGS : undefined)))));
   }
   while (pool.length > n) await (pool.pop() as ServiceProcess).stop(10_000);
 }
@@ -243,6 +258,153 @@ async function parsers(rig: Rig): Promise<Record<string, unknown>> {
   }
 }
 
+/** One reading of a drain: when (epoch ms), the pages its batches have stored, and the CPU so far by role. */
+interface DrainSample {
+  atMs: number;
+  completed: number;
+  cpu: Record<string, number>;
+}
+
+interface DrainStep {
+  processes: number;
+  pages: number;
+  /** Seconds from the parsers' start to the last page stored (their start-up and group join included). */
+  seconds: number;
+  /** Pages/s over the middle of the drain: the pages stored between its 10th and 90th percentile, over that time. */
+  pagesPerS: number;
+  /** Pages/s from the first page stored to the last. */
+  pagesPerSWhole: number;
+  /** CPU ms a page by role over the samples around that middle stretch, and their sum. */
+  cpuMsPerPage: number;
+  cpuMsPerPageByRole: Record<string, number>;
+  cpuMsPerSByRole: Record<string, number>;
+  /** Seconds the fetchers took to fetch the backlog while no parser ran. */
+  backlogSeconds: number;
+  load: number;
+}
+
+/** CPU ms a page by role between two samples, their sum, and each role's CPU ms a second. */
+function sampleCpuPerPage(a: DrainSample, b: DrainSample): { total: number; byRole: Record<string, number>; perS: Record<string, number> } {
+  const pages = b.completed - a.completed;
+  const seconds = (b.atMs - a.atMs) / 1000;
+  const byRole = Object.fromEntries(Object.entries(b.cpu).map(([role, ms]) => [role, round3((ms - (a.cpu[role] ?? 0)) / pages)]));
+  return {
+    total: round3(Object.values(byRole).reduce((x, y) => x + y, 0)),
+    byRole,
+    perS: Object.fromEntries(Object.entries(byRole).map(([role, ms]) => [role, round1((ms * pages) / seconds)])),
+  };
+}
+
+/**
+ * The parser pool draining a backlog (bench/README.md "Scaling apart"): with no parser running,
+ * batch jobs of 50 URLs (the API's largest maxConcurrency, so every URL is sent at once) are
+ * fetched into the topic the parsers read; once the fetchers have gone quiet, `n` parsers
+ * start and the time they take to store it is measured. The fetchers, the frontier and the
+ * gateway stay up but have nothing to do, so the parsers have the machine's cores to
+ * themselves, as a pool scaled on its consumer lag would while a backlog lasts. The frontier
+ * is restarted with a stall time longer than a drain (the watchdog would otherwise send
+ * a backlog's pages again while they wait for a parser).
+ */
+async function drain(rig: Rig): Promise<Record<string, unknown>> {
+  const site = await startScaleSite({ hosts: Math.min(HOSTS, 20), pages: Math.max(2 * DRAIN_PAGES, Math.min(HOSTS, 20)), delayMs: () => 0, boilerplateBytes: PARSE_BYTES });
+  const urls = site.allUrls();
+  try {
+    await resize(rig, 'fetcher', 2);
+    await rig.frontier.stop(10_000);
+    rig.frontier = await rig.cluster.service('frontier', { JOB_STALL_MS: String(3_600_000) });
+    const steps: DrainStep[] = [];
+    for (const [i, n] of [1, 2].entries()) {
+      await resize(rig, 'parser', 0);
+      const mine = urls.slice(i * DRAIN_PAGES, (i + 1) * DRAIN_PAGES);
+      const firstRequest = site.requests.length;
+      const backlogStart = performance.now();
+      log(`drain: ${mine.length} pages fetched with no parser running, then drained by ${n} parser process(es)…`);
+      const ids: string[] = [];
+      for (let at = 0; at < mine.length; at += 50) {
+        const res = await api(rig.gateway, 'POST', '/v1/batch/scrape', {
+          urls: mine.slice(at, at + 50),
+          maxConcurrency: 50,
+          scrapeOptions: { formats: ['markdown'], ...(PARSE_CACHE ? {} : { storeInCache: false }) },
+        });
+        if (res.status !== 200) throw new Error(`POST /v1/batch/scrape answered ${res.status}: ${JSON.stringify(res.body)}`);
+        ids.push(String(res.body.data.id));
+      }
+      // Every URL fetched, then the fetchers quiet (under 100 ms of CPU a second between them: their events are on the topic).
+      let quietSince = 0;
+      for (let last = cpuNow(rig).fetcher ?? 0; ; ) {
+        await new Promise((resolve) => setTimeout(resolve, 1000));
+        const now = cpuNow(rig).fetcher ?? 0;
+        const fetched = site.requests.length - firstRequest >= mine.length;
+        quietSince = fetched && now - last < 100 ? quietSince || performance.now() : 0;
+        last = now;
+        if (quietSince && performance.now() - quietSince >= 2000) break;
+        if (performance.now() - backlogStart > STALL_S * 1000) throw new Error(`the backlog was not fetched in ${STALL_S} s: ${site.requests.length - firstRequest}/${mine.length} pages`);
+      }
+      const backlogSeconds = round1((performance.now() - backlogStart) / 1000);
+      const startMs = Date.now();
+      const samples: DrainSample[] = [{ atMs: startMs, completed: 0, cpu: cpuNow(rig) }];
+      const starting = resize(rig, 'parser', n);
+      // Progress from the store, one count a second (polling every batch through the API would
+      // cost the gateway more CPU than the parsers can spare, and meets the key's rate limit).
+      const store = rig.cluster.store();
+      let progressAt = performance.now();
+      for (;;) {
+        await new Promise((resolve) => setTimeout(resolve, 1000));
+        const [row] = await store.query<{ n: string }>('SELECT uniqExact(job_id, url) AS n FROM job_pages WHERE job_id IN {ids:Array(String)}', { ids });
+        const completed = Number(row?.n ?? 0);
+        const last = samples[samples.length - 1] as DrainSample;
+        if (completed !== last.completed) progressAt = performance.now();
+        samples.push({ atMs: Date.now(), completed, cpu: cpuNow(rig) });
+        if (completed >= mine.length) break;
+        if (performance.now() - progressAt > STALL_S * 1000) throw new Error(`the drain made no progress for ${STALL_S} s (${completed}/${mine.length} pages)`);
+      }
+      for (const id of ids) {
+        for (let tries = 0; ; tries += 1) {
+          const res = await api(rig.gateway, 'GET', `/v1/batch/${id}?limit=1`);
+          if (res.status !== 200) throw new Error(`GET /v1/batch/${id} answered ${res.status}: ${JSON.stringify(res.body)}`);
+          const d = res.body.data as Record<string, unknown>;
+          if (d.status === 'completed' && Number(d.completed) === Number(d.total)) break;
+          if (d.status !== 'scraping' || tries >= 60) throw new Error(`batch ${id} is ${String(d.status)} with ${String(d.completed)}/${String(d.total)} pages after every page was stored`);
+          await new Promise((resolve) => setTimeout(resolve, 500));
+        }
+      }
+      await starting;
+      const created = (await Promise.all(ids.map(async (id) => [...(await storedPages(rig.cluster.store(), id)).createdAt.values()]))).flat().sort((a, b) => a - b);
+      if (created.length !== mine.length) throw new Error(`the drain stored ${created.length} of ${mine.length} pages`);
+      const lo = Math.floor(created.length * 0.1);
+      const hi = Math.ceil(created.length * 0.9) - 1;
+      const at = (k: number) => created[k] as number;
+      // The CPU over the samples that span the middle stretch.
+      const from = [...samples].reverse().find((x) => x.atMs <= at(lo)) ?? (samples[0] as DrainSample);
+      const to = samples.find((x) => x.atMs >= at(hi)) ?? (samples[samples.length - 1] as DrainSample);
+      const cpu = sampleCpuPerPage(from, to);
+      steps.push({
+        processes: n,
+        pages: mine.length,
+        seconds: round1((at(created.length - 1) - startMs) / 1000),
+        pagesPerS: round1(((hi - lo) * 1000) / (at(hi) - at(lo))),
+        pagesPerSWhole: round1(((created.length - 1) * 1000) / (at(created.length - 1) - at(0))),
+        cpuMsPerPage: cpu.total,
+        cpuMsPerPageByRole: cpu.byRole,
+        cpuMsPerSByRole: cpu.perS,
+        backlogSeconds,
+        load: load(),
+      });
+    }
+    log(`\nparser pool draining a backlog (${DRAIN_PAGES} pages of 2 KB of article in ${PARSE_BYTES} bytes of boilerplate, fetched first; ${PARSE_CACHE ? 'cached' : 'storeInCache false'})`);
+    log('processes  pages/s (10-90%)  pages/s (whole)  CPU ms/page  seconds  backlog s  load  (CPU ms/page by role) [CPU ms/s by role]');
+    for (const x of steps) {
+      const roles = Object.entries(x.cpuMsPerPageByRole).map(([role, ms]) => `${role} ${ms}`).join(', ');
+      const perS = Object.entries(x.cpuMsPerSByRole).map(([role, ms]) => `${role} ${ms}`).join(', ');
+      log(`${String(x.processes).padStart(9)}  ${String(x.pagesPerS).padStart(16)}  ${String(x.pagesPerSWhole).padStart(15)}  ${String(x.cpuMsPerPage).padStart(11)}  ${String(x.seconds).padStart(7)}  ${String(x.backlogSeconds).padStart(9)}  ${String(x.load).padStart(4)}  (${roles}) [${perS}]`);
+    }
+    const ratio = round3((steps[1] as DrainStep).pagesPerS / (steps[0] as DrainStep).pagesPerS);
+    return { scenario: 'drain', pages: DRAIN_PAGES, boilerplate_bytes: PARSE_BYTES, store_in_cache: PARSE_CACHE, steps, drain_ratio: ratio, target_parser_ratio: TARGET_PARSER_RATIO };
+  } finally {
+    await site.close();
+  }
+}
+
 async function faults(rig: Rig): Promise<Record<string, unknown>> {
   const site = await startScaleSite({ hosts: HOSTS, pages: FAULT_PAGES });
   try {
@@ -302,8 +464,8 @@ async function main(): Promise<void> {
   });
   try {
     // Two processes at a time: more starting at once outlast a start's time limit on 2 cores.
-    const [gatewayProcess] = await Promise.all([cluster.service('gateway'), cluster.service('frontier')]);
-    const rig: Rig = { cluster, gateway: { url: gatewayProcess.url as string, apiKey: cluster.apiKey }, pools: { fetcher: [], parser: [] } };
+    const [gatewayProcess, frontier] = await Promise.all([cluster.service('gateway'), cluster.service('frontier')]);
+    const rig: Rig = { cluster, gateway: { url: gatewayProcess.url as string, apiKey: cluster.apiKey }, frontier, pools: { fetcher: [], parser: [] } };
     await Promise.all([resize(rig, 'parser', 1), resize(rig, 'fetcher', 1)]);
     const lines: Record<string, unknown>[] = [];
     const idleLoad = load();
@@ -313,22 +475,27 @@ async function main(): Promise<void> {
     if (SCENARIOS.has('fetchers')) lines.push(await fetchers(rig));
     if (SCENARIOS.has('parsers')) lines.push(await parsers(rig));
     if (SCENARIOS.has('faults')) lines.push(await faults(rig));
+    // Last: it restarts the frontier with a stall time the faults scenario must not have.
+    if (SCENARIOS.has('drain')) lines.push(await drain(rig));
     for (const line of lines) emit({ bench: 'scale', ...line });
     const of = (scenario: string) => lines.find((l) => l.scenario === scenario) ?? {};
     const efficiency = of('fetchers').scaling_efficiency as number | null | undefined;
     const ratio = of('parsers').parser_ratio as number | undefined;
+    const drainRatio = of('drain').drain_ratio as number | undefined;
     const recovery = of('faults').recovery_s as number | null | undefined;
     emit({
       bench: 'scale',
       scenario: 'summary',
       scaling_efficiency: efficiency ?? null,
       parser_ratio: ratio ?? null,
+      drain_ratio: drainRatio ?? null,
       recovery_s: recovery ?? null,
       exactly_once: of('faults').exactly_once ?? null,
       targets: { scaling_efficiency: TARGET_EFFICIENCY, parser_ratio: TARGET_PARSER_RATIO, recovery_s: TARGET_RECOVERY_S },
       meets: {
         scaling_efficiency: efficiency === undefined || efficiency === null ? null : efficiency >= TARGET_EFFICIENCY,
         parser_ratio: ratio === undefined ? null : ratio >= TARGET_PARSER_RATIO,
+        drain_ratio: drainRatio === undefined ? null : drainRatio >= TARGET_PARSER_RATIO,
         recovery_s: recovery === undefined ? null : recovery !== null && recovery <= TARGET_RECOVERY_S,
       },
       partitions: PARTITIONS,

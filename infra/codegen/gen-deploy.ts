@@ -29,6 +29,8 @@ const deployOf = (pool: Pool): PoolDeploy => ({ ...POOL_DEFAULTS, ...POOL_DEPLOY
 const topicsOf = (pool: Pool) =>
   Object.values(TOPICS).filter((t) => (t.consumers as readonly Role[]).includes(pool) && t.name !== TOPICS.replies.name && t.name !== TOPICS.testPings.name);
 const comment = (lines: readonly string[]) => lines.map((l) => (l ? `# ${l}` : '#')).join('\n');
+/** The pool's command line as a YAML flow sequence: node, its flags, the entry and the role. */
+const commandOf = (pool: Pool) => `[${['node', ...deployOf(pool).nodeFlags, 'dist/main.js', '--role', pool].map((a) => `"${a}"`).join(', ')}]`;
 const labels = (pool: Pool, indent: string) => `${indent}app.kubernetes.io/name: web-data-service\n${indent}app.kubernetes.io/component: ${pool}`;
 
 /** The pool's Deployment and ScaledObject. */
@@ -83,7 +85,7 @@ ${labels(pool, '        ')}
       containers:
         - name: ${pool}
           image: web-data-service:0.1.0
-          args: ["node", "dist/main.js", "--role", "${pool}"]
+          args: ${commandOf(pool)}
           envFrom:
             - configMapRef:
                 name: wds-config
@@ -143,7 +145,7 @@ export function composeWithPools(compose: string): string {
   const services = POOLS.map(
     (p) => `  ${p}:
     <<: *service
-    command: ["node", "dist/main.js", "--role", "${p}"]
+    command: ${commandOf(p)}
     deploy:
       replicas: ${deployOf(p).composeReplicas}
 `,

@@ -17,6 +17,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { nodeFlagsOf } from '../../infra/codegen/deploy-roles.js';
 import { chdbAvailable } from '../helpers/clickhouse.js';
 import { PRODUCTION_MAIN, startCluster, type Cluster, type ServiceProcess } from '../helpers/cluster.js';
 import { engine } from '../helpers/engines.js';
@@ -74,6 +75,12 @@ describe.skipIf(!hasChdb || !kafkaUp || !redisUp)('e2e/hostile inputs distribute
   afterAll(async () => {
     await cluster?.stop();
   }, 60_000);
+
+  it('runs the parser with the node flags its deployment gives it (infra/codegen/deploy-roles.ts)', () => {
+    const argv = readFileSync(`/proc/${parser.child.pid}/cmdline`, 'utf8').split('\0');
+    expect(nodeFlagsOf('parser')).toContain('--single-threaded-gc');
+    expect(argv.slice(1, 1 + nodeFlagsOf('parser').length)).toEqual([...nodeFlagsOf('parser')]);
+  });
 
   it('answers hostile documents by their limits while the parser stays up and the gateway keeps answering; the parser\'s memory comes back', async () => {
     const rssBefore = rssBytes(parser);

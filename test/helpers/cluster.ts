@@ -17,6 +17,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { nodeFlagsOf } from '../../infra/codegen/deploy-roles.js';
 import { TOPICS } from '../../schemas/topics.js';
 import { loadConfig, type Config } from '../../pipeline/service/config.js';
 import { openKeyRegistry, type KeyRegistry } from '../../pipeline/keys/index.js';
@@ -95,8 +96,11 @@ export interface Cluster {
   readonly env: Readonly<Record<string, string>>;
   /** The config those settings make, for opening registries and stores like a service does. */
   config(extra?: Record<string, string>): Config;
-  /** Starts `service-main.ts --role <role>` and waits until it listens or its pool runs. */
-  service(role: string, env?: Record<string, string>): Promise<ServiceProcess>;
+  /**
+   * Starts `node <flags> service-main.ts --role <role>` and waits until it listens or its pool
+   * runs; the flags are the role's deployment's (infra/codegen/deploy-roles.ts) unless given.
+   */
+  service(role: string, env?: Record<string, string>, nodeFlags?: readonly string[]): Promise<ServiceProcess>;
   /** A ClickHouse client to the cluster's store (closed by `stop()`). */
   store(): Store;
   /** The key registry the gateways use (store + Redis), as `npm run keys` would open it. */
@@ -212,8 +216,8 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
     env,
     processes,
     config: (extra = {}) => loadConfig({ ...env, ...extra }),
-    async service(role, extra = {}) {
-      const proc = spawnTs(options.main ?? SERVICE_MAIN, ['--role', role], { ...env, ...extra });
+    async service(role, extra = {}, nodeFlags = nodeFlagsOf(role)) {
+      const proc = spawnTs(options.main ?? SERVICE_MAIN, ['--role', role], { ...env, ...extra }, nodeFlags);
       const gateway = role === 'gateway' || role === 'all';
       const service: ServiceProcess = Object.assign(proc, {
         role,

@@ -35,9 +35,9 @@ export interface Spawned {
   stop(graceMs?: number): Promise<Exit>;
 }
 
-/** Starts `node --import tsx <entry> ...args` in the repository root. */
-export function spawnTs(entry: string, args: string[], env: Record<string, string>): Spawned {
-  const child = spawn(process.execPath, ['--import', 'tsx', entry, ...args], {
+/** Starts `node ...nodeFlags --import tsx <entry> ...args` in the repository root. */
+export function spawnTs(entry: string, args: string[], env: Record<string, string>, nodeFlags: readonly string[] = []): Spawned {
+  const child = spawn(process.execPath, [...nodeFlags, '--import', 'tsx', entry, ...args], {
     cwd: REPO_ROOT,
     env: cleanEnv(env),
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { nodeFlagsOf } from '../../infra/codegen/deploy-roles.js';
 import { deployFiles } from '../../infra/codegen/gen-deploy.js';
 import { TOPICS_FILE, topicsDocument } from '../../infra/codegen/gen-topics.js';
 import { ROLES } from '../../schemas/topics.js';
@@ -38,6 +39,18 @@ describe('infra', () => {
       expect(block, `service ${role}`).toContain(`"--role", "${role}"`);
       expect(block, `service ${role}`).toMatch(/deploy:\n\s+replicas: \d+/);
     }
+  });
+
+  it('runs each pool with the node flags of its deployment row, which this node accepts', async () => {
+    const pools = ROLES.filter((r) => r !== 'gateway');
+    expect(nodeFlagsOf('parser')).toEqual(['--single-threaded-gc']);
+    for (const pool of pools) {
+      const command = JSON.stringify(['node', ...nodeFlagsOf(pool), 'dist/main.js', '--role', pool]).replaceAll(',', ', ');
+      expect(serviceBlock(pool), `service ${pool}`).toContain(`command: ${command}`);
+      expect(readFileSync(join(REPO_ROOT, 'infra', 'kubernetes', `${pool}.yaml`), 'utf8'), pool).toContain(`args: ${command}`);
+    }
+    const flags = [...new Set(pools.flatMap((p) => nodeFlagsOf(p)))];
+    await expect(run(process.execPath, [...flags, '-e', '0'])).resolves.toMatchObject({ stderr: '' });
   });
 
   it('the image carries what the service reads at run time', () => {

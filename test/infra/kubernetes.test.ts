@@ -17,7 +17,7 @@ import { ScaledObject } from '@kubernetes-models/keda/keda.sh/v1alpha1';
 import { Deployment } from 'kubernetes-models/apps/v1';
 import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2';
 import { ConfigMap, Service } from 'kubernetes-models/v1';
-import { POOL_DEFAULTS } from '../../infra/codegen/deploy-roles.js';
+import { nodeFlagsOf, POOL_DEFAULTS } from '../../infra/codegen/deploy-roles.js';
 import { poolManifest } from '../../infra/codegen/gen-deploy.js';
 import { SETTINGS } from '../../pipeline/service/settings.js';
 import { ROLES, TOPICS } from '../../schemas/topics.js';
@@ -105,7 +105,7 @@ describe('infra/kubernetes', () => {
       expect(deployment, `Deployment wds-${role}`).toBeDefined();
       const [container, ...others] = deployment?.spec.template.spec.containers as Doc[];
       expect(others).toEqual([]);
-      expect((container?.args as string[]).join(' '), role).toBe(`node dist/main.js --role ${role}`);
+      expect((container?.args as string[]).join(' '), role).toBe(['node', ...nodeFlagsOf(role), 'dist/main.js', '--role', role].join(' '));
       expect(container?.resources.requests, role).toEqual({ cpu: expect.anything(), memory: expect.anything() });
       expect(container?.resources.limits.memory, role).toBeDefined();
     }

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import type { Element } from 'domhandler';
 import { extractMainContent, mainText } from '../../actors/parser/main-content/index.js';
 import { ARTICLE_SELECTORS, articleRanks } from '../../actors/parser/main-content/patterns.js';
-import { detach, keepCounted, measure } from '../../actors/parser/main-content/dom.js';
+import { detach, hintOf, keepCounted, measure } from '../../actors/parser/main-content/dom.js';
 
 const PROSE = [
   'The committee met on Tuesday to discuss the new harbour plan, which has been debated for years, and agreed on a budget.',
@@ -184,5 +184,35 @@ describe('actors/parser/main-content rules', () => {
     const fresh = measure(body);
     for (const [el, s] of fresh) expect(stats.get(el), $.html(el)).toEqual(s);
     expect(fresh.get(body)?.text).toBeLessThan(80);
+  });
+});
+
+describe('hintOf', () => {
+  const TAXONOMY = /^(?:category|categories|tag|tags|post_tag|post-tag|topic|label|taxonomy|term|anlass|rubrik|ressort|kategorie)[-_]/;
+  /** The hint as every class list was read before the plain-list shortcut: split, filtered, joined. */
+  const reference = (cls: string, id: string) =>
+    !cls && !id
+      ? ''
+      : `${cls
+          .toLowerCase()
+          .split(/\s+/)
+          .filter((c) => c && !TAXONOMY.test(c))
+          .join(' ')} ${id.toLowerCase()}`;
+  const element = (attribs: Record<string, string>) => ({ attribs }) as unknown as Element;
+
+  it('reads every class list as splitting it into words would, a plain one or not', () => {
+    const lists = [
+      '', 'entry-content', 'Post Body', 'a b c', ' a', 'a ', 'a  b', 'a\tb', 'a\nb\r\nc', 'a\u00a0b', 'é-content main',
+      'category-news', 'post category-news', 'tag_x tags-y', 'x term-z', 'post-tag-a b', 'mycategory-x', 'tag', 'Category-News Sidebar',
+      'sidebar\u2028widget', 'kategorie-sport ressort_politik rubrik-x anlass-y',
+    ];
+    for (const cls of lists) {
+      for (const id of ['', 'Main']) {
+        const attribs: Record<string, string> = {};
+        if (cls) attribs.class = cls;
+        if (id) attribs.id = id;
+        expect(hintOf(element(attribs)), JSON.stringify([cls, id])).toBe(reference(cls, id));
+      }
+    }
   });
 });

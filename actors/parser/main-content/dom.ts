@@ -25,16 +25,41 @@ export const shapeOf = (el: Element): string => `${tagOf(el)}.${el.attribs.class
  */
 const TAXONOMY_CLASS = /^(?:category|categories|tag|tags|post_tag|post-tag|topic|label|taxonomy|term|anlass|rubrik|ressort|kategorie)[-_]/;
 
-/** `class` and `id` lower-cased and joined (taxonomy classes left out): what class/id patterns are matched against. */
+/** TAXONOMY_CLASS at the start of any word of a class list whose words are one space apart. */
+const TAXONOMY_WORD = /(?:^| )(?:category|categories|tag|tags|post_tag|post-tag|topic|label|taxonomy|term|anlass|rubrik|ressort|kategorie)[-_]/;
+
+/**
+ * Whether a lower-cased class list is already what splitting it on whitespace and joining the
+ * words with one space gives: ASCII, words one space apart, no space at either end (most are).
+ */
+function plainClassList(cls: string): boolean {
+  let space = true;
+  for (let i = 0; i < cls.length; i += 1) {
+    const c = cls.charCodeAt(i);
+    if (c > 127 || (c >= 9 && c <= 13)) return false;
+    if (c === 32 && space) return false;
+    space = c === 32;
+  }
+  return !space || cls.length === 0;
+}
+
+/**
+ * `class` and `id` lower-cased and joined (taxonomy classes left out): what class/id patterns
+ * are matched against. Every element's hint is read several times a page, so a plain class
+ * list without a taxonomy class (nearly all) is used as it is, without splitting it into words.
+ */
 export function hintOf(el: Element): string {
   const cls = el.attribs.class ?? '';
   const id = el.attribs.id ?? '';
   if (!cls && !id) return '';
-  const kept = cls
-    .toLowerCase()
-    .split(/\s+/)
-    .filter((c) => c && !TAXONOMY_CLASS.test(c))
-    .join(' ');
+  const lower = cls.toLowerCase();
+  const kept =
+    plainClassList(lower) && !TAXONOMY_WORD.test(lower)
+      ? lower
+      : lower
+          .split(/\s+/)
+          .filter((c) => c && !TAXONOMY_CLASS.test(c))
+          .join(' ');
   return `${kept} ${id.toLowerCase()}`;
 }
 

@@ -163,19 +163,23 @@ async function warmUp(rig: Rig, url: string): Promise<void> {
   if (res.status !== 200) throw new Error(`the warm-up scrape answered ${res.status}: ${await res.text()}`);
 }
 
-interface Step {
+/** What every scenario's step measures. */
+interface Measured {
   processes: number;
   pages: number;
   seconds: number;
   pagesPerS: number;
-  p99LatencyMs: number;
-  p50LatencyMs: number;
   cpuMsPerPage: number;
   /** CPU ms per page of each role's processes together (a process stopped during the crawl drops out). */
   cpuMsPerPageByRole: Record<string, number>;
   /** The same per second of the crawl: set beside the idle reading, what the traffic added. */
   cpuMsPerSByRole: Record<string, number>;
   load: number;
+}
+
+interface Step extends Measured {
+  p99LatencyMs: number;
+  p50LatencyMs: number;
 }
 
 /** One crawl of `site`, measured; throws when it does not complete with every page. */
@@ -200,7 +204,7 @@ async function measuredCrawl(rig: Rig, site: ScaleSite, pages: number, processes
     p50LatencyMs: Math.round(quantile(latencies, 0.5)),
     cpuMsPerPage: cpu.total,
     cpuMsPerPageByRole: cpu.byRole,
-    cpuMsPerSByRole: Object.fromEntries(Object.entries(cpu.byRole).map(([role, ms]) => [role, round1((ms * end.completed) / seconds)])),
+    cpuMsPerSByRole: perSecond(cpu.byRole, end.completed, seconds),
     load: load(),
     end,
   };
@@ -265,35 +269,21 @@ interface DrainSample {
   cpu: Record<string, number>;
 }
 
-interface DrainStep {
-  processes: number;
-  pages: number;
-  /** Seconds from the parsers' start to the last page stored (their start-up and group join included). */
-  seconds: number;
-  /** Pages/s over the middle of the drain: the pages stored between its 10th and 90th percentile, over that time. */
-  pagesPerS: number;
+/**
+ * A drain's step: `seconds` from the parsers' start to the last page stored (their start-up and
+ * group join included), `pagesPerS` over the middle of the drain (the pages stored between its
+ * 10th and 90th percentile, over that time), its CPU over the samples around that stretch.
+ */
+interface DrainStep extends Measured {
   /** Pages/s from the first page stored to the last. */
   pagesPerSWhole: number;
-  /** CPU ms a page by role over the samples around that middle stretch, and their sum. */
-  cpuMsPerPage: number;
-  cpuMsPerPageByRole: Record<string, number>;
-  cpuMsPerSByRole: Record<string, number>;
   /** Seconds the fetchers took to fetch the backlog while no parser ran. */
   backlogSeconds: number;
-  load: number;
 }
 
-/** CPU ms a page by role between two samples, their sum, and each role's CPU ms a second. */
-function sampleCpuPerPage(a: DrainSample, b: DrainSample): { total: number; byRole: Record<string, number>; perS: Record<string, number> } {
-  const pages = b.completed - a.completed;
-  const seconds = (b.atMs - a.atMs) / 1000;
-  const byRole = Object.fromEntries(Object.entries(b.cpu).map(([role, ms]) => [role, round3((ms - (a.cpu[role] ?? 0)) / pages)]));
-  return {
-    total: round3(Object.values(byRole).reduce((x, y) => x + y, 0)),
-    byRole,
-    perS: Object.fromEntries(Object.entries(byRole).map(([role, ms]) => [role, round1((ms * pages) / seconds)])),
-  };
-}
+/** Each role's CPU ms a second, from its CPU ms a page over `pages` in `seconds`. */
+const perSecond = (byRole: Record<string, number>, pages: number, seconds: number) =>
+  Object.fromEntries(Object.entries(byRole).map(([role, ms]) => [role, round1((ms * pages) / seconds)]));
 
 /**
  * The parser pool draining a backlog (bench/README.md "Scaling apart"): with no parser running,
@@ -377,7 +367,7 @@ async function drain(rig: Rig): Promise<Record<string, unknown>> {
       // The CPU over the samples that span the middle stretch.
       const from = [...samples].reverse().find((x) => x.atMs <= at(lo)) ?? (samples[0] as DrainSample);
       const to = samples.find((x) => x.atMs >= at(hi)) ?? (samples[samples.length - 1] as DrainSample);
-      const cpu = sampleCpuPerPage(from, to);
+      const cpu = cpuPerPage(from.cpu, to.cpu, to.completed - from.completed);
       steps.push({
         processes: n,
         pages: mine.length,
@@ -386,7 +376,7 @@ async function drain(rig: Rig): Promise<Record<string, unknown>> {
         pagesPerSWhole: round1(((created.length - 1) * 1000) / (at(created.length - 1) - at(0))),
         cpuMsPerPage: cpu.total,
         cpuMsPerPageByRole: cpu.byRole,
-        cpuMsPerSByRole: cpu.perS,
+        cpuMsPerSByRole: perSecond(cpu.byRole, to.completed - from.completed, (to.atMs - from.atMs) / 1000),
         backlogSeconds,
         load: load(),
       });

@@ -303,6 +303,7 @@ async function drain(rig: Rig): Promise<Record<string, unknown>> {
     await rig.frontier.stop(10_000);
     rig.frontier = await rig.cluster.service('frontier', { JOB_STALL_MS: String(3_600_000) });
     const steps: DrainStep[] = [];
+    const store = rig.cluster.store();
     for (const [i, n] of [1, 2].entries()) {
       await resize(rig, 'parser', 0);
       const mine = urls.slice(i * DRAIN_PAGES, (i + 1) * DRAIN_PAGES);
@@ -336,7 +337,6 @@ async function drain(rig: Rig): Promise<Record<string, unknown>> {
       const starting = resize(rig, 'parser', n);
       // Progress from the store, one count a second (polling every batch through the API would
       // cost the gateway more CPU than the parsers can spare, and meets the key's rate limit).
-      const store = rig.cluster.store();
       let progressAt = performance.now();
       for (;;) {
         await new Promise((resolve) => setTimeout(resolve, 1000));
@@ -359,7 +359,7 @@ async function drain(rig: Rig): Promise<Record<string, unknown>> {
         }
       }
       await starting;
-      const created = (await Promise.all(ids.map(async (id) => [...(await storedPages(rig.cluster.store(), id)).createdAt.values()]))).flat().sort((a, b) => a - b);
+      const created = (await Promise.all(ids.map(async (id) => [...(await storedPages(store, id)).createdAt.values()]))).flat().sort((a, b) => a - b);
       if (created.length !== mine.length) throw new Error(`the drain stored ${created.length} of ${mine.length} pages`);
       const lo = Math.floor(created.length * 0.1);
       const hi = Math.ceil(created.length * 0.9) - 1;

@@ -240,7 +240,7 @@ export const QUICK: readonly QuickScenario[] = [
       where(lines, 'scenario', 'summary').flatMap((l) => [
         ...(l.scaling_efficiency === null ? [] : [atLeast('scale fetchers', 'scaling efficiency', l.scaling_efficiency, 0.8)]),
         ...(l.parser_ratio === null ? [] : [atLeast('scale parsers', 'ratio', l.parser_ratio, 1.7)]),
-        ...(l.drain_ratio === null || l.drain_ratio === undefined ? [] : [atLeast('scale parsers draining', 'ratio', l.drain_ratio, 1.7)]),
+        ...(l.drain_ratio === null ? [] : [atLeast('scale parsers draining', 'ratio', l.drain_ratio, 1.7)]),
         ...(l.recovery_s === null && l.exactly_once === null
           ? []
           : [{ name: 'scale faults', figure: `recovery ${fmt(l.recovery_s)} s, exactly once ${String(l.exactly_once)}`, target: '≤ 30 s, exactly once', met: l.exactly_once === true && num(l.recovery_s) <= 30 }]),

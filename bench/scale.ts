@@ -210,13 +210,17 @@ async function measuredCrawl(rig: Rig, site: ScaleSite, pages: number, processes
   };
 }
 
+/** A step's table columns by role: `(CPU ms/page by role) [CPU ms/s by role]`. */
+function byRole(s: Measured): string {
+  const list = (figures: Record<string, number>) => Object.entries(figures).map(([role, ms]) => `${role} ${ms}`).join(', ');
+  return `(${list(s.cpuMsPerPageByRole)}) [${list(s.cpuMsPerSByRole)}]`;
+}
+
 function table(title: string, steps: readonly Step[]): void {
   log(`\n${title}`);
   log('processes  pages/s  p50 ms  p99 ms  CPU ms/page  seconds  load  (CPU ms/page by role) [CPU ms/s by role]');
   for (const s of steps) {
-    const roles = Object.entries(s.cpuMsPerPageByRole).map(([role, ms]) => `${role} ${ms}`).join(', ');
-    const perS = Object.entries(s.cpuMsPerSByRole).map(([role, ms]) => `${role} ${ms}`).join(', ');
-    log(`${String(s.processes).padStart(9)}  ${String(s.pagesPerS).padStart(7)}  ${String(s.p50LatencyMs).padStart(6)}  ${String(s.p99LatencyMs).padStart(6)}  ${String(s.cpuMsPerPage).padStart(11)}  ${String(s.seconds).padStart(7)}  ${String(s.load).padStart(4)}  (${roles}) [${perS}]`);
+    log(`${String(s.processes).padStart(9)}  ${String(s.pagesPerS).padStart(7)}  ${String(s.p50LatencyMs).padStart(6)}  ${String(s.p99LatencyMs).padStart(6)}  ${String(s.cpuMsPerPage).padStart(11)}  ${String(s.seconds).padStart(7)}  ${String(s.load).padStart(4)}  ${byRole(s)}`);
   }
 }
 
@@ -384,9 +388,7 @@ async function drain(rig: Rig): Promise<Record<string, unknown>> {
     log(`\nparser pool draining a backlog (${DRAIN_PAGES} pages of 2 KB of article in ${PARSE_BYTES} bytes of boilerplate, fetched first; ${PARSE_CACHE ? 'cached' : 'storeInCache false'})`);
     log('processes  pages/s (10-90%)  pages/s (whole)  CPU ms/page  seconds  backlog s  load  (CPU ms/page by role) [CPU ms/s by role]');
     for (const x of steps) {
-      const roles = Object.entries(x.cpuMsPerPageByRole).map(([role, ms]) => `${role} ${ms}`).join(', ');
-      const perS = Object.entries(x.cpuMsPerSByRole).map(([role, ms]) => `${role} ${ms}`).join(', ');
-      log(`${String(x.processes).padStart(9)}  ${String(x.pagesPerS).padStart(16)}  ${String(x.pagesPerSWhole).padStart(15)}  ${String(x.cpuMsPerPage).padStart(11)}  ${String(x.seconds).padStart(7)}  ${String(x.backlogSeconds).padStart(9)}  ${String(x.load).padStart(4)}  (${roles}) [${perS}]`);
+      log(`${String(x.processes).padStart(9)}  ${String(x.pagesPerS).padStart(16)}  ${String(x.pagesPerSWhole).padStart(15)}  ${String(x.cpuMsPerPage).padStart(11)}  ${String(x.seconds).padStart(7)}  ${String(x.backlogSeconds).padStart(9)}  ${String(x.load).padStart(4)}  ${byRole(x)}`);
     }
     const ratio = round3((steps[1] as DrainStep).pagesPerS / (steps[0] as DrainStep).pagesPerS);
     return { scenario: 'drain', pages: DRAIN_PAGES, boilerplate_bytes: PARSE_BYTES, store_in_cache: PARSE_CACHE, steps, drain_ratio: ratio, target_parser_ratio: TARGET_PARSER_RATIO };

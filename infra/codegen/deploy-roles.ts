@@ -132,8 +132,10 @@ export const POOL_DEPLOY: Partial<Record<Exclude<Role, 'gateway'>, Partial<PoolD
   },
 };
 
-/** Node's flags for a process of `role` (none for the gateway, or a role without a row). */
+/** A pool's figures: its row over POOL_DEFAULTS. */
+export const deployOf = (pool: Exclude<Role, 'gateway'>): PoolDeploy => ({ ...POOL_DEFAULTS, ...POOL_DEPLOY[pool] });
+
+/** Node's flags for a process of `role`: its pool's; the defaults' (none) for the gateway or a role that is no pool. */
 export function nodeFlagsOf(role: string): readonly string[] {
-  const pool = POOL_DEPLOY[role as Exclude<Role, 'gateway'>];
-  return pool?.nodeFlags ?? POOL_DEFAULTS.nodeFlags;
+  return deployOf(role as Exclude<Role, 'gateway'>).nodeFlags;
 }

@@ -13,7 +13,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ROLES, TOPICS, type Role } from '../../schemas/topics.js';
-import { POOL_DEFAULTS, POOL_DEPLOY, type PoolDeploy } from './deploy-roles.js';
+import { deployOf, type PoolDeploy } from './deploy-roles.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const KUBERNETES_DIR = join(ROOT, 'infra', 'kubernetes');
@@ -24,7 +24,6 @@ const COMPOSE_END = '  # ---- end of the actor pools ----';
 type Pool = Exclude<Role, 'gateway'>;
 export const POOLS = ROLES.filter((r): r is Pool => r !== 'gateway');
 
-const deployOf = (pool: Pool): PoolDeploy => ({ ...POOL_DEFAULTS, ...POOL_DEPLOY[pool] });
 /** The topics the pool's handlers read (the replies topic is each process's requester, not its pool). */
 const topicsOf = (pool: Pool) =>
   Object.values(TOPICS).filter((t) => (t.consumers as readonly Role[]).includes(pool) && t.name !== TOPICS.replies.name && t.name !== TOPICS.testPings.name);

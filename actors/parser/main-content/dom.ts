@@ -23,10 +23,10 @@ export const shapeOf = (el: Element): string => `${tagOf(el)}.${el.attribs.class
  * Drupal `taxonomy-term-…`), not layout: left out of hints, or a post tagged "newsletter"
  * would read as a newsletter box.
  */
-const TAXONOMY_CLASS = /^(?:category|categories|tag|tags|post_tag|post-tag|topic|label|taxonomy|term|anlass|rubrik|ressort|kategorie)[-_]/;
-
+const TAXONOMY_PREFIXES = '(?:category|categories|tag|tags|post_tag|post-tag|topic|label|taxonomy|term|anlass|rubrik|ressort|kategorie)[-_]';
+const TAXONOMY_CLASS = new RegExp(`^${TAXONOMY_PREFIXES}`);
 /** TAXONOMY_CLASS at the start of any word of a class list whose words are one space apart. */
-const TAXONOMY_WORD = /(?:^| )(?:category|categories|tag|tags|post_tag|post-tag|topic|label|taxonomy|term|anlass|rubrik|ressort|kategorie)[-_]/;
+const TAXONOMY_WORD = new RegExp(`(?:^| )${TAXONOMY_PREFIXES}`);
 
 /**
  * Whether a lower-cased class list is already what splitting it on whitespace and joining the

@@ -9,6 +9,7 @@ import type { Element } from 'domhandler';
 import { extractMainContent, mainText } from '../../actors/parser/main-content/index.js';
 import { ARTICLE_SELECTORS, articleRanks } from '../../actors/parser/main-content/patterns.js';
 import { detach, hintOf, keepCounted, measure } from '../../actors/parser/main-content/dom.js';
+import { furnitureKind } from '../../actors/parser/main-content/prune.js';
 
 const PROSE = [
   'The committee met on Tuesday to discuss the new harbour plan, which has been debated for years, and agreed on a budget.',
@@ -59,6 +60,44 @@ describe('actors/parser/main-content rules', () => {
     const text = extract(html);
     for (const p of PROSE) expect(text).toContain(p);
     expect(text).not.toContain('Follow us on our channel');
+  });
+
+  it('keeps the small blocks of a page built of widgets, and still drops a small widget on a page that is not', () => {
+    const features = [
+      ['Fast setup', 'Connect your shop in minutes and see every order, refund and message in one place from the first day.'],
+      ['Clear reports', 'Weekly figures arrive by mail, with the trends that matter to a small team picked out for you.'],
+      ['Real people', 'Our support team answers within the hour on working days, by chat, by phone or by mail.'],
+    ];
+    const widget = (inner: string) => `<div class="builder-widget builder-widget-box"><div class="builder-widget-container">${inner}</div></div>`;
+    const landing = `<html><body><div class="builder-section">
+      ${widget(paragraphs)}
+      ${features.map(([h, p]) => widget(`<h3>${h}</h3><p>${p}</p>`)).join('\n')}
+    </div></body></html>`;
+    const text = extract(landing);
+    for (const p of PROSE) expect(text).toContain(p);
+    for (const [h, p] of features) {
+      expect(text).toContain(h);
+      expect(text).toContain(p);
+    }
+    // The same small block on an article that does not use the word for its layout is furniture.
+    const blog = `<html><body><article><div class="entry-content">${paragraphs}</div></article>
+      <div class="widget"><h3>Fast setup</h3><p>${features[0]?.[1]}</p></div></body></html>`;
+    expect(extract(blog)).not.toContain('Fast setup');
+  });
+
+  it('reads component-library classes (`cmp-teaser`) as layout, a consent manager (`#cmpbox`) as furniture, and never a caption class as layout', () => {
+    const $ = load(`<html><body><div class="cmp-teaser cmp-promo"><h3>Audit</h3></div><div class="cmp-container"></div><div id="cmpbox"></div><div class="cmpwrapper"></div></body></html>`);
+    const kinds = $('body > div').toArray().map((el) => furnitureKind(el as Element));
+    expect(kinds).toEqual(['soft', '', 'strong', 'strong']);
+
+    // A listing whose teasers all carry a long image caption: the caption blocks hold most of
+    // the prose, and are still captions (dropped), not layout.
+    const items = PROSE.map(
+      (p, i) => `<article class="item"><div class="caption-wrap"><div class="caption"><p>A photograph of the harbour at dawn, taken from the old lighthouse, with the ferry leaving for the islands and the fishing boats, the cranes and the new sea wall behind it, on the first clear morning of the year ${i}.</p></div></div><h2><a href="/story/${i}">Story ${i}</a></h2><p class="teaser">${p}</p></article>`,
+    );
+    const listing = extract(`<html><body><main>${items.join('')}</main></body></html>`);
+    for (const p of PROSE) expect(listing).toContain(p);
+    expect(listing).not.toContain('A photograph of the harbour');
   });
 
   it("keeps a listing's records whose class is a boilerplate word (one `div.meta` an entry), and still drops a lone one", () => {

@@ -8,6 +8,7 @@
 import { load } from 'cheerio';
 import { type AnyNode, type Element, type ParentNode, type TextStats, detach, hintOf, isElement, keepCounted, linkDensity, measure, tagOf, visibleLength } from './dom.js';
 import { plainText } from './text.js';
+import { layoutWords, wordsOf } from './score.js';
 import { BOILERPLATE_CLASS, COMMENT_CLASS, FURNITURE_CLASS, FURNITURE_ROLES, FURNITURE_TAGS, HEADING_TAGS, NON_CONTENT_TAGS } from './patterns.js';
 
 /** A soft-furniture element with at least this much prose (and few links) is kept. */
@@ -102,9 +103,11 @@ function insideArticle(el: Element): boolean {
 /**
  * How an element declares itself page furniture: 'strong' (tag, role or a furniture class:
  * removed unless it carries most of the page's prose), 'soft' (a boilerplate class: removed
- * only when it carries little prose or mostly links), or '' (it does not).
+ * only when it carries little prose or mostly links), or '' (it does not). Boilerplate words
+ * in `layout` (see score.ts `layoutWords`: the page puts them on blocks holding most of its
+ * prose, as page builders put `widget` on every block) say nothing; furniture words always do.
  */
-export function furnitureKind(el: Element, level: FurnitureLevel = 'full'): 'strong' | 'soft' | '' {
+export function furnitureKind(el: Element, level: FurnitureLevel = 'full', layout?: ReadonlySet<string>): 'strong' | 'soft' | '' {
   const tag = tagOf(el);
   if (tag === 'header') return insideArticle(el) ? '' : 'soft';
   if (FURNITURE_TAGS.has(tag)) return 'strong';
@@ -115,7 +118,8 @@ export function furnitureKind(el: Element, level: FurnitureLevel = 'full'): 'str
   const hint = level === 'thread' ? raw.replace(COMMENT_WORDS, ' ').trim() : raw;
   if (!hint) return '';
   if (FURNITURE_CLASS.test(hint)) return 'strong';
-  return BOILERPLATE_CLASS.test(hint) ? 'soft' : '';
+  if (!BOILERPLATE_CLASS.test(hint)) return '';
+  return !layout?.size || wordsOf(hint, BOILERPLATE_WORDS).some((w) => !layout.has(w)) ? 'soft' : '';
 }
 
 /**
@@ -126,6 +130,7 @@ export function furnitureKind(el: Element, level: FurnitureLevel = 'full'): 'str
 export type FurnitureLevel = 'full' | 'thread' | 'tags' | 'none';
 
 const COMMENT_WORDS = new RegExp(COMMENT_CLASS.source, 'g');
+const BOILERPLATE_WORDS = new RegExp(BOILERPLATE_CLASS.source, 'g');
 
 /**
  * Removes furniture under `root` in place, top-down. A 'strong' element holding more than
@@ -135,7 +140,8 @@ export function removeFurniture(root: ParentNode, level: FurnitureLevel = 'full'
   const stats = measure(root);
   if (level === 'none') return stats;
   // Structure first (tags, roles), then class/id words judged against what is left (the
-  // measures kept exact through the first sweep's removals).
+  // measures kept exact through the first sweep's removals), and the page's layout words
+  // found in what is left.
   keepCounted(stats, () => {
     sweep(root, stats, 'tags', protectShare);
     if (level === 'full' || level === 'thread') sweep(root, stats, level, protectShare);
@@ -151,12 +157,13 @@ function sweep(root: ParentNode, stats: Map<Element, TextStats>, level: Furnitur
       if (s) total += s.text - s.link;
     }
   }
+  const layout = level !== 'tags' && isElement(root as AnyNode) ? layoutWords(root as Element, stats) : undefined;
   const walk = (node: ParentNode) => {
     for (let i = node.children.length - 1; i >= 0; i -= 1) {
       const child = node.children[i] as AnyNode;
       if (!isElement(child)) continue;
       const tag = tagOf(child);
-      const kind = tag === 'html' || tag === 'body' || tag === 'main' || HEADING_TAGS.has(tag) ? '' : furnitureKind(child, level);
+      const kind = tag === 'html' || tag === 'body' || tag === 'main' || HEADING_TAGS.has(tag) ? '' : furnitureKind(child, level, layout);
       if (kind) {
         const s = stats.get(child);
         const prose = s ? s.text - s.link : 0;

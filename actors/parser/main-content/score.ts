@@ -19,7 +19,7 @@ const STRONG_WORDS = new RegExp(STRONG_NEGATIVE.source, 'g');
 const WEAK_WORDS = new RegExp(WEAK_NEGATIVE.source, 'g');
 
 /** The boilerplate words (by `re`, a global copy of a class/id pattern) in a hint. */
-const wordsOf = (hint: string, re: RegExp): string[] => [...hint.matchAll(re)].map((m) => m[0].replace(/^[\s_-]/, ''));
+export const wordsOf = (hint: string, re: RegExp): string[] => [...hint.matchAll(re)].map((m) => m[0].replace(/^[\s_-]/, ''));
 
 /**
  * +25 for article-like class/id words, -25 for boilerplate ones (both may apply). Words in
@@ -37,8 +37,8 @@ export function classWeight(el: Element, layout?: ReadonlySet<string>): number {
   return w;
 }
 
-/** Words that say what a block is (comments, related links, ads), not where it sits: never layout. */
-const KIND_WORD = /^(?:comment|commentlist|disqus|respond|reply|related|relateds|relatedposts|share|shares|sharing|sharedaddy|social|newsletter|cookie|consent|gdpr|cmp|advert|ads|ad-|sponsor|promo|paywall|subscri|signup|outbrain|taboola)/;
+/** Words that say what a block is (comments, related links, ads, captions and credits), not where it sits: never layout. */
+const KIND_WORD = /^(?:comment|commentlist|disqus|respond|reply|related|relateds|relatedposts|share|shares|sharing|sharedaddy|social|newsletter|cookie|consent|gdpr|cmp|advert|ads|ad-|sponsor|promo|paywall|subscri|signup|outbrain|taboola|caption|credit|byline|dateline|copyright)/;
 
 /**
  * Boilerplate class/id words that this page uses for layout: the elements carrying one hold

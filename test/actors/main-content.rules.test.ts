@@ -5,11 +5,12 @@
  */
 import { load } from 'cheerio';
 import { describe, expect, it } from 'vitest';
-import type { Element } from 'domhandler';
+import type { Element, ParentNode } from 'domhandler';
 import { extractMainContent, mainText } from '../../actors/parser/main-content/index.js';
 import { ARTICLE_SELECTORS, articleRanks } from '../../actors/parser/main-content/patterns.js';
 import { detach, hintOf, keepCounted, measure } from '../../actors/parser/main-content/dom.js';
 import { furnitureKind } from '../../actors/parser/main-content/prune.js';
+import { semanticCandidate } from '../../actors/parser/main-content/select.js';
 
 const PROSE = [
   'The committee met on Tuesday to discuss the new harbour plan, which has been debated for years, and agreed on a budget.',
@@ -98,6 +99,29 @@ describe('actors/parser/main-content rules', () => {
     const listing = extract(`<html><body><main>${items.join('')}</main></body></html>`);
     for (const p of PROSE) expect(listing).toContain(p);
     expect(listing).not.toContain('A photograph of the harbour');
+  });
+
+  it('reads a list article written as one body block per entry as one article', () => {
+    const entries = [
+      ['Harbour Bakery', 'Bakes its sourdough with flour from the valley, sells yesterday’s bread at half price and delivers by bicycle to the old town.'],
+      ['Lighthouse Books', 'Keeps second-hand books on every wall, buys back what you have read, and runs a reading group for children on Saturday mornings.'],
+      ['Ferry Repair', 'Mends shoes, bags and jackets instead of replacing them, with leather offcuts from the tannery across the water.'],
+      ['Island Produce', 'Grows vegetables without plastic, packs them in returnable crates, and pays its pickers above the regional wage.'],
+    ];
+    const html = `<html><body><main><article class="article">
+      <div class="article__block"><h1>Four local shops doing the right thing</h1><div class="article__content rich-text">${paragraphs}</div></div>
+      ${entries.map(([name, text]) => `<div class="article__block"><h2><a href="/${name}">${name}</a></h2><div class="layout-block__aside"><div class="rating">Rated: Good</div></div><div class="layout-block__content rich-text"><p>${text} ${text}</p></div></div>`).join('\n')}
+    </article></main></body></html>`;
+    const $ = load(html);
+    const body = $('body')[0] as Element;
+    const stats = measure(body);
+    expect(semanticCandidate($.root()[0] as ParentNode, stats, stats.get(body)?.text ?? 0)).toBe($('article')[0]);
+    const text = extract(html);
+    for (const p of PROSE) expect(text).toContain(p);
+    for (const [name, entry] of entries) {
+      expect(text).toContain(name);
+      expect(text).toContain(entry);
+    }
   });
 
   it("keeps a listing's records whose class is a boilerplate word (one `div.meta` an entry), and still drops a lone one", () => {

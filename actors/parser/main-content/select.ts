@@ -13,6 +13,12 @@ import { scoreCandidates } from './score.js';
 /** Non-link characters: the prose an element carries. */
 export const proseOf = (s: TextStats | undefined): number => (s ? s.text - s.link : 0);
 
+/** The first `ARTICLE_SELECTORS`, which match an article's body blocks rather than whole articles. */
+const BODY_SELECTORS = 2;
+
+/** An article split into body blocks has at least this many besides the first (an entry each). */
+const MIN_PARTS = 3;
+
 /** Minimum prose for a container to count as an article. */
 const MIN_ARTICLE_PROSE = 250;
 
@@ -20,16 +26,40 @@ const MIN_ARTICLE_PROSE = 250;
  * The first article-body container (by selector priority) carrying enough prose, or null.
  * Among several matches of one selector, the first in document order holding at least
  * half the prose of the largest wins (an endless-scroll page lists the page's own article
- * first; teasers are smaller).
+ * first; teasers are smaller), unless it is one entry of a list article (`partsOf`).
  */
 export function semanticCandidate(root: ParentNode, stats: Map<Element, TextStats>, total: number): Element | null {
   const min = Math.min(MIN_ARTICLE_PROSE, 0.3 * total);
   const bySelector = articleContainers(root);
-  for (const found of bySelector) {
-    const matches = found.filter((el) => linkDensity(stats.get(el)) < 0.5);
+  for (let i = 0; i < bySelector.length; i += 1) {
+    const matches = (bySelector[i] as Element[]).filter((el) => linkDensity(stats.get(el)) < 0.5);
     const largest = Math.max(0, ...matches.map((el) => proseOf(stats.get(el))));
     if (largest < min) continue;
-    return matches.find((el) => proseOf(stats.get(el)) >= Math.max(min, 0.5 * largest)) ?? null;
+    const chosen = matches.find((el) => proseOf(stats.get(el)) >= Math.max(min, 0.5 * largest)) ?? null;
+    // Only body blocks (itemprop, body classes) are parts of an article; `<article>`s in a `<main>` are its teasers.
+    return chosen && i < BODY_SELECTORS ? partsOf(chosen, matches, bySelector.slice(i + 1), stats) ?? chosen : chosen;
+  }
+  return null;
+}
+
+/**
+ * The article that `chosen` is one body block of, or null: when the innermost container of a
+ * later selector (an `<article>`, `<main>`) around `chosen` holds at least MIN_PARTS other
+ * blocks of the same selector with more prose together than `chosen` (a list article written
+ * as one body block per entry), the lowest element holding them all. Pages that list several
+ * articles, each in its own container, are not joined; nor is an article whose body is split
+ * in two around an advertisement (its later part is found by expand.ts).
+ */
+function partsOf(chosen: Element, matches: readonly Element[], later: readonly Element[][], stats: Map<Element, TextStats>): Element | null {
+  const own = proseOf(stats.get(chosen));
+  for (const found of later) {
+    let inner: Element | null = null;
+    for (const el of found) if (el !== chosen && contains(el, chosen) && (!inner || contains(inner, el))) inner = el;
+    if (!inner) continue;
+    const parts = matches.filter((m) => m !== chosen && contains(inner as Element, m) && !contains(chosen, m) && !contains(m, chosen));
+    let others = 0;
+    for (const m of parts) others += proseOf(stats.get(m));
+    return parts.length >= MIN_PARTS && others > own ? commonAncestor([chosen, ...parts]) : null;
   }
   return null;
 }

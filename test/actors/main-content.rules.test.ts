@@ -11,6 +11,7 @@ import { ARTICLE_SELECTORS, articleRanks } from '../../actors/parser/main-conten
 import { detach, hintOf, keepCounted, measure } from '../../actors/parser/main-content/dom.js';
 import { furnitureKind } from '../../actors/parser/main-content/prune.js';
 import { semanticCandidate } from '../../actors/parser/main-content/select.js';
+import { layoutWords } from '../../actors/parser/main-content/score.js';
 
 const PROSE = [
   'The committee met on Tuesday to discuss the new harbour plan, which has been debated for years, and agreed on a budget.',
@@ -84,6 +85,16 @@ describe('actors/parser/main-content rules', () => {
     const blog = `<html><body><article><div class="entry-content">${paragraphs}</div></article>
       <div class="widget"><h3>Fast setup</h3><p>${features[0]?.[1]}</p></div></body></html>`;
     expect(extract(blog)).not.toContain('Fast setup');
+  });
+
+  it("finds a page's boilerplate layout words alone as it finds them among all its layout words", () => {
+    const block = (cls: string) => `<div class="${cls}">${paragraphs}</div>`;
+    const $ = load(`<html><body><div class="site-widget meta-wrap">${block('widget promo-box')}${block('widget info')}</div><div class="sidebar">${block('widget ads')}</div></body></html>`);
+    const body = $('body')[0] as Element;
+    const stats = measure(body);
+    const all = layoutWords(body, stats);
+    expect([...all].sort()).toEqual(['meta', 'widget']);
+    expect([...layoutWords(body, stats, 'boilerplate')]).toEqual(['widget']);
   });
 
   it('reads component-library classes (`cmp-teaser`) as layout, a consent manager (`#cmpbox`) as furniture, and never a caption class as layout', () => {

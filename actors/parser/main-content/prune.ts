@@ -157,7 +157,7 @@ function sweep(root: ParentNode, stats: Map<Element, TextStats>, level: Furnitur
       if (s) total += s.text - s.link;
     }
   }
-  const layout = level !== 'tags' && isElement(root as AnyNode) ? layoutWords(root as Element, stats) : undefined;
+  const layout = level !== 'tags' && isElement(root as AnyNode) ? layoutWords(root as Element, stats, 'boilerplate') : undefined;
   const walk = (node: ParentNode) => {
     for (let i = node.children.length - 1; i >= 0; i -= 1) {
       const child = node.children[i] as AnyNode;

@@ -9,7 +9,7 @@
  * the article's container.
  */
 import { type AnyNode, type Element, type ParentNode, type TextStats, hintOf, isElement, linkDensity, tagOf, visibleLength } from './dom.js';
-import { BLOCK_TAGS, POSITIVE, STRONG_NEGATIVE, WEAK_NEGATIVE } from './patterns.js';
+import { BLOCK_TAGS, BOILERPLATE_CLASS, POSITIVE, STRONG_NEGATIVE, WEAK_NEGATIVE } from './patterns.js';
 
 const PARAGRAPH_TAGS = new Set(['p', 'pre', 'td', 'blockquote', 'dd', 'li', 'h2', 'h3', 'h4']);
 const MIN_PARAGRAPH = 25;
@@ -17,6 +17,7 @@ const MAX_LEVELS = 5;
 
 const STRONG_WORDS = new RegExp(STRONG_NEGATIVE.source, 'g');
 const WEAK_WORDS = new RegExp(WEAK_NEGATIVE.source, 'g');
+const BOILERPLATE_WORDS = new RegExp(BOILERPLATE_CLASS.source, 'g');
 
 /** The boilerplate words (by `re`, a global copy of a class/id pattern) in a hint. */
 export const wordsOf = (hint: string, re: RegExp): string[] => [...hint.matchAll(re)].map((m) => m[0].replace(/^[\s_-]/, ''));
@@ -37,26 +38,44 @@ export function classWeight(el: Element, layout?: ReadonlySet<string>): number {
   return w;
 }
 
+const NO_WORDS: readonly string[] = [];
+
 /** Words that say what a block is (comments, related links, ads, captions and credits), not where it sits: never layout. */
 const KIND_WORD = /^(?:comment|commentlist|disqus|respond|reply|related|relateds|relatedposts|share|shares|sharing|sharedaddy|social|newsletter|cookie|consent|gdpr|cmp|advert|ads|ad-|sponsor|promo|paywall|subscri|signup|outbrain|taboola|caption|credit|byline|dateline|copyright)/;
 
 /**
  * Boilerplate class/id words that this page uses for layout: the elements carrying one hold
  * more than half of the page's prose (page builders put `widget` on every block, themes wrap
- * the article in `content-sidebar-wrap`). Such a word says nothing about a block.
+ * the article in `content-sidebar-wrap`). Such a word says nothing about a block. A word's
+ * share does not depend on the other words, so `only: 'boilerplate'` (the words of
+ * `BOILERPLATE_CLASS`, all that pruning asks about) gives the same words of that kind, sooner.
  */
-export function layoutWords(root: Element, stats: Map<Element, TextStats>): Set<string> {
+export function layoutWords(root: Element, stats: Map<Element, TextStats>, only: 'all' | 'boilerplate' = 'all'): Set<string> {
   const prose = (el: Element) => {
     const s = stats.get(el);
     return s ? s.text - s.link : 0;
   };
   const total = prose(root);
+  const out = new Set<string>();
+  if (total <= 0) return out;
   const cover = new Map<string, number>();
+  // A page repeats its class lists: each one is matched once.
+  const wordsByHint = new Map<string, readonly string[]>();
+  const negativeWords = (hint: string): readonly string[] => {
+    let words = wordsByHint.get(hint);
+    if (!words) {
+      if (only === 'boilerplate') words = BOILERPLATE_CLASS.test(hint) ? wordsOf(hint, BOILERPLATE_WORDS) : NO_WORDS;
+      else words = STRONG_NEGATIVE.test(hint) || WEAK_NEGATIVE.test(hint) ? [...wordsOf(hint, STRONG_WORDS), ...wordsOf(hint, WEAK_WORDS)] : NO_WORDS;
+      wordsByHint.set(hint, words);
+    }
+    return words;
+  };
   const walk = (el: Element, active: ReadonlySet<string>) => {
     const hint = hintOf(el);
     let next = active;
-    if (hint && (STRONG_NEGATIVE.test(hint) || WEAK_NEGATIVE.test(hint))) {
-      const words = [...wordsOf(hint, STRONG_WORDS), ...wordsOf(hint, WEAK_WORDS)].filter((w) => !active.has(w));
+    const found = hint ? negativeWords(hint) : NO_WORDS;
+    if (found.length) {
+      const words = found.filter((w) => !active.has(w));
       if (words.length) {
         const p = prose(el);
         for (const w of new Set(words)) cover.set(w, (cover.get(w) ?? 0) + p);
@@ -66,8 +85,7 @@ export function layoutWords(root: Element, stats: Map<Element, TextStats>): Set<
     for (const c of el.children) if (isElement(c) && c.type === 'tag') walk(c, next);
   };
   walk(root, new Set());
-  const out = new Set<string>();
-  if (total > 0) for (const [w, p] of cover) if (p > 0.5 * total && !KIND_WORD.test(w)) out.add(w);
+  for (const [w, p] of cover) if (p > 0.5 * total && !KIND_WORD.test(w)) out.add(w);
   return out;
 }
 

@@ -8,7 +8,7 @@
 import { load } from 'cheerio';
 import { type AnyNode, type Element, type ParentNode, type TextStats, detach, hintOf, isElement, keepCounted, linkDensity, measure, tagOf, visibleLength } from './dom.js';
 import { plainText } from './text.js';
-import { layoutWords, wordsOf } from './score.js';
+import { BOILERPLATE_WORDS, layoutWords, wordsOf } from './score.js';
 import { BOILERPLATE_CLASS, COMMENT_CLASS, FURNITURE_CLASS, FURNITURE_ROLES, FURNITURE_TAGS, HEADING_TAGS, NON_CONTENT_TAGS } from './patterns.js';
 
 /** A soft-furniture element with at least this much prose (and few links) is kept. */
@@ -130,7 +130,6 @@ export function furnitureKind(el: Element, level: FurnitureLevel = 'full', layou
 export type FurnitureLevel = 'full' | 'thread' | 'tags' | 'none';
 
 const COMMENT_WORDS = new RegExp(COMMENT_CLASS.source, 'g');
-const BOILERPLATE_WORDS = new RegExp(BOILERPLATE_CLASS.source, 'g');
 
 /**
  * Removes furniture under `root` in place, top-down. A 'strong' element holding more than

@@ -17,7 +17,8 @@ const MAX_LEVELS = 5;
 
 const STRONG_WORDS = new RegExp(STRONG_NEGATIVE.source, 'g');
 const WEAK_WORDS = new RegExp(WEAK_NEGATIVE.source, 'g');
-const BOILERPLATE_WORDS = new RegExp(BOILERPLATE_CLASS.source, 'g');
+/** `BOILERPLATE_CLASS` as a global pattern, for `wordsOf`. */
+export const BOILERPLATE_WORDS = new RegExp(BOILERPLATE_CLASS.source, 'g');
 
 /** The boilerplate words (by `re`, a global copy of a class/id pattern) in a hint. */
 export const wordsOf = (hint: string, re: RegExp): string[] => [...hint.matchAll(re)].map((m) => m[0].replace(/^[\s_-]/, ''));

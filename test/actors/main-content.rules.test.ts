@@ -97,6 +97,16 @@ describe('actors/parser/main-content rules', () => {
     expect([...layoutWords(body, stats, 'boilerplate')]).toEqual(['widget']);
   });
 
+  it('drops skip links ("Skip to main content", "Zum Inhalt springen") and keeps a same-page link that is a sentence', () => {
+    const html = `<html><body><a href="#main" class="css-x1">Skip to main content</a><div><a href="#results">Skip to product list</a></div>
+      <main id="main"><a href="#inhalt">Zum Inhalt springen</a><article>${paragraphs}
+      <p><a href="#step-4">Skip to the grub update below if you have not created a new partition yet</a>, then run it once more.</p></article></main></body></html>`;
+    const text = extract(html);
+    for (const p of PROSE) expect(text).toContain(p);
+    expect(text).not.toMatch(/Skip to (?:main content|product list)|Zum Inhalt/);
+    expect(text).toContain('Skip to the grub update below');
+  });
+
   it('reads component-library classes (`cmp-teaser`) as layout, a consent manager (`#cmpbox`) as furniture, and never a caption class as layout', () => {
     const $ = load(`<html><body><div class="cmp-teaser cmp-promo"><h3>Audit</h3></div><div class="cmp-container"></div><div id="cmpbox"></div><div class="cmpwrapper"></div></body></html>`);
     const kinds = $('body > div').toArray().map((el) => furnitureKind(el as Element));

@@ -7,7 +7,7 @@
  */
 import { load } from 'cheerio';
 import { type AnyNode, type Element, type ParentNode, type TextStats, detach, hintOf, isElement, keepCounted, linkDensity, measure, tagOf, visibleLength } from './dom.js';
-import { plainText } from './text.js';
+import { plainText, textOf } from './text.js';
 import { BOILERPLATE_WORDS, layoutWords, wordsOf } from './score.js';
 import { BOILERPLATE_CLASS, COMMENT_CLASS, FURNITURE_CLASS, FURNITURE_ROLES, FURNITURE_TAGS, HEADING_TAGS, NON_CONTENT_TAGS } from './patterns.js';
 
@@ -48,7 +48,23 @@ function unwrapNoscript(el: Element): boolean {
   return true;
 }
 
-/** Removes comments and non-content tags under `root`, in place; hidden elements too unless `hidden` is false (then `removeHidden` does). */
+/**
+ * The text of a link that lets keyboard users jump past the page's navigation ("Skip to main
+ * content", "Skip to product list", "Zum Inhalt springen"): read by screen readers, never
+ * content. Matched on a same-page link's short text only.
+ */
+const SKIP_LINK_TEXT =
+  /^\s*(?:(?:skip|jump) to\b|(?:direkt )?zum (?:haupt)?inhalt\b|aller au contenu\b|ir al contenido\b|passa al contenuto\b|przejdź do (?:treści|zawartości)\b)/i;
+const MAX_SKIP_LINK_TEXT = 40;
+
+/** Whether an `<a>` is a skip link: its target on this page, its text `SKIP_LINK_TEXT`. */
+function isSkipLink(el: Element): boolean {
+  if (el.attribs.href?.charCodeAt(0) !== 35 /* # */) return false;
+  const text = textOf(el);
+  return text.length <= MAX_SKIP_LINK_TEXT && SKIP_LINK_TEXT.test(text);
+}
+
+/** Removes comments, non-content tags and skip links under `root`, in place; hidden elements too unless `hidden` is false (then `removeHidden` does). */
 export function removeNonContent(root: ParentNode, hidden = true): void {
   const walk = (node: ParentNode) => {
     for (let i = node.children.length - 1; i >= 0; i -= 1) {
@@ -63,7 +79,7 @@ export function removeNonContent(root: ParentNode, hidden = true): void {
         walk(child);
         continue;
       }
-      if (NON_CONTENT_TAGS.has(tag) || (hidden && tag !== 'html' && tag !== 'body' && isHidden(child))) {
+      if (NON_CONTENT_TAGS.has(tag) || (tag === 'a' && isSkipLink(child)) || (hidden && tag !== 'html' && tag !== 'body' && isHidden(child))) {
         detach(child);
         continue;
       }

@@ -107,6 +107,22 @@ describe('actors/parser/main-content rules', () => {
     expect(text).toContain('Skip to the grub update below');
   });
 
+  it("drops a product page's customer reviews (review widgets and `customer-reviews` blocks), not a page made of reviews", () => {
+    const reviews = [
+      'Bought this for my daughter and she plays it every single day, the neck feels great and it stays in tune.',
+      'Arrived well packed and ready to play; I had to adjust the truss rod a little, otherwise perfect.',
+      'Good value for the money, although the gig bag that came with it is rather thin and the strap is short.',
+    ];
+    const block = (cls: string) => `<div class="${cls}">${reviews.map((r) => `<div class="review"><p>${r}</p></div>`).join('')}</div>`;
+    for (const cls of ['product-reviews-content', 'customer-reviews', 'yotpo-main-widget', 'jdgm-widget']) {
+      const text = extract(`<html><body><main><h1>Electric guitar</h1><div class="description">${paragraphs}</div>${block(cls)}</main></body></html>`);
+      for (const p of PROSE) expect(text).toContain(p);
+      expect(text, cls).not.toContain('Bought this for my daughter');
+    }
+    const only = extract(`<html><body><main><h1>What our customers say</h1>${block('customer-reviews')}</main></body></html>`);
+    for (const r of reviews) expect(only).toContain(r);
+  });
+
   it('reads component-library classes (`cmp-teaser`) as layout, a consent manager (`#cmpbox`) as furniture, and never a caption class as layout', () => {
     const $ = load(`<html><body><div class="cmp-teaser cmp-promo"><h3>Audit</h3></div><div class="cmp-container"></div><div id="cmpbox"></div><div class="cmpwrapper"></div></body></html>`);
     const kinds = $('body > div').toArray().map((el) => furnitureKind(el as Element));

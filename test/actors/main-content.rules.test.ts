@@ -123,6 +123,17 @@ describe('actors/parser/main-content rules', () => {
     for (const r of reviews) expect(only).toContain(r);
   });
 
+  it('reads a page that renders its article once per screen size once, and keeps a quote of a whole earlier post', () => {
+    const more = '<p>The second phase, a new quay for the ferries and a park along the old sea wall, is to follow once the first is paid for.</p>';
+    const variant = (hidden: string) => `<div class="ssr-variant ${hidden}"><div class="rich-text">${paragraphs}${more}</div></div>`;
+    const text = extract(`<html><body><main><h1>The harbour plan</h1>${variant('hidden-desktop')}${variant('hidden-tablet')}${variant('hidden-phone')}</main></body></html>`);
+    for (const p of PROSE) expect(text.split(p).length - 1, p).toBe(1);
+
+    const post = (id: number, body: string) => `<article class="post" id="p${id}"><div class="author">user${id}</div><div class="post-body">${body}</div></article>`;
+    const thread = extract(`<html><body><main><h1>The harbour plan</h1>${post(1, paragraphs + more)}${post(2, `<blockquote>${paragraphs}${more}</blockquote><p>Agreed with every word of this, and I have lived by the harbour, through three floods, for forty years.</p>`)}</main></body></html>`);
+    for (const p of PROSE) expect(thread.split(p).length - 1, p).toBe(2);
+  });
+
   it('reads component-library classes (`cmp-teaser`) as layout, a consent manager (`#cmpbox`) as furniture, and never a caption class as layout', () => {
     const $ = load(`<html><body><div class="cmp-teaser cmp-promo"><h3>Audit</h3></div><div class="cmp-container"></div><div id="cmpbox"></div><div class="cmpwrapper"></div></body></html>`);
     const kinds = $('body > div').toArray().map((el) => furnitureKind(el as Element));

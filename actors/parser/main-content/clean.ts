@@ -257,3 +257,55 @@ export function removeMetaLines(root: Element): void {
   walk(root);
   for (const el of found) detach(el);
 }
+
+/** A block must hold this much text (characters as written) for a second copy of it to be dropped. */
+const MIN_REPEATED_TEXT = 500;
+
+/**
+ * Removes the second and later copies of a long block under `root`, in place: a page that
+ * renders its content once per screen size (a site builder's responsive variants, only one
+ * shown by the style sheet) or twice (a print copy) is read once. Blocks are compared by the
+ * length of their text first, and only blocks of equal length by their text; one inside the
+ * other is never a copy. A quote of a whole earlier post (a `<blockquote>`, or inside one) is
+ * kept.
+ */
+export function removeRepeatedBlocks(root: Element): void {
+  // Blocks by the length of their text as written (a cheaper walk than `measure`), children first.
+  const byLength = new Map<number, Element[]>();
+  const walk = (el: Element): number => {
+    let length = 0;
+    for (const c of el.children) {
+      if (c.type === 'text') length += (c as unknown as { data: string }).data.length;
+      else if (isElement(c) && !NON_CONTENT_TAGS.has(tagOf(c))) length += walk(c);
+    }
+    if (length >= MIN_REPEATED_TEXT && el !== root) {
+      const same = byLength.get(length);
+      if (same) same.push(el);
+      else byLength.set(length, [el]);
+    }
+    return length;
+  };
+  walk(root);
+  const gone: Element[] = [];
+  for (const group of byLength.values()) {
+    if (group.length < 2) continue;
+    // Texts are read only for blocks outside one another (a wrapper of one block measures as
+    // the block does, and is no copy of it).
+    const kept: { el: Element; text?: string }[] = [];
+    // `measure` lists elements children first, so blocks outside one another come in document order: the first copy stays.
+    for (const el of group) {
+      if (gone.some((g) => contains(g, el)) || insideQuote(el, root)) continue;
+      const apart = kept.filter((k) => !contains(k.el, el) && !contains(el, k.el));
+      const text = apart.length ? textOf(el) : undefined;
+      if (apart.some((k) => (k.text ??= textOf(k.el)) === text)) {
+        detach(el);
+        gone.push(el);
+      } else kept.push({ el, text });
+    }
+  }
+}
+
+function insideQuote(el: Element, root: Element): boolean {
+  for (let n: Element | null = el; n && n !== root; n = isElement(n.parent) ? n.parent : null) if (tagOf(n) === 'blockquote') return true;
+  return false;
+}

@@ -134,6 +134,14 @@ describe('actors/parser/main-content rules', () => {
     for (const p of PROSE) expect(thread.split(p).length - 1, p).toBe(2);
   });
 
+  it("drops a Webflow form's answers, which its style sheet shows only after a submit", () => {
+    const text = extract(`<html><body><main><article>${paragraphs}<div class="w-form"><form><p>Get the plan by mail.</p></form>
+      <div class="w-form-done"><div>Thank you! Your submission has been received!</div></div>
+      <div class="w-form-fail"><div>Oops! Something went wrong while submitting the form.</div></div></div></article></main></body></html>`);
+    for (const p of PROSE) expect(text).toContain(p);
+    expect(text).not.toMatch(/Thank you! Your submission|Oops! Something went wrong/);
+  });
+
   it('reads component-library classes (`cmp-teaser`) as layout, a consent manager (`#cmpbox`) as furniture, and never a caption class as layout', () => {
     const $ = load(`<html><body><div class="cmp-teaser cmp-promo"><h3>Audit</h3></div><div class="cmp-container"></div><div id="cmpbox"></div><div class="cmpwrapper"></div></body></html>`);
     const kinds = $('body > div').toArray().map((el) => furnitureKind(el as Element));

@@ -15,7 +15,8 @@ import { BOILERPLATE_CLASS, COMMENT_CLASS, FURNITURE_CLASS, FURNITURE_ROLES, FUR
 const SOFT_PROSE = 300;
 
 const HIDDEN_STYLE = /(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)/i;
-const HIDDEN_CLASS = /(?:^|\s)(?:hidden|hide|d-none|sr-only|visually-?hidden|screen-reader-text|screenreader|element-invisible|offscreen)(?=$|\s)/i;
+/** Classes that hide an element: utility classes, and Webflow's form answers (`w-form-done`, `w-form-fail`: shown only after a submit). */
+const HIDDEN_CLASS = /(?:^|\s)(?:hidden|hide|d-none|sr-only|visually-?hidden|screen-reader-text|screenreader|element-invisible|offscreen|w-form-done|w-form-fail)(?=$|\s)/i;
 
 /** Whether an element is hidden from readers by attribute, inline style or a hiding class. */
 export function isHidden(el: Element): boolean {

@@ -123,7 +123,7 @@ describe('actors/parser/main-content rules', () => {
     for (const r of reviews) expect(only).toContain(r);
   });
 
-  it('reads a page that renders its article once per screen size once, and keeps a quote of a whole earlier post', () => {
+  it('reads a page that renders its article once per screen size once, and keeps a quote of a whole earlier post and a paragraph written twice', () => {
     const more = '<p>The second phase, a new quay for the ferries and a park along the old sea wall, is to follow once the first is paid for.</p>';
     const variant = (hidden: string) => `<div class="ssr-variant ${hidden}"><div class="rich-text">${paragraphs}${more}</div></div>`;
     const text = extract(`<html><body><main><h1>The harbour plan</h1>${variant('hidden-desktop')}${variant('hidden-tablet')}${variant('hidden-phone')}</main></body></html>`);
@@ -132,6 +132,11 @@ describe('actors/parser/main-content rules', () => {
     const post = (id: number, body: string) => `<article class="post" id="p${id}"><div class="author">user${id}</div><div class="post-body">${body}</div></article>`;
     const thread = extract(`<html><body><main><h1>The harbour plan</h1>${post(1, paragraphs + more)}${post(2, `<blockquote>${paragraphs}${more}</blockquote><p>Agreed with every word of this, and I have lived by the harbour, through three floods, for forty years.</p>`)}</main></body></html>`);
     for (const p of PROSE) expect(thread.split(p).length - 1, p).toBe(2);
+
+    // A long paragraph the author wrote twice (a refrain, a test page) is the author's.
+    const refrain = `<p>${PROSE.join(' ')} ${PROSE[0]}</p>`;
+    const twice = extract(`<html><body><article><h1>Refrain</h1>${refrain}<h2>Again</h2>${refrain}<h2>And again</h2>${refrain}</article></body></html>`);
+    expect(twice.split(PROSE[0] as string).length - 1).toBe(6);
   });
 
   it("drops a Webflow form's answers, which its style sheet shows only after a submit", () => {

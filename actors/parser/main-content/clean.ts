@@ -264,7 +264,8 @@ const MIN_REPEATED_TEXT = 500;
 /**
  * Removes the second and later copies of a long block under `root`, in place: a page that
  * renders its content once per screen size (a site builder's responsive variants, only one
- * shown by the style sheet) or twice (a print copy) is read once. Blocks are compared by the
+ * shown by the style sheet) or twice (a print copy) is read once. Only blocks of two or more
+ * blocks are copies: a paragraph repeated word for word is the author's. Blocks are compared by the
  * length of their text first, and only blocks of equal length by their text; one inside the
  * other is never a copy. A quote of a whole earlier post (a `<blockquote>`, or inside one) is
  * kept.
@@ -278,7 +279,7 @@ export function removeRepeatedBlocks(root: Element): void {
       if (c.type === 'text') length += (c as unknown as { data: string }).data.length;
       else if (isElement(c) && !NON_CONTENT_TAGS.has(tagOf(c))) length += walk(c);
     }
-    if (length >= MIN_REPEATED_TEXT && el !== root) {
+    if (length >= MIN_REPEATED_TEXT && el !== root && blockChildren(el) >= 2) {
       const same = byLength.get(length);
       if (same) same.push(el);
       else byLength.set(length, [el]);
@@ -303,6 +304,13 @@ export function removeRepeatedBlocks(root: Element): void {
       } else kept.push({ el, text });
     }
   }
+}
+
+/** Block-level element children of `el`: a copy of a page's part holds several; a paragraph written twice is the author's. */
+function blockChildren(el: Element): number {
+  let n = 0;
+  for (const c of el.children) if (isElement(c) && BLOCK_TAGS.has(tagOf(c)) && tagOf(c) !== 'br') n += 1;
+  return n;
 }
 
 function insideQuote(el: Element, root: Element): boolean {

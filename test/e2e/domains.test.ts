@@ -189,8 +189,10 @@ beforeAll(async () => {
     DNS_TIMEOUT_MS: '400',
     DNS_TRIES: '1',
     WAYBACK_URL: archive.url,
-    DOMAIN_REPORT_BUDGET_MS: '4000',
-    DOMAIN_PAGE_TIMEOUT_MS: '3000',
+    // Wide enough that a page read under a loaded CI machine still lands (a linking page past
+    // 3 s once came back `unreachable`); the held-back snapshot (60 s) stays past it.
+    DOMAIN_REPORT_BUDGET_MS: '10000',
+    DOMAIN_PAGE_TIMEOUT_MS: '8000',
   }));
   // The link graph learns who links to acme-widgets-wds-e2e.com from the pages this instance reads.
   for (const n of [1, 2, 3] as const) {

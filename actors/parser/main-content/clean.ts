@@ -265,10 +265,10 @@ const MIN_REPEATED_TEXT = 500;
  * Removes the second and later copies of a long block under `root`, in place: a page that
  * renders its content once per screen size (a site builder's responsive variants, only one
  * shown by the style sheet) or twice (a print copy) is read once. Only blocks of two or more
- * blocks are copies: a paragraph repeated word for word is the author's. Blocks are compared by the
- * length of their text first, and only blocks of equal length by their text; one inside the
- * other is never a copy. A quote of a whole earlier post (a `<blockquote>`, or inside one) is
- * kept.
+ * blocks are copies: a paragraph repeated word for word is the author's. Blocks are compared
+ * by the length of their text first, and only blocks of equal length by their text; one
+ * inside the other is never a copy. A quote of a whole earlier post (a `<blockquote>`, or
+ * inside one) is kept.
  */
 export function removeRepeatedBlocks(root: Element): void {
   // Blocks by the length of their text as written (a cheaper walk than `measure`), children first.
@@ -293,7 +293,7 @@ export function removeRepeatedBlocks(root: Element): void {
     // Texts are read only for blocks outside one another (a wrapper of one block measures as
     // the block does, and is no copy of it).
     const kept: { el: Element; text?: string }[] = [];
-    // `measure` lists elements children first, so blocks outside one another come in document order: the first copy stays.
+    // The walk lists children first, so blocks outside one another come in document order: the first copy stays.
     for (const el of group) {
       if (gone.some((g) => contains(g, el)) || insideQuote(el, root)) continue;
       const apart = kept.filter((k) => !contains(k.el, el) && !contains(el, k.el));

@@ -287,7 +287,6 @@ export function removeRepeatedBlocks(root: Element): void {
     return length;
   };
   walk(root);
-  const gone: Element[] = [];
   for (const group of byLength.values()) {
     if (group.length < 2) continue;
     // Texts are read only for blocks outside one another (a wrapper of one block measures as
@@ -295,13 +294,12 @@ export function removeRepeatedBlocks(root: Element): void {
     const kept: { el: Element; text?: string }[] = [];
     // The walk lists children first, so blocks outside one another come in document order: the first copy stays.
     for (const el of group) {
-      if (gone.some((g) => contains(g, el)) || insideQuote(el, root)) continue;
+      // A block no longer under `root` went with a copy that held it.
+      if (!contains(root, el) || insideQuote(el, root)) continue;
       const apart = kept.filter((k) => !contains(k.el, el) && !contains(el, k.el));
       const text = apart.length ? textOf(el) : undefined;
-      if (apart.some((k) => (k.text ??= textOf(k.el)) === text)) {
-        detach(el);
-        gone.push(el);
-      } else kept.push({ el, text });
+      if (apart.some((k) => (k.text ??= textOf(k.el)) === text)) detach(el);
+      else kept.push({ el, text });
     }
   }
 }

@@ -13,7 +13,7 @@
  * `job:{<id>}:end` (setIfAbsent) is its final status; later attempts change nothing.
  */
 import type { State } from '../runtime/state/state.js';
-import type { BatchWriter } from '../runtime/store/batch-writer.js';
+import { queueWrite, type BatchWriter } from '../runtime/store/batch-writer.js';
 import type { Store } from '../runtime/store/store.js';
 import { JOB_BY_ID, JOB_PAGES_COUNT } from '../runtime/store/queries.js';
 
@@ -250,14 +250,45 @@ export async function readJob(
   return ended;
 }
 
-/** Writes the live record to the store as a new version (after any change). */
-export async function snapshotJob(deps: JobStateDeps, id: string, nowMs = Date.now()): Promise<JobRecord | null> {
+/** The live record stamped `nowMs` and its next version's row; null when state no longer holds it. */
+async function nextVersion(state: State, id: string, nowMs: number): Promise<{ job: JobRecord; row: Record<string, unknown> } | null> {
   const key = jobKey(id);
-  await deps.state.hset(key, { updatedAtMs: String(nowMs) });
-  const version = await deps.state.hincrby(key, 'version', 1);
-  const job = await liveJob(deps.state, id);
-  if (job) await deps.writer.write('jobs', [rowOf(job, version)]);
-  return job;
+  await state.hset(key, { updatedAtMs: String(nowMs) });
+  const version = await state.hincrby(key, 'version', 1);
+  const job = await liveJob(state, id);
+  return job ? { job, row: rowOf(job, version) } : null;
+}
+
+/** Writes the live record to the store as a new version (after any change) and waits for it to land. */
+export async function snapshotJob(deps: JobStateDeps, id: string, nowMs = Date.now()): Promise<JobRecord | null> {
+  const next = await nextVersion(deps.state, id, nowMs);
+  if (next) await deps.writer.write('jobs', [next.row]);
+  return next?.job ?? null;
+}
+
+/**
+ * How long a running job's progress version waits for its batch: the versions of every job a
+ * process moves go in about one insert a second, not one per job per second (each insert costs
+ * the store a part to write and merge: bench/README.md "Job versions queued").
+ */
+export const SNAPSHOT_WRITE_DELAY_MS = 1_000;
+/** `jobs` rows queued and not landed past which a progress version waits for its own. */
+export const SNAPSHOT_MAX_QUEUED = 1_000;
+
+/**
+ * A running job's progress as a new version, queued (SNAPSHOT_WRITE_DELAY_MS) and not waited
+ * for: nothing reads it while the live record exists, and the next version supersedes it. The
+ * versions that matter when state is gone (the start, the end) go through `snapshotJob`,
+ * whose batch takes the queued ones with it. A failed insert is given to `failed`.
+ */
+export async function queueJobSnapshot(
+  deps: { readonly state: State; readonly writer: Pick<BatchWriter, 'write' | 'pending'> },
+  id: string,
+  failed: (error: unknown) => void,
+  nowMs = Date.now(),
+): Promise<void> {
+  const next = await nextVersion(deps.state, id, nowMs);
+  if (next) await queueWrite(deps.writer, 'jobs', [next.row], { maxDelayMs: SNAPSHOT_WRITE_DELAY_MS, maxPendingRows: SNAPSHOT_MAX_QUEUED }, failed);
 }
 
 /**

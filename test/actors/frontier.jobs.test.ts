@@ -19,6 +19,8 @@ import { decodeCursor, encodeCursor, jobEvent, jobPageSeq, newJobId } from '../.
 import { createJob, endJob, jobEndKey, liveJob } from '../../pipeline/jobs/record.js';
 import { FileKeyRegistry } from '../../pipeline/keys/ledger-file.js';
 import { createLogger } from '../../pipeline/runtime/log.js';
+import { BatchWriter } from '../../pipeline/runtime/store/batch-writer.js';
+import type { Store } from '../../pipeline/runtime/store/store.js';
 import { MemoryState } from '../../pipeline/runtime/state/memory.js';
 import { RedisState } from '../../pipeline/runtime/state/redis.js';
 import type { State } from '../../pipeline/runtime/state/state.js';
@@ -132,7 +134,7 @@ function jobSuite(makeEngine: () => Engine): void {
     },
   };
   const signal = new AbortController().signal;
-  const deps = () => ({ state, keys, site, log: createLogger('silent'), writer: { write: async (table: string, rows: readonly Record<string, unknown>[]) => void written.push({ table, rows }) } });
+  const deps = () => ({ state, keys, site, log: createLogger('silent'), writer: { write: async (table: string, rows: readonly Record<string, unknown>[]) => void written.push({ table, rows }), pending: () => 0 } });
   const scrapes = (emit: readonly AnyEmission[] | undefined) => (emit ?? []).filter((e) => e.topic === 'scrapeRequested').map((e) => e.value as { requestId: string; url: string });
   const types = (emit: readonly AnyEmission[] | undefined) => (emit ?? []).filter((e) => e.topic === 'jobEvents').map((e) => (e.value as { type: string }).type);
 
@@ -199,6 +201,32 @@ function jobSuite(makeEngine: () => Engine): void {
     const late = await handleJobEvent(event(tenant, id, 'started'), deps(), signal);
     expect(late).toEqual({ kind: 'ack', emit: [] });
     expect((await liveJob(state, id))?.total).toBe(4);
+  });
+
+  it("queues running jobs' progress versions in one insert and waits only for the start and the end", async () => {
+    // A real batch writer with a 20 ms window over a store that only counts inserts.
+    const inserts: { table: string; rows: readonly Record<string, unknown>[] }[] = [];
+    const writer = new BatchWriter({ insert: async (table: string, rows: readonly Record<string, unknown>[]) => void inserts.push({ table, rows }) } as unknown as Store, { maxRows: 1000, maxDelayMs: 20 }, createLogger('silent'));
+    const batched = () => ({ ...deps(), writer });
+    const jobs = await Promise.all([1, 2, 3].map(() => job('batch', { urls: ['https://example.com/a', 'https://example.com/b'], maxConcurrency: 2 })));
+    for (const j of jobs) await handleJobEvent(event(j.tenant, j.id, 'started'), batched(), signal);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const versions = () => inserts.filter((i) => i.table === 'jobs').map((i) => i.rows.map((r) => [r.id, r.version]));
+    const landed = versions().length;
+    // Each job's first page: a progress version each, due within SNAPSHOT_INTERVAL_MS of each other.
+    const page = (j: (typeof jobs)[number], seq: number) => event(j.tenant, j.id, 'page', { seq, url: `https://example.com/${seq === 1 ? 'a' : 'b'}`, statusCode: 200, credits: 1, links: [] });
+    for (const j of jobs) await handleJobEvent(page(j, 1), batched(), signal);
+    expect(writer.pending('jobs')).toBe(3);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    // Past the writer's own window, still queued: the handlers did not wait for them.
+    expect(versions()).toHaveLength(landed);
+    // The first job's last page ends it: its final version goes at once and takes the queued ones along.
+    await handleJobEvent(page(jobs[0] as (typeof jobs)[number], 2), batched(), signal);
+    const [together] = versions().slice(landed);
+    expect(together).toHaveLength(4);
+    expect(together?.map(([id]) => id)).toEqual([...jobs.map((j) => j.id), jobs[0]?.id]);
+    expect(writer.pending('jobs')).toBe(0);
+    await writer.close();
   });
 
   it('the stall watchdog sends pages a dead process held again, same seq, and completes the job', async () => {

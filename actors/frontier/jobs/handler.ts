@@ -18,8 +18,9 @@
  */
 import { createHash } from 'node:crypto';
 import type { AnyEmission } from '../../../pipeline/runtime/events.js';
+import type { BatchWriter } from '../../../pipeline/runtime/store/batch-writer.js';
 import { jobEvent, type PageFailed, type PageStored } from '../../../pipeline/jobs/pages.js';
-import { ACTIVE_JOBS_KEY, endJob, jobKey, jobPartKey, jobTtlMs, liveJob, snapshotJob, type JobRecord } from '../../../pipeline/jobs/record.js';
+import { ACTIVE_JOBS_KEY, endJob, jobKey, jobPartKey, jobTtlMs, liveJob, queueJobSnapshot, snapshotJob, type JobRecord } from '../../../pipeline/jobs/record.js';
 import { parseJsonObject } from '../../../pipeline/runtime/json.js';
 import type { Outcome } from '../../../pipeline/runtime/pool.js';
 import type { EventValue } from '../../../schemas/events/index.js';
@@ -32,6 +33,8 @@ export type JobEventValue = EventValue<'JobEvent'>;
 
 export interface JobHandlerDeps extends ScheduleDeps {
   readonly site: SiteReader;
+  /** `pending`: a job's progress versions are queued (queueJobSnapshot). */
+  readonly writer: Pick<BatchWriter, 'write' | 'pending'>;
 }
 
 function dataOf<T extends object>(json: string): Partial<T> {
@@ -222,8 +225,11 @@ export async function handleJobEvent(event: JobEventValue, deps: JobHandlerDeps,
   emit.push(...finished.emit);
   // The store gets a version when the job starts, ends (endJob), settles its last page, and at
   // most once a SNAPSHOT_INTERVAL_MS between: a 100,000-page crawl does not write 100,000 versions.
-  const due = event.type === 'started' || finished.final || (await deps.state.setIfAbsent(jobPartKey(job.id, 'snapshot'), '1', SNAPSHOT_INTERVAL_MS));
-  if (due) await snapshotJob(deps, job.id);
+  // Those between are queued, not waited for: every running job's progress in one insert a second.
+  if (event.type === 'started' || finished.final) await snapshotJob(deps, job.id);
+  else if (await deps.state.setIfAbsent(jobPartKey(job.id, 'snapshot'), '1', SNAPSHOT_INTERVAL_MS)) {
+    await queueJobSnapshot(deps, job.id, (error) => deps.log.warn({ err: error, jobId: job.id }, "a job's progress version was not stored; the next one supersedes it"));
+  }
   if (!finished.final) await deps.state.zadd(ACTIVE_JOBS_KEY, (deps.now ?? Date.now)(), job.id);
   return { kind: 'ack', emit };
 }

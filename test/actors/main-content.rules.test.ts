@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import type { Element, ParentNode } from 'domhandler';
 import { extractMainContent, mainText } from '../../actors/parser/main-content/index.js';
 import { ARTICLE_SELECTORS, articleRanks } from '../../actors/parser/main-content/patterns.js';
-import { detach, hintOf, keepCounted, measure } from '../../actors/parser/main-content/dom.js';
+import { commaCount, detach, hintOf, keepCounted, measure, measureOne } from '../../actors/parser/main-content/dom.js';
 import { furnitureKind } from '../../actors/parser/main-content/prune.js';
 import { semanticCandidate } from '../../actors/parser/main-content/select.js';
 import { layoutWords } from '../../actors/parser/main-content/score.js';
@@ -308,6 +308,18 @@ describe('actors/parser/main-content rules', () => {
     const fresh = measure(body);
     for (const [el, s] of fresh) expect(stats.get(el), $.html(el)).toEqual(s);
     expect(fresh.get(body)?.text).toBeLessThan(80);
+  });
+
+  it("measureOne gives an element's own measures as measure does (links, commas of every script, scripts and comments left out)", () => {
+    const $ = load(`<html><body><div id="a"><p>One, two <a href="/x">link, text</a> three、four，five،six.</p><script>var a = 1, b = 2;</script><!-- a, comment --><div><a href="/y"><b>deep</b>, link</a> tail,</div></div><p id="empty"> </p></body></html>`);
+    const stats = measure($('body')[0] as Element);
+    for (const sel of ['body', '#a', '#a p', '#a div', '#empty']) {
+      const el = $(sel)[0] as Element;
+      expect(measureOne(el), sel).toEqual(stats.get(el));
+    }
+    expect(measureOne($('#a')[0] as Element)).toMatchObject({ commas: 7 });
+    expect(commaCount('no commas here')).toBe(0);
+    expect(commaCount('a, b，c、d،e,')).toBe(5);
   });
 });
 

@@ -149,7 +149,7 @@ function uncount(node: AnyNode, stats: Map<Element, TextStats>): void {
     let inLink = false;
     for (let p = node.parent; isElement(p) && stats.has(p); p = p.parent) if (p.name === 'a') inLink = true;
     const text = visibleLength(data);
-    s = { text, link: inLink ? text : 0, commas: data.match(COMMA)?.length ?? 0 };
+    s = { text, link: inLink ? text : 0, commas: commaCount(data) };
   } else if (isElement(node)) s = stats.get(node);
   if (!s || (!s.text && !s.commas)) return;
   for (let p = node.parent; isElement(p); p = p.parent) {
@@ -223,34 +223,62 @@ export interface TextStats {
   commas: number;
 }
 
-const COMMA = /[,，、،]/g;
+const ANY_COMMA = /[,，、،]/;
+const COMMAS = /[,，、،]/g;
+
+/** How many commas (`,`, `，`, `、`, `،`) `text` holds; a text without one (most) costs a scan and no match array. */
+export function commaCount(text: string): number {
+  return ANY_COMMA.test(text) ? (text.match(COMMAS)?.length ?? 0) : 0;
+}
 
 /** Text measures of `root` (when an element) and every element under it, computed bottom-up in one pass. */
 export function measure(root: ParentNode): Map<Element, TextStats> {
   const stats = new Map<Element, TextStats>();
-  const visit = (node: AnyNode, inLink: boolean): TextStats => {
-    const s: TextStats = { text: 0, link: 0, commas: 0 };
-    if (node.type === 'text') {
-      const data = (node as unknown as { data: string }).data;
-      s.text = visibleLength(data);
-      if (inLink) s.link = s.text;
-      s.commas = data.match(COMMA)?.length ?? 0;
-      return s;
-    }
-    if (!isElement(node) || node.type !== 'tag') return s;
-    const link = inLink || node.name === 'a';
-    for (const c of node.children) {
-      const cs = visit(c, link);
-      s.text += cs.text;
-      s.link += cs.link;
-      s.commas += cs.commas;
-    }
-    stats.set(node, s);
-    return s;
-  };
-  if (isElement(root as AnyNode)) visit(root as Element, false);
-  else for (const c of root.children) visit(c, false);
+  measureInto(root, stats);
   return stats;
+}
+
+/** `root`'s own text measures, as `measure(root).get(root)` gives them, without a record for every element under it. */
+export function measureOne(root: Element): TextStats {
+  const s: TextStats = { text: 0, link: 0, commas: 0 };
+  measureInto(root, null, s);
+  return s;
+}
+
+/**
+ * Adds the measures under `root` to `total` (when given) and, with `stats`, records every
+ * element's own measures there.
+ */
+function measureInto(root: ParentNode, stats: Map<Element, TextStats> | null, total: TextStats | null = null): void {
+  // Adds `node`'s measures to `into`: an element gets its own record, a text node none.
+  const visit = (node: AnyNode, inLink: boolean, into: TextStats | null): void => {
+    if (node.type === 'text') {
+      if (!into) return;
+      const data = (node as unknown as { data: string }).data;
+      const text = visibleLength(data);
+      into.text += text;
+      if (inLink) into.link += text;
+      into.commas += commaCount(data);
+      return;
+    }
+    if (!isElement(node) || node.type !== 'tag') return;
+    const link = inLink || node.name === 'a';
+    if (!stats) {
+      // No records: the element's text goes straight into its ancestor's measures.
+      for (const c of node.children) visit(c, link, into);
+      return;
+    }
+    const s: TextStats = { text: 0, link: 0, commas: 0 };
+    for (const c of node.children) visit(c, link, s);
+    stats.set(node, s);
+    if (into) {
+      into.text += s.text;
+      into.link += s.link;
+      into.commas += s.commas;
+    }
+  };
+  if (isElement(root as AnyNode)) visit(root as Element, false, total);
+  else for (const c of root.children) visit(c, false, total);
 }
 
 /** Link density: link characters over text characters (0 for empty). */

@@ -23,7 +23,7 @@
  * Decoding raw bytes to a string (charset from BOM, header, markup) is pipeline/runtime/net/charset.ts.
  */
 import type { Cheerio, CheerioAPI } from 'cheerio';
-import { type Element, type ParentNode, type TextStats, contains, hintOf, isElement, keepCounted, measure, shapeOf, undoable } from './dom.js';
+import { type Element, type ParentNode, type TextStats, contains, hintOf, isElement, keepCounted, measure, measureOne, shapeOf, undoable } from './dom.js';
 import { removeBoilerplateSections, removeLinkBlocks, removeMetaLines, removeRepeatedBlocks } from './clean.js';
 import { type FurnitureLevel, removeFurniture, removeHidden, removeNonContent } from './prune.js';
 import { COMMENT_CLASS } from './patterns.js';
@@ -87,7 +87,7 @@ export function extractMainContent($: CheerioAPI, options: MainContentOptions = 
     // The page hides what it has to say until a script shows it (a tab, a "read more", a
     // gate): when what is visible gives little and the hidden part holds much more, the
     // page is read with its hidden elements.
-    const prose = proseOf(measure(root).get(root));
+    const prose = proseOf(measureOne(root));
     if (prose < MAX_HIDDEN_ROOT_PROSE && hidden >= HIDDEN_GROWTH * Math.max(prose, MIN_ROOT_PROSE)) {
       visible.undo();
       root = extractFromBody($, body);
@@ -107,7 +107,7 @@ const HIDDEN_GROWTH = 3;
 /** The extraction once the non-content tags are gone: passes of less and less pruning, then the fallbacks. */
 function extractFromBody($: CheerioAPI, body: Element): Element {
   // The body's text before any pruning: a bound on what the region fallback can find.
-  const bodyText = measure(body).get(body)?.text ?? 0;
+  const bodyText = measureOne(body).text;
   let level: FurnitureLevel = 'full';
   let pass = undoable(() => extractFrom($, body, level));
   for (const next of RETRY_LEVELS) {

@@ -6,7 +6,7 @@
  * most of the page's prose — pages do wrap their article in `<div class="has-sidebar">`.
  */
 import { load } from 'cheerio';
-import { type AnyNode, type Element, type ParentNode, type TextStats, detach, hintOf, isElement, keepCounted, linkDensity, measure, tagOf, visibleLength } from './dom.js';
+import { type AnyNode, type Element, type ParentNode, type TextStats, detach, hintOf, isElement, keepCounted, linkDensity, measure, measureOne, tagOf, visibleLength } from './dom.js';
 import { plainText, textOf } from './text.js';
 import { BOILERPLATE_WORDS, layoutWords, wordsOf } from './score.js';
 import { BOILERPLATE_CLASS, COMMENT_CLASS, FURNITURE_CLASS, FURNITURE_ROLES, FURNITURE_TAGS, HEADING_TAGS, NON_CONTENT_TAGS } from './patterns.js';
@@ -99,8 +99,8 @@ export function removeHidden(root: ParentNode): number {
       if (!isElement(child)) continue;
       const tag = tagOf(child);
       if (tag !== 'html' && tag !== 'body' && isHidden(child)) {
-        const s = measure(child).get(child);
-        if (s) prose += s.text - s.link;
+        const s = measureOne(child);
+        prose += s.text - s.link;
         detach(child);
         continue;
       }

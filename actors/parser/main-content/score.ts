@@ -8,7 +8,7 @@
  * candidate's final score is discounted by its link density. The best candidate is usually
  * the article's container.
  */
-import { type AnyNode, type Element, type ParentNode, type TextStats, hintOf, isElement, linkDensity, tagOf, visibleLength } from './dom.js';
+import { type AnyNode, type Element, type ParentNode, type TextStats, commaCount, hintOf, isElement, linkDensity, tagOf, visibleLength } from './dom.js';
 import { BLOCK_TAGS, BOILERPLATE_CLASS, POSITIVE, STRONG_NEGATIVE, WEAK_NEGATIVE } from './patterns.js';
 
 const PARAGRAPH_TAGS = new Set(['p', 'pre', 'td', 'blockquote', 'dd', 'li', 'h2', 'h3', 'h4']);
@@ -108,51 +108,59 @@ function tagPrior(tag: string): number {
 /** Whether an element holds block children (a `<br>` only breaks a line). */
 const hasBlockChild = (el: Element) => el.children.some((c) => isElement(c) && tagOf(c) !== 'br' && BLOCK_TAGS.has(tagOf(c)));
 
+/** Any character but whitespace (the set `trim` takes off): a text node with words. */
+const NON_SPACE = /\S/;
+
+const NO_RUNS: readonly TextStats[] = [];
+
 /**
  * The runs of prose among an element's direct children: inline content (text and inline
  * elements) up to a block child or a blank line (two `<br>`s with nothing but white space
  * between them), each with its visible length, commas and link length. A `<div>` written as
  * text with `<br><br>` between paragraphs thus counts as several paragraphs, as a reader
- * sees it.
+ * sees it. Called for most elements of a page, so it allocates only the runs it returns.
  */
-function inlineRuns(el: Element, stats: Map<Element, TextStats>): TextStats[] {
-  const runs: TextStats[] = [];
-  let s: TextStats = { text: 0, link: 0, commas: 0 };
+function inlineRuns(el: Element, stats: Map<Element, TextStats>): readonly TextStats[] {
+  let runs: TextStats[] | null = null;
+  // The open run's measures, as numbers (no closure over them: that would be a heap context a call).
+  let text = 0;
+  let link = 0;
+  let commas = 0;
   let brs = 0;
-  const end = () => {
-    if (s.text) runs.push(s);
-    s = { text: 0, link: 0, commas: 0 };
-    brs = 0;
-  };
   for (const c of el.children as AnyNode[]) {
+    let ends = false;
     if (c.type === 'text') {
       const data = (c as unknown as { data: string }).data;
       const n = visibleLength(data);
-      if (n && data.trim()) {
-        s.text += n;
-        s.commas += data.match(/[,，、،]/g)?.length ?? 0;
+      if (n && NON_SPACE.test(data)) {
+        text += n;
+        commas += commaCount(data);
         brs = 0;
       }
     } else if (isElement(c)) {
       const tag = tagOf(c);
       if (tag === 'br') {
         brs += 1;
-        if (brs >= 2) end();
+        ends = brs >= 2;
       } else if (BLOCK_TAGS.has(tag)) {
-        end();
+        ends = true;
       } else {
         const cs = stats.get(c);
         if (cs) {
-          s.text += cs.text;
-          s.link += cs.link;
-          s.commas += cs.commas;
+          text += cs.text;
+          link += cs.link;
+          commas += cs.commas;
         }
         brs = 0;
       }
     }
+    if (ends) {
+      if (text) (runs ??= []).push({ text, link, commas });
+      text = link = commas = brs = 0;
+    }
   }
-  end();
-  return runs;
+  if (text) (runs ??= []).push({ text, link, commas });
+  return runs ?? NO_RUNS;
 }
 
 export interface Scores {
@@ -176,7 +184,7 @@ export function scoreCandidates(root: Element, stats: Map<Element, TextStats>): 
   while (stack.length) {
     const el = stack.pop() as Element;
     const tag = tagOf(el);
-    let units: TextStats[] = [];
+    let units: readonly TextStats[] = NO_RUNS;
     let target: ParentNode | null = null;
     if (hasBlockChild(el)) {
       units = inlineRuns(el, stats);

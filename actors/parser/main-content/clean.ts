@@ -7,7 +7,7 @@
  */
 import { type AnyNode, type Element, type TextStats, childElements, contains, detach, isElement, linkDensity, measure, shapeOf, tagOf } from './dom.js';
 import { BLOCK_TAGS, BOILERPLATE_HEADINGS, DATE_LINE, HEADING_TAGS, META_LINE, NON_CONTENT_TAGS, READ_ALSO_PREFIX } from './patterns.js';
-import { classWeight } from './score.js';
+import { classWeight, isBlockElement } from './score.js';
 import { proseOf } from './select.js';
 import { textOf } from './text.js';
 
@@ -307,7 +307,7 @@ export function removeRepeatedBlocks(root: Element): void {
 /** Block-level element children of `el`: a copy of a page's part holds several; a paragraph written twice is the author's. */
 function blockChildren(el: Element): number {
   let n = 0;
-  for (const c of el.children) if (isElement(c) && BLOCK_TAGS.has(tagOf(c)) && tagOf(c) !== 'br') n += 1;
+  for (const c of el.children) if (isBlockElement(c)) n += 1;
   return n;
 }
 

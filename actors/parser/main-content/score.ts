@@ -105,8 +105,11 @@ function tagPrior(tag: string): number {
   }
 }
 
-/** Whether an element holds block children (a `<br>` only breaks a line). */
-const hasBlockChild = (el: Element) => el.children.some((c) => isElement(c) && tagOf(c) !== 'br' && BLOCK_TAGS.has(tagOf(c)));
+/** Whether a node is a block-level element (a `<br>` only breaks a line). */
+export const isBlockElement = (c: AnyNode): boolean => isElement(c) && tagOf(c) !== 'br' && BLOCK_TAGS.has(tagOf(c));
+
+/** Whether an element holds block children. */
+const hasBlockChild = (el: Element) => el.children.some(isBlockElement);
 
 /** Any character but whitespace (the set `trim` takes off): a text node with words. */
 const NON_SPACE = /\S/;

@@ -41,9 +41,15 @@
  *             fetchers are quiet, 1 (then, over a fresh backlog, 2) parser processes start and
  *             drain it while the other processes have nothing to do. Pages/s is over the middle
  *             of the drain (the 10th to the 90th percentile of the pages' job_pages rows, so a
- *             start-up and a group join are not counted); `drain_ratio` is pages/s at 2 over 1,
- *             against the same 1.7. Run last: the frontier is restarted with a stall time
- *             longer than a drain (JOB_STALL_MS), which the faults scenario must not have.
+ *             start-up and a group join are not counted). BENCH_SCALE_DRAIN_ROUNDS pairs of
+ *             drains (default 2, a fresh backlog each), in the order 1, 2, 2, 1, … parsers so
+ *             that a drift over the run cancels; `drain_ratio` is the mean pages/s at 2 over
+ *             the mean at 1, against the same 1.7. Every process is restarted for it at the service's own
+ *             Kafka fetch wait, BENCH_SCALE_DRAIN_FETCH_WAIT_MS (default 1,000): no hop's wait
+ *             is on a drain's measured path, and at 100 ms the idle pools poll the mock broker
+ *             ten times a second on the parsers' cores. Run last: the frontier is restarted with
+ *             a stall time longer than a drain (JOB_STALL_MS), which the faults scenario must
+ *             not have.
  *             BENCH_SCALE_PARSER_NODE_FLAGS replaces the parsers' node flags (default: their
  *             deployment's, infra/codegen/deploy-roles.ts; '' for V8's defaults).
  *   faults    fetchers up to 4 (parsers 2); a third site of BENCH_SCALE_FAULT_PAGES pages
@@ -81,12 +87,14 @@ const PARSE_PAGES = positiveInteger('BENCH_SCALE_PARSE_PAGES', 2000);
 const PARSE_BYTES = positiveInteger('BENCH_SCALE_PARSE_BYTES', 400_000);
 const PARSE_CACHE = process.env.BENCH_SCALE_PARSE_CACHE === '1';
 const DRAIN_PAGES = positiveInteger('BENCH_SCALE_DRAIN_PAGES', 1000);
+const DRAIN_ROUNDS = positiveInteger('BENCH_SCALE_DRAIN_ROUNDS', 2);
 // The parsers' node flags: the deployment's (infra/codegen/deploy-roles.ts) unless set ('' for none: V8's defaults).
 const PARSER_NODE_FLAGS = process.env.BENCH_SCALE_PARSER_NODE_FLAGS === undefined ? undefined : process.env.BENCH_SCALE_PARSER_NODE_FLAGS.split(' ').filter(Boolean);
 const FAULT_PAGES = positiveInteger('BENCH_SCALE_FAULT_PAGES', 4000);
 const KILL_AT = Number(process.env.BENCH_SCALE_KILL_AT || 0.3);
 const STALL_S = positiveInteger('BENCH_SCALE_STALL_S', 120);
 const FETCH_WAIT_MS = positiveInteger('BENCH_SCALE_FETCH_WAIT_MS', 100);
+const DRAIN_FETCH_WAIT_MS = positiveInteger('BENCH_SCALE_DRAIN_FETCH_WAIT_MS', 1000);
 const IDLE_S = positiveInteger('BENCH_SCALE_IDLE_S', 20);
 const SCENARIOS = new Set((process.env.BENCH_SCALE_SCENARIOS || 'fetchers,parsers,faults,drain').split(','));
 const PARTITIONS = positiveInteger('BENCH_SCALE_PARTITIONS', Math.max(24, Math.max(...STEPS) * FETCH_CONCURRENCY));
@@ -106,14 +114,17 @@ const log = (line: string) => process.stderr.write(`${line}\n`);
 interface Rig {
   cluster: Cluster;
   gateway: Gateway;
+  gatewayProcess: ServiceProcess;
   frontier: ServiceProcess;
+  /** Settings every process started from now on gets besides the cluster's. */
+  env: Record<string, string>;
   pools: { fetcher: ServiceProcess[]; parser: ServiceProcess[] };
 }
 
 /** Starts processes of `role` until the pool has `n` (two at a time), or stops the newest past it. */
 async function resize(rig: Rig, role: 'fetcher' | 'parser', n: number): Promise<void> {
   const pool = rig.pools[role];
-  const env: Record<string, string> = role === 'fetcher' ? { POOL_CONCURRENCY: String(FETCH_CONCURRENCY) } : {};
+  const env: Record<string, string> = { ...rig.env, ...(role === 'fetcher' ? { POOL_CONCURRENCY: String(FETCH_CONCURRENCY) } : {}) };
   while (pool.length < n) {
     const more = Math.min(2, n - pool.length);
     pool.push(...(await Promise.all(Array.from({ length: more }, () => rig.cluster.service(role, env, role === 'parser' ? PARSER_NODE_FLAGS : undefined)))));
@@ -300,15 +311,26 @@ const perSecond = (byRole: Record<string, number>, pages: number, seconds: numbe
  * a backlog's pages again while they wait for a parser).
  */
 async function drain(rig: Rig): Promise<Record<string, unknown>> {
-  const site = await startScaleSite({ hosts: Math.min(HOSTS, 20), pages: Math.max(2 * DRAIN_PAGES, Math.min(HOSTS, 20)), delayMs: () => 0, boilerplateBytes: PARSE_BYTES });
+  const site = await startScaleSite({ hosts: Math.min(HOSTS, 20), pages: Math.max(2 * DRAIN_ROUNDS * DRAIN_PAGES, Math.min(HOSTS, 20)), delayMs: () => 0, boilerplateBytes: PARSE_BYTES });
   const urls = site.allUrls();
   try {
+    // Every process restarted at the drain's fetch wait (the service's own 1,000 ms unless
+    // BENCH_SCALE_DRAIN_FETCH_WAIT_MS says otherwise): no hop's wait is on a drain's measured
+    // path, and at the other scenarios' 100 ms the pools with nothing to do polled the mock
+    // broker ten times a second on the parsers' cores.
+    rig.env = { KAFKA_FETCH_MAX_WAIT_MS: String(DRAIN_FETCH_WAIT_MS) };
+    await Promise.all([resize(rig, 'fetcher', 0), resize(rig, 'parser', 0), rig.frontier.stop(10_000), rig.gatewayProcess.stop(10_000)]);
+    [rig.frontier, rig.gatewayProcess] = await Promise.all([rig.cluster.service('frontier', { ...rig.env, JOB_STALL_MS: String(3_600_000) }), rig.cluster.service('gateway', rig.env)]);
+    rig.gateway = { ...rig.gateway, url: rig.gatewayProcess.url as string };
     await resize(rig, 'fetcher', 2);
-    await rig.frontier.stop(10_000);
-    rig.frontier = await rig.cluster.service('frontier', { JOB_STALL_MS: String(3_600_000) });
     const steps: DrainStep[] = [];
     const store = rig.cluster.store();
-    for (const [i, n] of [1, 2].entries()) {
+    // DRAIN_ROUNDS pairs of drains, 1 then 2 parsers and 2 then 1 in turn (1, 2, 2, 1, …): a
+    // parser's CPU a page on this machine drifts up over a run (71, 74, 74, 87, 85, 90 ms in
+    // six drains in a row), which always running 2 after 1 would count against the pool of 2;
+    // the turned order cancels a steady drift.
+    const order = Array.from({ length: DRAIN_ROUNDS }, (_, r) => (r % 2 ? [2, 1] : [1, 2])).flat();
+    for (const [i, n] of order.entries()) {
       await resize(rig, 'parser', 0);
       const mine = urls.slice(i * DRAIN_PAGES, (i + 1) * DRAIN_PAGES);
       const firstRequest = site.requests.length;
@@ -390,8 +412,15 @@ async function drain(rig: Rig): Promise<Record<string, unknown>> {
     for (const x of steps) {
       log(`${String(x.processes).padStart(9)}  ${String(x.pagesPerS).padStart(16)}  ${String(x.pagesPerSWhole).padStart(15)}  ${String(x.cpuMsPerPage).padStart(11)}  ${String(x.seconds).padStart(7)}  ${String(x.backlogSeconds).padStart(9)}  ${String(x.load).padStart(4)}  ${byRole(x)}`);
     }
-    const ratio = round3((steps[1] as DrainStep).pagesPerS / (steps[0] as DrainStep).pagesPerS);
-    return { scenario: 'drain', pages: DRAIN_PAGES, boilerplate_bytes: PARSE_BYTES, store_in_cache: PARSE_CACHE, steps, drain_ratio: ratio, target_parser_ratio: TARGET_PARSER_RATIO };
+    const mean = (n: number) => {
+      const v = steps.filter((x) => x.processes === n).map((x) => x.pagesPerS);
+      return v.reduce((a, b) => a + b, 0) / v.length;
+    };
+    const ratio = round3(mean(2) / mean(1));
+    const pairOf = (r: number, n: number) => (steps.slice(2 * r, 2 * r + 2).find((x) => x.processes === n) as DrainStep).pagesPerS;
+    const rounds = Array.from({ length: DRAIN_ROUNDS }, (_, r) => round3(pairOf(r, 2) / pairOf(r, 1)));
+    log(`drain_ratio ${ratio} (mean pages/s at 2 over mean at 1; each pair's own: ${rounds.join(', ')})`);
+    return { scenario: 'drain', pages: DRAIN_PAGES, rounds: DRAIN_ROUNDS, boilerplate_bytes: PARSE_BYTES, store_in_cache: PARSE_CACHE, steps, round_ratios: rounds, drain_ratio: ratio, target_parser_ratio: TARGET_PARSER_RATIO };
   } finally {
     await site.close();
   }
@@ -457,7 +486,7 @@ async function main(): Promise<void> {
   try {
     // Two processes at a time: more starting at once outlast a start's time limit on 2 cores.
     const [gatewayProcess, frontier] = await Promise.all([cluster.service('gateway'), cluster.service('frontier')]);
-    const rig: Rig = { cluster, gateway: { url: gatewayProcess.url as string, apiKey: cluster.apiKey }, frontier, pools: { fetcher: [], parser: [] } };
+    const rig: Rig = { cluster, gateway: { url: gatewayProcess.url as string, apiKey: cluster.apiKey }, gatewayProcess, frontier, env: {}, pools: { fetcher: [], parser: [] } };
     await Promise.all([resize(rig, 'parser', 1), resize(rig, 'fetcher', 1)]);
     const lines: Record<string, unknown>[] = [];
     const idleLoad = load();

@@ -23,6 +23,7 @@ import { loadConfig, type Config } from '../../pipeline/service/config.js';
 import { openKeyRegistry, type KeyRegistry } from '../../pipeline/keys/index.js';
 import { ClickHouseStore } from '../../pipeline/runtime/store/clickhouse.js';
 import type { Store } from '../../pipeline/runtime/store/index.js';
+import { applyMergeSelector } from '../../pipeline/runtime/store/merges.js';
 import { applyJobRetention } from '../../pipeline/runtime/store/retention.js';
 import { quietLog, startClickHouseProcess, tempDir, type ClickHouseProcess, type TempDir } from './clickhouse.js';
 import { startMockKafka, type MockKafka } from './kafka.js';
@@ -200,6 +201,9 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
     try {
       await migrator.migrate();
       await applyJobRetention(migrator, loadConfig(env).jobRetentionHours, quietLog);
+      // The server is chdb served over HTTP (infra/chdb-http): the embedded engine, which the
+      // service runs with its small-insert merge setting (pipeline/runtime/store/merges.ts).
+      await applyMergeSelector(migrator, quietLog);
     } finally {
       await migrator.close();
     }

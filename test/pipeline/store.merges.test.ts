@@ -1,11 +1,13 @@
 /**
  * The embedded store's merge settings (pipeline/runtime/store/merges.ts): set once on every
- * small-insert table of a chdb store, left alone on the next start, never on a server.
+ * small-insert table of a chdb store, left alone on the next start, never on a server by
+ * itself; `applyMergeSelector` sets them on a server whose operator asks (the multi-process
+ * tests' chdb-served one).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { applyEmbeddedMerges, MERGE_SELECTOR_BASE, SMALL_INSERT_TABLES } from '../../pipeline/runtime/store/merges.js';
+import { applyEmbeddedMerges, applyMergeSelector, MERGE_SELECTOR_BASE, SMALL_INSERT_TABLES } from '../../pipeline/runtime/store/merges.js';
 import { createStore, type Store } from '../../pipeline/runtime/store/index.js';
-import { chdbAvailable, quietLog, tempDir, type TempDir } from '../helpers/clickhouse.js';
+import { chdbAvailable, clickhouseHttpStore, quietLog, tempDir, type TempDir } from '../helpers/clickhouse.js';
 
 const hasChdb = await chdbAvailable();
 
@@ -37,5 +39,19 @@ describe.skipIf(!hasChdb)('pipeline/runtime/store/merges (chdb)', () => {
     const server = { driver: 'clickhouse' as const, query: async () => (calls.push('query'), []), command: async () => void calls.push('command') };
     expect(await applyEmbeddedMerges(server, quietLog)).toEqual([]);
     expect(calls).toEqual([]);
+  });
+
+  it('sets them on a ClickHouse server when asked, once, over HTTP', async () => {
+    const server = await clickhouseHttpStore('merges-http');
+    try {
+      await server.store.migrate();
+      expect(await applyEmbeddedMerges(server.store, quietLog)).toEqual([]);
+      expect((await applyMergeSelector(server.store, quietLog)).sort()).toEqual([...SMALL_INSERT_TABLES].sort());
+      const [ddl] = await server.store.query<{ statement: string }>('SHOW CREATE TABLE job_pages');
+      expect(ddl?.statement).toContain(`merge_selector_base = ${MERGE_SELECTOR_BASE}`);
+      expect(await applyMergeSelector(server.store, quietLog)).toEqual([]);
+    } finally {
+      await server.cleanup();
+    }
   });
 });

@@ -45,6 +45,16 @@ export const SMALL_INSERT_TABLES = [
 /** Sets `merge_selector_base` on the small-insert tables of an embedded store; returns the tables it changed. */
 export async function applyEmbeddedMerges(store: Pick<Store, 'driver' | 'query' | 'command'>, log: Logger): Promise<string[]> {
   if (store.driver !== 'chdb') return [];
+  return applyMergeSelector(store, log);
+}
+
+/**
+ * Sets `merge_selector_base` on the small-insert tables whatever the driver: what an operator
+ * runs on a ClickHouse server that is the embedded engine served over HTTP
+ * (infra/chdb-http/server.ts, the multi-process tests' server) or a recent server they choose
+ * to tune the same way (docs/distributed.md). Returns the tables it changed.
+ */
+export async function applyMergeSelector(store: Pick<Store, 'query' | 'command'>, log: Logger): Promise<string[]> {
   const setting = `merge_selector_base = ${MERGE_SELECTOR_BASE}`;
   const rows = await store.query<{ name: string; create: string }>(
     'SELECT name, create_table_query AS create FROM system.tables WHERE database = currentDatabase() AND has({tables:Array(String)}, name)',
@@ -56,6 +66,6 @@ export async function applyEmbeddedMerges(store: Pick<Store, 'driver' | 'query' 
     await store.command(`ALTER TABLE ${name} MODIFY SETTING ${setting}`);
     changed.push(name);
   }
-  if (changed.length) log.info({ tables: changed, setting }, 'embedded store merge settings applied');
+  if (changed.length) log.info({ tables: changed, setting }, 'store merge settings applied');
   return changed;
 }

@@ -5,7 +5,7 @@
  */
 import { load } from 'cheerio';
 import { describe, expect, it } from 'vitest';
-import { bodyOf, loadHtml, MAX_PAGE_DEPTH } from '../../actors/parser/formats/load-html.js';
+import { bodyOf, loadHtml, MAX_PAGE_DEPTH, releaseHtml } from '../../actors/parser/formats/load-html.js';
 
 const shaped = (html: string): string => loadHtml(html).html();
 
@@ -67,5 +67,13 @@ describe('actors/parser/formats/load-html', () => {
     // htmlparser2 nests `<li><p>` left open (a browser would not): 500 such items, 1,000 levels, are still read.
     expect(loadHtml(`<ul>${'<li><p>item'.repeat(500)}</ul>`)('li')).toHaveLength(500);
   });
-});
 
+  it('releaseHtml lets go of the tree from its root, leaving what was already read as it was', () => {
+    const $ = loadHtml('<title>T</title><main><p>one</p><p>two</p></main>');
+    const main = $('main')[0];
+    releaseHtml($);
+    expect($.root()[0]?.children).toEqual([]);
+    expect($('p')).toHaveLength(0);
+    expect(main && $(main).text()).toBe('onetwo');
+  });
+});

@@ -43,7 +43,7 @@ describe('infra', () => {
 
   it('runs each pool with the node flags of its deployment row, which this node accepts', async () => {
     const pools = ROLES.filter((r) => r !== 'gateway');
-    expect(nodeFlagsOf('parser')).toEqual(['--single-threaded-gc']);
+    expect(nodeFlagsOf('parser')).toEqual(['--single-threaded-gc', '--no-allocation-site-pretenuring', '--max-semi-space-size=64']);
     for (const pool of pools) {
       const command = JSON.stringify(['node', ...nodeFlagsOf(pool), 'dist/main.js', '--role', pool]).replaceAll(',', ', ');
       expect(serviceBlock(pool), `service ${pool}`).toContain(`command: ${command}`);

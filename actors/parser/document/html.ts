@@ -20,7 +20,7 @@ import type { Element } from 'domhandler';
 import { extractMainContent } from '../main-content/index.js';
 import { finishRoot, includedOnly, removeExcluded, removeNonContent } from '../formats/clean.js';
 import { pageLinks, pageMedia } from '../formats/links.js';
-import { bodyOf, loadHtml } from '../formats/load-html.js';
+import { bodyOf, loadHtml, releaseHtml } from '../formats/load-html.js';
 import { elementToMarkdown } from '../formats/markdown.js';
 import { pageMetadata } from '../formats/metadata.js';
 import { baseOf } from '../formats/urls.js';
@@ -71,7 +71,9 @@ function render(html: string, base: string, options: ResolvedOptions, mainConten
   const $ = loadHtml(html);
   removeExcluded($, options.excludeTags);
   removeNonContent($);
-  return renderLoaded($, base, options, mainContent);
+  const out = renderLoaded($, base, options, mainContent);
+  releaseHtml($);
+  return out;
 }
 
 /** The root's `html` (when asked for) and `markdown` (when asked for; else ''). */
@@ -112,6 +114,7 @@ export function buildHtmlDocument(html: string, facts: ResponseFacts, options: R
   if (wants.has('rawHtml')) doc.rawHtml = mode.rawHtml ?? html;
   if (links) doc.links = links;
   if (media) doc.media = media;
+  releaseHtml($);
   return orderFields(doc);
 }
 

@@ -38,18 +38,18 @@
  *   drain     the parser pool alone: with no parser running, BENCH_SCALE_DRAIN_PAGES pages of the
  *             parsers' site (default 1,000) are sent as batch scrapes of 50 URLs (each batch's
  *             every URL at once), fetched by 2 fetchers into the parsers' topic; once the
- *             fetchers are quiet, 1 (then, over a fresh backlog, 2) parser processes start and
- *             drain it while the other processes have nothing to do. Pages/s is over the middle
- *             of the drain (the 10th to the 90th percentile of the pages' job_pages rows, so a
- *             start-up and a group join are not counted). BENCH_SCALE_DRAIN_ROUNDS pairs of
- *             drains (default 2, a fresh backlog each), in the order 1, 2, 2, 1, … parsers so
- *             that a drift over the run cancels; `drain_ratio` is the mean pages/s at 2 over
- *             the mean at 1, against the same 1.7. Every process is restarted for it at the service's own
- *             Kafka fetch wait, BENCH_SCALE_DRAIN_FETCH_WAIT_MS (default 1,000): no hop's wait
- *             is on a drain's measured path, and at 100 ms the idle pools poll the mock broker
- *             ten times a second on the parsers' cores. Run last: the frontier is restarted with
- *             a stall time longer than a drain (JOB_STALL_MS), which the faults scenario must
- *             not have.
+ *             fetchers are quiet, 1 or 2 parser processes start and drain it while the other
+ *             processes have nothing to do. Pages/s is over the middle of the drain (the 10th
+ *             to the 90th percentile of the pages' job_pages rows, so a start-up and a group
+ *             join are not counted). BENCH_SCALE_DRAIN_ROUNDS pairs of drains (default 2, a
+ *             fresh backlog each), in the order 1, 2, 2, 1, … parsers so that a drift over the
+ *             run cancels; `drain_ratio` is the mean pages/s at 2 over the mean at 1, against
+ *             the same 1.7. Every process is restarted for it at the service's own Kafka fetch
+ *             wait, BENCH_SCALE_DRAIN_FETCH_WAIT_MS (default 1,000): no hop's wait is on a
+ *             drain's measured path, and at 100 ms the idle pools poll the mock broker ten
+ *             times a second on the parsers' cores. Run last: the frontier is restarted with a
+ *             stall time longer than a drain (JOB_STALL_MS), which the faults scenario must not
+ *             have.
  *             BENCH_SCALE_PARSER_NODE_FLAGS replaces the parsers' node flags (default: their
  *             deployment's, infra/codegen/deploy-roles.ts; '' for V8's defaults).
  *   faults    fetchers up to 4 (parsers 2); a third site of BENCH_SCALE_FAULT_PAGES pages

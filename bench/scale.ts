@@ -35,21 +35,29 @@
  *             them) so parsing, not storing, is a page's cost, with 1 and then 2 parser
  *             processes: `parser_ratio` is pages/s at 2 over pages/s at 1; target ≥ 1.7
  *             (2 cores here).
- *   drain     the parser pool alone: with no parser running, BENCH_SCALE_DRAIN_PAGES pages of the
- *             parsers' site (default 1,000) are sent as batch scrapes of 50 URLs (each batch's
- *             every URL at once), fetched by 2 fetchers into the parsers' topic; once the
- *             fetchers are quiet, 1 or 2 parser processes start and drain it while the other
- *             processes have nothing to do. Pages/s is over the middle of the drain (the 10th
- *             to the 90th percentile of the pages' job_pages rows, so a start-up and a group
- *             join are not counted). BENCH_SCALE_DRAIN_ROUNDS pairs of drains (default 2, a
- *             fresh backlog each), in the order 1, 2, 2, 1, … parsers so that a drift over the
- *             run cancels; `drain_ratio` is the mean pages/s at 2 over the mean at 1, against
- *             the same 1.7. Every process is restarted for it at the service's own Kafka fetch
- *             wait, BENCH_SCALE_DRAIN_FETCH_WAIT_MS (default 1,000): no hop's wait is on a
- *             drain's measured path, and at 100 ms the idle pools poll the mock broker ten
- *             times a second on the parsers' cores. Run last: the frontier is restarted with a
- *             stall time longer than a drain (JOB_STALL_MS), which the faults scenario must not
- *             have.
+ *   drain     the parser pool alone: with no parser running, a backlog of the parsers' site is
+ *             sent as batch scrapes of 50 URLs (each batch's every URL at once) and fetched by 2
+ *             fetchers into the parsers' topic; once the fetchers are quiet, parsers drain it
+ *             while the other processes have nothing to do. BENCH_SCALE_DRAIN_MODE:
+ *             `steps` (default): BENCH_SCALE_DRAIN_ROUNDS pairs (default 2) of drains of
+ *             BENCH_SCALE_DRAIN_PAGES pages (default 1,000, a fresh backlog each) by 1 or 2
+ *             parser processes in the order 1, 2, 2, 1, …; pages/s is over the middle of each
+ *             drain (the 10th to the 90th percentile of its pages' job_pages rows, so a
+ *             start-up and a group join are not counted), `drain_ratio` the mean at 2 over the
+ *             mean at 1, against the same 1.7. `interleaved`: BENCH_SCALE_DRAIN_BACKLOG pages
+ *             (default 3,000), two parser processes, and phases of BENCH_SCALE_DRAIN_PHASE_MS
+ *             (default 5,000) with both running, then only the first, both, only the second,
+ *             … (the other held by SIGSTOP); a phase's pages/s counts the pages stored after
+ *             its first BENCH_SCALE_DRAIN_SETTLE_MS (default 500); `drain_ratio` is pages/s with
+ *             both over pages/s with one, every phase pooled: both sizes in every moment of a
+ *             machine whose speed swings by up to 2x over tens of seconds. Both modes give the
+ *             machine's busy CPU beside the rig's, and `other`, what no process of the rig used
+ *             (the bench, Redis, the kernel). Every process is restarted for it at the
+ *             service's own Kafka fetch wait, BENCH_SCALE_DRAIN_FETCH_WAIT_MS (default 1,000):
+ *             no hop's wait is on a drain's measured path, and at 100 ms the idle pools poll
+ *             the mock broker ten times a second on the parsers' cores. Run last: the
+ *             frontier is restarted with a stall time longer than a drain (JOB_STALL_MS), which
+ *             the faults scenario must not have.
  *             BENCH_SCALE_PARSER_NODE_FLAGS replaces the parsers' node flags (default: their
  *             deployment's, infra/codegen/deploy-roles.ts; '' for V8's defaults).
  *   faults    fetchers up to 4 (parsers 2); a third site of BENCH_SCALE_FAULT_PAGES pages
@@ -73,6 +81,7 @@
  * one JSON line per scenario, then the summary line (`scaling_efficiency`, `parser_ratio`,
  * `drain_ratio`, `recovery_s`, `exactly_once`) last. `load_avg_1m` says how busy the machine was.
  */
+import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { PRODUCTION_MAIN, startCluster, type Cluster, type ServiceProcess } from '../test/helpers/cluster.js';
 import { api, cpuTicksMs, followCrawl, quantile, recoveryMs, startCrawl, storedPages, type CrawlEnd, type Gateway } from '../test/helpers/scale-crawl.js';
@@ -88,6 +97,10 @@ const PARSE_BYTES = positiveInteger('BENCH_SCALE_PARSE_BYTES', 400_000);
 const PARSE_CACHE = process.env.BENCH_SCALE_PARSE_CACHE === '1';
 const DRAIN_PAGES = positiveInteger('BENCH_SCALE_DRAIN_PAGES', 1000);
 const DRAIN_ROUNDS = positiveInteger('BENCH_SCALE_DRAIN_ROUNDS', 2);
+const DRAIN_MODE = process.env.BENCH_SCALE_DRAIN_MODE || 'steps';
+const DRAIN_BACKLOG = positiveInteger('BENCH_SCALE_DRAIN_BACKLOG', 3000);
+const DRAIN_PHASE_MS = positiveInteger('BENCH_SCALE_DRAIN_PHASE_MS', 5000);
+const DRAIN_SETTLE_MS = positiveInteger('BENCH_SCALE_DRAIN_SETTLE_MS', 500);
 // The parsers' node flags: the deployment's (infra/codegen/deploy-roles.ts) unless set ('' for none: V8's defaults).
 const PARSER_NODE_FLAGS = process.env.BENCH_SCALE_PARSER_NODE_FLAGS === undefined ? undefined : process.env.BENCH_SCALE_PARSER_NODE_FLAGS.split(' ').filter(Boolean);
 const FAULT_PAGES = positiveInteger('BENCH_SCALE_FAULT_PAGES', 4000);
@@ -99,6 +112,8 @@ const IDLE_S = positiveInteger('BENCH_SCALE_IDLE_S', 20);
 const SCENARIOS = new Set((process.env.BENCH_SCALE_SCENARIOS || 'fetchers,parsers,faults,drain').split(','));
 const PARTITIONS = positiveInteger('BENCH_SCALE_PARTITIONS', Math.max(24, Math.max(...STEPS) * FETCH_CONCURRENCY));
 if (STEPS.some((n) => !Number.isInteger(n) || n < 1)) throw new Error(`BENCH_SCALE_STEPS must be positive integers, got "${process.env.BENCH_SCALE_STEPS}"`);
+if (DRAIN_MODE !== 'interleaved' && DRAIN_MODE !== 'steps') throw new Error(`BENCH_SCALE_DRAIN_MODE must be interleaved or steps, got "${DRAIN_MODE}"`);
+if (DRAIN_SETTLE_MS >= DRAIN_PHASE_MS) throw new Error('BENCH_SCALE_DRAIN_SETTLE_MS must be shorter than BENCH_SCALE_DRAIN_PHASE_MS');
 if (!(KILL_AT > 0 && KILL_AT < 1)) throw new Error('BENCH_SCALE_KILL_AT must be between 0 and 1');
 
 const TARGET_EFFICIENCY = 0.8;
@@ -142,6 +157,14 @@ function cpuNow(rig: Rig): Record<string, number> {
   add('clickhouse', rig.cluster.clickhouse.child.pid);
   add('kafka', rig.cluster.kafka?.pid);
   return out;
+}
+
+/** CPU ms so far of the whole machine, every core (/proc/stat: all but idle and iowait). */
+function machineBusyMs(): number {
+  const fields = (readFileSync('/proc/stat', 'utf8').split('\n')[0] as string).trim().split(/ +/).slice(1).map(Number);
+  const busy = fields.reduce((a, b) => a + b, 0) - (fields[3] ?? 0) - (fields[4] ?? 0);
+  // In clock ticks (USER_HZ, 100).
+  return busy * 10;
 }
 
 /** CPU ms per page by role between two cpuNow readings, and their sum. */
@@ -222,7 +245,7 @@ async function measuredCrawl(rig: Rig, site: ScaleSite, pages: number, processes
 }
 
 /** A step's table columns by role: `(CPU ms/page by role) [CPU ms/s by role]`. */
-function byRole(s: Measured): string {
+function byRole(s: Pick<Measured, 'cpuMsPerPageByRole' | 'cpuMsPerSByRole'>): string {
   const list = (figures: Record<string, number>) => Object.entries(figures).map(([role, ms]) => `${role} ${ms}`).join(', ');
   return `(${list(s.cpuMsPerPageByRole)}) [${list(s.cpuMsPerSByRole)}]`;
 }
@@ -282,6 +305,8 @@ interface DrainSample {
   atMs: number;
   completed: number;
   cpu: Record<string, number>;
+  /** The machine's busy CPU ms so far (machineBusyMs). */
+  machine: number;
 }
 
 /**
@@ -294,25 +319,97 @@ interface DrainStep extends Measured {
   pagesPerSWhole: number;
   /** Seconds the fetchers took to fetch the backlog while no parser ran. */
   backlogSeconds: number;
+  /** The machine's busy CPU ms a second over the same samples, and what no process of the rig used of it (the bench, Redis, the kernel). */
+  machineMsPerS: number;
+  otherMsPerS: number;
 }
 
 /** Each role's CPU ms a second, from its CPU ms a page over `pages` in `seconds`. */
 const perSecond = (byRole: Record<string, number>, pages: number, seconds: number) =>
   Object.fromEntries(Object.entries(byRole).map(([role, ms]) => [role, round1((ms * pages) / seconds)]));
 
+/** A backlog the parsers have not seen: its batch jobs, and the seconds the fetchers took. */
+interface Backlog {
+  ids: string[];
+  seconds: number;
+}
+
+/**
+ * `urls` sent as batch jobs of 50 (the API's largest maxConcurrency, so every URL is sent at
+ * once) while no parser runs, and fetched into the topic the parsers read; resolves once every
+ * URL was requested and the fetchers have gone quiet.
+ */
+async function fetchBacklog(rig: Rig, site: ScaleSite, urls: readonly string[]): Promise<Backlog> {
+  const firstRequest = site.requests.length;
+  const backlogStart = performance.now();
+  const ids: string[] = [];
+  for (let at = 0; at < urls.length; at += 50) {
+    const res = await api(rig.gateway, 'POST', '/v1/batch/scrape', {
+      urls: urls.slice(at, at + 50),
+      maxConcurrency: 50,
+      scrapeOptions: { formats: ['markdown'], ...(PARSE_CACHE ? {} : { storeInCache: false }) },
+    });
+    if (res.status !== 200) throw new Error(`POST /v1/batch/scrape answered ${res.status}: ${JSON.stringify(res.body)}`);
+    ids.push(String(res.body.data.id));
+  }
+  // Every URL fetched, then the fetchers quiet (under 100 ms of CPU a second between them: their events are on the topic).
+  let quietSince = 0;
+  for (let last = cpuNow(rig).fetcher ?? 0; ; ) {
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const now = cpuNow(rig).fetcher ?? 0;
+    const fetched = site.requests.length - firstRequest >= urls.length;
+    quietSince = fetched && now - last < 100 ? quietSince || performance.now() : 0;
+    last = now;
+    if (quietSince && performance.now() - quietSince >= 2000) break;
+    if (performance.now() - backlogStart > STALL_S * 1000) throw new Error(`the backlog was not fetched in ${STALL_S} s: ${site.requests.length - firstRequest}/${urls.length} pages`);
+  }
+  return { ids, seconds: round1((performance.now() - backlogStart) / 1000) };
+}
+
+/** Pages of `backlog` stored so far (one count from the store). */
+async function storedOf(rig: Rig, backlog: Backlog): Promise<number> {
+  const [row] = await rig.cluster.store().query<{ n: string }>('SELECT uniqExact(job_id, url) AS n FROM job_pages WHERE job_id IN {ids:Array(String)}', { ids: backlog.ids });
+  return Number(row?.n ?? 0);
+}
+
+/**
+ * Every batch of `backlog` completed with all its pages, each stored once: the pages' job_pages
+ * creation times (epoch ms, the parser's clock when it finished the page), sorted.
+ */
+async function drained(rig: Rig, backlog: Backlog, pages: number): Promise<number[]> {
+  for (const id of backlog.ids) {
+    for (let tries = 0; ; tries += 1) {
+      const res = await api(rig.gateway, 'GET', `/v1/batch/${id}?limit=1`);
+      if (res.status !== 200) throw new Error(`GET /v1/batch/${id} answered ${res.status}: ${JSON.stringify(res.body)}`);
+      const d = res.body.data as Record<string, unknown>;
+      if (d.status === 'completed' && Number(d.completed) === Number(d.total)) break;
+      if (d.status !== 'scraping' || tries >= 60) throw new Error(`batch ${id} is ${String(d.status)} with ${String(d.completed)}/${String(d.total)} pages after every page was stored`);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  }
+  const store = rig.cluster.store();
+  const found = await Promise.all(backlog.ids.map((id) => storedPages(store, id)));
+  const rows = found.reduce((n, x) => n + x.rows, 0);
+  const created = found.flatMap((x) => [...x.createdAt.values()]).sort((a, b) => a - b);
+  if (created.length !== pages || rows !== pages) throw new Error(`the drain stored ${created.length} of ${pages} pages in ${rows} rows`);
+  return created;
+}
+
 /**
  * The parser pool draining a backlog (bench/README.md "Scaling apart"): with no parser running,
- * batch jobs of 50 URLs (the API's largest maxConcurrency, so every URL is sent at once) are
- * fetched into the topic the parsers read; once the fetchers have gone quiet, `n` parsers
- * start and the time they take to store it is measured. The fetchers, the frontier and the
- * gateway stay up but have nothing to do, so the parsers have the machine's cores to
- * themselves, as a pool scaled on its consumer lag would while a backlog lasts. The frontier
- * is restarted with a stall time longer than a drain (the watchdog would otherwise send
- * a backlog's pages again while they wait for a parser).
+ * a backlog is fetched into the topic the parsers read; then parsers drain it while the
+ * fetchers, the frontier and the gateway stay up with nothing to do, so the parsers have the
+ * machine's cores to themselves, as a pool scaled on its consumer lag would while a backlog
+ * lasts. The frontier is restarted with a stall time longer than a drain (the watchdog would
+ * otherwise send a backlog's pages again while they wait for a parser).
+ *
+ * BENCH_SCALE_DRAIN_MODE `steps` (the default, `drainSteps`) drains a fresh backlog with each
+ * pool size in turn; `interleaved` (`drainInterleaved`) compares 1 and 2 parsers in
+ * alternating phases of one drain.
  */
 async function drain(rig: Rig): Promise<Record<string, unknown>> {
-  const site = await startScaleSite({ hosts: Math.min(HOSTS, 20), pages: Math.max(2 * DRAIN_ROUNDS * DRAIN_PAGES, Math.min(HOSTS, 20)), delayMs: () => 0, boilerplateBytes: PARSE_BYTES });
-  const urls = site.allUrls();
+  const pages = DRAIN_MODE === 'steps' ? 2 * DRAIN_ROUNDS * DRAIN_PAGES : DRAIN_BACKLOG;
+  const site = await startScaleSite({ hosts: Math.min(HOSTS, 20), pages: Math.max(pages, Math.min(HOSTS, 20)), delayMs: () => 0, boilerplateBytes: PARSE_BYTES });
   try {
     // Every process restarted at the drain's fetch wait (the service's own 1,000 ms unless
     // BENCH_SCALE_DRAIN_FETCH_WAIT_MS says otherwise): no hop's wait is on a drain's measured
@@ -323,107 +420,218 @@ async function drain(rig: Rig): Promise<Record<string, unknown>> {
     [rig.frontier, rig.gatewayProcess] = await Promise.all([rig.cluster.service('frontier', { ...rig.env, JOB_STALL_MS: String(3_600_000) }), rig.cluster.service('gateway', rig.env)]);
     rig.gateway = { ...rig.gateway, url: rig.gatewayProcess.url as string };
     await resize(rig, 'fetcher', 2);
-    const steps: DrainStep[] = [];
-    const store = rig.cluster.store();
-    // DRAIN_ROUNDS pairs of drains, 1 then 2 parsers and 2 then 1 in turn (1, 2, 2, 1, …): a
-    // parser's CPU a page on this machine drifts up over a run (71, 74, 74, 87, 85, 90 ms in
-    // six drains in a row), which always running 2 after 1 would count against the pool of 2;
-    // the turned order cancels a steady drift.
-    const order = Array.from({ length: DRAIN_ROUNDS }, (_, r) => (r % 2 ? [2, 1] : [1, 2])).flat();
-    for (const [i, n] of order.entries()) {
-      await resize(rig, 'parser', 0);
-      const mine = urls.slice(i * DRAIN_PAGES, (i + 1) * DRAIN_PAGES);
-      const firstRequest = site.requests.length;
-      const backlogStart = performance.now();
-      log(`drain: ${mine.length} pages fetched with no parser running, then drained by ${n} parser process(es)…`);
-      const ids: string[] = [];
-      for (let at = 0; at < mine.length; at += 50) {
-        const res = await api(rig.gateway, 'POST', '/v1/batch/scrape', {
-          urls: mine.slice(at, at + 50),
-          maxConcurrency: 50,
-          scrapeOptions: { formats: ['markdown'], ...(PARSE_CACHE ? {} : { storeInCache: false }) },
-        });
-        if (res.status !== 200) throw new Error(`POST /v1/batch/scrape answered ${res.status}: ${JSON.stringify(res.body)}`);
-        ids.push(String(res.body.data.id));
-      }
-      // Every URL fetched, then the fetchers quiet (under 100 ms of CPU a second between them: their events are on the topic).
-      let quietSince = 0;
-      for (let last = cpuNow(rig).fetcher ?? 0; ; ) {
-        await new Promise((resolve) => setTimeout(resolve, 1000));
-        const now = cpuNow(rig).fetcher ?? 0;
-        const fetched = site.requests.length - firstRequest >= mine.length;
-        quietSince = fetched && now - last < 100 ? quietSince || performance.now() : 0;
-        last = now;
-        if (quietSince && performance.now() - quietSince >= 2000) break;
-        if (performance.now() - backlogStart > STALL_S * 1000) throw new Error(`the backlog was not fetched in ${STALL_S} s: ${site.requests.length - firstRequest}/${mine.length} pages`);
-      }
-      const backlogSeconds = round1((performance.now() - backlogStart) / 1000);
-      const startMs = Date.now();
-      const samples: DrainSample[] = [{ atMs: startMs, completed: 0, cpu: cpuNow(rig) }];
-      const starting = resize(rig, 'parser', n);
-      // Progress from the store, one count a second (polling every batch through the API would
-      // cost the gateway more CPU than the parsers can spare, and meets the key's rate limit).
-      let progressAt = performance.now();
-      for (;;) {
-        await new Promise((resolve) => setTimeout(resolve, 1000));
-        const [row] = await store.query<{ n: string }>('SELECT uniqExact(job_id, url) AS n FROM job_pages WHERE job_id IN {ids:Array(String)}', { ids });
-        const completed = Number(row?.n ?? 0);
-        const last = samples[samples.length - 1] as DrainSample;
-        if (completed !== last.completed) progressAt = performance.now();
-        samples.push({ atMs: Date.now(), completed, cpu: cpuNow(rig) });
-        if (completed >= mine.length) break;
-        if (performance.now() - progressAt > STALL_S * 1000) throw new Error(`the drain made no progress for ${STALL_S} s (${completed}/${mine.length} pages)`);
-      }
-      for (const id of ids) {
-        for (let tries = 0; ; tries += 1) {
-          const res = await api(rig.gateway, 'GET', `/v1/batch/${id}?limit=1`);
-          if (res.status !== 200) throw new Error(`GET /v1/batch/${id} answered ${res.status}: ${JSON.stringify(res.body)}`);
-          const d = res.body.data as Record<string, unknown>;
-          if (d.status === 'completed' && Number(d.completed) === Number(d.total)) break;
-          if (d.status !== 'scraping' || tries >= 60) throw new Error(`batch ${id} is ${String(d.status)} with ${String(d.completed)}/${String(d.total)} pages after every page was stored`);
-          await new Promise((resolve) => setTimeout(resolve, 500));
-        }
-      }
-      await starting;
-      const created = (await Promise.all(ids.map(async (id) => [...(await storedPages(store, id)).createdAt.values()]))).flat().sort((a, b) => a - b);
-      if (created.length !== mine.length) throw new Error(`the drain stored ${created.length} of ${mine.length} pages`);
-      const lo = Math.floor(created.length * 0.1);
-      const hi = Math.ceil(created.length * 0.9) - 1;
-      const at = (k: number) => created[k] as number;
-      // The CPU over the samples that span the middle stretch.
-      const from = [...samples].reverse().find((x) => x.atMs <= at(lo)) ?? (samples[0] as DrainSample);
-      const to = samples.find((x) => x.atMs >= at(hi)) ?? (samples[samples.length - 1] as DrainSample);
-      const cpu = cpuPerPage(from.cpu, to.cpu, to.completed - from.completed);
-      steps.push({
-        processes: n,
-        pages: mine.length,
-        seconds: round1((at(created.length - 1) - startMs) / 1000),
-        pagesPerS: round1(((hi - lo) * 1000) / (at(hi) - at(lo))),
-        pagesPerSWhole: round1(((created.length - 1) * 1000) / (at(created.length - 1) - at(0))),
-        cpuMsPerPage: cpu.total,
-        cpuMsPerPageByRole: cpu.byRole,
-        cpuMsPerSByRole: perSecond(cpu.byRole, to.completed - from.completed, (to.atMs - from.atMs) / 1000),
-        backlogSeconds,
-        load: load(),
-      });
-    }
-    log(`\nparser pool draining a backlog (${DRAIN_PAGES} pages of 2 KB of article in ${PARSE_BYTES} bytes of boilerplate, fetched first; ${PARSE_CACHE ? 'cached' : 'storeInCache false'})`);
-    log('processes  pages/s (10-90%)  pages/s (whole)  CPU ms/page  seconds  backlog s  load  (CPU ms/page by role) [CPU ms/s by role]');
-    for (const x of steps) {
-      log(`${String(x.processes).padStart(9)}  ${String(x.pagesPerS).padStart(16)}  ${String(x.pagesPerSWhole).padStart(15)}  ${String(x.cpuMsPerPage).padStart(11)}  ${String(x.seconds).padStart(7)}  ${String(x.backlogSeconds).padStart(9)}  ${String(x.load).padStart(4)}  ${byRole(x)}`);
-    }
-    const mean = (n: number) => {
-      const v = steps.filter((x) => x.processes === n).map((x) => x.pagesPerS);
-      return v.reduce((a, b) => a + b, 0) / v.length;
-    };
-    const ratio = round3(mean(2) / mean(1));
-    const pairOf = (r: number, n: number) => (steps.slice(2 * r, 2 * r + 2).find((x) => x.processes === n) as DrainStep).pagesPerS;
-    const rounds = Array.from({ length: DRAIN_ROUNDS }, (_, r) => round3(pairOf(r, 2) / pairOf(r, 1)));
-    log(`drain_ratio ${ratio} (mean pages/s at 2 over mean at 1; each pair's own: ${rounds.join(', ')})`);
-    return { scenario: 'drain', pages: DRAIN_PAGES, rounds: DRAIN_ROUNDS, boilerplate_bytes: PARSE_BYTES, store_in_cache: PARSE_CACHE, steps, round_ratios: rounds, drain_ratio: ratio, target_parser_ratio: TARGET_PARSER_RATIO };
+    return DRAIN_MODE === 'steps' ? await drainSteps(rig, site) : await drainInterleaved(rig, site);
   } finally {
     await site.close();
   }
+}
+
+/**
+ * Steps: DRAIN_ROUNDS pairs of drains of DRAIN_PAGES pages each, a fresh backlog for every
+ * one, by 1 then 2 parsers and 2 then 1 in turn (1, 2, 2, 1, …): a parser's CPU a page on
+ * this machine drifts over a run (71, 74, 74, 87, 85, 90 ms in six drains in a row), which
+ * always running 2 after 1 would count against the pool of 2; the turned order cancels a
+ * steady drift, not the machine's swings (see drainInterleaved). Pages/s is over the middle of
+ * each drain (the 10th to the 90th percentile of its pages' job_pages rows, so a start-up and
+ * a group join are not counted).
+ */
+async function drainSteps(rig: Rig, site: ScaleSite): Promise<Record<string, unknown>> {
+  const urls = site.allUrls();
+  const steps: DrainStep[] = [];
+  const order = Array.from({ length: DRAIN_ROUNDS }, (_, r) => (r % 2 ? [2, 1] : [1, 2])).flat();
+  for (const [i, n] of order.entries()) {
+    await resize(rig, 'parser', 0);
+    const mine = urls.slice(i * DRAIN_PAGES, (i + 1) * DRAIN_PAGES);
+    log(`drain: ${mine.length} pages fetched with no parser running, then drained by ${n} parser process(es)…`);
+    const backlog = await fetchBacklog(rig, site, mine);
+    const startMs = Date.now();
+    const samples: DrainSample[] = [{ atMs: startMs, completed: 0, cpu: cpuNow(rig), machine: machineBusyMs() }];
+    const starting = resize(rig, 'parser', n);
+    // Progress from the store, one count a second (polling every batch through the API would
+    // cost the gateway more CPU than the parsers can spare, and meets the key's rate limit).
+    let progressAt = performance.now();
+    for (;;) {
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      const completed = await storedOf(rig, backlog);
+      const last = samples[samples.length - 1] as DrainSample;
+      if (completed !== last.completed) progressAt = performance.now();
+      samples.push({ atMs: Date.now(), completed, cpu: cpuNow(rig), machine: machineBusyMs() });
+      if (completed >= mine.length) break;
+      if (performance.now() - progressAt > STALL_S * 1000) throw new Error(`the drain made no progress for ${STALL_S} s (${completed}/${mine.length} pages)`);
+    }
+    await starting;
+    const created = await drained(rig, backlog, mine.length);
+    const lo = Math.floor(created.length * 0.1);
+    const hi = Math.ceil(created.length * 0.9) - 1;
+    const at = (k: number) => created[k] as number;
+    // The CPU over the samples that span the middle stretch.
+    const from = [...samples].reverse().find((x) => x.atMs <= at(lo)) ?? (samples[0] as DrainSample);
+    const to = samples.find((x) => x.atMs >= at(hi)) ?? (samples[samples.length - 1] as DrainSample);
+    const cpu = cpuPerPage(from.cpu, to.cpu, to.completed - from.completed);
+    const sampledS = (to.atMs - from.atMs) / 1000;
+    const machineMsPerS = round1((to.machine - from.machine) / sampledS);
+    steps.push({
+      processes: n,
+      pages: mine.length,
+      seconds: round1((at(created.length - 1) - startMs) / 1000),
+      pagesPerS: round1(((hi - lo) * 1000) / (at(hi) - at(lo))),
+      pagesPerSWhole: round1(((created.length - 1) * 1000) / (at(created.length - 1) - at(0))),
+      cpuMsPerPage: cpu.total,
+      cpuMsPerPageByRole: cpu.byRole,
+      cpuMsPerSByRole: perSecond(cpu.byRole, to.completed - from.completed, (to.atMs - from.atMs) / 1000),
+      backlogSeconds: backlog.seconds,
+      machineMsPerS,
+      otherMsPerS: round1(machineMsPerS - (cpu.total * (to.completed - from.completed)) / sampledS),
+      load: load(),
+    });
+  }
+  log(`\nparser pool draining a backlog (${DRAIN_PAGES} pages of 2 KB of article in ${PARSE_BYTES} bytes of boilerplate, fetched first; ${PARSE_CACHE ? 'cached' : 'storeInCache false'})`);
+  log('processes  pages/s (10-90%)  pages/s (whole)  CPU ms/page  machine ms/s  other ms/s  seconds  backlog s  load  (CPU ms/page by role) [CPU ms/s by role]');
+  for (const x of steps) {
+    log(`${String(x.processes).padStart(9)}  ${String(x.pagesPerS).padStart(16)}  ${String(x.pagesPerSWhole).padStart(15)}  ${String(x.cpuMsPerPage).padStart(11)}  ${String(x.machineMsPerS).padStart(12)}  ${String(x.otherMsPerS).padStart(10)}  ${String(x.seconds).padStart(7)}  ${String(x.backlogSeconds).padStart(9)}  ${String(x.load).padStart(4)}  ${byRole(x)}`);
+  }
+  const mean = (n: number) => {
+    const v = steps.filter((x) => x.processes === n).map((x) => x.pagesPerS);
+    return v.reduce((a, b) => a + b, 0) / v.length;
+  };
+  const ratio = round3(mean(2) / mean(1));
+  const pairOf = (r: number, n: number) => (steps.slice(2 * r, 2 * r + 2).find((x) => x.processes === n) as DrainStep).pagesPerS;
+  const rounds = Array.from({ length: DRAIN_ROUNDS }, (_, r) => round3(pairOf(r, 2) / pairOf(r, 1)));
+  log(`drain_ratio ${ratio} (mean pages/s at 2 over mean at 1; each pair's own: ${rounds.join(', ')})`);
+  return { scenario: 'drain', mode: 'steps', pages: DRAIN_PAGES, rounds: DRAIN_ROUNDS, boilerplate_bytes: PARSE_BYTES, store_in_cache: PARSE_CACHE, steps, round_ratios: rounds, drain_ratio: ratio, target_parser_ratio: TARGET_PARSER_RATIO };
+}
+
+/** One phase of an interleaved drain: which parsers ran (`a`, `b` or `ab`) from `fromMs` to `toMs`, and the CPU at both ends. */
+interface DrainPhase {
+  running: 'ab' | 'a' | 'b';
+  fromMs: number;
+  toMs: number;
+  cpuFrom: Record<string, number>;
+  cpuTo: Record<string, number>;
+  machineFrom: number;
+  machineTo: number;
+}
+
+/**
+ * Interleaved: one backlog of DRAIN_BACKLOG pages, two parser processes, and phases of
+ * DRAIN_PHASE_MS in the order both, only the first, both, only the second, … (the other one
+ * held with SIGSTOP: it keeps its partitions and its group membership, a phase being well under
+ * the session timeout, and uses no CPU). A phase's pages/s counts the pages stored (job_pages
+ * created_at, the parser's clock when it finished the page) from DRAIN_SETTLE_MS after its start
+ * to its end; `drain_ratio` is the pages/s of every phase with both over that of every phase
+ * with one. Phases run in whole cycles of four from the time a tenth of the backlog is stored
+ * (the group joined, the code warm) while the backlog lasts, then both finish it.
+ *
+ * Why phases rather than drains in turn: on this machine a lone parser's CPU a page swings by
+ * up to 2x over tens of seconds with nothing else running (38-41 against 72-93 ms a page in
+ * consecutive 150-page passes of one process; bench/README.md "The machine's swings"), so two
+ * drains a minute apart compare the machine's moments as much as the pool sizes. Phases of a
+ * few seconds put both sizes in every moment, and the first and second parser take the lone
+ * phases in turn so that both keep the same share of the backlog.
+ */
+async function drainInterleaved(rig: Rig, site: ScaleSite): Promise<Record<string, unknown>> {
+  await resize(rig, 'parser', 0);
+  const urls = site.allUrls().slice(0, DRAIN_BACKLOG);
+  log(`drain: ${urls.length} pages fetched with no parser running, then drained by 2 parser processes in phases of ${DRAIN_PHASE_MS} ms with both or one of them running…`);
+  const backlog = await fetchBacklog(rig, site, urls);
+  await resize(rig, 'parser', 2);
+  const [a, b] = rig.pools.parser as [ServiceProcess, ServiceProcess];
+  const startMs = Date.now();
+  let completed = 0;
+  for (let progressAt = performance.now(); completed < 0.1 * urls.length; ) {
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const now = await storedOf(rig, backlog);
+    if (now !== completed) progressAt = performance.now();
+    completed = now;
+    if (performance.now() - progressAt > STALL_S * 1000) throw new Error(`the drain made no progress for ${STALL_S} s (${completed}/${urls.length} pages)`);
+  }
+  const phases: DrainPhase[] = [];
+  const pattern = ['ab', 'a', 'ab', 'b'] as const;
+  try {
+    // Whole cycles while the backlog lasts: the next one's pages (the last one's, with a tenth to
+    // spare) must fit in what is left, or one parser's partitions could run dry in a phase.
+    for (let lastCycle = 0; completed + 1.1 * lastCycle < 0.85 * urls.length; ) {
+      const before = completed;
+      for (const running of pattern) {
+        a.child.kill(running === 'b' ? 'SIGSTOP' : 'SIGCONT');
+        b.child.kill(running === 'a' ? 'SIGSTOP' : 'SIGCONT');
+        const fromMs = Date.now();
+        const cpuFrom = cpuNow(rig);
+        const machineFrom = machineBusyMs();
+        await new Promise((resolve) => setTimeout(resolve, DRAIN_PHASE_MS));
+        phases.push({ running, fromMs, toMs: Date.now(), cpuFrom, cpuTo: cpuNow(rig), machineFrom, machineTo: machineBusyMs() });
+      }
+      completed = await storedOf(rig, backlog);
+      lastCycle = completed - before;
+    }
+  } finally {
+    for (const p of [a, b]) p.child.kill('SIGCONT');
+  }
+  if (phases.length === 0) throw new Error(`the backlog of ${urls.length} pages is too small for one cycle of ${DRAIN_PHASE_MS} ms phases`);
+  for (let progressAt = performance.now(), last = -1; completed < urls.length; ) {
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    completed = await storedOf(rig, backlog);
+    if (completed !== last) progressAt = performance.now();
+    last = completed;
+    if (performance.now() - progressAt > STALL_S * 1000) throw new Error(`the drain made no progress for ${STALL_S} s (${completed}/${urls.length} pages)`);
+  }
+  const created = await drained(rig, backlog, urls.length);
+  const count = (fromMs: number, toMs: number) => created.filter((t) => t >= fromMs && t < toMs).length;
+  const rateOf = (x: DrainPhase) => (count(x.fromMs + DRAIN_SETTLE_MS, x.toMs) * 1000) / (x.toMs - x.fromMs - DRAIN_SETTLE_MS);
+  const pooled = (list: readonly DrainPhase[]) => {
+    const pages = list.reduce((n, x) => n + count(x.fromMs + DRAIN_SETTLE_MS, x.toMs), 0);
+    const ms = list.reduce((n, x) => n + x.toMs - x.fromMs - DRAIN_SETTLE_MS, 0);
+    // CPU over the whole phases (ticks are read at their ends), a page being any stored in them.
+    const cpuMs: Record<string, number> = {};
+    for (const x of list) for (const [role, v] of Object.entries(x.cpuTo)) cpuMs[role] = (cpuMs[role] ?? 0) + v - (x.cpuFrom[role] ?? 0);
+    const whole = list.reduce((n, x) => n + count(x.fromMs, x.toMs), 0);
+    const wholeMs = list.reduce((n, x) => n + x.toMs - x.fromMs, 0);
+    const cpu = cpuPerPage({}, cpuMs, Math.max(1, whole));
+    // The machine's busy time beside it: what no process of the rig used (the bench, Redis, the kernel).
+    const machineMsPerS = round1((list.reduce((n, x) => n + x.machineTo - x.machineFrom, 0) * 1000) / wholeMs);
+    const rigMsPerS = (Object.values(cpuMs).reduce((a, b) => a + b, 0) * 1000) / wholeMs;
+    return {
+      pages,
+      pagesPerS: round1((pages * 1000) / ms),
+      cpuMsPerPage: cpu.total,
+      cpuMsPerPageByRole: cpu.byRole,
+      cpuMsPerSByRole: perSecond(cpu.byRole, whole, wholeMs / 1000),
+      machineMsPerS,
+      otherMsPerS: round1(machineMsPerS - rigMsPerS),
+    };
+  };
+  const two = pooled(phases.filter((x) => x.running === 'ab'));
+  const one = pooled(phases.filter((x) => x.running !== 'ab'));
+  const ratio = round3(two.pagesPerS / one.pagesPerS);
+  const cycles = Array.from({ length: phases.length / 4 }, (_, c) => {
+    const mine = phases.slice(4 * c, 4 * c + 4);
+    return round3(pooled(mine.filter((x) => x.running === 'ab')).pagesPerS / pooled(mine.filter((x) => x.running !== 'ab')).pagesPerS);
+  });
+  const phaseRates = phases.map((x) => `${x.running} ${round1(rateOf(x))}`);
+  log(`\nparser pool draining a backlog in phases (${urls.length} pages of 2 KB of article in ${PARSE_BYTES} bytes of boilerplate, fetched first in ${backlog.seconds} s; ${PARSE_CACHE ? 'cached' : 'storeInCache false'}; ${phases.length} phases of ${DRAIN_PHASE_MS} ms, the first ${DRAIN_SETTLE_MS} ms of each not counted)`);
+  log('processes  pages/s  pages  CPU ms/page  machine ms/s  other ms/s  (CPU ms/page by role) [CPU ms/s by role]');
+  for (const [n, x] of [[1, one], [2, two]] as const) {
+    log(`${String(n).padStart(9)}  ${String(x.pagesPerS).padStart(7)}  ${String(x.pages).padStart(5)}  ${String(x.cpuMsPerPage).padStart(11)}  ${String(x.machineMsPerS).padStart(12)}  ${String(x.otherMsPerS).padStart(10)}  ${byRole(x)}`);
+  }
+  log(`phases (pages/s): ${phaseRates.join(', ')}`);
+  log(`drain_ratio ${ratio} (pages/s with both parsers over pages/s with one, over every phase; each cycle's own: ${cycles.join(', ')}); ${round1((Date.now() - startMs) / 1000)} s from the parsers' start`);
+  return {
+    scenario: 'drain',
+    mode: 'interleaved',
+    pages: urls.length,
+    phase_ms: DRAIN_PHASE_MS,
+    settle_ms: DRAIN_SETTLE_MS,
+    boilerplate_bytes: PARSE_BYTES,
+    store_in_cache: PARSE_CACHE,
+    backlog_seconds: backlog.seconds,
+    one: { processes: 1, ...one },
+    two: { processes: 2, ...two },
+    phases: phases.map((x) => ({ running: x.running, seconds: round1((x.toMs - x.fromMs) / 1000), pages_per_s: round1(rateOf(x)) })),
+    cycle_ratios: cycles,
+    drain_ratio: ratio,
+    target_parser_ratio: TARGET_PARSER_RATIO,
+    load: load(),
+  };
 }
 
 async function faults(rig: Rig): Promise<Record<string, unknown>> {

@@ -105,16 +105,20 @@ describe.skipIf(!hasChdb || !kafkaUp || !redisUp)('e2e/hostile inputs distribute
     expect(next.status).toBe(200);
     expect(next.body.data.markdown).toBe('Read after the bombs');
     expect(parser.child.exitCode).toBeNull();
-    // The document workers retire after 30 s idle and give their memory back.
-    const deadline = Date.now() + 50_000;
+    // The document workers retire after 30 s idle and give their memory back. Until the last
+    // one has gone the parser stays well above its start: on a quiet machine +423, +163, +137,
+    // then +5 MB over the ~40 s after the last parse. 100 s leaves a busy machine room.
+    const deadline = Date.now() + 100_000;
     let rssAfter = rssBytes(parser);
+    const seen: number[] = [];
     while (rssAfter - rssBefore > 150 * MIB && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 1000));
       rssAfter = rssBytes(parser);
+      seen.push(Math.round((rssAfter - rssBefore) / MIB));
     }
-    console.log(JSON.stringify({ case: 'distributed hostile documents', parserRssBeforeMb: Math.round(rssBefore / MIB), parserRssAfterMb: Math.round(rssAfter / MIB), probes: probes.length, probeMaxMs: Math.round(Math.max(...probes)) }));
-    expect(rssAfter - rssBefore).toBeLessThan(150 * MIB);
-  }, 180_000);
+    console.log(JSON.stringify({ case: 'distributed hostile documents', parserRssBeforeMb: Math.round(rssBefore / MIB), parserRssAfterMb: Math.round(rssAfter / MIB), waitedS: seen.length, probes: probes.length, probeMaxMs: Math.round(Math.max(...probes)) }));
+    expect(rssAfter - rssBefore, `MB above the start, a second apart: ${seen.join(' ')}`).toBeLessThan(150 * MIB);
+  }, 240_000);
 
   it('answers hostile bodies sent all at once with their 422s, never a 500, while an ordinary request succeeds', async () => {
     const deep = (levels: number) => `${'{"type":"object","properties":{"a":'.repeat(levels)}{"type":"string"}${'}}'.repeat(levels)}`;

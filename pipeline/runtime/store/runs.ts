@@ -46,13 +46,18 @@ export interface RunTable {
   readonly columns: string;
 }
 
-/** The newest run (with `completedOnly`, the newest completed run) of each of a tenant's parents. Params: tenant, parentIds. */
-export function newestRunsSql(runs: RunTable, completedOnly: boolean): string {
+/**
+ * Per parent of a tenant: its newest completed run and its newest run of any other status (at
+ * most two rows a parent). One query, so one snapshot of the table: two reads in parallel could
+ * see a run finish between them, and show it at once as the parent's current run and as its
+ * last completed one. Params: tenant, parentIds.
+ */
+export function newestRunsSql(runs: RunTable): string {
   return `
 SELECT ${runs.columns} FROM ${runs.table} FINAL
-WHERE tenant = {tenant:String} AND ${runs.parent} IN {parentIds:Array(String)}${completedOnly ? " AND status = 'completed'" : ''}
+WHERE tenant = {tenant:String} AND ${runs.parent} IN {parentIds:Array(String)}
 ORDER BY ${runs.parent}, id DESC
-LIMIT 1 BY ${runs.parent}`;
+LIMIT 1 BY ${runs.parent}, status = 'completed'`;
 }
 
 export interface NewestRuns<R> {
@@ -62,21 +67,30 @@ export interface NewestRuns<R> {
   readonly completed: Map<string, R>;
 }
 
-/** Per parent: its newest run and its newest completed one, as records (two reads, in parallel). */
-export async function newestRuns<Row extends object, R>(
+/** Per parent: its newest run and its newest completed one, as records, from one read (newestRunsSql). */
+export async function newestRuns<Row extends RunRow, R>(
   store: Pick<Store, 'query'>,
   runs: RunTable,
   tenant: string,
   parentIds: readonly string[],
   recordOf: (row: Row) => R,
 ): Promise<NewestRuns<R>> {
-  if (parentIds.length === 0) return { newest: new Map(), completed: new Map() };
-  const [newest, completed] = await Promise.all([
-    store.query<Row>(newestRunsSql(runs, false), { tenant, parentIds }),
-    store.query<Row>(newestRunsSql(runs, true), { tenant, parentIds }),
-  ]);
-  const byParent = (rows: Row[]) => new Map(rows.map((row) => [String((row as Record<string, unknown>)[runs.parent]), recordOf(row)]));
-  return { newest: byParent(newest), completed: byParent(completed) };
+  const newest = new Map<string, R>();
+  const completed = new Map<string, R>();
+  if (parentIds.length === 0) return { newest, completed };
+  const newestIds = new Map<string, string>();
+  for (const row of await store.query<Row>(newestRunsSql(runs), { tenant, parentIds })) {
+    const parent = String((row as Record<string, unknown>)[runs.parent]);
+    const record = recordOf(row);
+    if (row.status === 'completed') completed.set(parent, record);
+    // Ids sort by creation time: the larger of the parent's two rows is its newest run.
+    const seen = newestIds.get(parent);
+    if (seen === undefined || row.id > seen) {
+      newestIds.set(parent, row.id);
+      newest.set(parent, record);
+    }
+  }
+  return { newest, completed };
 }
 
 /**

@@ -16,9 +16,9 @@
  * (jobs/handler.ts resumeJobs).
  *
  * It also holds the monitors' and the mention watches' schedules (schedules/monitors.ts,
- * schedules/watches.ts): at start-up it rebuilds them from the store (again every REBUILD_MS)
- * and resumes interrupted checks and collections (again every RESUME_MS), and every TICK_MS
- * it starts the ones due, at most MONITOR_STARTS_PER_SECOND checks and
+ * schedules/watches.ts, run by schedules/run.ts): at start-up it rebuilds them from the store
+ * (again every REBUILD_MS) and resumes interrupted checks and collections (again every
+ * RESUME_MS), and once both are done, every TICK_MS it starts the ones due, at most MONITOR_STARTS_PER_SECOND checks and
  * MENTION_STARTS_PER_SECOND collections a second.
  */
 import type { ActorDefinition } from '../../pipeline/runtime/pool.js';
@@ -31,9 +31,9 @@ import { keyRegistryFor } from '../../pipeline/keys/index.js';
 import { handleJobEvent, resumeJobs, sweepStalledJobs, type JobHandlerDeps } from './jobs/handler.js';
 import { siteReader } from './jobs/site.js';
 import { handleMapRequested } from './map-handler.js';
-import { REBUILD_MS, rebuildSchedules, RESUME_MS, resumeChecks, startDueChecks, TICK_MS, type ScheduleDeps } from './schedules/monitors.js';
+import { rebuildSchedules, resumeChecks, startDueChecks } from './schedules/monitors.js';
+import { runSchedules } from './schedules/run.js';
 import { rebuildWatchSchedules, resumeCollections, startDueCollections } from './schedules/watches.js';
-import type { AnyEmission } from '../../pipeline/runtime/events.js';
 import type { DiscoveryLimits } from './map.js';
 
 export { handleMapRequested, mapOptionsOf, REPLY_MARGIN_MS, type MapHandlerDeps, type MapRequested } from './map-handler.js';
@@ -91,8 +91,8 @@ export function createFrontierActor(runtime: ServiceRuntime, options: FrontierAc
   }
   const scheduleDeps = { state: runtime.state, store: runtime.store, writer: runtime.writer, log };
   const schedules = [
-    runSchedules(runtime, 'monitor', { rebuild: rebuildSchedules, resume: resumeChecks, start: startDueChecks }, { ...scheduleDeps, startsPerSecond: config.monitorStartsPerSecond }, stopping.signal),
-    runSchedules(runtime, 'watch', { rebuild: rebuildWatchSchedules, resume: resumeCollections, start: startDueCollections }, { ...scheduleDeps, startsPerSecond: config.mentionStartsPerSecond }, stopping.signal),
+    runSchedules(runtime.events, 'monitor', { rebuild: rebuildSchedules, resume: resumeChecks, start: startDueChecks }, { ...scheduleDeps, startsPerSecond: config.monitorStartsPerSecond }, stopping.signal),
+    runSchedules(runtime.events, 'watch', { rebuild: rebuildWatchSchedules, resume: resumeCollections, start: startDueCollections }, { ...scheduleDeps, startsPerSecond: config.mentionStartsPerSecond }, stopping.signal),
   ];
   return {
     name: 'frontier',
@@ -122,51 +122,6 @@ export function createFrontierActor(runtime: ServiceRuntime, options: FrontierAc
           },
           ctx.signal,
         ),
-    },
-  };
-}
-
-/** The three steps of a schedule (schedules/monitors.ts, schedules/watches.ts). */
-interface ScheduleSteps {
-  rebuild(deps: ScheduleDeps): Promise<number>;
-  resume(deps: ScheduleDeps): Promise<AnyEmission[]>;
-  start(deps: ScheduleDeps, budget: number): Promise<AnyEmission[]>;
-}
-
-/**
- * Runs one kind of schedule in this process until `signal` aborts: the rebuild at once and
- * every REBUILD_MS, the resume of interrupted runs after it and every RESUME_MS, the due runs
- * every TICK_MS. One step of each kind at a time; a failed step is logged and tried again on
- * its next round.
- */
-function runSchedules(runtime: ServiceRuntime, kind: string, steps: ScheduleSteps, deps: ScheduleDeps, signal: AbortSignal): { stop(): Promise<void> } {
-  const perTick = Math.max(1, Math.ceil((deps.startsPerSecond * TICK_MS) / 1000));
-  const running = new Map<string, Promise<void>>();
-  const once = (what: string, step: () => Promise<void>) => {
-    if (running.has(what) || signal.aborted) return;
-    const run = step()
-      .catch((error: unknown) => {
-        if (!signal.aborted) deps.log.warn({ err: error }, `${kind} schedules: could not ${what}; trying again`);
-      })
-      .finally(() => running.delete(what));
-    running.set(what, run);
-  };
-  const emit = async (emissions: AnyEmission[]) => {
-    if (emissions.length > 0) await runtime.events.emit(emissions);
-  };
-  const rebuild = () => once('rebuild the schedules', () => steps.rebuild(deps).then(() => undefined));
-  const resume = () => once('resume interrupted runs', async () => emit(await steps.resume(deps)));
-  const tick = () => once('start due runs', async () => emit(await steps.start(deps, perTick)));
-  once('rebuild the schedules and resume runs', async () => {
-    await steps.rebuild(deps);
-    await emit(await steps.resume(deps));
-  });
-  const timers = [setInterval(rebuild, REBUILD_MS), setInterval(resume, RESUME_MS), setInterval(tick, TICK_MS)];
-  for (const timer of timers) timer.unref();
-  return {
-    async stop() {
-      for (const timer of timers) clearInterval(timer);
-      await Promise.all(running.values());
     },
   };
 }

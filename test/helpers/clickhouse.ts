@@ -8,6 +8,7 @@
  * every in-process chdb user the same directory; a second directory needs a second process.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
+import { afterAll, beforeAll, describe } from 'vitest';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLogger } from '../../pipeline/runtime/log.js';
@@ -108,4 +109,26 @@ export async function openMigrated(
 /** A chdb store in `dir` (this process's one chdb directory), for `openMigrated`. */
 export async function chdbIn(dir: TempDir): Promise<{ store: Store; cleanup: () => Promise<void> }> {
   return { store: await createStore({ kind: 'chdb', dataDir: dir.path }, quietLog), cleanup: async () => dir.remove() };
+}
+
+/**
+ * Declares `body`'s tests twice, each on a migrated store of its own with a batch writer: chdb
+ * in this process (embedded mode) and a ClickHouse server served by chdb over HTTP in its own
+ * process (distributed mode). Skipped unless `enabled` (`await chdbAvailable()`).
+ */
+export function describeOnBothStores(name: string, prefix: string, enabled: boolean, body: (opened: () => OpenedStore) => void): void {
+  const drivers: [string, () => Promise<{ store: Store; cleanup: () => Promise<void> }>][] = [
+    ['chdb in-process', () => chdbIn(tempDir(`${prefix}-chdb`))],
+    ['ClickHouse HTTP served by chdb', () => clickhouseHttpStore(`${prefix}-chdb-http`)],
+  ];
+  for (const [driver, open] of drivers) {
+    describe.skipIf(!enabled)(`${name} (${driver})`, () => {
+      let opened: OpenedStore | undefined;
+      beforeAll(async () => {
+        opened = await openMigrated(open);
+      });
+      afterAll(() => opened?.close());
+      body(() => opened as OpenedStore);
+    });
+  }
 }

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ACTIVE_JOBS_KEY, handleJobEvent, resumeJobs, sweepStalledJobs } from '../../actors/frontier/jobs/handler.js';
-import { pagesKey, seenKey, takeInFlight } from '../../actors/frontier/jobs/queue.js';
+import { pagesKey, seenKey, takeInFlight, workQueueOf } from '../../actors/frontier/jobs/queue.js';
 import { crawlParamsOf, crawlScope } from '../../actors/frontier/jobs/scope.js';
 import type { SiteReader } from '../../actors/frontier/jobs/site.js';
 import { ALLOW_ALL, robotsFromStatus } from '../../actors/frontier/robots.js';
@@ -23,7 +23,7 @@ import { BatchWriter } from '../../pipeline/runtime/store/batch-writer.js';
 import type { Store } from '../../pipeline/runtime/store/store.js';
 import { MemoryState } from '../../pipeline/runtime/state/memory.js';
 import { RedisState } from '../../pipeline/runtime/state/redis.js';
-import type { State } from '../../pipeline/runtime/state/state.js';
+import { QUEUE_OFFERS_MAX, type State } from '../../pipeline/runtime/state/state.js';
 import { engine } from '../helpers/engines.js';
 import { dropNamespace, REDIS_INSTALL, redisProbe, TEST_REDIS_URL, testNamespace } from '../helpers/redis.js';
 
@@ -371,6 +371,46 @@ function jobSuite(makeEngine: () => Engine): void {
     const deeper = await handleJobEvent(event(tenant, id, 'page', { seq: 2, url: sent[1]?.url, statusCode: 200, credits: 1, links: ['https://example.com/deep'] }), deps(), signal);
     expect(scrapes(deeper.kind === 'ack' ? deeper.emit : [])).toEqual([]);
     expect((await liveJob(state, id))?.total).toBe(5);
+  });
+
+  it("offers a page's links in one state step, a disallowed link after the ones before it, and none once the job is full", async () => {
+    robots = robotsFromStatus(200, 'User-agent: *\nDisallow: /private/\n', 'https://example.com/robots.txt');
+    const { id, tenant } = await job('crawl', { url: 'https://example.com/', maxDepth: 2, limit: 4, respectRobots: true, maxConcurrency: 50, ignoreSitemap: true });
+    await handleJobEvent(event(tenant, id, 'started'), deps(), signal);
+    const calls: string[] = [];
+    const counted = new Proxy(state, {
+      get(target, name, receiver) {
+        const value = Reflect.get(target, name, receiver) as unknown;
+        if (name !== 'queueAdmit' && name !== 'queueAdmitMany') return typeof value === 'function' ? value.bind(target) : value;
+        return (...args: unknown[]) => {
+          calls.push(`${String(name)} ${name === 'queueAdmitMany' ? (args[1] as unknown[]).length : 1}`);
+          return (value as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      },
+    });
+    const at = (p: string) => `https://example.com${p}`;
+    const keyOf = (p: string) => crawlScope(crawlParamsOf(JSON.stringify({ url: at('/') }))).candidate(at(p))?.key ?? '';
+    // /a, /b; then /private/one is listed after them; /a again is seen; /c fills the job (limit 4
+    // with the home page), so /d finds it full and /private/two, after it, is not listed.
+    const links = ['/a', '/b', '/private/one', '/a', '/c', '/d', '/private/two'].map(at);
+    const home = await handleJobEvent(event(tenant, id, 'page', { seq: 1, url: at('/'), statusCode: 200, credits: 1, links }), { ...deps(), state: counted }, signal);
+    expect(scrapes(home.kind === 'ack' ? home.emit : []).map((s) => s.url)).toEqual(['/a', '/b', '/c'].map(at));
+    expect(calls).toEqual(['queueAdmitMany 2', 'queueAdmitMany 3']);
+    expect(await state.sismember(seenKey(id), keyOf('/d'))).toBe(true);
+    expect(written.filter((w) => w.table === 'job_errors').flatMap((w) => w.rows)).toMatchObject([{ url: at('/private/one'), code: 'robots_disallowed' }]);
+    expect(await state.sismember(seenKey(id), keyOf('/private/two'))).toBe(false);
+    expect(await state.sismember(seenKey(id), keyOf('/private/one'))).toBe(true);
+    expect((await liveJob(state, id))?.total).toBe(4);
+  });
+
+  it('queues a batch job of more URLs than one state step takes, in order', async () => {
+    const urls = Array.from({ length: QUEUE_OFFERS_MAX + 20 }, (_, i) => `https://example.com/p${i}`);
+    const { id, tenant } = await job('batch', { urls, maxConcurrency: 1 });
+    const started = await handleJobEvent(event(tenant, id, 'started'), deps(), signal);
+    expect(scrapes(started.kind === 'ack' ? started.emit : []).map((s) => s.url)).toEqual([urls[0]]);
+    expect((await liveJob(state, id))?.total).toBe(urls.length);
+    const queued = await state.pop(workQueueOf(id).queue, urls.length);
+    expect(queued.map((item) => (JSON.parse(item) as { url: string }).url)).toEqual(urls.slice(1));
   });
 
   it('schedules nothing once the job is cancelled, and ends failed when the balance runs out', async () => {

@@ -337,6 +337,31 @@ function stateContract(name: string, makeSubject: () => Subject): void {
         expect(await a.hgetall(q.ranks)).toEqual({ k1: '1', k2: '2' });
       });
 
+      it('admits a batch of offers in order as one by one would, and stops after the first that finds the queue full', async () => {
+        const q = queueOf();
+        expect(await a.queueAdmit(q, 'k1', 'one', 3, 4)).toBe('added');
+        const offers = [
+          { dedupeKey: 'k2', item: 'two', rank: 2 },
+          { dedupeKey: 'k1', item: 'one again', rank: 1 },
+          { dedupeKey: 'k2', item: 'two again', rank: 1 },
+          { dedupeKey: 'k3', item: 'three', rank: 3 },
+          { dedupeKey: 'k4', item: 'four', rank: 0 },
+          { dedupeKey: 'k5', item: 'five', rank: 0 },
+        ];
+        expect(await b.queueAdmitMany(q, offers, 3)).toEqual(['added', 'seen', 'seen', 'added', 'full']);
+        // k4 is seen now (as queueAdmit's `full` leaves it); k5 was not looked at.
+        expect(await a.sismember(q.seen, 'k4')).toBe(true);
+        expect(await a.sismember(q.seen, 'k5')).toBe(false);
+        expect(await b.hget(q.counters, 'total')).toBe('3');
+        expect(await a.pop(q.queue, 10)).toEqual(['one', 'two', 'three']);
+        expect(await b.hgetall(q.ranks)).toEqual({ k1: '1', k2: '1', k3: '3' });
+        expect(await a.queueAdmitMany(q, [], 3)).toEqual([]);
+        expect(await a.queueAdmitMany(q, [{ dedupeKey: 'k5', item: 'five', rank: 0 }], 10)).toEqual(['added']);
+        await expect(a.queueAdmitMany(q, [{ dedupeKey: 'k6', item: 'six', rank: 0.5 }], 10)).rejects.toThrow(RangeError);
+        await expect(a.queueAdmitMany(q, Array.from({ length: 501 }, (_, i) => ({ dedupeKey: `m${i}`, item: 'x', rank: 0 })), 1000)).rejects.toThrow(RangeError);
+        expect(await a.sismember(q.seen, 'k6')).toBe(false);
+      });
+
       it('claims in order with numbers, at most maxInflight held, and settles each once', async () => {
         const q = queueOf();
         for (const item of ['a', 'b', 'c']) await a.queueAdmit(q, item, item, 10, 0);

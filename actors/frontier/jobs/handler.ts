@@ -24,7 +24,7 @@ import { ACTIVE_JOBS_KEY, endJob, jobKey, jobPartKey, jobTtlMs, liveJob, queueJo
 import { parseJsonObject } from '../../../pipeline/runtime/json.js';
 import type { Outcome } from '../../../pipeline/runtime/pool.js';
 import type { EventValue } from '../../../schemas/events/index.js';
-import { advanceWatermark, depthOf, dropWorkingKeys, enqueue, expireWorkingKeys, lastRequestKey, markSeen, markStored, peekInFlight, seededKey, seenBefore, sentAtKey, takeInFlight } from './queue.js';
+import { advanceWatermark, depthOf, dropWorkingKeys, enqueue, enqueueAll, expireWorkingKeys, lastRequestKey, markSeen, markStored, peekInFlight, seededKey, seenBefore, sentAtKey, takeInFlight } from './queue.js';
 import { jobPageCredits, pageRequest, pump, type Pace, type ScheduleDeps } from './schedule.js';
 import { batchParamsOf, crawlParamsOf, crawlScope, type Candidate, type CrawlParams } from './scope.js';
 import type { SiteReader } from './site.js';
@@ -73,27 +73,48 @@ async function recordError(deps: JobHandlerDeps, job: JobRecord, id: string, e: 
 /**
  * Admits a crawl URL: robots.txt (when asked; its policy is cached per origin), then the job's
  * limit. A URL seen before is offered again all the same, to record a shorter path to it (its
- * depth). A URL robots.txt disallows is listed (under an id of its own, so listing it again
- * changes nothing) before it is marked seen, so a process killed in between lists it when the
- * event comes again.
+ * depth).
  */
 async function admit(deps: JobHandlerDeps, job: JobRecord, params: CrawlParams, c: Candidate, depth: number, signal: AbortSignal) {
-  if (params.respectRobots) {
-    const policy = await deps.site.robots(new URL(c.url).origin, signal);
-    if (!policy.allows(c.url)) {
-      if (await seenBefore(deps.state, job.id, c)) return 'seen';
-      const id = `robots-${createHash('sha256').update(c.url).digest('hex').slice(0, 24)}`;
-      await recordError(deps, job, id, { url: c.url, code: 'robots_disallowed', message: "the site's robots.txt disallows this URL", statusCode: 0 });
-      await markSeen(deps.state, job.id, c);
-      return 'blocked';
+  if (params.respectRobots && !(await deps.site.robots(new URL(c.url).origin, signal)).allows(c.url)) return refuseByRobots(deps, job, c);
+  return enqueue(deps.state, job.id, c, depth, params.limit);
+}
+
+/**
+ * Admits a page's links in order, as `admit` one by one would: the allowed ones in one state
+ * step (enqueueAll), a link robots.txt disallows on its own after the allowed ones before it,
+ * and none after the job fills up.
+ */
+async function admitLinks(deps: JobHandlerDeps, job: JobRecord, params: CrawlParams, candidates: readonly Candidate[], depth: number, signal: AbortSignal): Promise<void> {
+  let allowed: Candidate[] = [];
+  for (const c of candidates) {
+    if (params.respectRobots && !(await deps.site.robots(new URL(c.url).origin, signal)).allows(c.url)) {
+      if ((await enqueueAll(deps.state, job.id, allowed, depth, params.limit)) === 'full') return;
+      allowed = [];
+      await refuseByRobots(deps, job, c);
+    } else {
+      allowed.push(c);
     }
   }
-  return enqueue(deps.state, job.id, c, depth, params.limit);
+  await enqueueAll(deps.state, job.id, allowed, depth, params.limit);
+}
+
+/**
+ * A URL robots.txt disallows is listed (under an id of its own, so listing it again changes
+ * nothing) before it is marked seen, so a process killed in between lists it when the event
+ * comes again.
+ */
+async function refuseByRobots(deps: JobHandlerDeps, job: JobRecord, c: Candidate): Promise<'seen' | 'blocked'> {
+  if (await seenBefore(deps.state, job.id, c)) return 'seen';
+  const id = `robots-${createHash('sha256').update(c.url).digest('hex').slice(0, 24)}`;
+  await recordError(deps, job, id, { url: c.url, code: 'robots_disallowed', message: "the site's robots.txt disallows this URL", statusCode: 0 });
+  await markSeen(deps.state, job.id, c);
+  return 'blocked';
 }
 
 async function seed(deps: JobHandlerDeps, job: JobRecord, signal: AbortSignal): Promise<void> {
   if (job.kind === 'batch') {
-    for (const url of batchParamsOf(job.params).urls) await enqueue(deps.state, job.id, { url, key: url }, 0, Number.MAX_SAFE_INTEGER);
+    await enqueueAll(deps.state, job.id, batchParamsOf(job.params).urls.map((url) => ({ url, key: url })), 0, Number.MAX_SAFE_INTEGER);
     return;
   }
   const params = crawlParamsOf(job.params);
@@ -156,10 +177,12 @@ async function settle(deps: JobHandlerDeps, job: JobRecord, pace: Pace, type: 'p
     if (landed) await markSeen(deps.state, job.id, landed);
     const depth = await depthOf(deps.state, job.id, page);
     if (depth < params.maxDepth) {
+      const found: Candidate[] = [];
       for (const link of Array.isArray(data.links) ? data.links : []) {
         const c = typeof link === 'string' ? scope.candidate(link) : null;
-        if (c && (await admit(deps, job, params, c, depth + 1, signal)) === 'full') break;
+        if (c) found.push(c);
       }
+      await admitLinks(deps, job, params, found, depth + 1, signal);
     }
   }
   if (type === 'pageFailed') {

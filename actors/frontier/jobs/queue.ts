@@ -17,13 +17,13 @@
  *                         many pages in flight a URL may first be found through a longer path,
  *                         and a page follows its links by its smallest depth (`depthOf`).
  *
- * A URL is offered, a page claimed and a page settled in one atomic state step each
- * (State.queueAdmit, queueClaim, queueSettle), so a frontier process killed at any point
- * leaves every URL either untouched or wholly moved, and any number of frontier handlers may
- * work on one job at once.
+ * A URL (or a page's links together) is offered, a page claimed and a page settled in one
+ * atomic state step each (State.queueAdmit or queueAdmitMany, queueClaim, queueSettle), so a
+ * frontier process killed at any point leaves every URL either untouched or wholly moved, and
+ * any number of frontier handlers may work on one job at once.
  */
 import { jobKey, jobPartKey } from '../../../pipeline/jobs/record.js';
-import type { Admission, State, WorkQueueKeys } from '../../../pipeline/runtime/state/state.js';
+import { QUEUE_OFFERS_MAX, type Admission, type State, type WorkQueueKeys } from '../../../pipeline/runtime/state/state.js';
 import type { Candidate } from './scope.js';
 
 export const seenKey = (id: string) => jobPartKey(id, 'seen');
@@ -63,6 +63,24 @@ export async function markSeen(state: State, jobId: string, candidate: Candidate
 export function enqueue(state: State, jobId: string, candidate: Candidate, depth: number, limit: number): Promise<Admission> {
   const item: QueuedPage = { url: candidate.url, depth, key: candidate.key };
   return state.queueAdmit(workQueueOf(jobId), candidate.key, JSON.stringify(item), limit, depth);
+}
+
+/**
+ * Offers URLs in order, as `enqueue` one by one would, in one state step for each
+ * QUEUE_OFFERS_MAX of them (State.queueAdmitMany: a page's links are one Redis round trip, not
+ * one each): `full` when the job filled up before the last was offered (those after it were
+ * not looked at), else `open`.
+ */
+export async function enqueueAll(state: State, jobId: string, candidates: readonly Candidate[], depth: number, limit: number): Promise<'full' | 'open'> {
+  const queue = workQueueOf(jobId);
+  for (let i = 0; i < candidates.length; i += QUEUE_OFFERS_MAX) {
+    const offers = candidates.slice(i, i + QUEUE_OFFERS_MAX).map((c) => {
+      const item: QueuedPage = { url: c.url, depth, key: c.key };
+      return { dedupeKey: c.key, item: JSON.stringify(item), rank: depth };
+    });
+    if ((await state.queueAdmitMany(queue, offers, limit)).at(-1) === 'full') return 'full';
+  }
+  return 'open';
 }
 
 /** Gives the job's working keys the job's retention, so an abandoned job's state expires. */

@@ -1,8 +1,8 @@
 import { AppError } from '../errors.js';
 import { HeldLock, newLockToken, type LockOps } from './lock.js';
 import { Keyspace } from './memory-keyspace.js';
-import { bucketKey, checkBucket, checkCount, checkInteger, checkScore, checkTtl, lockKey } from './rules.js';
-import type { Admission, Claim, Lock, State, TokenBucketOptions, TokenBucketResult, WorkQueueKeys } from './state.js';
+import { bucketKey, checkBucket, checkCount, checkInteger, checkOffers, checkScore, checkTtl, lockKey } from './rules.js';
+import type { Admission, Claim, Lock, QueueOffer, State, TokenBucketOptions, TokenBucketResult, WorkQueueKeys } from './state.js';
 import { takeFromBucket } from './token-bucket.js';
 import type { KeyTracker } from './tracked.js';
 
@@ -211,9 +211,25 @@ export class MemoryState implements State {
   }
 
   async queueAdmit(q: WorkQueueKeys, dedupeKey: string, item: string, limit: number, rank: number): Promise<Admission> {
-    const keys = this.open();
     checkCount('limit', limit);
     checkInteger('rank', rank);
+    return this.admitOne(this.open(), q, dedupeKey, item, limit, rank);
+  }
+
+  async queueAdmitMany(q: WorkQueueKeys, offers: readonly QueueOffer[], limit: number): Promise<Admission[]> {
+    checkCount('limit', limit);
+    checkOffers(offers);
+    const keys = this.open();
+    const out: Admission[] = [];
+    for (const offer of offers) {
+      const admission = this.admitOne(keys, q, offer.dedupeKey, offer.item, limit, offer.rank);
+      out.push(admission);
+      if (admission === 'full') break;
+    }
+    return out;
+  }
+
+  private admitOne(keys: Keyspace, q: WorkQueueKeys, dedupeKey: string, item: string, limit: number, rank: number): Admission {
     const seen = keys.collection(q.seen, 'set');
     if (seen.has(dedupeKey)) {
       const ranks = keys.read(q.ranks, 'hash');

@@ -90,6 +90,34 @@ redis.call('HSET', KEYS[7], ARGV[1], ARGV[4])
 return 1
 `;
 
+/**
+ * ARGV: limit, then (dedupe key, item, rank) per offer. QUEUE_ADMIT for each offer in order,
+ * stopping after the first that found the queue full; returns each looked-at offer's code.
+ */
+const QUEUE_ADMIT_MANY = `
+local limit = tonumber(ARGV[1])
+local total = tonumber(redis.call('HGET', KEYS[3], 'total') or '0')
+local out = {}
+for i = 2, #ARGV, 3 do
+  local key = ARGV[i]
+  local rank = tonumber(ARGV[i + 2])
+  if redis.call('SADD', KEYS[1], key) == 0 then
+    local held = tonumber(redis.call('HGET', KEYS[7], key))
+    if held ~= nil and rank < held then redis.call('HSET', KEYS[7], key, ARGV[i + 2]) end
+    out[#out + 1] = 0
+  elseif total >= limit then
+    out[#out + 1] = 2
+    return out
+  else
+    total = redis.call('HINCRBY', KEYS[3], 'total', 1)
+    redis.call('RPUSH', KEYS[2], ARGV[i + 1])
+    redis.call('HSET', KEYS[7], key, ARGV[i + 2])
+    out[#out + 1] = 1
+  end
+end
+return out
+`;
+
 /** ARGV: max in flight, now ms. Returns {0} busy, {1} empty, or {2, seq, item}. */
 const QUEUE_CLAIM = `
 local inflight = tonumber(redis.call('HGET', KEYS[3], 'inflight') or '0')
@@ -135,6 +163,7 @@ type QueueKeyArgs = [string, string, string, string, string, string, string];
 
 export interface StateScripts {
   wdsQueueAdmit(...args: [...QueueKeyArgs, string, string, number, number]): Promise<number>;
+  wdsQueueAdmitMany(...args: [...QueueKeyArgs, number, ...(string | number)[]]): Promise<number[]>;
   wdsQueueClaim(...args: [...QueueKeyArgs, number, number]): Promise<[0] | [1] | [2, number, string]>;
   wdsQueueSettle(...args: [...QueueKeyArgs, ...(string | number)[]]): Promise<number>;
   wdsQueueAdvance(...args: [...QueueKeyArgs, string]): Promise<number>;
@@ -152,6 +181,7 @@ const SCRIPTS: Record<keyof StateScripts, string> = {
   wdsZpopDue: ZPOP_DUE,
   wdsTakeToken: TAKE_TOKEN,
   wdsQueueAdmit: QUEUE_ADMIT,
+  wdsQueueAdmitMany: QUEUE_ADMIT_MANY,
   wdsQueueClaim: QUEUE_CLAIM,
   wdsQueueSettle: QUEUE_SETTLE,
   wdsQueueAdvance: QUEUE_ADVANCE,
@@ -159,6 +189,7 @@ const SCRIPTS: Record<keyof StateScripts, string> = {
 
 const KEY_COUNTS: Partial<Record<keyof StateScripts, number>> = {
   wdsQueueAdmit: QUEUE_KEY_ORDER.length,
+  wdsQueueAdmitMany: QUEUE_KEY_ORDER.length,
   wdsQueueClaim: QUEUE_KEY_ORDER.length,
   wdsQueueSettle: QUEUE_KEY_ORDER.length,
   wdsQueueAdvance: QUEUE_KEY_ORDER.length + 1,

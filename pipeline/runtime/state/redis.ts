@@ -2,8 +2,8 @@ import { keySlot } from './key-slot.js';
 import { HeldLock, newLockToken, type LockOps } from './lock.js';
 import { RedisLink, type RedisLinkOptions } from './redis-link.js';
 import { defineScripts, QUEUE_KEY_ORDER, type StateScripts } from './redis-scripts.js';
-import { bucketKey, checkBucket, checkCount, checkInteger, checkScore, checkTtl, lockKey } from './rules.js';
-import type { Admission, Claim, Lock, State, TokenBucketOptions, TokenBucketResult, WorkQueueKeys } from './state.js';
+import { bucketKey, checkBucket, checkCount, checkInteger, checkOffers, checkScore, checkTtl, lockKey } from './rules.js';
+import type { Admission, Claim, Lock, QueueOffer, State, TokenBucketOptions, TokenBucketResult, WorkQueueKeys } from './state.js';
 import { BUCKET_SLACK_MS } from './token-bucket.js';
 
 export interface RedisStateOptions extends RedisLinkOptions {
@@ -199,6 +199,16 @@ export class RedisState implements State {
     checkInteger('rank', rank);
     const done = await this.link.run(() => this.scripts.wdsQueueAdmit(...this.queueKeys(q), dedupeKey, item, limit, rank));
     return done === 1 ? 'added' : done === 2 ? 'full' : 'seen';
+  }
+
+  async queueAdmitMany(q: WorkQueueKeys, offers: readonly QueueOffer[], limit: number): Promise<Admission[]> {
+    checkCount('limit', limit);
+    checkOffers(offers);
+    if (offers.length === 0) return [];
+    const args: (string | number)[] = [];
+    for (const offer of offers) args.push(offer.dedupeKey, offer.item, offer.rank);
+    const codes = await this.link.run(() => this.scripts.wdsQueueAdmitMany(...this.queueKeys(q), limit, ...args));
+    return codes.map((done) => (done === 1 ? 'added' : done === 2 ? 'full' : 'seen'));
   }
 
   async queueClaim(q: WorkQueueKeys, maxInflight: number, nowMs: number): Promise<Claim | 'busy' | 'empty'> {

@@ -1,4 +1,4 @@
-import type { TokenBucketOptions } from './state.js';
+import { QUEUE_OFFERS_MAX, type QueueOffer, type TokenBucketOptions } from './state.js';
 
 /**
  * Argument rules and key names shared by both State implementations, so that `memory` and
@@ -34,6 +34,13 @@ export function checkCount(name: string, value: number): number {
     throw new RangeError(`${name} must be a non-negative integer, got ${value}`);
   }
   return value;
+}
+
+/** A batch of work-queue offers: at most QUEUE_OFFERS_MAX, each rank an integer. */
+export function checkOffers(offers: readonly QueueOffer[]): readonly QueueOffer[] {
+  if (offers.length > QUEUE_OFFERS_MAX) throw new RangeError(`at most ${QUEUE_OFFERS_MAX} offers at once, got ${offers.length}`);
+  for (const offer of offers) checkInteger('rank', offer.rank);
+  return offers;
 }
 
 /** Scores are numbers; ±Infinity is allowed (Redis's `+inf`/`-inf`), NaN is not. */

@@ -59,7 +59,17 @@ export interface WorkQueueKeys {
   readonly ranks: string;
 }
 
+/** The most offers one `queueAdmitMany` takes (one Redis script holds the server that long). */
+export const QUEUE_OFFERS_MAX = 500;
+
 export type Admission = 'added' | 'seen' | 'full';
+
+/** One item offered to a work queue (State.queueAdmitMany): what `queueAdmit` takes of it. */
+export interface QueueOffer {
+  readonly dedupeKey: string;
+  readonly item: string;
+  readonly rank: number;
+}
 
 export interface Claim {
   /** The claim number: counters.seq after this claim (1, 2, …). */
@@ -118,6 +128,12 @@ export interface State {
    * rank is lowered to `rank` if that is smaller); `full`: seen now, not queued.
    */
   queueAdmit(keys: WorkQueueKeys, dedupeKey: string, item: string, limit: number, rank: number): Promise<Admission>;
+  /**
+   * `queueAdmit` for each offer in order, in one atomic step (one round trip where a page's
+   * links would each be one), stopping after the first `full`: the admissions of the offers
+   * looked at, the last of them `full` when the queue filled. At most QUEUE_OFFERS_MAX offers.
+   */
+  queueAdmitMany(keys: WorkQueueKeys, offers: readonly QueueOffer[], limit: number): Promise<Admission[]>;
   /**
    * Takes the queue's head as the next claim number when fewer than `maxInflight` claims are
    * held: `counters.seq` and `counters.inflight` + 1, the item in `claims`, `nowMs` in

@@ -340,14 +340,8 @@ function stateContract(name: string, makeSubject: () => Subject): void {
       it('admits a batch of offers in order as one by one would, and stops after the first that finds the queue full', async () => {
         const q = queueOf();
         expect(await a.queueAdmit(q, 'k1', 'one', 3, 4)).toBe('added');
-        const offers = [
-          { dedupeKey: 'k2', item: 'two', rank: 2 },
-          { dedupeKey: 'k1', item: 'one again', rank: 1 },
-          { dedupeKey: 'k2', item: 'two again', rank: 1 },
-          { dedupeKey: 'k3', item: 'three', rank: 3 },
-          { dedupeKey: 'k4', item: 'four', rank: 0 },
-          { dedupeKey: 'k5', item: 'five', rank: 0 },
-        ];
+        const offer = (dedupeKey: string, item: string, rank: number) => ({ dedupeKey, item, rank });
+        const offers = [offer('k2', 'two', 2), offer('k1', 'one again', 1), offer('k2', 'two again', 1), offer('k3', 'three', 3), offer('k4', 'four', 0), offer('k5', 'five', 0)];
         expect(await b.queueAdmitMany(q, offers, 3)).toEqual(['added', 'seen', 'seen', 'added', 'full']);
         // k4 is seen now (as queueAdmit's `full` leaves it); k5 was not looked at.
         expect(await a.sismember(q.seen, 'k4')).toBe(true);

@@ -240,8 +240,9 @@ export async function handleJobEvent(event: JobEventValue, deps: JobHandlerDeps,
   } else {
     await settle(deps, job, pace, event.type, event.data, signal);
   }
-  const current = (await liveJob(deps.state, job.id)) ?? job;
-  emit.push(...(await pump(deps, current, pace, signal)));
+  // The pump reads the job's status itself at every page; the job's other fields it uses
+  // (id, tenant, expiry) do not change.
+  emit.push(...(await pump(deps, job, pace, signal)));
   // Once seeded and first scheduled, every working key exists: it gets the job's retention.
   if (event.type === 'started') await expireWorkingKeys(deps.state, job.id, jobTtlMs(job));
   const finished = await finish(deps, job.id);

@@ -76,8 +76,13 @@ async function recordError(deps: JobHandlerDeps, job: JobRecord, id: string, e: 
  * depth).
  */
 async function admit(deps: JobHandlerDeps, job: JobRecord, params: CrawlParams, c: Candidate, depth: number, signal: AbortSignal) {
-  if (params.respectRobots && !(await deps.site.robots(new URL(c.url).origin, signal)).allows(c.url)) return refuseByRobots(deps, job, c);
+  if (await disallowed(deps, params, c, signal)) return refuseByRobots(deps, job, c);
   return enqueue(deps.state, job.id, c, depth, params.limit);
+}
+
+/** Whether the crawl respects robots.txt and the URL's origin disallows it (its policy is cached per origin). */
+async function disallowed(deps: JobHandlerDeps, params: CrawlParams, c: Candidate, signal: AbortSignal): Promise<boolean> {
+  return params.respectRobots && !(await deps.site.robots(new URL(c.url).origin, signal)).allows(c.url);
 }
 
 /**
@@ -88,7 +93,7 @@ async function admit(deps: JobHandlerDeps, job: JobRecord, params: CrawlParams, 
 async function admitLinks(deps: JobHandlerDeps, job: JobRecord, params: CrawlParams, candidates: readonly Candidate[], depth: number, signal: AbortSignal): Promise<void> {
   let allowed: Candidate[] = [];
   for (const c of candidates) {
-    if (params.respectRobots && !(await deps.site.robots(new URL(c.url).origin, signal)).allows(c.url)) {
+    if (await disallowed(deps, params, c, signal)) {
       if ((await enqueueAll(deps.state, job.id, allowed, depth, params.limit)) === 'full') return;
       allowed = [];
       await refuseByRobots(deps, job, c);

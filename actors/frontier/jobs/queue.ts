@@ -23,7 +23,7 @@
  * any number of frontier handlers may work on one job at once.
  */
 import { jobKey, jobPartKey } from '../../../pipeline/jobs/record.js';
-import { QUEUE_OFFERS_MAX, type Admission, type State, type WorkQueueKeys } from '../../../pipeline/runtime/state/state.js';
+import { QUEUE_OFFERS_MAX, type Admission, type QueueOffer, type State, type WorkQueueKeys } from '../../../pipeline/runtime/state/state.js';
 import type { Candidate } from './scope.js';
 
 export const seenKey = (id: string) => jobPartKey(id, 'seen');
@@ -61,8 +61,14 @@ export async function markSeen(state: State, jobId: string, candidate: Candidate
 
 /** Offers a URL: seen once, counted into `total` and queued unless the job holds `limit` already. */
 export function enqueue(state: State, jobId: string, candidate: Candidate, depth: number, limit: number): Promise<Admission> {
+  const { dedupeKey, item, rank } = offerOf(candidate, depth);
+  return state.queueAdmit(workQueueOf(jobId), dedupeKey, item, limit, rank);
+}
+
+/** A URL as the job's queue takes it: deduped by its key, queued as `{url, depth, key}`, ranked by its depth. */
+function offerOf(candidate: Candidate, depth: number): QueueOffer {
   const item: QueuedPage = { url: candidate.url, depth, key: candidate.key };
-  return state.queueAdmit(workQueueOf(jobId), candidate.key, JSON.stringify(item), limit, depth);
+  return { dedupeKey: candidate.key, item: JSON.stringify(item), rank: depth };
 }
 
 /**
@@ -74,10 +80,7 @@ export function enqueue(state: State, jobId: string, candidate: Candidate, depth
 export async function enqueueAll(state: State, jobId: string, candidates: readonly Candidate[], depth: number, limit: number): Promise<'full' | 'open'> {
   const queue = workQueueOf(jobId);
   for (let i = 0; i < candidates.length; i += QUEUE_OFFERS_MAX) {
-    const offers = candidates.slice(i, i + QUEUE_OFFERS_MAX).map((c) => {
-      const item: QueuedPage = { url: c.url, depth, key: c.key };
-      return { dedupeKey: c.key, item: JSON.stringify(item), rank: depth };
-    });
+    const offers = candidates.slice(i, i + QUEUE_OFFERS_MAX).map((c) => offerOf(c, depth));
     if ((await state.queueAdmitMany(queue, offers, limit)).at(-1) === 'full') return 'full';
   }
   return 'open';

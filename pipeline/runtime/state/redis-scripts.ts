@@ -74,25 +74,10 @@ return {allowed, string.format('%.17g', tokens), retry}
 /** KEYS[1..7] of the work queue scripts: WorkQueueKeys in this order. */
 export const QUEUE_KEY_ORDER = ['seen', 'queue', 'counters', 'claims', 'claimedAt', 'settled', 'ranks'] as const;
 
-/** ARGV: dedupe key, item, limit, rank. Returns 0 seen before, 1 added, 2 seen now but full. */
-const QUEUE_ADMIT = `
-local rank = tonumber(ARGV[4])
-if redis.call('SADD', KEYS[1], ARGV[1]) == 0 then
-  local held = tonumber(redis.call('HGET', KEYS[7], ARGV[1]))
-  if held ~= nil and rank < held then redis.call('HSET', KEYS[7], ARGV[1], ARGV[4]) end
-  return 0
-end
-local total = tonumber(redis.call('HGET', KEYS[3], 'total') or '0')
-if total >= tonumber(ARGV[3]) then return 2 end
-redis.call('HINCRBY', KEYS[3], 'total', 1)
-redis.call('RPUSH', KEYS[2], ARGV[2])
-redis.call('HSET', KEYS[7], ARGV[1], ARGV[4])
-return 1
-`;
-
 /**
- * ARGV: limit, then (dedupe key, item, rank) per offer. QUEUE_ADMIT for each offer in order,
- * stopping after the first that found the queue full; returns each looked-at offer's code.
+ * ARGV: limit, then (dedupe key, item, rank) per offer, taken in order: each offer's code is 0
+ * seen before (its rank lowered when smaller), 1 added, 2 seen now but full, which ends the
+ * script. Returns the codes of the offers looked at.
  */
 const QUEUE_ADMIT_MANY = `
 local limit = tonumber(ARGV[1])
@@ -162,7 +147,6 @@ return mark
 type QueueKeyArgs = [string, string, string, string, string, string, string];
 
 export interface StateScripts {
-  wdsQueueAdmit(...args: [...QueueKeyArgs, string, string, number, number]): Promise<number>;
   wdsQueueAdmitMany(...args: [...QueueKeyArgs, number, ...(string | number)[]]): Promise<number[]>;
   wdsQueueClaim(...args: [...QueueKeyArgs, number, number]): Promise<[0] | [1] | [2, number, string]>;
   wdsQueueSettle(...args: [...QueueKeyArgs, ...(string | number)[]]): Promise<number>;
@@ -180,7 +164,6 @@ const SCRIPTS: Record<keyof StateScripts, string> = {
   wdsExtendLock: EXTEND_LOCK,
   wdsZpopDue: ZPOP_DUE,
   wdsTakeToken: TAKE_TOKEN,
-  wdsQueueAdmit: QUEUE_ADMIT,
   wdsQueueAdmitMany: QUEUE_ADMIT_MANY,
   wdsQueueClaim: QUEUE_CLAIM,
   wdsQueueSettle: QUEUE_SETTLE,
@@ -188,7 +171,6 @@ const SCRIPTS: Record<keyof StateScripts, string> = {
 };
 
 const KEY_COUNTS: Partial<Record<keyof StateScripts, number>> = {
-  wdsQueueAdmit: QUEUE_KEY_ORDER.length,
   wdsQueueAdmitMany: QUEUE_KEY_ORDER.length,
   wdsQueueClaim: QUEUE_KEY_ORDER.length,
   wdsQueueSettle: QUEUE_KEY_ORDER.length,

@@ -195,10 +195,9 @@ export class RedisState implements State {
   }
 
   async queueAdmit(q: WorkQueueKeys, dedupeKey: string, item: string, limit: number, rank: number): Promise<Admission> {
-    checkCount('limit', limit);
-    checkInteger('rank', rank);
-    const done = await this.link.run(() => this.scripts.wdsQueueAdmit(...this.queueKeys(q), dedupeKey, item, limit, rank));
-    return done === 1 ? 'added' : done === 2 ? 'full' : 'seen';
+    // One offer through the batch's script: the same checks, the same codes.
+    const [admission] = await this.queueAdmitMany(q, [{ dedupeKey, item, rank }], limit);
+    return admission as Admission;
   }
 
   async queueAdmitMany(q: WorkQueueKeys, offers: readonly QueueOffer[], limit: number): Promise<Admission[]> {

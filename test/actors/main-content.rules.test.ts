@@ -147,6 +147,41 @@ describe('actors/parser/main-content rules', () => {
     expect(text).not.toMatch(/Thank you! Your submission|Oops! Something went wrong/);
   });
 
+  it("keeps closed accordion and tab panels (a FAQ's answers, a feature per tab), and drops a popover and other hidden blocks", () => {
+    const faq = [
+      ['How long does the plan take?', 'The first phase takes eighteen months, and the second one follows when the budget allows it.'],
+      ['Who pays for the sea wall?', 'The regional council pays two thirds, and the town pays the rest from the harbour fund.'],
+    ];
+    const panels = faq
+      .map(([q, a], i) => `<div class="accordion-item"><button aria-controls="faq-${i}">${q}</button><div id="faq-${i}" class="accordion-collapse" hidden><p>${a}</p></div></div>`)
+      .join('');
+    const tab = `<div role="tabpanel" aria-hidden="true"><p>Parking by the station is free on weekends, and bicycles ride the ferry at no charge.</p></div>`;
+    const text = extract(`<html><body><main><article>${paragraphs}${panels}${tab}
+      <div popover><div role="tabpanel"><p>Install our app for faster access to the harbour timetable.</p></div></div>
+      <div class="note" hidden><p>This paragraph is hidden and not part of any panel at all.</p></div></article></main></body></html>`);
+    for (const p of PROSE) expect(text).toContain(p);
+    for (const [, a] of faq) expect(text).toContain(a);
+    expect(text).toContain('Parking by the station');
+    expect(text).not.toContain('Install our app');
+    expect(text).not.toContain('This paragraph is hidden');
+
+    const tabs = extract(`<html><body><main><article>${paragraphs}<div class="tab-content"><div class="tab-pane" style="display:none">
+      <p>Ferries leave every hour from the new pier, and the first one sails at six.</p></div></div></article></main></body></html>`);
+    expect(tabs).toContain('Ferries leave every hour');
+  });
+
+  it('keeps short cards whose boilerplate class word the page puts on most of its prose (a builder\'s `widget`), and still drops a lone one', () => {
+    const widget = (inner: string, kind = 'text-editor') => `<div class="elementor-widget elementor-widget-${kind}">${inner}</div>`;
+    const cards = ['Harbour planning', 'Ferry timetables', 'Flood defence'].map(
+      (t, i) => widget(`<h3><a href="/services/${i}">${t}</a></h3><p>We advise towns on ${t.toLowerCase()} from the first plan on.</p>`, 'icon-box'),
+    );
+    const page = extract(`<html><body><main>${PROSE.map((p) => widget(`<p>${p}</p>`)).join('')}${PROSE.map((p) => widget(`<p>${p}</p>`)).join('')}${cards.join('')}</main></body></html>`);
+    for (const t of ['harbour planning', 'ferry timetables', 'flood defence']) expect(page).toContain(`We advise towns on ${t}`);
+
+    const lone = extract(`<html><body><main>${paragraphs}${paragraphs}<div class="widget"><h3><a href="/s">Services</a></h3><p>We advise towns on plans.</p></div></main></body></html>`);
+    expect(lone).not.toContain('We advise towns on plans');
+  });
+
   it('reads component-library classes (`cmp-teaser`) as layout, a consent manager (`#cmpbox`) as furniture, and never a caption class as layout', () => {
     const $ = load(`<html><body><div class="cmp-teaser cmp-promo"><h3>Audit</h3></div><div class="cmp-container"></div><div id="cmpbox"></div><div class="cmpwrapper"></div></body></html>`);
     const kinds = $('body > div').toArray().map((el) => furnitureKind(el as Element));

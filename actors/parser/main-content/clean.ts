@@ -7,7 +7,7 @@
  */
 import { type AnyNode, type Element, type TextStats, childElements, contains, detach, isElement, linkDensity, measure, shapeOf, tagOf } from './dom.js';
 import { BLOCK_TAGS, BOILERPLATE_HEADINGS, DATE_LINE, HEADING_TAGS, META_LINE, NON_CONTENT_TAGS, READ_ALSO_PREFIX } from './patterns.js';
-import { classWeight, isBlockElement } from './score.js';
+import { classWeight, isBlockElement, layoutWords } from './score.js';
 import { proseOf } from './select.js';
 import { textOf } from './text.js';
 
@@ -19,6 +19,8 @@ const LEFT_PARAGRAPH = 100;
  * `<div class="meta">` per entry): their class says what each record is, not furniture.
  */
 const RECORD_COUNT = 3;
+/** A root with less prose than this is too short for its class words to be its layout (see score.ts `layoutWords`). */
+const MIN_LAYOUT_PROSE = 1000;
 const CONDITIONAL_TAGS = new Set(['div', 'section', 'ul', 'ol', 'dl', 'table', 'form', 'aside', 'header', 'span', 'figure']);
 const HEADING_LIKE = new Set(['h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'p', 'div', 'li', 'dt', 'section']);
 
@@ -34,6 +36,8 @@ const HEADING_LIKE = new Set(['h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'p', 'div', 'l
 export function removeLinkBlocks(root: Element, protect?: Element): void {
   const stats = measure(root);
   const records = recordShapes(root, stats);
+  let layout: ReadonlySet<string> | undefined;
+  const rootProse = proseOf(stats.get(root));
   const visit = (el: Element): TextStats | undefined => {
     let gone: TextStats | undefined;
     for (const c of childElements(el)) {
@@ -46,7 +50,10 @@ export function removeLinkBlocks(root: Element, protect?: Element): void {
     const all = stats.get(el);
     if (!all) return gone;
     // Most roots have no records: then no element's shape is built.
-    const weight = records.size > 0 && records.has(shapeOf(el)) ? 0 : classWeight(el);
+    let weight = records.size > 0 && records.has(shapeOf(el)) ? 0 : classWeight(el);
+    // A boilerplate word the root uses for its layout (a page builder's `widget` on
+    // every block) says nothing, as in pruning (prune.ts); a root of a few lines has no layout.
+    if (weight < 0 && rootProse >= MIN_LAYOUT_PROSE) weight = classWeight(el, (layout ??= layoutWords(root, stats, 'boilerplate')));
     const left = gone ? { text: all.text - gone.text, link: all.link - gone.link, commas: all.commas } : all;
     const s = weight >= 0 && left.text - left.link >= LEFT_PARAGRAPH ? left : all;
     const ld = linkDensity(s);

@@ -21,7 +21,8 @@ const HIDDEN_CLASS = /(?:^|\s)(?:hidden|hide|d-none|sr-only|visually-?hidden|scr
 /** Whether an element is hidden from readers by attribute, inline style or a hiding class. */
 export function isHidden(el: Element): boolean {
   const a = el.attribs;
-  if (a.hidden !== undefined || a['aria-hidden'] === 'true') return true;
+  // A `popover` is not shown until a script or a button opens it (a prompt, a menu).
+  if (a.hidden !== undefined || a['aria-hidden'] === 'true' || a.popover !== undefined) return true;
   if (a.style && HIDDEN_STYLE.test(a.style)) return true;
   return !!a.class && HIDDEN_CLASS.test(a.class);
 }
@@ -90,6 +91,20 @@ export function removeNonContent(root: ParentNode, hidden = true): void {
   walk(root);
 }
 
+/**
+ * Class/id of the panels of an accordion or a set of tabs: closed panels are hidden until a
+ * click, but they are the page's text (a service page's FAQ, its features one tab each).
+ * Matched inside words too: builders write `cmp-accordion__panel`, `AccordionPanel`, `tabs-3-tabpanel-1`.
+ */
+const DISCLOSURE_HINT = /accordion|tab-?panel|tab-?pane\b|tabs?-?content/;
+
+/** Whether a hidden element is a closed accordion or tab panel (itself, or the child of one, so marked). */
+function isDisclosurePanel(el: Element): boolean {
+  if (el.attribs.role === 'tabpanel') return true;
+  const parent = isElement(el.parent) ? el.parent : null;
+  return DISCLOSURE_HINT.test(hintOf(el)) || (!!parent && DISCLOSURE_HINT.test(hintOf(parent)));
+}
+
 /** Removes the hidden elements under `root`, in place; returns the prose (non-link characters) they held. */
 export function removeHidden(root: ParentNode): number {
   let prose = 0;
@@ -98,7 +113,7 @@ export function removeHidden(root: ParentNode): number {
       const child = node.children[i] as AnyNode;
       if (!isElement(child)) continue;
       const tag = tagOf(child);
-      if (tag !== 'html' && tag !== 'body' && isHidden(child)) {
+      if (tag !== 'html' && tag !== 'body' && isHidden(child) && !isDisclosurePanel(child)) {
         const s = measureOne(child);
         prose += s.text - s.link;
         detach(child);

@@ -170,6 +170,24 @@ describe('actors/parser/main-content rules', () => {
     expect(tabs).toContain('Ferries leave every hour');
   });
 
+  it("keeps a carousel's slides hidden from screen readers while off screen, and drops the copies it makes to loop", () => {
+    const slides = [
+      'Residents gather at the pier every Saturday morning to watch the ferries, old and new, come in from the islands.',
+      'The old lighthouse, restored last year by volunteers, now opens its gallery to visitors on summer evenings.',
+      'Fishermen sell the morning catch straight from their boats, and the market stalls close by noon on most days.',
+    ];
+    const track = slides
+      .map((s, i) => `<div class="slick-slide${i === 0 ? ' slick-active' : ''}" aria-hidden="${i === 0 ? 'false' : 'true'}"><p>${s}</p></div>`)
+      .join('');
+    const clone = `<div class="slick-slide slick-cloned" aria-hidden="true"><p>${slides[0]} Cloned.</p></div>`;
+    const text = extract(`<html><body><main><article>${paragraphs}<div class="slick-track">${clone}${track}</div>
+      <div class="note" aria-hidden="true"><p>This note is hidden from readers and is no slide of any carousel.</p></div></article></main></body></html>`);
+    for (const p of PROSE) expect(text).toContain(p);
+    for (const s of slides) expect(text).toContain(s);
+    expect(text).not.toContain('Cloned.');
+    expect(text).not.toContain('This note is hidden');
+  });
+
   it('keeps short cards whose boilerplate class word the page puts on most of its prose (a builder\'s `widget`), and still drops a lone one', () => {
     const widget = (inner: string, kind = 'text-editor') => `<div class="elementor-widget elementor-widget-${kind}">${inner}</div>`;
     const cards = ['Harbour planning', 'Ferry timetables', 'Flood defence'].map(

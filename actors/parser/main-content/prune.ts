@@ -98,9 +98,21 @@ export function removeNonContent(root: ParentNode, hidden = true): void {
  */
 const DISCLOSURE_HINT = /accordion|tab-?panel|tab-?pane\b|tabs?-?content/;
 
-/** Whether a hidden element is a closed accordion or tab panel (itself, or the child of one, so marked). */
+/** A carousel's slide (slick, swiper, splide, glide and builders' own): the ones off screen are `aria-hidden`, but the page shows them in turn. */
+const SLIDE_HINT = /slide(?![a-z])|carousel-?_*(?:item|cell)/;
+/** A carousel's copies of its slides, made to loop it: the slides again. */
+const CLONE_HINT = /clone|duplicate/;
+
+/**
+ * Whether a hidden element is a closed accordion or tab panel (itself, or the child of one, so
+ * marked), or a carousel's slide off screen (`aria-hidden` only), not one of its loop copies.
+ */
 function isDisclosurePanel(el: Element): boolean {
   if (el.attribs.role === 'tabpanel') return true;
+  if (el.attribs['aria-hidden'] === 'true') {
+    const hint = hintOf(el);
+    if (SLIDE_HINT.test(hint) && !CLONE_HINT.test(hint)) return true;
+  }
   const parent = isElement(el.parent) ? el.parent : null;
   return DISCLOSURE_HINT.test(hintOf(el)) || (!!parent && DISCLOSURE_HINT.test(hintOf(parent)));
 }

@@ -123,7 +123,7 @@ describe('actors/parser/main-content rules', () => {
     for (const r of reviews) expect(only).toContain(r);
   });
 
-  it('reads a page that renders its article once per screen size once, and keeps a quote of a whole earlier post and a paragraph written twice', () => {
+  it('reads a page that renders its article once per screen size once, and a quoted earlier post once; keeps a quote of a source not on the page and a paragraph written twice', () => {
     const more = '<p>The second phase, a new quay for the ferries and a park along the old sea wall, is to follow once the first is paid for.</p>';
     const variant = (hidden: string) => `<div class="ssr-variant ${hidden}"><div class="rich-text">${paragraphs}${more}</div></div>`;
     const text = extract(`<html><body><main><h1>The harbour plan</h1>${variant('hidden-desktop')}${variant('hidden-tablet')}${variant('hidden-phone')}</main></body></html>`);
@@ -131,7 +131,11 @@ describe('actors/parser/main-content rules', () => {
 
     const post = (id: number, body: string) => `<article class="post" id="p${id}"><div class="author">user${id}</div><div class="post-body">${body}</div></article>`;
     const thread = extract(`<html><body><main><h1>The harbour plan</h1>${post(1, paragraphs + more)}${post(2, `<blockquote>${paragraphs}${more}</blockquote><p>Agreed with every word of this, and I have lived by the harbour, through three floods, for forty years.</p>`)}</main></body></html>`);
-    for (const p of PROSE) expect(thread.split(p).length - 1, p).toBe(2);
+    // The quote repeats a post of the page: the post is read where it was written.
+    for (const p of PROSE) expect(thread.split(p).length - 1, p).toBe(1);
+    expect(thread).toContain('Agreed with every word of this');
+    const cited = extract(`<html><body><main><h1>The harbour plan</h1>${post(1, `<blockquote>${paragraphs}</blockquote><p>This is what the council published last week, and I think the budget is far too small for it.</p>`)}${post(2, more)}</main></body></html>`);
+    for (const p of PROSE) expect(cited.split(p).length - 1, p).toBe(1);
 
     // A long paragraph the author wrote twice (a refrain, a test page) is the author's.
     const refrain = `<p>${PROSE.join(' ')} ${PROSE[0]}</p>`;
@@ -213,6 +217,28 @@ describe('actors/parser/main-content rules', () => {
     const listing = extract(`<html><body><main>${items.join('')}</main></body></html>`);
     for (const p of PROSE) expect(listing).toContain(p);
     expect(listing).not.toContain('A photograph of the harbour');
+  });
+
+  it("drops a consent manager's preference centre even when it holds more text than a short thread, at every level", () => {
+    const purposes = PROSE.map((p, i) => `<h4>Purpose ${i}</h4><p>These cookies, set by us and our partners, help us measure and improve the site. ${p}</p>`).join('');
+    const centre = `<div id="onetrust-consent-sdk"><div role="dialog"><h2>Privacy Preference Center</h2>${purposes}${purposes}</div></div>`;
+    const post = (who: string, body: string) => `<article class="comment-wrap"><div class="author">${who}</div><div class="comment-body"><p>${body}</p></div></article>`;
+    const thread = extract(`<html><body><main><h1>New case, two holes</h1>${post('Rabbids', 'Does anyone know what the two round holes at the back and at the bottom of this case are for? The manual says nothing about them.')}${post('DevBiker', 'I heard the rear one is for an external connection of the lighting hub, the other one I do not know.')}</main>${centre}</body></html>`);
+    expect(thread).toContain('Does anyone know what the two round holes');
+    expect(thread).not.toContain('Privacy Preference Center');
+    const $ = load(`<html><body><div id="onetrust-consent-sdk"></div><div class="cookie-banner"></div><div class="cookies"></div></body></html>`);
+    const kinds = (level: 'tags' | 'none') => $('body > div').toArray().map((el) => furnitureKind(el as Element, level));
+    expect(kinds('tags')).toEqual(['strong', 'strong', '']);
+    expect(kinds('none')).toEqual(['strong', 'strong', '']);
+  });
+
+  it("drops a forum post's author card and signature, not a product section named after e-signatures", () => {
+    const post = (body: string) => `<article class="message"><div class="message-user"><h4 class="message-name">harbourfan</h4><div class="message-userExtras"><dl><dt>Joined</dt><dd>May 3, 2019</dd></dl><dl><dt>Posts</dt><dd>4,032</dd></dl></div></div><div class="message-content"><p>${body}</p><div class="message-signature">Sailing since 1998. Views my own, boats my bank’s.</div></div></article>`;
+    const text = extract(`<html><body><main><h1>The harbour plan</h1>${PROSE.map(post).join('')}</main></body></html>`);
+    for (const p of PROSE) expect(text).toContain(p);
+    expect(text).not.toMatch(/Joined|4,032|Sailing since/);
+    const $ = load(`<html><body><div class="signature"></div><div class="ipsEntry__signature"></div><div class="postsignature"></div><div id="e-signature-apis"></div><div class="digital-signature-row"></div><dd class="profile-joined"></dd></body></html>`);
+    expect($('body > *').toArray().map((el) => furnitureKind(el as Element))).toEqual(['strong', 'strong', 'strong', '', '', 'strong']);
   });
 
   it('reads a list article written as one body block per entry as one article', () => {

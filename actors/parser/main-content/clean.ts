@@ -9,7 +9,7 @@ import { type AnyNode, type Element, type TextStats, childElements, contains, de
 import { BLOCK_TAGS, BOILERPLATE_HEADINGS, DATE_LINE, HEADING_TAGS, META_LINE, NON_CONTENT_TAGS, READ_ALSO_PREFIX } from './patterns.js';
 import { classWeight, isBlockElement, layoutWords } from './score.js';
 import { proseOf } from './select.js';
-import { textOf } from './text.js';
+import { plainText, textOf } from './text.js';
 
 /** A block whose removed link blocks leave at least this much prose is judged on what is left. */
 const LEFT_PARAGRAPH = 100;
@@ -275,7 +275,7 @@ const MIN_REPEATED_TEXT = 500;
  * blocks are copies: a paragraph repeated word for word is the author's. Blocks are compared
  * by the length of their text first, and only blocks of equal length by their text; one
  * inside the other is never a copy. A quote of a whole earlier post (a `<blockquote>`, or
- * inside one) is kept.
+ * inside one) is left to `removeEchoedQuotes`, which drops the quote, not the post.
  */
 export function removeRepeatedBlocks(root: Element): void {
   // Blocks by the length of their text as written (a cheaper walk than `measure`), children first.
@@ -322,3 +322,47 @@ function insideQuote(el: Element, root: Element): boolean {
   for (let n: Element | null = el; n && n !== root; n = isElement(n.parent) ? n.parent : null) if (tagOf(n) === 'blockquote') return true;
   return false;
 }
+
+/** A quote is an echo when its longest line, at least this long, is written outside the quotes. */
+const MIN_ECHO_LINE = 40;
+
+/**
+ * Removes the quotes (`<blockquote>`) under `root` whose text the root already holds outside
+ * its quotes, in place: a reply that quotes an earlier post of the thread repeats it ("X
+ * said: …"), and the post is read once, where it was written. A quote of a post not on the
+ * page, or of a source outside it, stays. A quote is judged by its longest line (a reply
+ * quotes a post whole or in part; its attribution and "Click to expand…" lines are not in
+ * the post).
+ */
+export function removeEchoedQuotes(root: Element): void {
+  const quotes: Element[] = [];
+  const find = (el: Element) => {
+    for (const c of el.children) {
+      if (!isElement(c)) continue;
+      if (tagOf(c) === 'blockquote') quotes.push(c);
+      else find(c);
+    }
+  };
+  find(root);
+  // Most roots hold no quote: then no text is built.
+  if (!quotes.length) return;
+  const parts: string[] = [];
+  const walk = (el: Element) => {
+    for (const c of el.children) {
+      if (c.type === 'text') parts.push((c as unknown as { data: string }).data);
+      else if (!isElement(c) || NON_CONTENT_TAGS.has(tagOf(c))) continue;
+      else if (tagOf(c) === 'blockquote') parts.push('\n');
+      else walk(c);
+    }
+  };
+  walk(root);
+  const outside = parts.join('').replace(SPACES, ' ');
+  for (const quote of quotes) {
+    let longest = '';
+    for (const line of plainText([quote]).split('\n')) if (line.length > longest.length) longest = line;
+    if (longest.length >= MIN_ECHO_LINE && outside.includes(longest)) detach(quote);
+  }
+}
+
+/** The white space `plainText` collapses to one space within a line. */
+const SPACES = /[ \t\n\r\f]+/g;

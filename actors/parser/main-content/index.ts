@@ -24,7 +24,7 @@
  */
 import type { Cheerio, CheerioAPI } from 'cheerio';
 import { type Element, type ParentNode, type TextStats, contains, hintOf, isElement, keepCounted, measure, measureOne, shapeOf, undoable } from './dom.js';
-import { removeBoilerplateSections, removeLinkBlocks, removeMetaLines, removeRepeatedBlocks } from './clean.js';
+import { removeBoilerplateSections, removeEchoedQuotes, removeLinkBlocks, removeMetaLines, removeRepeatedBlocks } from './clean.js';
 import { type FurnitureLevel, removeFurniture, removeHidden, removeNonContent } from './prune.js';
 import { COMMENT_CLASS } from './patterns.js';
 import { type Choice, apply, proseOf, scoredCandidate, semanticCandidate } from './select.js';
@@ -94,6 +94,7 @@ export function extractMainContent($: CheerioAPI, options: MainContentOptions = 
     }
   }
   removeRepeatedBlocks(root);
+  removeEchoedQuotes(root);
   return $(withIncludes($, root, includes));
 }
 

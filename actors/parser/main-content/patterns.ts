@@ -36,9 +36,20 @@ export const HEADING_TAGS = new Set(['h1', 'h2', 'h3', 'h4', 'h5', 'h6']);
  * string as whole words (`-`, `_` and spaces separate words). A `FURNITURE_CLASS` element is
  * removed unless it carries most of the page's prose; a `BOILERPLATE_CLASS` element only when
  * it carries little prose or mostly links (a `section--ads` full of prose is content).
+ * A forum post's author card (join date, post count, rank: `message-userExtras`,
+ * `userTitle`, `userBanner`) and signature are furniture too; `signature` only where it
+ * ends a class name (`message-signature`, `ipsEntry__signature`, `postsignature`):
+ * `e-signature-apis` names a product's section.
  */
 export const FURNITURE_CLASS =
-  /(?:^|[\s_-])(?:comments?|comment-?(?:list|area|form|respond|section|s?wrap(?:per)?|thread)|commentlist|respond|disqus|cookies?|cookie-?(?:banner|notice|consent|bar)|consent|gdpr|cmpbox|cmpwrapper|newsletter|share|sharing|shares|social|sociable|socials|social-?(?:media|links|icons|bar)|share-?(?:bar|buttons|links|tools|box)|sharedaddy|related|relateds|related-?(?:posts|articles|content|stories|links)|relatedposts|jp-relatedposts|outbrain|taboola|breadcrumbs?|skip-?link|sidebar|side-?bar|widget-?area|popup|modal|dialog|lightbox|overlay|login|navigation|navbar|nav|menu|mainmenu|submenu|footer|colophon|reply|masthead|topbar|top-?nav|site-?header|header-?nav|author-?(?:bio|box|info|description|card|section|profile|details|about|container)|about-?(?:the-?)?author|entry-author-info|customer-?reviews?|product-?reviews|yotpo|jdgm|stamped-?reviews?|okendo|loox|feefo)(?=$|[\s_-])/;
+  /(?:^|[\s_-])(?:comments?|comment-?(?:list|area|form|respond|section|s?wrap(?:per)?|thread)|commentlist|respond|disqus|cookies?|cookie-?(?:banner|notice|consent|bar)|consent|gdpr|cmpbox|cmpwrapper|newsletter|share|sharing|shares|social|sociable|socials|social-?(?:media|links|icons|bar)|share-?(?:bar|buttons|links|tools|box)|sharedaddy|related|relateds|related-?(?:posts|articles|content|stories|links)|relatedposts|jp-relatedposts|outbrain|taboola|breadcrumbs?|skip-?link|sidebar|side-?bar|widget-?area|popup|modal|dialog|lightbox|overlay|login|navigation|navbar|nav|menu|mainmenu|submenu|footer|colophon|reply|masthead|topbar|top-?nav|site-?header|header-?nav|author-?(?:bio|box|info|description|card|section|profile|details|about|container)|about-?(?:the-?)?author|entry-author-info|customer-?reviews?|product-?reviews|yotpo|jdgm|stamped-?reviews?|okendo|loox|feefo|user-?(?:extras?|title|banner|stats)|extrauserinfo|profile-(?:posts|joined|rank|custom-field|contact)|(?:post|user)?signature(?:s|-?container)?(?=$|\s))(?=$|[\s_-])/;
+
+/**
+ * The consent-manager words of `FURNITURE_CLASS`: a cookie banner or preference centre is
+ * never the page's content, however much of its text it holds (a short forum thread under
+ * a consent manager's long list of purposes and vendors).
+ */
+export const CONSENT_CLASS = /(?:^|[\s_-])(?:consent|gdpr|cmpbox|cmpwrapper|cookie-?(?:banner|notice|consent|bar))(?=$|[\s_-])/;
 
 /** The comment words of `FURNITURE_CLASS`: on a thread page (prune.ts level `thread`) the posts wear them. */
 export const COMMENT_CLASS = /(?:^|[\s_-])(?:comments?|comment-?(?:list|area|section|s?wrap(?:per)?|thread)|commentlist|reply)(?=$|[\s_-])/;

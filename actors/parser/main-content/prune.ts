@@ -9,7 +9,7 @@ import { load } from 'cheerio';
 import { type AnyNode, type Element, type ParentNode, type TextStats, detach, hintOf, isElement, keepCounted, linkDensity, measure, measureOne, tagOf, visibleLength } from './dom.js';
 import { plainText, textOf } from './text.js';
 import { BOILERPLATE_WORDS, layoutWords, wordsOf } from './score.js';
-import { BOILERPLATE_CLASS, COMMENT_CLASS, FURNITURE_CLASS, FURNITURE_ROLES, FURNITURE_TAGS, HEADING_TAGS, NON_CONTENT_TAGS } from './patterns.js';
+import { BOILERPLATE_CLASS, COMMENT_CLASS, CONSENT_CLASS, FURNITURE_CLASS, FURNITURE_ROLES, FURNITURE_TAGS, HEADING_TAGS, NON_CONTENT_TAGS } from './patterns.js';
 
 /** A soft-furniture element with at least this much prose (and few links) is kept. */
 const SOFT_PROSE = 300;
@@ -150,13 +150,18 @@ function insideArticle(el: Element): boolean {
  * only when it carries little prose or mostly links), or '' (it does not). Boilerplate words
  * in `layout` (see score.ts `layoutWords`: the page puts them on blocks holding most of its
  * prose, as page builders put `widget` on every block) say nothing; furniture words always do.
+ * `consent: false` leaves a consent manager's words to a later sweep of the same pass.
  */
-export function furnitureKind(el: Element, level: FurnitureLevel = 'full', layout?: ReadonlySet<string>): 'strong' | 'soft' | '' {
+export function furnitureKind(el: Element, level: FurnitureLevel = 'full', layout?: ReadonlySet<string>, consent = true): 'strong' | 'soft' | '' {
+  // A consent manager's banner or preference centre is furniture at every level, the retries
+  // included: its words never name content (a short thread under a long list of vendors).
+  if (level === 'none') return isConsent(el) ? 'strong' : '';
   const tag = tagOf(el);
   if (tag === 'header') return insideArticle(el) ? '' : 'soft';
   if (FURNITURE_TAGS.has(tag)) return 'strong';
   const role = el.attribs.role?.toLowerCase();
   if (role && FURNITURE_ROLES.has(role)) return 'strong';
+  if (level === 'tags') return consent && isConsent(el) ? 'strong' : '';
   const raw = level === 'full' || level === 'thread' ? hintOf(el) : '';
   // On a thread the posts are marked as comments: those words say nothing there.
   const hint = level === 'thread' ? raw.replace(COMMENT_WORDS, ' ').trim() : raw;
@@ -166,10 +171,14 @@ export function furnitureKind(el: Element, level: FurnitureLevel = 'full', layou
   return !layout?.size || wordsOf(hint, BOILERPLATE_WORDS).some((w) => !layout.has(w)) ? 'soft' : '';
 }
 
+/** Whether the class/id of `el` names a consent manager (`CONSENT_CLASS`). */
+const isConsent = (el: Element): boolean => !!(el.attribs.class || el.attribs.id) && CONSENT_CLASS.test(hintOf(el));
+
 /**
  * How boldly furniture is removed: `full` uses tags, roles and class/id words; `thread` the
  * same but for the comment words (a forum's posts wear them: index.ts); `tags` only
- * structural tags and roles (the retry when `full` left too little); `none` removes nothing.
+ * structural tags and roles (the retry when `full` left too little); `none` nothing but a
+ * consent manager's blocks (`CONSENT_CLASS`, removed at every level).
  */
 export type FurnitureLevel = 'full' | 'thread' | 'tags' | 'none';
 
@@ -177,22 +186,27 @@ const COMMENT_WORDS = new RegExp(COMMENT_CLASS.source, 'g');
 
 /**
  * Removes furniture under `root` in place, top-down. A 'strong' element holding more than
- * `protectShare` of the page's non-link text is spared; so is a 'soft' one with real prose.
+ * `protectShare` of the page's non-link text is spared (but for a consent manager's); so is a
+ * 'soft' one with real prose.
  */
 export function removeFurniture(root: ParentNode, level: FurnitureLevel = 'full', protectShare = 0.5): Map<Element, TextStats> {
   const stats = measure(root);
-  if (level === 'none') return stats;
+  if (level === 'none') {
+    keepCounted(stats, () => sweep(root, stats, 'none', protectShare));
+    return stats;
+  }
   // Structure first (tags, roles), then class/id words judged against what is left (the
   // measures kept exact through the first sweep's removals), and the page's layout words
   // found in what is left.
   keepCounted(stats, () => {
-    sweep(root, stats, 'tags', protectShare);
+    // A pass that reads class words finds a consent manager in its second sweep.
+    sweep(root, stats, 'tags', protectShare, level === 'tags');
     if (level === 'full' || level === 'thread') sweep(root, stats, level, protectShare);
   });
   return stats;
 }
 
-function sweep(root: ParentNode, stats: Map<Element, TextStats>, level: FurnitureLevel, protectShare: number): void {
+function sweep(root: ParentNode, stats: Map<Element, TextStats>, level: FurnitureLevel, protectShare: number, consent = true): void {
   let total = 0;
   for (const c of root.children) {
     if (isElement(c)) {
@@ -200,17 +214,20 @@ function sweep(root: ParentNode, stats: Map<Element, TextStats>, level: Furnitur
       if (s) total += s.text - s.link;
     }
   }
-  const layout = level !== 'tags' && isElement(root as AnyNode) ? layoutWords(root as Element, stats, 'boilerplate') : undefined;
+  const layout = (level === 'full' || level === 'thread') && isElement(root as AnyNode) ? layoutWords(root as Element, stats, 'boilerplate') : undefined;
   const walk = (node: ParentNode) => {
     for (let i = node.children.length - 1; i >= 0; i -= 1) {
       const child = node.children[i] as AnyNode;
       if (!isElement(child)) continue;
       const tag = tagOf(child);
-      const kind = tag === 'html' || tag === 'body' || tag === 'main' || HEADING_TAGS.has(tag) ? '' : furnitureKind(child, level, layout);
+      const kind = tag === 'html' || tag === 'body' || tag === 'main' || HEADING_TAGS.has(tag) ? '' : furnitureKind(child, level, layout, consent);
       if (kind) {
         const s = stats.get(child);
         const prose = s ? s.text - s.link : 0;
-        const spared = kind === 'strong' ? prose > 400 && prose > protectShare * total : prose >= SOFT_PROSE && linkDensity(s) <= 0.3;
+        const spared =
+          kind === 'strong'
+            ? prose > 400 && prose > protectShare * total && !CONSENT_CLASS.test(hintOf(child))
+            : prose >= SOFT_PROSE && linkDensity(s) <= 0.3;
         if (!spared) {
           detach(child);
           continue;

@@ -20,6 +20,7 @@ const PROSE = [
   'The mayor thanked volunteers, local businesses, and the regional council for their support during the long consultation.',
 ];
 const paragraphs = PROSE.map((p) => `<p>${p}</p>`).join('\n');
+const FIRST_PROSE = PROSE[0] as string;
 
 function extract(html: string): string {
   return mainText(extractMainContent(load(html)));
@@ -217,6 +218,20 @@ describe('actors/parser/main-content rules', () => {
     const listing = extract(`<html><body><main>${items.join('')}</main></body></html>`);
     for (const p of PROSE) expect(listing).toContain(p);
     expect(listing).not.toContain('A photograph of the harbour');
+  });
+
+  it('reads a long first post (1,000-3,000 characters) as the head of a thread when the sweep took several times its prose as comments', () => {
+    const opening = `<div class="topic-body">${paragraphs}${paragraphs}${paragraphs}</div>`;
+    const reply = (i: number) => `<div class="comment" id="reply-${i}"><span class="author">user${i}</span><p>Reply ${i}: ${PROSE.join(' ')}</p><p>${PROSE.join(' ')}</p><p>${PROSE.join(' ')}</p></div>`;
+    const page = (replies: string) => extract(`<html><body><nav><a href="/">Forum</a><a href="/latest">Latest</a></nav><main><h1>Harbour plan thread</h1>${opening}${replies}</main><footer><a href="/rules">Rules</a></footer></body></html>`);
+    const thread = page([0, 1, 2, 3].map(reply).join(''));
+    expect(thread).toContain(FIRST_PROSE);
+    for (let i = 0; i < 4; i += 1) expect(thread).toContain(`Reply ${i}:`);
+    expect(thread).not.toContain('Rules');
+    // A long article under a short comment section keeps the comments out.
+    const article = page([0, 1, 2].map((i) => `<div class="comment"><p>Reply ${i}: great news, about time the council did something for the harbour and its people.</p></div>`).join(''));
+    expect(article).toContain(FIRST_PROSE);
+    expect(article).not.toContain('Reply 0:');
   });
 
   it("drops a consent manager's preference centre even when it holds more text than a short thread, at every level", () => {

@@ -126,7 +126,10 @@ function extractFromBody($: CheerioAPI, body: Element): Element {
   const short = text < MAX_LISTING_ROOT_TEXT;
   const growth = short ? LISTING_GROWTH : LONG_LISTING_GROWTH;
   const mayList = bodyText > growth * text && (short || (text < MAX_LONG_LISTING_ROOT_TEXT && hasTwin(root)));
-  if (prose < MAX_THREAD_ROOT_PROSE || mayList) {
+  // A longer first post may still head a thread, when the pass swept away as comments
+  // several times its prose (a cheap tally: the thread check measures the whole body).
+  const threadLike = prose < MAX_THREAD_ROOT_PROSE || (prose < MAX_LONG_THREAD_ROOT_PROSE && pass.result.comments >= LONG_THREAD_GROWTH * prose);
+  if (threadLike || mayList) {
     // Little left. Either every pass took the content away as links (a listing, a product
     // grid: the link-block cleaning removes its cards), or the content is a thread of posts
     // that the page marks as comments (a forum), or the pass kept a listing's introduction
@@ -134,7 +137,7 @@ function extractFromBody($: CheerioAPI, body: Element): Element {
     // answer, when it holds more text than the pass did (for a listing: much more, mostly
     // in repeated items).
     pass.undo();
-    const kind: FurnitureLevel | null = prose < MIN_ROOT_PROSE ? 'full' : prose < MAX_THREAD_ROOT_PROSE && isThread(body, prose) ? 'thread' : null;
+    const kind: FurnitureLevel | null = prose < MIN_ROOT_PROSE ? 'full' : threadLike && isThread(body, prose) ? 'thread' : null;
     const region = kind || mayList ? undoable(() => regionFrom(body, kind ?? 'full')) : null;
     const stats = region && measure(region.result);
     // A longer result gives way only to a region of more, and more repeated, text.
@@ -150,6 +153,9 @@ function extractFromBody($: CheerioAPI, body: Element): Element {
 
 /** Below this much prose a result may be the first post of a thread whose replies were taken for comments. */
 const MAX_THREAD_ROOT_PROSE = 1000;
+/** Up to this much prose, a result is still checked for a thread when the pass removed `LONG_THREAD_GROWTH` times as much prose as comments. */
+const MAX_LONG_THREAD_ROOT_PROSE = 3000;
+const LONG_THREAD_GROWTH = 3;
 
 /**
  * Whether the page is a thread of posts marked as comments: its comment-classed blocks hold
@@ -283,6 +289,8 @@ const RETRY_LEVELS: readonly FurnitureLevel[] = ['tags', 'none'];
 interface Pass {
   readonly root: Element;
   readonly stats: Map<Element, TextStats>;
+  /** The prose of the comment-classed blocks the furniture sweep removed. */
+  readonly comments: number;
 }
 
 /**
@@ -290,7 +298,8 @@ interface Pass {
  * is measured once: every removal after that takes its counts off the measures.
  */
 function extractFrom($: CheerioAPI, body: Element, level: FurnitureLevel): Pass {
-  const stats = removeFurniture(body, level);
+  const tally = { comments: 0 };
+  const stats = removeFurniture(body, level, 0.5, tally);
   const root = keepCounted(stats, () => {
     const total = proseOf(stats.get(body));
     const choice = choose(semanticCandidate($.root()[0] as ParentNode, stats, total), scoredCandidate(body, stats), stats);
@@ -307,7 +316,7 @@ function extractFrom($: CheerioAPI, body: Element, level: FurnitureLevel): Pass 
     }
     return widened;
   });
-  return { root, stats };
+  return { root, stats, comments: tally.comments };
 }
 
 /** Plain text (blocks on their own lines) of a root returned by `extractMainContent`. */

@@ -189,7 +189,7 @@ const COMMENT_WORDS = new RegExp(COMMENT_CLASS.source, 'g');
  * `protectShare` of the page's non-link text is spared (but for a consent manager's); so is a
  * 'soft' one with real prose.
  */
-export function removeFurniture(root: ParentNode, level: FurnitureLevel = 'full', protectShare = 0.5): Map<Element, TextStats> {
+export function removeFurniture(root: ParentNode, level: FurnitureLevel = 'full', protectShare = 0.5, tally?: { comments: number }): Map<Element, TextStats> {
   const stats = measure(root);
   if (level === 'none') {
     keepCounted(stats, () => sweep(root, stats, 'none', protectShare));
@@ -201,12 +201,13 @@ export function removeFurniture(root: ParentNode, level: FurnitureLevel = 'full'
   keepCounted(stats, () => {
     // A pass that reads class words finds a consent manager in its second sweep.
     sweep(root, stats, 'tags', protectShare, level === 'tags');
-    if (level === 'full' || level === 'thread') sweep(root, stats, level, protectShare);
+    if (level === 'full' || level === 'thread') sweep(root, stats, level, protectShare, true, tally);
   });
   return stats;
 }
 
-function sweep(root: ParentNode, stats: Map<Element, TextStats>, level: FurnitureLevel, protectShare: number, consent = true): void {
+/** `tally.comments` adds up the prose of the comment-classed blocks the sweep removes (see index.ts `extractFromBody`). */
+function sweep(root: ParentNode, stats: Map<Element, TextStats>, level: FurnitureLevel, protectShare: number, consent = true, tally?: { comments: number }): void {
   let total = 0;
   for (const c of root.children) {
     if (isElement(c)) {
@@ -229,6 +230,7 @@ function sweep(root: ParentNode, stats: Map<Element, TextStats>, level: Furnitur
             ? prose > 400 && prose > protectShare * total && !CONSENT_CLASS.test(hintOf(child))
             : prose >= SOFT_PROSE && linkDensity(s) <= 0.3;
         if (!spared) {
+          if (tally && COMMENT_CLASS.test(hintOf(child))) tally.comments += prose;
           detach(child);
           continue;
         }

@@ -9,7 +9,7 @@ import { type AnyNode, type Element, type TextStats, childElements, contains, de
 import { BLOCK_TAGS, BOILERPLATE_HEADINGS, DATE_LINE, HEADING_TAGS, META_LINE, NON_CONTENT_TAGS, READ_ALSO_PREFIX } from './patterns.js';
 import { classWeight, isBlockElement, layoutWords } from './score.js';
 import { proseOf } from './select.js';
-import { plainText, textOf } from './text.js';
+import { COLLAPSIBLE_SPACE, plainText, textOf } from './text.js';
 
 /** A block whose removed link blocks leave at least this much prose is judged on what is left. */
 const LEFT_PARAGRAPH = 100;
@@ -356,13 +356,10 @@ export function removeEchoedQuotes(root: Element): void {
     }
   };
   walk(root);
-  const outside = parts.join('').replace(SPACES, ' ');
+  const outside = parts.join('').replace(COLLAPSIBLE_SPACE, ' ');
   for (const quote of quotes) {
     let longest = '';
     for (const line of plainText([quote]).split('\n')) if (line.length > longest.length) longest = line;
     if (longest.length >= MIN_ECHO_LINE && outside.includes(longest)) detach(quote);
   }
 }
-
-/** The white space `plainText` collapses to one space within a line. */
-const SPACES = /[ \t\n\r\f]+/g;

@@ -109,12 +109,10 @@ const CLONE_HINT = /clone|duplicate/;
  */
 function isDisclosurePanel(el: Element): boolean {
   if (el.attribs.role === 'tabpanel') return true;
-  if (el.attribs['aria-hidden'] === 'true') {
-    const hint = hintOf(el);
-    if (SLIDE_HINT.test(hint) && !CLONE_HINT.test(hint)) return true;
-  }
+  const hint = hintOf(el);
+  if (el.attribs['aria-hidden'] === 'true' && SLIDE_HINT.test(hint) && !CLONE_HINT.test(hint)) return true;
   const parent = isElement(el.parent) ? el.parent : null;
-  return DISCLOSURE_HINT.test(hintOf(el)) || (!!parent && DISCLOSURE_HINT.test(hintOf(parent)));
+  return DISCLOSURE_HINT.test(hint) || (!!parent && DISCLOSURE_HINT.test(hintOf(parent)));
 }
 
 /** Removes the hidden elements under `root`, in place; returns the prose (non-link characters) they held. */
@@ -227,7 +225,7 @@ function sweep(root: ParentNode, stats: Map<Element, TextStats>, level: Furnitur
         const prose = s ? s.text - s.link : 0;
         const spared =
           kind === 'strong'
-            ? prose > 400 && prose > protectShare * total && !CONSENT_CLASS.test(hintOf(child))
+            ? prose > 400 && prose > protectShare * total && !isConsent(child)
             : prose >= SOFT_PROSE && linkDensity(s) <= 0.3;
         if (!spared) {
           if (tally && COMMENT_CLASS.test(hintOf(child))) tally.comments += prose;

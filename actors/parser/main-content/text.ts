@@ -10,6 +10,9 @@ import { BLOCK_TAGS, NON_CONTENT_TAGS } from './patterns.js';
 /** Soft hyphens and zero-width characters: invisible to readers, they break words apart. */
 const INVISIBLE = /[\u00ad\u200b\u2060\ufeff]/g;
 
+/** The white space `plainText` collapses to one space within a line (outside `<pre>`). */
+export const COLLAPSIBLE_SPACE = /[ \t\n\r\f]+/g;
+
 /** Concatenated raw text of a subtree (no layout), whitespace collapsed and trimmed. */
 export function textOf(node: AnyNode): string {
   const parts: string[] = [];
@@ -27,7 +30,7 @@ export function plainText(nodes: Iterable<AnyNode>): string {
   const walk = (n: AnyNode, pre: boolean) => {
     if (n.type === 'text') {
       const data = (n as unknown as { data: string }).data;
-      out.push(pre ? data : data.replace(/[ \t\n\r\f]+/g, ' '));
+      out.push(pre ? data : data.replace(COLLAPSIBLE_SPACE, ' '));
       return;
     }
     if (n.type === 'root') {

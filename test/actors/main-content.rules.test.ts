@@ -369,6 +369,29 @@ describe('actors/parser/main-content rules', () => {
     expect(text).not.toContain('By Jane Doe');
   });
 
+  it("joins the best block's paragraph siblings written as divs (inline text, or one <p> inside) and short whole sentences, not its short labels", () => {
+    const lead = 'The council published the final harbour plan on Monday, after two years of hearings, surveys, and public meetings across the district.';
+    const short = 'Nobody expected it this soon.';
+    const closing = 'Work on the northern quay is to start in March, and the ferry will keep running throughout, the council said in its statement.';
+    const body = `<p>${PROSE[3]}</p><div class="content"><p>${PROSE.slice(0, 3).join('</p><p>')}</p><p>${PROSE.slice(0, 2).join(' ')}</p></div>`;
+    const html = `<html><body><nav><a href="/">Home</a> <a href="/news">News</a></nav><article>
+      <div class="lead-box"><p>${lead}</p></div>
+      <div>${short}</div>
+      <div class="label">Share this story</div>
+      ${body}
+      <div class="outro">${closing}</div>
+    </article><footer><a href="/a">About</a></footer></body></html>`;
+    const text = extract(html);
+    for (const kept of [lead, short, closing, ...PROSE]) expect(text).toContain(kept);
+    expect(text).not.toContain('Share this story');
+    expect(text.indexOf(lead)).toBeLessThan(text.indexOf(FIRST_PROSE));
+    // A merge that would leave out a part of the article container it cannot read as a
+    // paragraph (here a quote with its credit beside it) loses to the container.
+    const quote = 'The harbour is the reason this town exists at all, and the plan finally treats it that way, said one resident who has fished here for forty years.';
+    const boxed = html.replace('<div class="label">', `<div class="media"><p>${quote}</p><span>Photo: Harbour Office archive</span></div><div class="label">`);
+    expect(extract(boxed)).toContain(quote);
+  });
+
   it('matches article containers in one walk exactly as ARTICLE_SELECTORS select them', () => {
     const $ = load(
       '<body role="main"><div itemprop="articleBody"></div><div itemprop="ArticleBody"></div><span class="post-content"></span>' +

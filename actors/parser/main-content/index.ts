@@ -51,7 +51,9 @@ function choose(semantic: Element | null, scored: Choice | null, stats: Map<Elem
   if (!semantic) return scored;
   if (!scored) return { root: semantic, drop: [] };
   const sp = proseOf(stats.get(semantic));
-  const cp = proseOf(stats.get(scored.root));
+  // The scored root's prose is what stays of it: a sibling merge's dropped blocks do not count.
+  let cp = proseOf(stats.get(scored.root));
+  for (const el of scored.drop) cp -= proseOf(stats.get(el));
   if (contains(semantic, scored.root)) return cp >= 0.9 * sp ? scored : { root: semantic, drop: [] };
   if (sp >= 0.5 * cp) return { root: semantic, drop: [] };
   return scored;

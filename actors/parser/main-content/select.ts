@@ -8,7 +8,8 @@
  */
 import { type Element, type ParentNode, type TextStats, childElements, contains, detach, hintOf, isElement, linkDensity, tagOf } from './dom.js';
 import { ARTICLE_SELECTORS, articleRanks } from './patterns.js';
-import { scoreCandidates } from './score.js';
+import { isBlockElement, scoreCandidates } from './score.js';
+import { textOf } from './text.js';
 
 /** Non-link characters: the prose an element carries. */
 export const proseOf = (s: TextStats | undefined): number => (s ? s.text - s.link : 0);
@@ -129,6 +130,26 @@ export function scoredCandidate(body: Element, stats: Map<Element, TextStats>): 
   return mergeSiblings(best, scores, stats);
 }
 
+const NON_SPACE = /\S/;
+/** A sentence's end inside a short paragraph: a full stop before a space or at the end. */
+const FULL_STOP = /\.(?: |$)/;
+
+/** Whether some element below `el` is a block. */
+const holdsBlock = (el: Element): boolean => el.children.some((c) => isBlockElement(c) || (isElement(c) && holdsBlock(c)));
+
+/**
+ * Whether `el` reads as one paragraph: a `<p>`, or a `<div>` holding only inline content or
+ * only one `<p>` (Readability turns both into a `<p>` before it merges siblings).
+ */
+function isParagraph(el: Element): boolean {
+  const tag = tagOf(el);
+  if (tag === 'p') return true;
+  if (tag !== 'div') return false;
+  const kids = childElements(el);
+  if (kids.length === 1 && tagOf(kids[0]) === 'p' && !el.children.some((c) => c.type === 'text' && NON_SPACE.test(c.data))) return true;
+  return !holdsBlock(el);
+}
+
 /** Adds prose-bearing siblings of `best`: their parent becomes the root, the other siblings are dropped. */
 function mergeSiblings(best: Element, scores: Map<Element, number>, stats: Map<Element, TextStats>): Choice {
   const parent = best.parent;
@@ -142,9 +163,10 @@ function mergeSiblings(best: Element, scores: Map<Element, number>, stats: Map<E
     const s = stats.get(sib);
     const bonus = hint && hintOf(sib) === hint ? bestScore * 0.2 : 0;
     if ((scores.get(sib) ?? -Infinity) + bonus >= threshold) keep.add(sib);
-    else if (tagOf(sib) === 'p' && s) {
+    else if (s && isParagraph(sib)) {
       const ld = linkDensity(s);
       if (s.text > 80 && ld < 0.25) keep.add(sib);
+      else if (s.text > 0 && s.text < 80 && s.link === 0 && FULL_STOP.test(textOf(sib))) keep.add(sib);
     }
   }
   if (keep.size === 1) return { root: best, drop: [] };

@@ -392,6 +392,25 @@ describe('actors/parser/main-content rules', () => {
     expect(extract(boxed)).toContain(quote);
   });
 
+  it('drops teasers for other pages inside an article: a labelled link ("SEE MORE: …", "DON\'T MISS" and its headlines) and a link written in capitals', () => {
+    const teasers = [
+      '<p><strong>SEE MORE</strong>: <a href="/news/1">Harbour protest: 800 residents march on the town hall</a></p>',
+      '<p><strong>DON\'T MISS</strong><br><strong><a href="/news/2">Ferry strike called off after late-night talks</a> [LATEST]</strong><br><strong><a href="/news/3">Quay collapse: what we know so far</a> [INSIGHT]</strong></p>',
+      '<p><strong><a href="/news/4">MAYOR ANNOUNCES SURPRISE RESIGNATION AFTER VOTE</a></strong></p>',
+      '<p><a href="/apps">CLICK HERE TO GET THE NEWS APP</a></p>',
+    ];
+    const kept = [
+      '<h2><a href="#budget">THE BUDGET AND WHO PAYS FOR IT</a></h2>',
+      '<p><a href="/recipes/pasta">See more harbour-side pasta recipes</a></p>',
+      '<p>THE COUNCIL VOTED SEVEN TO TWO, AND NOBODY ABSTAINED.</p>',
+    ];
+    const html = `<html><body><article>${PROSE.map((p, i) => `<p>${p}</p>${teasers[i] ?? ''}`).join('\n')}${kept.join('\n')}<p>${PROSE[0]}</p></article></body></html>`;
+    const text = extract(html);
+    for (const p of PROSE) expect(text).toContain(p);
+    for (const gone of ['Harbour protest', 'Ferry strike', 'Quay collapse', 'MAYOR ANNOUNCES', 'NEWS APP']) expect(text).not.toContain(gone);
+    for (const stays of ['THE BUDGET AND WHO PAYS FOR IT', 'See more harbour-side pasta recipes', 'THE COUNCIL VOTED SEVEN TO TWO']) expect(text).toContain(stays);
+  });
+
   it('matches article containers in one walk exactly as ARTICLE_SELECTORS select them', () => {
     const $ = load(
       '<body role="main"><div itemprop="articleBody"></div><div itemprop="ArticleBody"></div><span class="post-content"></span>' +

@@ -240,6 +240,21 @@ function firstElementChild(el: Element): Element | undefined {
 
 const LINE_TAGS = new Set(['p', 'div', 'span', 'li', 'time', 'small', 'address', 'h2', 'h3', 'h4', 'h5', 'h6', 'figcaption', 'dd', 'dt']);
 
+/** A line up to this long may be furniture; a "read also" block of several headlines up to MAX_TEASER, when they are most of it. */
+const MAX_LINE = 160;
+const MAX_TEASER = 400;
+const LOWER = /\p{Ll}/u;
+const UPPER = /\p{Lu}/gu;
+
+/**
+ * A line that is one link written in capitals ("SEAN SPICER ELIMINATED FROM 'DANCING WITH THE
+ * STARS'", "CLICK HERE TO GET THE APP"): a news site's teaser for another page, not a sentence.
+ */
+function isShoutedLink(text: string, s: TextStats): boolean {
+  if (s.link < 0.9 * s.text || LOWER.test(text)) return false;
+  return (text.match(UPPER)?.length ?? 0) >= 12 && text.split(' ').length >= 3;
+}
+
 /**
  * Removes short furniture lines under `root`: "read also" teasers (a label and a link),
  * datelines, bylines, update stamps, photo credits and sources.
@@ -250,14 +265,14 @@ export function removeMetaLines(root: Element): void {
   const walk = (el: Element) => {
     for (const c of childElements(el)) {
       const s = stats.get(c);
-      if (!s || s.text > 160 || !LINE_TAGS.has(tagOf(c))) {
+      if (!s || s.text > MAX_TEASER || !LINE_TAGS.has(tagOf(c))) {
         walk(c);
         continue;
       }
       const text = textOf(c);
-      const readAlso = READ_ALSO_PREFIX.test(text) && s.link >= 0.4 * s.text;
+      const readAlso = READ_ALSO_PREFIX.test(text) && s.link >= (s.text > MAX_LINE ? 0.6 : 0.4) * s.text;
       const meta = text.length <= 80 && (DATE_LINE.test(text) || META_LINE.test(text) || (tagOf(c) === 'time' && text.length <= 40));
-      if (readAlso || meta) found.push(c);
+      if (readAlso || meta || (s.text <= MAX_LINE && !HEADING_TAGS.has(tagOf(c)) && isShoutedLink(text, s))) found.push(c);
       else walk(c);
     }
   };

@@ -152,11 +152,12 @@ export const BOILERPLATE_HEADINGS = new RegExp(
 );
 
 /**
- * A short line opening with one of these labels is a "read also" teaser when the rest is a
- * link ("Lea también: …", "Lesen Sie auch: …", "VEA TAMBIÉN: …").
+ * A short line opening with one of these labels is a "read also" teaser when the rest is
+ * mostly links ("Lea también: …", "Lesen Sie auch: …", "VEA TAMBIÉN: …", "DON'T MISS" and
+ * three headlines).
  */
 export const READ_ALSO_PREFIX =
-  /^(?:lea(?: también| más)?|vea también|mira|mire|le puede interesar|puede interesarte|puedes ver|te puede interesar|lesen sie (?:auch|mehr|hier)|lies auch|auch lesen|mehr dazu|mehr zum thema|weiterlesen|siehe auch|read (?:more|also|next)|see also|related|lire aussi|à lire aussi|voir aussi|leggi anche|czytaj (?:też|także|również)|zobacz (?:też|także|również))\b\s*[:：»›>-]/i;
+  /^(?:lea(?: también| más)?|vea también|mira|mire|le puede interesar|puede interesarte|puedes ver|te puede interesar|lesen sie (?:auch|mehr|hier)|lies auch|auch lesen|mehr dazu|mehr zum thema|weiterlesen|siehe auch|read (?:more|also|next)|see also|related|lire aussi|à lire aussi|voir aussi|leggi anche|czytaj (?:też|także|również)|zobacz (?:też|także|również)|see more|must read|also read)\b\s*[:：»›>-]|^don['’]?t miss/i;
 
 /**
  * Short lines that are article furniture rather than text: datelines, bylines, update

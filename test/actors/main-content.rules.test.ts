@@ -411,6 +411,23 @@ describe('actors/parser/main-content rules', () => {
     for (const stays of ['THE BUDGET AND WHO PAYS FOR IT', 'See more harbour-side pasta recipes', 'THE COUNCIL VOTED SEVEN TO TWO']) expect(text).toContain(stays);
   });
 
+  it("drops a story's credit lines anywhere and its contact lines after its last paragraph, not a contact line the story goes on after", () => {
+    const midContact = 'Follow the harbour club on social media: Instagram, Facebook, Discord';
+    const html = `<html><body><article>
+      <p>${PROSE[0]}</p><p>${midContact}</p><p>${PROSE[1]} ${PROSE[0]}</p>
+      <p>Reach the old lighthouse at low tide, when the causeway is dry, and walk back before the water turns.</p>
+      <p>${PROSE[2]}</p><p>${PROSE[3]}</p>
+      <p>Reporting by Anna Berg; additional reporting by Tom Hale; Editing by Sara Lund</p>
+      <p>Associated Press writers Lena Ortiz and Paul Kim contributed to this report.</p>
+      <p><em>Email Anna Berg at anna.berg@example.com or follow her <a href="https://twitter.com/annaberg">@annaberg</a>. Follow us on Twitter and Facebook.</em></p>
+    </article></body></html>`;
+    const text = extract(html);
+    for (const p of PROSE) expect(text).toContain(p);
+    expect(text).toContain(midContact);
+    expect(text).toContain('Reach the old lighthouse at low tide');
+    for (const gone of ['Reporting by', 'contributed to this report', 'Email Anna Berg']) expect(text).not.toContain(gone);
+  });
+
   it('matches article containers in one walk exactly as ARTICLE_SELECTORS select them', () => {
     const $ = load(
       '<body role="main"><div itemprop="articleBody"></div><div itemprop="ArticleBody"></div><span class="post-content"></span>' +

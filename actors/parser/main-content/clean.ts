@@ -5,8 +5,10 @@
  * ("Related articles", "Comments", "Teilen:", …) together with what follows them, and
  * short furniture lines (datelines, bylines, photo credits, "read also: <link>").
  */
-import { type AnyNode, type Element, type TextStats, childElements, contains, detach, isElement, linkDensity, measure, shapeOf, tagOf } from './dom.js';
-import { BLOCK_TAGS, BOILERPLATE_HEADINGS, DATE_LINE, HEADING_TAGS, META_LINE, NON_CONTENT_TAGS, READ_ALSO_PREFIX } from './patterns.js';
+import { type AnyNode, type Element, type TextStats, childElements, contains, descendants, detach, isElement, linkDensity, measure, shapeOf, tagOf } from './dom.js';
+import {
+  BLOCK_TAGS, BOILERPLATE_HEADINGS, CONTACT_ADDRESS, CONTACT_OPENING, CREDIT_LINE, DATE_LINE, HEADING_TAGS, META_LINE, NON_CONTENT_TAGS, READ_ALSO_PREFIX, SOCIAL_NETWORK,
+} from './patterns.js';
 import { classWeight, isBlockElement, layoutWords } from './score.js';
 import { proseOf } from './select.js';
 import { COLLAPSIBLE_SPACE, plainText, textOf } from './text.js';
@@ -246,6 +248,17 @@ const MAX_TEASER = 400;
 const LOWER = /\p{Ll}/u;
 const UPPER = /\p{Lu}/gu;
 
+/** A story's credit or contact line is at most this long. */
+const MAX_CREDIT = 300;
+
+/**
+ * "Email Tariq Malik at tmalik@space.com", "Follow Newsbeat on Instagram, Facebook, Twitter": a
+ * contact opening with an address or two networks (removed only after the story's last paragraph).
+ */
+function isContactLine(text: string): boolean {
+  return CONTACT_OPENING.test(text) && (CONTACT_ADDRESS.test(text) || (text.match(SOCIAL_NETWORK)?.length ?? 0) >= 2);
+}
+
 /**
  * A line that is one link written in capitals ("SEAN SPICER ELIMINATED FROM 'DANCING WITH THE
  * STARS'", "CLICK HERE TO GET THE APP"): a news site's teaser for another page, not a sentence.
@@ -257,11 +270,13 @@ function isShoutedLink(text: string, s: TextStats): boolean {
 
 /**
  * Removes short furniture lines under `root`: "read also" teasers (a label and a link),
- * datelines, bylines, update stamps, photo credits and sources.
+ * datelines, bylines, update stamps, photo credits and sources, a story's credits and how to
+ * reach its writer.
  */
 export function removeMetaLines(root: Element): void {
   const stats = measure(root);
   const found: Element[] = [];
+  const contacts: Element[] = [];
   const walk = (el: Element) => {
     for (const c of childElements(el)) {
       const s = stats.get(c);
@@ -272,12 +287,30 @@ export function removeMetaLines(root: Element): void {
       const text = textOf(c);
       const readAlso = READ_ALSO_PREFIX.test(text) && s.link >= (s.text > MAX_LINE ? 0.6 : 0.4) * s.text;
       const meta = text.length <= 80 && (DATE_LINE.test(text) || META_LINE.test(text) || (tagOf(c) === 'time' && text.length <= 40));
-      if (readAlso || meta || (s.text <= MAX_LINE && !HEADING_TAGS.has(tagOf(c)) && isShoutedLink(text, s))) found.push(c);
+      const credit = s.text <= MAX_CREDIT && CREDIT_LINE.test(text);
+      if (readAlso || meta || credit || (s.text <= MAX_LINE && !HEADING_TAGS.has(tagOf(c)) && isShoutedLink(text, s))) found.push(c);
+      else if (s.text <= MAX_CREDIT && isContactLine(text)) contacts.push(c);
       else walk(c);
     }
   };
   walk(root);
   for (const el of found) detach(el);
+  for (const el of closing(root, contacts, stats)) detach(el);
+}
+
+/** A paragraph of this much prose is the story's; a contact line after the last one closes it. */
+const STORY_PARAGRAPH = 150;
+
+/** Those of `lines` that no paragraph of the story follows (in document order under `root`). */
+function closing(root: Element, lines: readonly Element[], stats: Map<Element, TextStats>): Element[] {
+  if (!lines.length) return [];
+  const wanted = new Set(lines);
+  const out: Element[] = [];
+  for (const el of descendants(root)) {
+    if (wanted.has(el)) out.push(el);
+    else if (tagOf(el) === 'p' && proseOf(stats.get(el)) >= STORY_PARAGRAPH && !out.some((line) => contains(line, el))) out.length = 0;
+  }
+  return out;
 }
 
 /** A block must hold this much text (characters as written) for a second copy of it to be dropped. */

@@ -166,6 +166,22 @@ export const READ_ALSO_PREFIX =
 export const META_LINE =
   /^(?:(?:von|by|par|por|di|autor(?:in|en)?|author|posted|published|veröffentlicht|aktualisiert|updated|erstellt|zuletzt|last (?:updated|modified)|letzte änderung|stand|foto|fotos|bild|bilder|photo|photos|image|quelle|source|fuente|źródło|credits?|crédits?(?: photos?)?|©|copyright|release date|publicado|publié|opublikowano)\b\s*[:：]?|\(?©)/i;
 
+/**
+ * The closing lines of a news story that credit its makers ("Reporting by …; Editing by …",
+ * "Additional reporting by …", "… contributed to this report.").
+ */
+export const CREDIT_LINE =
+  /^(?:(?:with )?(?:additional )?reporting by|(?:editing|edited|writing|written) by .{0,200}\b(?:editing|edited) by)\b|\bcontributed (?:reporting )?(?:to )?(?:this|the) (?:report|story|article)\.?$/i;
+
+/**
+ * How to reach the writer or follow the publication ("Write to … at …", "Email … at …",
+ * "Have a tip? …", "Follow us …"): such an opening only counts with an address, a handle
+ * or two social networks in the line, after the story's last paragraph (clean.ts).
+ */
+export const CONTACT_OPENING = /^(?:write to|e-?mail|reach|have a (?:news )?tip|follow)\b/i;
+export const CONTACT_ADDRESS = /@[a-z0-9_]|twitter\.com\//i;
+export const SOCIAL_NETWORK = /\b(?:twitter|facebook|instagram|youtube|linkedin|tiktok|threads)\b/gi;
+
 /** A line that is only a date and/or time ("23.10.2018", "3. April 2020, 19:49 Uhr", "19:49"). */
 export const DATE_LINE =
   /^[\s(|,–-]*(?:(?:mo|di|mi|do|fr|sa|so|mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?,?\s*)?(?:\d{1,4}[./-]\s?\d{1,2}[./-]\s?\d{2,4}|\d{1,2}\.?\s+[a-zäéû]+\.?\s+\d{4}|[a-zäéû]+\.?\s+\d{1,2},?\s+\d{4}|\d{1,2}:\d{2})(?:[\s,|–-]+(?:um\s+)?\d{1,2}[:.]\d{2}(?:\s*(?:uhr|h|am|pm))?)?[\s)|,–-]*$/i;

@@ -428,6 +428,25 @@ describe('actors/parser/main-content rules', () => {
     for (const gone of ['Reporting by', 'contributed to this report', 'Email Anna Berg']) expect(text).not.toContain(gone);
   });
 
+  it("reads only the post a WordPress page names (`postid-N`) when an endless-scroll theme appends the next posts, even inside it", () => {
+    const others = [
+      'Autumn is the season to plant bulbs, divide perennials, and mulch the beds before the first frost arrives in the valley, gardeners say.',
+      'A good compost heap needs air, water, and a mix of green and brown material, turned every few weeks until it smells of the forest floor.',
+      'Raised beds warm up earlier in spring, drain better after heavy rain, and spare the gardener\'s back, which is why so many allotments use them.',
+    ];
+    const post = (n: number, text: string) => `<h2>Post ${n}</h2><p>${text}</p><p>${text}</p>`;
+    const html = `<html><body class="single single-post postid-12"><div id="primary">
+      <article class="post-12 post articlebox"><h1>The harbour plan</h1>${paragraphs}</article>
+      <article id="post-12" class="post-12 postbox"><article id="post-13" class="post-13 post">${post(13, others[0] as string)}
+        <article id="post-14" class="post-14 post">${post(14, others[1] as string)}<article id="post-15" class="post-15 post">${post(15, others[2] as string)}</article></article></article></article>
+    </div></body></html>`;
+    const text = extract(html);
+    for (const p of PROSE) expect(text).toContain(p);
+    for (const o of others) expect(text).not.toContain(o);
+    // Without the body's word for it, or with one post only, nothing changes.
+    expect(extract(html.replace('postid-12', 'page'))).toContain(others[0]);
+  });
+
   it('matches article containers in one walk exactly as ARTICLE_SELECTORS select them', () => {
     const $ = load(
       '<body role="main"><div itemprop="articleBody"></div><div itemprop="ArticleBody"></div><span class="post-content"></span>' +

@@ -27,7 +27,7 @@ import { type Element, type ParentNode, type TextStats, contains, hintOf, isElem
 import { removeBoilerplateSections, removeEchoedQuotes, removeLinkBlocks, removeMetaLines, removeRepeatedBlocks } from './clean.js';
 import { type FurnitureLevel, removeFurniture, removeHidden, removeNonContent } from './prune.js';
 import { COMMENT_CLASS } from './patterns.js';
-import { type Choice, apply, proseOf, scoredCandidate, semanticCandidate } from './select.js';
+import { type Choice, apply, ownPost, proseOf, scoredCandidate, semanticCandidate } from './select.js';
 import { expandRoot, trimAroundCore } from './expand.js';
 import { plainText } from './text.js';
 import { bodyOf } from '../formats/load-html.js';
@@ -304,10 +304,13 @@ function extractFrom($: CheerioAPI, body: Element, level: FurnitureLevel): Pass 
   const stats = removeFurniture(body, level, 0.5, tally);
   const root = keepCounted(stats, () => {
     const total = proseOf(stats.get(body));
-    const choice = choose(semanticCandidate($.root()[0] as ParentNode, stats, total), scoredCandidate(body, stats), stats);
+    const chosen = choose(semanticCandidate($.root()[0] as ParentNode, stats, total), scoredCandidate(body, stats), stats);
+    const own = chosen && ownPost(body, chosen.root, stats);
+    const choice = own ? { root: own, drop: [] } : chosen;
     const core = choice ? apply(choice) : body;
     clean(core);
-    const widened = expandRoot(core, stats);
+    // The post the page names is whole: widening it would take in the posts appended after it.
+    const widened = own ? core : expandRoot(core, stats);
     if (widened !== core) {
       trimAroundCore(widened, core, stats);
       clean(widened, core);

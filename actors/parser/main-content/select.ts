@@ -6,7 +6,7 @@
  * The semantic choice wins when it holds a fair share of the scored choice's prose or
  * contains it; when both are poor, the whole body is the answer.
  */
-import { type Element, type ParentNode, type TextStats, childElements, contains, detach, hintOf, isElement, linkDensity, tagOf } from './dom.js';
+import { type Element, type ParentNode, type TextStats, childElements, contains, descendants, detach, hintOf, isElement, linkDensity, tagOf } from './dom.js';
 import { ARTICLE_SELECTORS, articleRanks } from './patterns.js';
 import { isBlockElement, scoreCandidates } from './score.js';
 import { textOf } from './text.js';
@@ -41,6 +41,32 @@ export function semanticCandidate(root: ParentNode, stats: Map<Element, TextStat
     return chosen && i < BODY_SELECTORS ? partsOf(chosen, matches, bySelector.slice(i + 1), stats) ?? chosen : chosen;
   }
   return null;
+}
+
+/** WordPress names the post a page shows in its `<body>` classes (`single-post postid-1806`) and the post's element `post-1806`. */
+const POST_ID = /(?:^|\s)postid-(\d+)(?=\s|$)/;
+const POST_NAME = /(?:^|\s)post-(\d+)(?=\s|$)/;
+
+/**
+ * The post the page itself says it shows, when `chosen` holds it and another post too, or
+ * null. An endless-scroll theme appends the next posts after the page's own, sometimes inside
+ * it (unclosed tags), where neither the article sizes nor the scores tell them apart; the
+ * `<body>` of a WordPress page names its post (`postid-N`), and the theme names each post's
+ * element (`post-N`, id or class). The first element named the page's post with enough
+ * prose is the answer when `chosen` also holds another post with enough prose.
+ */
+export function ownPost(body: Element, chosen: Element, stats: Map<Element, TextStats>): Element | null {
+  const id = POST_ID.exec(body.attribs.class ?? '')?.[1];
+  if (!id) return null;
+  let own: Element | null = null;
+  let other = false;
+  for (const el of descendants(body)) {
+    const n = POST_NAME.exec(el.attribs.class ?? '')?.[1] ?? POST_NAME.exec(el.attribs.id ?? '')?.[1];
+    if (!n || proseOf(stats.get(el)) < MIN_ARTICLE_PROSE || linkDensity(stats.get(el)) >= 0.5) continue;
+    if (n === id) own ??= el;
+    else if (contains(chosen, el) && !(own && contains(own, el))) other = true;
+  }
+  return own && other && own !== chosen ? own : null;
 }
 
 /**

@@ -447,6 +447,14 @@ describe('actors/parser/main-content rules', () => {
     expect(extract(html.replace('postid-12', 'page'))).toContain(others[0]);
   });
 
+  it('keeps the text after a boilerplate line in the middle of an article written as text and <br><br> in one block', () => {
+    const html = `<html><body><div class="article">${PROSE[0]}<br><br>${PROSE[1]}<br><br><div align="center"><em><a href="https://video.example/c/news">Subscribe to The Harbour News on YouTube</a></em></div><br><br>${PROSE[2]}<br><br>${PROSE[3]}<br><br>${PROSE.join(' ')}</div></body></html>`;
+    const text = extract(html);
+    for (const p of PROSE) expect(text).toContain(p);
+    expect(text).toContain(PROSE.join(' '));
+    expect(text).not.toContain('Subscribe to The Harbour News');
+  });
+
   it('matches article containers in one walk exactly as ARTICLE_SELECTORS select them', () => {
     const $ = load(
       '<body role="main"><div itemprop="articleBody"></div><div itemprop="ArticleBody"></div><span class="post-content"></span>' +

@@ -5,7 +5,7 @@
  * ("Related articles", "Comments", "Teilen:", …) together with what follows them, and
  * short furniture lines (datelines, bylines, photo credits, "read also: <link>").
  */
-import { type AnyNode, type Element, type TextStats, childElements, contains, descendants, detach, isElement, linkDensity, measure, shapeOf, tagOf } from './dom.js';
+import { type AnyNode, type Element, type TextStats, childElements, contains, descendants, detach, isElement, linkDensity, measure, shapeOf, tagOf, visibleLength } from './dom.js';
 import {
   BLOCK_TAGS, BOILERPLATE_HEADINGS, CONTACT_ADDRESS, CONTACT_OPENING, CREDIT_LINE, DATE_LINE, HEADING_TAGS, META_LINE, NON_CONTENT_TAGS, READ_ALSO_PREFIX, SOCIAL_NETWORK,
 } from './patterns.js';
@@ -223,11 +223,17 @@ function nextElement(el: Element): Element | null {
 /** Mostly links, little prose of its own: a list of teasers written as a block. */
 const isLinkList = (s: TextStats | undefined): boolean => !!s && s.link > 0 && linkDensity(s) >= 0.6 && s.text - s.link < 150;
 
-/** Prose of the elements after `el` in document order, up to the end of `root`. */
+/**
+ * Prose after `el` in document order, up to the end of `root`: the elements' and the loose
+ * text's (an article written as text and `<br><br>` in one block).
+ */
 function proseAfter(el: Element, root: Element, prose: (el: Element) => number): number {
   let sum = 0;
   for (let n: Element = el; n !== root && isElement(n.parent); n = n.parent) {
-    for (let s: AnyNode | null = n.next; s; s = s.next) if (isElement(s)) sum += prose(s);
+    for (let s: AnyNode | null = n.next; s; s = s.next) {
+      if (isElement(s)) sum += prose(s);
+      else if (s.type === 'text') sum += visibleLength((s as unknown as { data: string }).data);
+    }
   }
   return sum;
 }

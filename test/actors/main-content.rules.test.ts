@@ -455,6 +455,24 @@ describe('actors/parser/main-content rules', () => {
     expect(text).not.toContain('Subscribe to The Harbour News');
   });
 
+  it('keeps a post embedded in the article (the blockquote Twitter/X and Instagram publish) whatever its wrapper is called, and still drops a share bar', () => {
+    const tweet = (text: string, user: string) =>
+      `<blockquote class="twitter-tweet"><p lang="en" dir="ltr">${text} <a href="https://t.co/abc">https://t.co/abc</a> <a href="https://twitter.com/x/status/1">pic.twitter.com/xyz</a></p>— ${user} (<a href="https://twitter.com/${user}">@${user}</a>) <a href="https://twitter.com/${user}/status/1">November 18, 2019</a></blockquote>`;
+    const first = 'The harbour plan is finally here and it looks better than anyone expected';
+    const second = 'Seven to two in favour, the ferry stays, the quay gets rebuilt';
+    const html = `<html><body><article><div class="entry-content">
+      <p>${PROSE[0]}</p><div class="social-media-embed">${tweet(first, 'harbourfan')}</div>
+      <p>${PROSE[1]}</p><div class="article-widget article-tweet"><div class="inner">${tweet(second, 'councilwatch')}</div></div>
+      <p>${PROSE[2]}</p><p>${PROSE[3]}</p>
+      <div class="social-share"><a href="https://facebook.com/share">Share on Facebook</a> <a href="https://twitter.com/intent">Share on Twitter</a></div>
+    </div></article></body></html>`;
+    const text = extract(html);
+    for (const p of PROSE) expect(text).toContain(p);
+    expect(text).toContain(first);
+    expect(text).toContain(second);
+    expect(text).not.toContain('Share on Facebook');
+  });
+
   it('matches article containers in one walk exactly as ARTICLE_SELECTORS select them', () => {
     const $ = load(
       '<body role="main"><div itemprop="articleBody"></div><div itemprop="ArticleBody"></div><span class="post-content"></span>' +

@@ -9,6 +9,7 @@ import { type AnyNode, type Element, type TextStats, childElements, contains, de
 import {
   BLOCK_TAGS, BOILERPLATE_HEADINGS, CONTACT_ADDRESS, CONTACT_OPENING, CREDIT_LINE, DATE_LINE, HEADING_TAGS, META_LINE, NON_CONTENT_TAGS, READ_ALSO_PREFIX, SOCIAL_NETWORK,
 } from './patterns.js';
+import { embedHolders } from './prune.js';
 import { classWeight, isBlockElement, layoutWords } from './score.js';
 import { proseOf } from './select.js';
 import { COLLAPSIBLE_SPACE, plainText, textOf } from './text.js';
@@ -40,13 +41,14 @@ export function removeLinkBlocks(root: Element, protect?: Element): void {
   const records = recordShapes(root, stats);
   let layout: ReadonlySet<string> | undefined;
   const rootProse = proseOf(stats.get(root));
+  const embeds = embedHolders(root, stats);
   const visit = (el: Element): TextStats | undefined => {
     let gone: TextStats | undefined;
     for (const c of childElements(el)) {
       const g = visit(c);
       if (g) gone = gone ? addStats(gone, g) : { ...g };
     }
-    if (el === root || !CONDITIONAL_TAGS.has(tagOf(el)) || !el.parent || (protect && contains(el, protect))) return gone;
+    if (el === root || !CONDITIONAL_TAGS.has(tagOf(el)) || !el.parent || (protect && contains(el, protect)) || embeds.has(el)) return gone;
     // An inline span is judged only as a whole line: inside a sentence or a link it is text.
     if (tagOf(el) === 'span' && !holdsBlock(el) && !wholeLine(el, stats)) return gone;
     const all = stats.get(el);

@@ -204,6 +204,38 @@ export function removeFurniture(root: ParentNode, level: FurnitureLevel = 'full'
   return stats;
 }
 
+/**
+ * The markup Twitter/X, Instagram and TikTok publish for embedding a post in an article (a
+ * `<blockquote>` their script turns into the post): the post's text, quoted by the article.
+ */
+const EMBEDDED_POST = /(?:^|\s)(?:twitter-tweet|twitter-video|instagram-media|tiktok-embed)(?=\s|$)/;
+/** A wrapper of an embedded post adds at most this much text (a caption, a "follow" button). */
+const EMBED_WRAPPER_TEXT = 200;
+const NO_EMBEDS: ReadonlySet<Element> = new Set();
+
+/**
+ * The embedded posts (`EMBEDDED_POST`) under `root` and their wrappers: the ancestors that add
+ * little text to the post. A wrapper's social or widget class words, and the post's own
+ * links, do not make it furniture.
+ */
+export function embedHolders(root: ParentNode, stats: Map<Element, TextStats>): ReadonlySet<Element> {
+  let out: Set<Element> | null = null;
+  const walk = (node: ParentNode) => {
+    for (const c of node.children) {
+      if (!isElement(c)) continue;
+      if (c.name !== 'blockquote' || !EMBEDDED_POST.test(c.attribs.class ?? '')) {
+        walk(c);
+        continue;
+      }
+      const most = (stats.get(c)?.text ?? 0) + EMBED_WRAPPER_TEXT;
+      out ??= new Set();
+      for (let n: AnyNode | null = c; isElement(n) && n !== root && (stats.get(n)?.text ?? Infinity) <= most; n = n.parent) out.add(n);
+    }
+  };
+  walk(root);
+  return out ?? NO_EMBEDS;
+}
+
 /** `tally.comments` adds up the prose of the comment-classed blocks the sweep removes (see index.ts `extractFromBody`). */
 function sweep(root: ParentNode, stats: Map<Element, TextStats>, level: FurnitureLevel, protectShare: number, consent = true, tally?: { comments: number }): void {
   let total = 0;
@@ -213,13 +245,16 @@ function sweep(root: ParentNode, stats: Map<Element, TextStats>, level: Furnitur
       if (s) total += s.text - s.link;
     }
   }
-  const layout = (level === 'full' || level === 'thread') && isElement(root as AnyNode) ? layoutWords(root as Element, stats, 'boilerplate') : undefined;
+  const words = level === 'full' || level === 'thread';
+  const layout = words && isElement(root as AnyNode) ? layoutWords(root as Element, stats, 'boilerplate') : undefined;
+  const embeds = words ? embedHolders(root, stats) : NO_EMBEDS;
   const walk = (node: ParentNode) => {
     for (let i = node.children.length - 1; i >= 0; i -= 1) {
       const child = node.children[i] as AnyNode;
       if (!isElement(child)) continue;
       const tag = tagOf(child);
-      const kind = tag === 'html' || tag === 'body' || tag === 'main' || HEADING_TAGS.has(tag) ? '' : furnitureKind(child, level, layout, consent);
+      let kind = tag === 'html' || tag === 'body' || tag === 'main' || HEADING_TAGS.has(tag) ? '' : furnitureKind(child, level, layout, consent);
+      if (kind && embeds.has(child) && !FURNITURE_TAGS.has(tag) && !isConsent(child)) kind = '';
       if (kind) {
         const s = stats.get(child);
         const prose = s ? s.text - s.link : 0;

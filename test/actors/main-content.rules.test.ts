@@ -473,6 +473,26 @@ describe('actors/parser/main-content rules', () => {
     expect(text).not.toContain('Share on Facebook');
   });
 
+  it('drops date lines in more forms, tags lines, caption toggles, newsletter prompts and a next/previous box; keeps a sentence that mentions a newsletter', () => {
+    const furniture = [
+      '<div class="date">segunda-feira, 22 de janeiro de 2018 às 0:13</div>',
+      '<p>Nov. 20, 2019 6:02 AM EST</p>',
+      '<p>November 19, 2019 12:04AM ET</p>',
+      '<p>Tags: <a href="/t/harbour">harbour</a>, <a href="/t/ferry">ferry</a>, <a href="/t/council">council</a></p>',
+      '<div class="captionlink"><p class="open">Caption</p><p class="close">Close</p></div>',
+      '<p>There is plenty more where that came from. Sign up for The Harbour Daily today to get the free newsletter delivered to your inbox.</p>',
+      '<p>Get the latest updates right in your inbox. Subscribe to Harbour.com\'s newsletters.</p>',
+      '<div class="grid next-prev"><p><a href="/news/next">Next story: the new ferry timetable is out</a></p><p><a href="/news/prev">Previous story: quay repairs start in May</a></p></div>',
+      '<p><strong><a href="/news/5">COUNCIL CLEARED TO REBUILD QUAY AMID ROW WITH FERRY OPERATORs</a></strong></p>',
+    ];
+    const mention = 'The council also plans a monthly newsletter for residents, printed and posted to every household on the island, so that nobody misses a hearing.';
+    const html = `<html><body><article>${furniture.slice(0, 3).join('')}${PROSE.map((p, i) => `<p>${p}</p>${furniture[i + 3] ?? ''}`).join('\n')}<p>${mention}</p>${furniture.slice(7).join('')}</article></body></html>`;
+    const text = extract(html);
+    for (const p of PROSE) expect(text).toContain(p);
+    expect(text).toContain(mention);
+    for (const gone of ['janeiro', 'Nov. 20', 'November 19', 'Tags', 'Caption', 'Close', 'Sign up', 'Subscribe', 'Next story', 'Previous story', 'COUNCIL CLEARED']) expect(text).not.toContain(gone);
+  });
+
   it('matches article containers in one walk exactly as ARTICLE_SELECTORS select them', () => {
     const $ = load(
       '<body role="main"><div itemprop="articleBody"></div><div itemprop="ArticleBody"></div><span class="post-content"></span>' +

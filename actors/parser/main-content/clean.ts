@@ -7,7 +7,7 @@
  */
 import { type AnyNode, type Element, type TextStats, childElements, contains, descendants, detach, isElement, linkDensity, measure, shapeOf, tagOf, visibleLength } from './dom.js';
 import {
-  BLOCK_TAGS, BOILERPLATE_HEADINGS, CONTACT_ADDRESS, CONTACT_OPENING, CREDIT_LINE, DATE_LINE, HEADING_TAGS, META_LINE, NON_CONTENT_TAGS, READ_ALSO_PREFIX, SOCIAL_NETWORK,
+  BLOCK_TAGS, BOILERPLATE_HEADINGS, CONTACT_ADDRESS, CONTROL_LINE, CONTACT_OPENING, CREDIT_LINE, DATE_LINE, HEADING_TAGS, META_LINE, NEWSLETTER_PROMPT, NON_CONTENT_TAGS, READ_ALSO_PREFIX, SOCIAL_NETWORK,
 } from './patterns.js';
 import { embedHolders } from './prune.js';
 import { classWeight, isBlockElement, layoutWords } from './score.js';
@@ -253,7 +253,7 @@ const LINE_TAGS = new Set(['p', 'div', 'span', 'li', 'time', 'small', 'address',
 /** A line up to this long may be furniture; a "read also" block of several headlines up to MAX_TEASER, when they are most of it. */
 const MAX_LINE = 160;
 const MAX_TEASER = 400;
-const LOWER = /\p{Ll}/u;
+const LOWER = /\p{Ll}/gu;
 const UPPER = /\p{Lu}/gu;
 
 /** A story's credit or contact line is at most this long. */
@@ -272,8 +272,10 @@ function isContactLine(text: string): boolean {
  * STARS'", "CLICK HERE TO GET THE APP"): a news site's teaser for another page, not a sentence.
  */
 function isShoutedLink(text: string, s: TextStats): boolean {
-  if (s.link < 0.9 * s.text || LOWER.test(text)) return false;
-  return (text.match(UPPER)?.length ?? 0) >= 12 && text.split(' ').length >= 3;
+  if (s.link < 0.9 * s.text) return false;
+  const upper = text.match(UPPER)?.length ?? 0;
+  // A plural or a brand may keep a small letter ("AMAs", "iPHONE").
+  return upper >= 12 && (text.match(LOWER)?.length ?? 0) <= 0.1 * upper && text.split(' ').length >= 3;
 }
 
 /**
@@ -294,8 +296,8 @@ export function removeMetaLines(root: Element): void {
       }
       const text = textOf(c);
       const readAlso = READ_ALSO_PREFIX.test(text) && s.link >= (s.text > MAX_LINE ? 0.6 : 0.4) * s.text;
-      const meta = text.length <= 80 && (DATE_LINE.test(text) || META_LINE.test(text) || (tagOf(c) === 'time' && text.length <= 40));
-      const credit = s.text <= MAX_CREDIT && CREDIT_LINE.test(text);
+      const meta = text.length <= 80 && (DATE_LINE.test(text) || META_LINE.test(text) || CONTROL_LINE.test(text) || (tagOf(c) === 'time' && text.length <= 40));
+      const credit = s.text <= MAX_CREDIT && (CREDIT_LINE.test(text) || NEWSLETTER_PROMPT.test(text));
       if (readAlso || meta || credit || (s.text <= MAX_LINE && !HEADING_TAGS.has(tagOf(c)) && isShoutedLink(text, s))) found.push(c);
       else if (s.text <= MAX_CREDIT && isContactLine(text)) contacts.push(c);
       else walk(c);

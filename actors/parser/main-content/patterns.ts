@@ -55,7 +55,7 @@ export const CONSENT_CLASS = /(?:^|[\s_-])(?:consent|gdpr|cmpbox|cmpwrapper|cook
 export const COMMENT_CLASS = /(?:^|[\s_-])(?:comments?|comment-?(?:list|area|section|s?wrap(?:per)?|thread)|commentlist|reply)(?=$|[\s_-])/;
 
 export const BOILERPLATE_CLASS =
-  /(?:^|[\s_-])(?:advert(?:isement)?s?|ad-?(?:slot|unit|container|wrapper|banner|box)|ads|adsbygoogle|sponsor(?:ed)?|promo|paywall|subscribe|subscription|signup|post-?(?:tags|meta(?:data)?|nav(?:igation)?)|entry-?(?:meta|footer|tags|utility)|article-?(?:tags|meta|footer)|tag-?(?:list|cloud|links)|tags|pagination|pager|prev-?next|print(?:-?(?:link|button))?|search(?:-?(?:form|box))?|rating|byline|dateline|kicker|tagline|caption|img-?caption|image-?caption|image-?(?:subtitle|description|desc)|imagedescription|wp-caption-text|legend|credits?|image-?source|photo-?credit|copyright|disclosure|captcha|bildunterschrift|bildnachweis|secondary|cta|recent|recommend(?:ed|ations?)?|read-?more|more-?(?:articles|stories|news)|widget|toolbar)(?=$|[\s_-])/;
+  /(?:^|[\s_-])(?:advert(?:isement)?s?|ad-?(?:slot|unit|container|wrapper|banner|box)|ads|adsbygoogle|sponsor(?:ed)?|promo|paywall|subscribe|subscription|signup|post-?(?:tags|meta(?:data)?|nav(?:igation)?)|entry-?(?:meta|footer|tags|utility)|article-?(?:tags|meta|footer)|tag-?(?:list|cloud|links)|tags|pagination|pager|prev-?next|next-?prev|print(?:-?(?:link|button))?|search(?:-?(?:form|box))?|rating|byline|dateline|kicker|tagline|caption|img-?caption|image-?caption|image-?(?:subtitle|description|desc)|imagedescription|wp-caption-text|legend|credits?|image-?source|photo-?credit|copyright|disclosure|captcha|bildunterschrift|bildnachweis|secondary|cta|recent|recommend(?:ed|ations?)?|read-?more|more-?(?:articles|stories|news)|widget|toolbar)(?=$|[\s_-])/;
 
 /** Either kind of negative class/id hint. */
 export const STRONG_NEGATIVE = new RegExp(`${FURNITURE_CLASS.source}|${BOILERPLATE_CLASS.source}`);
@@ -152,12 +152,12 @@ export const BOILERPLATE_HEADINGS = new RegExp(
 );
 
 /**
- * A short line opening with one of these labels is a "read also" teaser when the rest is
- * mostly links ("Lea también: …", "Lesen Sie auch: …", "VEA TAMBIÉN: …", "DON'T MISS" and
- * three headlines).
+ * A short line opening with one of these labels is a "read also" teaser or a tags line when
+ * the rest is mostly links ("Lea también: …", "Lesen Sie auch: …", "VEA TAMBIÉN: …", "DON'T
+ * MISS" and three headlines, "Tags: …").
  */
 export const READ_ALSO_PREFIX =
-  /^(?:lea(?: también| más)?|vea también|mira|mire|le puede interesar|puede interesarte|puedes ver|te puede interesar|lesen sie (?:auch|mehr|hier)|lies auch|auch lesen|mehr dazu|mehr zum thema|weiterlesen|siehe auch|read (?:more|also|next)|see also|related|lire aussi|à lire aussi|voir aussi|leggi anche|czytaj (?:też|także|również)|zobacz (?:też|także|również)|see more|must read|also read)\b\s*[:：»›>-]|^don['’]?t miss/i;
+  /^(?:lea(?: también| más)?|vea también|mira|mire|le puede interesar|puede interesarte|puedes ver|te puede interesar|lesen sie (?:auch|mehr|hier)|lies auch|auch lesen|mehr dazu|mehr zum thema|weiterlesen|siehe auch|read (?:more|also|next)|see also|related|lire aussi|à lire aussi|voir aussi|leggi anche|czytaj (?:też|także|również)|zobacz (?:też|także|również)|see more|must read|also read|tags?|tagged(?: with)?|topics|keywords|palavras-chave|etiquetas|mots-clés|schlagw(?:o|ö)rter)\b\s*[:：»›>-]|^don['’]?t miss/i;
 
 /**
  * Short lines that are article furniture rather than text: datelines, bylines, update
@@ -182,6 +182,16 @@ export const CONTACT_OPENING = /^(?:write to|e-?mail|reach|have a (?:news )?tip|
 export const CONTACT_ADDRESS = /@[a-z0-9_]|twitter\.com\//i;
 export const SOCIAL_NETWORK = /\b(?:twitter|facebook|instagram|youtube|linkedin|tiktok|threads)\b/gi;
 
+/**
+ * A line asking the reader to sign up for a newsletter or a channel ("Sign up for the free
+ * daily newsletter.", "Subscribe to NJ.com's newsletters", "Subscribe to the 9to5Toys YouTube
+ * Channel for …").
+ */
+export const NEWSLETTER_PROMPT = /\b(?:sign up|subscribe|register)\b[^!?]{0,80}\b(?:newsletters?|youtube channel)\b/i;
+
+/** The whole text of a control of a page's furniture: a photo caption's toggles, a text-size button. */
+export const CONTROL_LINE = /^(?:caption|close|caption close|(?:show|hide|toggle) caption|text size|enlarge (?:this )?(?:image|photo))$/i;
+
 /** A line that is only a date and/or time ("23.10.2018", "3. April 2020, 19:49 Uhr", "19:49"). */
 export const DATE_LINE =
-  /^[\s(|,–-]*(?:(?:mo|di|mi|do|fr|sa|so|mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?,?\s*)?(?:\d{1,4}[./-]\s?\d{1,2}[./-]\s?\d{2,4}|\d{1,2}\.?\s+[a-zäéû]+\.?\s+\d{4}|[a-zäéû]+\.?\s+\d{1,2},?\s+\d{4}|\d{1,2}:\d{2})(?:[\s,|–-]+(?:um\s+)?\d{1,2}[:.]\d{2}(?:\s*(?:uhr|h|am|pm))?)?[\s)|,–-]*$/i;
+  /^[\s(|,–-]*(?:(?:(?:mo|di|mi|do|fr|sa|so|mon|tue|wed|thu|fri|sat|sun)[a-z]*|(?:segunda|terça|terca|quarta|quinta|sexta)(?:-feira)?|sábado|domingo|lunes|martes|miércoles|jueves|viernes)\.?,?\s*)?(?:\d{1,4}[./-]\s?\d{1,2}[./-]\s?\d{2,4}|\d{1,2}\.?\s+[a-zäéû]+\.?\s+\d{4}|\d{1,2}\s+de\s+[a-zçé]+\s+de\s+\d{4}|[a-zäéû]+\.?\s+\d{1,2},?\s+\d{4}|\d{1,2}:\d{2})(?:[\s,|–-]+(?:um\s+|às\s+|a las\s+|at\s+)?\d{1,2}[:.]\d{2}(?:\s*(?:uhr|h|am|pm|a\.m\.|p\.m\.))?(?:\s+(?:[ecmp][sd]?t|gmt|utc|bst|cet|cest))?)?[\s)|,–-]*$/i;

@@ -493,6 +493,21 @@ describe('actors/parser/main-content rules', () => {
     for (const gone of ['janeiro', 'Nov. 20', 'November 19', 'Tags', 'Caption', 'Close', 'Sign up', 'Subscribe', 'Next story', 'Previous story', 'COUNCIL CLEARED']) expect(text).not.toContain(gone);
   });
 
+  it("drops a camel-case caption or credit, a standfirst ('dek'), a line of meta labels and an agency credit; keeps a sentence with a label and a slash", () => {
+    const furniture = [
+      '<div class="InlineImage-imageEmbed"><div class="InlineImage-imageEmbedCaption">The harbour master, centre, walks past the new ferry at the quay on Tuesday morning.</div><div class="InlineImage-imageEmbedCredit">Jane Roe | Harbour Times</div></div>',
+      '<div class="m-detail-header--dek">The ferry plan is finally going ahead after years of debate.</div>',
+      '<small class="text-muted">05/10/2018 - Publicado por: Clarissa Borba - Categoria: Saúde - Tags: porto balsa</small>',
+      '<p>John Smith | Bloomberg | Getty Images</p>',
+    ];
+    const kept = 'Date: the council will meet again on 4 May, and the minutes, with the budget and/or the plan, go online the week after for anyone who asks.';
+    const html = `<html><body><article>${furniture[1]}${furniture[0]}${PROSE.map((p, i) => `<p>${p}</p>${i === 1 ? furniture[2] : i === 2 ? furniture[3] : ''}`).join('\n')}<p>${kept}</p></article></body></html>`;
+    const text = extract(html);
+    for (const p of PROSE) expect(text).toContain(p);
+    expect(text).toContain(kept);
+    for (const gone of ['harbour master', 'Jane Roe', 'finally going ahead', 'Publicado', 'Getty']) expect(text).not.toContain(gone);
+  });
+
   it('matches article containers in one walk exactly as ARTICLE_SELECTORS select them', () => {
     const $ = load(
       '<body role="main"><div itemprop="articleBody"></div><div itemprop="ArticleBody"></div><span class="post-content"></span>' +

@@ -6,7 +6,8 @@
  */
 import { type Element, type TextStats, childElements, contains, descendants, detach, measure, tagOf } from './dom.js';
 import {
-  CONTACT_ADDRESS, CONTACT_OPENING, CONTROL_LINE, CREDIT_LINE, DATE_LINE, HEADING_TAGS, META_LINE, NEWSLETTER_PROMPT, READ_ALSO_PREFIX, SOCIAL_NETWORK,
+  CONTACT_ADDRESS, CONTACT_OPENING, CONTROL_LINE, CREDIT_LINE, DATE_LINE, HEADING_TAGS, META_LABEL, META_LINE, NEWSLETTER_PROMPT, PHOTO_AGENCY, READ_ALSO_PREFIX,
+  SOCIAL_NETWORK,
 } from './patterns.js';
 import { proseOf } from './select.js';
 import { textOf } from './text.js';
@@ -41,6 +42,15 @@ function isShoutedLink(text: string, s: TextStats): boolean {
   return upper >= 12 && (text.match(LOWER)?.length ?? 0) <= 0.1 * upper && text.split(' ').length >= 3;
 }
 
+/** A line of two or more meta labels with their colons (`META_LABEL`): a post's date, author, category and tags. */
+const isLabelledMeta = (text: string): boolean => (text.match(META_LABEL)?.length ?? 0) >= 2;
+
+/** A photo credit whose last part, after a `|` or `/`, is an agency: "Natalie Naccache | Bloomberg | Getty Images". */
+function isAgencyCredit(text: string): boolean {
+  const cut = Math.max(text.lastIndexOf('|'), text.lastIndexOf('/'));
+  return cut > 0 && PHOTO_AGENCY.test(text.slice(cut + 1).trim());
+}
+
 /**
  * Removes short furniture lines under `root`: "read also" teasers (a label and a link),
  * datelines, bylines, update stamps, photo credits and sources, a story's credits and how to
@@ -59,7 +69,9 @@ export function removeMetaLines(root: Element): void {
       }
       const text = textOf(c);
       const readAlso = READ_ALSO_PREFIX.test(text) && s.link >= (s.text > MAX_LINE ? 0.6 : 0.4) * s.text;
-      const meta = text.length <= 80 && (DATE_LINE.test(text) || META_LINE.test(text) || CONTROL_LINE.test(text) || (tagOf(c) === 'time' && text.length <= 40));
+      const meta =
+        (text.length <= 80 && (DATE_LINE.test(text) || META_LINE.test(text) || CONTROL_LINE.test(text) || isAgencyCredit(text) || (tagOf(c) === 'time' && text.length <= 40))) ||
+        (s.text <= MAX_LINE && isLabelledMeta(text));
       const credit = s.text <= MAX_CREDIT && (CREDIT_LINE.test(text) || NEWSLETTER_PROMPT.test(text));
       if (readAlso || meta || credit || (s.text <= MAX_LINE && !HEADING_TAGS.has(tagOf(c)) && isShoutedLink(text, s))) found.push(c);
       else if (s.text <= MAX_CREDIT && isContactLine(text)) contacts.push(c);

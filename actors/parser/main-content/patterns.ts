@@ -55,7 +55,14 @@ export const CONSENT_CLASS = /(?:^|[\s_-])(?:consent|gdpr|cmpbox|cmpwrapper|cook
 export const COMMENT_CLASS = /(?:^|[\s_-])(?:comments?|comment-?(?:list|area|section|s?wrap(?:per)?|thread)|commentlist|reply)(?=$|[\s_-])/;
 
 export const BOILERPLATE_CLASS =
-  /(?:^|[\s_-])(?:advert(?:isement)?s?|ad-?(?:slot|unit|container|wrapper|banner|box)|ads|adsbygoogle|sponsor(?:ed)?|promo|paywall|subscribe|subscription|signup|post-?(?:tags|meta(?:data)?|nav(?:igation)?)|entry-?(?:meta|footer|tags|utility)|article-?(?:tags|meta|footer)|tag-?(?:list|cloud|links)|tags|pagination|pager|prev-?next|next-?prev|print(?:-?(?:link|button))?|search(?:-?(?:form|box))?|rating|byline|dateline|kicker|tagline|caption|img-?caption|image-?caption|image-?(?:subtitle|description|desc)|imagedescription|wp-caption-text|legend|credits?|image-?source|photo-?credit|copyright|disclosure|captcha|bildunterschrift|bildnachweis|secondary|cta|recent|recommend(?:ed|ations?)?|read-?more|more-?(?:articles|stories|news)|widget|toolbar)(?=$|[\s_-])/;
+  /(?:^|[\s_-])(?:advert(?:isement)?s?|ad-?(?:slot|unit|container|wrapper|banner|box)|ads|adsbygoogle|sponsor(?:ed)?|promo|paywall|subscribe|subscription|signup|post-?(?:tags|meta(?:data)?|nav(?:igation)?)|entry-?(?:meta|footer|tags|utility)|article-?(?:tags|meta|footer)|tag-?(?:list|cloud|links)|tags|pagination|pager|prev-?next|next-?prev|print(?:-?(?:link|button))?|search(?:-?(?:form|box))?|rating|byline|dateline|kicker|tagline|dek|standfirst|sub-?head|caption|img-?caption|image-?caption|image-?(?:subtitle|description|desc)|imagedescription|wp-caption-text|legend|credits?|image-?source|photo-?credit|copyright|disclosure|captcha|bildunterschrift|bildnachweis|secondary|cta|recent|recommend(?:ed|ations?)?|read-?more|more-?(?:articles|stories|news)|widget|toolbar)(?=$|[\s_-])/;
+
+/**
+ * A class word naming a caption or a credit in camel case ("InlineImage-imageEmbedCaption",
+ * "newsCaption", "imageEmbedCredit"), which the lower-cased hint cannot split: tested on the
+ * class as written.
+ */
+export const CAMEL_CAPTION = /[a-z0-9](?:Caption|Credits?)(?=$|[\s_-])/;
 
 /** Either kind of negative class/id hint. */
 export const STRONG_NEGATIVE = new RegExp(`${FURNITURE_CLASS.source}|${BOILERPLATE_CLASS.source}`);
@@ -165,6 +172,16 @@ export const READ_ALSO_PREFIX =
  */
 export const META_LINE =
   /^(?:(?:von|by|par|por|di|autor(?:in|en)?|author|posted|published|veröffentlicht|aktualisiert|updated|erstellt|zuletzt|last (?:updated|modified)|letzte änderung|stand|foto|fotos|bild|bilder|photo|photos|image|quelle|source|fuente|źródło|credits?|crédits?(?: photos?)?|©|copyright|release date|publicado|publié|opublikowano)\b\s*[:：]?|\(?©)/i;
+
+/**
+ * The labels of a post's meta line ("05/10/2018 - Publicado por: Clarissa Borba - Categoria:
+ * Saúde - Tags: …"): two of them with their colons make a line furniture wherever they stand.
+ */
+export const META_LABEL =
+  /\b(?:posted by|published by|written by|publicado por|postado por|escrito por|publié par|veröffentlicht von|category|categories|categoria|categoría|catégorie|kategorie|filed under|tags|etiquetas|author|autor|auteur|date|data|fecha)\s*:/gi;
+
+/** The agency or library that a photo credit ends with ("Natalie Naccache | Bloomberg | Getty Images"). */
+export const PHOTO_AGENCY = /^(?:getty images|shutterstock|ap|ap photo|ap images|afp|reuters|istock|istockphoto|alamy|epa|epa-efe|bloomberg|dpa|picture alliance|imago)$/i;
 
 /**
  * The closing lines of a news story that credit its makers ("Reporting by …; Editing by …",

@@ -9,7 +9,7 @@ import { load } from 'cheerio';
 import { type AnyNode, type Element, type ParentNode, type TextStats, detach, hintOf, isElement, keepCounted, linkDensity, measure, measureOne, tagOf, visibleLength } from './dom.js';
 import { plainText, textOf } from './text.js';
 import { BOILERPLATE_WORDS, layoutWords, wordsOf } from './score.js';
-import { BOILERPLATE_CLASS, COMMENT_CLASS, CONSENT_CLASS, FURNITURE_CLASS, FURNITURE_ROLES, FURNITURE_TAGS, HEADING_TAGS, NON_CONTENT_TAGS } from './patterns.js';
+import { BOILERPLATE_CLASS, CAMEL_CAPTION, COMMENT_CLASS, CONSENT_CLASS, FURNITURE_CLASS, FURNITURE_ROLES, FURNITURE_TAGS, HEADING_TAGS, NON_CONTENT_TAGS } from './patterns.js';
 
 /** A soft-furniture element with at least this much prose (and few links) is kept. */
 const SOFT_PROSE = 300;
@@ -165,6 +165,7 @@ export function furnitureKind(el: Element, level: FurnitureLevel = 'full', layou
   const hint = level === 'thread' ? raw.replace(COMMENT_WORDS, ' ').trim() : raw;
   if (!hint) return '';
   if (FURNITURE_CLASS.test(hint)) return 'strong';
+  if (CAMEL_CAPTION.test(el.attribs.class ?? '')) return 'soft';
   if (!BOILERPLATE_CLASS.test(hint)) return '';
   return !layout?.size || wordsOf(hint, BOILERPLATE_WORDS).some((w) => !layout.has(w)) ? 'soft' : '';
 }

@@ -508,6 +508,24 @@ describe('actors/parser/main-content rules', () => {
     for (const gone of ['harbour master', 'Jane Roe', 'finally going ahead', 'Publicado', 'Getty']) expect(text).not.toContain(gone);
   });
 
+  it("reads a paragraph once when the page shows it again in another kind of container (a product's summary and its tab), and keeps an author's repeats", () => {
+    const description = 'The harbour tee is cut from heavy combed cotton, with a ribbed neck, taped shoulders and double-needle hems that keep their shape wash after wash.';
+    const meal = 'Breakfast: two eggs, one slice of whole-grain toast, half a cup of berries and a glass of milk, eaten before nine in the morning.';
+    const card = 'Every tour starts at the harbour office at ten, lasts about two hours, and ends with coffee and cake at the ferry terminal café.';
+    const html = `<html><body><main><h1>Harbour Tee</h1>
+      <div class="summary"><p>${description}</p></div>
+      ${PROSE.map((p) => `<p>${p}</p>`).join('')}
+      <div class="tabs"><div class="tab-panel"><p>${description}</p></div></div>
+      <div class="plan"><h2>Monday</h2><p>${meal}</p><h2>Tuesday</h2><p>${meal}</p></div>
+      <div class="card"><h3>Old town</h3><p>${card}</p></div><div class="card"><h3>Lighthouse</h3><p>${card}</p></div>
+    </main></body></html>`;
+    const text = extract(html);
+    for (const p of PROSE) expect(text).toContain(p);
+    expect(text.split(description).length - 1).toBe(1);
+    expect(text.split(meal).length - 1).toBe(2);
+    expect(text.split(card).length - 1).toBe(2);
+  });
+
   it('matches article containers in one walk exactly as ARTICLE_SELECTORS select them', () => {
     const $ = load(
       '<body role="main"><div itemprop="articleBody"></div><div itemprop="ArticleBody"></div><span class="post-content"></span>' +

@@ -253,7 +253,7 @@ const MIN_REPEATED_TEXT = 500;
  * Removes the second and later copies of a long block under `root`, in place: a page that
  * renders its content once per screen size (a site builder's responsive variants, only one
  * shown by the style sheet) or twice (a print copy) is read once. Only blocks of two or more
- * blocks are copies: a paragraph repeated word for word is the author's. Blocks are compared
+ * blocks are copies here; a single paragraph's copies are `removeRepeatedLines`'. Blocks are compared
  * by the length of their text first, and only blocks of equal length by their text; one
  * inside the other is never a copy. A quote of a whole earlier post (a `<blockquote>`, or
  * inside one) is left to `removeEchoedQuotes`, which drops the quote, not the post.
@@ -290,6 +290,63 @@ export function removeRepeatedBlocks(root: Element): void {
       else kept.push({ el, text });
     }
   }
+}
+
+/** A paragraph-like block must hold this many characters other than whitespace for a later copy of it to be dropped. */
+const MIN_REPEATED_LINE = 100;
+
+/**
+ * Removes later word-for-word copies of a paragraph-like block (one with no block inside it,
+ * of `MIN_REPEATED_LINE` characters or more) that stand in a container of another shape than
+ * the first copy's: a product's description in its summary and again in its tab, a notice
+ * rendered once per screen size. Copies that are siblings, or whose containers share a shape
+ * (the cards of a list, the days of a meal plan), are the author's and stay; so do quotes.
+ */
+export function removeRepeatedLines(root: Element): void {
+  // Paragraph-like blocks by how many characters they hold other than whitespace (no text built), in document order.
+  const byLength = new Map<number, Element[]>();
+  const walk = (el: Element) => {
+    for (const c of childElements(el)) {
+      if (!isBlockElement(c) || NON_CONTENT_TAGS.has(tagOf(c)) || c.children.some(isBlockElement)) {
+        walk(c);
+        continue;
+      }
+      const length = visibleText(c);
+      if (length < MIN_REPEATED_LINE) continue;
+      const same = byLength.get(length);
+      if (same) same.push(c);
+      else byLength.set(length, [c]);
+    }
+  };
+  walk(root);
+  const copies: Element[] = [];
+  for (const group of byLength.values()) {
+    if (group.length < 2) continue;
+    const first = new Map<string, Element>();
+    for (const c of group) {
+      if (insideQuote(c, root)) continue;
+      const text = textOf(c);
+      const earlier = first.get(text);
+      if (!earlier) first.set(text, c);
+      else if (earlier.parent !== c.parent && !(isElement(earlier.parent) && isElement(c.parent) && shapeOf(earlier.parent) === shapeOf(c.parent))) copies.push(c);
+    }
+  }
+  for (const el of copies) detach(el);
+}
+
+/** How many characters other than whitespace the text under `el` holds (scripts and styles left out): the same for two copies however they are indented. */
+function visibleText(el: Element): number {
+  let n = 0;
+  for (const c of el.children) {
+    if (c.type === 'text') {
+      const data = (c as unknown as { data: string }).data;
+      for (let i = 0; i < data.length; i += 1) {
+        const ch = data.charCodeAt(i);
+        if (ch !== 32 && ch !== 10 && ch !== 9 && ch !== 13 && ch !== 12 && ch !== 160) n += 1;
+      }
+    } else if (isElement(c) && !NON_CONTENT_TAGS.has(tagOf(c))) n += visibleText(c);
+  }
+  return n;
 }
 
 /** Block-level element children of `el`: a copy of a page's part holds several; a paragraph written twice is the author's. */

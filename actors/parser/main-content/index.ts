@@ -24,7 +24,7 @@
  */
 import type { Cheerio, CheerioAPI } from 'cheerio';
 import { type Element, type ParentNode, type TextStats, contains, hintOf, isElement, keepCounted, measure, measureOne, shapeOf, undoable } from './dom.js';
-import { removeBoilerplateSections, removeEchoedQuotes, removeLinkBlocks, removeRepeatedBlocks } from './clean.js';
+import { removeBoilerplateSections, removeEchoedQuotes, removeLinkBlocks, removeRepeatedBlocks, removeRepeatedLines } from './clean.js';
 import { removeMetaLines } from './lines.js';
 import { type FurnitureLevel, removeFurniture, removeHidden, removeNonContent } from './prune.js';
 import { COMMENT_CLASS } from './patterns.js';
@@ -97,6 +97,7 @@ export function extractMainContent($: CheerioAPI, options: MainContentOptions = 
     }
   }
   removeRepeatedBlocks(root);
+  removeRepeatedLines(root);
   removeEchoedQuotes(root);
   return $(withIncludes($, root, includes));
 }

@@ -24,7 +24,8 @@
  */
 import type { Cheerio, CheerioAPI } from 'cheerio';
 import { type Element, type ParentNode, type TextStats, contains, hintOf, isElement, keepCounted, measure, measureOne, shapeOf, undoable } from './dom.js';
-import { removeBoilerplateSections, removeEchoedQuotes, removeLinkBlocks, removeRepeatedBlocks, removeRepeatedLines } from './clean.js';
+import { removeBoilerplateSections, removeLinkBlocks } from './clean.js';
+import { removeEchoedQuotes, removeRepeatedBlocks, removeRepeatedLines } from './copies.js';
 import { removeMetaLines } from './lines.js';
 import { type FurnitureLevel, removeFurniture, removeHidden, removeNonContent } from './prune.js';
 import { COMMENT_CLASS } from './patterns.js';

@@ -109,7 +109,7 @@ function tagPrior(tag: string): number {
 export const isBlockElement = (c: AnyNode): boolean => isElement(c) && tagOf(c) !== 'br' && BLOCK_TAGS.has(tagOf(c));
 
 /** Whether an element holds block children. */
-const hasBlockChild = (el: Element) => el.children.some(isBlockElement);
+export const hasBlockChild = (el: Element): boolean => el.children.some(isBlockElement);
 
 /** Any character but whitespace (the set `trim` takes off): a text node with words. */
 const NON_SPACE = /\S/;

@@ -4,7 +4,7 @@
  * collapsed except inside `<pre>`, blank lines dropped. Used for scoring and as the `text`
  * view of the main content.
  */
-import { type AnyNode, type ParentNode, isElement, tagOf } from './dom.js';
+import { type AnyNode, type Element, type ParentNode, isElement, tagOf } from './dom.js';
 import { BLOCK_TAGS, NON_CONTENT_TAGS } from './patterns.js';
 
 /** Soft hyphens and zero-width characters: invisible to readers, they break words apart. */
@@ -60,4 +60,27 @@ export function plainText(nodes: Iterable<AnyNode>): string {
     .filter(Boolean)
     .join('\n')
     .replace(INVISIBLE, '');
+}
+
+/**
+ * How many characters other than whitespace (as `textOf` collapses it) the text under `el`
+ * holds, scripts and styles left out; the count stops past `max` (a bound, not an exact figure
+ * beyond it), so a long block is not walked to its end to learn that it is long.
+ */
+export function nonSpaceCount(el: Element, max = Number.POSITIVE_INFINITY): number {
+  let n = 0;
+  const walk = (node: AnyNode): boolean => {
+    if (node.type === 'text') {
+      const data = (node as unknown as { data: string }).data;
+      for (let i = 0; i < data.length; i += 1) {
+        const c = data.charCodeAt(i);
+        if (c !== 32 && c !== 10 && c !== 9 && c !== 13 && c !== 12 && c !== 11 && c !== 160 && !(c >= 0x2000 && c <= 0x200a) && c !== 0x1680 && c !== 0x2028 && c !== 0x2029 && c !== 0x202f && c !== 0x205f && c !== 0x3000 && c !== 0xfeff && ++n > max) return false;
+      }
+      return true;
+    }
+    if (isElement(node) && !NON_CONTENT_TAGS.has(tagOf(node))) for (const c of node.children) if (!walk(c)) return false;
+    return true;
+  };
+  walk(el);
+  return n;
 }

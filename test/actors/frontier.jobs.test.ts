@@ -16,7 +16,7 @@ import type { SiteReader } from '../../actors/frontier/jobs/site.js';
 import { ALLOW_ALL, robotsFromStatus } from '../../actors/frontier/robots.js';
 import type { AnyEmission } from '../../pipeline/runtime/events.js';
 import { decodeCursor, encodeCursor, jobEvent, jobPageSeq, newJobId } from '../../pipeline/jobs/pages.js';
-import { createJob, endJob, jobEndKey, liveJob } from '../../pipeline/jobs/record.js';
+import { createJob, endJob, jobEndKey, jobPartKey, liveJob } from '../../pipeline/jobs/record.js';
 import { FileKeyRegistry } from '../../pipeline/keys/ledger-file.js';
 import { createLogger } from '../../pipeline/runtime/log.js';
 import { BatchWriter } from '../../pipeline/runtime/store/batch-writer.js';
@@ -411,6 +411,48 @@ function jobSuite(makeEngine: () => Engine): void {
     expect((await liveJob(state, id))?.total).toBe(urls.length);
     const queued = await state.pop(workQueueOf(id).queue, urls.length);
     expect(queued.map((item) => (JSON.parse(item) as { url: string }).url)).toEqual(urls.slice(1));
+  });
+
+  it("settles a running job's page in a dozen state steps or fewer, and sends the next page in the same step", async () => {
+    // Each state call is a Redis round trip: one crawl's rate is bounded by its page events
+    // settled one at a time (docs/scaling.md "Where it breaks first").
+    const urls = Array.from({ length: 12 }, (_, i) => `https://example.com/p${i}`);
+    const { id, tenant } = await job('batch', { urls, maxConcurrency: 3 });
+    const started = await handleJobEvent(event(tenant, id, 'started'), deps(), signal);
+    const inFlight = scrapes(started.kind === 'ack' ? started.emit : []);
+    expect(inFlight).toHaveLength(3);
+    // This second's progress version is written already (at most one a second: three steps more).
+    await state.set(jobPartKey(id, 'snapshot'), '1', 60_000);
+    let calls = 0;
+    const counted = new Proxy(state, {
+      get(target, name, receiver) {
+        const value: unknown = Reflect.get(target, name, receiver);
+        return typeof value === 'function' ? (...args: unknown[]) => (calls++, (value as (...a: unknown[]) => unknown).apply(target, args)) : value;
+      },
+    });
+    for (let i = 0; i < 6; i++) {
+      const page = inFlight.shift() as { requestId: string; url: string };
+      calls = 0;
+      const out = await handleJobEvent(event(tenant, id, 'page', { seq: Number(page.requestId.split(':').pop()), url: page.url, statusCode: 200, credits: 1, links: [] }), { ...deps(), state: counted }, signal);
+      const next = scrapes(out.kind === 'ack' ? out.emit : []);
+      expect(next).toHaveLength(1);
+      inFlight.push(...next);
+      expect(calls).toBeLessThanOrEqual(11);
+    }
+    expect(await liveJob(state, id)).toMatchObject({ status: 'scraping', completed: 6, scheduled: 9 });
+  });
+
+  it('counts an unreadable queued page failed and claims the next in its place', async () => {
+    const urls = ['a', 'b', 'c'].map((p) => `https://example.com/${p}`);
+    const { id, tenant } = await job('batch', { urls, maxConcurrency: 1 });
+    await handleJobEvent(event(tenant, id, 'started'), deps(), signal);
+    const queue = workQueueOf(id).queue;
+    const rest = await state.pop(queue, 10);
+    await state.push(queue, 'not a page', ...rest);
+    const out = await handleJobEvent(event(tenant, id, 'page', { seq: 1, url: urls[0], statusCode: 200, credits: 1, links: [] }), deps(), signal);
+    // The claim that filled the job's one slot was given back: the next page goes at once.
+    expect(scrapes(out.kind === 'ack' ? out.emit : []).map((s) => [s.requestId, s.url])).toEqual([[`${id}:3`, urls[1]]]);
+    expect(await liveJob(state, id)).toMatchObject({ completed: 1, failed: 1, scheduled: 3 });
   });
 
   it('schedules nothing once the job is cancelled, and ends failed when the balance runs out', async () => {

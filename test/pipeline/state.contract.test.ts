@@ -356,11 +356,12 @@ function stateContract(name: string, makeSubject: () => Subject): void {
         expect(await a.sismember(q.seen, 'k6')).toBe(false);
       });
 
-      it('claims in order with numbers, at most maxInflight held, and settles each once', async () => {
+      it('claims in order with numbers, at most maxInflight held, says when another could follow, and settles each once', async () => {
         const q = queueOf();
         for (const item of ['a', 'b', 'c']) await a.queueAdmit(q, item, item, 10, 0);
-        expect(await a.queueClaim(q, 2, 1000)).toEqual({ seq: 1, item: 'a' });
-        expect(await b.queueClaim(q, 2, 1001)).toEqual({ seq: 2, item: 'b' });
+        expect(await a.queueClaim(q, 2, 1000)).toEqual({ seq: 1, item: 'a', more: true });
+        // Full now (c still queued): no more.
+        expect(await b.queueClaim(q, 2, 1001)).toEqual({ seq: 2, item: 'b', more: false });
         expect(await a.queueClaim(q, 2, 1002)).toBe('busy');
         expect(await a.hgetall(q.claims)).toEqual({ '1': 'a', '2': 'b' });
         expect(await a.hgetall(q.claimedAt)).toEqual({ '1': '1000', '2': '1001' });
@@ -373,7 +374,8 @@ function stateContract(name: string, makeSubject: () => Subject): void {
         expect(await a.sismember(q.settled, '2')).toBe(true);
         expect(await a.hgetall(q.counters)).toEqual({ total: '3', seq: '2', inflight: '1', completed: '1', credits: '5' });
 
-        expect(await a.queueClaim(q, 2, 1003)).toEqual({ seq: 3, item: 'c' });
+        // Room for more, nothing left queued: no more.
+        expect(await a.queueClaim(q, 5, 1003)).toEqual({ seq: 3, item: 'c', more: false });
         expect(await a.queueClaim(q, 5, 1004)).toBe('empty');
         expect(await a.queueSettle(q, 1, { failed: 1 })).toBe(true);
         expect(await a.queueSettle(q, 3, {})).toBe(true);

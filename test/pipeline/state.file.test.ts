@@ -100,13 +100,13 @@ describe('pipeline/runtime/state/file', () => {
     const copy = join(dir, `copy-${files++}.sqlite`);
     snapshotFile(a, copy);
     const b = FileState.open({ path: copy });
-    expect(first).toEqual({ seq: 1, item: 'item0' });
+    expect(first).toEqual({ seq: 1, item: 'item0', more: true });
     expect(await b.hgetall(q.counters)).toEqual({ total: '40', seq: '2', inflight: '1', completed: '1' });
     expect(await b.hgetall(q.claims)).toEqual({ 2: 'item1' });
     expect(await b.scard(q.seen)).toBe(50);
     expect(await b.qlen(q.queue)).toBe(38);
     // The queue goes on where it was: the next claim is the next item, numbered on.
-    expect(await b.queueClaim(q, 10, 2000)).toEqual({ seq: 3, item: 'item2' });
+    expect(await b.queueClaim(q, 10, 2000)).toEqual({ seq: 3, item: 'item2', more: true });
     await b.close();
     await a.close();
   });

@@ -147,15 +147,20 @@ async function finish(deps: JobHandlerDeps, id: string): Promise<{ emit: AnyEmis
   const job = await liveJob(deps.state, id);
   if (!job) return { emit: [], final: false };
   const out: AnyEmission[] = [];
-  if (job.status === 'scraping' && job.completed + job.failed >= job.total) {
+  let status = job.status;
+  if (status === 'scraping' && job.completed + job.failed >= job.total) {
     if (await endJob(deps, id, 'completed')) {
       deps.log.info({ jobId: id, completed: job.completed, failed: job.failed }, 'job completed');
       out.push(jobEvent(job.tenant, id, 'completed', { total: job.total, completed: job.completed, failed: job.failed }));
     }
+    status = (await liveJob(deps.state, id))?.status ?? 'completed';
   }
+  // A running job keeps its working state: only an ended one needs its pages in flight read.
+  // Ended by another process since the read above, it is finished by the next event or the
+  // stall watchdog (it stays on ACTIVE_JOBS_KEY: not final).
+  if (status === 'scraping') return { emit: out, final: false };
   const inflight = Number(await deps.state.hget(jobKey(id), 'inflight')) || 0;
-  const ended = (await liveJob(deps.state, id))?.status !== 'scraping';
-  const final = ended && inflight <= 0;
+  const final = inflight <= 0;
   if (final) await dropWorkingKeys(deps.state, id);
   return { emit: out, final };
 }

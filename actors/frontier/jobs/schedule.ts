@@ -90,7 +90,8 @@ export function pageRequest(job: JobRecord, seq: number, page: QueuedPage, pace:
 
 /**
  * Claims queued pages (State.queueClaim: popped, numbered and held in one step) while fewer
- * than the job's concurrency are in flight, pays for each, and returns their ScrapeRequested.
+ * than the job's concurrency are in flight and more are queued, pays for each, and returns
+ * their ScrapeRequested.
  * A page is claimed before it is paid for: a process killed between the two leaves a page in
  * flight that the stall watchdog sends again (fetched unpaid), never credits held for nothing.
  */
@@ -101,14 +102,20 @@ export async function pump(deps: ScheduleDeps, job: JobRecord, pace: Pace, signa
   const queue = workQueueOf(job.id);
   const out: AnyEmission[] = [];
   let account: KeyRecord | null = null;
-  while (!signal.aborted && (await jobRunning(state, job.id))) {
+  // `more` false: the claim just taken filled the job's concurrency or emptied its queue, so
+  // the next would answer busy or empty; its round trips (and the running check's) are spared.
+  let more = true;
+  while (more && !signal.aborted && (await jobRunning(state, job.id))) {
     const claim = await state.queueClaim(queue, max, now());
     if (claim === 'busy' || claim === 'empty') break;
+    more = claim.more;
     const page = parsePage(claim.item);
     if (!page) {
       // Not written by enqueue(): counted as failed so the job can still end.
       await takeInFlight(state, job.id, claim.seq, { failed: 1 });
       await advanceWatermark(state, job.id);
+      // Its claim is given back: the next may be taken whatever `more` said.
+      more = true;
       continue;
     }
     account ??= await deps.keys.get(job.tenant);

@@ -254,10 +254,10 @@ export class MemoryState implements State {
     const [item] = list.shift(1) as [string];
     keys.dropIfEmpty(q.queue, list.length);
     const seq = this.addToCounter(keys, q.counters, 'seq', 1);
-    this.addToCounter(keys, q.counters, 'inflight', 1);
+    const inflight = this.addToCounter(keys, q.counters, 'inflight', 1);
     keys.collection(q.claims, 'hash').set(String(seq), item);
     keys.collection(q.claimedAt, 'hash').set(String(seq), String(nowMs));
-    return { seq, item };
+    return { seq, item, more: inflight < maxInflight && list.length > 0 };
   }
 
   async queueSettle(q: WorkQueueKeys, seq: number, counts: Readonly<Record<string, number>>): Promise<boolean> {

@@ -103,7 +103,10 @@ end
 return out
 `;
 
-/** ARGV: max in flight, now ms. Returns {0} busy, {1} empty, or {2, seq, item}. */
+/**
+ * ARGV: max in flight, now ms. Returns {0} busy, {1} empty, or {2, seq, item, more}: more is 1
+ * when fewer than the max are held after this claim and more is queued.
+ */
 const QUEUE_CLAIM = `
 local inflight = tonumber(redis.call('HGET', KEYS[3], 'inflight') or '0')
 if inflight >= tonumber(ARGV[1]) then return {0} end
@@ -113,7 +116,9 @@ local seq = redis.call('HINCRBY', KEYS[3], 'seq', 1)
 redis.call('HINCRBY', KEYS[3], 'inflight', 1)
 redis.call('HSET', KEYS[4], tostring(seq), item)
 redis.call('HSET', KEYS[5], tostring(seq), ARGV[2])
-return {2, seq, item}
+local more = 0
+if inflight + 1 < tonumber(ARGV[1]) and redis.call('LLEN', KEYS[2]) > 0 then more = 1 end
+return {2, seq, item, more}
 `;
 
 /** ARGV: seq, then counter name and amount pairs. Returns 1 settled now, 0 not held. */
@@ -148,7 +153,7 @@ type QueueKeyArgs = [string, string, string, string, string, string, string];
 
 export interface StateScripts {
   wdsQueueAdmitMany(...args: [...QueueKeyArgs, number, ...(string | number)[]]): Promise<number[]>;
-  wdsQueueClaim(...args: [...QueueKeyArgs, number, number]): Promise<[0] | [1] | [2, number, string]>;
+  wdsQueueClaim(...args: [...QueueKeyArgs, number, number]): Promise<[0] | [1] | [2, number, string, number]>;
   wdsQueueSettle(...args: [...QueueKeyArgs, ...(string | number)[]]): Promise<number>;
   wdsQueueAdvance(...args: [...QueueKeyArgs, string]): Promise<number>;
   wdsDecrIfAtLeast(key: string, amount: number): Promise<[number, number]>;

@@ -215,7 +215,7 @@ export class RedisState implements State {
     const out = await this.link.run(() => this.scripts.wdsQueueClaim(...this.queueKeys(q), maxInflight, nowMs));
     if (out[0] === 0) return 'busy';
     if (out[0] === 1) return 'empty';
-    return { seq: Number(out[1]), item: out[2] };
+    return { seq: Number(out[1]), item: out[2], more: out[3] === 1 };
   }
 
   async queueSettle(q: WorkQueueKeys, seq: number, counts: Readonly<Record<string, number>>): Promise<boolean> {

@@ -75,6 +75,11 @@ export interface Claim {
   /** The claim number: counters.seq after this claim (1, 2, …). */
   readonly seq: number;
   readonly item: string;
+  /**
+   * Whether a next claim could be taken now: fewer than `maxInflight` held after this one and
+   * more queued. False spares the caller the round trip that would answer `busy` or `empty`.
+   */
+  readonly more: boolean;
 }
 
 export interface State {
@@ -137,7 +142,8 @@ export interface State {
   /**
    * Takes the queue's head as the next claim number when fewer than `maxInflight` claims are
    * held: `counters.seq` and `counters.inflight` + 1, the item in `claims`, `nowMs` in
-   * `claimedAt`. `busy`: `maxInflight` are held; `empty`: nothing is queued.
+   * `claimedAt`. `busy`: `maxInflight` are held; `empty`: nothing is queued. A claim says
+   * whether another could follow at once (`more`).
    */
   queueClaim(keys: WorkQueueKeys, maxInflight: number, nowMs: number): Promise<Claim | 'busy' | 'empty'>;
   /**

@@ -176,6 +176,21 @@ export const QUICK: readonly QuickScenario[] = [
       ),
   },
   {
+    file: 'frontier.ts',
+    env: { BENCH_FRONTIER_PAGES: '400', BENCH_FRONTIER_WARMUP: '50' },
+    headlines: (lines) =>
+      unlessSkipped('frontier', lines, () =>
+        lines
+          .filter((l) => l.skipped === undefined)
+          .map((l) => ({
+            name: `frontier ${String(l.scenario)}`,
+            figure: `steps a page ${fmt(l.steps_a_page)}, ${fmt(l.pages_per_s)} pages/s one job`,
+            target: `steps ≤ ${fmt(l.target_steps_a_page)}`,
+            met: l.meets_target === true,
+          })),
+      ),
+  },
+  {
     file: 'main-content.ts',
     env: { BENCH_MAIN_CONTENT_PAGES: '60' },
     headlines: (lines) =>

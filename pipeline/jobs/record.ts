@@ -322,8 +322,3 @@ async function repairEnded(deps: JobStateDeps, id: string): Promise<void> {
   await deps.state.hset(jobKey(id), { status, error: typeof ended.error === 'string' ? ended.error : '' });
   await snapshotJob(deps, id);
 }
-
-/** Whether the job still schedules pages (it exists and has not ended). */
-export async function jobRunning(state: State, id: string): Promise<boolean> {
-  return (await state.get(jobEndKey(id))) === null && (await state.hget(jobKey(id), 'tenant')) !== null;
-}

@@ -382,6 +382,37 @@ function stateContract(name: string, makeSubject: () => Subject): void {
         expect(await a.hgetall(q.counters)).toMatchObject({ seq: '3', inflight: '0', completed: '1', failed: '1' });
       });
 
+      it('claims nothing while an end key is set or the counters are gone, and marks a claim as it settles it', async () => {
+        const q = queueOf();
+        const end = `${q.counters}:end`;
+        const marked = `${q.counters}:marked`;
+        for (const item of ['a', 'b', 'c']) await a.queueAdmit(q, item, item, 10, 0);
+        expect(await a.queueClaim(q, 5, 1000, end)).toEqual({ seq: 1, item: 'a', more: true });
+        await b.set(end, 'cancelled');
+        expect(await a.queueClaim(q, 5, 1001, end)).toBe('ended');
+        expect(await a.hgetall(q.counters)).toEqual({ total: '3', seq: '1', inflight: '1' });
+        // Without the end key the queue is a plain queue.
+        expect(await b.queueClaim(q, 5, 1002)).toEqual({ seq: 2, item: 'b', more: true });
+        await a.del(end);
+        expect(await b.queueClaim(q, 5, 1003, end)).toEqual({ seq: 3, item: 'c', more: false });
+        // A queue whose counters were dropped (its owner gone) claims nothing with the end key.
+        const gone = queueOf();
+        await a.push(gone.queue, 'x');
+        expect(await a.queueClaim(gone, 5, 1004, `${gone.counters}:end`)).toBe('ended');
+        expect(await a.qlen(gone.queue)).toBe(1);
+
+        expect(await a.queueSettle(q, 1, { completed: 1 }, marked)).toBe(true);
+        expect(await b.queueSettle(q, 1, { completed: 1 }, marked)).toBe(false);
+        expect(await a.queueSettle(q, 2, { failed: 1 })).toBe(true);
+        // Marked whether or not the call settles it (a copy stored after another copy failed).
+        expect(await b.queueSettle(q, 2, {}, marked)).toBe(false);
+        expect(await a.hgetall(q.counters)).toMatchObject({ inflight: '1', completed: '1', failed: '1' });
+        expect(await a.sismember(marked, '1')).toBe(true);
+        expect(await a.sismember(marked, '2')).toBe(true);
+        expect(await a.sismember(marked, '3')).toBe(false);
+        expect(await a.sismember(q.settled, '2')).toBe(true);
+      });
+
       it('moves the watermark over consecutive settled claims only, counting the marked ones into listed', async () => {
         const q = queueOf();
         const marked = `${q.counters}:marked`;

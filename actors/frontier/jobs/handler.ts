@@ -24,7 +24,7 @@ import { ACTIVE_JOBS_KEY, endJob, jobKey, jobPartKey, jobTtlMs, liveJob, queueJo
 import { parseJsonObject } from '../../../pipeline/runtime/json.js';
 import type { Outcome } from '../../../pipeline/runtime/pool.js';
 import type { EventValue } from '../../../schemas/events/index.js';
-import { advanceWatermark, depthOf, dropWorkingKeys, enqueue, enqueueAll, expireWorkingKeys, lastRequestKey, markSeen, markStored, peekInFlight, seededKey, seenBefore, sentAtKey, takeInFlight } from './queue.js';
+import { advanceWatermark, depthOf, dropWorkingKeys, enqueue, enqueueAll, expireWorkingKeys, lastRequestKey, markSeen, peekInFlight, seededKey, seenBefore, sentAtKey, takeInFlight } from './queue.js';
 import { jobPageCredits, pageRequest, pump, type Pace, type ScheduleDeps } from './schedule.js';
 import { batchParamsOf, crawlParamsOf, crawlScope, type Candidate, type CrawlParams } from './scope.js';
 import type { SiteReader } from './site.js';
@@ -208,10 +208,8 @@ async function settle(deps: JobHandlerDeps, job: JobRecord, pace: Pace, type: 'p
   const credits = typeof data.credits === 'number' ? Math.max(0, data.credits) : held;
   const charged = account?.unlimited ? credits : Math.min(credits, held);
   const counts: Record<string, number> = type === 'page' ? { completed: 1, creditsUsed: charged } : { failed: 1 };
-  // Marked stored before it is settled: a process killed in between leaves a mark the
-  // settling of the page's next delivery finds again.
-  if (type === 'page') await markStored(deps.state, job.id, seq);
-  if (!(await takeInFlight(deps.state, job.id, seq, counts))) return;
+  // Marked stored and settled in one step: no process is killed between the two.
+  if (!(await takeInFlight(deps.state, job.id, seq, counts, type === 'page'))) return;
   // With a `delay` one page is in flight at a time: the next waits `delay` from now, when this
   // one is known to be done, so the host sees the requests at least `delay` apart.
   if (pace.delayMs > 0) await deps.state.set(lastRequestKey(job.id), String(Date.now()), jobTtlMs(job));

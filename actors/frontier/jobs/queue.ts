@@ -122,18 +122,13 @@ export async function depthOf(state: State, jobId: string, page: QueuedPage): Pr
 
 /**
  * Settles a page in flight once: out of flight, `counts` added to the job's counters, its seq
- * marked settled; true for the one call that did (a redelivery finds it gone).
+ * marked settled; true for the one call that did (a redelivery finds it gone). `stored`: the
+ * page is marked stored in the same step, whether or not this call settles it (a redelivered
+ * event, or a copy stored after another failed), so the watermark counts it into `listed`
+ * when it passes it. Marking twice is marking once.
  */
-export function takeInFlight(state: State, jobId: string, seq: number, counts: Readonly<Record<string, number>>): Promise<boolean> {
-  return state.queueSettle(workQueueOf(jobId), seq, counts);
-}
-
-/**
- * Marks page `seq` stored, before it is settled: the watermark counts it into `listed` when it
- * passes it. Marking twice (a redelivered event) is marking once.
- */
-export async function markStored(state: State, jobId: string, seq: number): Promise<void> {
-  await state.sadd(storedKey(jobId), String(seq));
+export function takeInFlight(state: State, jobId: string, seq: number, counts: Readonly<Record<string, number>>, stored = false): Promise<boolean> {
+  return state.queueSettle(workQueueOf(jobId), seq, counts, stored ? storedKey(jobId) : undefined);
 }
 
 /**

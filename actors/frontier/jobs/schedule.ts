@@ -11,7 +11,7 @@
  */
 import type { AnyEmission } from '../../../pipeline/runtime/events.js';
 import { jobEvent, jobPageRequestId } from '../../../pipeline/jobs/pages.js';
-import { endJob, jobRunning, jobTtlMs, type JobRecord, type JobStateDeps } from '../../../pipeline/jobs/record.js';
+import { endJob, jobEndKey, jobTtlMs, type JobRecord, type JobStateDeps } from '../../../pipeline/jobs/record.js';
 import type { KeyRecord, KeyRegistry } from '../../../pipeline/keys/registry.js';
 import type { Logger } from '../../../pipeline/runtime/log.js';
 import { needsBrowser } from '../../../pipeline/pages/rendering.js';
@@ -89,9 +89,9 @@ export function pageRequest(job: JobRecord, seq: number, page: QueuedPage, pace:
 }
 
 /**
- * Claims queued pages (State.queueClaim: popped, numbered and held in one step) while fewer
- * than the job's concurrency are in flight and more are queued, pays for each, and returns
- * their ScrapeRequested.
+ * Claims queued pages (State.queueClaim: popped, numbered and held in one step) while the job
+ * runs, fewer than its concurrency are in flight and more are queued, pays for each, and
+ * returns their ScrapeRequested.
  * A page is claimed before it is paid for: a process killed between the two leaves a page in
  * flight that the stall watchdog sends again (fetched unpaid), never credits held for nothing.
  */
@@ -103,11 +103,12 @@ export async function pump(deps: ScheduleDeps, job: JobRecord, pace: Pace, signa
   const out: AnyEmission[] = [];
   let account: KeyRecord | null = null;
   // `more` false: the claim just taken filled the job's concurrency or emptied its queue, so
-  // the next would answer busy or empty; its round trips (and the running check's) are spared.
+  // the next would answer busy or empty; its round trip is spared. A job that has ended (its
+  // end latch) or whose record is gone claims nothing: the claim checks, in the same step.
   let more = true;
-  while (more && !signal.aborted && (await jobRunning(state, job.id))) {
-    const claim = await state.queueClaim(queue, max, now());
-    if (claim === 'busy' || claim === 'empty') break;
+  while (more && !signal.aborted) {
+    const claim = await state.queueClaim(queue, max, now(), jobEndKey(job.id));
+    if (claim === 'busy' || claim === 'empty' || claim === 'ended') break;
     more = claim.more;
     const page = parsePage(claim.item);
     if (!page) {

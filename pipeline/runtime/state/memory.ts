@@ -245,9 +245,10 @@ export class MemoryState implements State {
     return 'added';
   }
 
-  async queueClaim(q: WorkQueueKeys, maxInflight: number, nowMs: number): Promise<Claim | 'busy' | 'empty'> {
+  async queueClaim(q: WorkQueueKeys, maxInflight: number, nowMs: number, ended?: string): Promise<Claim | 'busy' | 'empty' | 'ended'> {
     const keys = this.open();
     checkCount('maxInflight', maxInflight);
+    if (ended !== undefined && (keys.read(ended, 'string') !== undefined || keys.read(q.counters, 'hash') === undefined)) return 'ended';
     if (parseInteger(keys.read(q.counters, 'hash')?.get('inflight')) >= maxInflight) return 'busy';
     const list = keys.read(q.queue, 'list');
     if (!list || list.length === 0) return 'empty';
@@ -260,11 +261,12 @@ export class MemoryState implements State {
     return { seq, item, more: inflight < maxInflight && list.length > 0 };
   }
 
-  async queueSettle(q: WorkQueueKeys, seq: number, counts: Readonly<Record<string, number>>): Promise<boolean> {
+  async queueSettle(q: WorkQueueKeys, seq: number, counts: Readonly<Record<string, number>>, marked?: string): Promise<boolean> {
     const keys = this.open();
     for (const by of Object.values(counts)) checkInteger('count', by);
-    const claims = keys.read(q.claims, 'hash');
     const field = String(seq);
+    if (marked !== undefined) keys.collection(marked, 'set').add(field);
+    const claims = keys.read(q.claims, 'hash');
     if (!claims?.delete(field)) return false;
     keys.dropIfEmpty(q.claims, claims.size);
     const at = keys.read(q.claimedAt, 'hash');

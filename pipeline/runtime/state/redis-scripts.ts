@@ -104,10 +104,13 @@ return out
 `;
 
 /**
- * ARGV: max in flight, now ms. Returns {0} busy, {1} empty, or {2, seq, item, more}: more is 1
- * when fewer than the max are held after this claim and more is queued.
+ * KEYS: the queue's, then the end key. ARGV: max in flight, now ms, 1 when the end key counts.
+ * Returns {3} ended (the end key is set, or the counters are gone), {0} busy, {1} empty, or
+ * {2, seq, item, more}: more is 1 when fewer than the max are held after this claim and more
+ * is queued.
  */
 const QUEUE_CLAIM = `
+if ARGV[3] == '1' and (redis.call('EXISTS', KEYS[8]) == 1 or redis.call('EXISTS', KEYS[3]) == 0) then return {3} end
 local inflight = tonumber(redis.call('HGET', KEYS[3], 'inflight') or '0')
 if inflight >= tonumber(ARGV[1]) then return {0} end
 local item = redis.call('LPOP', KEYS[2])
@@ -121,11 +124,15 @@ if inflight + 1 < tonumber(ARGV[1]) and redis.call('LLEN', KEYS[2]) > 0 then mor
 return {2, seq, item, more}
 `;
 
-/** ARGV: seq, then counter name and amount pairs. Returns 1 settled now, 0 not held. */
+/**
+ * KEYS: the queue's, then the marked set. ARGV: seq, 1 when it is marked, then counter name and
+ * amount pairs. Returns 1 settled now, 0 not held.
+ */
 const QUEUE_SETTLE = `
+if ARGV[2] == '1' then redis.call('SADD', KEYS[8], ARGV[1]) end
 if redis.call('HDEL', KEYS[4], ARGV[1]) == 0 then return 0 end
 redis.call('HDEL', KEYS[5], ARGV[1])
-for i = 2, #ARGV, 2 do redis.call('HINCRBY', KEYS[3], ARGV[i], ARGV[i + 1]) end
+for i = 3, #ARGV, 2 do redis.call('HINCRBY', KEYS[3], ARGV[i], ARGV[i + 1]) end
 redis.call('HINCRBY', KEYS[3], 'inflight', -1)
 redis.call('SADD', KEYS[6], ARGV[1])
 return 1
@@ -153,8 +160,8 @@ type QueueKeyArgs = [string, string, string, string, string, string, string];
 
 export interface StateScripts {
   wdsQueueAdmitMany(...args: [...QueueKeyArgs, number, ...(string | number)[]]): Promise<number[]>;
-  wdsQueueClaim(...args: [...QueueKeyArgs, number, number]): Promise<[0] | [1] | [2, number, string, number]>;
-  wdsQueueSettle(...args: [...QueueKeyArgs, ...(string | number)[]]): Promise<number>;
+  wdsQueueClaim(...args: [...QueueKeyArgs, string, number, number, number]): Promise<[0] | [1] | [3] | [2, number, string, number]>;
+  wdsQueueSettle(...args: [...QueueKeyArgs, string, string, number, ...(string | number)[]]): Promise<number>;
   wdsQueueAdvance(...args: [...QueueKeyArgs, string]): Promise<number>;
   wdsDecrIfAtLeast(key: string, amount: number): Promise<[number, number]>;
   wdsReleaseLock(key: string, token: string): Promise<number>;
@@ -177,8 +184,8 @@ const SCRIPTS: Record<keyof StateScripts, string> = {
 
 const KEY_COUNTS: Partial<Record<keyof StateScripts, number>> = {
   wdsQueueAdmitMany: QUEUE_KEY_ORDER.length,
-  wdsQueueClaim: QUEUE_KEY_ORDER.length,
-  wdsQueueSettle: QUEUE_KEY_ORDER.length,
+  wdsQueueClaim: QUEUE_KEY_ORDER.length + 1,
+  wdsQueueSettle: QUEUE_KEY_ORDER.length + 1,
   wdsQueueAdvance: QUEUE_KEY_ORDER.length + 1,
 };
 

@@ -210,18 +210,23 @@ export class RedisState implements State {
     return codes.map((done) => (done === 1 ? 'added' : done === 2 ? 'full' : 'seen'));
   }
 
-  async queueClaim(q: WorkQueueKeys, maxInflight: number, nowMs: number): Promise<Claim | 'busy' | 'empty'> {
+  async queueClaim(q: WorkQueueKeys, maxInflight: number, nowMs: number, ended?: string): Promise<Claim | 'busy' | 'empty' | 'ended'> {
     checkCount('maxInflight', maxInflight);
-    const out = await this.link.run(() => this.scripts.wdsQueueClaim(...this.queueKeys(q), maxInflight, nowMs));
+    // Without `ended` the script's eighth key is the counters' own (one slot), not looked at.
+    const endKey = this.k(ended ?? q.counters);
+    const out = await this.link.run(() => this.scripts.wdsQueueClaim(...this.queueKeys(q), endKey, maxInflight, nowMs, ended === undefined ? 0 : 1));
     if (out[0] === 0) return 'busy';
     if (out[0] === 1) return 'empty';
+    if (out[0] === 3) return 'ended';
     return { seq: Number(out[1]), item: out[2], more: out[3] === 1 };
   }
 
-  async queueSettle(q: WorkQueueKeys, seq: number, counts: Readonly<Record<string, number>>): Promise<boolean> {
+  async queueSettle(q: WorkQueueKeys, seq: number, counts: Readonly<Record<string, number>>, marked?: string): Promise<boolean> {
     const pairs: (string | number)[] = [];
     for (const [name, by] of Object.entries(counts)) if (checkInteger('count', by) !== 0) pairs.push(name, by);
-    return (await this.link.run(() => this.scripts.wdsQueueSettle(...this.queueKeys(q), String(seq), ...pairs))) === 1;
+    // Without `marked` the script's eighth key is the settled set's own (one slot), not touched.
+    const markKey = this.k(marked ?? q.settled);
+    return (await this.link.run(() => this.scripts.wdsQueueSettle(...this.queueKeys(q), markKey, String(seq), marked === undefined ? 0 : 1, ...pairs))) === 1;
   }
 
   async queueAdvance(q: WorkQueueKeys, marked: string): Promise<number> {

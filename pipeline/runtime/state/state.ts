@@ -143,15 +143,20 @@ export interface State {
    * Takes the queue's head as the next claim number when fewer than `maxInflight` claims are
    * held: `counters.seq` and `counters.inflight` + 1, the item in `claims`, `nowMs` in
    * `claimedAt`. `busy`: `maxInflight` are held; `empty`: nothing is queued. A claim says
-   * whether another could follow at once (`more`).
+   * whether another could follow at once (`more`). With `ended` (a string key sharing the
+   * keys' hash tag, such as a job's end latch): `ended` and nothing changes while that key is
+   * set or `counters` does not exist (the queue's owner was dropped) — the check a caller
+   * would otherwise make in round trips of its own before each claim.
    */
-  queueClaim(keys: WorkQueueKeys, maxInflight: number, nowMs: number): Promise<Claim | 'busy' | 'empty'>;
+  queueClaim(keys: WorkQueueKeys, maxInflight: number, nowMs: number, ended?: string): Promise<Claim | 'busy' | 'empty' | 'ended'>;
   /**
    * Settles claim `seq` once: drops it from `claims` and `claimedAt`, adds `counts` to the
    * counters and -1 to `inflight`, adds `seq` to `settled`. False when it is not held (settled
-   * before, or never claimed): nothing changes.
+   * before, or never claimed): nothing changes. With `marked` (a set sharing the keys' hash
+   * tag; see queueAdvance) `seq` is added to it first, whether or not the claim is held: a
+   * mark and a settle in one step, where a mark before a settle would be two.
    */
-  queueSettle(keys: WorkQueueKeys, seq: number, counts: Readonly<Record<string, number>>): Promise<boolean>;
+  queueSettle(keys: WorkQueueKeys, seq: number, counts: Readonly<Record<string, number>>, marked?: string): Promise<boolean>;
   /**
    * Moves `counters.watermark` over every consecutive claim number in `settled` past it,
    * taking each out of `settled`, and adds to `counters.listed` how many of them were in the

@@ -32,12 +32,13 @@ import { handleJobEvent, type JobHandlerDeps } from '../actors/frontier/jobs/han
 import { ALLOW_ALL } from '../actors/frontier/robots.js';
 import type { SiteReader } from '../actors/frontier/jobs/site.js';
 import type { AnyEmission } from '../pipeline/runtime/events.js';
-import { jobEvent, newJobId } from '../pipeline/jobs/pages.js';
+import { jobEvent, jobPageSeq, newJobId } from '../pipeline/jobs/pages.js';
 import { createJob } from '../pipeline/jobs/record.js';
 import { FileKeyRegistry } from '../pipeline/keys/ledger-file.js';
 import { createLogger } from '../pipeline/runtime/log.js';
 import { RedisState } from '../pipeline/runtime/state/redis.js';
 import type { State } from '../pipeline/runtime/state/state.js';
+import { observedState } from '../test/helpers/state-calls.js';
 import { emit, positiveInteger } from './lib.js';
 
 const REDIS_URL = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
@@ -56,26 +57,13 @@ async function redisCpuMs(redis: Redis): Promise<number> {
   return (Number(fields.get('used_cpu_sys') ?? 0) + Number(fields.get('used_cpu_user') ?? 0)) * 1000;
 }
 
-/** The state with each call counted by method. */
-function counting(state: State, counts: Map<string, number>): State {
-  return new Proxy(state, {
-    get(target, name, receiver) {
-      const value: unknown = Reflect.get(target, name, receiver);
-      if (typeof value !== 'function') return value;
-      return (...args: unknown[]) => {
-        counts.set(String(name), (counts.get(String(name)) ?? 0) + 1);
-        return (value as (...a: unknown[]) => unknown).apply(target, args);
-      };
-    },
-  });
-}
-
 const round3 = (n: number) => Math.round(n * 1000) / 1000;
 
 async function scenario(kind: Kind, state: RedisState, redis: Redis, keys: FileKeyRegistry): Promise<Record<string, unknown>> {
   const counts = new Map<string, number>();
   const site: SiteReader = { robots: async () => ALLOW_ALL, sitemapUrls: async () => undefined };
-  const deps: JobHandlerDeps = { state: counting(state, counts), keys, site, log: createLogger('silent'), writer: { write: async () => undefined, pending: () => 0 } };
+  const counted = observedState<State>(state, (name) => counts.set(name, (counts.get(name) ?? 0) + 1));
+  const deps: JobHandlerDeps = { state: counted, keys, site, log: createLogger('silent'), writer: { write: async () => undefined, pending: () => 0 } };
   const { record } = await keys.create({ name: `bench-${kind}`, credits: 'unlimited' });
   const id = newJobId(kind);
   const pageCount = WARMUP + PAGES + 20;
@@ -90,8 +78,9 @@ async function scenario(kind: Kind, state: RedisState, redis: Redis, keys: FileK
   const sent: { seq: number; url: string }[] = [];
   const take = (out: Awaited<ReturnType<typeof handleJobEvent>>) => {
     for (const e of (out.kind === 'ack' ? out.emit : undefined) ?? ([] as AnyEmission[])) {
-      const v = e.value as { requestId?: string; url?: string; jobId?: string };
-      if (v.jobId === id && typeof v.requestId === 'string' && typeof v.url === 'string') sent.push({ seq: Number(v.requestId.split(':').pop()), url: v.url });
+      const v = e.value as { requestId?: string; url?: string };
+      const seq = typeof v.requestId === 'string' ? jobPageSeq(v.requestId, id) : null;
+      if (seq !== null && typeof v.url === 'string') sent.push({ seq, url: v.url });
     }
   };
   // A crawl's page links LINKS pages: the next few new (what a crawl discovers), the rest seen.

@@ -26,6 +26,7 @@ import { RedisState } from '../../pipeline/runtime/state/redis.js';
 import { QUEUE_OFFERS_MAX, type State } from '../../pipeline/runtime/state/state.js';
 import { engine } from '../helpers/engines.js';
 import { dropNamespace, REDIS_INSTALL, redisProbe, TEST_REDIS_URL, testNamespace } from '../helpers/redis.js';
+import { observedState } from '../helpers/state-calls.js';
 
 describe('actors/frontier/jobs scope', () => {
   const scope = (over: Record<string, unknown> = {}) => crawlScope(crawlParamsOf(JSON.stringify({ url: 'https://example.com/docs/', ...over })));
@@ -378,15 +379,8 @@ function jobSuite(makeEngine: () => Engine): void {
     const { id, tenant } = await job('crawl', { url: 'https://example.com/', maxDepth: 2, limit: 4, respectRobots: true, maxConcurrency: 50, ignoreSitemap: true });
     await handleJobEvent(event(tenant, id, 'started'), deps(), signal);
     const calls: string[] = [];
-    const counted = new Proxy(state, {
-      get(target, name, receiver) {
-        const value = Reflect.get(target, name, receiver) as unknown;
-        if (name !== 'queueAdmit' && name !== 'queueAdmitMany') return typeof value === 'function' ? value.bind(target) : value;
-        return (...args: unknown[]) => {
-          calls.push(`${String(name)} ${name === 'queueAdmitMany' ? (args[1] as unknown[]).length : 1}`);
-          return (value as (...a: unknown[]) => unknown).apply(target, args);
-        };
-      },
+    const counted = observedState(state, (name, args) => {
+      if (name === 'queueAdmit' || name === 'queueAdmitMany') calls.push(`${name} ${name === 'queueAdmitMany' ? (args[1] as unknown[]).length : 1}`);
     });
     const at = (p: string) => `https://example.com${p}`;
     const keyOf = (p: string) => crawlScope(crawlParamsOf(JSON.stringify({ url: at('/') }))).candidate(at(p))?.key ?? '';
@@ -424,16 +418,11 @@ function jobSuite(makeEngine: () => Engine): void {
     // This second's progress version is written already (at most one a second: three steps more).
     await state.set(jobPartKey(id, 'snapshot'), '1', 60_000);
     let calls = 0;
-    const counted = new Proxy(state, {
-      get(target, name, receiver) {
-        const value: unknown = Reflect.get(target, name, receiver);
-        return typeof value === 'function' ? (...args: unknown[]) => (calls++, (value as (...a: unknown[]) => unknown).apply(target, args)) : value;
-      },
-    });
+    const counted = observedState(state, () => void calls++);
     for (let i = 0; i < 6; i++) {
       const page = inFlight.shift() as { requestId: string; url: string };
       calls = 0;
-      const out = await handleJobEvent(event(tenant, id, 'page', { seq: Number(page.requestId.split(':').pop()), url: page.url, statusCode: 200, credits: 1, links: [] }), { ...deps(), state: counted }, signal);
+      const out = await handleJobEvent(event(tenant, id, 'page', { seq: jobPageSeq(page.requestId, id), url: page.url, statusCode: 200, credits: 1, links: [] }), { ...deps(), state: counted }, signal);
       const next = scrapes(out.kind === 'ack' ? out.emit : []);
       expect(next).toHaveLength(1);
       inFlight.push(...next);

@@ -248,8 +248,9 @@ export class MemoryState implements State {
   async queueClaim(q: WorkQueueKeys, maxInflight: number, nowMs: number, ended?: string): Promise<Claim | 'busy' | 'empty' | 'ended'> {
     const keys = this.open();
     checkCount('maxInflight', maxInflight);
-    if (ended !== undefined && (keys.read(ended, 'string') !== undefined || keys.read(q.counters, 'hash') === undefined)) return 'ended';
-    if (parseInteger(keys.read(q.counters, 'hash')?.get('inflight')) >= maxInflight) return 'busy';
+    const counters = keys.read(q.counters, 'hash');
+    if (ended !== undefined && (keys.read(ended, 'string') !== undefined || counters === undefined)) return 'ended';
+    if (parseInteger(counters?.get('inflight')) >= maxInflight) return 'busy';
     const list = keys.read(q.queue, 'list');
     if (!list || list.length === 0) return 'empty';
     const [item] = list.shift(1) as [string];

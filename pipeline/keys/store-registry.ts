@@ -118,6 +118,14 @@ export class StoreKeyRegistry implements KeyRegistry {
   private readonly recordTtlMs: number;
   /** Key records by the id or prefix they were asked for (null: no such key), with when they were read. */
   private readonly records = new Map<string, { key: StoredKey | null; at: number }>();
+  /**
+   * Reads of a record under way, by what was asked: the page events a frontier handles at once
+   * all miss when a record's TTL ends, and share one `SELECT … FROM api_keys FINAL` rather
+   * than each sending its own (3.7 a refresh in a two-parser drain, bench/README.md).
+   */
+  private readonly reading = new Map<string, Promise<StoredKey | null>>();
+  /** Moves on every write through this registry: a read that started before it is not kept. */
+  private generation = 0;
   private readonly sweeper: NodeJS.Timeout | null = null;
   private sweeping: Promise<void> | null = null;
 
@@ -203,8 +211,11 @@ export class StoreKeyRegistry implements KeyRegistry {
   }
 
   private forget(key: StoredKey): void {
+    this.generation++;
     this.records.delete(key.id);
     this.records.delete(key.prefix);
+    this.reading.delete(key.id);
+    this.reading.delete(key.prefix);
   }
 
   private async write(key: StoredKey): Promise<void> {
@@ -341,16 +352,34 @@ export class StoreKeyRegistry implements KeyRegistry {
     const now = this.now();
     const memo = this.records.get(idOrPrefix);
     let key: StoredKey | null | undefined = memo && now - memo.at < this.recordTtlMs ? memo.key : undefined;
-    if (key === undefined) {
-      [key = null] = await this.rows('id = {v:String} OR prefix = {v:String}', { v: idOrPrefix });
-      if (this.recordTtlMs > 0) {
-        this.records.delete(idOrPrefix);
-        // Oldest first: past the cap the longest-read record goes.
-        if (this.records.size >= MAX_RECORDS) this.records.delete(this.records.keys().next().value as string);
-        this.records.set(idOrPrefix, { key, at: now });
-      }
-    }
+    if (key === undefined) key = await this.read(idOrPrefix, now);
     return key ? this.view(key) : null;
+  }
+
+  /** The stored record of `idOrPrefix`, one store read at a time for it, kept for the TTL. */
+  private read(idOrPrefix: string, now: number): Promise<StoredKey | null> {
+    const query = () => this.rows('id = {v:String} OR prefix = {v:String}', { v: idOrPrefix });
+    // Not cached: every get reads the record as it is now, never one another call began earlier.
+    if (this.recordTtlMs === 0) return query().then(([key = null]) => key);
+    const under = this.reading.get(idOrPrefix);
+    if (under) return under;
+    const generation = this.generation;
+    const reading = query()
+      .then(([key = null]) => {
+        // A write through this registry since the read began: its answer may predate it.
+        if (generation === this.generation) {
+          this.records.delete(idOrPrefix);
+          // Oldest first: past the cap the longest-read record goes.
+          if (this.records.size >= MAX_RECORDS) this.records.delete(this.records.keys().next().value as string);
+          this.records.set(idOrPrefix, { key, at: now });
+        }
+        return key;
+      })
+      .finally(() => {
+        if (this.reading.get(idOrPrefix) === reading) this.reading.delete(idOrPrefix);
+      });
+    this.reading.set(idOrPrefix, reading);
+    return reading;
   }
 
   async list(): Promise<KeyRecord[]> {

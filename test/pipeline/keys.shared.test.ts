@@ -203,6 +203,71 @@ function registryContract(name: string, available: boolean, open: () => Promise<
       cached.close();
     });
 
+    if (inStore) it('sends one read of a record for the gets that miss it at once, and keeps no answer a write here overtook', async () => {
+      const store = backend.store as Store;
+      const state = backend.state as State;
+      let t = Date.parse('2026-01-01T00:00:00Z');
+      let recordReads = 0;
+      let storeDown = false;
+      // Each record read waits for the test to let it go, so gets pile up behind it.
+      const held: (() => void)[] = [];
+      const counting = new Proxy(store, {
+        get(target, prop, receiver) {
+          if (prop !== 'query') return Reflect.get(target, prop, receiver) as unknown;
+          return async (sql: string, params?: Record<string, unknown>) => {
+            if (!sql.includes('FROM api_keys')) return target.query(sql, params);
+            recordReads++;
+            const rows = await target.query(sql, params);
+            await new Promise<void>((resolve) => held.push(resolve));
+            if (storeDown) throw new Error('store down');
+            return rows;
+          };
+        },
+      });
+      const release = async () => {
+        while (held.length === 0) await new Promise((resolve) => setTimeout(resolve, 1));
+        for (const go of held.splice(0)) go();
+      };
+      const cached = new StoreKeyRegistry(counting, state, { now: () => t, recordTtlMs: 5_000 });
+      const { record } = await r.create({ name: 'coalesced', credits: 10 });
+      // Twenty page events miss the record at once: one read answers them all.
+      const gets = Array.from({ length: 20 }, () => cached.get(record.id));
+      await release();
+      expect(await Promise.all(gets)).toEqual(Array.from({ length: 20 }, () => record));
+      expect(recordReads).toBe(1);
+      // Within the TTL: no read at all.
+      expect(await cached.get(record.id)).toEqual(record);
+      expect(recordReads).toBe(1);
+      // A failed read fails every get that shared it and is not kept: the next get reads again.
+      t += 5_000;
+      storeDown = true;
+      const failed = Promise.allSettled([cached.get(record.id), cached.get(record.id)]);
+      await release();
+      expect((await failed).map((x) => x.status)).toEqual(['rejected', 'rejected']);
+      expect(recordReads).toBe(2);
+      storeDown = false;
+      const again = cached.get(record.id);
+      await release();
+      expect(await again).toEqual(record);
+      expect(recordReads).toBe(3);
+      // A revoke through this registry while a read of the key's prefix is under way: that
+      // read's answer (from before the revoke) is not kept; the next get reads it again.
+      const stale = cached.get(record.prefix);
+      while (held.length === 0) await new Promise((resolve) => setTimeout(resolve, 1));
+      const revoking = cached.revoke(record.id);
+      // The revoke reads the record afresh (its own read, held behind the first), and writes.
+      while (held.length < 2) await new Promise((resolve) => setTimeout(resolve, 1));
+      (held.pop() as () => void)();
+      await revoking;
+      await release();
+      expect((await stale)?.revoked).toBe(false);
+      const after = cached.get(record.prefix);
+      await release();
+      expect((await after)?.revoked).toBe(true);
+      expect(recordReads).toBe(6);
+      cached.close();
+    });
+
     if (inStore) it('batches charges without the caller waiting, and a charge left pending by a killed process is counted once', async () => {
       const store = backend.store as Store;
       const state = backend.state as State;

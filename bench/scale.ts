@@ -68,6 +68,9 @@
  *             `recovery_s` is the time from the kill until the pages/s of a trailing 5 s
  *             window is back to 0.8 of the 5 s before the kill; target ≤ 30 s.
  *
+ * BENCH_SCALE_STORE_BATCH_MS, when set, is every service's STORE_BATCH_MAX_DELAY_MS (unset: the
+ * service's own 20 ms): how long a process's rows wait for their insert (docs/scaling.md "Inserts").
+ *
  * Sizes that finish in a few minutes on this 2-core machine (bench/README.md "Scaling apart"):
  * BENCH_SCALE_SCENARIOS=fetchers,parsers BENCH_SCALE_PAGES=300 BENCH_SCALE_STEPS=1,2
  * BENCH_SCALE_PARSE_PAGES=150.
@@ -108,6 +111,7 @@ const KILL_AT = Number(process.env.BENCH_SCALE_KILL_AT || 0.3);
 const STALL_S = positiveInteger('BENCH_SCALE_STALL_S', 120);
 const FETCH_WAIT_MS = positiveInteger('BENCH_SCALE_FETCH_WAIT_MS', 100);
 const DRAIN_FETCH_WAIT_MS = positiveInteger('BENCH_SCALE_DRAIN_FETCH_WAIT_MS', 1000);
+const STORE_BATCH_MS: Record<string, string> = process.env.BENCH_SCALE_STORE_BATCH_MS ? { STORE_BATCH_MAX_DELAY_MS: String(Number(process.env.BENCH_SCALE_STORE_BATCH_MS)) } : {};
 const IDLE_S = positiveInteger('BENCH_SCALE_IDLE_S', 20);
 const SCENARIOS = new Set((process.env.BENCH_SCALE_SCENARIOS || 'fetchers,parsers,faults,drain').split(','));
 const PARTITIONS = positiveInteger('BENCH_SCALE_PARTITIONS', Math.max(24, Math.max(...STEPS) * FETCH_CONCURRENCY));
@@ -689,7 +693,7 @@ async function main(): Promise<void> {
   const cluster = await startCluster({
     main: PRODUCTION_MAIN,
     kafkaPartitions: PARTITIONS,
-    env: { FETCH_ALLOW_PRIVATE: 'true', JOB_STALL_MS: '20000', REQUEST_TIMEOUT_MS: '120000', KAFKA_FETCH_MAX_WAIT_MS: String(FETCH_WAIT_MS) },
+    env: { FETCH_ALLOW_PRIVATE: 'true', JOB_STALL_MS: '20000', REQUEST_TIMEOUT_MS: '120000', KAFKA_FETCH_MAX_WAIT_MS: String(FETCH_WAIT_MS), ...STORE_BATCH_MS },
   });
   try {
     // Two processes at a time: more starting at once outlast a start's time limit on 2 cores.

@@ -46,8 +46,7 @@ export interface Runtime<C extends RuntimeConfig = RuntimeConfig> {
 /** The file of STATE=file, in DATA_DIR. */
 export const STATE_FILE = 'state.sqlite';
 
-/** A batch waits at most this long to fill; a caller awaiting its write waits as long. */
-export const BATCH_MAX_DELAY_MS = 20;
+/** Rows at which a table's batch is sent at once; how long it waits otherwise is STORE_BATCH_MAX_DELAY_MS. */
 export const BATCH_MAX_ROWS = 1000;
 /** Inserts at once into the embedded engine (store/batch-writer.ts: group commit). */
 export const CHDB_INSERT_SLOTS = 1;
@@ -119,7 +118,7 @@ export async function createRuntime<C extends RuntimeConfig>(config: C, log: Log
     const bus = meteredBus(engine, metrics);
     // chdb runs one statement at a time: one insert slot, so batches grow while it is busy.
     const insertSlots = store.driver === 'chdb' ? { maxConcurrentInserts: CHDB_INSERT_SLOTS } : {};
-    const writer = new BatchWriter(meteredInserts(store, metrics), { maxRows: BATCH_MAX_ROWS, maxDelayMs: BATCH_MAX_DELAY_MS, ...insertSlots }, log);
+    const writer = new BatchWriter(meteredInserts(store, metrics), { maxRows: BATCH_MAX_ROWS, maxDelayMs: config.storeBatchMaxDelayMs, ...insertSlots }, log);
     opened.push(() => writer.close());
     const blobs: BlobStore = bus.kind === 'kafka' ? new StoreBlobs(store) : new MemoryBlobs();
     const events = new Events(bus, codec, blobs, bus.kind === 'kafka' ? KAFKA_INLINE_LIMIT_BYTES : Number.POSITIVE_INFINITY);

@@ -266,6 +266,15 @@ export const RUNTIME_SETTINGS = {
     description:
       "STORE=chdb: while the store is in use, the same memory as STORE_IDLE_RELEASE_MS's (the engine library's pages paged in by rarely run paths, the C heap's free pages) is given back at most this often, without waiting for an idle spell. In a 10,000-page crawl it keeps ~75 MB less resident (the library's pages 113 → 79 MB, the node executable's 58 → 25–27 MB, the C heap's 45 → 33 MB) for 4–7 ms of the main thread each time. 0: only when idle.",
   },
+  storeBatchMaxDelayMs: {
+    env: 'STORE_BATCH_MAX_DELAY_MS',
+    type: 'integer',
+    default: 20,
+    min: 0,
+    max: 10000,
+    description:
+      "How long a process's rows wait for their table's batch to fill before the insert, for the rows a caller waits on: a crawl or batch page's `job_pages` row (its page is reported to the frontier once the row landed), a scrape's page copy, a job's first and last version, the records an API call writes (monitors, watches, leads runs). Tables nobody waits on (the search index, the link graph, job pages' cache copies, the credit ledger) take their own 1 s windows. Longer: fewer and larger inserts, so fewer parts for ClickHouse to write and merge, at the cost of each job page's latency (a crawl with few pages in flight slows by about as much); see docs/scaling.md \"Inserts\" for a large deployment. 0: a batch is sent as soon as the store is free.",
+  },
   storeMallocConf: {
     env: 'STORE_MALLOC_CONF',
     type: 'string',

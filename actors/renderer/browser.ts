@@ -48,15 +48,18 @@ export interface BrowserPoolOptions {
 /**
  * True when the render failed because the browser (or the page's renderer process) died,
  * not because of the page: the browser is disconnected, or the error says the target
- * crashed, closed or aborted the navigation and the browser disconnects within a moment (its
- * `disconnected` event may come after the failed call returns).
+ * crashed, closed or aborted the navigation, or the browser answered a protocol call with an
+ * error, and the browser disconnects within a moment (its `disconnected` event may come after
+ * the failed call returns).
  */
-async function wentAway(browser: Browser, error: unknown): Promise<boolean> {
+export async function wentAway(browser: Browser, error: unknown): Promise<boolean> {
   if (!browser.isConnected()) return true;
   const message = error instanceof Error ? error.message : String(error);
   if (/Target crashed|Page crashed/i.test(message)) return true;
-  // A navigation cut off by the browser closing fails as ERR_ABORTED, often before `disconnected`.
-  if (!/has been closed|has disconnected|net::ERR_ABORTED/i.test(message)) return false;
+  // A navigation cut off by the browser closing fails as ERR_ABORTED, often before
+  // `disconnected`; a context asked for as it closes, as a protocol error ("Failed to find
+  // browser context").
+  if (!/has been closed|has disconnected|net::ERR_ABORTED|Protocol error|Target closed/i.test(message)) return false;
   await Promise.race([new Promise<void>((resolve) => browser.once('disconnected', () => resolve())), sleep(2000)]);
   return !browser.isConnected();
 }

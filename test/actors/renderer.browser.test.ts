@@ -4,7 +4,7 @@
  * renderer.recycle.test.ts.)
  */
 import { describe, expect, it } from 'vitest';
-import type { BrowserPool } from '../../actors/renderer/browser.js';
+import { wentAway, type BrowserPool } from '../../actors/renderer/browser.js';
 import { hasChromium, useRenderer } from '../helpers/renderer.js';
 
 describe.skipIf(!hasChromium)('actors/renderer/browser', () => {
@@ -43,6 +43,19 @@ describe.skipIf(!hasChromium)('actors/renderer/browser', () => {
     cancel.abort();
     await expect(queued).rejects.toMatchObject({ code: 'service_unavailable' });
     await first;
+  });
+
+  it('takes a protocol error from a browser that then disconnects for the browser gone (the render is retried), and not from one that stays', async () => {
+    // What a context asked for just as the browser closes answers (seen under load).
+    const error = new Error('browser.newContext: Protocol error (Browser.setDownloadBehavior): Failed to find browser context for id 9F2C');
+    const closingBrowser = await rig.open.current();
+    const closing = closingBrowser.close();
+    expect(await wentAway(closingBrowser, error)).toBe(true);
+    await closing;
+    const live = await rig.open.current();
+    expect(live).not.toBe(closingBrowser);
+    expect(await wentAway(live, error)).toBe(false);
+    expect(await wentAway(live, new Error('page.goto: net::ERR_NAME_NOT_RESOLVED'))).toBe(false);
   });
 
   it('relaunches a browser that died during a render and retries it once', async () => {

@@ -217,7 +217,8 @@ describe.skipIf(!hasChromium)('actors/renderer/browser: recycling (RENDER_RECYCL
     }
   });
 
-  it('still relaunches a browser that crashed, and counts renders afresh on the new one', async () => {
+  // Two Chromium launches one after the other and five renders: 5 s alone, past 30 s once in a loaded CI run (2026-12-02).
+  it('still relaunches a browser that crashed, and counts renders afresh on the new one', { timeout: 60_000 }, async () => {
     const browsers = pool(3, 1);
     const first = await render(browsers, 1);
     // The browser dies while the second render waits for the slow page; the render is retried once.

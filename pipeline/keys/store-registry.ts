@@ -34,6 +34,7 @@ import type { Logger } from '../runtime/log.js';
 import { sleep } from '../runtime/retry.js';
 import type { State } from '../runtime/state/state.js';
 import type { Store } from '../runtime/store/store.js';
+import { RecordCache } from './record-cache.js';
 import { keyRecord, type KeyRecord, type KeyRegistry, type MonthlyUsage, type NewKeyOptions, type StoredKeyFields } from './registry.js';
 import { generateKey, generateKeyId, hashKey, keyPrefix } from './secret.js';
 
@@ -115,17 +116,8 @@ function fromRow(row: KeyRow): StoredKey {
 
 export class StoreKeyRegistry implements KeyRegistry {
   private readonly now: () => number;
-  private readonly recordTtlMs: number;
-  /** Key records by the id or prefix they were asked for (null: no such key), with when they were read. */
-  private readonly records = new Map<string, { key: StoredKey | null; at: number }>();
-  /**
-   * Reads of a record under way, by what was asked: the page events a frontier handles at once
-   * all miss when a record's TTL ends, and share one `SELECT … FROM api_keys FINAL` rather
-   * than each sending its own (3.7 a refresh in a two-parser drain, bench/README.md).
-   */
-  private readonly reading = new Map<string, Promise<StoredKey | null>>();
-  /** Moves on every write through this registry: a read that started before it is not kept. */
-  private generation = 0;
+  /** Key records by the id or prefix they were asked for (null: no such key). */
+  private readonly records: RecordCache<StoredKey>;
   private readonly sweeper: NodeJS.Timeout | null = null;
   private sweeping: Promise<void> | null = null;
 
@@ -135,7 +127,7 @@ export class StoreKeyRegistry implements KeyRegistry {
     private readonly options: StoreKeyRegistryOptions = {},
   ) {
     this.now = options.now ?? Date.now;
-    this.recordTtlMs = Math.max(0, options.recordTtlMs ?? KEY_RECORD_TTL_MS);
+    this.records = new RecordCache(Math.max(0, options.recordTtlMs ?? KEY_RECORD_TTL_MS), MAX_RECORDS, this.now);
     if (this.lazyLedger) {
       this.sweeper = setInterval(() => {
         this.sweeping ??= this.sweepPendingLedger()
@@ -211,11 +203,7 @@ export class StoreKeyRegistry implements KeyRegistry {
   }
 
   private forget(key: StoredKey): void {
-    this.generation++;
-    this.records.delete(key.id);
-    this.records.delete(key.prefix);
-    this.reading.delete(key.id);
-    this.reading.delete(key.prefix);
+    this.records.forget(key.id, key.prefix);
   }
 
   private async write(key: StoredKey): Promise<void> {
@@ -297,8 +285,14 @@ export class StoreKeyRegistry implements KeyRegistry {
     return key;
   }
 
+  /** The stored record, read now. */
+  private async byIdOrPrefix(idOrPrefix: string): Promise<StoredKey | null> {
+    const [key = null] = await this.rows('id = {v:String} OR prefix = {v:String}', { v: idOrPrefix });
+    return key;
+  }
+
   private async mustGet(idOrPrefix: string): Promise<StoredKey> {
-    const [key] = await this.rows('id = {v:String} OR prefix = {v:String}', { v: idOrPrefix });
+    const key = await this.byIdOrPrefix(idOrPrefix);
     if (!key) throw new Error(`no key with id or prefix "${idOrPrefix}"`);
     return key;
   }
@@ -349,37 +343,8 @@ export class StoreKeyRegistry implements KeyRegistry {
   }
 
   async get(idOrPrefix: string): Promise<KeyRecord | null> {
-    const now = this.now();
-    const memo = this.records.get(idOrPrefix);
-    let key: StoredKey | null | undefined = memo && now - memo.at < this.recordTtlMs ? memo.key : undefined;
-    if (key === undefined) key = await this.read(idOrPrefix, now);
+    const key = await this.records.get(idOrPrefix, () => this.byIdOrPrefix(idOrPrefix));
     return key ? this.view(key) : null;
-  }
-
-  /** The stored record of `idOrPrefix`, one store read at a time for it, kept for the TTL. */
-  private read(idOrPrefix: string, now: number): Promise<StoredKey | null> {
-    const query = () => this.rows('id = {v:String} OR prefix = {v:String}', { v: idOrPrefix });
-    // Not cached: every get reads the record as it is now, never one another call began earlier.
-    if (this.recordTtlMs === 0) return query().then(([key = null]) => key);
-    const under = this.reading.get(idOrPrefix);
-    if (under) return under;
-    const generation = this.generation;
-    const reading = query()
-      .then(([key = null]) => {
-        // A write through this registry since the read began: its answer may predate it.
-        if (generation === this.generation) {
-          this.records.delete(idOrPrefix);
-          // Oldest first: past the cap the longest-read record goes.
-          if (this.records.size >= MAX_RECORDS) this.records.delete(this.records.keys().next().value as string);
-          this.records.set(idOrPrefix, { key, at: now });
-        }
-        return key;
-      })
-      .finally(() => {
-        if (this.reading.get(idOrPrefix) === reading) this.reading.delete(idOrPrefix);
-      });
-    this.reading.set(idOrPrefix, reading);
-    return reading;
   }
 
   async list(): Promise<KeyRecord[]> {

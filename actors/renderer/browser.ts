@@ -14,6 +14,13 @@
  *   finished (drains), so recycling fails no render. At most one retired browser is draining:
  *   while it is, the current browser takes renders past the count and is recycled once the old
  *   one has closed, so at most two browsers are ever open. Each recycle is one info line.
+ * - A browser that stops answering without dying (hung, stopped) is killed: a fresh context,
+ *   and closing one, take a few milliseconds, so one that has not come within
+ *   `contextTimeoutMs` (15 s) means the browser no longer answers; its process is killed
+ *   (SIGKILL, by the pid it reported at launch), the next render launches a new one, and the
+ *   render that found it is retried once as after a crash. A launch is bounded by
+ *   `launchTimeoutMs` (30 s), and a render waiting for a launch or a context leaves when its
+ *   signal aborts. Without these one stuck browser would hold every render slot for good.
  * - The browser is launched with CHROMIUM_ARGS (flags.ts: the flags a container needs, and
  *   browser UI features switched off that would cost processes on every context's window).
  * - Every connection of the browser goes through the guarded proxy (proxy.ts), started with
@@ -43,6 +50,59 @@ export interface BrowserPoolOptions {
   readonly args?: readonly string[];
   /** Renders started on one browser before the next starts on a new one (RENDER_RECYCLE_PAGES); 0 or unset: never. */
   readonly recyclePages?: number;
+  /** How long a fresh context (or closing one, or the browser) may take before the browser counts as hung and is killed (default 15 s). */
+  readonly contextTimeoutMs?: number;
+  /** How long a launch may take (default 30 s). */
+  readonly launchTimeoutMs?: number;
+}
+
+const CONTEXT_TIMEOUT_MS = 15_000;
+const LAUNCH_TIMEOUT_MS = 30_000;
+
+/** The browser did not answer a call that takes milliseconds within `contextTimeoutMs`. */
+class BrowserHung extends Error {
+  constructor(readonly step: string, readonly ms: number) {
+    super(`the browser did not answer ${step} within ${ms} ms`);
+  }
+}
+
+/**
+ * `promise`'s value, unless `ms` passes first (BrowserHung, naming `step`; null: no bound) or
+ * `signal` aborts (service_unavailable). A value that comes after either is handed to `late`
+ * (a context nobody will use is closed).
+ */
+async function within<T>(promise: Promise<T>, step: string, ms: number | null, signal: AbortSignal | null, late?: (value: T) => unknown): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  let onAbort: (() => void) | undefined;
+  try {
+    return await Promise.race([
+      promise,
+      new Promise<never>((_, reject) => {
+        if (ms !== null) timer = setTimeout(() => reject(new BrowserHung(step, ms)), ms);
+        if (!signal) return;
+        onAbort = () => reject(new AppError('service_unavailable', 'the render was cancelled while waiting for the browser'));
+        if (signal.aborted) onAbort();
+        else signal.addEventListener('abort', onAbort, { once: true });
+      }),
+    ]);
+  } catch (error) {
+    if (late) promise.then(late, () => undefined);
+    throw error;
+  } finally {
+    clearTimeout(timer);
+    if (onAbort) signal?.removeEventListener('abort', onAbort);
+  }
+}
+
+/** The browser's main process id, as Chromium reports it; null when it does not say. */
+async function browserPid(browser: Browser): Promise<number | null> {
+  const cdp = await browser.newBrowserCDPSession();
+  try {
+    const { processInfo } = await cdp.send('SystemInfo.getProcessInfo');
+    return processInfo.find((p) => p.type === 'browser')?.id ?? null;
+  } finally {
+    await cdp.detach().catch(() => undefined);
+  }
 }
 
 /**
@@ -85,6 +145,8 @@ export class BrowserPool {
   private readonly closing = new Set<Promise<void>>();
   /** Browsers this pool closed itself: their `disconnected` is no crash. */
   private readonly closedHere = new WeakSet<Browser>();
+  /** Each launched browser's main process, to kill one that hangs. */
+  private readonly pids = new WeakMap<Browser, number>();
   private proxy: Promise<GuardedProxy> | null = null;
   private active = 0;
   private readonly waiting: (() => void)[] = [];
@@ -93,6 +155,8 @@ export class BrowserPool {
   launches = 0;
   /** Browsers retired after `recyclePages` renders so far. */
   recycles = 0;
+  /** Browsers killed because they stopped answering. */
+  kills = 0;
 
   constructor(private readonly options: BrowserPoolOptions) {}
 
@@ -166,10 +230,7 @@ export class BrowserPool {
 
   private closeRetired(generation: Generation): void {
     const closing = generation.browser
-      .then((b) => {
-        this.closedHere.add(b);
-        return b.close();
-      })
+      .then((b) => this.closeBrowser(b))
       .catch(() => undefined)
       .finally(() => {
         if (this.draining === generation) this.draining = null;
@@ -191,17 +252,55 @@ export class BrowserPool {
         args: [...(this.options.args ?? CHROMIUM_ARGS), proxy.browserFlag],
         proxy: { server: proxy.settings.server },
         headless: true,
+        timeout: this.options.launchTimeoutMs ?? LAUNCH_TIMEOUT_MS,
       });
     } catch (error) {
       const first = error instanceof Error ? (error.message.split('\n')[0] ?? '') : String(error);
       throw new AppError('render_failed', `could not start Chromium at ${this.options.executablePath}: ${first}`, { cause: error });
     }
     this.launches++;
-    this.options.log.info({ version: browser.version(), launches: this.launches }, 'browser launched');
+    const pid = await within(browserPid(browser), 'SystemInfo.getProcessInfo', this.contextTimeoutMs, null).catch(() => null);
+    if (pid !== null) this.pids.set(browser, pid);
+    this.options.log.info({ version: browser.version(), launches: this.launches, pid }, 'browser launched');
     browser.once('disconnected', () => {
       if (!this.closed && !this.closedHere.has(browser)) this.options.log.warn({}, 'browser disconnected; the next render launches a new one');
     });
     return browser;
+  }
+
+  private get contextTimeoutMs(): number {
+    return this.options.contextTimeoutMs ?? CONTEXT_TIMEOUT_MS;
+  }
+
+  /** Closes a browser this pool is done with; one that does not close within the bound is killed. */
+  private async closeBrowser(browser: Browser): Promise<void> {
+    this.closedHere.add(browser);
+    await within(browser.close(), 'close', this.contextTimeoutMs, null).catch((error: unknown) => this.kill(browser, error instanceof BrowserHung ? error : undefined));
+  }
+
+  /**
+   * Kills a browser that stopped answering (its main process, SIGKILL; Playwright then sees
+   * it disconnect, and the renders still on it fail and are retried as after a crash); the
+   * next render launches a new one.
+   */
+  private kill(browser: Browser, why?: BrowserHung): void {
+    if (this.generation?.live === browser) this.generation = null;
+    this.closedHere.add(browser);
+    const pid = this.pids.get(browser);
+    if (why) {
+      this.kills++;
+      this.options.log.warn({ pid: pid ?? null, step: why.step, ms: why.ms, kills: this.kills }, 'the browser stopped answering; killed');
+    }
+    // Only while connected: the pid is then still the browser's, not a reused one.
+    if (pid !== undefined && browser.isConnected()) {
+      try {
+        process.kill(pid, 'SIGKILL');
+        return;
+      } catch {
+        // gone already
+      }
+    }
+    void browser.close().catch(() => undefined);
   }
 
   private async acquire(signal: AbortSignal): Promise<void> {
@@ -244,15 +343,22 @@ export class BrowserPool {
         let browser: Browser | null = null;
         let context: BrowserContext | null = null;
         try {
-          browser = await generation.browser;
-          context = await browser.newContext(contextOptions);
+          // The launch is bounded by its own timeout (launchTimeoutMs); a render may leave it.
+          browser = await within(generation.browser, 'launch', null, signal);
+          context = await within(browser.newContext(contextOptions), 'newContext', this.contextTimeoutMs, signal, (late) => late.close().catch(() => undefined));
           return await work(context, browser);
         } catch (error) {
-          if (!browser || signal.aborted || !(await wentAway(browser, error))) throw error;
+          if (error instanceof BrowserHung && browser) this.kill(browser, error);
+          else if (!browser || signal.aborted || !(await wentAway(browser, error))) throw error;
           if (attempt >= 2) throw new AppError('render_failed', 'the browser crashed twice while rendering the page', { cause: error });
           this.options.log.warn({ attempt }, 'the browser went away during a render; relaunching and retrying once');
         } finally {
-          await context?.close().catch(() => undefined);
+          if (context && browser) {
+            const used = browser;
+            await within(context.close(), 'context.close', this.contextTimeoutMs, null).catch((error: unknown) => {
+              if (error instanceof BrowserHung) this.kill(used, error);
+            });
+          }
           this.finished(generation);
         }
       }
@@ -266,7 +372,7 @@ export class BrowserPool {
     const open = [this.generation, this.draining].filter((g): g is Generation => g !== null);
     this.generation = null;
     this.draining = null;
-    await Promise.all([...open.map((g) => g.browser.then((b) => b.close(), () => undefined).catch(() => undefined)), ...this.closing]);
+    await Promise.all([...open.map((g) => g.browser.then((b) => this.closeBrowser(b), () => undefined)), ...this.closing]);
     const proxy = this.proxy;
     this.proxy = null;
     await proxy?.then((p) => p.close(), () => undefined).catch(() => undefined);

@@ -83,7 +83,9 @@ describe('infra', () => {
       expect(start).toBe('npm start');
       expect(pkg.scripts.prestart).toBe('npm run build');
       // tsc, then the files the built modules read beside themselves (infra/build/copy-assets.ts).
-      expect(pkg.scripts.build).toBe('tsc -p tsconfig.build.json && node dist/infra/build/copy-assets.js');
+      // Incremental, its record inside dist/: a restart rebuilds only what changed (17 s -> 5 s
+      // here), and removing dist/ removes the record with the files it vouches for.
+      expect(pkg.scripts.build).toBe('tsc -p tsconfig.build.json --incremental --tsBuildInfoFile dist/.tsbuildinfo && node dist/infra/build/copy-assets.js');
       expect(runs.some((r) => r.startsWith('npm run build'))).toBe(true);
       expect(dockerfile).toContain('COPY tsconfig.json tsconfig.build.json');
       const cmd = JSON.parse(/^CMD (\[.*\])$/m.exec(dockerfile)?.[1] ?? '[]') as string[];

@@ -95,7 +95,7 @@ async function within<T>(promise: Promise<T>, step: string, ms: number | null, s
 }
 
 /** The browser's main process id, as Chromium reports it; null when it does not say. */
-async function browserPid(browser: Browser): Promise<number | null> {
+export async function browserPid(browser: Browser): Promise<number | null> {
   const cdp = await browser.newBrowserCDPSession();
   try {
     const { processInfo } = await cdp.send('SystemInfo.getProcessInfo');

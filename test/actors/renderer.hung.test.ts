@@ -8,7 +8,6 @@ import { existsSync } from 'node:fs';
 import { once } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Browser } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { BrowserPool } from '../../actors/renderer/browser.js';
 import { defaultChromiumPath } from '../../actors/renderer/flags.js';
@@ -16,6 +15,8 @@ import { AppError } from '../../pipeline/runtime/errors.js';
 import { createLogger, type Logger } from '../../pipeline/runtime/log.js';
 import { NetGuard } from '../../pipeline/runtime/net/guard.js';
 import { CHROMIUM, engine } from '../helpers/engines.js';
+import { processAlive } from '../helpers/process.js';
+import { mainPid } from '../helpers/renderer.js';
 import { until } from '../helpers/wait.js';
 
 const CHROMIUM_PATH = defaultChromiumPath();
@@ -26,29 +27,6 @@ function capturingLog(): { log: Logger; lines: () => Record<string, unknown>[] }
   const lines: string[] = [];
   const log = createLogger('info', { write: (line: string) => void lines.push(line) });
   return { log, lines: () => lines.join('').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>) };
-}
-
-/** The browser's main process id, as Chromium reports it. */
-async function browserPid(browser: Browser): Promise<number> {
-  const cdp = await browser.newBrowserCDPSession();
-  try {
-    const { processInfo } = await cdp.send('SystemInfo.getProcessInfo');
-    const main = processInfo.find((p) => p.type === 'browser');
-    if (!main) throw new Error('no browser process reported');
-    return main.id;
-  } finally {
-    await cdp.detach().catch(() => undefined);
-  }
-}
-
-/** True while `pid` runs (a zombie or a stopped process counts; a reaped one does not). */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 describe.skipIf(!hasChromium)('actors/renderer/browser: a browser that stops answering', () => {
@@ -93,7 +71,7 @@ describe.skipIf(!hasChromium)('actors/renderer/browser: a browser that stops ans
     return browsers.withContext(
       {},
       async (context, browser) => {
-        const pid = await browserPid(browser);
+        const pid = await mainPid(browser);
         const page = await context.newPage();
         await page.goto(`${origin}${path}`);
         const heading = await page.locator('h1').innerText();
@@ -121,7 +99,7 @@ describe.skipIf(!hasChromium)('actors/renderer/browser: a browser that stops ans
     expect(second.pid).not.toBe(first.pid);
     expect(browsers.launches).toBe(2);
     expect(browsers.kills).toBe(1);
-    await until('the stopped browser to be killed', () => !alive(first.pid), { timeoutMs: 20_000 });
+    await until('the stopped browser to be killed', () => !processAlive(first.pid), { timeoutMs: 20_000 });
     const killed = lines().filter((l) => l.msg === 'the browser stopped answering; killed');
     expect(killed).toEqual([expect.objectContaining({ level: 40, pid: first.pid, step: 'newContext', ms: 1500 })]);
     // The launch line names the process it kills by.
@@ -135,7 +113,7 @@ describe.skipIf(!hasChromium)('actors/renderer/browser: a browser that stops ans
     const first = await render(browsers, '/one', undefined, stop);
     expect(first.heading).toBe('at /one');
     expect(browsers.kills).toBe(1);
-    await until('the stopped browser to be killed', () => !alive(first.pid), { timeoutMs: 20_000 });
+    await until('the stopped browser to be killed', () => !processAlive(first.pid), { timeoutMs: 20_000 });
     const next = await render(browsers, '/two');
     expect(next.heading).toBe('at /two');
     expect(next.pid).not.toBe(first.pid);
@@ -157,7 +135,7 @@ describe.skipIf(!hasChromium)('actors/renderer/browser: a browser that stops ans
     expect((error as AppError).code).toBe('service_unavailable');
     // It left before the bound: the browser was not yet taken for hung.
     expect(browsers.kills).toBe(0);
-    expect(alive(first.pid)).toBe(true);
+    expect(processAlive(first.pid)).toBe(true);
     // The slot is free (concurrency 1): the next render finds the browser hung, kills it and renders.
     const next = await render(browsers, '/three');
     expect(next.heading).toBe('at /three');
@@ -171,6 +149,6 @@ describe.skipIf(!hasChromium)('actors/renderer/browser: a browser that stops ans
     stop(first.pid);
     await browsers.close();
     expect(browsers.kills).toBe(1);
-    await until('the stopped browser to be killed', () => !alive(first.pid), { timeoutMs: 20_000 });
+    await until('the stopped browser to be killed', () => !processAlive(first.pid), { timeoutMs: 20_000 });
   });
 });

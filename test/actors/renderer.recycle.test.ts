@@ -15,7 +15,8 @@ import { BrowserPool } from '../../actors/renderer/browser.js';
 import { defaultChromiumPath } from '../../actors/renderer/flags.js';
 import type { ScrapeRequested } from '../../actors/renderer/handler.js';
 import { scrapeRequested } from '../helpers/events.js';
-import { handleRenderRequested } from '../helpers/renderer.js';
+import { handleRenderRequested, mainPid } from '../helpers/renderer.js';
+import { processAlive } from '../helpers/process.js';
 import { createLogger, type Logger } from '../../pipeline/runtime/log.js';
 import { NetGuard } from '../../pipeline/runtime/net/guard.js';
 import type { EventValue } from '../../schemas/events/index.js';
@@ -71,28 +72,6 @@ function recycledLines(text: string): Record<string, unknown>[] {
     .filter((l) => typeof l.msg === 'string' && (l.msg as string).startsWith('browser recycled'));
 }
 
-/** The browser's main process id, as Chromium reports it. */
-async function browserPid(browser: Browser): Promise<number> {
-  const cdp = await browser.newBrowserCDPSession();
-  try {
-    const { processInfo } = await cdp.send('SystemInfo.getProcessInfo');
-    const main = processInfo.find((p) => p.type === 'browser');
-    if (!main) throw new Error('no browser process reported');
-    return main.id;
-  } finally {
-    await cdp.detach().catch(() => undefined);
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 interface Rendered {
   readonly n: number;
   readonly browser: Browser;
@@ -127,7 +106,7 @@ describe.skipIf(!hasChromium)('actors/renderer/browser: recycling (RENDER_RECYCL
       {},
       async (context, browser) => {
         seen?.(browser);
-        const pid = await browserPid(browser);
+        const pid = await mainPid(browser);
         const page = await context.newPage();
         await page.goto(site.url(`/slow/${n}?token=s3cret-${n}`));
         const heading = await page.locator('h1').innerText();
@@ -149,9 +128,9 @@ describe.skipIf(!hasChromium)('actors/renderer/browser: recycling (RENDER_RECYCL
     expect(browsers.launches).toBe(3);
     expect(browsers.recycles).toBe(2);
     await until('the recycled browsers to close', () => !a.browser.isConnected() && !b.browser.isConnected());
-    await until('the recycled browser processes to exit', () => !alive(a.pid) && !alive(b.pid));
+    await until('the recycled browser processes to exit', () => !processAlive(a.pid) && !processAlive(b.pid));
     expect(c.browser.isConnected()).toBe(true);
-    expect(alive(c.pid)).toBe(true);
+    expect(processAlive(c.pid)).toBe(true);
     // One info line per recycle, with the count and never a page URL.
     const recycled = recycledLines(text());
     expect(recycled).toHaveLength(2);
@@ -179,7 +158,7 @@ describe.skipIf(!hasChromium)('actors/renderer/browser: recycling (RENDER_RECYCL
     else closedAt = Date.now();
     await until('the recycled browser to close', () => closedAt > 0);
     expect(closedAt).toBeGreaterThanOrEqual(lastOnOld);
-    await until('the recycled browser process to exit', () => !alive(old!.rs[0]!.pid));
+    await until('the recycled browser process to exit', () => !processAlive(old!.rs[0]!.pid));
     expect(next!.browser.isConnected()).toBe(true);
     const recycled = recycledLines(text());
     expect(recycled).toHaveLength(1);

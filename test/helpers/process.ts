@@ -165,6 +165,16 @@ export async function startServer(env: Record<string, string>, timeoutMs = 20000
   }
 }
 
+/** True while `pid` runs (a stopped process or an unreaped zombie counts; a reaped one does not). */
+export function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** The processes of process group `pgid` (Linux /proc), each with its command line. */
 export function processGroup(pgid: number): { pid: number; argv: string[] }[] {
   const out: { pid: number; argv: string[] }[] = [];

@@ -14,7 +14,8 @@
  */
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, expect } from 'vitest';
-import { BrowserPool } from '../../actors/renderer/browser.js';
+import type { Browser } from 'playwright-core';
+import { BrowserPool, browserPid } from '../../actors/renderer/browser.js';
 import { defaultChromiumPath } from '../../actors/renderer/flags.js';
 import { renderRequestedHandling, type RendererDeps, type ScrapeRequested } from '../../actors/renderer/handler.js';
 import { runHandler, scrapeRequested } from './events.js';
@@ -155,4 +156,11 @@ export function useRenderer(): RendererRig {
     },
   };
   return rig;
+}
+
+/** The browser's main process id, as Chromium reports it (as the pool records it at launch). */
+export async function mainPid(browser: Browser): Promise<number> {
+  const pid = await browserPid(browser);
+  if (pid === null) throw new Error('no browser process reported');
+  return pid;
 }

@@ -62,10 +62,15 @@ interface SlowSite {
 }
 
 /**
- * A start page linking ten pages that answer far later than a test waits, so a crawl of it is
- * still running at Ctrl-C. Addressed as 127.0.0.1, another host than the map site's
- * `localhost`, so its pages in flight never hold back the other crawls' per-host slots.
+ * A start page linking ten pages that answer far later than a test waits (15 s; the Ctrl-C
+ * tests take 2-7 s each), so a crawl of it is still running at Ctrl-C. Addressed as 127.0.0.1,
+ * another host than the map site's `localhost`, so its pages in flight never hold back the
+ * other crawls' per-host slots. Not longer: a page in flight holds its partition of the
+ * fetchers' topic (one message a partition at a time), and a cancelled crawl's page still in
+ * flight made the next test's start page wait behind it (44.8 s of a CI run at 45 s).
  */
+const SLOW_PAGE_MS = 15_000;
+
 async function startSlowSite(): Promise<SlowSite> {
   const server = http.createServer((req, res) => {
     const home = req.url === '/';
@@ -76,7 +81,7 @@ async function startSlowSite(): Promise<SlowSite> {
       if (!res.destroyed) res.writeHead(200, { 'content-type': 'text/html' }).end(body);
     };
     if (home) answer();
-    else setTimeout(answer, 45_000).unref();
+    else setTimeout(answer, SLOW_PAGE_MS).unref();
   });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');

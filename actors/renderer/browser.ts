@@ -35,6 +35,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Browser, BrowserContext, BrowserContextOptions } from 'playwright-core';
 import { AppError } from '../../pipeline/runtime/errors.js';
+import { within } from '../../pipeline/runtime/within.js';
 import type { Logger } from '../../pipeline/runtime/log.js';
 import type { NetGuard } from '../../pipeline/runtime/net/guard.js';
 import { CHROMIUM_ARGS } from './flags.js';
@@ -71,27 +72,14 @@ class BrowserHung extends Error {
  * `signal` aborts (service_unavailable). A value that comes after either is handed to `late`
  * (a context nobody will use is closed).
  */
-async function within<T>(promise: Promise<T>, step: string, ms: number | null, signal: AbortSignal | null, late?: (value: T) => unknown): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  let onAbort: (() => void) | undefined;
-  try {
-    return await Promise.race([
-      promise,
-      new Promise<never>((_, reject) => {
-        if (ms !== null) timer = setTimeout(() => reject(new BrowserHung(step, ms)), ms);
-        if (!signal) return;
-        onAbort = () => reject(new AppError('service_unavailable', 'the render was cancelled while waiting for the browser'));
-        if (signal.aborted) onAbort();
-        else signal.addEventListener('abort', onAbort, { once: true });
-      }),
-    ]);
-  } catch (error) {
-    if (late) promise.then(late, () => undefined);
-    throw error;
-  } finally {
-    clearTimeout(timer);
-    if (onAbort) signal?.removeEventListener('abort', onAbort);
-  }
+function browserWithin<T>(promise: Promise<T>, step: string, ms: number | null, signal: AbortSignal | null, late?: (value: T) => unknown): Promise<T> {
+  return within(promise, {
+    ms,
+    timeout: (after) => new BrowserHung(step, after),
+    signal,
+    aborted: () => new AppError('service_unavailable', 'the render was cancelled while waiting for the browser'),
+    ...(late ? { late } : {}),
+  });
 }
 
 /** The browser's main process id, as Chromium reports it; null when it does not say. */
@@ -259,7 +247,7 @@ export class BrowserPool {
       throw new AppError('render_failed', `could not start Chromium at ${this.options.executablePath}: ${first}`, { cause: error });
     }
     this.launches++;
-    const pid = await within(browserPid(browser), 'SystemInfo.getProcessInfo', this.contextTimeoutMs, null).catch(() => null);
+    const pid = await browserWithin(browserPid(browser), 'SystemInfo.getProcessInfo', this.contextTimeoutMs, null).catch(() => null);
     if (pid !== null) this.pids.set(browser, pid);
     this.options.log.info({ version: browser.version(), launches: this.launches, pid }, 'browser launched');
     browser.once('disconnected', () => {
@@ -275,7 +263,7 @@ export class BrowserPool {
   /** Closes a browser this pool is done with; one that does not close within the bound is killed. */
   private async closeBrowser(browser: Browser): Promise<void> {
     this.closedHere.add(browser);
-    await within(browser.close(), 'close', this.contextTimeoutMs, null).catch((error: unknown) => this.kill(browser, error instanceof BrowserHung ? error : undefined));
+    await browserWithin(browser.close(), 'close', this.contextTimeoutMs, null).catch((error: unknown) => this.kill(browser, error instanceof BrowserHung ? error : undefined));
   }
 
   /**
@@ -344,8 +332,8 @@ export class BrowserPool {
         let context: BrowserContext | null = null;
         try {
           // The launch is bounded by its own timeout (launchTimeoutMs); a render may leave it.
-          browser = await within(generation.browser, 'launch', null, signal);
-          context = await within(browser.newContext(contextOptions), 'newContext', this.contextTimeoutMs, signal, (late) => late.close().catch(() => undefined));
+          browser = await browserWithin(generation.browser, 'launch', null, signal);
+          context = await browserWithin(browser.newContext(contextOptions), 'newContext', this.contextTimeoutMs, signal, (late) => late.close().catch(() => undefined));
           return await work(context, browser);
         } catch (error) {
           if (error instanceof BrowserHung && browser) this.kill(browser, error);
@@ -355,7 +343,7 @@ export class BrowserPool {
         } finally {
           if (context && browser) {
             const used = browser;
-            await within(context.close(), 'context.close', this.contextTimeoutMs, null).catch((error: unknown) => {
+            await browserWithin(context.close(), 'context.close', this.contextTimeoutMs, null).catch((error: unknown) => {
               if (error instanceof BrowserHung) this.kill(used, error);
             });
           }

@@ -8,6 +8,7 @@ import { fromEntry, fromPlace, mergeLeads, type Lead, type LeadContacts } from '
 import { CANCEL_POLL_MS, endedAs, type LeadsRun, type SourceOutcome } from '../../pipeline/leads/record.js';
 import { covers, OSM, OSM_SOURCE, type LeadSource } from '../../pipeline/leads/sources.js';
 import { errorCode } from '../../pipeline/runtime/errors.js';
+import { within } from '../../pipeline/runtime/within.js';
 import { parseJsonObject } from '../../pipeline/runtime/json.js';
 import type { Logger } from '../../pipeline/runtime/log.js';
 import { ask } from '../../pipeline/runtime/request-reply.js';
@@ -74,26 +75,6 @@ export function watchEnd(state: State, id: string, controller: AbortController):
   };
 }
 
-/** Resolves with `work`, or rejects after `ms` or when `signal` aborts. */
-export async function within<T>(work: (signal: AbortSignal) => Promise<T>, ms: number, signal: AbortSignal): Promise<T> {
-  const own = new AbortController();
-  const onAbort = () => own.abort(signal.reason);
-  signal.addEventListener('abort', onAbort, { once: true });
-  const timer = setTimeout(() => own.abort(new Error(`no answer within ${ms} ms`)), ms);
-  try {
-    return await Promise.race([
-      work(own.signal),
-      new Promise<never>((_, reject) => {
-        if (own.signal.aborted) reject(own.signal.reason as Error);
-        own.signal.addEventListener('abort', () => reject(own.signal.reason as Error), { once: true });
-      }),
-    ]);
-  } finally {
-    clearTimeout(timer);
-    signal.removeEventListener('abort', onAbort);
-  }
-}
-
 export interface Asked {
   readonly source: LeadSource;
   readonly leads: Lead[];
@@ -157,7 +138,7 @@ export async function askSources(
         result = { source, leads: [], error: 'not asked: OpenStreetMap needs `where`' };
       } else {
         try {
-          result = { source, leads: await within((s) => askSource(source, run, place, country, deps, s), deps.sourceTimeoutMs, signal), error: null };
+          result = { source, leads: await within((s) => askSource(source, run, place, country, deps, s), { ms: deps.sourceTimeoutMs, signal }), error: null };
         } catch (error) {
           if (signal.aborted) return;
           result = { source, leads: [], error: `${errorCode(error) ?? 'failed'}: ${messageOf(error)}` };

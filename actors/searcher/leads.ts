@@ -55,7 +55,8 @@ import { replyTo } from '../../pipeline/runtime/request-reply.js';
 import type { NominatimPlace } from '../../pipeline/clients/nominatim.js';
 import { PRICES } from '../../schemas/api/prices.js';
 import type { EventValue } from '../../schemas/events/index.js';
-import { askSources, CONTACTS_BUDGET_MS, countryOfPlace, messageOf, placeOf, readContacts, watchEnd, within, type LeadsDeps } from './leads-steps.js';
+import { askSources, CONTACTS_BUDGET_MS, countryOfPlace, messageOf, placeOf, readContacts, watchEnd, type LeadsDeps } from './leads-steps.js';
+import { within } from '../../pipeline/runtime/within.js';
 
 export type LeadsRequested = EventValue<'LeadsRequested'>;
 
@@ -158,7 +159,7 @@ async function carryOut(event: LeadsRequested, deps: LeadsDeps, signal: AbortSig
     let place: NominatimPlace | null = null;
     if (found.params.where) {
       try {
-        place = await within((s) => placeOf(deps, found.params.where as string, found.params.country, deps.sourceTimeoutMs, s), deps.sourceTimeoutMs, controller.signal);
+        place = await within((s) => placeOf(deps, found.params.where as string, found.params.country, deps.sourceTimeoutMs, s), { ms: deps.sourceTimeoutMs, signal: controller.signal });
       } catch (error) {
         if (controller.signal.aborted) throw error;
         log.warn({ runId: id, err: messageOf(error) }, 'where not resolved');

@@ -27,6 +27,7 @@ import { leaderWaits } from './kafka-assigner.js';
 import { OffsetCommits } from './kafka-commits.js';
 import { eachMessageOf, MemberRun } from './kafka-delivery.js';
 import { restartOnCrash } from './kafka-restart.js';
+import { within } from '../within.js';
 
 export { leaderWaits } from './kafka-assigner.js';
 
@@ -108,7 +109,7 @@ async function startConsuming(
     await consumer.connect();
     await consumer.subscribe({ topics: [...options.topics], fromBeginning: options.fromBeginning ?? true });
     await consumer.run(runConfig);
-    await within(ready, readyTimeoutMs, () => new Error(`no assignment within ${readyTimeoutMs} ms`));
+    await within(ready, { ms: readyTimeoutMs, timeout: (ms) => new Error(`no assignment within ${ms} ms`) });
   } catch (error) {
     member.enter('stopped');
     await consumer.disconnect().catch(() => undefined);
@@ -116,14 +117,6 @@ async function startConsuming(
       cause: error,
     });
   }
-}
-
-function within<T>(promise: Promise<T>, ms: number, onTimeout: () => Error): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(onTimeout()), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
 function subscriptionOf(consumer: Consumer, member: MemberRun, commits: OffsetCommits, topics: readonly string[], log: Logger): Subscription {

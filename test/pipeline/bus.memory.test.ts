@@ -1,12 +1,14 @@
 /**
  * What only the memory bus has (the shared contract is bus.contract.test.ts): Kafka's
  * partitioner, topic creation, retention, `fromBeginning`, rebalancing on join and leave, a
- * partition that changes owner mid-handler, publish that never waits for consumers.
+ * partition that changes owner mid-handler, publish that never waits for consumers, and
+ * messages of different keys in one partition running side by side (one key in order).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import kafkajs from 'kafkajs';
 import { describe, expect, it } from 'vitest';
 import type { BusMessage, Subscription } from '../../pipeline/runtime/bus/bus.js';
+import { MAX_PARTITION_WINDOW } from '../../pipeline/runtime/bus/memory-group.js';
 import { MemoryBus } from '../../pipeline/runtime/bus/memory.js';
 import { murmur2, partitionOf } from '../../pipeline/runtime/bus/murmur2.js';
 import { hasCode } from '../../pipeline/runtime/errors.js';
@@ -217,5 +219,108 @@ describe('pipeline/runtime/bus/memory', () => {
       process.off('warning', onWarning);
       await bus.close();
     }
+  });
+
+  describe('within a partition: one key at a time, other keys side by side', () => {
+    it('lets the messages behind a slow one in its partition run when their keys differ', async () => {
+      const bus = new MemoryBus({ defaultPartitions: 2, log: quiet() });
+      const [slow, ...others] = keysOn(0, 2, 4) as [string, ...string[]];
+      let release: () => void = () => {};
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      const handled: string[] = [];
+      const sub = await bus.consume({
+        group: 'g',
+        topics: ['t'],
+        concurrency: 8,
+        handler: async (m) => {
+          if (m.key === slow) await gate;
+          handled.push(m.key);
+        },
+      });
+      await bus.publish('t', [...messages(slow, ['s']), ...others.flatMap((k) => messages(k, ['o']))]);
+      await until('the others handled while the first waits', () => handled.length === others.length, WAIT);
+      expect(handled).toEqual(others);
+      // The commit stays below the running message: the backlog still counts it, retention keeps it.
+      expect((await bus.lag()).find((l) => l.partition === 0)).toMatchObject({ group: 'g', lag: 4 });
+      expect(bus.stats().t?.retainedMessages).toBe(4);
+      release();
+      await until('all handled', () => handled.length === 4, WAIT);
+      await until('committed past all four', async () => (await bus.lag()).every((l) => l.lag === 0), WAIT);
+      expect(bus.stats().t?.retainedMessages).toBe(0);
+      await sub.stop();
+    });
+
+    it('keeps one key in publish order while other keys pass it', async () => {
+      const bus = new MemoryBus({ defaultPartitions: 1, log: quiet() });
+      let release: () => void = () => {};
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      const started: string[] = [];
+      const sub = await bus.consume({
+        group: 'g',
+        topics: ['t'],
+        concurrency: 8,
+        handler: async (m) => {
+          started.push(`${m.key}:${text(m)}`);
+          if (text(m) === 'a1') await gate;
+        },
+      });
+      await bus.publish('t', [...messages('a', ['a1']), ...messages('b', ['b1']), ...messages('a', ['a2']), ...messages('c', ['c1'])]);
+      await until('b1 ran beside a1', () => started.includes('b:b1'), WAIT);
+      await sleep(30);
+      // a2 waits for a1; c1, behind a2 in the partition, waits with it.
+      expect(started).toEqual(['a:a1', 'b:b1']);
+      release();
+      await until('the rest ran', () => started.length === 4, WAIT);
+      expect(started.slice(2)).toEqual(['a:a2', 'c:c1']);
+      await sub.stop();
+    });
+
+    it('after an abort, gives the next member the running message again, not what was handled above it', async () => {
+      const bus = new MemoryBus({ defaultPartitions: 1, log: quiet() });
+      const byA: string[] = [];
+      const a = await bus.consume({
+        group: 'g',
+        topics: ['t'],
+        concurrency: 4,
+        handler: async (m) => {
+          byA.push(text(m));
+          if (text(m) === 'x1') await new Promise<never>(() => undefined);
+        },
+      });
+      await bus.publish('t', [...messages('x', ['x1']), ...messages('y', ['y1']), ...messages('z', ['z1'])]);
+      await until('A handled y1 and z1 and holds x1', () => byA.length === 3, WAIT);
+      await a.abort();
+      const byB: string[] = [];
+      const b = await bus.consume({ group: 'g', topics: ['t'], concurrency: 4, handler: async (m) => void byB.push(text(m)) });
+      await until('B got x1', () => byB.length === 1, WAIT);
+      await sleep(30);
+      expect(byB).toEqual(['x1']);
+      await until('all committed', async () => (await bus.lag()).every((l) => l.lag === 0), WAIT);
+      await b.stop();
+    });
+
+    it(`delivers at most ${MAX_PARTITION_WINDOW} past the lowest running message of a partition`, async () => {
+      const bus = new MemoryBus({ defaultPartitions: 1, log: quiet() });
+      let release: () => void = () => {};
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      let handled = 0;
+      const sub = await bus.consume({
+        group: 'g',
+        topics: ['t'],
+        concurrency: 16,
+        handler: async (m) => {
+          if (m.key === 'first') await gate;
+          handled++;
+        },
+      });
+      const total = MAX_PARTITION_WINDOW + 50;
+      await bus.publish('t', [...messages('first', ['f']), ...Array.from({ length: total - 1 }, (_, i) => ({ key: `k${i}`, value: Buffer.from('x') }))]);
+      await until('the window filled', () => handled === MAX_PARTITION_WINDOW - 1, { timeoutMs: 20_000, intervalMs: 10 });
+      await sleep(30);
+      expect(handled).toBe(MAX_PARTITION_WINDOW - 1);
+      release();
+      await until('everything handled', () => handled === total, { timeoutMs: 20_000, intervalMs: 10 });
+      await sub.stop();
+    });
   });
 });

@@ -5,14 +5,18 @@
  * Contract, shared by both and checked by test/pipeline/bus.contract.test.ts:
  * - A topic has a fixed number of partitions; a message goes to the partition of its key
  *   (the same key always lands on the same partition), so messages with one key are
- *   delivered in publish order.
+ *   delivered in publish order, one at a time: a message waits while an earlier one of its
+ *   key runs. Nothing is promised across keys.
  * - Each consumer group receives every message of its topics; within a group each partition
  *   is read by one member at a time, and partitions are shared among members.
  * - Delivery is at least once: a message counts as consumed only when its handler resolved.
  *   A member that stops or dies without that leaves the message to be delivered again,
  *   to itself or another member. Handlers must therefore be idempotent.
- * - Backpressure: a member runs at most `concurrency` handlers at once (one per partition
- *   at a time) and fetches no more than it can run.
+ * - Backpressure: a member runs at most `concurrency` handlers at once and fetches no more
+ *   than it can run. The memory bus runs messages of different keys of one partition side by
+ *   side (memory-group.ts), so a slow message holds back only its own key; the Kafka bus runs
+ *   one message per partition at a time (kafka-member.ts), so there a slow message holds its
+ *   partition and a group's messages in flight are at most its topics' partitions.
  * - A handler that rejects is a bug in the handler's error handling: the bus logs it and
  *   redelivers the message. Retries, backoff and dead-lettering are the actor pool's job
  *   (pipeline/runtime/pool.ts), which never lets a handler reject.

@@ -5,13 +5,18 @@
  * - Assignment: every (topic, partition) the group reads, in topic-name then partition order,
  *   is dealt round-robin to the live members subscribed to that topic, in join order. It is
  *   recomputed whenever a member joins or leaves (stop finished, or abort).
- * - One message per partition in flight per group: a partition whose message is still with
- *   its previous owner (a rebalance happened meanwhile) waits until that handler settles.
- * - A member runs at most `concurrency` handlers, one per partition, and takes the next
- *   message only when a slot frees; the log is read, never copied into a queue.
- * - The committed offset advances only when a handler resolved. `stop()` waits for running
- *   handlers and commits what they finish; `abort()` drops the member at once and ignores
- *   whatever its handlers later do, so their messages go to the new owner.
+ * - Messages of one key run one at a time, in order; messages of different keys run side by
+ *   side, also within one partition, so one slow message holds back only its own key (and
+ *   the partition's messages behind a later message of that key), not the whole partition.
+ *   A partition whose messages are still with its previous owner (a rebalance happened
+ *   meanwhile) waits until those handlers settle.
+ * - A member runs at most `concurrency` handlers, its partitions taking turns, and takes the
+ *   next message only when a slot frees; the log is read, never copied into a queue.
+ * - The committed offset is the lowest offset not yet handled: it advances only over messages
+ *   whose handlers resolved, and a partition delivers at most MAX_PARTITION_WINDOW past it.
+ *   `stop()` waits for running handlers and commits what they finish; `abort()` drops the
+ *   member at once and ignores whatever its handlers later do, so their messages go to the
+ *   new owner (messages already handled above the commit are not delivered again).
  */
 import { setMaxListeners } from 'node:events';
 import type { Logger } from '../log.js';
@@ -67,12 +72,30 @@ export class Member {
 
 const slotKey = (topic: string, partition: number) => `${topic}\u0000${partition}`;
 
+/**
+ * How far past its committed offset a partition may deliver while an older message is still
+ * running: bounds the offsets kept as handled above the commit (and what an abort sends again).
+ */
+export const MAX_PARTITION_WINDOW = 10_000;
+
+/** One partition's deliveries in the group: what runs, whose it is, what finished above the commit. */
+interface PartitionRun {
+  /** The next offset to look at for delivery (at or above the committed one). */
+  next: number;
+  /** Offsets running now, with the member running each and its key. */
+  readonly running: Map<number, { readonly member: Member; readonly key: string }>;
+  /** Keys running now: a message waits while an earlier one of its key runs. */
+  readonly keys: Set<string>;
+  /** Offsets handled above the committed one (the commit moves over them once the gap below closes). */
+  readonly done: Set<number>;
+}
+
 export class MemoryGroup {
   private readonly members: Member[] = [];
   /** topic → committed offset (next to deliver) per partition. */
   readonly positions = new Map<string, number[]>();
   private readonly owners = new Map<string, Member>();
-  private readonly busy = new Map<string, Member>();
+  private readonly runs = new Map<string, PartitionRun>();
   private scheduled = false;
 
   constructor(
@@ -109,7 +132,15 @@ export class MemoryGroup {
   abort(member: Member): void {
     if (member.state === 'gone') return;
     member.abandoned.abort();
-    for (const [key, holder] of this.busy) if (holder === member) this.busy.delete(key);
+    // Its running messages are released now: delivered again, from the lowest, to the next owner.
+    for (const run of this.runs.values()) {
+      for (const [offset, holder] of run.running) {
+        if (holder.member !== member) continue;
+        run.running.delete(offset);
+        run.keys.delete(holder.key);
+        run.next = Math.min(run.next, offset);
+      }
+    }
     this.leave(member);
     member.wake();
   }
@@ -151,30 +182,54 @@ export class MemoryGroup {
     });
   }
 
+  /** Fills each active member up to its concurrency, its partitions taking turns, one message a turn. */
   private pump(): void {
     for (const member of this.members) {
       if (member.state !== 'active') continue;
       const slots = member.assigned;
-      for (let i = 0; i < slots.length && member.inFlight < member.options.concurrency; i++) {
-        const index = (member.cursor + i) % slots.length;
-        const slot = slots[index] as Slot;
-        if (this.busy.has(slot.key)) continue;
-        if (this.dispatch(member, slot)) member.cursor = (index + 1) % slots.length;
+      let delivered = true;
+      while (delivered && member.inFlight < member.options.concurrency) {
+        delivered = false;
+        for (let i = 0; i < slots.length && member.inFlight < member.options.concurrency; i++) {
+          const index = (member.cursor + i) % slots.length;
+          if (!this.dispatch(member, slots[index] as Slot)) continue;
+          delivered = true;
+          member.cursor = (index + 1) % slots.length;
+        }
       }
     }
   }
 
+  private runOf(slot: Slot): PartitionRun {
+    let run = this.runs.get(slot.key);
+    if (!run) {
+      run = { next: 0, running: new Map(), keys: new Set(), done: new Set() };
+      this.runs.set(slot.key, run);
+    }
+    return run;
+  }
+
+  /** Delivers the partition's next message to `member`; false when there is none it may have now. */
   private dispatch(member: Member, slot: Slot): boolean {
+    const run = this.runOf(slot);
+    // A partition handed over in a rebalance waits until its previous owner's handlers settled.
+    for (const holder of run.running.values()) if (holder.member !== member) return false;
     const positions = this.positions.get(slot.topic) as number[];
     const log = this.context.topic(slot.topic).log(slot.partition);
-    let offset = positions[slot.partition] as number;
-    if (offset < log.start) {
+    let committed = positions[slot.partition] as number;
+    if (committed < log.start) {
       // Only possible if retention was bypassed; say so rather than stall.
-      this.context.log.warn({ group: this.name, topic: slot.topic, partition: slot.partition, from: offset, to: log.start }, 'memory bus skipped trimmed messages');
-      offset = positions[slot.partition] = log.start;
+      this.context.log.warn({ group: this.name, topic: slot.topic, partition: slot.partition, from: committed, to: log.start }, 'memory bus skipped trimmed messages');
+      committed = positions[slot.partition] = log.start;
+      for (const offset of run.done) if (offset < committed) run.done.delete(offset);
     }
+    run.next = Math.max(run.next, committed);
+    while (run.done.has(run.next) || run.running.has(run.next)) run.next++;
+    if (run.next - committed >= MAX_PARTITION_WINDOW) return false;
+    const offset = run.next;
     const stored = log.at(offset);
-    if (!stored) return false;
+    // A message whose key has an earlier one running waits, and the partition's later messages with it.
+    if (!stored || run.keys.has(stored.key)) return false;
     const message: BusMessage = {
       topic: slot.topic,
       partition: slot.partition,
@@ -183,7 +238,9 @@ export class MemoryGroup {
       value: stored.value,
       headers: stored.headers,
     };
-    this.busy.set(slot.key, member);
+    run.running.set(offset, { member, key: stored.key });
+    run.keys.add(stored.key);
+    run.next = offset + 1;
     member.inFlight++;
     void deliver(message, member.options.handler, {
       log: this.context.log,
@@ -196,20 +253,27 @@ export class MemoryGroup {
         this.context.log.error({ err: error, group: this.name }, 'memory bus delivery failed');
         return 'released';
       })
-      .then((outcome) => this.settle(member, slot, offset, outcome));
+      .then((outcome) => this.settle(member, slot, offset, stored.key, outcome));
     return true;
   }
 
-  private settle(member: Member, slot: Slot, offset: number, outcome: DeliveryOutcome): void {
+  private settle(member: Member, slot: Slot, offset: number, key: string, outcome: DeliveryOutcome): void {
     member.settleOne();
-    if (member.abandoned.signal.aborted) return; // abort already released the partition
-    if (this.busy.get(slot.key) === member) this.busy.delete(slot.key);
+    if (member.abandoned.signal.aborted) return; // abort already released the message
+    const run = this.runOf(slot);
+    run.running.delete(offset);
+    run.keys.delete(key);
     if (outcome === 'handled') {
       const positions = this.positions.get(slot.topic) as number[];
-      if (positions[slot.partition] === offset) {
-        positions[slot.partition] = offset + 1;
+      let committed = positions[slot.partition] as number;
+      if (offset >= committed) run.done.add(offset);
+      while (run.done.delete(committed)) committed++;
+      if (committed !== positions[slot.partition]) {
+        positions[slot.partition] = committed;
         this.context.committed(slot.topic, slot.partition);
       }
+    } else {
+      run.next = Math.min(run.next, offset); // released: delivered again, before what follows it
     }
     this.schedule();
   }

@@ -111,7 +111,7 @@ export const TOPICS = {
     producers: ['gateway'],
     consumers: ['searcher'],
     description:
-      'The Find Leads runs of POST /v1/leads (kind `run`), each carried out to its end by the searcher pool: the sources are outside services, as search providers are; a lead\'s contacts are asked of the intel pool. A run holds its partition for up to a few minutes, so nothing quick shares this topic.',
+      'The Find Leads runs of POST /v1/leads (kind `run`), each carried out to its end by the searcher pool: the sources are outside services, as search providers are; a lead\'s contacts are asked of the intel pool. A run holds one of the searcher\'s handler slots (and its own key) for up to a few minutes, so nothing quick shares this topic.',
   },
   leadsSources: {
     name: 'wds.leads.sources',

@@ -65,9 +65,9 @@ interface SlowSite {
  * A start page linking ten pages that answer far later than a test waits (15 s; the Ctrl-C
  * tests take 2-7 s each), so a crawl of it is still running at Ctrl-C. Addressed as 127.0.0.1,
  * another host than the map site's `localhost`, so its pages in flight never hold back the
- * other crawls' per-host slots. Not longer: a page in flight holds its partition of the
- * fetchers' topic (one message a partition at a time), and a cancelled crawl's page still in
- * flight made the next test's start page wait behind it (44.8 s of a CI run at 45 s).
+ * other crawls' per-host slots. Not longer: a cancelled crawl's pages still in flight hold
+ * fetcher slots until they answer (and, until the bus ran a partition's keys side by side,
+ * held their partitions: the next test's start page waited 44.8 s behind one at 45 s).
  */
 const SLOW_PAGE_MS = 15_000;
 

@@ -10,9 +10,11 @@ import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vit
 import type { Bus, BusMessage, ConsumeOptions } from '../../pipeline/runtime/bus/bus.js';
 import { KafkaBus } from '../../pipeline/runtime/bus/kafka.js';
 import { MemoryBus } from '../../pipeline/runtime/bus/memory.js';
+import { partitionOf } from '../../pipeline/runtime/bus/murmur2.js';
 import { createLogger } from '../../pipeline/runtime/log.js';
 import { hasKafka, startMockKafka, type MockKafka } from '../helpers/kafka.js';
 import { until } from '../helpers/wait.js';
+import { hold } from '../helpers/hold.js';
 
 interface Fixture {
   bus: Bus;
@@ -47,6 +49,13 @@ function batch(count: number, keys: number, prefix = 'k'): Body[] {
     seqs.set(key, seq + 1);
     return { id, key, seq };
   });
+}
+
+/** The first `count` keys `p0, p1, …` that land on `partition` of `partitions` (murmur2, as both buses partition). */
+function keysOn(partition: number, partitions: number, count: number): string[] {
+  const out: string[] = [];
+  for (let i = 0; out.length < count; i++) if (partitionOf(`p${i}`, partitions) === partition) out.push(`p${i}`);
+  return out;
 }
 
 async function publishAll(bus: Bus, topic: string, bodies: Body[], perCall = 25): Promise<void> {
@@ -165,8 +174,7 @@ function busContract(name: string, setup: () => Promise<Fixture>, options: { con
       const consume = consumer(test);
       const { topic, group } = names();
       await f.bus.ensureTopics([{ name: topic, partitions: f.partitions }]);
-      let release: () => void = () => {};
-      const gate = new Promise<void>((resolve) => (release = resolve));
+      const { promise: gate, release } = hold();
       let held: number | null = null;
       let extra = 0;
       const first = await consume({
@@ -248,6 +256,66 @@ function busContract(name: string, setup: () => Promise<Fixture>, options: { con
       await until('48 handled', () => done >= 48, f.limitMs);
       expect(most).toBeLessThanOrEqual(2);
       expect(most).toBe(2);
+    });
+
+    it('lets other keys of a partition pass a slow message; its own key waits for it, in order', async (test) => {
+      const consume = consumer(test);
+      const { topic, group } = names();
+      await f.bus.ensureTopics([{ name: topic, partitions: f.partitions }]);
+      const [slow, ...others] = keysOn(0, f.partitions, 5) as [string, ...string[]];
+      const { promise: gate, release } = hold();
+      const started: string[] = [];
+      const handled: string[] = [];
+      await consume({
+        group,
+        topics: [topic],
+        concurrency: 8,
+        handler: async (m) => {
+          const body = decode(m);
+          const label = `${body.key}#${body.seq}`;
+          if (!started.includes(label)) started.push(label);
+          if (body.key === slow && body.seq === 0) await gate;
+          if (!handled.includes(label)) handled.push(label);
+        },
+      });
+      const bodies: Body[] = [
+        { id: 0, key: slow, seq: 0 },
+        ...others.map((key, i) => ({ id: i + 1, key, seq: 0 })),
+        { id: 9, key: slow, seq: 1 },
+      ];
+      await publishAll(f.bus, topic, bodies);
+      await until('the other keys handled while the slow one runs', () => others.every((k) => handled.includes(`${k}#0`)), f.limitMs);
+      await sleep(100);
+      expect(handled).not.toContain(`${slow}#0`);
+      expect(started).not.toContain(`${slow}#1`); // its key's next message waits
+      release();
+      await until('the slow key done, in order', () => handled.includes(`${slow}#1`), f.limitMs);
+      expect(handled.indexOf(`${slow}#0`)).toBeLessThan(handled.indexOf(`${slow}#1`));
+    });
+
+    it('commits nothing at or above a message still running: an abort leaves it to the next member', async (test) => {
+      const consume = consumer(test);
+      const { topic, group } = names();
+      await f.bus.ensureTopics([{ name: topic, partitions: f.partitions }]);
+      const [stuck, ...others] = keysOn(0, f.partitions, 4) as [string, ...string[]];
+      const byFirst: string[] = [];
+      const first = await consume({
+        group,
+        topics: [topic],
+        concurrency: 4,
+        handler: async (m) => {
+          const body = decode(m);
+          byFirst.push(body.key);
+          if (body.key === stuck) await new Promise<never>(() => undefined);
+        },
+      });
+      await publishAll(f.bus, topic, [stuck, ...others].map((key, id) => ({ id, key, seq: 0 })));
+      await until('the first member handled the others and holds the stuck one', () => byFirst.length === 4, f.limitMs);
+      await sleep(200); // the others' commits go out
+      await first.abort();
+      const bySecond: string[] = [];
+      await consume({ group, topics: [topic], concurrency: 4, handler: async (m) => void bySecond.push(decode(m).key) });
+      await until('the stuck message went to the next member', () => bySecond.includes(stuck), f.limitMs);
     });
 
     it('carries a 10 MB message intact', async (test) => {

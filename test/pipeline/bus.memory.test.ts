@@ -7,13 +7,13 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import kafkajs from 'kafkajs';
 import { describe, expect, it } from 'vitest';
-import type { BusMessage, Subscription } from '../../pipeline/runtime/bus/bus.js';
-import { MAX_PARTITION_WINDOW } from '../../pipeline/runtime/bus/memory-group.js';
+import { MAX_PARTITION_WINDOW, type BusMessage, type Subscription } from '../../pipeline/runtime/bus/bus.js';
 import { MemoryBus } from '../../pipeline/runtime/bus/memory.js';
 import { murmur2, partitionOf } from '../../pipeline/runtime/bus/murmur2.js';
 import { hasCode } from '../../pipeline/runtime/errors.js';
 import { createLogger } from '../../pipeline/runtime/log.js';
 import { until } from '../helpers/wait.js';
+import { hold } from '../helpers/hold.js';
 
 const quiet = () => createLogger('silent');
 /** The memory bus delivers at once: wait in small steps. */
@@ -90,8 +90,7 @@ describe('pipeline/runtime/bus/memory', () => {
     await bus.publish('t', messages('k', ['a', 'b', 'c']));
     expect(bus.stats().t?.retainedMessages).toBe(3); // nobody reads it yet: kept
     let fast = 0;
-    let release: () => void = () => {};
-    const gate = new Promise<void>((resolve) => (release = resolve));
+    const { promise: gate, release } = hold();
     const a = await bus.consume({ group: 'fast', topics: ['t'], concurrency: 1, handler: async () => void fast++ });
     const b = await bus.consume({ group: 'slow', topics: ['t'], concurrency: 1, handler: () => gate });
     await until('fast group done', () => fast === 3, WAIT);
@@ -150,8 +149,7 @@ describe('pipeline/runtime/bus/memory', () => {
   it('hands a partition to its new owner only after the old owner’s running handler settled', async () => {
     const bus = new MemoryBus({ defaultPartitions: 2, log: quiet() });
     const [key] = keysOn(1, 2, 1) as [string];
-    let release: () => void = () => {};
-    const gate = new Promise<void>((resolve) => (release = resolve));
+    const { promise: gate, release } = hold();
     const byA: string[] = [];
     const byB: string[] = [];
     const a: Subscription = await bus.consume({
@@ -225,8 +223,7 @@ describe('pipeline/runtime/bus/memory', () => {
     it('lets the messages behind a slow one in its partition run when their keys differ', async () => {
       const bus = new MemoryBus({ defaultPartitions: 2, log: quiet() });
       const [slow, ...others] = keysOn(0, 2, 4) as [string, ...string[]];
-      let release: () => void = () => {};
-      const gate = new Promise<void>((resolve) => (release = resolve));
+      const { promise: gate, release } = hold();
       const handled: string[] = [];
       const sub = await bus.consume({
         group: 'g',
@@ -252,8 +249,7 @@ describe('pipeline/runtime/bus/memory', () => {
 
     it('keeps one key in publish order while other keys pass it', async () => {
       const bus = new MemoryBus({ defaultPartitions: 1, log: quiet() });
-      let release: () => void = () => {};
-      const gate = new Promise<void>((resolve) => (release = resolve));
+      const { promise: gate, release } = hold();
       const started: string[] = [];
       const sub = await bus.consume({
         group: 'g',
@@ -301,8 +297,7 @@ describe('pipeline/runtime/bus/memory', () => {
 
     it(`delivers at most ${MAX_PARTITION_WINDOW} past the lowest running message of a partition`, async () => {
       const bus = new MemoryBus({ defaultPartitions: 1, log: quiet() });
-      let release: () => void = () => {};
-      const gate = new Promise<void>((resolve) => (release = resolve));
+      const { promise: gate, release } = hold();
       let handled = 0;
       const sub = await bus.consume({
         group: 'g',

@@ -25,6 +25,7 @@ import { loadConfig } from '../../pipeline/service/config.js';
 import { onBothBuses } from '../helpers/kafka.js';
 import { parseExposition, sample, scrapeMetrics } from '../helpers/metrics.js';
 import { until } from '../helpers/wait.js';
+import { hold } from '../helpers/hold.js';
 
 const log = createLogger(process.env.TEST_LOG_LEVEL ?? 'silent');
 
@@ -83,8 +84,7 @@ describe('an actor pool\'s counts', () => {
     const events = new Events(bus, await createCodec(), new MemoryBlobs(), Number.POSITIVE_INFINITY);
     await events.ensureTopics();
     const attempts = new Map<string, number>();
-    let release: () => void = () => {};
-    const held = new Promise<void>((resolve) => (release = resolve));
+    const { promise: held, release } = hold();
     const pool = new ActorPool(
       {
         name: 'metrics-test',

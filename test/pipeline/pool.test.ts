@@ -25,6 +25,7 @@ import { scrapeRequested } from '../helpers/events.js';
 import { onBothBuses } from '../helpers/kafka.js';
 import { until } from '../helpers/wait.js';
 import { openForBlock } from '../helpers/block.js';
+import { hold } from '../helpers/hold.js';
 
 type TestPing = EventValue<'TestPing'>;
 
@@ -411,8 +412,7 @@ function poolSuite(name: string, setup: () => Promise<Rig>, options: { concurren
 
     it('stop() waits for running handlers, which still ack and emit', t, async (test) => {
       const prefix = fresh();
-      let release: () => void = () => {};
-      const gate = new Promise<void>((resolve) => (release = resolve));
+      const { promise: gate, release } = hold();
       let held: ActorContext | null = null;
       let finished = false;
       const { pool, group } = await startPool(test, prefix, async (p, ctx) => {

@@ -68,10 +68,10 @@ export function pageRequest(job: JobRecord, seq: number, page: QueuedPage, pace:
   return {
     // A page whose options need a browser goes to the renderer, the rest to the fetcher.
     topic: scrapeTopic(fields),
-    // Keyed by the page, not the job: a partition hands out one message at a time per group,
-    // so a job keyed on one partition was fetched one page at a time whatever its
-    // maxConcurrency. Its pages need no order among themselves; how many are in flight is
-    // the job's maxConcurrency, which the frontier enforces before it sends a page.
+    // Keyed by the page, not the job: a key's messages are handled one at a time, so a job
+    // keyed as one was fetched one page at a time whatever its maxConcurrency. Its pages need
+    // no order among themselves; how many are in flight is the job's maxConcurrency, which
+    // the frontier enforces before it sends a page.
     key: requestId,
     headers: { [HEADERS.requestId]: requestId },
     value: {

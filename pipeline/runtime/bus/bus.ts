@@ -23,6 +23,13 @@
  */
 export type Headers = Record<string, string>;
 
+/**
+ * How far past its committed offset (its lowest message not yet handled) a partition may deliver
+ * while that message still runs: bounds what a member keeps about a partition, and what a
+ * member that dies leaves to be delivered again.
+ */
+export const MAX_PARTITION_WINDOW = 10_000;
+
 export interface OutgoingMessage {
   /** Partition key. */
   key: string;

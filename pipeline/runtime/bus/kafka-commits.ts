@@ -3,8 +3,8 @@
  * OffsetCommit request is in flight, and offsets marked meanwhile go in the next one. Under
  * load that is a few commits a second instead of one per message; the price is that a member
  * that dies redelivers up to `intervalMs` of handled messages (at least once, as always). A partition
- * is marked only after its handler resolved, and a partition's messages are handled one at a
- * time in order, so a mark never covers an unhandled message.
+ * is marked with its lowest message not yet handled (kafka-window.ts), so a mark never covers an
+ * unhandled message; messages handled above it are delivered again if the member dies first.
  *
  * A failed commit is logged and not retried: the messages are delivered again after the next
  * rebalance (at least once). Marks for partitions the member no longer owns are dropped at

@@ -1,11 +1,13 @@
 /**
  * One member of a Kafka consumer group: a kafkajs consumer per `consume()` call.
  *
- * - `partitionsConsumedConcurrently = concurrency`: kafkajs runs one batch per partition per
- *   worker, so at most `concurrency` handlers run, one per partition, in offset order.
- * - Offsets are committed by this file, never by kafkajs (`autoCommit: false`): a message is
- *   marked only when its handler resolved (kafka-commits.ts). A handler that rejects is logged
- *   and retried in place (deliver.ts), keeping the partition's order.
+ * - kafkajs hands over each partition's batches (`eachBatch`); the member starts their
+ *   messages as handler slots free, at most `concurrency` at once across its partitions, one
+ *   key at a time per partition and other keys side by side (kafka-delivery.ts,
+ *   kafka-window.ts), so a slow message holds back its key, not its partition.
+ * - Offsets are committed by this file, never by kafkajs (`autoCommit: false`): a partition's
+ *   commit is its lowest message not yet handled (kafka-commits.ts). A handler that rejects is
+ *   logged and retried in place (deliver.ts), keeping its key's order.
  * - While a handler runs, the member keeps heartbeating, so a slow handler does not cost the
  *   member its partitions; a member that dies stops heartbeating and the group coordinator
  *   hands its partitions to the others after `sessionTimeoutMs`.
@@ -25,7 +27,7 @@ import type { Logger } from '../log.js';
 import type { ConsumeOptions, Subscription } from './bus.js';
 import { leaderWaits } from './kafka-assigner.js';
 import { OffsetCommits } from './kafka-commits.js';
-import { eachMessageOf, MemberRun } from './kafka-delivery.js';
+import { eachBatchOf, MemberRun } from './kafka-delivery.js';
 import { restartOnCrash } from './kafka-restart.js';
 import { within } from '../within.js';
 
@@ -50,14 +52,15 @@ export interface MemberSettings {
 export async function joinGroup(kafka: Kafka, options: ConsumeOptions, settings: MemberSettings, parentLog: Logger): Promise<Subscription> {
   const log = parentLog.child({ group: options.group });
   const consumer = createConsumer(kafka, options.group, settings);
-  const member = new MemberRun();
+  const member = new MemberRun(options.concurrency);
   const commits = new OffsetCommits((offsets) => consumer.commitOffsets(offsets), log);
-  trackAssignment(consumer, commits, log);
+  trackAssignment(consumer, member, commits, log);
   const ready = firstFetch(consumer);
   const runConfig: ConsumerRunConfig = {
     autoCommit: false,
     partitionsConsumedConcurrently: options.concurrency,
-    eachMessage: eachMessageOf({ member, commits, handler: options.handler, settings, log }),
+    eachBatchAutoResolve: false,
+    eachBatch: eachBatchOf({ member, commits, handler: options.handler, settings, log }),
   };
   restartOnCrash(consumer, runConfig, () => member.current() === 'running', log);
   await startConsuming(consumer, runConfig, ready, options, settings.readyTimeoutMs, member);
@@ -80,11 +83,16 @@ function createConsumer(kafka: Kafka, group: string, settings: MemberSettings): 
 
 const partitionKey = (topic: string, partition: number) => `${topic}\u0000${partition}`;
 
-/** On each join, offsets waiting to be committed for partitions no longer owned are dropped. */
-function trackAssignment(consumer: Consumer, commits: OffsetCommits, log: Logger): void {
+/**
+ * On each join, offsets waiting to be committed for partitions no longer owned are dropped, and
+ * those partitions' windows retired (what their running messages do later commits nothing).
+ */
+function trackAssignment(consumer: Consumer, member: MemberRun, commits: OffsetCommits, log: Logger): void {
   consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
     const owned = new Set(Object.entries(payload.memberAssignment).flatMap(([t, ps]) => ps.map((p) => partitionKey(t, p))));
-    commits.retain((topic, partition) => owned.has(partitionKey(topic, partition)));
+    const isOwned = (topic: string, partition: number) => owned.has(partitionKey(topic, partition));
+    commits.retain(isOwned);
+    member.windows.retain(isOwned);
     log.debug({ assignment: payload.memberAssignment, durationMs: payload.duration }, 'kafka member joined its group');
   });
 }

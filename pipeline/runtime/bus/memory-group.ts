@@ -20,7 +20,7 @@
  */
 import { setMaxListeners } from 'node:events';
 import type { Logger } from '../log.js';
-import type { BusMessage, ConsumeOptions } from './bus.js';
+import { MAX_PARTITION_WINDOW, type BusMessage, type ConsumeOptions } from './bus.js';
 import { deliver, type DeliveryOutcome } from './deliver.js';
 import type { MemoryTopic } from './memory-log.js';
 
@@ -71,12 +71,6 @@ export class Member {
 }
 
 const slotKey = (topic: string, partition: number) => `${topic}\u0000${partition}`;
-
-/**
- * How far past its committed offset a partition may deliver while an older message is still
- * running: bounds the offsets kept as handled above the commit (and what an abort sends again).
- */
-export const MAX_PARTITION_WINDOW = 10_000;
 
 /** One partition's deliveries in the group: what runs, whose it is, what finished above the commit. */
 interface PartitionRun {

@@ -216,6 +216,11 @@ export const ERRORS = {
     retriable: false,
     description: "The site's robots.txt disallows the URL and the crawl was asked to honour it (`respectRobots`); listed by GET /v1/crawl/{job_id}/errors, never fetched.",
   },
+  job_ended: {
+    status: 409,
+    retriable: false,
+    description: "The page's crawl or batch job ended (cancelled, or failed) before the page was read: it was not fetched, or its fetch was stopped, and it is not charged; listed by GET /v1/crawl/{job_id}/errors.",
+  },
   no_data_found: {
     status: 404,
     retriable: false,

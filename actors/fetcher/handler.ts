@@ -27,6 +27,11 @@
  *   `dropped` hook of `scrapeRequestedHandling`).
  * - A job page (`jobId` set, no `replyTo`): every failure above is a JobEvent `pageFailed`
  *   (pipeline/jobs/pages.ts) instead of a Reply (the `failed` hook).
+ * - A job page whose job has ended (cancelled, or failed: its end latch, read through `jobs`,
+ *   pipeline/jobs/ended.ts): `fail` with `job_ended` before anything is looked up or fetched,
+ *   and a fetch in flight when the job ends is stopped and fails the same way: the site is
+ *   not asked for it, its handler slot is free at once, and the frontier counts it failed
+ *   (not charged; its credit hold released).
  * - The options come decoded with their defaults (pipeline/pages/options.ts); the cache key
  *   is the one the request carries (its producer worked it out: pipeline/pages/scrape-request.ts).
  * - The pool stopping (signal aborted): `retry`, so the pool hands the message back.
@@ -45,6 +50,7 @@ import { needsChallengeRender } from '../../pipeline/pages/rendering.js';
 import { lookupCachedCopy, type CacheReader } from './cache.js';
 import { pageFetchedFor } from '../../pipeline/pages/fetched.js';
 import { failedAttempt } from './errors.js';
+import { jobEndedOutcome, type JobEnds } from '../../pipeline/jobs/ended.js';
 import type { FetchResult, HttpFetcher } from '../../pipeline/runtime/net/http.js';
 
 export type ScrapeRequested = EventValue<'ScrapeRequested'>;
@@ -59,6 +65,8 @@ export interface FetcherDeps {
   readonly store?: CacheReader;
   /** The build has a renderer: a page holding a challenge is sent to it (`renderRequested`). */
   readonly render?: boolean;
+  /** Whether a job page's job has ended; without it a job page is fetched whatever its job's state. */
+  readonly jobs?: JobEnds;
 }
 
 type Page = Pick<FetchResult, 'finalUrl' | 'statusCode' | 'headers' | 'contentType' | 'body' | 'fetchedAtMs'>;
@@ -92,6 +100,8 @@ export async function handleScrapeRequested(event: ScrapeRequested, deps: Fetche
   const started = now();
   const options = decodeScrapeOptions(event.options);
   if (!options) return { kind: 'fail', code: 'bad_request', message: 'the scrape options are not a JSON object' };
+  const jobEnded = event.jobId && deps.jobs ? await deps.jobs.ended(event.jobId) : null;
+  if (jobEnded) return jobEndedOutcome(jobEnded, false);
   const plan = cachePlan(event.url, options, event.cacheKey);
   if (plan.maxAgeMs > 0 && deps.store) {
     const copy = await lookupCachedCopy(deps.store, plan, event.tenant, started, log);
@@ -105,6 +115,7 @@ export async function handleScrapeRequested(event: ScrapeRequested, deps: Fetche
     }
   }
   const timeoutMs = pageTimeoutMs(options, event.deadlineMs, now());
+  const watch = event.jobId && deps.jobs ? deps.jobs.watch(event.jobId, signal) : null;
   try {
     const page = await deps.http.fetch({
       url: event.url,
@@ -114,7 +125,7 @@ export async function handleScrapeRequested(event: ScrapeRequested, deps: Fetche
       location: options.location ?? null,
       proxy: options.proxy,
       content: { pdf: (options.parsers ?? []).includes('pdf') },
-      signal,
+      signal: watch?.signal ?? signal,
     });
     log.info(
       { url: redactUrl(event.url), statusCode: page.statusCode, bytes: page.body.length, redirects: page.redirects.length, proxyUsed: page.proxyUsed, ms: now() - started },
@@ -126,10 +137,18 @@ export async function handleScrapeRequested(event: ScrapeRequested, deps: Fetche
     }
     return { kind: 'ack', emit: [pageFetched(event, page, 'fresh')] };
   } catch (error) {
+    const ended = watch?.ended();
+    if (ended && !signal.aborted) {
+      log.info({ url: redactUrl(event.url), jobId: event.jobId, status: ended, ms: now() - started }, 'job ended: its page in flight stopped');
+      return jobEndedOutcome(ended, true);
+    }
     const context = { url: event.url, attempt, maxAttempts: deps.maxAttempts ?? 2, timeoutMs, deadlineMs: event.deadlineMs, nowMs: now(), signal, log };
     return failedAttempt(error, context, (code, message) => ({ kind: 'fail', code, message }));
+  } finally {
+    watch?.release();
   }
 }
+
 
 /**
  * ScrapeRequested as the pool runs it (pipeline/runtime/pool.ts): a failure is answered to the

@@ -10,6 +10,7 @@
  * config; `options` overrides them (tests).
  */
 import type { ActorDefinition } from '../../pipeline/runtime/pool.js';
+import { JobEnds } from '../../pipeline/jobs/ended.js';
 import { DEFAULT_POOL_RETRY } from '../../pipeline/runtime/pool.js';
 import type { ServiceRuntime } from '../../pipeline/service/config.js';
 import { NetGuard } from '../../pipeline/runtime/net/guard.js';
@@ -65,7 +66,8 @@ export function createFetcherActor(runtime: ServiceRuntime, options: FetcherActo
     timeoutMs: options.timeoutMs ?? 310_000,
     handlers: {
       // The store answers the page cache lookups of `maxAge` (actors/fetcher/cache.ts).
-      ScrapeRequested: scrapeRequestedHandling({ http, maxAttempts: DEFAULT_POOL_RETRY.attempts, store: runtime.store, render: options.render ?? false }),
+      // A job page of a job that has ended is not fetched, nor finished (pipeline/jobs/ended.ts).
+      ScrapeRequested: scrapeRequestedHandling({ http, maxAttempts: DEFAULT_POOL_RETRY.attempts, store: runtime.store, render: options.render ?? false, jobs: new JobEnds(runtime.state) }),
       FetchRequested: (event, ctx) => handleFetchRequested(event, { http, log: ctx.log, maxAttempts: DEFAULT_POOL_RETRY.attempts }, ctx.signal, ctx.attempt),
     },
   };

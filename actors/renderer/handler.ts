@@ -18,6 +18,9 @@
  *   while one fits before the deadline; the last attempt answers.
  * - Past its deadline: dropped by the pool (a job page reported failed: the `dropped` hook).
  *   The pool stopping (signal aborted): `retry`.
+ * - A job page whose job has ended (cancelled, or failed; read through `jobs`,
+ *   pipeline/jobs/ended.ts): `fail` with `job_ended` before a browser is used, and a render in
+ *   flight when the job ends is stopped and fails the same way (not charged).
  *
  * A rendered page is always rendered fresh: `maxAge` is not looked up (a cached DOM holds
  * none of the screenshots or action results the request asks for). The rendered copy is
@@ -34,6 +37,7 @@ import type { ProxyChoice, ProxyRouter } from '../../pipeline/runtime/net/proxie
 import type { EventHandling, Outcome } from '../../pipeline/runtime/pool.js';
 import { renderCredits } from '../../pipeline/pages/rendering.js';
 import { jobPageFailed } from '../../pipeline/jobs/pages.js';
+import { jobEndedOutcome, type JobEnds } from '../../pipeline/jobs/ended.js';
 import { ERRORS } from '../../schemas/errors.js';
 import type { EventValue } from '../../schemas/events/index.js';
 import type { BrowserPool } from './browser.js';
@@ -51,6 +55,8 @@ export interface RendererDeps {
   readonly now?: () => number;
   /** Attempts the pool makes at most; the last one answers. */
   readonly maxAttempts?: number;
+  /** Whether a job page's job has ended; without it a job page is rendered whatever its job's state. */
+  readonly jobs?: JobEnds;
 }
 
 const DIRECT: ProxyChoice = { proxyUrl: null, proxyUsed: 'none', proxyCountry: null };
@@ -84,6 +90,10 @@ export async function handleRenderRequested(event: ScrapeRequested, deps: Render
   const options = decodeScrapeOptions(event.options);
   if (!options) return { kind: 'fail', code: 'bad_request', message: 'the scrape options are not a JSON object' };
   const timeoutMs = pageTimeoutMs(options, event.deadlineMs, started);
+  const jobEnded = event.jobId && deps.jobs ? await deps.jobs.ended(event.jobId) : null;
+  if (jobEnded) return jobEndedOutcome(jobEnded, false);
+  const watch = event.jobId && deps.jobs ? deps.jobs.watch(event.jobId, signal) : null;
+  const working = watch?.signal ?? signal;
   try {
     await deps.guard.check(event.url);
     const route = deps.proxies ? deps.proxies.choose(options.proxy, options.location?.country ?? null) : DIRECT;
@@ -95,8 +105,8 @@ export async function handleRenderRequested(event: ScrapeRequested, deps: Render
     try {
       page = await deps.browsers.withContext(
         { ...contextOptions(options, browser.version()), ...(lane ? { proxy: { server: lane.server } } : {}) },
-        (context) => renderPage(context, { url: event.url, options, timeoutMs, startedAtMs: now(), signal }, { guard: deps.guard, proxy, now }),
-        signal,
+        (context) => renderPage(context, { url: event.url, options, timeoutMs, startedAtMs: now(), signal: working }, { guard: deps.guard, proxy, now }),
+        working,
       );
     } finally {
       await lane?.close();
@@ -108,6 +118,11 @@ export async function handleRenderRequested(event: ScrapeRequested, deps: Render
     return { kind: 'ack', emit: [pageFetched(event, page)] };
   } catch (error) {
     if (signal.aborted) return { kind: 'retry', code: 'service_unavailable', message: 'the render was interrupted' };
+    const ended = watch?.ended();
+    if (ended) {
+      log.info({ url: redactUrl(event.url), jobId: event.jobId, status: ended, ms: now() - started }, 'job ended: its render in flight stopped');
+      return jobEndedOutcome(ended, true);
+    }
     const code = serviceCode(error, 'render_failed');
     const message = error instanceof Error ? error.message.split('\n')[0] ?? '' : String(error);
     const another = attempt < (deps.maxAttempts ?? 2) && now() + timeoutMs < event.deadlineMs;
@@ -117,6 +132,8 @@ export async function handleRenderRequested(event: ScrapeRequested, deps: Render
     }
     log.warn({ url: redactUrl(event.url), code, attempt }, `render failed: ${message}`);
     return { kind: 'fail', code, message };
+  } finally {
+    watch?.release();
   }
 }
 

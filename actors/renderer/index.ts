@@ -17,6 +17,7 @@ import { proxyPoolsOf, ProxyRouter } from '../../pipeline/runtime/net/proxies.js
 import { BrowserPool } from './browser.js';
 import { defaultChromiumPath } from './flags.js';
 import { renderRequestedHandling } from './handler.js';
+import { JobEnds } from '../../pipeline/jobs/ended.js';
 
 export { BrowserPool, CHROMIUM_ARGS, type BrowserPoolOptions } from './browser.js';
 export { CHROMIUM_EXECUTABLES, defaultChromiumPath } from './flags.js';
@@ -58,7 +59,8 @@ export function createRendererActor(runtime: ServiceRuntime, options: RendererAc
     topics: ['renderRequested'],
     concurrency: config.renderConcurrency,
     timeoutMs: options.timeoutMs ?? 310_000,
-    handlers: { ScrapeRequested: renderRequestedHandling({ browsers, guard, proxies, maxAttempts: RENDER_ATTEMPTS }) },
+    // A job page of a job that has ended is not rendered, nor finished (pipeline/jobs/ended.ts).
+    handlers: { ScrapeRequested: renderRequestedHandling({ browsers, guard, proxies, maxAttempts: RENDER_ATTEMPTS, jobs: new JobEnds(runtime.state) }) },
     close: () => browsers.close(),
   };
 }

@@ -64,7 +64,7 @@ const SPECS: readonly ToolSpec[] = [
   },
   { name: 'crawl_status', operation: 'crawlStatus', title: 'Crawl status', description: "A crawl job's status and its first documents." },
   { name: 'crawl_pages', operation: 'crawlPages', title: 'Crawl pages', description: "A crawl job's documents, a page at a time: pass the answer's `next` as `cursor`." },
-  { name: 'crawl_cancel', operation: 'crawlCancel', title: 'Cancel a crawl', description: 'Stops a running crawl; the pages read so far are kept.' },
+  { name: 'crawl_cancel', operation: 'crawlCancel', title: 'Cancel a crawl', description: 'Stops a running crawl: nothing more is fetched, a fetch still running is stopped (listed as job_ended, not charged); the pages read so far are kept.' },
   { name: 'map', operation: 'map', title: 'Map a site', description: 'Lists the URLs of a site without reading every page.' },
   { name: 'search', operation: 'search', title: 'Search the web', description: 'Web search; with `scrapeOptions`, each result page is read too.' },
   { name: 'serp', operation: 'serp', title: 'Search engine results', description: "A search engine's results page for `query`." },

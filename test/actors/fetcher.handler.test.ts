@@ -18,6 +18,9 @@ import { TOPICS } from '../../schemas/topics.js';
 import { PAGE, startFixtureSite, type FixtureSite } from '../helpers/fixture-site.js';
 import { startRenderSite, type RenderSite } from '../helpers/render-site.js';
 import { runHandler, scrapeRequested } from '../helpers/events.js';
+import { JobEnds } from '../../pipeline/jobs/ended.js';
+import { jobEndKey } from '../../pipeline/jobs/record.js';
+import { MemoryState } from '../../pipeline/runtime/state/memory.js';
 
 const request = scrapeRequested;
 
@@ -183,5 +186,73 @@ describe('actors/fetcher/handler: a challenge met on a plain fetch', () => {
     const emit = await emissionsOf(await handleScrapeRequested(event, { http, log, render: true }, signal));
     expect(emit.map((e) => e.topic)).toEqual(['pageFetched']);
     expect(pageOf(emit[0])).toMatchObject({ jobId: 'job-1', rendered: false, credits: 1 });
+  });
+});
+
+describe('actors/fetcher/handler: a job page whose job has ended', () => {
+  let site: FixtureSite;
+  let state: MemoryState;
+  let deps: FetcherDeps;
+  const signal = new AbortController().signal;
+  const jobPage = (path: string, jobId: string, seq = 7) =>
+    request(site.url(path), {}, { jobId, requestId: `${jobId}:${seq}`, replyTo: null, correlationId: null });
+  const fetched = (path: string) => site.requests.filter((r) => r.path === path).length;
+  const failedEvent = (outcome: Outcome) => {
+    expect(outcome.kind).toBe('ack');
+    const emit = outcome.kind === 'ack' ? [...(outcome.emit ?? [])] : [];
+    expect(emit).toHaveLength(1);
+    expect(emit[0]?.topic).toBe('jobEvents');
+    const value = emit[0]?.value as unknown as EventValue<'JobEvent'>;
+    expect(value.type).toBe('pageFailed');
+    return JSON.parse(value.data) as { seq: number; code: string; message: string };
+  };
+
+  beforeAll(async () => {
+    site = await startFixtureSite();
+    state = new MemoryState();
+    deps = {
+      http: new HttpFetcher({ guard: new NetGuard({ allowPrivate: true }) }),
+      log: createLogger('silent'),
+      maxAttempts: 3,
+      jobs: new JobEnds(state, { refreshMs: 50 }),
+    };
+  });
+  afterAll(async () => {
+    deps.jobs?.close();
+    deps.http.close();
+    await site.close();
+  });
+
+  it('is reported failed with job_ended and never fetched', async () => {
+    await state.setIfAbsent(jobEndKey('crawl_ended'), JSON.stringify({ status: 'cancelled', error: '' }));
+    const failed = failedEvent(await handleScrapeRequested(jobPage('/html?never', 'crawl_ended'), deps, signal));
+    expect(failed).toMatchObject({ seq: 7, code: 'job_ended' });
+    expect(failed.message).toMatch(/cancelled/);
+    expect(fetched('/html?never')).toBe(0);
+  });
+
+  it('stops its fetch in flight when the job ends, long before the page would have come', async () => {
+    const pending = handleScrapeRequested(jobPage('/slow?ms=20000', 'crawl_cancelled_midway'), deps, signal);
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    await state.setIfAbsent(jobEndKey('crawl_cancelled_midway'), JSON.stringify({ status: 'cancelled', error: '' }));
+    const failed = failedEvent(await pending);
+    expect(failed.code).toBe('job_ended');
+    expect(failed.message).toMatch(/stopped/);
+    expect(fetched('/slow?ms=20000')).toBe(1);
+  });
+
+  it('is fetched while its job runs, and a page of no job is fetched whatever the latches say', async () => {
+    const running = await handleScrapeRequested(jobPage('/html?running', 'crawl_running'), deps, signal);
+    expect(running.kind === 'ack' && running.emit?.[0]?.topic).toBe('pageFetched');
+    const plain = await handleScrapeRequested(request(site.url('/html?plain')), deps, signal);
+    expect(plain.kind === 'ack' && plain.emit?.[0]?.topic).toBe('pageFetched');
+    expect(fetched('/html?running')).toBe(1);
+  });
+
+  it('still hands the message back when the pool stops mid-fetch', async () => {
+    const stop = new AbortController();
+    const pending = handleScrapeRequested(jobPage('/slow?ms=5000', 'crawl_pool_stops'), deps, stop.signal);
+    setTimeout(() => stop.abort(new Error('pool stopping')), 100);
+    expect((await pending).kind).toBe('retry');
   });
 });

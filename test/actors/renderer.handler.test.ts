@@ -7,10 +7,29 @@ import { BrowserPool } from '../../actors/renderer/browser.js';
 import type { RendererDeps } from '../../actors/renderer/handler.js';
 import { createLogger } from '../../pipeline/runtime/log.js';
 import { NetGuard } from '../../pipeline/runtime/net/guard.js';
+import { JobEnds } from '../../pipeline/jobs/ended.js';
+import { jobEndKey } from '../../pipeline/jobs/record.js';
+import { MemoryState } from '../../pipeline/runtime/state/memory.js';
+import type { Outcome } from '../../pipeline/runtime/pool.js';
 import { PRICES } from '../../schemas/api/prices.js';
+import type { EventValue } from '../../schemas/events/index.js';
 import { handleRenderRequested, hasChromium, request, useRenderer, type PageFetched, type Reply } from '../helpers/renderer.js';
 
 const BROWSER_PAGE_CREDITS = PRICES.browserPage.credits;
+
+/** A crawl's page of job `jobId` (seq 7), rendered with `options`. */
+const jobPage = (url: string, jobId: string, options: object = {}) => ({ ...request(url, options), jobId, requestId: `${jobId}:7`, replyTo: null, correlationId: null });
+const cancel = (state: MemoryState, jobId: string) => state.setIfAbsent(jobEndKey(jobId), JSON.stringify({ status: 'cancelled', error: '' }));
+
+/** The one JobEvent `pageFailed` a failed job page is answered with, its data parsed. */
+function pageFailed(outcome: Outcome): { seq: number; code: string; message: string } {
+  expect(outcome.kind).toBe('ack');
+  const emit = outcome.kind === 'ack' ? [...(outcome.emit ?? [])] : [];
+  expect(emit.map((e) => e.topic)).toEqual(['jobEvents']);
+  const value = emit[0]?.value as unknown as EventValue<'JobEvent'>;
+  expect(value.type).toBe('pageFailed');
+  return JSON.parse(value.data) as { seq: number; code: string; message: string };
+}
 
 describe('actors/renderer/handler', () => {
   describe('a browser that cannot start', () => {
@@ -34,8 +53,42 @@ describe('actors/renderer/handler', () => {
     });
   });
 
+  describe('a job page whose job has ended', () => {
+    it('is answered job_ended without a browser', async () => {
+      const log = createLogger('silent');
+      const guard = new NetGuard({ allowPrivate: true });
+      // A browser that cannot start: using it would answer render_failed.
+      const browsers = new BrowserPool({ executablePath: '/nonexistent/chromium', concurrency: 1, guard, log });
+      const state = new MemoryState();
+      await cancel(state, 'crawl_ended');
+      const deps: RendererDeps = { browsers, guard, log, maxAttempts: 2, jobs: new JobEnds(state) };
+      try {
+        const failed = pageFailed(await handleRenderRequested(jobPage('http://127.0.0.1:9/', 'crawl_ended', { waitFor: 1 }), deps, new AbortController().signal));
+        expect(failed).toMatchObject({ seq: 7, code: 'job_ended' });
+        expect(failed.message).toMatch(/cancelled.*not fetched/);
+      } finally {
+        await browsers.close();
+      }
+    });
+  });
+
   describe.skipIf(!hasChromium)('rendering with Chromium', () => {
     const rig = useRenderer();
+
+    it('stops a render in flight when its job ends, and answers job_ended', async () => {
+      const state = new MemoryState();
+      const jobs = new JobEnds(state, { refreshMs: 50 });
+      try {
+        const pending = handleRenderRequested(jobPage(rig.site.url('/hang'), 'crawl_render_cancelled', { waitFor: 1, timeout: 60_000 }), { ...rig.openDeps, jobs }, rig.signal);
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        await cancel(state, 'crawl_render_cancelled');
+        const failed = pageFailed(await pending);
+        expect(failed.code).toBe('job_ended');
+        expect(failed.message).toMatch(/stopped/);
+      } finally {
+        jobs.close();
+      }
+    });
 
     it('waits for content a script adds after load (waitFor) and emits it as a rendered page', async () => {
       const { page, html } = await rig.rendered(rig.site.url('/js'), { waitFor: 1000 });

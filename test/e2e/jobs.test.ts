@@ -31,6 +31,7 @@ const API_KEY = 'e2e-jobs-key-0123456789';
 
 let site: MapSite;
 let slow: MapSite;
+let hanging: MapSite;
 let service: Service;
 let base = '';
 let dataDir = '';
@@ -95,6 +96,8 @@ beforeAll(async () => {
   site = await startMapSite();
   // Every page but the home page takes a while: a crawl of it is still running when cancelled.
   slow = await startMapSite({ delayMs: (path) => (path.startsWith('/page/') ? 150 : 0) });
+  // Every page but the home page and robots.txt answers after a minute: a crawl's pages hang in flight.
+  hanging = await startMapSite({ delayMs: (path) => (path === '/' || path === '/robots.txt' ? 0 : 60_000) });
   dataDir = mkdtempSync(join(tmpdir(), 'wds-jobs-'));
   const config = loadConfig({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', API_KEY, FETCH_ALLOW_PRIVATE: 'true' });
   ({ service, base } = await serveEmbedded(config));
@@ -104,6 +107,7 @@ afterAll(async () => {
   await service?.stop();
   await site?.close();
   await slow?.close();
+  await hanging?.close();
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 });
 
@@ -231,6 +235,32 @@ describe('e2e/jobs: crawl', () => {
     expect(new Set(urls).size).toBe(urls.length);
     expect(urls).toHaveLength(settled.completed);
     expect((await call('DELETE', `/v1/crawl/${id}`)).body.data.status).toBe('cancelled');
+  });
+
+  it('stops its pages in flight when cancelled: listed as job_ended, not charged, the site asked nothing more', async () => {
+    const { key, balance } = await meteredKey(100);
+    const id = await start('/v1/crawl', { url: hanging.url('/'), limit: 50, maxConcurrency: 4, ignoreSitemap: true }, key);
+    const inFlight = () => hanging.requests.filter((path) => path !== '/' && path !== '/robots.txt');
+    await until('four pages in flight at the site', () => inFlight().length >= 4);
+    expect((await call('DELETE', `/v1/crawl/${id}`, undefined, key)).body.data.status).toBe('cancelled');
+    // The fetches in flight are stopped (their pages would take a minute), each a failed page of its own.
+    const listed = await until(
+      'the pages in flight listed as job_ended',
+      async () => {
+        const res = await call('GET', `/v1/crawl/${id}/errors`, undefined, key);
+        const errors = (res.body.data.errors as { url: string; code: string }[]).filter((e) => e.code === 'job_ended');
+        return errors.length === inFlight().length && errors;
+      },
+      { timeoutMs: 20_000, intervalMs: 100 },
+    );
+    expect(listed.map((e) => new URL(e.url).pathname).sort()).toEqual(inFlight().sort());
+    const status = await waitFor(`/v1/crawl/${id}`, (d) => d.status === 'cancelled' && d.next === null, key);
+    expect(status).toMatchObject({ completed: 1, failed: inFlight().length, creditsUsed: 1 });
+    // Only the home page is charged: the holds of the pages never read are given back.
+    expect(await balance()).toBe(99);
+    const asked = hanging.requests.length;
+    await new Promise((r) => setTimeout(r, 600));
+    expect(hanging.requests.length).toBe(asked);
   });
 
   it('stops with a clear error when the balance runs out, keeping the pages it paid for', async () => {

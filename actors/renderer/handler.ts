@@ -30,6 +30,7 @@
 import { pageFetchedFor } from '../../pipeline/pages/fetched.js';
 import { decodeScrapeOptions, pageTimeoutMs } from '../../pipeline/pages/options.js';
 import { serviceCode } from '../../pipeline/runtime/errors.js';
+import { within } from '../../pipeline/runtime/within.js';
 import type { Emission } from '../../pipeline/runtime/events.js';
 import type { Logger } from '../../pipeline/runtime/log.js';
 import { redactUrl, type NetGuard } from '../../pipeline/runtime/net/guard.js';
@@ -97,8 +98,9 @@ export async function handleRenderRequested(event: ScrapeRequested, deps: Render
   try {
     await deps.guard.check(event.url);
     const route = deps.proxies ? deps.proxies.choose(options.proxy, options.location?.country ?? null) : DIRECT;
-    const browser = await deps.browsers.current();
-    const proxy = await deps.browsers.guardedProxy();
+    // A browser still launching is waited for only while the page is still wanted.
+    const browser = await within(deps.browsers.current(), { signal: working });
+    const proxy = await within(deps.browsers.guardedProxy(), { signal: working });
     // A render through a proxy pool gets a lane of the guarded proxy for its context.
     const lane = route.proxyUrl ? await proxy.openLane(route.proxyUrl) : null;
     let page: RenderResult;

@@ -166,7 +166,10 @@ export async function renderPage(context: BrowserContext, request: RenderRequest
     void context.close().catch(() => undefined);
   };
   request.signal.addEventListener('abort', onAbort, { once: true });
+  // Aborted before it started (its listener would never hear it): nothing is loaded.
+  if (request.signal.aborted) onAbort();
   try {
+    if (stopped) throw new AppError('service_unavailable', 'the render was interrupted');
     return await steps(context, request, deps);
   } catch (error) {
     if (timedOut || (error instanceof Error && error.name === 'TimeoutError' && !(error instanceof AppError))) {

@@ -13,7 +13,8 @@ import { MemoryState } from '../../pipeline/runtime/state/memory.js';
 import type { Outcome } from '../../pipeline/runtime/pool.js';
 import { PRICES } from '../../schemas/api/prices.js';
 import type { EventValue } from '../../schemas/events/index.js';
-import { handleRenderRequested, hasChromium, request, useRenderer, type PageFetched, type Reply } from '../helpers/renderer.js';
+import { CHROMIUM_PATH, handleRenderRequested, hasChromium, request, useRenderer, type PageFetched, type Reply } from '../helpers/renderer.js';
+import { until } from '../helpers/wait.js';
 
 const BROWSER_PAGE_CREDITS = PRICES.browserPage.credits;
 
@@ -79,8 +80,10 @@ describe('actors/renderer/handler', () => {
       const state = new MemoryState();
       const jobs = new JobEnds(state, { refreshMs: 50 });
       try {
-        const pending = handleRenderRequested(jobPage(rig.site.url('/hang'), 'crawl_render_cancelled', { waitFor: 1, timeout: 60_000 }), { ...rig.openDeps, jobs }, rig.signal);
-        await new Promise((resolve) => setTimeout(resolve, 300));
+        const hung = () => rig.site.requests.some((r) => r.path === '/hang?cancelled');
+        const pending = handleRenderRequested(jobPage(rig.site.url('/hang?cancelled'), 'crawl_render_cancelled', { waitFor: 1, timeout: 90_000 }), { ...rig.openDeps, jobs }, rig.signal);
+        // The browser is loading the page (a busy machine may take seconds to launch it).
+        await until('the page requested by the browser', hung, { timeoutMs: 60_000, intervalMs: 20 });
         await cancel(state, 'crawl_render_cancelled');
         const failed = pageFailed(await pending);
         expect(failed.code).toBe('job_ended');
@@ -88,7 +91,28 @@ describe('actors/renderer/handler', () => {
       } finally {
         jobs.close();
       }
-    });
+    }, 120_000);
+
+    it('answers job_ended when its job ends while the browser is still starting', async () => {
+      const log = createLogger('silent');
+      const guard = new NetGuard({ allowPrivate: true });
+      // A pool of its own: its browser launches inside this render (hundreds of ms at least).
+      const browsers = new BrowserPool({ executablePath: CHROMIUM_PATH, concurrency: 1, guard, log });
+      // The job reads as running when the render starts, and as cancelled from the next read on.
+      let reads = 0;
+      const latch = JSON.stringify({ status: 'cancelled', error: '' });
+      const jobs = new JobEnds({ get: async () => (reads++ === 0 ? null : latch) }, { refreshMs: 20 });
+      try {
+        const event = jobPage(rig.site.url('/hang?at-launch'), 'crawl_cancelled_at_launch', { waitFor: 1, timeout: 90_000 });
+        const failed = pageFailed(await handleRenderRequested(event, { browsers, guard, log, maxAttempts: 1, jobs }, rig.signal));
+        expect(failed.code).toBe('job_ended');
+        expect(failed.message).toMatch(/stopped/);
+        expect(rig.site.requests.some((r) => r.path === '/hang?at-launch')).toBe(false);
+      } finally {
+        jobs.close();
+        await browsers.close();
+      }
+    }, 120_000);
 
     it('waits for content a script adds after load (waitFor) and emits it as a rendered page', async () => {
       const { page, html } = await rig.rendered(rig.site.url('/js'), { waitFor: 1000 });

@@ -11,6 +11,10 @@
  * is idempotent); pages a dead frontier had claimed but never published, or whose events were
  * lost with a dead fetcher or parser, are sent again by the frontier's stall watchdog
  * (JOB_STALL_MS, short here) under the same seq, so a page stored twice collapses into one row.
+ *
+ * Then a crawl of a site whose pages hang is cancelled: the surviving fetcher reads the job's
+ * end latch in Redis (pipeline/jobs/ended.ts) and stops its fetches in flight, each page listed
+ * `job_ended` and not charged, and the site is asked nothing more.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Store } from '../../pipeline/runtime/store/store.js';
@@ -134,4 +138,35 @@ describe.skipIf(!ready)('e2e/jobs distributed: processes killed mid-crawl', () =
         `the watchdog sent pages again ${resent.length} time(s) (${resent.reduce((n, l) => n + Number(l.pages), 0)} pages)`,
     );
   }, 420_000);
+
+  it('a crawl cancelled while its pages hang: the fetchers stop them, each listed job_ended, and the site is asked nothing more', async () => {
+    // The home page answers at once; every page it links to answers after a minute.
+    const hanging = await startMapSite({ delayMs: (path) => (path === '/' || path === '/robots.txt' ? 0 : 60_000) });
+    try {
+      const started = await call('POST', '/v1/crawl', { url: hanging.url('/'), limit: 50, maxConcurrency: 3, ignoreSitemap: true });
+      expect(started.status, JSON.stringify(started.body)).toBe(200);
+      const id = started.body.data.id as string;
+      const inFlight = () => hanging.requests.filter((path) => path !== '/' && path !== '/robots.txt');
+      await until('three pages in flight at the site', () => inFlight().length >= 3, { timeoutMs: 60_000, intervalMs: 100 });
+      expect((await call('DELETE', `/v1/crawl/${id}`)).body.data.status).toBe('cancelled');
+      // The latch is in Redis; the fetcher processes read it and stop their fetches.
+      const listed = await until(
+        'the pages in flight listed as job_ended',
+        async () => {
+          const res = await call('GET', `/v1/crawl/${id}/errors`);
+          const errors = (res.body.data.errors as { url: string; code: string }[]).filter((e) => e.code === 'job_ended');
+          return errors.length === inFlight().length && errors;
+        },
+        { timeoutMs: 30_000, intervalMs: 250 },
+      );
+      expect(listed.map((e) => new URL(e.url).pathname).sort()).toEqual(inFlight().sort());
+      const asked = hanging.requests.length;
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      expect(hanging.requests.length).toBe(asked);
+      const status = await untilJob('the job settles', (d) => d.status === 'cancelled' && d.next === null, `/v1/crawl/${id}`, 30_000);
+      expect(status).toMatchObject({ completed: 1, failed: inFlight().length, creditsUsed: 1 });
+    } finally {
+      await hanging.close();
+    }
+  }, 180_000);
 });

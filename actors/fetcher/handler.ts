@@ -149,7 +149,6 @@ export async function handleScrapeRequested(event: ScrapeRequested, deps: Fetche
   }
 }
 
-
 /**
  * ScrapeRequested as the pool runs it (pipeline/runtime/pool.ts): a failure is answered to the
  * waiting caller or, for a job page, reported to the frontier; a request dropped past its

@@ -11,26 +11,15 @@
  */
 import type { Outcome } from '../runtime/pool.js';
 import type { State } from '../runtime/state/state.js';
-import { TERMINAL_STATUSES, jobEndKey, type JobStatus } from './record.js';
+import { jobEndKey, latchEnd, type EndedStatus } from './record.js';
+
+export type { EndedStatus };
 
 /** How often a process reads one job's end latch at most. */
 export const JOB_END_REFRESH_MS = 1_000;
 
 /** Jobs whose last reading is kept; past it, readings older than `refreshMs` are dropped. */
 const MAX_READINGS = 10_000;
-
-export type EndedStatus = Extract<JobStatus, 'completed' | 'failed' | 'cancelled'>;
-
-/** The status a latch's value names (record.ts writes `{status, error}`). */
-function statusOf(latch: string): EndedStatus {
-  try {
-    const status = (JSON.parse(latch) as { status?: unknown }).status;
-    if (typeof status === 'string' && TERMINAL_STATUSES.includes(status as JobStatus)) return status as EndedStatus;
-  } catch {
-    // An older or foreign value: the latch is taken all the same.
-  }
-  return 'failed';
-}
 
 const endReason = (status: EndedStatus) => Object.assign(new Error(`the job was ${status}`), { status });
 
@@ -146,16 +135,18 @@ export class JobEnds {
     if (this.readings.size >= MAX_READINGS) this.prune(now);
     const reading: Reading = { atMs: now, status: null, pending: null };
     this.readings.set(jobId, reading);
-    const pending = this.state.get(jobEndKey(jobId)).then(
-      (latch) => (latch === null ? null : statusOf(latch)),
-      () => null,
-    );
-    reading.pending = pending.then((status) => {
-      reading.status = status;
-      reading.pending = null;
-      reading.atMs = this.now();
-      return status;
-    });
+    reading.pending = this.state
+      .get(jobEndKey(jobId))
+      .then(
+        (latch) => (latch === null ? null : latchEnd(latch).status),
+        () => null,
+      )
+      .then((status) => {
+        reading.status = status;
+        reading.pending = null;
+        reading.atMs = this.now();
+        return status;
+      });
     return reading.pending;
   }
 

@@ -20,6 +20,7 @@ import { JOB_BY_ID, JOB_PAGES_COUNT } from '../runtime/store/queries.js';
 export type JobKind = 'crawl' | 'batch';
 export type JobStatus = 'queued' | 'scraping' | 'completed' | 'failed' | 'cancelled';
 export const TERMINAL_STATUSES: readonly JobStatus[] = ['completed', 'failed', 'cancelled'];
+export type EndedStatus = Extract<JobStatus, 'completed' | 'failed' | 'cancelled'>;
 
 /** The time to live of a job's state keys: until its `expiresAt` (at least a second). */
 export function jobTtlMs(job: Pick<JobRecord, 'expiresAtMs'>, nowMs = Date.now()): number {
@@ -309,16 +310,24 @@ export async function endJob(deps: JobStateDeps, id: string, status: Exclude<Job
   return true;
 }
 
-async function repairEnded(deps: JobStateDeps, id: string): Promise<void> {
-  if ((await deps.state.hget(jobKey(id), 'status')) !== 'scraping') return;
-  const latch = await deps.state.get(jobEndKey(id));
+/**
+ * What an end latch says: `{status, error}` as `endJob` writes it; a bare status (not JSON) is
+ * read as that status; anything else, or no latch, as `failed` with no error.
+ */
+export function latchEnd(latch: string | null): { status: EndedStatus; error: string } {
   let ended: { status?: unknown; error?: unknown } = {};
   try {
-    ended = latch ? (JSON.parse(latch) as typeof ended) : {};
+    const parsed = latch ? (JSON.parse(latch) as unknown) : {};
+    if (parsed && typeof parsed === 'object') ended = parsed as typeof ended;
   } catch {
     ended = { status: latch };
   }
-  const status = typeof ended.status === 'string' && TERMINAL_STATUSES.includes(ended.status as JobStatus) ? ended.status : 'failed';
-  await deps.state.hset(jobKey(id), { status, error: typeof ended.error === 'string' ? ended.error : '' });
+  const status = typeof ended.status === 'string' && TERMINAL_STATUSES.includes(ended.status as JobStatus) ? (ended.status as EndedStatus) : 'failed';
+  return { status, error: typeof ended.error === 'string' ? ended.error : '' };
+}
+
+async function repairEnded(deps: JobStateDeps, id: string): Promise<void> {
+  if ((await deps.state.hget(jobKey(id), 'status')) !== 'scraping') return;
+  await deps.state.hset(jobKey(id), latchEnd(await deps.state.get(jobEndKey(id))));
   await snapshotJob(deps, id);
 }

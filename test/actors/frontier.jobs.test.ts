@@ -8,7 +8,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ACTIVE_JOBS_KEY, handleJobEvent, resumeJobs, sweepStalledJobs } from '../../actors/frontier/jobs/handler.js';
 import { pagesKey, seenKey, takeInFlight, workQueueOf } from '../../actors/frontier/jobs/queue.js';
 import { crawlParamsOf, crawlScope } from '../../actors/frontier/jobs/scope.js';
@@ -24,9 +24,17 @@ import type { Store } from '../../pipeline/runtime/store/store.js';
 import { MemoryState } from '../../pipeline/runtime/state/memory.js';
 import { RedisState } from '../../pipeline/runtime/state/redis.js';
 import { QUEUE_OFFERS_MAX, type State } from '../../pipeline/runtime/state/state.js';
+import { sleep } from '../../pipeline/runtime/retry.js';
 import { engine } from '../helpers/engines.js';
 import { dropNamespace, REDIS_INSTALL, redisProbe, TEST_REDIS_URL, testNamespace } from '../helpers/redis.js';
 import { observedState } from '../helpers/state-calls.js';
+
+// The pause a paced job takes before its next page (schedule.ts) is the runtime's `sleep`, the
+// real one unless a test holds it to read what was asked of it.
+vi.mock('../../pipeline/runtime/retry.js', async (importOriginal) => {
+  const retry = await importOriginal<typeof import('../../pipeline/runtime/retry.js')>();
+  return { ...retry, sleep: vi.fn(retry.sleep) };
+});
 
 describe('actors/frontier/jobs scope', () => {
   const scope = (over: Record<string, unknown> = {}) => crawlScope(crawlParamsOf(JSON.stringify({ url: 'https://example.com/docs/', ...over })));
@@ -315,20 +323,61 @@ function jobSuite(makeEngine: () => Engine): void {
     expect((await liveJob(state, id))?.status).toBe('cancelled');
   });
 
-  it("honours robots.txt's Crawl-delay with respectRobots: one page in flight at a time", async () => {
+  /**
+   * Settles `page` with the clock standing still, holding the pause the frontier asks for:
+   * how long that pause was (or that the handler answered without one), and, once it is over,
+   * the URLs sent.
+   */
+  async function pausedBefore(page: Parameters<typeof handleJobEvent>[0]): Promise<{ pauseMs: number | 'answered without a pause'; answeredWhilePaused: boolean; next: string[] }> {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    let endPause!: () => void;
+    const over = new Promise<void>((resolve) => {
+      endPause = resolve;
+    });
+    const asked = new Promise<number>((resolve) =>
+      vi.mocked(sleep).mockImplementationOnce((ms) => {
+        resolve(ms);
+        return over;
+      }),
+    );
+    try {
+      let answered = false;
+      const pending = handleJobEvent(page, deps(), signal).finally(() => void (answered = true));
+      const pauseMs = await Promise.race([asked, pending.then(() => 'answered without a pause' as const)]);
+      for (let turn = 0; turn < 10; turn++) await new Promise((resolve) => setImmediate(resolve));
+      const answeredWhilePaused = answered;
+      endPause();
+      const next = await pending;
+      return { pauseMs, answeredWhilePaused, next: scrapes(next.kind === 'ack' ? next.emit : []).map((s) => s.url) };
+    } finally {
+      vi.useRealTimers();
+      vi.mocked(sleep).mockReset();
+    }
+  }
+
+  it("honours robots.txt's Crawl-delay with respectRobots: one page in flight at a time, the next a Crawl-delay after the last settled", async () => {
     robots = robotsFromStatus(200, 'User-agent: *\nCrawl-delay: 1\n', 'https://example.com/robots.txt');
     sitemap.push('https://example.com/s1', 'https://example.com/s2');
     const polite = await job('crawl', { url: 'https://example.com/', respectRobots: true, maxConcurrency: 10 });
     const sent = await handleJobEvent(event(polite.tenant, polite.id, 'started'), deps(), signal);
     expect(scrapes(sent.kind === 'ack' ? sent.emit : []).map((s) => s.url)).toEqual(['https://example.com/']);
-    const before = Date.now();
-    const next = await handleJobEvent(event(polite.tenant, polite.id, 'page', { seq: 1, url: 'https://example.com/', statusCode: 200, credits: 1, links: [] }), deps(), signal);
-    expect(scrapes(next.kind === 'ack' ? next.emit : []).map((s) => s.url)).toEqual(['https://example.com/s1']);
-    expect(Date.now() - before).toBeGreaterThanOrEqual(990);
+    // The clock stands still: the pause before the next page is the whole Crawl-delay, and
+    // nothing is sent until it is over.
+    const settled = await pausedBefore(event(polite.tenant, polite.id, 'page', { seq: 1, url: 'https://example.com/', statusCode: 200, credits: 1, links: [] }));
+    expect(settled).toEqual({ pauseMs: 1000, answeredWhilePaused: false, next: ['https://example.com/s1'] });
     // Without respectRobots the crawl delay is not read.
     const eager = await job('crawl', { url: 'https://example.com/', maxConcurrency: 10 });
     const all = await handleJobEvent(event(eager.tenant, eager.id, 'started'), deps(), signal);
     expect(scrapes(all.kind === 'ack' ? all.emit : [])).toHaveLength(3);
+  });
+
+  it("paces a crawl by its own `delay` the same way: one page in flight, the next `delay` ms after the last settled", async () => {
+    sitemap.push('https://example.com/s1', 'https://example.com/s2');
+    const paced = await job('crawl', { url: 'https://example.com/', delay: 250, maxConcurrency: 10 });
+    const sent = await handleJobEvent(event(paced.tenant, paced.id, 'started'), deps(), signal);
+    expect(scrapes(sent.kind === 'ack' ? sent.emit : []).map((s) => s.url)).toEqual(['https://example.com/']);
+    const settled = await pausedBefore(event(paced.tenant, paced.id, 'page', { seq: 1, url: 'https://example.com/', statusCode: 200, credits: 1, links: [] }));
+    expect(settled).toEqual({ pauseMs: 250, answeredWhilePaused: false, next: ['https://example.com/s1'] });
   });
 
   it('follows a page by the shortest path found to it, even when a longer one was found first', async () => {

@@ -77,6 +77,7 @@ interface Rendered {
   readonly browser: Browser;
   readonly pid: number;
   readonly heading: string;
+  /** Its place among the renders' ends and the browsers' disconnects (`step`), not a time. */
   readonly endedAt: number;
 }
 
@@ -85,6 +86,8 @@ describe.skipIf(!hasChromium)('actors/renderer/browser: recycling (RENDER_RECYCL
   const guard = new NetGuard({ allowPrivate: true });
   const signal = new AbortController().signal;
   const pools: BrowserPool[] = [];
+  /** Counts the renders' ends and the browsers' disconnects, in the order they happen. */
+  let step = 0;
 
   beforeAll(async () => {
     site = await startSlowSite();
@@ -110,7 +113,7 @@ describe.skipIf(!hasChromium)('actors/renderer/browser: recycling (RENDER_RECYCL
         const page = await context.newPage();
         await page.goto(site.url(`/slow/${n}?token=s3cret-${n}`));
         const heading = await page.locator('h1').innerText();
-        return { n, browser, pid, heading, endedAt: Date.now() };
+        return { n, browser, pid, heading, endedAt: ++step };
       },
       signal,
     );
@@ -142,7 +145,14 @@ describe.skipIf(!hasChromium)('actors/renderer/browser: recycling (RENDER_RECYCL
   it('lets the renders in flight on the old browser finish: 5 concurrent renders, 3 on the first browser, 2 on the next; the first closes after its last one ended', async () => {
     const { log, text } = capturingLog();
     const browsers = pool(3, 4, log);
-    const done = await Promise.all([1, 2, 3, 4, 5].map((n) => render(browsers, n)));
+    // Each browser's disconnect is watched from before its first render ends.
+    const disconnectedAt = new Map<Browser, number>();
+    const watch = (browser: Browser) => {
+      if (disconnectedAt.has(browser)) return;
+      disconnectedAt.set(browser, 0);
+      browser.once('disconnected', () => void disconnectedAt.set(browser, ++step));
+    };
+    const done = await Promise.all([1, 2, 3, 4, 5].map((n) => render(browsers, n, watch)));
     expect(done.map((r) => r.heading)).toEqual([1, 2, 3, 4, 5].map((n) => `page ${n}`));
     const byBrowser = new Map<Browser, Rendered[]>();
     for (const r of done) byBrowser.set(r.browser, [...(byBrowser.get(r.browser) ?? []), r]);
@@ -153,11 +163,8 @@ describe.skipIf(!hasChromium)('actors/renderer/browser: recycling (RENDER_RECYCL
     expect(next!.rs[0]!.pid).not.toBe(old!.rs[0]!.pid);
     // Drained, not killed: the old browser disconnects only after its last render ended.
     const lastOnOld = Math.max(...old!.rs.map((r) => r.endedAt));
-    let closedAt = 0;
-    if (old!.browser.isConnected()) old!.browser.once('disconnected', () => void (closedAt = Date.now()));
-    else closedAt = Date.now();
-    await until('the recycled browser to close', () => closedAt > 0);
-    expect(closedAt).toBeGreaterThanOrEqual(lastOnOld);
+    const closedAt = await until('the recycled browser to close', () => disconnectedAt.get(old!.browser));
+    expect(closedAt).toBeGreaterThan(lastOnOld);
     await until('the recycled browser process to exit', () => !processAlive(old!.rs[0]!.pid));
     expect(next!.browser.isConnected()).toBe(true);
     const recycled = recycledLines(text());

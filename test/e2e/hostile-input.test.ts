@@ -90,14 +90,19 @@ describe('e2e/hostile-input', () => {
 
   it('keeps serving while hostile bodies arrive all at once', async () => {
     const hostile = Array.from({ length: 4 }, () => hostileBodies()).flat();
-    const started = performance.now();
     const [answers, ordinary] = await Promise.all([
       Promise.all(hostile.map(([method, path, text]) => send(method, path, text))),
       Promise.all(Array.from({ length: 10 }, () => send('GET', '/v1/templates'))),
     ]);
+    // Each stopped by the depth limit at the first level past it (64 below the body), never
+    // read further: the check that keeps them cheap. Each request's own 30 s is the guard
+    // against one that is not.
     expect(answers.map((a) => a.status)).toEqual(hostile.map(() => 422));
+    for (const answer of answers) {
+      expect(answer.body.detail).toEqual([expect.objectContaining({ type: 'too_deep', msg: 'objects and arrays nest deeper than 64 levels here; at most 64 are accepted' })]);
+      expect(answer.body.detail[0].loc).toHaveLength(65);
+    }
     expect(ordinary.map((a) => a.status)).toEqual(ordinary.map(() => 200));
-    expect(performance.now() - started).toBeLessThan(20_000);
     expect((await send('GET', '/v1/templates')).status).toBe(200);
   });
 

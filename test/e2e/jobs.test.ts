@@ -14,8 +14,9 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Service } from '../../main.js';
+import { sleep } from '../../pipeline/runtime/retry.js';
 import { loadConfig } from '../../pipeline/service/config.js';
 import { createLogger } from '../../pipeline/runtime/log.js';
 import { RedisState } from '../../pipeline/runtime/state/redis.js';
@@ -28,6 +29,13 @@ import { dropNamespace, REDIS_INSTALL, redisProbe, TEST_REDIS_URL, testNamespace
 import { until } from '../helpers/wait.js';
 
 const API_KEY = 'e2e-jobs-key-0123456789';
+
+// The pause a crawl with a `delay` takes before each page (actors/frontier/jobs/schedule.ts) is
+// the runtime's `sleep`: the real one, unless a test reads what was asked of it.
+vi.mock('../../pipeline/runtime/retry.js', async (importOriginal) => {
+  const retry = await importOriginal<typeof import('../../pipeline/runtime/retry.js')>();
+  return { ...retry, sleep: vi.fn(retry.sleep) };
+});
 
 let site: MapSite;
 let slow: MapSite;
@@ -278,24 +286,35 @@ describe('e2e/jobs: crawl', () => {
     expect(refused.status).toBe(402);
   });
 
-  it('waits delay ms between requests to the host', async () => {
-    const times: number[] = [];
+  it('paces a crawl by its `delay`: a pause before each page after the first, asked once the page before it was answered', async () => {
+    const asked: string[] = [];
     const server = http.createServer((req, res) => {
-      times.push(Date.now());
+      asked.push(req.url ?? '');
       const n = Number(/^\/p\/(\d+)$/.exec(req.url ?? '')?.[1] ?? 0);
       res.writeHead(req.url === '/' || n ? 200 : 404, { 'content-type': 'text/html' });
       res.end(`<html><head><title>P${n}</title></head><body><a href="/p/${n + 1}">next</a></body></html>`);
     });
     server.listen(0, '127.0.0.1');
     await once(server, 'listening');
+    // Each pause is over at once: what the frontier asked for is read, nothing is waited. How
+    // long it is with the clock standing still is test/actors/frontier.jobs.test.ts's.
+    const pauses: { ms: number; hostAsked: number }[] = [];
+    vi.mocked(sleep).mockImplementation(async (ms) => void pauses.push({ ms, hostAsked: asked.length }));
     try {
       const { port } = server.address() as AddressInfo;
-      const id = await start('/v1/crawl', { url: `http://localhost:${port}/`, ignoreSitemap: true, maxDepth: 10, limit: 4, delay: 250, maxConcurrency: 10 });
+      const id = await start('/v1/crawl', { url: `http://localhost:${port}/`, ignoreSitemap: true, maxDepth: 10, limit: 4, delay: 30_000, maxConcurrency: 10 });
       const status = await waitFor(`/v1/crawl/${id}`, (d) => ENDED.includes(d.status));
       expect(status).toMatchObject({ status: 'completed', completed: 4 });
-      expect(times).toHaveLength(4);
-      for (let i = 1; i < times.length; i++) expect((times[i] as number) - (times[i - 1] as number)).toBeGreaterThanOrEqual(240);
+      expect(asked).toEqual(['/', '/p/1', '/p/2', '/p/3']);
+      // One pause before each page after the first, each taken once the page before it was
+      // answered (the host had been asked 1, 2, then 3 times), for what was left of the delay.
+      expect(pauses.map((p) => p.hostAsked)).toEqual([1, 2, 3]);
+      for (const { ms } of pauses) {
+        expect(ms).toBeGreaterThan(0);
+        expect(ms).toBeLessThanOrEqual(30_000);
+      }
     } finally {
+      vi.mocked(sleep).mockReset();
       server.closeAllConnections();
       server.close();
     }

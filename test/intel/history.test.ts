@@ -72,10 +72,12 @@ describe('pipeline/intel/history', () => {
 describe('pipeline/intel/signals', () => {
   it('splits words linearly, even across a long run of hyphens', () => {
     expect(wordsOf('Hello, Wörld — e-mail --x-- 42')).toEqual(['hello', 'wörld', 'e-mail', 'x', '42']);
-    const started = performance.now();
-    wordsOf(`${'-'.repeat(200_000)}a`);
-    wordsOf('a '.repeat(100_000));
-    expect(performance.now() - started).toBeLessThan(500);
+    // A million characters each: a split quadratic in the length (a backtracking pattern over
+    // the run of hyphens) takes minutes, so the test's own timeout is the bound.
+    expect(wordsOf(`${'-'.repeat(1_000_000)}a`)).toEqual(['a']);
+    const words = wordsOf('a '.repeat(500_000));
+    expect(words).toHaveLength(500_000);
+    expect(words.every((w) => w === 'a')).toBe(true);
   });
 
   it('finds parked and for-sale phrases, and spam only with enough distinct terms', () => {

@@ -6,10 +6,23 @@
  */
 import dgram from 'node:dgram';
 import { once } from 'node:events';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { DnsClient, DNS_TYPES } from '../../pipeline/clients/dns.js';
 import { startFakeDns, type FakeDns } from '../helpers/fake-dns.js';
 import { serviceFailure } from '../helpers/service-error.js';
+
+/** The options of every resolver the client made: what c-ares was told to wait and to try. */
+const resolvers = vi.hoisted(() => ({ options: [] as unknown[] }));
+vi.mock('node:dns/promises', async (importOriginal) => {
+  const dns = await importOriginal<typeof import('node:dns/promises')>();
+  class Resolver extends dns.Resolver {
+    constructor(options?: ConstructorParameters<typeof dns.Resolver>[0]) {
+      super(options);
+      resolvers.options.push(options);
+    }
+  }
+  return { ...dns, default: { ...dns, Resolver }, Resolver };
+});
 
 const LONG_TXT = `google-site-verification=${'k'.repeat(600)}`;
 
@@ -89,12 +102,33 @@ describe('pipeline/clients/dns', () => {
   });
 
   it('reports a server that never answers as timeout, within its tries', async () => {
-    const client = new DnsClient({ servers: [fake.server], timeoutMs: 150, tries: 1 });
-    fake.setMode('silent');
-    const start = performance.now();
-    expect(await serviceFailure(client.lookup('example.com', ['A']))).toMatchObject({ service: 'dns', kind: 'timeout' });
-    expect(await serviceFailure(client.exists('example.com'))).toMatchObject({ kind: 'timeout' });
-    expect(performance.now() - start).toBeLessThan(3_000);
+    const control = new DnsClient({ servers: [fake.server] });
+    /** The queries the server got while `run` ran against it silent: counted once it answered a later one (it reads them in order). */
+    const queriesDuring = async (run: () => Promise<void>): Promise<number> => {
+      fake.setMode('silent');
+      const before = fake.queries;
+      await run();
+      fake.setMode('ok');
+      expect(await control.lookup('address-only.org', ['A'])).toMatchObject({ outcome: 'found' });
+      return fake.queries - before - 1;
+    };
+    for (const tries of [1, 2]) {
+      resolvers.options.length = 0;
+      const client = new DnsClient({ servers: [fake.server], timeoutMs: 150, tries });
+      // Each query sent `tries` times, then given up on as a timeout: not asked again, not waited on for ever.
+      const lookup = await queriesDuring(async () => {
+        expect(await serviceFailure(client.lookup('example.com', ['A']))).toMatchObject({ service: 'dns', kind: 'timeout' });
+      });
+      expect(lookup, `lookup, ${tries} tries`).toBe(tries);
+      const exists = await queriesDuring(async () => {
+        expect(await serviceFailure(client.exists('example.com'))).toMatchObject({ kind: 'timeout' });
+      });
+      expect(exists, `exists, ${tries} tries`).toBe(3 * tries); // NS, SOA and A
+      // Its resolvers (checked at start, the lookup's, the exists') waited as long as asked for
+      // each try (c-ares doubles it for each further round); the control's are its defaults.
+      const controls = { timeout: 2_000, tries: 2 };
+      expect(resolvers.options).toEqual([{ timeout: 150, tries }, { timeout: 150, tries }, controls, { timeout: 150, tries }, controls]);
+    }
   });
 
   it('reports SERVFAIL, REFUSED and a port where nothing listens as unavailable', async () => {

@@ -3,10 +3,21 @@
  * deadline or on abort, a pause that refuses at once what cannot wait for it and admits the
  * rest when it ends (even with a clock that stands still), and hosts kept apart.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { GateClosed, HostGate } from '../../pipeline/clients/host-gate.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** How `promise` stands once the microtasks queued now have run (no timer, no I/O). */
+async function settledOrPending(promise: Promise<unknown>): Promise<{ state: 'fulfilled' | 'rejected' | 'pending'; error?: unknown }> {
+  let outcome: { state: 'fulfilled' | 'rejected' | 'pending'; error?: unknown } = { state: 'pending' };
+  promise.then(
+    () => (outcome = { state: 'fulfilled' }),
+    (error: unknown) => (outcome = { state: 'rejected', error }),
+  );
+  for (let i = 0; i < 10; i++) await Promise.resolve();
+  return outcome;
+}
 
 /** A task that stays open until `release()` is called. */
 function held() {
@@ -54,18 +65,40 @@ describe('pipeline/clients/host-gate', () => {
   });
 
   it('pauses a host: refuses at once what cannot wait, admits the rest when the pause ends', async () => {
-    const gate = new HostGate(5);
-    gate.pause('a', 200);
-    expect(gate.pausedFor('a')).toBeGreaterThan(100);
-    const started = performance.now();
-    const refused = await gate.run('a', Date.now() + 50, undefined, async () => 'ran').catch((e: unknown) => e);
-    expect(refused).toBeInstanceOf(GateClosed);
-    expect(refused).toMatchObject({ reason: 'paused' });
-    expect(performance.now() - started).toBeLessThan(30);
-    expect(await gate.run('b', Date.now() + 50, undefined, async () => 'other host')).toBe('other host');
-    const waited = await gate.run('a', Date.now() + 5_000, undefined, async () => performance.now() - started);
-    expect(waited).toBeGreaterThanOrEqual(190);
-    expect(gate.pausedFor('a')).toBe(0);
+    // The gate's clock and its timers on one fake clock: "at once" is before any timer is
+    // advanced, and "when the pause ends" is not one millisecond sooner.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    try {
+      const gate = new HostGate(5);
+      gate.pause('a', 200);
+      expect(gate.pausedFor('a')).toBe(200);
+      let ran = false;
+      const refused = gate.run('a', Date.now() + 50, undefined, async () => {
+        ran = true;
+        return 'ran';
+      });
+      const outcome = await settledOrPending(refused);
+      expect(outcome.state).toBe('rejected'); // settled while no timer has fired
+      expect(outcome.error).toBeInstanceOf(GateClosed);
+      expect(outcome.error).toMatchObject({ reason: 'paused', waitMs: 200 });
+      expect(ran).toBe(false);
+      expect(await gate.run('b', Date.now() + 50, undefined, async () => 'other host')).toBe('other host');
+      const started = Date.now();
+      let admittedAt: number | null = null;
+      const admitted = gate.run('a', started + 5_000, undefined, async () => {
+        admittedAt = Date.now();
+        return 'after the pause';
+      });
+      await vi.advanceTimersByTimeAsync(199);
+      expect(admittedAt).toBeNull();
+      expect(gate.pausedFor('a')).toBe(1);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(await admitted).toBe('after the pause');
+      expect(admittedAt).toBe(started + 200);
+      expect(gate.pausedFor('a')).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('ends a pause when its timer fires, whatever an injected clock says', async () => {

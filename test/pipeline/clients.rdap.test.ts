@@ -7,7 +7,7 @@
  * the per-registry concurrency limit, and hostile answers (hanging, dripping, huge, deeply
  * nested, not JSON) that end as ServiceErrors within the lookup's budget.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { RdapClient, BOOTSTRAP_RETRY_MS } from '../../pipeline/clients/rdap.js';
 import { shippedBootstrap } from '../../pipeline/clients/rdap-bootstrap.js';
 import { FAKE_REGISTRAR, startFakeRdap, type FakeRdap } from '../helpers/fake-rdap.js';
@@ -15,14 +15,66 @@ import { serviceFailure } from '../helpers/service-error.js';
 
 const CTX = { timeoutMs: 5_000 };
 
-/** Milliseconds `promise` took to settle, and how. */
-async function timed<T>(promise: Promise<T>): Promise<{ ms: number; value: T | undefined; error: unknown }> {
-  const start = performance.now();
+/** How `promise` settled: its value or its error. */
+async function settled<T>(promise: Promise<T>): Promise<{ value: T | undefined; error: unknown }> {
   try {
-    const value = await promise;
-    return { ms: performance.now() - start, value, error: undefined };
+    return { value: await promise, error: undefined };
   } catch (error) {
-    return { ms: performance.now() - start, value: undefined, error };
+    return { value: undefined, error };
+  }
+}
+
+/** Whether `promise` has settled yet, read without waiting for it. */
+function watch(promise: Promise<unknown>): { readonly settled: boolean } {
+  const state = { settled: false };
+  promise.then(
+    () => (state.settled = true),
+    () => (state.settled = true),
+  );
+  return state;
+}
+
+/**
+ * With fake timers: one turn of the real event loop (the sockets to the local registry are
+ * real), then the fake timers due now (the registry answers on a 0 ms timer). No fake time
+ * passes. The fake clock moves synchronously only (`advance`): a 0 ms timer set while an
+ * asynchronous advance yields to the loop would be put 1 ms later.
+ */
+async function turn(): Promise<void> {
+  await new Promise((resolve) => setImmediate(resolve));
+  vi.advanceTimersByTime(0);
+}
+
+/** Moves the fake clock by `ms`, firing the timers due, then turns the loop once. */
+async function advance(ms: number): Promise<void> {
+  vi.advanceTimersByTime(ms);
+  await turn();
+}
+
+/** Turns the loop (see `turn`) until `check` holds; the test's own timeout bounds it. */
+async function turnUntil(check: () => boolean): Promise<void> {
+  while (!check()) await turn();
+}
+
+/** `promise` once it settled, the loop turned meanwhile (see `turn`). */
+async function driven<T>(promise: Promise<T>): Promise<T> {
+  const state = watch(promise);
+  await turnUntil(() => state.settled);
+  return promise;
+}
+
+/**
+ * Runs `body` with fake timers (setTimeout and clearTimeout only: Date and the sockets stay
+ * real) and a client clock that stands still, so the registry's pause and the lookups'
+ * budgets end only when the test moves the fake clock.
+ */
+async function onFakeTimers(body: (now: () => number) => Promise<void>): Promise<void> {
+  const frozen = Date.now();
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+  try {
+    await body(() => frozen);
+  } finally {
+    vi.useRealTimers();
   }
 }
 
@@ -57,6 +109,11 @@ beforeEach(() => {
   fake.setMode('ok');
   fake.setBootstrapMode('ok');
   fake.reset();
+});
+
+// A fake-timer test that failed by its timeout is left unfinished: the next test gets real timers.
+afterEach(() => {
+  vi.useRealTimers();
 });
 
 describe('pipeline/clients/rdap: answers', () => {
@@ -205,31 +262,52 @@ describe('pipeline/clients/rdap: bootstrap', () => {
 
 describe('pipeline/clients/rdap: limits and failures', () => {
   it('reports a 429 with its Retry-After and pauses that registry: requests wait or fail at once without reaching it', async () => {
-    const client = new RdapClient({ baseUrl: fake.url, bootstrapUrl: null });
-    fake.setMode('rate_limited', { times: 1, retryAfterS: 1 });
-    const limited = await serviceFailure(client.lookup('name5.com', CTX));
-    expect(limited).toMatchObject({ service: 'rdap', kind: 'rate_limited', retryAfterMs: 1000, status: 429 });
-    const seen = fake.requests.length;
-    const short = await timed(serviceFailure(client.lookup('name6.com', { timeoutMs: 800 })));
-    expect(short.value).toMatchObject({ kind: 'rate_limited' });
-    expect(short.value?.retryAfterMs).toBeGreaterThan(800);
-    expect(short.ms).toBeLessThan(300);
-    expect(fake.requests.length).toBe(seen);
-    const patient = await timed(client.lookup('name6.com', CTX));
-    expect(patient.value?.outcome).toBe('found');
-    expect(patient.ms).toBeGreaterThan(600);
+    await onFakeTimers(async (now) => {
+      const client = new RdapClient({ baseUrl: fake.url, bootstrapUrl: null, now });
+      fake.setMode('rate_limited', { times: 1, retryAfterS: 1 });
+      const limited = await serviceFailure(driven(client.lookup('name5.com', CTX)));
+      expect(limited).toMatchObject({ service: 'rdap', kind: 'rate_limited', retryAfterMs: 1000, status: 429 });
+      const seen = fake.requests.length;
+      // A budget shorter than the pause is refused at once: settled before any timer fires (its
+      // deadline's timer would make it a timeout), the whole pause left, the registry not asked.
+      const short = serviceFailure(client.lookup('name6.com', { timeoutMs: 800 }));
+      const refusal = watch(short);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(refusal.settled).toBe(true);
+      expect(await short).toMatchObject({ kind: 'rate_limited', retryAfterMs: 1000, status: null });
+      expect(fake.requests.length).toBe(seen);
+      // A budget longer than the pause waits all of it, then asks.
+      const patient = client.lookup('name6.com', CTX);
+      const waiting = watch(patient);
+      await advance(999);
+      // Another client's request reaches the registry meanwhile; the waiting one is not sent.
+      const other = new RdapClient({ baseUrl: fake.url, bootstrapUrl: null, now });
+      expect((await driven(other.lookup('name13.com', CTX))).outcome).toBe('found');
+      expect(fake.requests.slice(seen)).toEqual(['/domain/name13.com']);
+      expect(waiting.settled).toBe(false);
+      await advance(1);
+      expect((await driven(patient)).outcome).toBe('found');
+      expect(fake.requests.slice(seen)).toEqual(['/domain/name13.com', '/domain/name6.com']);
+    });
   });
 
   it('lets no queued request reach a registry between its 429 and the end of the pause', async () => {
-    const client = new RdapClient({ baseUrl: fake.url, bootstrapUrl: null, registryConcurrency: 1 });
-    fake.setMode('rate_limited', { times: 1, retryAfterS: 1 });
-    const lookups = ['name10.com', 'name11.com', 'name12.com'].map((d) => timed(client.lookup(d, CTX)));
-    await new Promise((r) => setTimeout(r, 500));
-    expect(fake.requests).toEqual(['/domain/name10.com']);
-    const [first, ...rest] = await Promise.all(lookups);
-    expect(first?.error).toMatchObject({ kind: 'rate_limited' });
-    expect(rest.map((r) => r.value?.outcome)).toEqual(['found', 'found']);
-    expect(fake.requests).toEqual(['/domain/name10.com', '/domain/name11.com', '/domain/name12.com']);
+    await onFakeTimers(async (now) => {
+      const client = new RdapClient({ baseUrl: fake.url, bootstrapUrl: null, registryConcurrency: 1, now });
+      fake.setMode('rate_limited', { times: 1, retryAfterS: 1 });
+      const lookups = ['name10.com', 'name11.com', 'name12.com'].map((d) => settled(client.lookup(d, CTX)));
+      const first = await driven(lookups[0] as (typeof lookups)[0]);
+      expect(first.error).toMatchObject({ kind: 'rate_limited', retryAfterMs: 1000 });
+      await advance(999);
+      // Another client's request reaches the registry meanwhile; the queued ones are not sent.
+      const other = new RdapClient({ baseUrl: fake.url, bootstrapUrl: null, now });
+      expect((await driven(other.lookup('name13.com', CTX))).outcome).toBe('found');
+      expect(fake.requests).toEqual(['/domain/name10.com', '/domain/name13.com']);
+      await advance(1);
+      const rest = await driven(Promise.all(lookups.slice(1)));
+      expect(rest.map((r) => r.value?.outcome)).toEqual(['found', 'found']);
+      expect(fake.requests).toEqual(['/domain/name10.com', '/domain/name13.com', '/domain/name11.com', '/domain/name12.com']);
+    });
   });
 
   it('keeps at most registryConcurrency requests in flight at one registry', async () => {
@@ -244,28 +322,43 @@ describe('pipeline/clients/rdap: limits and failures', () => {
     }
   });
 
-  it('gives up on a registry that never answers at the lookup budget', async () => {
-    const client = new RdapClient({ baseUrl: fake.url, bootstrapUrl: null });
-    fake.setMode('hang');
-    const hung = await timed(serviceFailure(client.lookup('name7.com', { timeoutMs: 300 })));
-    expect(hung.value).toMatchObject({ kind: 'timeout' });
-    expect(hung.ms).toBeLessThan(1_500);
+  it('gives up on a registry that never answers, or drips its answer for ever, at the lookup budget', async () => {
+    await onFakeTimers(async (now) => {
+      const client = new RdapClient({ baseUrl: fake.url, bootstrapUrl: null, now });
+      for (const [mode, timeoutMs] of [
+        ['hang', 300],
+        ['slow', 500],
+      ] as const) {
+        fake.setMode(mode);
+        fake.reset();
+        const failure = serviceFailure(client.lookup('name7.com', { timeoutMs }));
+        const pending = watch(failure);
+        await turnUntil(() => fake.requests.length === 1); // the registry holds the request open
+        await advance(timeoutMs - 1);
+        expect(pending.settled, mode).toBe(false);
+        await advance(1);
+        expect(await driven(failure), mode).toMatchObject({ kind: 'timeout', message: expect.stringContaining(`did not answer within ${timeoutMs} ms`) });
+        expect(fake.requests, mode).toEqual(['/domain/name7.com']);
+      }
+    });
   });
 
-  it('ends hostile answers quickly as ServiceErrors: dripping, huge, deeply nested, not JSON, 500', async () => {
+  it('ends hostile answers as ServiceErrors of their cause, after one request: huge, deeply nested, not JSON, 500', async () => {
     const client = new RdapClient({ baseUrl: fake.url, bootstrapUrl: null });
     const cases = [
-      { mode: 'slow', kind: 'timeout', timeoutMs: 500 },
-      { mode: 'huge', kind: 'unavailable', timeoutMs: 5_000 },
-      { mode: 'deep', kind: 'unreadable', timeoutMs: 5_000 },
-      { mode: 'not_json', kind: 'unreadable', timeoutMs: 5_000 },
-      { mode: 'error', kind: 'unavailable', timeoutMs: 5_000 },
+      { mode: 'huge', kind: 'unavailable', cause: '(content_too_large)' },
+      { mode: 'deep', kind: 'unreadable', cause: 'answered JSON nested deeper than 32' },
+      { mode: 'not_json', kind: 'unreadable', cause: 'answered something that is not JSON' },
+      { mode: 'error', kind: 'unavailable', cause: 'answered HTTP 500' },
     ] as const;
-    for (const { mode, kind, timeoutMs } of cases) {
+    for (const { mode, kind, cause } of cases) {
       fake.setMode(mode);
-      const outcome = await timed(serviceFailure(client.lookup('name8.com', { timeoutMs })));
-      expect(outcome.value?.kind, mode).toBe(kind);
-      expect(outcome.ms, mode).toBeLessThan(2_000);
+      fake.reset();
+      const failure = await serviceFailure(client.lookup('name8.com', CTX));
+      expect(failure.kind, mode).toBe(kind);
+      expect(failure.message, mode).toContain(cause);
+      // Read once, cut off at its limit: no second request, no wait for another.
+      expect(fake.requests, mode).toEqual(['/domain/name8.com']);
     }
     fake.setMode('ok');
     expect((await client.lookup('name8.com', CTX)).outcome).toBe('found');

@@ -21,13 +21,6 @@ import { parseAmount } from '../../pipeline/intel/site/things.js';
 import { mergePosts, postKey } from '../../pipeline/intel/site/post.js';
 import { cfEncode } from '../helpers/fake-sites/company.js';
 
-/** Runs `fn` and returns how long it took, in ms. */
-function timed(fn: () => unknown): number {
-  const start = performance.now();
-  fn();
-  return performance.now() - start;
-}
-
 describe('pipeline/intel/site emails', () => {
   it('validates: a public suffix, a sane local part, no placeholders or file names', () => {
     expect(validEmail('Info@Example-Shop.DE')).toBe('info@example-shop.de');
@@ -58,7 +51,8 @@ describe('pipeline/intel/site emails', () => {
 
   it('stays linear on hostile text: runs of @, of brackets, of address characters', () => {
     const hostile = ['@'.repeat(1_000_000), 'a'.repeat(500_000) + '@' + 'b.'.repeat(250_000), '['.repeat(1_000_000), '[at'.repeat(300_000), ' at '.repeat(200_000) + ' dot '.repeat(100_000), 'a@'.repeat(500_000)];
-    for (const text of hostile) expect(timed(() => scanEmails(deobfuscate(text)))).toBeLessThan(2_000);
+    // Each a megabyte or so: a backtracking pattern takes minutes over one (see the file's comment), so the test's own timeout is the bound.
+    for (const text of hostile) expect(scanEmails(deobfuscate(text)), `${text.slice(0, 12)}…`).toEqual([]);
   });
 });
 
@@ -82,7 +76,8 @@ describe('pipeline/intel/site phones', () => {
   });
 
   it('stays linear on hostile text', () => {
-    for (const text of ['1'.repeat(1_000_000), '+1 '.repeat(300_000), 'Tel '.repeat(250_000), '(0'.repeat(500_000)]) expect(timed(() => scanPhones(text))).toBeLessThan(2_000);
+    // Each a megabyte or so: a backtracking pattern takes minutes over one, so the test's own timeout is the bound.
+    for (const text of ['1'.repeat(1_000_000), '+1 '.repeat(300_000), 'Tel '.repeat(250_000), '(0'.repeat(500_000)]) expect(scanPhones(text), `${text.slice(0, 12)}…`).toEqual([]);
   });
 });
 
@@ -125,7 +120,8 @@ describe('pipeline/intel/site company pages and facts', () => {
 
   it('stays linear on hostile text', () => {
     const long = `${'1'.repeat(200_000)}\n${'Hauptstraße 1\n'.repeat(50_000)}${'gegründet '.repeat(50_000)}${'employees '.repeat(50_000)}`;
-    expect(timed(() => [addressFromText(long), foundingYear(long, 2025), headcountFromText(long), legalName(long)])).toBeLessThan(3_000);
+    // Nearly two million characters: a backtracking pattern takes minutes over them, so the test's own timeout is the bound.
+    expect([addressFromText(long), foundingYear(long, 2025), headcountFromText(long), legalName(long)]).toEqual([null, null, null, null]);
   });
 });
 
@@ -164,7 +160,8 @@ describe('pipeline/intel/site parsing within bounds', () => {
 
   it('tells a page nested too deep before any tree is built, in one linear pass', () => {
     const deep = `${'<div>'.repeat(200_000)}deep${'</div>'.repeat(200_000)}`;
-    expect(timed(() => expect(markupDepthOver(deep, MAX_HTML_DEPTH, true)).toBe(true))).toBeLessThan(1_000);
+    // Over two million characters: a count quadratic in the length (a rescan per tag) takes minutes, so the test's own timeout is the bound.
+    expect(markupDepthOver(deep, MAX_HTML_DEPTH, true)).toBe(true);
     // Elements that do not nest, tags inside scripts and comments, and closed siblings count nothing.
     const flat = `<html><body>${'<p>a<br><img src=x><li>b'.repeat(20_000)}<script>${'<div>'.repeat(5_000)}</script><!-- ${'<div>'.repeat(5_000)} -->${'<div></div>'.repeat(20_000)}</body></html>`;
     expect(markupDepthOver(flat, 10, true)).toBe(false);

@@ -120,14 +120,15 @@ describe('pipeline/leads: merging', () => {
     ]);
   });
 
-  it('merges a thousand leads per source in linear time', () => {
-    const a = Array.from({ length: 1000 }, (_, i) => osm(place(i, `Business ${i}`, {}, { city: 'Lyon' })));
-    const b = Array.from({ length: 1000 }, (_, i) => sirene(entry(String(800000000 + i), `BUSINESS ${i} SAS`, {}, { postcode: '69002', city: 'LYON' })));
-    const started = performance.now();
+  it('merges forty thousand leads per source in linear time', () => {
+    // 80,000 leads: merging them pair by pair (each lead compared with those before it) takes
+    // minutes, so the test's own timeout is the bound; the keyed merge reads each lead once.
+    const n = 40_000;
+    const a = Array.from({ length: n }, (_, i) => osm(place(i, `Business ${i}`, {}, { city: 'Lyon' })));
+    const b = Array.from({ length: n }, (_, i) => sirene(entry(String(800000000 + i), `BUSINESS ${i} SAS`, {}, { postcode: '69002', city: 'LYON' })));
     const merged = mergeLeads([...a, ...b]);
-    expect(merged).toHaveLength(1000);
-    expect(merged.every((l) => l.sources.length === 2)).toBe(true);
-    expect(performance.now() - started).toBeLessThan(1000);
+    expect(merged).toHaveLength(n);
+    expect(merged.every((l, i) => l.name === `Business ${i}` && l.sources.length === 2)).toBe(true);
   });
 });
 

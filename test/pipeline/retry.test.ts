@@ -1,9 +1,10 @@
 /**
  * pipeline/runtime/retry.ts: backoff bounds and jitter, RetriesExhausted with the last failure as its
  * cause, non-retriable failures rethrown at once, the abort signal, and injected fast sleeps.
- * No test here waits on a real timer longer than a few milliseconds.
+ * No test here waits on a real timer longer than a few milliseconds; the real sleep's delay is
+ * shown on fake timers.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { AppError } from '../../pipeline/runtime/errors.js';
 import { backoffDelay, retry, RetriesExhausted, sleep } from '../../pipeline/runtime/retry.js';
 
@@ -163,10 +164,19 @@ describe('pipeline/runtime/retry', () => {
   });
 
   describe('sleep', () => {
-    it('resolves after the delay', async () => {
-      const began = Date.now();
-      await sleep(15);
-      expect(Date.now() - began).toBeGreaterThanOrEqual(10);
+    it('resolves after the delay, not before', async () => {
+      vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+      try {
+        let done = false;
+        const pending = sleep(15).then(() => (done = true));
+        await vi.advanceTimersByTimeAsync(14);
+        expect(done).toBe(false);
+        await vi.advanceTimersByTimeAsync(1);
+        expect(done).toBe(true);
+        await pending;
+      } finally {
+        vi.useRealTimers();
+      }
     });
 
     it('rejects with the reason when aborted before or during the wait', async () => {

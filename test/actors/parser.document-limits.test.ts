@@ -6,11 +6,10 @@
  * `unsupported_content`; a PDF longer than its page limit, or past its read budget, answers
  * its first pages with a `warning`; and an upload is read as what its bytes are.
  *
- * node:zlib is the real one, its inflate streams counted as they give out bytes: a bomb shows
- * it was stopped at its limit by how much was inflated, not by how long it took.
+ * A bomb shows it was stopped at its limit by how much was inflated (test/helpers/inflated.ts),
+ * not by how long it took.
  */
-import type { Inflate, InflateRaw } from 'node:zlib';
-import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DEFAULT_DOCUMENT_LIMITS, inThreadReader, judgeUpload, parseUpload, type DocumentLimits } from '../../actors/parser/document/index.js';
 import { checkPdfStreams, filtersOf } from '../../actors/parser/document/pdf-streams.js';
 import { readPdf } from '../../actors/parser/document/pdf.js';
@@ -18,32 +17,18 @@ import { checkZipInflation, zipEntries } from '../../actors/parser/document/zip.
 import { hasCode } from '../../pipeline/runtime/errors.js';
 import { repeatedDeflate } from '../fixtures/documents/deflate.js';
 import { docxBomb, flateBombPdf, manyPagePdf, minimalDocx, minimalPdf, zip } from '../fixtures/documents/generate.js';
+import { countInflated } from '../helpers/inflated.js';
 import { rejection } from '../helpers/wait.js';
 
 const MIB = 1024 * 1024;
 const GIB = 1024 * MIB;
 const DOCX_TYPE = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
 
-/** Bytes every inflate stream made since the last reset. */
-const inflating = vi.hoisted(() => ({ out: 0 }));
-vi.mock('node:zlib', async (importOriginal) => {
-  const zlib = await importOriginal<typeof import('node:zlib')>();
-  const counted = <S extends Inflate | InflateRaw>(stream: S): S => {
-    stream.on('data', (chunk: Buffer) => void (inflating.out += chunk.length));
-    return stream;
-  };
-  const createInflate: typeof zlib.createInflate = (options) => counted(zlib.createInflate(options));
-  const createInflateRaw: typeof zlib.createInflateRaw = (options) => counted(zlib.createInflateRaw(options));
-  return { ...zlib, default: { ...zlib, createInflate, createInflateRaw }, createInflate, createInflateRaw };
-});
-
 const failure = (promise: Promise<unknown>) => rejection<Error & { code?: string }>(promise);
 
 const limits = (over: Partial<DocumentLimits> = {}): DocumentLimits => ({ ...DEFAULT_DOCUMENT_LIMITS, ...over });
 
 describe('actors/parser/document limits', () => {
-  beforeEach(() => void (inflating.out = 0));
-
   describe('DOCX zip entries (zip.ts)', () => {
     it('reads the central directory as jszip does', () => {
       const entries = zipEntries(minimalDocx([{ paragraph: 'x' }]));
@@ -55,14 +40,15 @@ describe('actors/parser/document limits', () => {
       const bomb = docxBomb(GIB);
       expect(bomb.length).toBeLessThan(2 * MIB);
       const heap = process.memoryUsage().heapUsed;
-      const error = await failure(checkZipInflation(bomb, DEFAULT_DOCUMENT_LIMITS));
+      const inflated = countInflated();
+      const error = await failure(checkZipInflation(bomb, DEFAULT_DOCUMENT_LIMITS)).finally(() => inflated.stop());
       expect(hasCode(error, 'file_too_complex')).toBe(true);
       expect(error.message).toMatch(/entry "word\/document\.xml" inflates to more than 200 times/);
       // Inflated until 200 times ~1 MB and no further (within one 256 KiB chunk), not the 1 GiB
       // it holds; counted and dropped: no growth kept.
       const entry = zipEntries(bomb).find((e) => e.name === 'word/document.xml');
-      expect(inflating.out).toBeGreaterThan(200 * (entry?.data.length ?? 0));
-      expect(inflating.out).toBeLessThanOrEqual(200 * (entry?.data.length ?? 0) + 256 * 1024);
+      expect(inflated.bytes).toBeGreaterThan(200 * (entry?.data.length ?? 0));
+      expect(inflated.bytes).toBeLessThanOrEqual(200 * (entry?.data.length ?? 0) + 256 * 1024);
       expect(process.memoryUsage().heapUsed - heap).toBeLessThan(64 * MIB);
     });
 

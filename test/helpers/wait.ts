@@ -49,3 +49,13 @@ export async function rejection<E = unknown>(promise: Promise<unknown>): Promise
   }
   throw new Error('expected a rejection');
 }
+
+/** How `promise` has settled so far, read at any moment without waiting for it (`error` once it rejected). */
+export function track(promise: Promise<unknown>): { readonly settled: boolean; readonly error: unknown } {
+  const state = { settled: false, error: undefined as unknown };
+  promise.then(
+    () => (state.settled = true),
+    (error: unknown) => Object.assign(state, { settled: true, error }),
+  );
+  return state;
+}

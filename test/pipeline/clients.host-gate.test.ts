@@ -5,18 +5,13 @@
  */
 import { describe, expect, it, vi } from 'vitest';
 import { GateClosed, HostGate } from '../../pipeline/clients/host-gate.js';
+import { track } from '../helpers/wait.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** How `promise` stands once the microtasks queued now have run (no timer, no I/O). */
-async function settledOrPending(promise: Promise<unknown>): Promise<{ state: 'fulfilled' | 'rejected' | 'pending'; error?: unknown }> {
-  let outcome: { state: 'fulfilled' | 'rejected' | 'pending'; error?: unknown } = { state: 'pending' };
-  promise.then(
-    () => (outcome = { state: 'fulfilled' }),
-    (error: unknown) => (outcome = { state: 'rejected', error }),
-  );
+/** Lets the microtasks queued now run (no timer, no I/O). */
+async function microtasks(): Promise<void> {
   for (let i = 0; i < 10; i++) await Promise.resolve();
-  return outcome;
 }
 
 /** A task that stays open until `release()` is called. */
@@ -77,8 +72,9 @@ describe('pipeline/clients/host-gate', () => {
         ran = true;
         return 'ran';
       });
-      const outcome = await settledOrPending(refused);
-      expect(outcome.state).toBe('rejected'); // settled while no timer has fired
+      const outcome = track(refused);
+      await microtasks();
+      expect(outcome.settled).toBe(true); // settled while no timer has fired
       expect(outcome.error).toBeInstanceOf(GateClosed);
       expect(outcome.error).toMatchObject({ reason: 'paused', waitMs: 200 });
       expect(ran).toBe(false);

@@ -12,6 +12,7 @@ import { RdapClient, BOOTSTRAP_RETRY_MS } from '../../pipeline/clients/rdap.js';
 import { shippedBootstrap } from '../../pipeline/clients/rdap-bootstrap.js';
 import { FAKE_REGISTRAR, startFakeRdap, type FakeRdap } from '../helpers/fake-rdap.js';
 import { serviceFailure } from '../helpers/service-error.js';
+import { track } from '../helpers/wait.js';
 
 const CTX = { timeoutMs: 5_000 };
 
@@ -22,16 +23,6 @@ async function settled<T>(promise: Promise<T>): Promise<{ value: T | undefined; 
   } catch (error) {
     return { value: undefined, error };
   }
-}
-
-/** Whether `promise` has settled yet, read without waiting for it. */
-function watch(promise: Promise<unknown>): { readonly settled: boolean } {
-  const state = { settled: false };
-  promise.then(
-    () => (state.settled = true),
-    () => (state.settled = true),
-  );
-  return state;
 }
 
 /**
@@ -58,7 +49,7 @@ async function turnUntil(check: () => boolean): Promise<void> {
 
 /** `promise` once it settled, the loop turned meanwhile (see `turn`). */
 async function driven<T>(promise: Promise<T>): Promise<T> {
-  const state = watch(promise);
+  const state = track(promise);
   await turnUntil(() => state.settled);
   return promise;
 }
@@ -271,14 +262,14 @@ describe('pipeline/clients/rdap: limits and failures', () => {
       // A budget shorter than the pause is refused at once: settled before any timer fires (its
       // deadline's timer would make it a timeout), the whole pause left, the registry not asked.
       const short = serviceFailure(client.lookup('name6.com', { timeoutMs: 800 }));
-      const refusal = watch(short);
+      const refusal = track(short);
       await new Promise((resolve) => setImmediate(resolve));
       expect(refusal.settled).toBe(true);
       expect(await short).toMatchObject({ kind: 'rate_limited', retryAfterMs: 1000, status: null });
       expect(fake.requests.length).toBe(seen);
       // A budget longer than the pause waits all of it, then asks.
       const patient = client.lookup('name6.com', CTX);
-      const waiting = watch(patient);
+      const waiting = track(patient);
       await advance(999);
       // Another client's request reaches the registry meanwhile; the waiting one is not sent.
       const other = new RdapClient({ baseUrl: fake.url, bootstrapUrl: null, now });
@@ -332,7 +323,7 @@ describe('pipeline/clients/rdap: limits and failures', () => {
         fake.setMode(mode);
         fake.reset();
         const failure = serviceFailure(client.lookup('name7.com', { timeoutMs }));
-        const pending = watch(failure);
+        const pending = track(failure);
         await turnUntil(() => fake.requests.length === 1); // the registry holds the request open
         await advance(timeoutMs - 1);
         expect(pending.settled, mode).toBe(false);

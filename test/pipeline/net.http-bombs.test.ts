@@ -9,12 +9,12 @@
 import { once } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Readable } from 'node:stream';
-import { constants, createBrotliCompress, Unzip } from 'node:zlib';
+import { constants, createBrotliCompress } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_MAX_BYTES, HttpFetcher } from '../../pipeline/runtime/net/http.js';
 import { NetGuard } from '../../pipeline/runtime/net/guard.js';
 import { repeatedDeflate } from '../fixtures/documents/deflate.js';
+import { countInflated } from '../helpers/inflated.js';
 
 const MIB = 1024 * 1024;
 const GIB = 1024 * MIB;
@@ -38,25 +38,6 @@ async function brotliBomb(): Promise<Buffer> {
   compress.end();
   await once(compress, 'end');
   return Buffer.concat(out);
-}
-
-/**
- * Bytes put out by every zlib and brotli stream of this process while counting (the stack's
- * own decoders and got-scraping's alike): what was inflated. Their common base's `push`,
- * wrapped; `stop` unwraps it.
- */
-function countInflated(): { bytes: number; stop(): void } {
-  const base = Object.getPrototypeOf(Object.getPrototypeOf(Unzip.prototype)) as { push?: Readable['push'] };
-  const push = Object.getPrototypeOf(base).push as Readable['push'];
-  const counter = {
-    bytes: 0,
-    stop: () => void delete base.push,
-  };
-  base.push = function (this: Readable, chunk: unknown, encoding?: BufferEncoding): boolean {
-    if (chunk instanceof Uint8Array) counter.bytes += chunk.length;
-    return push.call(this, chunk, encoding);
-  };
-  return counter;
 }
 
 describe('pipeline/runtime/net/http compression bombs', () => {

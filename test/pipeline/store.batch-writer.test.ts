@@ -3,6 +3,7 @@ import { hasCode } from '../../pipeline/runtime/errors.js';
 import { BatchWriter, queueWrite } from '../../pipeline/runtime/store/batch-writer.js';
 import { StoreError } from '../../pipeline/runtime/store/store-error.js';
 import { quietLog } from '../helpers/clickhouse.js';
+import { track } from '../helpers/wait.js';
 
 type Row = Record<string, unknown>;
 
@@ -17,16 +18,6 @@ function fakeStore() {
     },
   };
   return { store, inserts };
-}
-
-/** Records which writes have settled, and how. */
-function track(promise: Promise<void>) {
-  const state = { settled: false, error: undefined as unknown };
-  promise.then(
-    () => (state.settled = true),
-    (error: unknown) => Object.assign(state, { settled: true, error }),
-  );
-  return state;
 }
 
 const tick = () => new Promise((resolve) => setImmediate(resolve));

@@ -23,6 +23,7 @@
 import { isIP } from 'node:net';
 import { domainToUnicode } from 'node:url';
 import { parse as parseDomain } from 'tldts';
+import { trimEndOf } from '../runtime/trim.js';
 
 export const NAME_PROBLEMS = [
   'not_a_name',
@@ -109,7 +110,7 @@ function hostOf(input: string): { host: string } | { problem: NameProblem; messa
     return { problem: 'not_a_name', message: 'not a domain name or URL that can be read' };
   }
   if (url.username !== '' || url.password !== '') return { problem: 'credentials', message: 'a URL with a user name or password is refused; give the domain alone' };
-  const host = trimTrailingDots(url.hostname.replace(/^\[|\]$/g, '')).toLowerCase();
+  const host = trimEndOf(url.hostname.replace(/^\[|\]$/g, ''), '.').toLowerCase();
   if (host === '') return { problem: 'not_a_name', message: 'no host name in it' };
   return { host };
 }
@@ -134,11 +135,4 @@ export function readDomainName(input: string): NameReading {
   if (!parsed.isIcann) return refused('unknown_tld', `.${tld} is not a top-level domain of the public DNS`);
   if (parsed.domain === null) return refused('public_suffix', `${host} is a public suffix, under which names are registered, not a registrable domain`);
   return { ok: true, name: { domain: parsed.domain, host, unicode: domainToUnicode(parsed.domain) || parsed.domain } };
-}
-
-/** The name without its trailing dots, in one pass from the end (`/\.+$/` retries from every dot of a long inner run). */
-function trimTrailingDots(name: string): string {
-  let end = name.length;
-  while (end > 0 && name.charCodeAt(end - 1) === 46) end--;
-  return end === name.length ? name : name.slice(0, end);
 }

@@ -77,11 +77,17 @@ function gunzipPrefix(body: Buffer, maxBytes: number): Buffer {
 
 const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
 
+/**
+ * `text` through its last `>`, where a tag (`<…[^>]*>`) can end: tags are searched only there,
+ * as past it `[^>]*` would scan to the end from every `<` before failing (quadratic).
+ */
+const throughLastGt = (text: string): string => text.slice(0, text.lastIndexOf('>') + 1);
+
 /** An element's text: CDATA unwrapped, tags dropped, entities decoded, whitespace collapsed. */
 export function xmlText(raw: string): string {
   const cdata = raw.replace(/<!\[CDATA\[([\s\S]*?)(?:\]\]>|$)/g, (_, inner: string) => inner.replace(/[&<>]/g, (c) => `&${c === '&' ? 'amp' : c === '<' ? 'lt' : 'gt'};`));
-  return cdata
-    .replace(/<[^>]*>/g, ' ')
+  const tagsEnd = throughLastGt(cdata).length;
+  return (cdata.slice(0, tagsEnd).replace(/<[^>]*>/g, ' ') + cdata.slice(tagsEnd))
     .replace(/&(#x[0-9a-f]+|#\d+|\w+);/gi, (whole, name: string) => {
       if (name[0] === '#') {
         const code = name[1] === 'x' || name[1] === 'X' ? parseInt(name.slice(2), 16) : parseInt(name.slice(1), 10);
@@ -93,15 +99,14 @@ export function xmlText(raw: string): string {
     .trim();
 }
 
-const CHILD_PATTERNS = new Map<string, RegExp>();
+const OPEN_TAGS = new Map<string, RegExp>();
 
-function childPattern(tag: string, truncated: boolean): RegExp {
-  const name = `${tag}:${truncated}`;
-  let re = CHILD_PATTERNS.get(name);
+/** `<prefix:tag …>`. */
+function openTag(tag: string): RegExp {
+  let re = OPEN_TAGS.get(tag);
   if (!re) {
-    const end = truncated ? '' : '|$';
-    re = new RegExp(`<(?:[\\w.-]+:)?${tag}(?:\\s[^>]*)?>([\\s\\S]*?)(?:</(?:[\\w.-]+:)?${tag}\\s*>|(?=<(?![!]))${end})`, 'i');
-    CHILD_PATTERNS.set(name, re);
+    re = new RegExp(`<(?:[\\w.-]+:)?${tag}(?:\\s[^>]*)?>`, 'i');
+    OPEN_TAGS.set(tag, re);
   }
   return re;
 }
@@ -115,11 +120,22 @@ interface Block {
 /**
  * The text of the first `<prefix:tag>` in `block`. An unclosed one runs to the next tag; one
  * still open at the end of a truncated document is dropped (its text may be cut short).
+ * Its body ends at the first `<` that does not open `<!` (its closing tag or another tag), as
+ * `<tag …>([\s\S]*?)(?:</tag\s*>|(?=<(?![!]))|$)` reads it, found with `indexOf`: that regex
+ * scans to the end from every `<tag ` with no `>` after it (quadratic).
  */
 function child(block: Block, tag: string): string | undefined {
-  const match = childPattern(tag, block.truncated).exec(block.body);
-  if (!match) return undefined;
-  const text = xmlText(match[1] ?? '');
+  const { body } = block;
+  const open = openTag(tag).exec(throughLastGt(body));
+  if (!open) return undefined;
+  const start = open.index + open[0].length;
+  let end = body.indexOf('<', start);
+  while (end >= 0 && body[end + 1] === '!') end = body.indexOf('<', end + 1);
+  if (end < 0) {
+    if (block.truncated) return undefined;
+    end = body.length;
+  }
+  const text = xmlText(body.slice(start, end));
   return text || undefined;
 }
 
@@ -127,15 +143,27 @@ function child(block: Block, tag: string): string | undefined {
 function blocks(xml: string, tag: string): Block[] {
   const open = new RegExp(`<(?:[\\w.-]+:)?${tag}(?:\\s[^>]*)?>`, 'gi');
   const starts: { index: number; end: number }[] = [];
-  for (let m = open.exec(xml); m; m = open.exec(xml)) starts.push({ index: m.index, end: m.index + m[0].length });
+  const tags = throughLastGt(xml);
+  for (let m = open.exec(tags); m; m = open.exec(tags)) starts.push({ index: m.index, end: m.index + m[0].length });
   const close = new RegExp(`</(?:[\\w.-]+:)?${tag}\\s*>`, 'i');
   return starts.map((start, i) => {
     const next = starts[i + 1]?.index;
     const body = xml.slice(start.end, next ?? xml.length);
     const closed = close.exec(body);
     if (closed) return { body: body.slice(0, closed.index), truncated: false };
-    return { body, truncated: next === undefined && !/<\/[^>]*>\s*$/.test(body) };
+    return { body, truncated: next === undefined && !endsWithCloseTag(body) };
   });
+}
+
+/**
+ * Whether `body` ends with a closing tag and whitespace (`/<\/[^>]*>\s*$/`), read from the
+ * end: that regex scans to the end from every `</` (quadratic over a run of them).
+ */
+function endsWithCloseTag(body: string): boolean {
+  const rest = body.trimEnd();
+  if (!rest.endsWith('>')) return false;
+  const gt = rest.length - 1;
+  return rest.lastIndexOf('</', gt - 2) > rest.lastIndexOf('>', gt - 1);
 }
 
 function httpUrl(text: string | undefined): string | null {
@@ -150,11 +178,91 @@ function httpUrl(text: string | undefined): string | null {
 
 function rootTag(xml: string): string | null {
   // The first element that is not a declaration, comment or processing instruction.
-  const match = /<([A-Za-z_][\w.-]*:)?([A-Za-z_][\w.-]*)[\s>/]/.exec(xml.slice(0, 65_536).replace(/<\?[\s\S]*?\?>|<!--[\s\S]*?-->|<!DOCTYPE[^>]*>/gi, ''));
+  const match = /<([A-Za-z_][\w.-]*:)?([A-Za-z_][\w.-]*)[\s>/]/.exec(withoutDeclarations(xml.slice(0, 65_536)));
   return match?.[2]?.toLowerCase() ?? null;
 }
 
-const MEDIA_BLOCKS = /<(?:[\w.-]+:)?(image|video)\b[^>]*>[\s\S]*?<\/(?:[\w.-]+:)?\1\s*>/gi;
+const DOCTYPE = /<!DOCTYPE/iy;
+
+/**
+ * `head` without its `<?…?>`, `<!--…-->` and `<!DOCTYPE…>`, as
+ * `/<\?[\s\S]*?\?>|<!--[\s\S]*?-->|<!DOCTYPE[^>]*>/gi` removes them, by `indexOf`: that regex
+ * scans to the end again from every unclosed opening (quadratic, half a second on a 64 KiB
+ * head). An ending missing after one opening is missing after every later one.
+ */
+function withoutDeclarations(head: string): string {
+  const endings: [open: string, close: string][] = [['<?', '?>'], ['<!--', '-->'], ['<!DOCTYPE', '>']];
+  const missing = new Set<string>();
+  let out = '';
+  let copied = 0;
+  for (let at = head.indexOf('<'); at >= 0; at = head.indexOf('<', at + 1)) {
+    DOCTYPE.lastIndex = at;
+    const ending = endings.find(([open]) => (open === '<!DOCTYPE' ? DOCTYPE.test(head) : head.startsWith(open, at)));
+    if (!ending || missing.has(ending[1])) continue;
+    const close = head.indexOf(ending[1], at + ending[0].length);
+    if (close < 0) {
+      missing.add(ending[1]);
+      continue;
+    }
+    out += head.slice(copied, at);
+    copied = close + ending[1].length;
+    at = copied - 1;
+  }
+  return out + head.slice(copied);
+}
+
+/** The opening of an image or video block: with a prefix, else without (as `<(?:[\w.-]+:)?(image|video)\b` tries them). */
+const MEDIA_OPENINGS = [/<[\w.-]+:(image|video)\b/iy, /<(image|video)\b/iy];
+const MEDIA_CLOSINGS: Record<string, RegExp> = { image: /<\/(?:[\w.-]+:)?image\s*>/gi, video: /<\/(?:[\w.-]+:)?video\s*>/gi };
+
+/**
+ * `body` without its `<image:image>…</image:image>` and `<video:video>…</video:video>`
+ * blocks, as `/<(?:[\w.-]+:)?(image|video)\b[^>]*>[\s\S]*?<\/(?:[\w.-]+:)?\1\s*>/gi` removes
+ * them, by hand: that regex is cubic over unclosed openings (each scans to the end for its
+ * closing tag). Here the `>` ending an opening and the closing tag after it are each searched
+ * once for all the openings before them: a search that finds nothing finds nothing for a
+ * later opening either.
+ */
+function withoutMediaBlocks(body: string): string {
+  let gtFrom = 0;
+  let gtAt: number | undefined;
+  const nextGt = (from: number): number => {
+    if (gtAt === undefined || from < gtFrom || (gtAt >= 0 && from > gtAt)) {
+      gtFrom = from;
+      gtAt = body.indexOf('>', from);
+    }
+    return gtAt;
+  };
+  const closings = new Map<string, { from: number; at: number; end: number }>();
+  const closingAfter = (name: string, from: number): { at: number; end: number } => {
+    const last = closings.get(name);
+    if (last && from >= last.from && (last.at < 0 || from <= last.at)) return last;
+    const closing = MEDIA_CLOSINGS[name] as RegExp;
+    closing.lastIndex = from;
+    const m = closing.exec(body);
+    const found = { from, at: m ? m.index : -1, end: m ? m.index + m[0].length : -1 };
+    closings.set(name, found);
+    return found;
+  };
+  let out = '';
+  let copied = 0;
+  for (let at = body.indexOf('<'); at >= 0; at = body.indexOf('<', at + 1)) {
+    for (const opening of MEDIA_OPENINGS) {
+      opening.lastIndex = at;
+      const m = opening.exec(body);
+      if (!m) continue;
+      const gt = nextGt(opening.lastIndex);
+      if (gt < 0) continue;
+      const closing = closingAfter((m[1] as string).toLowerCase(), gt + 1);
+      if (closing.at < 0) continue;
+      out += body.slice(copied, at);
+      copied = closing.end;
+      at = copied - 1;
+      break;
+    }
+  }
+  return out + body.slice(copied);
+}
 
 function parseUrlset(xml: string): SitemapEntry[] {
   const out: SitemapEntry[] = [];
@@ -164,7 +272,7 @@ function parseUrlset(xml: string): SitemapEntry[] {
     const url = httpUrl(child(block, 'loc'));
     if (!url) continue;
     // A title inside <image:image> or <video:video> names the image or video, not the page.
-    const title = child({ ...block, body: block.body.replace(MEDIA_BLOCKS, '') }, 'title');
+    const title = child({ ...block, body: withoutMediaBlocks(block.body) }, 'title');
     const lastmod = child(block, 'lastmod');
     out.push({ url, ...(title ? { title } : {}), ...(lastmod ? { lastmod } : {}) });
   }
@@ -176,7 +284,7 @@ function parseFeed(xml: string, atom: boolean): SitemapEntry[] {
   for (const block of blocks(xml, atom ? 'entry' : 'item')) {
     let url: string | null;
     if (atom) {
-      const links = [...block.body.matchAll(/<(?:[\w.-]+:)?link\b([^>]*)>/gi)].map((m) => m[1] ?? '');
+      const links = [...throughLastGt(block.body).matchAll(/<(?:[\w.-]+:)?link\b([^>]*)>/gi)].map((m) => m[1] ?? '');
       const preferred = links.find((attrs) => !/\brel\s*=/.test(attrs) || /\brel\s*=\s*["']alternate["']/i.test(attrs)) ?? links[0];
       const href = preferred ? /\bhref\s*=\s*(?:"([^"]*)"|'([^']*)')/i.exec(preferred) : null;
       url = httpUrl(href ? xmlText(href[1] ?? href[2] ?? '') : undefined);

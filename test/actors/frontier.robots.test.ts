@@ -116,4 +116,16 @@ describe('actors/frontier/robots', () => {
       { numRuns: 5000 },
     );
   });
+
+  it('drops comments in one pass: a long run of # before a U+2028 (/#.*$/ was quadratic there)', () => {
+    // `.` stops at U+2028, so no # of the run starts the comment: the line is kept whole (and
+    // trimmed), as /#.*$/ left it, after scanning to the end from every # (minutes at this size).
+    const hashes = '#'.repeat(200_000);
+    const robots = parseRobots(`User-agent: *\nDisallow: /a # ${hashes}\u2028\nDisallow: /b\u2028c # comment\nAllow: /d # x # y`, 'https://example.com/robots.txt');
+    expect(robots.groups[0]?.rules).toEqual([
+      { allow: false, pattern: `/a # ${hashes}` },
+      { allow: false, pattern: '/b\u2028c' },
+      { allow: true, pattern: '/d' },
+    ]);
+  });
 });

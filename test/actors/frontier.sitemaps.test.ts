@@ -101,4 +101,48 @@ describe('actors/frontier/sitemaps', () => {
   it('xmlText drops tags, decodes numeric and named entities and collapses whitespace', () => {
     expect(xmlText('  a &amp; b <b>c</b>\n &#x41;&#66; &unknown; ')).toBe('a & b c AB &unknown;');
   });
+
+  // Hostile sitemaps: each input made the regex it names scan to the end again from every
+  // opening (quadratic: well past a minute at these sizes); the results are those it gave.
+  describe('hostile markup is read in one pass', () => {
+    it('text with a long run of `<` and no `>` (`<[^>]*>`)', () => {
+      const xml = `<urlset><url><loc>https://example.com/a</loc><news:title>x${'<!'.repeat(150_000)}</news:title></url></urlset>`;
+      expect(parseSitemap(xml).urls).toEqual([{ url: 'https://example.com/a', title: `x${'<!'.repeat(150_000)}` }]);
+    });
+
+    it('openings with no `>` after them (`<url(?:\\s[^>]*)?>`)', () => {
+      expect(parseSitemap(`<urlset>${'<url '.repeat(100_000)}`)).toEqual({ kind: 'urlset', urls: [], sitemaps: [] });
+      const xml = `<urlset><url><loc>https://example.com/a</loc>${'<title '.repeat(80_000)}</url></urlset>`;
+      expect(parseSitemap(xml).urls).toEqual([{ url: 'https://example.com/a' }]);
+    });
+
+    it('a truncated entry ending in a run of `</` (`<\\/[^>]*>\\s*$`)', () => {
+      expect(parseSitemap(`<urlset><url><loc>https://example.com/a</loc>${'</'.repeat(150_000)}`).urls).toEqual([{ url: 'https://example.com/a' }]);
+    });
+
+    it('unclosed image blocks (`<image:image>[\\s\\S]*?</image:image>`)', () => {
+      const xml = `<urlset><url><loc>https://example.com/a</loc><news:title>T</news:title>${'<image:image>'.repeat(80_000)}</url></urlset>`;
+      expect(parseSitemap(xml).urls).toEqual([{ url: 'https://example.com/a', title: 'T' }]);
+    });
+
+    it('atom links with no `>` after them (`<link\\b([^>]*)>`)', () => {
+      expect(parseSitemap(`<feed><entry><link href="https://example.com/a"/>${'<link '.repeat(80_000)}`).urls).toEqual([{ url: 'https://example.com/a' }]);
+    });
+
+    it('unclosed declarations before the root (the first 64 KiB only: half a second before)', () => {
+      for (const opening of ['<?', '<!--']) {
+        const xml = `${opening.repeat(Math.floor(60_000 / opening.length))}<urlset><url><loc>https://example.com/a</loc></url></urlset>`;
+        expect(parseSitemap(xml)).toEqual({ kind: 'urlset', urls: [{ url: 'https://example.com/a' }], sitemaps: [] });
+      }
+      expect(parseSitemap('<!DOCTYPE'.repeat(8_000))).toEqual({ kind: 'unknown', urls: [], sitemaps: [] });
+    });
+
+    it('media blocks, declarations and closing tags are read as before', () => {
+      const xml = `<?xml version="1.0"?><!-- a <urlset> --><!DOCTYPE x><urlset>
+  <url><loc>https://example.com/a</loc><image:image><image:title>Picture</image:title></image:image><video:video><video:title>Film</video:title></VIDEO:video ><news:title>News</news:title></url>
+  <url><loc>https://example.com/b</loc><video:video><video:title>Film</video:title>
+</urlset>`;
+      expect(parseSitemap(xml).urls).toEqual([{ url: 'https://example.com/a', title: 'News' }, { url: 'https://example.com/b', title: 'Film' }]);
+    });
+  });
 });

@@ -41,6 +41,22 @@ describe('actors/parser/document (files)', () => {
     expect(doc.media).toEqual([{ type: 'image', url: 'https://example.com/logo.png', alt: 'logo' }]);
   });
 
+  it('text bodies are read in one pass whatever they hold', async () => {
+    // Each input made a regex of text.ts scan to the end again from every start: quadratic
+    // (the title's cubic), over a minute at these sizes. The results are those it gave.
+    const newlines = '\n'.repeat(150_000);
+    expect((await body(`{"a": 1}${newlines} `, 'application/json')).markdown).toBe(`\`\`\`json\n{"a": 1}${newlines} \n\`\`\``);
+    expect((await body(`{"a": 1}${newlines}`, 'application/json')).markdown).toBe('```json\n{"a": 1}\n```');
+    const dots = '.'.repeat(150_000);
+    expect((await body(`see https://example.org/a${dots}b, or https://example.org/c.`, 'text/plain', { formats: ['links'] })).links).toEqual([`https://example.org/a${dots}b`, 'https://example.org/c']);
+    const brackets = `${'['.repeat(150_000)}\n${'[](a'.repeat(60_000)} [docs](../docs/) ![logo](</logo.png> "Logo")`;
+    const md = await body(brackets, 'text/markdown', { formats: ['links', 'media'] });
+    expect(md.links).toEqual(['https://example.com/docs/']);
+    expect(md.media).toEqual([{ type: 'image', url: 'https://example.com/logo.png', alt: 'logo' }]);
+    const spaces = ' '.repeat(5_000);
+    expect((await body(`# A${spaces}title${spaces}##${spaces}\n\ntext`, 'text/markdown')).metadata.title).toBe(`A${spaces}title`);
+  });
+
   it('JSON and XML become fenced code blocks', async () => {
     const json = '{"a": 1, "code": "```"}';
     expect((await body(json, 'application/json')).markdown).toBe(`\`\`\`\`json\n${json}\n\`\`\`\``);
@@ -58,6 +74,15 @@ describe('actors/parser/document (files)', () => {
     expect(doc.markdown).toBe('Quarterly report\nRevenue grew by (12%) this quarter.\n\nSecond page text.');
     expect(doc.html).toContain('<section data-page="2"><p>Second page text.</p></section>');
     expect(doc.metadata).toMatchObject({ title: 'Quarterly Report 2026', numPages: 2, contentType: 'application/pdf', statusCode: 200 });
+  });
+
+  it('PDF links: trailing punctuation trimmed in one pass, even after a long inner run of dots', async () => {
+    // /[.,;:!?]+$/ scanned the run to its end from every dot (quadratic: over a minute here).
+    const dots = '.'.repeat(150_000);
+    // At 0.01 pt the whole line lies on the page (pdf.js leaves out text past its edge); same length as `12 Tf`.
+    const pdf = Buffer.from(minimalPdf([['See https://example.org/report. And', `https://example.org/a${dots}b here.`]]).toString('latin1').replace('/F1 12 Tf', '/F1 .01Tf'), 'latin1');
+    const doc = await body(pdf, 'application/pdf', { parsers: ['pdf'], formats: ['links'] });
+    expect(doc.links).toEqual(['https://example.org/report', `https://example.org/a${dots}b`]);
   });
 
   it('PDF without the pdf parser is unsupported_content', async () => {

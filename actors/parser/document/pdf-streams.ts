@@ -23,11 +23,29 @@ const DICTIONARY_WINDOW = 16 * 1024;
 
 const FLATE = /^\/(?:FlateDecode|Fl)$/;
 
-/** The filters a stream dictionary names, in order (`/Filter /A` or `/Filter [/A /B]`). */
+/** `/Filter`, its spaces and the start of its value: a `[` or a whole name. */
+const FILTER_AT = /\/Filter\s*(\[|\/[^\s/<>[\]()]+)/y;
+
+/**
+ * The filters a stream dictionary names, in order (`/Filter /A` or `/Filter [/A /B]`): the
+ * first `/Filter` that `/\/Filter\s*(\[[^\]]*\]|\/[^\s/<>[\]()]+)/` matches, tried at each
+ * `/Filter` in turn. The array's `]` is found with `indexOf`, and not at all past the last
+ * `]`: that regex scans to the end again from every `/Filter [` with no `]` after it (quadratic).
+ */
 export function filtersOf(dictionary: string): string[] {
-  const match = /\/Filter\s*(\[[^\]]*\]|\/[^\s/<>[\]()]+)/.exec(dictionary);
-  if (!match) return [];
-  return (match[1] as string).match(/\/[^\s/<>[\]()]+/g) ?? [];
+  const lastClose = dictionary.lastIndexOf(']');
+  for (let at = dictionary.indexOf('/Filter'); at >= 0; at = dictionary.indexOf('/Filter', at + 1)) {
+    FILTER_AT.lastIndex = at;
+    const match = FILTER_AT.exec(dictionary);
+    if (!match) continue;
+    let value = match[1] as string;
+    if (value === '[') {
+      if (FILTER_AT.lastIndex > lastClose) continue;
+      value = dictionary.slice(FILTER_AT.lastIndex - 1, dictionary.indexOf(']', FILTER_AT.lastIndex) + 1);
+    }
+    return value.match(/\/[^\s/<>[\]()]+/g) ?? [];
+  }
+  return [];
 }
 
 /** Counts every Flate stream but images; throws `file_too_complex` for a bomb. */

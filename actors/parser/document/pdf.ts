@@ -15,6 +15,7 @@
  * the reason; never a crash. unpdf is imported on first use: HTML pages never pay for it.
  */
 import { AppError } from '../../../pipeline/runtime/errors.js';
+import { trimEndOf } from '../../../pipeline/runtime/trim.js';
 import { linkUrl } from '../formats/urls.js';
 import { orderFields, responseMetadata, type ResponseFacts } from './html.js';
 import type { DocumentLimits } from './limits.js';
@@ -129,7 +130,8 @@ export async function buildPdfDocument(bytes: Buffer, facts: ResponseFacts, opti
   if (wants.has('links')) {
     const links = new Set<string>();
     for (const m of pdf.pages.join('\n').matchAll(/\bhttps?:\/\/[^\s<>"'\])}]+/gi)) {
-      const url = linkUrl(m[0].replace(/[.,;:!?]+$/, ''), facts.finalUrl);
+      // One pass from the end: /[.,;:!?]+$/ is quadratic over a long inner run of dots.
+      const url = linkUrl(trimEndOf(m[0], '.,;:!?'), facts.finalUrl);
       if (url) links.add(url);
     }
     doc.links = [...links];

@@ -148,7 +148,7 @@ export function finishRoot($: CheerioAPI, root: Element, options: FinishOptions)
     if (srcset !== undefined) el.attribs['srcset'] = absoluteSrcset(srcset, options.base, options.removeBase64Images);
     const style = el.attribs['style'];
     if (options.removeBase64Images && style && /data:/i.test(style)) {
-      el.attribs['style'] = style.replace(/url\(\s*["']?\s*data:[^)]*\)/gi, 'none');
+      el.attribs['style'] = withoutDataUrls(style);
     }
     // Backwards, so that removing a child (a comment, an inline image) skips nothing.
     const children = el.children;
@@ -159,6 +159,22 @@ export function finishRoot($: CheerioAPI, root: Element, options: FinishOptions)
     }
   };
   if (root.type === 'tag' || root.type === 'script' || root.type === 'style') visit(root);
+}
+
+/**
+ * A `url(data:…)` of a style, through its `)`. The quote's optional space is one group: as
+ * `\s*["']?\s*` the two runs split a long run of spaces every way.
+ */
+const DATA_URL = /url\(\s*(?:["']\s*)?data:[^)]*\)/gi;
+
+/**
+ * `style` with each `url(data:…)` replaced by `none`. Only the text up to the last `)` is
+ * searched: past it `[^)]*\)` can only fail, after scanning to the end from every `url(data:`
+ * (quadratic); before it, each match ends at the next `)` and the search goes on after it.
+ */
+function withoutDataUrls(style: string): string {
+  const end = style.lastIndexOf(')') + 1;
+  return style.slice(0, end).replace(DATA_URL, 'none') + style.slice(end);
 }
 
 /** References left as written: scripts, mail and phone links. */

@@ -6,6 +6,7 @@
  * added in the order of `markdownRules`.
  */
 import type TurndownService from 'turndown';
+import { trimEndOf } from '../../../pipeline/runtime/trim.js';
 import type { DomNode } from './dom-node.js';
 
 type Rule = TurndownService.Rule;
@@ -42,7 +43,8 @@ const fencedCode: Rule = {
   filter: (node) => (node as unknown as DomNode).nodeName === 'PRE',
   replacement: (_content, node) => {
     const pre = node as unknown as DomNode;
-    const code = (pre.textContent ?? '').replace(/^\n/, '').replace(/\n+$/, '');
+    // One pass from the end: /\n+$/ is quadratic over a long inner run of newlines.
+    const code = trimEndOf((pre.textContent ?? '').replace(/^\n/, ''), '\n');
     if (!code.trim()) return '';
     const fence = fenceFor(code);
     return `\n\n${fence}${codeLanguage(pre)}\n${code}\n${fence}\n\n`;
@@ -55,9 +57,11 @@ const link: Rule = {
     const a = node as unknown as DomNode;
     // A link wrapping blocks (a card: heading + blurb) must stay on one line; heading
     // and list markers of the inner blocks would only be noise inside the brackets.
+    // A whitespace run holding a newline becomes one space; /\s*\n\s*/g would be quadratic
+    // over a long run of spaces without one (each start scans the run).
     const text = content
       .replace(/^[ \t]*(?:#{1,6}[ \t]+|[-*+][ \t]+|\d+\.[ \t]+)/gm, '')
-      .replace(/\s*\n\s*/g, ' ')
+      .replace(/\s+/g, (ws) => (ws.includes('\n') ? ' ' : ws))
       .trim();
     if (!text) return '';
     const href = a.getAttribute('href') ?? '';
@@ -90,7 +94,10 @@ const listItem: Rule = {
       const start = Number.parseInt(list.getAttribute('start') ?? '1', 10);
       marker = `${(Number.isFinite(start) ? start : 1) + items.indexOf(li)}. `;
     }
-    const body = content.replace(/^\n+/, '').replace(/\n+$/, '\n').replace(/\n(?!$)/g, `\n${' '.repeat(marker.length)}`);
+    // The trailing newlines become one, trimmed in one pass from the end: /\n+$/ is quadratic over a long inner run.
+    const lead = content.replace(/^\n+/, '');
+    const trimmed = trimEndOf(lead, '\n');
+    const body = (trimmed.length < lead.length ? `${trimmed}\n` : lead).replace(/\n(?!$)/g, `\n${' '.repeat(marker.length)}`);
     const next = (li as unknown as { nextSibling: DomNode | null }).nextSibling;
     return marker + body + (next && !body.endsWith('\n') ? '\n' : '');
   },

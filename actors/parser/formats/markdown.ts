@@ -10,6 +10,7 @@
  */
 import type { Element } from 'domhandler';
 import TurndownService from 'turndown';
+import { trimEndOf } from '../../../pipeline/runtime/trim.js';
 import { isNotContent, markdownRules } from './markdown-rules.js';
 import { tableRules } from './tables.js';
 import { turndownTree } from './turndown-tree.js';
@@ -48,6 +49,18 @@ function escapeOnlyWhenNeeded(service: TurndownService): void {
 
 let shared: TurndownService | null = null;
 
+/**
+ * `line`'s trailing spaces and tabs: two or more (a hard break) become two, outside a fence
+ * marker line; fewer are dropped. One pass from the end: /[ \t]+$/ is quadratic over a long
+ * inner run of spaces.
+ */
+function trailingSpaces(line: string, marker: string | undefined): string {
+  const kept = trimEndOf(line, ' \t');
+  const ws = line.length - kept.length;
+  if (ws === 0) return line;
+  return ws >= 2 && !marker ? `${kept}  ` : kept;
+}
+
 /** Collapses blank-line runs and trailing spaces outside fenced code; trims the ends. */
 export function tidyMarkdown(markdown: string): string {
   const out: string[] = [];
@@ -61,7 +74,7 @@ export function tidyMarkdown(markdown: string): string {
       continue;
     }
     if (marker) fence = marker;
-    const line = /\S/.test(raw) ? raw.replace(/[ \t]+$/, (ws) => (ws.length >= 2 && !marker ? '  ' : '')) : '';
+    const line = /\S/.test(raw) ? trailingSpaces(raw, marker) : '';
     if (!line) {
       if (!blank && out.length) out.push('');
       blank = true;

@@ -72,21 +72,48 @@ export interface InsertTarget {
   readonly format: 'JSONEachRow' | 'JSONCompactEachRow' | 'CSV' | 'CSVWithNames' | 'TSV' | 'TabSeparated' | 'TSVWithNames' | 'TabSeparatedWithNames';
 }
 
-const INSERT = /^\s*INSERT\s+INTO\s+(?:TABLE\s+)?([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)?)\s*(?:\(([^()]*)\))?\s*FORMAT\s+(\w+)\s*;?\s*$/i;
+/** `\w` (without the u flag: `[A-Za-z0-9_]`), for one character. */
+const WORD_CHAR = /^\w$/;
+
+/**
+ * The statement's trailing `FORMAT <name>` (`FORMAT\s+(\w+)\s*;?\s*$`, `FORMAT` in any case):
+ * where `FORMAT` starts and the name; null when the statement does not end so. Read from the
+ * end in one pass: the statement arrives over the network (up to the body limit), and the
+ * pattern `\s*;?\s*$` after a word, tried from every start, was quadratic over a long run of
+ * spaces that does not end the statement.
+ */
+function formatClause(sql: string): { at: number; format: string } | null {
+  let end = sql.trimEnd().length;
+  if (sql[end - 1] === ';') end = sql.slice(0, end - 1).trimEnd().length;
+  let start = end;
+  while (start > 0 && WORD_CHAR.test(sql[start - 1] as string)) start -= 1;
+  if (start === end) return null;
+  const keywordEnd = sql.slice(0, start).trimEnd().length;
+  const at = keywordEnd - 'FORMAT'.length;
+  if (keywordEnd === start || at < 0 || !/^format$/i.test(sql.slice(at, keywordEnd))) return null;
+  return { at, format: sql.slice(start, end) };
+}
+
+/** What comes before the FORMAT clause of `INSERT INTO [TABLE] t [(a, b)] FORMAT F`, its trailing spaces cut. */
+const INSERT_HEAD = /^\s*INSERT\s+INTO\s+(?:TABLE\s+)?([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)?)(?:\s*\(([^()]*)\))?$/i;
 
 /**
  * The table, columns and format of a plain `INSERT INTO t [(a, b)] FORMAT F` whose rows come
  * separately; null for anything else (which then runs as `<statement>\n<rows>`).
  */
 export function insertTarget(sql: string): InsertTarget | null {
-  const match = INSERT.exec(sql);
-  if (!match?.[1] || !match[3] || !RAW_INSERT_FORMATS.has(match[3])) return null;
+  const clause = formatClause(sql);
+  if (!clause || !RAW_INSERT_FORMATS.has(clause.format)) return null;
+  const match = INSERT_HEAD.exec(sql.slice(0, clause.at).trimEnd());
+  if (!match?.[1]) return null;
   const columns = match[2]?.split(',').map((c) => c.trim());
   if (columns && !columns.every((c) => NAME.test(c))) return null;
-  return { table: match[1], columns, format: match[3] as InsertTarget['format'] };
+  return { table: match[1], columns, format: clause.format as InsertTarget['format'] };
 }
 
-/** The output format: the statement's trailing FORMAT clause, else `fallback`. */
+/** The output format: the statement's trailing FORMAT clause (`\bFORMAT …`), else `fallback`. */
 export function outputFormat(sql: string, fallback: string | null): string {
-  return /\bFORMAT\s+(\w+)\s*;?\s*$/i.exec(sql)?.[1] ?? fallback ?? 'TabSeparated';
+  const clause = formatClause(sql);
+  const own = clause !== null && (clause.at === 0 || !WORD_CHAR.test(sql[clause.at - 1] as string)) ? clause.format : null;
+  return own ?? fallback ?? 'TabSeparated';
 }

@@ -54,6 +54,21 @@ describe('infra/chdb-http/server request reading (no engine)', () => {
     expect(insertTarget('INSERT INTO t FORMAT RowBinary')).toBeNull();
     expect(outputFormat('SELECT 1 \nFORMAT JSONEachRow', null)).toBe('JSONEachRow');
     expect(outputFormat('SELECT 1', 'CSV')).toBe('CSV');
+    expect(insertTarget('insert into TABLE t\n( a ,b )FORMAT CSVWithNames ;  ')).toEqual({ table: 't', columns: ['a', 'b'], format: 'CSVWithNames' });
+    expect(insertTarget('INSERT INTO t FORMAT JSONEachRow;;')).toBeNull();
+    expect(outputFormat('SELECT 1 format CSV ; \n', null)).toBe('CSV');
+    expect(outputFormat('SELECT 1 AS xFORMAT CSV', 'JSON')).toBe('JSON');
+  });
+
+  it('reads a statement ending in a long run of spaces in one pass (the old patterns were quadratic and worse over it)', () => {
+    // 200,000 spaces before a word that is not the statement's end: the old INSERT and FORMAT
+    // patterns tried their `\s*;?\s*$` from every space (minutes here); the tail is now read once from the end.
+    const spaces = ' '.repeat(200_000);
+    expect(insertTarget(`INSERT INTO t FORMAT JSONEachRow${spaces}x`)).toBeNull();
+    expect(insertTarget(`INSERT INTO t${spaces}x FORMAT JSONEachRow`)).toBeNull();
+    expect(insertTarget(`INSERT INTO t (a, b)${spaces}FORMAT JSONEachRow${spaces};${spaces}`)).toEqual({ table: 't', columns: ['a', 'b'], format: 'JSONEachRow' });
+    expect(outputFormat(`SELECT 1 FORMAT JSON${spaces}x`, null)).toBe('TabSeparated');
+    expect(outputFormat(`SELECT 1 FORMAT JSON${spaces};`, null)).toBe('JSON');
   });
 });
 

@@ -187,4 +187,11 @@ describe('pipeline/intel/site parsing within bounds', () => {
     const merged = mergePosts([[post('https://b.example/1/', '2024-01-01T00:00:00.000Z')], [post('https://b.example/1?utm_medium=x', null, 'One'), post('https://b.example/2', '2024-02-01T00:00:00.000Z'), post('https://b.example/3', null)]]);
     expect(merged.map((p) => [p.link, p.title])).toEqual([['https://b.example/2', null], ['https://b.example/1/', 'One'], ['https://b.example/3', null]]);
   });
+
+  it('post keys: a link\'s trailing slashes come off in one pass (/\\/+$/ was quadratic over a long inner run of slashes)', () => {
+    // A feed or a posts API may give any link; 250,000 slashes before a letter kept the old pattern busy for over a minute.
+    const slashes = '/'.repeat(250_000);
+    expect(postKey(`https://www.blog.example/a${slashes}b${slashes}?utm_source=x`)).toBe(`blog.example/a${slashes}b`);
+    expect(postKey('https://blog.example/a///')).toBe('blog.example/a');
+  });
 });

@@ -2,7 +2,7 @@ import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { refusedRange } from '../../pipeline/runtime/net/addresses.js';
 import { guardedAgents } from '../../pipeline/runtime/net/agents.js';
-import { NetGuard, redactUrl, type ResolvedAddress, type Resolver } from '../../pipeline/runtime/net/guard.js';
+import { bareHostname, NetGuard, redactUrl, type ResolvedAddress, type Resolver } from '../../pipeline/runtime/net/guard.js';
 import { startFixtureSite, type FixtureSite } from '../helpers/fixture-site.js';
 
 const v4 = (address: string): ResolvedAddress => ({ address, family: 4 });
@@ -162,6 +162,18 @@ describe('pipeline/runtime/net/guard', () => {
     const open = new NetGuard({ allowPrivate: true, resolve: fakeResolver });
     expect(open.checkWithoutLookup('http://127.0.0.1/')).toMatchObject({ needsLookup: false });
     expect(open.checkWithoutLookup('http://anything.test/')).toMatchObject({ needsLookup: false });
+  });
+
+  it('takes a host name\'s trailing dots off in one pass (/\\.+$/ was quadratic over a long inner run of dots)', async () => {
+    // URL parsing keeps such a host (a page's request or a redirect may carry one); 250,000
+    // dots before a letter kept the old pattern busy for over a minute.
+    const host = `a${'.'.repeat(250_000)}b`;
+    expect(bareHostname(new URL(`http://${host}.../x`))).toBe(host);
+    expect(guard.checkWithoutLookup(`http://${host.toUpperCase()}/`)).toMatchObject({ hostname: host, needsLookup: true });
+    const asked: string[] = [];
+    const recording = new NetGuard({ allowPrivate: false, resolve: async (name) => (asked.push(name), [v4('93.184.216.34')]) });
+    expect(await recording.addressesOf(`${host}..`)).toEqual([v4('93.184.216.34')]);
+    expect(asked).toEqual([host]);
   });
 
   it('names the refused range', () => {

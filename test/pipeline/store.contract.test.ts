@@ -367,6 +367,10 @@ function storeContract(
       const badParam = await rejection(store.query('SELECT {n:UInt8} AS n', { n: 'not a number' }));
       expect(hasCode(badParam, 'store_rejected')).toBe(true);
       expect(badParam.clickhouseCode).toBe(457);
+      // The engine quotes the value whole: a long run of spaces in it is read in one pass (store-error.ts).
+      const spaced = `a${' '.repeat(2_000)}a`;
+      const badSpaced = await rejection(store.query('SELECT {n:UInt8} AS n', { n: spaced }));
+      expect([badSpaced.clickhouseCode, badSpaced.message.includes(spaced)]).toEqual([457, true]);
       const badTable = await rejection(store.insert('jobs; DROP TABLE jobs', [{ id: 'x' }]));
       expect(hasCode(badTable, 'store_rejected')).toBe(true);
     });

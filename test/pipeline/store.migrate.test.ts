@@ -136,4 +136,21 @@ describe('pipeline/runtime/store wire encoding', () => {
     const socket = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' });
     expect(storeError('clickhouse', socket)).toMatchObject({ code: 'store_unavailable', clickhouseCode: null, message: 'clickhouse: connect ECONNREFUSED 127.0.0.1:1' });
   });
+
+  it('reads an engine message that quotes a long hostile value in one pass (the old pattern was cubic over a run of spaces)', () => {
+    // The engine quotes a bound parameter's value whole. 2,000 spaces inside it kept the old
+    // pattern busy for longer than the test's timeout (300 took 5 s); 200,000 ` .` kept its trailing-dots trim as long.
+    const spaces = ' '.repeat(2_000);
+    const value = Object.assign(new Error(`Code: 41. DB::Exception: Cannot parse datetime: value a${spaces}a cannot be parsed as DateTime for query parameter 'v'. (CANNOT_PARSE_DATETIME) (version 24.3.1)`), { clickhouseCode: 41 });
+    expect(storeError('chdb', value)).toMatchObject({
+      message: `chdb: Cannot parse datetime: value a${spaces}a cannot be parsed as DateTime for query parameter 'v' [CANNOT_PARSE_DATETIME 41]`,
+      clickhouseCode: 41,
+      clickhouseType: 'CANNOT_PARSE_DATETIME',
+    });
+    const dots = ' .'.repeat(100_000);
+    const quoted = new Error(`Code: 27. DB::Exception: Cannot parse input: expected '"' before: 'x${dots}x${dots}': (at row 1)${dots}`);
+    expect(storeError('chdb', quoted).message).toBe(`chdb: Cannot parse input: expected '"' before: 'x${dots}x${dots}': (at row 1) [code 27]`);
+    expect(storeError('chdb', new Error('Code: 62. DB::Exception: Syntax error. (SYNTAX_ERROR) (version 24.3.1.1)'))).toMatchObject({ message: 'chdb: Syntax error [SYNTAX_ERROR 62]', clickhouseType: 'SYNTAX_ERROR' });
+    expect(storeError('chdb', new Error('Code: 1. Value (version 1 (BAD) .'))).toMatchObject({ message: 'chdb: Value [code 1]', clickhouseType: null });
+  });
 });

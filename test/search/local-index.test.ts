@@ -36,6 +36,7 @@ import {
   type IndexedPage,
 } from '../../pipeline/search/index/index.js';
 import { migrationsDir, splitStatements } from '../../pipeline/runtime/store/migration-files.js';
+import { markdownText } from '../../pipeline/search/index/text.js';
 import { MAX_TERMS, TEXT_LIMIT } from '../../pipeline/search/index/rows.js';
 import type { SearchQuery, SerpPage } from '../../pipeline/clients/web-search.js';
 import type { EventValue } from '../../schemas/events/index.js';
@@ -196,6 +197,17 @@ describe('pipeline/search/index rows', () => {
     expect(facts).toEqual({ title: 'Doc title', description: 'About it', lang: 'de-de', publishedAtMs: Date.parse('2024-02-03T04:05:06Z'), text: 'Heading See the docs and bold text.' });
     const html = pageIndexFacts({ html: '<div><script>var x = "<p>";</script><style>p{}</style><p>Fish &amp; chips</p><!-- note --><p>two&nbsp;words</p></div>', metadata: { ogTitle: 'OG', 'article:published_time': 'bad date' } });
     expect(html).toEqual({ title: 'OG', description: '', lang: '', publishedAtMs: null, text: 'Fish & chips two words' });
+  });
+
+  it('finds markdown links, images and autolinks in one scan over a crafted page (the bounded patterns redid 2,500 characters from every `[`)', () => {
+    // 6,000,000 characters of `![` runs, each closed by `](` and 200 characters without `)`:
+    // every `[` is a start the old patterns followed 500 + 2,000 characters from (over a
+    // minute here); the scan looks at each character once. A real link after it still reads.
+    const block = `${'!['.repeat(250)}](${'b'.repeat(200)}`;
+    const page = block.repeat(Math.ceil(6_000_000 / block.length)).slice(0, 6_000_000);
+    expect(markdownText(`${page}\n[end](https://example.com/) <https://example.com/x> ![logo](l.png)`)).toBe(`${page} end`);
+    const autolinks = '<http:'.repeat(1_000_000);
+    expect(markdownText(`${autolinks}\n<https://example.com/a>`)).toBe(autolinks);
   });
 
   it('indexes a fetched HTML or text page below 400 under its normalized URL, fetch time and shareable flag', () => {

@@ -3,6 +3,8 @@
  * Article markup), and the rules they share: one post per canonical URL, newest first.
  */
 
+import { trimEndOf } from '../../runtime/trim.js';
+
 export type PostSource = 'feed' | 'wordpress' | 'markup';
 
 export interface Post {
@@ -32,7 +34,7 @@ export function postKey(link: string): string {
     const url = new URL(link);
     const params = [...url.searchParams].filter(([k]) => !TRACKING.test(k.toLowerCase()));
     const query = params.length ? `?${new URLSearchParams(params).toString()}` : '';
-    const path = url.pathname.replace(/\/+$/, '');
+    const path = trimEndOf(url.pathname, '/');
     return `${url.hostname.toLowerCase().replace(/^www\./, '')}${url.port ? `:${url.port}` : ''}${path}${query}`;
   } catch {
     return link;

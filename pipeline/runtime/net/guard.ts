@@ -21,6 +21,7 @@ import { lookup as dnsLookup } from 'node:dns/promises';
 import type { LookupAddress, LookupOptions } from 'node:dns';
 import { isIP } from 'node:net';
 import { AppError } from '../errors.js';
+import { trimEndOf } from '../trim.js';
 import { inCidrs, parseCidr, refusedRange, type Cidr } from './addresses.js';
 
 export interface ResolvedAddress {
@@ -86,7 +87,7 @@ function blocked(url: string | URL, why: string): AppError {
 
 /** `[::1]` → `::1`, `example.com.` → `example.com`, lower case. */
 export function bareHostname(url: URL): string {
-  return url.hostname.replace(/^\[|\]$/g, '').replace(/\.+$/, '').toLowerCase();
+  return trimEndOf(url.hostname.replace(/^\[|\]$/g, ''), '.').toLowerCase();
 }
 
 function dnsError(hostname: string, error: unknown): AppError {
@@ -139,7 +140,7 @@ export class NetGuard {
    * `url_blocked` when any is refused; `dns_failed` when the name does not resolve.
    */
   async addressesOf(hostname: string, url: string | URL = `http://${hostname}/`): Promise<readonly ResolvedAddress[]> {
-    const host = hostname.replace(/^\[|\]$/g, '').replace(/\.+$/, '').toLowerCase();
+    const host = trimEndOf(hostname.replace(/^\[|\]$/g, ''), '.').toLowerCase();
     const literal = isIP(host);
     if (literal !== 0) {
       const why = this.addressRefusal(host);

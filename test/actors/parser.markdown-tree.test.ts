@@ -8,7 +8,8 @@ import { load, type CheerioAPI } from 'cheerio';
 import type { Element } from 'domhandler';
 import { describe, expect, it } from 'vitest';
 import { finishRoot, removeNonContent } from '../../actors/parser/formats/clean.js';
-import { elementToMarkdown, htmlToMarkdown } from '../../actors/parser/formats/markdown.js';
+import { elementToMarkdown, htmlToMarkdown, tidyMarkdown } from '../../actors/parser/formats/markdown.js';
+import { markdownRules } from '../../actors/parser/formats/markdown-rules.js';
 import { turndownTree } from '../../actors/parser/formats/turndown-tree.js';
 import { extractMainContent } from '../../actors/parser/main-content/index.js';
 import { corpusDir, readHtml, trafilaturaPages } from '../../bench/corpus.js';
@@ -74,5 +75,54 @@ describe('actors/parser/formats/turndown-tree', () => {
       }
     }
     expect(compared).toBeGreaterThan(60);
+  });
+});
+
+// Each input made a regex of the markdown rules, tidyMarkdown or finishRoot scan a long inner
+// run to its end again from every character (quadratic: over a minute at these sizes). The
+// results are those the regexes gave.
+describe('actors/parser/formats: hostile text is converted in one pass', () => {
+  // The rules themselves, and the whole conversion: turndown's own `postProcess` trimmed the
+  // whole output with /[\t\r\n\s]+$/, quadratic over a long inner run of whitespace (200,000
+  // line breaks in a paragraph: minutes); patches/turndown+7.2.5.patch makes it `trimEnd()`.
+  const rule = (name: string) => (markdownRules.find(([n]) => n === name)?.[1].replacement ?? (() => '')) as (content: string, node: unknown) => string;
+  const node = (nodeName: string, fields: Record<string, unknown> = {}) => ({ nodeName, nodeType: 1, childNodes: [], parentNode: null, nextSibling: null, textContent: '', getAttribute: () => null, ...fields });
+
+  it('code blocks and list items with a long inner run of newlines (/\\n+$/)', () => {
+    const newlines = '\n'.repeat(200_000);
+    expect(rule('fencedCode')('', node('PRE', { textContent: `a${newlines}b\n\n` }))).toBe(`\n\n\`\`\`\na${newlines}b\n\`\`\`\n\n`);
+    expect(rule('fencedCode')('', node('PRE', { textContent: '\nx\n\n' }))).toBe('\n\n```\nx\n```\n\n');
+    const li = node('LI', { parentNode: node('UL') });
+    expect(rule('listItem')(`\n\na${newlines}b\n\n\n`, li)).toBe(`- a${'\n  '.repeat(200_000)}b\n`);
+    expect(rule('listItem')('a\nb', li)).toBe('- a\n  b');
+  });
+
+  it('a link holding a long run of spaces (/\\s*\\n\\s*/g)', () => {
+    const spaces = ' '.repeat(150_000);
+    const a = node('A', { getAttribute: (name: string) => (name === 'href' ? '/x' : null) });
+    expect(rule('link')(`\n\n\`\`\`\na${spaces}b\n\`\`\`\n\n`, a)).toBe(`[\`\`\` a${spaces}b \`\`\`](/x)`);
+    expect(rule('link')('## Title \n \n a \t b\n', a)).toBe('[Title a \t b](/x)');
+  });
+
+  it("a whole page with a long inner run of whitespace (turndown's own trim, patched)", () => {
+    const n = 200_000;
+    expect(htmlToMarkdown(`<p>a${'<br>'.repeat(n)}b</p>`)).toBe('a  \n\nb');
+    expect(htmlToMarkdown(`<p>a${'&nbsp;'.repeat(n)}b</p>`)).toBe(`a${'\u00a0'.repeat(n)}b`);
+    expect(htmlToMarkdown(`<pre>a${'\n'.repeat(n)}b</pre>`)).toBe(`\`\`\`\na${'\n'.repeat(n)}b\n\`\`\``);
+    expect(htmlToMarkdown(`<p>a${'&nbsp;'.repeat(3)}</p>${'\n'.repeat(3)}`)).toBe('a');
+  });
+
+  it('a line with a long inner run of spaces (/[ \\t]+$/)', () => {
+    const spaces = ' '.repeat(200_000);
+    expect(tidyMarkdown(`a${spaces}b \t \nc${spaces}d\t\n\`\`\` \t\nx\n\`\`\``)).toBe(`a${spaces}b  \nc${spaces}d\n\`\`\`\nx\n\`\`\``);
+  });
+
+  it('a style with unclosed url(data: (/url\\(\\s*["\']?\\s*data:[^)]*\\)/gi)', () => {
+    const unclosed = `color: red; background: url( 'data:image/png;base64,AAAA') no-repeat; x: url(data:a ${'url(data:'.repeat(60_000)}`;
+    const spaced = `background: url(${' '.repeat(150_000)}x) data:`;
+    const $ = load(`<body><div id="a" style="${unclosed}">a</div><div id="b" style="${spaced}">b</div></body>`);
+    finishRoot($, $('body')[0] as Element, { base: 'https://example.com/', removeBase64Images: true });
+    expect($('#a').attr('style')).toBe(`color: red; background: none no-repeat; x: url(data:a ${'url(data:'.repeat(60_000)}`);
+    expect($('#b').attr('style')).toBe(spaced);
   });
 });

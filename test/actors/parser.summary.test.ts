@@ -110,4 +110,10 @@ describe('actors/parser/page-data/summary', () => {
     const result = extractiveSummary(`${hostile}\n\nA real sentence with enough words in it. Another one follows here.`);
     expect(result.summary).toContain('A real sentence with enough words in it.');
   });
+
+  it('reads an autolink to its first < at most: 1.8 MB of unclosed <http: (each read up to 2,000 characters ahead before)', () => {
+    const unclosed = '<http:'.repeat(300_000);
+    expect(inlineText(`a ${unclosed} b <https://x.example/z> c <mailto:me@x.example> d`)).toBe(`a ${unclosed} b c d`);
+    expect(inlineText('a <ftp://x.example/ok> b')).toBe('a b');
+  });
 });

@@ -69,7 +69,7 @@ export function inlineText(text: string): string {
     .replace(/!\[[^[\]]{0,500}\]\[[^[\]]{0,200}\]/g, ' ')
     .replace(/\[([^[\]]{0,500})\]\([^()\s]{0,2000}(?:\s"[^"]{0,300}")?\)/g, '$1')
     .replace(/\[([^[\]]{0,500})\]\[[^[\]]{0,200}\]/g, '$1')
-    .replace(/<(?:https?|mailto|ftp):[^>\s]{0,2000}>/gi, ' ')
+    .replace(/<(?:https?|mailto|ftp):[^<>\s]{0,2000}>/gi, ' ')
     .replace(/\bhttps?:\/\/\S{1,2000}/gi, ' ')
     .replace(/<\/?[a-zA-Z][^<>]{0,500}>/g, ' ')
     .replace(/`{1,3}([^`]{0,1000})`{1,3}/g, '$1')

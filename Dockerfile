@@ -10,6 +10,8 @@
 FROM node:22-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
+# npm install's postinstall applies patches/ (patch-package: turndown's quadratic trim).
+COPY patches ./patches
 RUN npm install
 COPY tsconfig.json tsconfig.build.json main.ts ./
 COPY schemas ./schemas

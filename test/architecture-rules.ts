@@ -11,7 +11,7 @@
  * separated by `, `, each optionally followed by its reason in parentheses: the reason of an
  * allowance that is not simply "downward".
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -20,7 +20,26 @@ export interface ImportRule {
   readonly mayImport: readonly string[];
 }
 
-export const DOC = join(resolve(dirname(fileURLToPath(import.meta.url)), '..'), 'docs/architecture.md');
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+export const DOC = join(ROOT, 'docs/architecture.md');
+
+/** The folders the service's own source lives in (main.ts beside them). */
+export const LAYERS = ['schemas', 'pipeline', 'actors', 'gateway', 'infra', 'cli'] as const;
+
+/** Every TypeScript file of the service's own source, relative to the root with `/`, sorted. */
+export function sourceFiles(): string[] {
+  const out = ['main.ts'];
+  const walk = (dir: string) => {
+    if (!existsSync(join(ROOT, dir))) return;
+    for (const entry of readdirSync(join(ROOT, dir), { withFileTypes: true })) {
+      const path = `${dir}/${entry.name}`;
+      if (entry.isDirectory()) walk(path);
+      else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts')) out.push(path);
+    }
+  };
+  LAYERS.forEach(walk);
+  return out.sort();
+}
 
 /** The folder table's rows: the first cell's backticked path → the row's cells. */
 export function folderTable(doc: string): Map<string, string[]> {

@@ -18,10 +18,9 @@ import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
-import { DOC, folderTable, holds, IMPORT_RULES, ownerOf, parseMayImport, readImportRules, type ImportRule } from './architecture-rules.js';
+import { DOC, folderTable, holds, IMPORT_RULES, ownerOf, parseMayImport, LAYERS, readImportRules, sourceFiles, type ImportRule } from './architecture-rules.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const LAYERS = ['schemas', 'pipeline', 'actors', 'gateway', 'infra', 'cli'] as const;
 
 /**
  * pipeline/'s product half, read from the import table: every folder of pipeline/ but the
@@ -48,20 +47,6 @@ type Graph = Map<string, SourceFacts>;
 
 function posix(path: string): string {
   return path.split(sep).join('/');
-}
-
-function sourceFiles(): string[] {
-  const out = ['main.ts'];
-  const walk = (dir: string) => {
-    if (!existsSync(join(ROOT, dir))) return;
-    for (const entry of readdirSync(join(ROOT, dir), { withFileTypes: true })) {
-      const path = `${dir}/${entry.name}`;
-      if (entry.isDirectory()) walk(path);
-      else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts')) out.push(path);
-    }
-  };
-  LAYERS.forEach(walk);
-  return out.sort();
 }
 
 /** `./x.js` → `dir/x.ts` (NodeNext: imports name the emitted file). */

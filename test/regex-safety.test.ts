@@ -12,6 +12,7 @@
  * Patterns supplied by callers (a crawl's include paths) run on RE2 (pipeline/runtime/linear-regex.ts).
  */
 import { beforeAll, describe, expect, it } from 'vitest';
+import { HTTP_URL_PATTERN } from '../schemas/api/common.js';
 import { keyOf, RECHECK_VERSION, readPatterns, readRecorded, servicePatterns, verdict, verdicts, type Construction, type Pattern } from './helpers/regex-patterns.js';
 
 /**
@@ -116,12 +117,13 @@ describe('regular expressions', () => {
     expect(await verdict({ source: '^[a-z]+(?:\\.[a-z]+)*$', flags: '' })).toBe('safe');
   }, 60_000);
 
-  it('finds the source it is meant to check, and a pattern a module builds as it loads', () => {
+  it("finds the source it is meant to check, a pattern a module builds as it loads, and the schemas' patterns", () => {
     const { patterns, files } = found;
     expect(files).toBeGreaterThan(300);
     expect(patterns.length).toBeGreaterThan(200);
     // score.ts builds its word patterns from the sources of patterns.ts's (the `g` flag added).
     expect(patterns.some((p) => p.file.startsWith('built while'))).toBe(true);
+    expect(patterns.some((p) => p.file.startsWith('schema of') && p.source === HTTP_URL_PATTERN && p.flags === 'u')).toBe(true);
   });
 
   it('has a verdict recorded for every pattern, under the recheck installed, and none for a pattern gone', async () => {

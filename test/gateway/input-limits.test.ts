@@ -150,6 +150,18 @@ describe('gateway/validation: depth', () => {
   });
 });
 
+describe('gateway/validation: patterns', () => {
+  it('answers a 2 MB URL ending in a space at once: 422 for its length and its pattern (the old pattern was quadratic there, and runs past maxLength)', async () => {
+    const url = `http://${'a'.repeat(2_000_000)} `;
+    const types = details(await send('POST', '/v1/scrape', { url })).map((d) => [d.loc, d.type]);
+    expect(types).toEqual([
+      [['body', 'url'], 'string_too_long'],
+      [['body', 'url'], 'url_invalid'],
+    ]);
+    await expectResponsive();
+  });
+});
+
 describe('gateway/validation: text', () => {
   it.each([
     ['POST', '/v1/monitor', '{"name":"\\ud800x","url":"https://example.com/"}', ['body', 'name']],

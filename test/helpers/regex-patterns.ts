@@ -1,10 +1,12 @@
 /**
  * The service's regular expressions and recheck's verdict on each (test/regex-safety.test.ts).
  *
- * Found three ways: every regex literal of the source; every `RegExp` built from a constant
+ * Found four ways: every regex literal of the source; every `RegExp` built from a constant
  * string; every `RegExp` a module builds while it loads (the modules with such a construction
- * are imported with `RegExp` watched). A `RegExp` built inside a function from something not
- * constant is returned apart, as a construction, for the test's own list.
+ * are imported with `RegExp` watched); every `pattern` of the operations' JSON Schemas, which
+ * Ajv runs with the `u` flag on request values (past a failed `maxLength` too: it collects
+ * every error). A `RegExp` built inside a function from something not constant is returned
+ * apart, as a construction, for the test's own list.
  *
  * recheck's ReDoS analysis (an automaton, or fuzzing where the automaton cannot decide) limits
  * its work by time as well as by steps, so the same pattern can get a different verdict on a
@@ -103,6 +105,27 @@ export async function loadTimePatterns(files: readonly string[]): Promise<Patter
   return seen;
 }
 
+/** Every `pattern` string of the operations' schemas (schemas/api/operations.ts) and the social endpoints' inputs, as Ajv runs it. */
+export async function schemaPatterns(): Promise<Pattern[]> {
+  const { OPERATIONS, PATH_PARAMS } = await import('../../schemas/api/operations.js');
+  const { SOCIAL_ENDPOINTS } = await import('../../schemas/api/social.js');
+  const out: Pattern[] = [];
+  const seen = new Set<object>();
+  const walk = (value: unknown, where: string): void => {
+    if (value === null || typeof value !== 'object' || seen.has(value)) return;
+    seen.add(value);
+    const record = value as Record<string, unknown>;
+    if (typeof record.pattern === 'string' && (record.type === 'string' || record.type === undefined)) {
+      out.push({ file: `schema of ${where}`, line: 0, source: record.pattern, flags: 'u' });
+    }
+    for (const child of Object.values(record)) walk(child, where);
+  };
+  for (const operation of OPERATIONS) walk(operation, operation.id);
+  walk(PATH_PARAMS, 'path parameters');
+  for (const endpoint of SOCIAL_ENDPOINTS) walk(endpoint, `social ${endpoint.platform} ${endpoint.endpoint}`);
+  return out;
+}
+
 /**
  * What the service's source holds: every occurrence of a pattern that repeats something (a
  * pattern built while a module loads only when no literal has its key), and the other
@@ -116,7 +139,7 @@ export async function servicePatterns(): Promise<{ patterns: Pattern[]; keys: Se
   const literals = read.flatMap((r) => r.literals).filter((p) => repeats(p.source));
   const keys = new Set(literals.map(keyOf));
   const patterns = [...literals];
-  for (const built of await loadTimePatterns(loaders)) {
+  for (const built of [...(await loadTimePatterns(loaders)), ...(await schemaPatterns())]) {
     if (!repeats(built.source) || keys.has(keyOf(built))) continue;
     keys.add(keyOf(built));
     patterns.push(built);

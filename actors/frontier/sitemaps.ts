@@ -17,6 +17,7 @@
  */
 import { constants, gunzipSync } from 'node:zlib';
 import { decodeBody } from '../../pipeline/runtime/net/charset.js';
+import { nextStop, replaceThroughLast, throughLast } from '../../pipeline/runtime/scan.js';
 
 /** sitemaps.org's limit for one sitemap file, uncompressed. */
 export const SITEMAP_MAX_BYTES = 50 * 1024 * 1024;
@@ -81,13 +82,12 @@ const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"'
  * `text` through its last `>`, where a tag (`<…[^>]*>`) can end: tags are searched only there,
  * as past it `[^>]*` would scan to the end from every `<` before failing (quadratic).
  */
-const throughLastGt = (text: string): string => text.slice(0, text.lastIndexOf('>') + 1);
+const throughLastGt = (text: string): string => throughLast(text, '>');
 
 /** An element's text: CDATA unwrapped, tags dropped, entities decoded, whitespace collapsed. */
 export function xmlText(raw: string): string {
   const cdata = raw.replace(/<!\[CDATA\[([\s\S]*?)(?:\]\]>|$)/g, (_, inner: string) => inner.replace(/[&<>]/g, (c) => `&${c === '&' ? 'amp' : c === '<' ? 'lt' : 'gt'};`));
-  const tagsEnd = throughLastGt(cdata).length;
-  return (cdata.slice(0, tagsEnd).replace(/<[^>]*>/g, ' ') + cdata.slice(tagsEnd))
+  return replaceThroughLast(cdata, '>', /<[^>]*>/g, ' ')
     .replace(/&(#x[0-9a-f]+|#\d+|\w+);/gi, (whole, name: string) => {
       if (name[0] === '#') {
         const code = name[1] === 'x' || name[1] === 'X' ? parseInt(name.slice(2), 16) : parseInt(name.slice(1), 10);
@@ -224,15 +224,7 @@ const MEDIA_CLOSINGS: Record<string, RegExp> = { image: /<\/(?:[\w.-]+:)?image\s
  * later opening either.
  */
 function withoutMediaBlocks(body: string): string {
-  let gtFrom = 0;
-  let gtAt: number | undefined;
-  const nextGt = (from: number): number => {
-    if (gtAt === undefined || from < gtFrom || (gtAt >= 0 && from > gtAt)) {
-      gtFrom = from;
-      gtAt = body.indexOf('>', from);
-    }
-    return gtAt;
-  };
+  const nextGt = nextStop(body, (c) => c === '>');
   const closings = new Map<string, { from: number; at: number; end: number }>();
   const closingAfter = (name: string, from: number): { at: number; end: number } => {
     const last = closings.get(name);
@@ -252,7 +244,7 @@ function withoutMediaBlocks(body: string): string {
       const m = opening.exec(body);
       if (!m) continue;
       const gt = nextGt(opening.lastIndex);
-      if (gt < 0) continue;
+      if (gt === body.length) continue;
       const closing = closingAfter((m[1] as string).toLowerCase(), gt + 1);
       if (closing.at < 0) continue;
       out += body.slice(copied, at);

@@ -23,7 +23,7 @@
 import { isIP } from 'node:net';
 import { domainToUnicode } from 'node:url';
 import { parse as parseDomain } from 'tldts';
-import { trimEndOf } from '../runtime/trim.js';
+import { bareHostname } from '../runtime/net/guard.js';
 
 export const NAME_PROBLEMS = [
   'not_a_name',
@@ -110,7 +110,7 @@ function hostOf(input: string): { host: string } | { problem: NameProblem; messa
     return { problem: 'not_a_name', message: 'not a domain name or URL that can be read' };
   }
   if (url.username !== '' || url.password !== '') return { problem: 'credentials', message: 'a URL with a user name or password is refused; give the domain alone' };
-  const host = trimEndOf(url.hostname.replace(/^\[|\]$/g, ''), '.').toLowerCase();
+  const host = bareHostname(url);
   if (host === '') return { problem: 'not_a_name', message: 'no host name in it' };
   return { host };
 }

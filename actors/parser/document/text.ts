@@ -8,6 +8,7 @@
  * against the page URL, bare URLs as written); `media` the markdown images.
  * A markdown document's first `# heading` is its title.
  */
+import { isSpace, nextStop, skipSpaces } from '../../../pipeline/runtime/scan.js';
 import { trimEndOf } from '../../../pipeline/runtime/trim.js';
 import { linkUrl, mediaUrl } from '../formats/urls.js';
 import { responseMetadata, type ResponseFacts } from './html.js';
@@ -29,31 +30,12 @@ export function codeBlock(text: string, language: string): string {
 const BARE_URL = /\bhttps?:\/\/[^\s<>"'`\])}]+/gi;
 
 const LINE_END = /[\n\r\u2028\u2029]/;
-const isSpace = (c: string): boolean => /\s/.test(c);
 
 /** A markdown link or image written in a text. */
 export interface MarkdownTarget {
   readonly image: boolean;
   readonly label: string;
   readonly target: string;
-}
-
-/**
- * The first index at or after `from` whose character is a `stop` (else the length). Asked
- * with `from` rising, it reads each character once: a start inside the last stretch read
- * gets that stretch's end.
- */
-function nextStop(text: string, stop: (c: string) => boolean): (from: number) => number {
-  let from0 = 0;
-  let found = -1;
-  return (from) => {
-    if (from >= from0 && from <= found) return found;
-    let at = from;
-    while (at < text.length && !stop(text[at] as string)) at++;
-    from0 = from;
-    found = at;
-    return at;
-  };
 }
 
 /**
@@ -68,18 +50,13 @@ export function markdownTargets(text: string): MarkdownTarget[] {
   const out: MarkdownTarget[] = [];
   const labelEnd = nextStop(text, (c) => c === ']' || c === '\n');
   const targetEnd = nextStop(text, (c) => c === ')' || c === '>' || isSpace(c));
-  const afterSpace = (from: number): number => {
-    let at = from;
-    while (at < text.length && isSpace(text[at] as string)) at++;
-    return at;
-  };
   // `(?:\s+"[^"]*")?\s*\)` from `at`: where the match ends, or -1.
   const closeFrom = (at: number): number => {
-    const space = afterSpace(at);
+    const space = skipSpaces(text, at);
     if (space > at && text[space] === '"') {
       const quote = text.indexOf('"', space + 1);
       if (quote >= 0) {
-        const paren = afterSpace(quote + 1);
+        const paren = skipSpaces(text, quote + 1);
         return text[paren] === ')' ? paren + 1 : -1;
       }
     }
@@ -100,7 +77,7 @@ export function markdownTargets(text: string): MarkdownTarget[] {
       failedLabel = label;
       continue;
     }
-    const at = afterSpace(label + 2);
+    const at = skipSpaces(text, label + 2);
     // `<?` then `[^)\s>]+`: the `<` is the target only when nothing follows it.
     let start = at;
     const stop = targetEnd(text[at] === '<' ? at + 1 : at);
@@ -160,8 +137,7 @@ function textLinks(text: string, base: string, markdown: boolean): { links: stri
 export function markdownTitle(text: string): string | undefined {
   const heading = /^#\s/m.exec(text);
   if (!heading) return undefined;
-  let start = heading.index + 1;
-  while (start < text.length && isSpace(text[start] as string)) start++;
+  const start = skipSpaces(text, heading.index + 1);
   if (start === text.length) {
     // Whitespace to the end: `\s+` gives back its last character that `.` takes.
     for (let at = text.length - 1; at > heading.index + 1; at--) if (!LINE_END.test(text[at] as string)) return text[at];

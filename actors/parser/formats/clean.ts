@@ -16,6 +16,7 @@
  */
 import type { Cheerio, CheerioAPI } from 'cheerio';
 import type { AnyNode, Element } from 'domhandler';
+import { replaceThroughLast } from '../../../pipeline/runtime/scan.js';
 import { absolute, isDataUri, largestSrcset } from './urls.js';
 import { findOutermost } from './walk.js';
 
@@ -168,14 +169,10 @@ export function finishRoot($: CheerioAPI, root: Element, options: FinishOptions)
 const DATA_URL = /url\(\s*(?:["']\s*)?data:[^)]*\)/gi;
 
 /**
- * `style` with each `url(data:…)` replaced by `none`. Only the text up to the last `)` is
- * searched: past it `[^)]*\)` can only fail, after scanning to the end from every `url(data:`
- * (quadratic); before it, each match ends at the next `)` and the search goes on after it.
+ * `style` with each `url(data:…)` replaced by `none`, searched only up to the last `)`: past
+ * it `[^)]*\)` fails after scanning to the end from every `url(data:` (quadratic).
  */
-function withoutDataUrls(style: string): string {
-  const end = style.lastIndexOf(')') + 1;
-  return style.slice(0, end).replace(DATA_URL, 'none') + style.slice(end);
-}
+const withoutDataUrls = (style: string): string => replaceThroughLast(style, ')', DATA_URL, 'none');
 
 /** References left as written: scripts, mail and phone links. */
 const NOT_RESOLVED = /^\s*(javascript|mailto|tel):/i;

@@ -85,10 +85,13 @@ function blocked(url: string | URL, why: string): AppError {
   return new AppError('url_blocked', `refused to fetch ${redactUrl(url)}: ${why}`);
 }
 
-/** `[::1]` → `::1`, `example.com.` → `example.com`, lower case. */
-export function bareHostname(url: URL): string {
-  return trimEndOf(url.hostname.replace(/^\[|\]$/g, ''), '.').toLowerCase();
+/** A host name bare: `[::1]` → `::1`, `example.com.` → `example.com`, lower case. */
+export function bareHost(hostname: string): string {
+  return trimEndOf(hostname.replace(/^\[|\]$/g, ''), '.').toLowerCase();
 }
+
+/** The URL's host name bare (`bareHost`). */
+export const bareHostname = (url: URL): string => bareHost(url.hostname);
 
 function dnsError(hostname: string, error: unknown): AppError {
   const code = (error as NodeJS.ErrnoException)?.code ?? 'unknown';
@@ -140,7 +143,7 @@ export class NetGuard {
    * `url_blocked` when any is refused; `dns_failed` when the name does not resolve.
    */
   async addressesOf(hostname: string, url: string | URL = `http://${hostname}/`): Promise<readonly ResolvedAddress[]> {
-    const host = trimEndOf(hostname.replace(/^\[|\]$/g, ''), '.').toLowerCase();
+    const host = bareHost(hostname);
     const literal = isIP(host);
     if (literal !== 0) {
       const why = this.addressRefusal(host);

@@ -14,36 +14,12 @@
  * crafted 200,000-character page).
  */
 
+import { isSpace, nextStop } from '../../runtime/scan.js';
+
 const MAX_LABEL = 500;
 const MAX_TARGET = 2_000;
 const MARKS = /[#*_`>|~=]+|-{3,}/g;
 const SPACE = /\s+/g;
-const SPACE_CHAR = /^\s$/;
-
-/**
- * Where the first character `stop` accepts is, at or after a position: for positions asked in
- * increasing order, each character is looked at once (the last answer holds until passed).
- */
-class NextStop {
-  private from = -1;
-  private at = -1;
-
-  constructor(
-    private readonly text: string,
-    private readonly stop: (c: string) => boolean,
-  ) {}
-
-  /** The index of the first stop at or after `from`, or the text's length. */
-  after(from: number): number {
-    if (from < this.from || from > this.at) {
-      let at = from;
-      while (at < this.text.length && !this.stop(this.text[at] as string)) at += 1;
-      this.at = at;
-    }
-    this.from = from;
-    return this.at;
-  }
-}
 
 /**
  * `text` with each markdown image (`opener` `![`) dropped for a space, or each link (`opener`
@@ -53,16 +29,16 @@ class NextStop {
  * first `)` or newline is a `)` within 2,000.
  */
 function markdownLinks(text: string, opener: '![' | '['): string {
-  const labels = new NextStop(text, (c) => c === ']' || c === '\n');
-  const targets = new NextStop(text, (c) => c === ')' || c === '\n');
+  const labels = nextStop(text, (c) => c === ']' || c === '\n');
+  const targets = nextStop(text, (c) => c === ')' || c === '\n');
   const out: string[] = [];
   let copied = 0;
   let at = text.indexOf(opener);
   while (at !== -1) {
     const label = at + opener.length;
-    const close = labels.after(label);
+    const close = labels(label);
     if (close - label <= MAX_LABEL && text[close] === ']' && text[close + 1] === '(') {
-      const end = targets.after(close + 2);
+      const end = targets(close + 2);
       if (end - (close + 2) <= MAX_TARGET && text[end] === ')') {
         out.push(text.slice(copied, at), opener === '![' ? ' ' : text.slice(label, close));
         copied = end + 1;
@@ -79,14 +55,14 @@ function markdownLinks(text: string, opener: '![' | '['): string {
 
 /** `text` with each `<http:…>` / `<https:…>` autolink (`/<https?:[^>\s]{0,2000}>/g`) dropped for a space. */
 function withoutAutolinks(text: string): string {
-  const ends = new NextStop(text, (c) => c === '>' || SPACE_CHAR.test(c));
+  const ends = nextStop(text, (c) => c === '>' || isSpace(c));
   const out: string[] = [];
   let copied = 0;
   let at = text.indexOf('<http');
   while (at !== -1) {
     const scheme = text.startsWith('http:', at + 1) ? 6 : text.startsWith('https:', at + 1) ? 7 : 0;
     if (scheme > 0) {
-      const end = ends.after(at + scheme);
+      const end = ends(at + scheme);
       if (end - (at + scheme) <= MAX_TARGET && text[end] === '>') {
         out.push(text.slice(copied, at), ' ');
         copied = end + 1;

@@ -13,7 +13,7 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { HTTP_URL_PATTERN } from '../schemas/api/common.js';
-import { keyOf, RECHECK_VERSION, readPatterns, readRecorded, servicePatterns, verdict, verdicts, type Construction, type Pattern } from './helpers/regex-patterns.js';
+import { keyOf, RECHECK_VERSION, readPatterns, readRecorded, servicePatterns, unrecorded, verdict, verdicts, type Construction, type Pattern } from './helpers/regex-patterns.js';
 
 /**
  * A super-linear pattern that stays, where it stays: its file, its key (`/source/flags`, flags
@@ -130,7 +130,7 @@ describe('regular expressions', () => {
     const { patterns, keys } = found;
     const recorded = readRecorded();
     expect(recorded.recheck).toBe(RECHECK_VERSION);
-    const missing = [...new Map(patterns.filter((p) => !(keyOf(p) in recorded.verdicts)).map((p) => [keyOf(p), p])).values()];
+    const missing = unrecorded(patterns, recorded.verdicts);
     // Checked here, so that the failure says what recheck thinks; recorded with `node --import tsx test/helpers/regex-patterns.ts --write`.
     const said = await verdicts(missing);
     expect(missing.map((p) => `${p.file}:${p.line}: ${keyOf(p)} has no recorded verdict (recheck: ${said.get(keyOf(p))})`)).toEqual([]);

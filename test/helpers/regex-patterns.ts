@@ -105,6 +105,11 @@ export async function loadTimePatterns(files: readonly string[]): Promise<Patter
   return seen;
 }
 
+/** One pattern of each key among `patterns` that has no verdict in `verdicts`. */
+export function unrecorded(patterns: readonly Pattern[], verdicts: Readonly<Record<string, string>>): Pattern[] {
+  return [...new Map(patterns.filter((p) => !(keyOf(p) in verdicts)).map((p) => [keyOf(p), p])).values()];
+}
+
 /** Every `pattern` string of the operations' schemas (schemas/api/operations.ts) and the social endpoints' inputs, as Ajv runs it. */
 export async function schemaPatterns(): Promise<Pattern[]> {
   const { OPERATIONS, PATH_PARAMS } = await import('../../schemas/api/operations.js');
@@ -187,7 +192,7 @@ async function write(): Promise<void> {
     // none yet
   }
   const keep = recorded.recheck === RECHECK_VERSION ? recorded.verdicts : {};
-  const missing = [...new Map(patterns.filter((p) => !(keyOf(p) in keep)).map((p) => [keyOf(p), p])).values()];
+  const missing = unrecorded(patterns, keep);
   const fresh = await verdicts(missing);
   const all: Record<string, string> = {};
   for (const key of [...keys].sort()) all[key] = keep[key] ?? (fresh.get(key) as string);

@@ -1,6 +1,6 @@
 /**
- * `npm run gen:events`: writes schemas/events/types.generated.ts from the newest version of
- * every event schema.
+ * `npm run gen:events`: writes schemas/events/types.generated.ts and each event's
+ * schemas/events/<EventName>/types.generated.ts from the newest version of every event schema.
  *
  *   npm run gen:events                 regenerate the types
  *   npm run gen:events -- --check      exit 1 (and change nothing) when the file is stale
@@ -26,15 +26,14 @@ async function main(argv: string[]): Promise<number> {
   const { values } = parseArgs({ args: argv, options: { check: { type: 'boolean' }, fixtures: { type: 'boolean' } } });
   const out = (line: string) => process.stdout.write(`${line}\n`);
   const root = findPackageRoot();
-  const target = join(root, GENERATED_TYPES_PATH);
-  const rendered = renderEventTypes(loadEventDefinitions(eventSchemasDir(root)));
-  const fresh = readOrEmpty(target) === rendered;
+  const rendered = Object.entries(renderEventTypes(loadEventDefinitions(eventSchemasDir(root))));
+  const stale = rendered.filter(([path, text]) => readOrEmpty(join(root, path)) !== text).map(([path]) => path);
   if (values.check) {
-    out(fresh ? `${GENERATED_TYPES_PATH} is up to date` : `${GENERATED_TYPES_PATH} is stale: run npm run gen:events`);
-    return fresh ? 0 : 1;
+    out(stale.length === 0 ? `the event types (${GENERATED_TYPES_PATH} and each <Event>/types.generated.ts): every file is up to date` : `stale: ${stale.join(', ')}: run npm run gen:events`);
+    return stale.length === 0 ? 0 : 1;
   }
-  if (!fresh) writeFileSync(target, rendered);
-  out(`${GENERATED_TYPES_PATH}: ${fresh ? 'unchanged' : 'written'}`);
+  for (const [path, text] of rendered) if (stale.includes(path)) writeFileSync(join(root, path), text);
+  out(stale.length === 0 ? 'the event types: unchanged' : `written: ${stale.join(', ')}`);
   if (values.fixtures) {
     // Loaded only now: the fixtures use the event registry, which checks the generated file.
     const { writeMissingFixtures } = await import('./event-fixtures.js');

@@ -1,7 +1,8 @@
 /**
- * Renders schemas/events/types.generated.ts from the current version of every event schema:
- * the `EventName` union, the current version numbers and one interface per event, as avsc
- * reads and writes the values.
+ * Renders the event types from the current version of every event schema, as avsc reads and
+ * writes the values: schemas/events/types.generated.ts holds the `EventName` union, the current
+ * version numbers and `EventValues`; each event's interface is its own file beside its schemas,
+ * schemas/events/<EventName>/types.generated.ts.
  *
  * Avro → TypeScript: null → null; boolean; int, long, float, double → number (a `long` is
  * read as a JS number, so values must stay within ±(2^53 − 2); avsc refuses larger ones rather
@@ -13,6 +14,9 @@
 import type { AvroField, AvroSchema, EventDefinition } from '../../schemas/events/load.js';
 
 export const GENERATED_TYPES_PATH = 'schemas/events/types.generated.ts';
+
+/** Where an event's own interface is written, beside its `v<N>.avsc` files. */
+export const eventTypesPath = (event: string): string => `schemas/events/${event}/types.generated.ts`;
 export const GENERATE_COMMAND = 'npm run gen:events';
 
 const PRIMITIVES: Readonly<Record<string, string>> = {
@@ -70,16 +74,41 @@ function renderType(schema: AvroSchema, ctx: Context): string {
   }
 }
 
-/** The whole generated file for these definitions (sorted by event name). */
-export function renderEventTypes(definitions: Readonly<Record<string, EventDefinition>>): string {
-  const events = Object.values(definitions).sort((a, b) => (a.name < b.name ? -1 : 1));
-  const lines: string[] = [
-    '// GENERATED FILE, DO NOT EDIT.',
-    `// Written by \`${GENERATE_COMMAND}\` (infra/codegen/gen-events.ts) from the newest`,
-    '// schemas/events/<EventName>/v<N>.avsc of each event. test/pipeline/codec.contracts.test.ts',
-    '// fails when this file differs from what the generator produces now.',
+const HEADER = [
+  '// GENERATED FILE, DO NOT EDIT.',
+  `// Written by \`${GENERATE_COMMAND}\` (infra/codegen/gen-events.ts) from the newest`,
+  '// schemas/events/<EventName>/v<N>.avsc of each event. test/pipeline/codec.contracts.test.ts',
+  '// fails when this file differs from what the generator produces now.',
+];
+
+/** One event's interface file. */
+function renderEvent(e: EventDefinition): string {
+  const schema = e.current.schema;
+  const doc = [schema.doc, `${schema.namespace}.${schema.name} v${e.current.version} (${e.current.file}).`].filter(Boolean).join(' ');
+  return [
+    ...HEADER,
     '// Avro long → number (values must stay within ±(2^53 − 2): avsc refuses larger ones rather than',
     '// lose precision), bytes → Buffer, ["null", T] → T | null.',
+    '',
+    `${docComment(doc, '')}export interface ${e.name} {`,
+    renderFields(schema.fields, { event: e.name, path: '', indent: '' }).trimEnd(),
+    '}',
+    '',
+  ].join('\n');
+}
+
+/**
+ * Every generated file for these definitions (sorted by event name), by path from the package
+ * root: the index (GENERATED_TYPES_PATH) and one interface file per event (`eventTypesPath`).
+ */
+export function renderEventTypes(definitions: Readonly<Record<string, EventDefinition>>): Record<string, string> {
+  const events = Object.values(definitions).sort((a, b) => (a.name < b.name ? -1 : 1));
+  const index = [
+    ...HEADER,
+    '',
+    ...events.map((e) => `import type { ${e.name} } from './${e.name}/types.generated.js';`),
+    '',
+    `export type { ${events.map((e) => e.name).join(', ')} };`,
     '',
     '/** Every event type, one per folder in schemas/events/. */',
     `export const EVENT_NAMES = [${events.map((e) => `'${e.name}'`).join(', ')}] as const;`,
@@ -91,16 +120,11 @@ export function renderEventTypes(definitions: Readonly<Record<string, EventDefin
     ...events.map((e) => `  ${e.name}: ${e.current.version},`),
     '} as const satisfies Record<EventName, number>;',
     '',
-  ];
-  for (const e of events) {
-    const schema = e.current.schema;
-    const doc = [schema.doc, `${schema.namespace}.${schema.name} v${e.current.version} (${e.current.file}).`]
-      .filter(Boolean)
-      .join(' ');
-    lines.push(`${docComment(doc, '')}export interface ${e.name} {`);
-    lines.push(renderFields(schema.fields, { event: e.name, path: '', indent: '' }).trimEnd(), '}', '');
-  }
-  lines.push('/** Event name → the value of its current version. */', 'export interface EventValues {');
-  lines.push(...events.map((e) => `  ${e.name}: ${e.name};`), '}', '');
-  return lines.join('\n');
+    '/** Event name → the value of its current version. */',
+    'export interface EventValues {',
+    ...events.map((e) => `  ${e.name}: ${e.name};`),
+    '}',
+    '',
+  ].join('\n');
+  return { [GENERATED_TYPES_PATH]: index, ...Object.fromEntries(events.map((e) => [eventTypesPath(e.name), renderEvent(e)])) };
 }

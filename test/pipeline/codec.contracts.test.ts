@@ -14,7 +14,7 @@ import { eventSchemasDir, findPackageRoot, loadEventDefinitions } from '../../sc
 import { compileEventTypes } from '../../pipeline/runtime/codec/event-types.js';
 import { fingerprintHex } from '../../pipeline/runtime/codec/fingerprint.js';
 import { FIXTURES_DIR, fixturePaths, readFixture } from '../../infra/codegen/event-fixtures.js';
-import { GENERATED_TYPES_PATH, renderEventTypes } from '../../infra/codegen/generate-types.js';
+import { eventTypesPath, GENERATED_TYPES_PATH, renderEventTypes } from '../../infra/codegen/generate-types.js';
 import { SingleObjectCodec } from '../../pipeline/runtime/codec/single-object.js';
 import { REPO_ROOT } from '../helpers/process.js';
 
@@ -41,11 +41,15 @@ describe('pipeline/runtime/codec contracts', () => {
   afterAll(() => temps.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
   describe('generated types (habit 6)', () => {
-    it(`${GENERATED_TYPES_PATH} is what \`npm run gen:events\` writes now`, () => {
-      const committed = readFileSync(join(REPO_ROOT, GENERATED_TYPES_PATH), 'utf8');
-      expect(committed, 'stale: run `npm run gen:events`').toBe(renderEventTypes(loadEventDefinitions()));
-      expect(committed.startsWith('// GENERATED FILE, DO NOT EDIT.')).toBe(true);
-      expect(committed).toContain('`npm run gen:events`');
+    it(`${GENERATED_TYPES_PATH} and each event's types are what \`npm run gen:events\` writes now`, () => {
+      const rendered = renderEventTypes(loadEventDefinitions());
+      expect(Object.keys(rendered)).toHaveLength(Object.keys(loadEventDefinitions()).length + 1);
+      for (const [path, text] of Object.entries(rendered)) {
+        const committed = readFileSync(join(REPO_ROOT, path), 'utf8');
+        expect(committed, `${path} is stale: run \`npm run gen:events\``).toBe(text);
+        expect(committed.startsWith('// GENERATED FILE, DO NOT EDIT.')).toBe(true);
+        expect(committed).toContain('`npm run gen:events`');
+      }
     });
 
     it('`gen:events --check` agrees, through the command itself', () => {
@@ -70,10 +74,12 @@ describe('pipeline/runtime/codec contracts', () => {
         ],
       };
       const version = { event: 'Sample', version: 3, schema, file: 'schemas/events/Sample/v3.avsc' };
-      const rendered = renderEventTypes({ Sample: { name: 'Sample', current: version, versions: [version] } });
+      const files = renderEventTypes({ Sample: { name: 'Sample', current: version, versions: [version] } });
+      const rendered = files[eventTypesPath('Sample')];
       expect(rendered).toContain('  a: number;\n  b: Buffer;\n  c: Record<string, number> | null;\n  d: Array<"X" | "Y">;\n');
       expect(rendered).toContain('  e: {\n    /** inner doc */\n    f: boolean;\n  };\n');
-      expect(rendered).toContain('Sample: 3,');
+      expect(files[GENERATED_TYPES_PATH]).toContain('Sample: 3,');
+      expect(files[GENERATED_TYPES_PATH]).toContain("import type { Sample } from './Sample/types.generated.js';");
       const union = { ...schema, fields: [{ name: 'u', type: ['string', 'int'] }] };
       const bad = { ...version, schema: union };
       expect(() => renderEventTypes({ Sample: { name: 'Sample', current: bad, versions: [bad] } })).toThrow(/Sample\.u: the union/);

@@ -224,7 +224,7 @@ const MEDIA_CLOSINGS: Record<string, RegExp> = { image: /<\/(?:[\w.-]+:)?image\s
  * later opening either.
  */
 function withoutMediaBlocks(body: string): string {
-  const nextGt = nextStop(body, (c) => c === '>');
+  const nextGt = nextStop(body, />/g);
   const closings = new Map<string, { from: number; at: number; end: number }>();
   const closingAfter = (name: string, from: number): { at: number; end: number } => {
     const last = closings.get(name);

@@ -17,20 +17,22 @@ export function skipSpaces(text: string, from: number): number {
 }
 
 /**
- * A finder of the first index at or after a position whose character `stop` accepts (else the
- * length). Asked with positions that rise, it reads each character once: a position inside the
- * stretch last read gets that stretch's end, since nothing in it stops.
+ * A finder of the first index at or after a position where `stops` (a global pattern of one
+ * character class, `/[)\n]/g`) matches (else the length). Asked with positions that rise, it
+ * reads each character once: a position inside the stretch last read gets that stretch's end,
+ * since nothing in it stops. The search itself is the engine's, not a loop of ours.
  */
-export function nextStop(text: string, stop: (c: string) => boolean): (from: number) => number {
+export function nextStop(text: string, stops: RegExp): (from: number) => number {
+  if (!stops.global) throw new Error(`nextStop: ${stops} must be global`);
   let readFrom = 0;
   let found = -1;
   return (from) => {
     if (from >= readFrom && from <= found) return found;
-    let at = from;
-    while (at < text.length && !stop(text[at] as string)) at++;
+    stops.lastIndex = from;
+    const stop = stops.exec(text);
     readFrom = from;
-    found = at;
-    return at;
+    found = stop ? stop.index : text.length;
+    return found;
   };
 }
 

@@ -28,6 +28,9 @@ export function codeBlock(text: string, language: string): string {
 }
 
 const BARE_URL = /\bhttps?:\/\/[^\s<>"'`\])}]+/gi;
+/** Where a markdown link's label ends, and its target. */
+const LABEL_STOP = /[\]\n]/g;
+const TARGET_STOP = /[)>\s]/g;
 
 const LINE_END = /[\n\r\u2028\u2029]/;
 
@@ -48,8 +51,8 @@ export interface MarkdownTarget {
  */
 export function markdownTargets(text: string): MarkdownTarget[] {
   const out: MarkdownTarget[] = [];
-  const labelEnd = nextStop(text, (c) => c === ']' || c === '\n');
-  const targetEnd = nextStop(text, (c) => c === ')' || c === '>' || isSpace(c));
+  const labelEnd = nextStop(text, LABEL_STOP);
+  const targetEnd = nextStop(text, TARGET_STOP);
   // `(?:\s+"[^"]*")?\s*\)` from `at`: where the match ends, or -1.
   const closeFrom = (at: number): number => {
     const space = skipSpaces(text, at);

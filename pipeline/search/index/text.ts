@@ -14,7 +14,7 @@
  * crafted 200,000-character page).
  */
 
-import { isSpace, nextStop } from '../../runtime/scan.js';
+import { nextStop } from '../../runtime/scan.js';
 
 const MAX_LABEL = 500;
 const MAX_TARGET = 2_000;
@@ -29,8 +29,8 @@ const SPACE = /\s+/g;
  * first `)` or newline is a `)` within 2,000.
  */
 function markdownLinks(text: string, opener: '![' | '['): string {
-  const labels = nextStop(text, (c) => c === ']' || c === '\n');
-  const targets = nextStop(text, (c) => c === ')' || c === '\n');
+  const labels = nextStop(text, /[\]\n]/g);
+  const targets = nextStop(text, /[)\n]/g);
   const out: string[] = [];
   let copied = 0;
   let at = text.indexOf(opener);
@@ -55,7 +55,7 @@ function markdownLinks(text: string, opener: '![' | '['): string {
 
 /** `text` with each `<http:…>` / `<https:…>` autolink (`/<https?:[^>\s]{0,2000}>/g`) dropped for a space. */
 function withoutAutolinks(text: string): string {
-  const ends = nextStop(text, (c) => c === '>' || isSpace(c));
+  const ends = nextStop(text, /[>\s]/g);
   const out: string[] = [];
   let copied = 0;
   let at = text.indexOf('<http');

@@ -5,7 +5,7 @@
 # refuses: chdb declares platform packages for other systems that npm does not record for
 # this one), then `npm run build` (tsconfig.build.json, what `npm start` runs first). The image
 # then runs the built files: `node dist/main.js` (the `start` script without its build step),
-# and `npm run keys -- …` runs the built key CLI (test/infra/dockerfile.test.ts holds these
+# and `npm run keys -- …` runs the built key CLI (test/infra/deploy.test.ts holds these
 # equal to the README and package.json).
 FROM node:22-bookworm-slim AS build
 WORKDIR /app

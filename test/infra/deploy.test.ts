@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
@@ -77,6 +77,15 @@ describe('infra', () => {
       expect(install).toBe('npm install');
       expect(runs).toContain(install);
       expect(runs.filter((r) => /\bnpm ci\b/.test(r))).toEqual([]);
+    });
+
+    it('has every patch of patches/ in place when npm install runs its postinstall', () => {
+      expect(pkg.scripts.postinstall).toBe('patch-package');
+      expect(readdirSync(join(REPO_ROOT, 'patches')).length).toBeGreaterThan(0);
+      const lines = dockerfile.split('\n');
+      const copied = lines.indexOf('COPY patches ./patches');
+      expect(copied).toBeGreaterThan(0);
+      expect(copied).toBeLessThan(lines.indexOf(`RUN ${install}`));
     });
 
     it('builds with what the start command builds with, and starts the built files as the start script does', () => {

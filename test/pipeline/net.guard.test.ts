@@ -1,5 +1,6 @@
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AppError } from '../../pipeline/runtime/errors.js';
 import { refusedRange } from '../../pipeline/runtime/net/addresses.js';
 import { guardedAgents } from '../../pipeline/runtime/net/agents.js';
 import { bareHostname, NetGuard, redactUrl, type ResolvedAddress, type Resolver } from '../../pipeline/runtime/net/guard.js';
@@ -169,11 +170,41 @@ describe('pipeline/runtime/net/guard', () => {
     // dots before a letter kept the old pattern busy for over a minute.
     const host = `a${'.'.repeat(250_000)}b`;
     expect(bareHostname(new URL(`http://${host}.../x`))).toBe(host);
-    expect(guard.checkWithoutLookup(`http://${host.toUpperCase()}/`)).toMatchObject({ hostname: host, needsLookup: true });
+    // No DNS name is that long: `parse` refuses it before anything else reads it.
+    expect(() => guard.checkWithoutLookup(`http://${host.toUpperCase()}/`)).toThrow(/host is not a DNS name: 250002 characters, over 253$/);
     const asked: string[] = [];
     const recording = new NetGuard({ allowPrivate: false, resolve: async (name) => (asked.push(name), [v4('93.184.216.34')]) });
     expect(await recording.addressesOf(`${host}..`)).toEqual([v4('93.184.216.34')]);
     expect(asked).toEqual([host]);
+  });
+
+  it('refuses a host that can be no DNS name (too long, an empty label, a label over 63), without quoting it', () => {
+    const fault = (url: string) => {
+      try {
+        guard.parse(url);
+        return null;
+      } catch (error) {
+        return error as AppError;
+      }
+    };
+    const label = 'a'.repeat(63);
+    const longest = `${label}.${label}.${label}.${'b'.repeat(61)}`;
+    expect(longest).toHaveLength(253);
+    for (const ok of [`http://${longest}/`, `http://${longest}./`, 'https://example.com./x', 'http://93.184.216.34/', 'http://[2606:2800:220:1::]/', 'http://xn--bcher-kva.example/']) {
+      expect(fault(ok), ok).toBeNull();
+    }
+    const refused: Array<[string, string]> = [
+      [`http://${longest}b/`, '254 characters, over 253'],
+      ['http://a..b/', 'an empty label'],
+      ['http://.example.com/', 'an empty label'],
+      [`http://${label}a.example/`, 'a label of 64 characters, over 63'],
+      [`http://x${'.'.repeat(20_000)}y/`, '20002 characters, over 253'],
+    ];
+    for (const [url, why] of refused) {
+      const error = fault(url);
+      expect(error?.code, url).toBe('url_blocked');
+      expect(error?.message).toBe(`refused to fetch a URL whose host is not a DNS name: ${why}`);
+    }
   });
 
   it('names the refused range', () => {

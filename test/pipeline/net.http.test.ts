@@ -128,6 +128,13 @@ describe.each([{ lean: false }, { lean: true }])('pipeline/runtime/net/http (lea
     it('refuses a redirect to a non-http scheme', async () => {
       expect((await failure(get('/redirect/to?url=file:///etc/passwd'))).code).toBe('url_blocked');
     });
+
+    it('refuses a redirect to a host that can be no DNS name before the cookie jar reads it (its host patterns are quadratic over dots)', async () => {
+      const target = encodeURIComponent(`http://a${'.'.repeat(12_000)}b/`);
+      const failed = await failure(get(`/redirect/to?url=${target}`));
+      expect(failed.code).toBe('url_blocked');
+      expect(failed.message).toBe('refused to fetch a URL whose host is not a DNS name: 12002 characters, over 253');
+    });
   });
 
   describe('statuses', () => {

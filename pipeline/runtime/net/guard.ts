@@ -90,6 +90,30 @@ export function bareHost(hostname: string): string {
   return trimEndOf(hostname.replace(/^\[|\]$/g, ''), '.').toLowerCase();
 }
 
+/** Longest DNS name (RFC 1035 2.3.4, without its trailing dot) and label. */
+const MAX_NAME = 253;
+const MAX_LABEL = 63;
+
+/**
+ * Why a bare host (`bareHost`) can be no DNS name, or null when it can be one (or is an IP
+ * literal): over 253 characters, an empty label (`a..b`) or one over 63. URL parsing keeps
+ * such a host, and none can resolve; refusing it in `parse` keeps it from everything after
+ * (the cookie jar's own host patterns are quadratic over a long run of dots).
+ */
+export function dnsNameFault(host: string): string | null {
+  if (isIP(host) !== 0) return null;
+  if (host.length > MAX_NAME) return `${host.length} characters, over ${MAX_NAME}`;
+  let start = 0;
+  for (;;) {
+    const dot = host.indexOf('.', start);
+    const length = (dot === -1 ? host.length : dot) - start;
+    if (length === 0) return 'an empty label';
+    if (length > MAX_LABEL) return `a label of ${length} characters, over ${MAX_LABEL}`;
+    if (dot === -1) return null;
+    start = dot + 1;
+  }
+}
+
 /** The URL's host name bare (`bareHost`). */
 export const bareHostname = (url: URL): string => bareHost(url.hostname);
 
@@ -119,6 +143,9 @@ export class NetGuard {
     }
     if (!SCHEMES.has(url.protocol)) throw blocked(url, `scheme ${url.protocol} is not http or https`);
     if (!url.hostname) throw blocked(url, 'no host');
+    const notName = dnsNameFault(bareHostname(url));
+    // Not quoted: such a host may be a quarter of a megabyte long.
+    if (notName) throw new AppError('url_blocked', `refused to fetch a URL whose host is not a DNS name: ${notName}`);
     return url;
   }
 

@@ -9,6 +9,7 @@
  * A bomb shows it was stopped at its limit by how much was inflated (test/helpers/inflated.ts),
  * not by how long it took.
  */
+import { deflateSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_DOCUMENT_LIMITS, inThreadReader, judgeUpload, parseUpload, type DocumentLimits } from '../../actors/parser/document/index.js';
 import { checkPdfStreams, filtersOf } from '../../actors/parser/document/pdf-streams.js';
@@ -98,6 +99,21 @@ describe('actors/parser/document limits', () => {
       const pdf = Buffer.from(`%PDF-1.4\n${`${'/Filter['.repeat(16)}stream\nendstream\n`.repeat(1000)}`, 'latin1');
       await expect(checkPdfStreams(pdf, DEFAULT_DOCUMENT_LIMITS)).resolves.toBeUndefined();
       expect(filtersOf(`${'/Filter['.repeat(2000)}/Filter /FlateDecode`)).toEqual(['/FlateDecode']);
+    });
+
+    it('reads each stream\'s dictionary after the stream before it ended: a file of tiny streams is read about once', async () => {
+      // Each of these ~95,000 streams had a 16 KiB window of its own, about 1.5 GB of text made
+      // from 2 MB; each is still inflated and counted.
+      const empty = deflateSync(Buffer.alloc(0));
+      const one = Buffer.concat([Buffer.from('<</Filter/FlateDecode>>stream\n', 'latin1'), empty, Buffer.from('\nendstream\n', 'latin1')]);
+      const pdf = Buffer.concat([Buffer.from('%PDF-1.4\n', 'latin1'), ...Array.from({ length: Math.floor((2 * MIB) / one.length) }, () => one)]);
+      expect(pdf.length).toBeGreaterThan(2 * MIB - one.length);
+      await expect(checkPdfStreams(pdf, DEFAULT_DOCUMENT_LIMITS)).resolves.toBeUndefined();
+      // The stream before's dictionary is not this one's: a stream with no filter (pdf.js never
+      // inflates it) whose bytes happen to be a Flate bomb is not counted, and the PDF not refused.
+      const bomb = repeatedDeflate(Buffer.alloc(MIB), 64, 'zlib').raw;
+      const unfiltered = Buffer.concat([one, Buffer.from(`<< /Length ${bomb.length} >>stream\n`, 'latin1'), bomb, Buffer.from('\nendstream\n', 'latin1')]);
+      await expect(checkPdfStreams(Buffer.concat([Buffer.from('%PDF-1.4\n', 'latin1'), unfiltered]), DEFAULT_DOCUMENT_LIMITS)).resolves.toBeUndefined();
     });
 
     it('refuses a 1 GiB Flate bomb before pdf.js opens it', async () => {

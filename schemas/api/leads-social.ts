@@ -9,7 +9,7 @@ export const LeadsBody = Type.Object(
     where: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'A place, e.g. `Lyon, France`.' })),
     country: Type.Optional(COUNTRY_CODE),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100, description: 'Most leads found; each lead is charged.' })),
-    sources: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { uniqueItems: true, description: 'Source keys from GET /v1/leads/sources (default: all for the country).' })),
+    sources: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { uniqueItems: true, maxItems: 100, description: 'Source keys from GET /v1/leads/sources (default: all for the country).' })),
     contacts: Type.Optional(Type.Boolean({ default: true, description: "Look up each lead's contacts." })),
   },
   { additionalProperties: true, description: 'Start a Find Leads run (an open object, as the spec declares it).' },

@@ -66,7 +66,7 @@ const watchFields = {
   excludeKeywords: Type.Optional(Terms('A mention containing any of these is dropped.', 50)),
   competitors: Type.Optional(Terms('Competitor names; mentions comparing with them are categorised `competitor`.', 20)),
   platforms: Type.Optional(
-    Type.Array(StringEnum(MENTION_PLATFORMS), { uniqueItems: true, minItems: 1, description: 'Where to look (default: every platform).' }),
+    Type.Array(StringEnum(MENTION_PLATFORMS), { uniqueItems: true, minItems: 1, maxItems: MENTION_PLATFORMS.length, description: 'Where to look (default: every platform).' }),
   ),
   languages: Type.Optional(Nullable(Type.Array(Type.String({ minLength: 2, maxLength: 35 }), { maxItems: 20 }), { description: 'Keep mentions in these languages only.' })),
   context: Type.Optional(Nullable(Type.String({ maxLength: 1000 }), { description: 'What the product is, to tell relevant mentions from namesakes.' })),

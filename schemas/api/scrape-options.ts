@@ -178,7 +178,7 @@ export const scrapeOptionFields = {
   proxy: Type.Optional(StringEnum(PROXY_ROUTES, { default: 'auto' })),
   blockAssets: Type.Optional(Type.Boolean({ default: true })),
   removeBase64Images: Type.Optional(Type.Boolean({ default: true })),
-  parsers: Type.Optional(Type.Array(StringEnum(['pdf']), { uniqueItems: true })),
+  parsers: Type.Optional(Type.Array(StringEnum(['pdf']), { uniqueItems: true, maxItems: 1 })),
 };
 
 export const ScrapeOptions = Closed(scrapeOptionFields, { description: 'Scrape options (closed object).' });

@@ -68,7 +68,12 @@ export function stringOfLength(schema: Schema, length?: number, variant = 0): st
     return urlOfLength(length ?? Math.max(min, urlOfLength().length), variant ? String(variant) : '');
   }
   // Letters only: valid for `format: regex` too.
-  return String.fromCharCode(97 + (variant % 26)).repeat(length ?? Math.max(min, 1));
+  if (length !== undefined) return String.fromCharCode(97 + (variant % 26)).repeat(length);
+  // A different string for every variant (`uniqueItems` arrays past 26 items): the variant in
+  // base 26, padded on the left with 'a' (its zero) to the minimum length.
+  let digits = '';
+  for (let n = variant; digits === '' || n > 0; n = Math.floor(n / 26)) digits = String.fromCharCode(97 + (n % 26)) + digits;
+  return digits.padStart(Math.max(min, 1), 'a');
 }
 
 function numberFor(schema: Schema, variant: number): number {

@@ -17,13 +17,16 @@ import { redactUrl } from '../../pipeline/runtime/net/guard.js';
 import { cachedCopy, type CachePlan, type CachedCopy, type CachedRow } from '../../pipeline/pages/cache.js';
 import { CACHED_PAGE_FOR_TENANT, CACHED_PAGE_SHARED } from '../../pipeline/runtime/store/queries.js';
 import type { Store } from '../../pipeline/runtime/store/store.js';
+import { EARLIEST_BOUND_MS } from '../../pipeline/runtime/store/wire.js';
 
 export type CacheReader = Pick<Store, 'query'>;
 
 /** The newest usable copy for this request, or null (fetch fresh). Throws what the store throws. */
 export async function findCachedCopy(store: CacheReader, plan: CachePlan, tenant: string, nowMs: number): Promise<CachedCopy | null> {
   if (plan.maxAgeMs <= 0) return null;
-  const since = new Date(Math.max(0, nowMs - plan.maxAgeMs));
+  // A window reaching back before 1970's first hours (maxAge 2e12 ms, Number.MAX_SAFE_INTEGER)
+  // holds every stored copy: it starts at the earliest time the store binds, not before.
+  const since = new Date(Math.max(EARLIEST_BOUND_MS, nowMs - plan.maxAgeMs));
   const own = await store.query<CachedRow>(CACHED_PAGE_FOR_TENANT, { url: plan.url, tenant, since, cacheKey: plan.key });
   if (own[0]) return cachedCopy(own[0], 'cache');
   if (!plan.shareable) return null;

@@ -1,8 +1,8 @@
 /**
  * A map's first step (map.ts): the page at the seed URL and, at the same time, the seed
  * origin's robots.txt; the final origin's robots.txt too when the seed redirected to another
- * origin. The seed page's failure is the map's failure; a robots.txt that cannot be read
- * means nothing is walked on its origin.
+ * origin. The seed page's failure is the map's failure (a seed URL the SSRF guard cannot
+ * parse included); a robots.txt that cannot be read means nothing is walked on its origin.
  */
 import { errorCode } from '../../pipeline/runtime/errors.js';
 import type { Logger } from '../../pipeline/runtime/log.js';
@@ -36,7 +36,10 @@ export interface SeedAnswer {
 
 /** Reads the seed page and the robots.txt of its origins. */
 export async function readSeed(seed: string, deps: SeedDeps, signal: AbortSignal): Promise<SeedAnswer> {
-  const seedUrl = new URL(seed);
+  // The guard's parse, as the seed page's fetch would: a URL that does not parse (a port over
+  // 65535, a broken IPv6 literal, a control character in the host) or is not http(s) is
+  // `url_blocked`, as for a scrape, before anything is asked, robots.txt included.
+  const seedUrl = deps.http.guard.parse(seed);
   // robots.txt is read also with ignoreSitemap: its rules bound the walk.
   const seedRobots = robotsOf(seedUrl.origin, deps);
   // The seed page: its failure is the map's failure; its own timeout is the rest of the budget.

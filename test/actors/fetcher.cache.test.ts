@@ -20,6 +20,7 @@ import { cacheColumns, cachePlan, type CachedRow } from '../../pipeline/pages/ca
 import type { Outcome } from '../../pipeline/runtime/pool.js';
 import { CACHED_PAGE_FOR_TENANT, CACHED_PAGE_SHARED } from '../../pipeline/runtime/store/queries.js';
 import type { Params } from '../../pipeline/runtime/store/store.js';
+import { EARLIEST_BOUND_MS } from '../../pipeline/runtime/store/wire.js';
 import type { EventValue } from '../../schemas/events/index.js';
 import { TOPICS } from '../../schemas/topics.js';
 import { PAGE, startFixtureSite, type FixtureSite } from '../helpers/fixture-site.js';
@@ -94,10 +95,15 @@ describe('actors/fetcher/cache', () => {
     expect(store.calls.map((c) => c.which)).toEqual(['own']);
   });
 
-  it('clamps a window longer than the epoch to the epoch', async () => {
+  it('starts a window reaching back before 1970\'s first hours at the earliest time the store binds', async () => {
+    for (const maxAge of [NOW - 1000, NOW, 2e12, Number.MAX_SAFE_INTEGER]) {
+      const store = new ScriptedStore([], [row('t2', 'theirs', 10)]);
+      expect(await findCachedCopy(store, cachePlan('https://example.com/', { maxAge }), 't1', NOW), String(maxAge)).toMatchObject({ source: 'index' });
+      expect(store.calls.map((c) => c.params.since), String(maxAge)).toEqual([new Date(EARLIEST_BOUND_MS), new Date(EARLIEST_BOUND_MS)]);
+    }
     const store = new ScriptedStore();
-    await findCachedCopy(store, cachePlan('https://example.com/', { maxAge: Number.MAX_SAFE_INTEGER }), 't1', NOW);
-    expect(store.calls[0]?.params.since).toEqual(new Date(0));
+    await findCachedCopy(store, cachePlan('https://example.com/', { maxAge: NOW - EARLIEST_BOUND_MS - 1 }), 't1', NOW);
+    expect(store.calls[0]?.params.since).toEqual(new Date(EARLIEST_BOUND_MS + 1));
   });
 
   it('answers a store failure as a miss and logs it', async () => {

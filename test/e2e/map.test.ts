@@ -28,6 +28,21 @@ async function map(base: string, body: Record<string, unknown>, key = API_KEY) {
   return { status: res.status, body: (await res.json()) as Record<string, any> };
 }
 
+/** URLs the request schema takes that do not parse as URLs: a scrape answers each 403 url_blocked (the SSRF guard's parse). */
+const UNPARSEABLE = ['http://example.com:99999/', 'http://[invalid/', 'http://user:pass@[::1]:99999/', 'http://\u0000x.com/'];
+
+/** Each unparseable URL is refused as a scrape refuses it (403 url_blocked), not answered 500, and charges nothing. */
+async function expectUnparseableRefused(running: Running): Promise<void> {
+  const metered = await meteredKey(running.dataDir, 3);
+  for (const url of UNPARSEABLE) {
+    const { status, body } = await map(running.base, { url }, metered.key);
+    expect(status, JSON.stringify(url)).toBe(403);
+    expect(body.success).toBe(false);
+    expect(body.error).toMatchObject({ code: 'url_blocked', message: 'refused to fetch a URL that does not parse', retriable: false });
+  }
+  expect(await metered.balance()).toBe(3);
+}
+
 const urlsOf = (body: Record<string, any>): string[] => (body.data.links as { url: string }[]).map((l) => l.url);
 
 let site: MapSite;
@@ -97,6 +112,10 @@ describe('e2e/map (embedded, production actors)', () => {
     expect(await metered.balance()).toBe(2 - MAP_CREDITS);
   });
 
+  it('refuses a URL that does not parse with 403 url_blocked, as a scrape does, with private addresses allowed', async () => {
+    await expectUnparseableRefused(open);
+  });
+
   it('validates the body: limit above 30000 and unknown fields are 422', async () => {
     const over = await map(open.base, { url: site.url('/'), limit: 30001 });
     expect(over.status).toBe(422);
@@ -124,5 +143,9 @@ describe('e2e/map with private addresses not allowed (the default)', () => {
     }
     expect(site.requests.length).toBe(before);
     expect(await metered.balance()).toBe(3);
+  });
+
+  it('refuses a URL that does not parse with 403 url_blocked, as a scrape does', async () => {
+    await expectUnparseableRefused(closed);
   });
 });

@@ -147,6 +147,20 @@ describe('e2e/scrape-cache (embedded, production actors)', () => {
     expect(hits(path)).toBe(2);
   });
 
+  it('serves the copy for any window at least its age, however long: back to the first hours of 1970 and before', async () => {
+    const path = '/html?case=long-window';
+    const url = site.url(path);
+    expect((await scraped({ url })).cost.source).toBe('fresh');
+    expect(hits(path)).toBe(1);
+    // 2e12 ms and more reach before 1970; a window starting in 1970's first hours (Unix time under
+    // 10,000 s) is one the store cannot bind as a Unix time either.
+    for (const maxAge of [1e12, 2e12, Date.now() - 5_000_000, Date.now() - 1_000, Number.MAX_SAFE_INTEGER]) {
+      expect((await scraped({ url, maxAge })).cost, String(maxAge)).toEqual({ credits: 0, remaining: null, source: 'cache' });
+      expect((await scraped({ url, maxAge }, keyB)).cost.source, String(maxAge)).toBe('index');
+    }
+    expect(hits(path)).toBe(1);
+  });
+
   it('does not serve an error page from the cache', async () => {
     const path = '/status/503?case=error';
     const url = site.url(path);

@@ -10,6 +10,7 @@ import { BatchWriter, createStore, type Store } from '../../pipeline/runtime/sto
 import { cacheColumns, cachedCopy, cachePlan, type CachedRow } from '../../pipeline/pages/cache.js';
 import { CACHED_PAGE_FOR_TENANT, CACHED_PAGE_SHARED, JOB_BY_ID, JOB_ERRORS, JOB_PAGES_AFTER, JOB_PAGES_SETTLED } from '../../pipeline/runtime/store/queries.js';
 import type { StoreError } from '../../pipeline/runtime/store/store-error.js';
+import { EARLIEST_BOUND_MS } from '../../pipeline/runtime/store/wire.js';
 import { runTs } from '../helpers/process.js';
 import { chdbAvailable, clickhouseHttpStore, quietLog, tempDir, type TempDir } from '../helpers/clickhouse.js';
 import { rejection as rejected } from '../helpers/wait.js';
@@ -293,6 +294,9 @@ function storeContract(
       expect(cachedCopy(shared[0] as CachedRow, 'index').body.toString('latin1')).toBe(Buffer.concat([body, Buffer.from('B 30000')]).toString('latin1'));
       expect(await lookup(CACHED_PAGE_FOR_TENANT, { tenant: 'A', since: since(45_000) })).toEqual([]);
       expect(await lookup(CACHED_PAGE_FOR_TENANT, { tenant: 'E', since: since(3_600_000) })).toEqual([]);
+      // A window reaching back past 1970's first hours starts at EARLIEST_BOUND_MS (wire.ts), which binds: the newest copy.
+      const anyAge = await lookup(CACHED_PAGE_FOR_TENANT, { tenant: 'A', since: new Date(EARLIEST_BOUND_MS) });
+      expect(anyAge.map((r) => cachedCopy(r, 'cache').fetchedAtMs)).toEqual([now - 60_000]);
       // C finds its own copy only with the same headers; the same URL with mobile is D's.
       expect((await lookup(CACHED_PAGE_FOR_TENANT, { tenant: 'C', since: since(300_000), cacheKey: withHeaders.key })).map((r) => r.tenant)).toEqual(['C']);
       expect(await lookup(CACHED_PAGE_SHARED, { since: since(300_000), cacheKey: withHeaders.key })).toEqual([]);

@@ -44,6 +44,16 @@ export function parseJsonEachRow<T>(text: string): T[] {
   return rows;
 }
 
+/**
+ * The earliest time (ms) from which every Date binds (`bindable`) as itself: Unix time
+ * 10,000 s, 1970-01-01T02:46:40Z. The engine does not read every earlier Unix time: it
+ * refuses a whole number of seconds under 10,000 (`0`, `9999`) and 1,000 to 9,999 s with a
+ * fraction (`1000.5`) as DateTime64(3), and reads a negative time under a second without its
+ * sign (`-0.001` as 0.001 s after the epoch). A lower bound earlier than any stored time (a
+ * window reaching back past it) binds as this instead, which selects the same rows.
+ */
+export const EARLIEST_BOUND_MS = 10_000_000;
+
 function unixMillisText(date: Date): string {
   const ms = date.getTime();
   if (Number.isNaN(ms)) throw new StoreError('cannot bind an invalid Date', { rejected: true });

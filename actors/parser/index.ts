@@ -22,8 +22,9 @@
  * writes nothing there.
  *
  * Documents are read in the actor's document pool (document/pool.ts: worker threads within
- * the DOCUMENT_* limits): every upload and every fetched PDF or DOCX. HTML and text pages are
- * read on this thread, as the crawl's hot path always was.
+ * the DOCUMENT_* limits): every upload, every fetched PDF or DOCX, and every HTML or text page
+ * over 1 MiB (document/build.ts OFF_THREAD_PAGE_BYTES) unless its extraction reads the tree.
+ * Smaller HTML and text pages are read on this thread, as the crawl's hot path always was.
  */
 import { createHash } from 'node:crypto';
 import type { ScrapeOptions } from '../../schemas/api/scrape-options.js';

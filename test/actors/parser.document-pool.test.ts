@@ -10,7 +10,7 @@
  * replaced, and the next ordinary file is read.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { DocumentPool, parseUpload, type UploadedFile } from '../../actors/parser/document/index.js';
+import { buildDocument, DocumentPool, OFF_THREAD_PAGE_BYTES, parseUpload, type UploadedFile } from '../../actors/parser/document/index.js';
 import { handleParseRequested } from '../../actors/parser/parse.js';
 import type { DocumentsConfig } from '../../pipeline/pages/settings.js';
 import { createLogger } from '../../pipeline/runtime/log.js';
@@ -136,6 +136,40 @@ describe('actors/parser/document/pool', () => {
     expect(next.markdown).toBe('After the bomb');
     expect(pool.stats().started).toBe(2);
     console.log(JSON.stringify({ case: 'Flate bomb past the memory limit', rssBeforeMb: Math.round(rssBefore), rssAfterMb: Math.round(process.memoryUsage().rss / MIB) }));
+  });
+
+  it(`reads a fetched HTML page over ${OFF_THREAD_PAGE_BYTES / MIB} MiB in a worker, with its links, as this thread would, while this thread stays free`, async () => {
+    const pool = documentPool();
+    await parseUpload(upload('warm.txt', 'text/plain', Buffer.from('warm')), {}, pool); // a worker has started
+    const links = Array.from({ length: 30_000 }, (_, i) => `<li><a href="/p/${i}">Page ${i}</a></li>`).join('');
+    const html = Buffer.from(`<html><head><title>Many links</title></head><body><h1>Index</h1><ul>${links}</ul></body></html>`);
+    expect(html.length).toBeGreaterThan(OFF_THREAD_PAGE_BYTES);
+    const input = { bytes: html, contentType: 'text/html; charset=utf-8', url: 'https://example.com/', finalUrl: 'https://example.com/', statusCode: 200, headers: {} };
+    const options = { formats: ['markdown', 'links'] as ('markdown' | 'links')[] };
+    let offThread: string[] = [];
+    const { result, whileRunning } = await beside(pool, () => buildDocument(input, options, { pageLinks: (found) => (offThread = found) }, pool));
+    if (result instanceof Error) throw result;
+    expect(whileRunning).toEqual(FREE);
+    let here: string[] = [];
+    expect(result).toEqual(await buildDocument(input, options, { pageLinks: (found) => (here = found) }));
+    expect(offThread).toHaveLength(30_000);
+    expect(offThread).toEqual(here);
+    // A page whose extraction reads its tree is read here; a page under the size too.
+    const read: string[] = [];
+    await buildDocument(input, options, { read: ($) => void read.push($('title').text()) }, pool);
+    expect(read).toEqual(['Many links']);
+    const small = { ...input, bytes: Buffer.from('<title>Small</title><p>x</p>') };
+    expect((await buildDocument(small, {}, {}, { read: () => Promise.reject(new Error('not for a small page')), readPage: () => Promise.reject(new Error('not for a small page')) })).metadata.title).toBe('Small');
+    expect(pool.stats().terminated).toEqual({ time: 0, memory: 0, exit: 0 });
+  });
+
+  it('answers a fetched page past the worker\'s time limit file_too_complex, naming it a page', async () => {
+    const pool = documentPool({ documentWorkers: 1, documentTimeoutMs: 300 });
+    const paragraphs = '<p>a <b>b</b> <i>c</i></p>'.repeat(400_000);
+    const input = { bytes: Buffer.from(`<body>${paragraphs}</body>`), contentType: 'text/html', url: 'https://example.com/', finalUrl: 'https://example.com/', statusCode: 200, headers: {} };
+    const error = await failure(buildDocument(input, {}, {}, pool));
+    expect(error).toMatchObject({ code: 'file_too_complex', message: expect.stringMatching(/^Reading the HTML page took longer than this instance's limit for one document \(300 ms\)/) });
+    expect(pool.stats().terminated).toEqual({ time: 1, memory: 0, exit: 0 });
   });
 
   it('stops a worker past the time limit, and reads the next file in a new one', async () => {

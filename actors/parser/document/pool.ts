@@ -13,14 +13,15 @@ import type { DocumentsConfig } from '../../../pipeline/pages/settings.js';
 import { WorkerPool, WorkerStoppedError, WorkerTaskError } from '../../../pipeline/runtime/workers.js';
 import { isErrorCode } from '../../../schemas/errors.js';
 import { documentLimits, tooComplex, type DocumentLimits } from './limits.js';
-import type { DocumentJob, DocumentReader } from './read.js';
+import type { DocumentJob, DocumentReader, OffThreadPage } from './read.js';
 import type { ScrapeDocument } from './types.js';
 import { DOCUMENT_WORKER, DOCUMENT_POOL_NAME, type DocumentTask } from './worker.js';
 
 const KIND_NAMES = { pdf: 'PDF', docx: 'DOCX document', html: 'HTML file', markdown: 'markdown file', text: 'text file', json: 'JSON file', xml: 'XML file' } as const;
+const PAGE_NAMES = { pdf: 'PDF', docx: 'DOCX', html: 'HTML', markdown: 'markdown', text: 'text', json: 'JSON', xml: 'XML' } as const;
 
 export class DocumentPool implements DocumentReader {
-  private readonly workers: WorkerPool<DocumentTask, ScrapeDocument>;
+  private readonly workers: WorkerPool<DocumentTask, ScrapeDocument | OffThreadPage>;
   readonly limits: DocumentLimits;
 
   constructor(
@@ -40,13 +41,21 @@ export class DocumentPool implements DocumentReader {
     });
   }
 
-  async read(job: DocumentJob, signal?: AbortSignal): Promise<ScrapeDocument> {
+  read(job: DocumentJob, signal?: AbortSignal): Promise<ScrapeDocument> {
+    return this.run(job, false, signal) as Promise<ScrapeDocument>;
+  }
+
+  readPage(job: DocumentJob, signal?: AbortSignal): Promise<OffThreadPage> {
+    return this.run(job, true, signal) as Promise<OffThreadPage>;
+  }
+
+  private async run(job: DocumentJob, page: boolean, signal?: AbortSignal): Promise<ScrapeDocument | OffThreadPage> {
     // A copy of its own, moved to the worker: the caller's bytes may be a view into a larger buffer.
     const bytes = new Uint8Array(job.bytes);
     try {
-      return await this.workers.run({ job: { ...job, bytes }, limits: this.limits }, { transfer: [bytes.buffer], ...(signal ? { signal } : {}) });
+      return await this.workers.run({ job: { ...job, bytes }, limits: this.limits, ...(page ? { page } : {}) }, { transfer: [bytes.buffer], ...(signal ? { signal } : {}) });
     } catch (error) {
-      throw this.failure(job, error);
+      throw this.failure(job, error, page);
     }
   }
 
@@ -59,8 +68,8 @@ export class DocumentPool implements DocumentReader {
     return this.workers.close();
   }
 
-  private failure(job: DocumentJob, error: unknown): unknown {
-    const what = KIND_NAMES[job.kind];
+  private failure(job: DocumentJob, error: unknown, page: boolean): unknown {
+    const what = page ? `${PAGE_NAMES[job.kind]} page` : KIND_NAMES[job.kind];
     if (error instanceof WorkerTaskError) {
       return error.code && isErrorCode(error.code) ? new AppError(error.code, error.message) : new AppError('internal_error', `the ${what} could not be read: ${error.message}`);
     }

@@ -43,11 +43,24 @@ export interface DocumentJob {
   readonly bytes: Uint8Array;
   readonly facts: ResponseFacts;
   readonly options: ResolvedOptions;
+  /** An HTML page's links are wanted too (HtmlMode.pageLinks): `readPage` answers them. */
+  readonly links?: boolean;
+}
+
+/** A page read away from the caller's thread: its document, and its links when the job asked. */
+export interface OffThreadPage {
+  readonly document: ScrapeDocument;
+  readonly links: string[] | null;
 }
 
 /** Who reads PDF, DOCX and uploaded documents. Rejects with an AppError (`unsupported_content`, `file_too_complex`, …). */
 export interface DocumentReader {
   read(job: DocumentJob, signal?: AbortSignal): Promise<ScrapeDocument>;
+  /**
+   * A large fetched HTML or text page (build.ts OFF_THREAD_PAGE_BYTES), read as `read` reads a
+   * document: off the caller's thread, within the same limits. Absent: the caller reads it.
+   */
+  readPage?(job: DocumentJob, signal?: AbortSignal): Promise<OffThreadPage>;
 }
 
 const asBuffer = (bytes: Uint8Array): Buffer => (Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
@@ -55,6 +68,14 @@ const asBuffer = (bytes: Uint8Array): Buffer => (Buffer.isBuffer(bytes) ? bytes 
 /** Reads a job under `limits`: what a worker runs. */
 export function readJob(job: DocumentJob, limits: DocumentLimits): Promise<ScrapeDocument> {
   return readOfKind(job.kind, asBuffer(job.bytes), job.facts, job.options, limits);
+}
+
+/** Reads a job under `limits`, with the page's links when it asks for them (a page read in a worker). */
+export async function readPageJob(job: DocumentJob, limits: DocumentLimits): Promise<OffThreadPage> {
+  let links: string[] | null = null;
+  const mode: HtmlMode = job.links ? { pageLinks: (found) => (links = found) } : {};
+  const document = await readOfKind(job.kind, asBuffer(job.bytes), job.facts, job.options, limits, mode);
+  return { document, links };
 }
 
 /** Reads on the caller's thread: the page, inflation and read-time limits apply, not the worker's memory and hard time limits. */

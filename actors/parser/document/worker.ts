@@ -8,7 +8,7 @@
  */
 import { serveTasks } from '../../../pipeline/runtime/workers.js';
 import type { DocumentLimits } from './limits.js';
-import { readJob, type DocumentJob } from './read.js';
+import { readJob, readPageJob, type DocumentJob, type OffThreadPage } from './read.js';
 import type { ScrapeDocument } from './types.js';
 
 /** The pool's name, which the worker answers to. */
@@ -17,10 +17,11 @@ export const DOCUMENT_POOL_NAME = 'documents';
 /** This module, the worker threads' entry. */
 export const DOCUMENT_WORKER = new URL(import.meta.url);
 
-/** What the pool posts: the job and the limits it is read under. */
+/** What the pool posts: the job and the limits it is read under; `page`: a fetched page, answered with its links (readPage). */
 export interface DocumentTask {
   readonly job: DocumentJob;
   readonly limits: DocumentLimits;
+  readonly page?: boolean;
 }
 
-serveTasks<DocumentTask, ScrapeDocument>(DOCUMENT_POOL_NAME, (task) => readJob(task.job, task.limits));
+serveTasks<DocumentTask, ScrapeDocument | OffThreadPage>(DOCUMENT_POOL_NAME, (task) => (task.page ? readPageJob(task.job, task.limits) : readJob(task.job, task.limits)));

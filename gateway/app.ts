@@ -5,7 +5,7 @@
  * operation table's (gateway/wiring.ts).
  */
 import { randomBytes } from 'node:crypto';
-import { STATUS_CODES, type ServerOptions } from 'node:http';
+import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerOptions, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { ERRORS, type ErrorCode } from '../schemas/errors.js';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
@@ -13,7 +13,6 @@ import type { Config } from '../pipeline/service/config.js';
 import type { Logger } from '../pipeline/runtime/log.js';
 import type { KeyRegistry } from '../pipeline/keys/registry.js';
 import type { State } from '../pipeline/runtime/state/state.js';
-import { AppError } from '../pipeline/runtime/errors.js';
 import { Credits } from '../pipeline/keys/credits.js';
 import { AccessLog, stampArrival } from './access-log.js';
 import { HttpMeter } from './http-metrics.js';
@@ -29,6 +28,7 @@ import { keyHook } from './routes.js';
 import { operationHandlers, type PipelineDeps } from './wiring.js';
 import { InvalidKeyLimiter, RateLimiter } from './rate-limit.js';
 import { errorBody, JSON_TYPE, noRoute, sendError } from './replies.js';
+import { refusedJsonBody } from './json-body.js';
 import { registerOperations } from './routes.js';
 import { registerFirecrawl } from './firecrawl/routes.js';
 import { isWatcherUpgrade } from './firecrawl/watcher.js';
@@ -69,6 +69,12 @@ function requestIds(): () => string {
   return () => [prefix, (next++).toString(36)].join('-');
 }
 
+/** The caller's own `x-request-id`, when it is one to keep. */
+function requestIdOf(req: IncomingMessage): string | undefined {
+  const given = req.headers['x-request-id'];
+  return typeof given === 'string' && REQUEST_ID.test(given) ? given : undefined;
+}
+
 /** The code of a failure Node's HTTP server reports before any request exists. */
 function clientErrorCode(error: NodeJS.ErrnoException): ErrorCode {
   if (error.code === 'HPE_HEADER_OVERFLOW') return 'headers_too_large';
@@ -102,6 +108,53 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Duplex, 
   socket.destroy(error);
 }
 
+/**
+ * Whether Node's HTTP server would refuse the request for want of a Host header: HTTP/1.1
+ * requires one (RFC 9112, section 3.2: "A server MUST respond with a 400 (Bad Request) status
+ * code to any HTTP/1.1 request message that lacks a Host header field"); HTTP/1.0 does not.
+ */
+function lacksHost(req: IncomingMessage): boolean {
+  return req.headers.host === undefined && req.httpVersionMajor === 1 && req.httpVersionMinor === 1;
+}
+
+const MISSING_HOST_MESSAGE = 'the Host header is missing; HTTP/1.1 requires one';
+
+/**
+ * Answers an HTTP/1.1 request without a Host header: 400 `bad_request` in the envelope with its
+ * request id, and the connection closed after it, as Node's own empty 400 closes it.
+ */
+export function answerMissingHost(res: ServerResponse, requestId: string, log: Logger): void {
+  const body = JSON.stringify(errorBody('bad_request', MISSING_HOST_MESSAGE, requestId));
+  log.child({ reqId: requestId }).info({ status: 400, code: 'bad_request', parserCode: 'missing_host' }, 'client error');
+  res.writeHead(400, ['content-type', JSON_TYPE, 'content-length', String(Buffer.byteLength(body)), 'x-request-id', requestId, 'connection', 'close']);
+  res.end(body);
+}
+
+/**
+ * The gateway's HTTP server (fastify's `serverFactory`): Node's, set up as fastify sets up its
+ * own (lib/server.js: the keep-alive, request and connection timeouts and the requests per
+ * socket from fastify's options), with two options of ours. Node's own refusal of an HTTP/1.1
+ * request without a Host header (`requireHostHeader`) writes an empty 400 before any listener
+ * runs, with no body and no request id, so it is turned off and the same request is refused
+ * here, by `refuse`, before fastify routes it; every other request goes to fastify's `route`.
+ * And only the Firecrawl watcher's WebSockets are upgrades (gateway/firecrawl/watcher.ts): a
+ * request offering any other upgrade is served as the plain request it also is (Node 22.21's
+ * `shouldUpgradeCallback` is not in @types/node yet).
+ */
+function gatewayServer(
+  route: (req: IncomingMessage, res: ServerResponse) => void,
+  options: Record<string, unknown>,
+  refuse: (req: IncomingMessage, res: ServerResponse) => void,
+): Server {
+  const serverOptions = { requireHostHeader: false, shouldUpgradeCallback: isWatcherUpgrade } as ServerOptions;
+  const server = createServer(serverOptions, (req, res) => (lacksHost(req) ? refuse(req, res) : route(req, res)));
+  server.keepAliveTimeout = options.keepAliveTimeout as number;
+  server.requestTimeout = options.requestTimeout as number;
+  server.setTimeout(options.connectionTimeout as number);
+  if ((options.maxRequestsPerSocket as number) > 0) server.maxRequestsPerSocket = options.maxRequestsPerSocket as number;
+  return server;
+}
+
 export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> {
   const { config } = deps;
   const newRequestId = requestIds();
@@ -125,14 +178,13 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     bodyLimit: config.bodyLimitBytes,
     genReqId: (req) => {
       stampArrival(req);
-      const given = req.headers['x-request-id'];
-      return typeof given === 'string' && REQUEST_ID.test(given) ? given : newRequestId();
+      return requestIdOf(req) ?? newRequestId();
     },
     return503OnClosing: true,
-    // Only the Firecrawl watcher's WebSockets are upgrades (gateway/firecrawl/watcher.ts); a
-    // request offering any other upgrade is served as the plain request it also is.
-    // (Node 22.21's `shouldUpgradeCallback` is not in @types/node yet.)
-    http: { shouldUpgradeCallback: isWatcherUpgrade } as unknown as ServerOptions,
+    // Node's HTTP server, with the HTTP/1.1 request that has no Host header answered in the
+    // envelope where Node would answer it (see `gatewayServer`).
+    serverFactory: (route, options) =>
+      gatewayServer(route, options, (req, res) => answerMissingHost(res, requestIdOf(req) ?? newRequestId(), deps.log)),
     // Ids may be up to 128 characters (schemas/api/common.ts); the router's default is 100.
     routerOptions: { maxParamLength: 256 },
     // Malformed URLs and the like: answered in the envelope like every other failure.
@@ -143,12 +195,15 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
   });
 
   // JSON is the only body type besides multipart uploads; an empty body is "no body".
+  // secure-json-parse refuses a member naming a prototype (`__proto__`, `constructor` holding
+  // `prototype`) anywhere, so no handler ever sees one; valid JSON refused so is answered a 422
+  // naming each such member, other text 400 `invalid_json` (gateway/json-body.ts).
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     if (body === '') return done(null, undefined);
     parseJson(request, body as string, (error, value) => {
-      if (error) return done(new AppError('invalid_json', `the body is not valid JSON: ${error.message}`), undefined);
+      if (error) return done(refusedJsonBody(body as string, error.message), undefined);
       done(null, value);
     });
   });

@@ -15,7 +15,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { AppError } from '../../pipeline/runtime/errors.js';
-import { errorBody } from '../replies.js';
+import { errorBody, ValidationFailed } from '../replies.js';
 import { createEdge, dataOf, PREFIX, send, sendFailure, type FirecrawlDeps } from './edge.js';
 import { registerExtract } from './extract.js';
 import { registerJobs } from './jobs.js';
@@ -51,6 +51,11 @@ export function registerFirecrawl(app: FastifyInstance, deps: FirecrawlDeps): vo
       fc.addContentTypeParser('multipart/form-data', { parseAs: 'buffer', bodyLimit: deps.uploadLimitBytes + 64 * 1024 }, (_request, body, done) => done(null, body));
       fc.setErrorHandler((error, request, reply) => {
         if (error instanceof FirecrawlRefusal) return send(reply, error.status, { success: false, error: error.message, code: error.code });
+        // A body whose members name a prototype (gateway/json-body.ts): as our 422 reads in Firecrawl's shape.
+        if (error instanceof ValidationFailed) {
+          const failure = errorOf(422, { detail: error.detail });
+          return send(reply, failure.status, failure.body);
+        }
         if (error instanceof AppError) {
           for (const [name, value] of Object.entries(error.headers ?? {})) reply.header(name, value);
           return send(reply, error.status, errorOf(error.status, errorBody(error.code, error.message, request.id)).body);

@@ -256,9 +256,38 @@ describe('gateway/errors', () => {
       expect((await request('/v1/templates', { headers: auth() })).status).toBe(200);
     });
 
+    it('answers an HTTP/1.1 request without a Host header with 400 bad_request in the envelope, not Node\'s empty 400', async () => {
+      for (const raw of [
+        `GET /v1/templates HTTP/1.1\r\nAuthorization: Bearer ${key}\r\n\r\n`,
+        // A body too, and a route that needs no key: the refusal comes before either.
+        `POST /v1/scrape HTTP/1.1\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}`,
+        `GET /v1/nowhere HTTP/1.1\r\n\r\n`,
+      ]) {
+        const res = await rawExchange(raw);
+        expect(expectError(res, 'bad_request').message, raw).toBe('the Host header is missing; HTTP/1.1 requires one');
+        expect(res.headers['content-type']).toMatch(/^application\/json/);
+        expect(res.headers['content-length']).toBe(String(Buffer.byteLength(res.body)));
+        expect(res.headers.connection).toBe('close');
+        expect(res.headers['x-request-id']).toMatch(/^[\w.:-]{1,128}$/);
+      }
+      // The caller's own request id is kept.
+      const named = await rawExchange(`GET /v1/templates HTTP/1.1\r\nX-Request-Id: no-host-1\r\nAuthorization: Bearer ${key}\r\n\r\n`);
+      expect(expectError(named, 'bad_request').requestId).toBe('no-host-1');
+      // HTTP/1.0 needs no Host, and an empty one is a Host: both are served.
+      expect((await rawExchange(`GET /v1/templates HTTP/1.0\r\nAuthorization: Bearer ${key}\r\n\r\n`)).status).toBe(200);
+      const empty = await rawExchange(`GET /v1/templates HTTP/1.1\r\nHost:\r\nAuthorization: Bearer ${key}\r\nConnection: close\r\n\r\n`);
+      expect(empty.status).toBe(200);
+      // The server still serves.
+      expect((await request('/v1/templates', { headers: auth() })).status).toBe(200);
+    });
+
     it('answers every body the parsers refuse in the envelope: broken JSON, a bad Content-Length, an unknown content type, a bad URL', async () => {
       expectError(await request('/v1/scrape', { method: 'POST', headers: { ...auth(), ...json }, body: '{"url": "https://example.com"' }), 'invalid_json');
-      expectError(await request('/v1/scrape', { method: 'POST', headers: { ...auth(), ...json }, body: '{"__proto__": {"x": 1}}' }), 'invalid_json');
+      // Valid JSON naming a prototype is no parse failure: a 422 naming the member (test/gateway/json-body.test.ts).
+      const proto = await request('/v1/scrape', { method: 'POST', headers: { ...auth(), ...json }, body: '{"__proto__": {"x": 1}}' });
+      expect(proto.status).toBe(422);
+      expect(JSON.parse(proto.body).detail).toEqual([expect.objectContaining({ loc: ['body', '__proto__'], type: 'extra_forbidden' })]);
+      expect(proto.headers['x-request-id']).toMatch(/^[\w.:-]{1,128}$/);
       expectError(await request('/v1/scrape', { method: 'POST', headers: { ...auth(), 'content-type': 'application/x-thing' }, body: 'x' }), 'unsupported_media_type');
       const short = await rawExchange(`POST /v1/scrape HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: abc\r\n\r\n{}`);
       expectError(short, 'bad_request');

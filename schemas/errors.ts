@@ -81,7 +81,7 @@ export const ERRORS = {
     status: 422,
     retriable: false,
     description:
-      "The document (a file sent to POST /v1/parse, a PDF or DOCX page, or an HTML or text page over 1 MiB, which is read the same way) passed one of this instance's limits for reading one document before anything useful was read: its parts inflate past DOCUMENT_MAX_INFLATED_BYTES or DOCUMENT_MAX_INFLATE_RATIO (a zip or Flate bomb), or reading it passed DOCUMENT_MEMORY_MB or DOCUMENT_TIMEOUT_MS. A PDF longer than DOCUMENT_MAX_PAGES, or one stopped by time after some pages, is answered with those pages and a `warning` instead.",
+      "The document (a file sent to POST /v1/parse, a PDF or DOCX page, or an HTML or text page over 4 MiB or 40,000 tags, which is read the same way) passed one of this instance's limits for reading one document before anything useful was read: its parts inflate past DOCUMENT_MAX_INFLATED_BYTES or DOCUMENT_MAX_INFLATE_RATIO (a zip or Flate bomb), or reading it passed DOCUMENT_MEMORY_MB or DOCUMENT_TIMEOUT_MS. A PDF longer than DOCUMENT_MAX_PAGES, or one stopped by time after some pages, is answered with those pages and a `warning` instead.",
   },
   validation_failed: {
     status: 422,

@@ -10,7 +10,7 @@
  * replaced, and the next ordinary file is read.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { buildDocument, DocumentPool, OFF_THREAD_PAGE_BYTES, parseUpload, type UploadedFile } from '../../actors/parser/document/index.js';
+import { buildDocument, DocumentPool, OFF_THREAD_PAGE_BYTES, OFF_THREAD_PAGE_TAGS, parseUpload, readsOffThread, type UploadedFile } from '../../actors/parser/document/index.js';
 import { handleParseRequested } from '../../actors/parser/parse.js';
 import type { DocumentsConfig } from '../../pipeline/pages/settings.js';
 import { createLogger } from '../../pipeline/runtime/log.js';
@@ -138,12 +138,23 @@ describe('actors/parser/document/pool', () => {
     console.log(JSON.stringify({ case: 'Flate bomb past the memory limit', rssBeforeMb: Math.round(rssBefore), rssAfterMb: Math.round(process.memoryUsage().rss / MIB) }));
   });
 
-  it(`reads a fetched HTML page over ${OFF_THREAD_PAGE_BYTES / MIB} MiB in a worker, with its links, as this thread would, while this thread stays free`, async () => {
+  it(`reads a fetched page over ${OFF_THREAD_PAGE_BYTES / MIB} MiB or ${OFF_THREAD_PAGE_TAGS} tags in a worker, others on this thread`, () => {
+    const page = (tags: number, filler = 0) => Buffer.from(`${'<p>x</p>'.repeat(tags / 2)}${' '.repeat(filler)}`);
+    expect(readsOffThread(page(2 * OFF_THREAD_PAGE_TAGS))).toBe(true);
+    expect(readsOffThread(page(OFF_THREAD_PAGE_TAGS + 2))).toBe(true);
+    expect(readsOffThread(page(OFF_THREAD_PAGE_TAGS))).toBe(false);
+    expect(readsOffThread(page(1000, OFF_THREAD_PAGE_BYTES))).toBe(true);
+    expect(readsOffThread(page(1000, OFF_THREAD_PAGE_BYTES - 8000))).toBe(false);
+    expect(readsOffThread(Buffer.from('<'.repeat(1000)))).toBe(false);
+  });
+
+  it('reads a fetched HTML page of many tags in a worker, with its links, as this thread would, while this thread stays free', async () => {
     const pool = documentPool();
     await parseUpload(upload('warm.txt', 'text/plain', Buffer.from('warm')), {}, pool); // a worker has started
     const links = Array.from({ length: 30_000 }, (_, i) => `<li><a href="/p/${i}">Page ${i}</a></li>`).join('');
     const html = Buffer.from(`<html><head><title>Many links</title></head><body><h1>Index</h1><ul>${links}</ul></body></html>`);
-    expect(html.length).toBeGreaterThan(OFF_THREAD_PAGE_BYTES);
+    expect(html.length).toBeLessThan(OFF_THREAD_PAGE_BYTES);
+    expect(readsOffThread(html)).toBe(true);
     const input = { bytes: html, contentType: 'text/html; charset=utf-8', url: 'https://example.com/', finalUrl: 'https://example.com/', statusCode: 200, headers: {} };
     const options = { formats: ['markdown', 'links'] as ('markdown' | 'links')[] };
     let offThread: string[] = [];

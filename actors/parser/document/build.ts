@@ -4,8 +4,8 @@
  *
  * `buildDocument` is async because PDF and DOCX readers are; HTML and text pages are built
  * synchronously inside it on the caller's thread (call `buildHtmlDocument` directly for a
- * synchronous loop), while PDF and DOCX, and HTML and text pages past OFF_THREAD_PAGE_BYTES,
- * go to the `DocumentReader` (read.ts: the parser's worker pool). The kind comes from the Content-Type; an undeclared one (none, octet-stream)
+ * synchronous loop), while PDF and DOCX, and HTML and text pages too large or with too many
+ * tags (`readsOffThread`), go to the `DocumentReader` (read.ts: the parser's worker pool). The kind comes from the Content-Type; an undeclared one (none, octet-stream)
  * is sniffed from the bytes, and so is a body whose bytes are a PDF or DOCX whatever it was
  * declared as (a PDF sent as text/html is not parsed as HTML). PDF is read only when
  * `parsers` includes `pdf` (the upload endpoint always allows it). Anything else is
@@ -20,13 +20,30 @@ import { inThreadReader, readOfKind, type DocumentReader } from './read.js';
 import type { DocumentInput, DocumentOptions, ScrapeDocument } from './types.js';
 
 /**
- * A fetched HTML or text page larger than this is read by the reader's `readPage` (the
- * parser's document workers, within their time and memory limits) rather than on the caller's
- * thread, unless extraction must read its tree here (`hooks.read`). Parsing HTML is linear but
- * not cheap: a 13 MB page of 550,000 links held the service's thread for 20 s, every other
- * request waiting. 0.6% of the corpus's pages are past it (9 of 1,426).
+ * A fetched HTML or text page is read by the reader's `readPage` (the parser's document
+ * workers, within their time and memory limits) rather than on the caller's thread when it
+ * is larger than OFF_THREAD_PAGE_BYTES or holds more than OFF_THREAD_PAGE_TAGS `<`, unless
+ * extraction must read its tree here (`hooks.read`). Parsing is linear but not cheap: a 13 MB
+ * page of 550,000 links held the service's thread for 20 s, every other request waiting; 5 MB
+ * and 200,000 links, 9 s. No page of the corpus is past either (at most 1.6 MB and 19,629 `<`):
+ * a worker reads a page slower than the warm thread (its code is cold), and starting one costs
+ * more than an ordinary page, so ordinary pages stay here.
  */
-export const OFF_THREAD_PAGE_BYTES = 1024 * 1024;
+export const OFF_THREAD_PAGE_BYTES = 4 * 1024 * 1024;
+export const OFF_THREAD_PAGE_TAGS = 40_000;
+/** Smaller pages are not counted: they cannot hold OFF_THREAD_PAGE_TAGS tags. */
+const COUNTED_FROM_BYTES = OFF_THREAD_PAGE_TAGS * 4;
+
+/** Whether a page is to be read off the caller's thread (OFF_THREAD_PAGE_BYTES, OFF_THREAD_PAGE_TAGS). */
+export function readsOffThread(bytes: Buffer): boolean {
+  if (bytes.length > OFF_THREAD_PAGE_BYTES) return true;
+  if (bytes.length < COUNTED_FROM_BYTES) return false;
+  let tags = 0;
+  for (let at = bytes.indexOf(0x3c); at >= 0; at = bytes.indexOf(0x3c, at + 1)) {
+    if (++tags > OFF_THREAD_PAGE_TAGS) return true;
+  }
+  return false;
+}
 
 /** Documents read without a reader of the caller's: on its thread, under the default limits. */
 const IN_THREAD = inThreadReader(DEFAULT_DOCUMENT_LIMITS);
@@ -92,7 +109,7 @@ export async function buildDocument(
     headers: input.headers,
   };
   if (kind !== 'pdf' && kind !== 'docx') {
-    if (reader.readPage && input.bytes.length > OFF_THREAD_PAGE_BYTES && !hooks.read) {
+    if (reader.readPage && !hooks.read && readsOffThread(input.bytes)) {
       const { document, links } = await reader.readPage({ kind, bytes: input.bytes, facts, options: resolved, ...(hooks.pageLinks ? { links: true } : {}) }, signal);
       if (links && hooks.pageLinks) hooks.pageLinks(links);
       return document;

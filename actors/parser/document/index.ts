@@ -10,7 +10,7 @@
  * - `otherFormats(formats)` — requested formats this module does not produce (json,
  *   summary, screenshot, network, changeTracking), for the caller to serve or refuse.
  */
-export { buildDocument, OFF_THREAD_PAGE_BYTES, judgeUpload, parseUpload, uploadKind, type UploadedFile, type UploadJudgement } from './build.js';
+export { buildDocument, OFF_THREAD_PAGE_BYTES, OFF_THREAD_PAGE_TAGS, readsOffThread, judgeUpload, parseUpload, uploadKind, type UploadedFile, type UploadJudgement } from './build.js';
 export { buildHtmlDocument, type ResponseFacts } from './html.js';
 export { otherFormats, resolveOptions, type ResolvedOptions } from './options.js';
 export { type DocumentKind, kindOfMediaType, sniffKind } from './detect.js';

@@ -91,28 +91,31 @@ export function compile(part: Part, schema: TSchema): ValidateFunction {
   return withArrayLimits(ajv.compile(split(ajv, schema, false) as TSchema), arrayLimits(schema));
 }
 
-/** A path step that stands for every item of an array. */
-const EVERY_ITEM = Symbol('every item');
-
-/** An array the schema gives a `maxItems`, reached from the root through `properties` and `items` only. */
-interface ArrayLimit {
-  readonly path: readonly (string | typeof EVERY_ITEM)[];
-  readonly max: number;
-}
-
 /**
  * The arrays of a schema with a `maxItems`, outside any union (`anyOf`, `oneOf`, `allOf`: which
- * branch applies is Ajv's to decide) and any `$ref`.
+ * branch applies is Ajv's to decide) and any `$ref`, as a tree of the steps that reach them
+ * (properties by name, and every item of an array). Null when the schema has none.
  */
-function arrayLimits(schema: unknown, path: ArrayLimit['path'] = [], out: ArrayLimit[] = []): ArrayLimit[] {
-  if (!schema || typeof schema !== 'object' || Array.isArray(schema)) return out;
+interface ArrayLimits {
+  /** This value's own limit, when it is an array with one. */
+  readonly max: number | null;
+  /** The properties below which a limit lies, with their names as JSON pointer steps. */
+  readonly properties: readonly (readonly [name: string, step: string, below: ArrayLimits])[];
+  /** Below every item of this array. */
+  readonly items: ArrayLimits | null;
+}
+
+function arrayLimits(schema: unknown): ArrayLimits | null {
+  if (!schema || typeof schema !== 'object' || Array.isArray(schema)) return null;
   const node = schema as { maxItems?: unknown; properties?: Record<string, unknown>; items?: unknown };
-  if (typeof node.maxItems === 'number') out.push({ path, max: node.maxItems });
-  if (node.properties && typeof node.properties === 'object') {
-    for (const [name, sub] of Object.entries(node.properties)) arrayLimits(sub, [...path, name], out);
+  const properties: [string, string, ArrayLimits][] = [];
+  for (const [name, sub] of Object.entries(node.properties ?? {})) {
+    const below = arrayLimits(sub);
+    if (below) properties.push([name, pointerStep(name), below]);
   }
-  if (node.items && typeof node.items === 'object' && !Array.isArray(node.items)) arrayLimits(node.items, [...path, EVERY_ITEM], out);
-  return out;
+  const items = node.items && typeof node.items === 'object' && !Array.isArray(node.items) ? arrayLimits(node.items) : null;
+  const max = typeof node.maxItems === 'number' ? node.maxItems : null;
+  return max === null && properties.length === 0 && items === null ? null : { max, properties, items };
 }
 
 const pointerStep = (name: string) => (name.includes('~') || name.includes('/') ? name.replace(/~/g, '~0').replace(/\//g, '~1') : name);
@@ -122,23 +125,18 @@ function overLimit(instancePath: string, max: number): ErrorObject {
   return { keyword: 'maxItems', instancePath, schemaPath: '#/maxItems', params: { limit: max }, message: `must NOT have more than ${max} items` };
 }
 
-/** Every array of `value` longer than its limit (at most MAX_DETAILS of them). */
-function overLong(value: unknown, limits: readonly ArrayLimit[]): ErrorObject[] {
-  const out: ErrorObject[] = [];
-  const visit = (node: unknown, limit: ArrayLimit, step: number, at: string): void => {
-    if (out.length >= MAX_DETAILS) return;
-    if (step === limit.path.length) {
-      if (Array.isArray(node) && node.length > limit.max) out.push(overLimit(at, limit.max));
-      return;
-    }
-    const name = limit.path[step] as string | typeof EVERY_ITEM;
-    if (name === EVERY_ITEM) {
-      if (Array.isArray(node)) for (let i = 0; i < node.length && out.length < MAX_DETAILS; i++) visit(node[i], limit, step + 1, `${at}/${i}`);
-    } else if (node !== null && typeof node === 'object' && !Array.isArray(node) && Object.hasOwn(node, name)) {
-      visit((node as Record<string, unknown>)[name], limit, step + 1, `${at}/${pointerStep(name)}`);
-    }
-  };
-  for (const limit of limits) visit(value, limit, 0, '');
+/** Adds to `out` every array at or below `value` longer than its limit (at most MAX_DETAILS); `out` as given or made. */
+function overLong(value: unknown, limits: ArrayLimits, at: string, out: ErrorObject[] | null): ErrorObject[] | null {
+  if (value === null || typeof value !== 'object') return out;
+  if (Array.isArray(value)) {
+    if (limits.max !== null && value.length > limits.max) (out ??= []).push(overLimit(at, limits.max));
+    if (limits.items) for (let i = 0; i < value.length && (out?.length ?? 0) < MAX_DETAILS; i++) out = overLong(value[i], limits.items, `${at}/${i}`, out);
+    return out;
+  }
+  for (const [name, step, below] of limits.properties) {
+    if ((out?.length ?? 0) >= MAX_DETAILS) break;
+    if (Object.hasOwn(value, name)) out = overLong((value as Record<string, unknown>)[name], below, `${at}/${step}`, out);
+  }
   return out;
 }
 
@@ -147,11 +145,11 @@ function overLong(value: unknown, limits: readonly ArrayLimit[]): ErrorObject[] 
  * is answered alone, before Ajv runs. Ajv, collecting every error, goes on into every item of
  * an array already too long: 0.7 s for a 2 MB body of 415,000 bad URLs.
  */
-function withArrayLimits(validate: ValidateFunction, limits: readonly ArrayLimit[]): ValidateFunction {
-  if (limits.length === 0) return validate;
+function withArrayLimits(validate: ValidateFunction, limits: ArrayLimits | null): ValidateFunction {
+  if (!limits) return validate;
   const guarded = ((data: unknown) => {
-    const over = overLong(data, limits);
-    if (over.length > 0) {
+    const over = overLong(data, limits, '', null);
+    if (over) {
       guarded.errors = over;
       return false;
     }

@@ -5,13 +5,17 @@
  *   templates  GET /v1/templates with a valid key (auth, rate limit, envelope, ~10 KB JSON)
  *   crawl-422  POST /v1/crawl {"url":"https://example.com","limit":0} (auth, JSON parsing,
  *              validation, the 422 body)
+ *   crawl-422-checked  the same request, against bare Fastify doing the same checks (the key
+ *              looked up, the body checked by the gateway's compiled schema, an access line:
+ *              servers/bare-checked.ts) instead of answering a constant
  *
  * Both servers run in child processes. The gateway runs as shipped (LOG_LEVEL from
  * BENCH_LOG_LEVEL, default `info`, the service default; log lines go to /dev/null) with rate
  * limiting off, since one key at full speed would otherwise get 429 after 100 requests.
  * Prints one JSON line per scenario and a summary line. Targets: ratio >= 0.8 for templates
  * (issue 4), >= 1.0 for crawl-422 (issue 28: the 422 path costs no more than bare Fastify's
- * constant answer); each line carries its `target_ratio`.
+ * constant answer) and for crawl-422-checked (the gateway's 422 costs no more than the same
+ * checks in bare Fastify); each line carries its `target_ratio`.
  *
  * Statistics: BENCH_PROCESSES (default 3) processes of each server, in pairs; each round
  * measures each pair back to back, the gateway first in one round and the baseline first in
@@ -36,6 +40,8 @@ interface Scenario {
   name: string;
   /** The scenario's target for `ratio`. */
   target: number;
+  /** The baseline's server script (bench/servers/<name>.ts). */
+  baseline: 'bare' | 'bare-checked';
   request: (key: string) => Omit<Target, 'url'> & { path: string };
 }
 
@@ -43,20 +49,22 @@ const SCENARIOS: readonly Scenario[] = [
   {
     name: 'templates',
     target: 0.8,
+    baseline: 'bare',
     request: (key) => ({ path: '/v1/templates', headers: { authorization: `Bearer ${key}` }, status: 200 }),
   },
-  {
-    name: 'crawl-422',
-    target: 1.0,
-    request: (key) => ({
-      path: '/v1/crawl',
-      method: 'POST',
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ url: 'https://example.com', limit: 0 }),
-      status: 422,
-    }),
-  },
+  { name: 'crawl-422', target: 1.0, baseline: 'bare', request: (key) => crawl422(key) },
+  { name: 'crawl-422-checked', target: 1.0, baseline: 'bare-checked', request: (key) => crawl422(key) },
 ];
+
+function crawl422(key: string): ReturnType<Scenario['request']> {
+  return {
+    path: '/v1/crawl',
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ url: 'https://example.com', limit: 0 }),
+    status: 422,
+  };
+}
 
 function target(base: string, key: string, scenario: Scenario): Target {
   const { path, ...rest } = scenario.request(key);
@@ -89,19 +97,31 @@ async function main(): Promise<void> {
     const first = gateways[0] as ServerChild;
     const [templates, crawl] = SCENARIOS.map((s) => target(first.url, String(first.ready.key), s)) as [Target, Target];
     const bodies = { templates: await responseOf(templates), crawl422: await responseOf(crawl) };
-    const bares = await startServers(
-      SETTINGS.processes,
-      'bare',
-      { BENCH_BARE_RESPONSES: JSON.stringify({ templates: bodies.templates.body, crawl422: bodies.crawl422.body }) },
-      children,
-    );
+    const baselines = {
+      bare: await startServers(
+        SETTINGS.processes,
+        'bare',
+        { BENCH_BARE_RESPONSES: JSON.stringify({ templates: bodies.templates.body, crawl422: bodies.crawl422.body }) },
+        children,
+      ),
+      'bare-checked': await startServers(
+        SETTINGS.processes,
+        'bare-checked',
+        { BENCH_BARE_KEYS: gateways.map((g) => String(g.ready.key)).join(','), LOG_LEVEL: logLevel },
+        children,
+      ),
+    };
+    const checked = await responseOf(target((baselines['bare-checked'][0] as ServerChild).url, String(first.ready.key), SCENARIOS.find((s) => s.baseline === 'bare-checked') as Scenario));
+    if (checked.bytes !== bodies.crawl422.bytes) {
+      throw new Error(`bare-checked answers ${checked.bytes} bytes, the gateway ${bodies.crawl422.bytes}: ${JSON.stringify(checked.body)}`);
+    }
 
     const met: boolean[] = [];
     for (const scenario of SCENARIOS) {
       const result = await compare(
         gateways.map((gateway, i) => {
           const key = String(gateway.ready.key);
-          const bare = bares[i] as ServerChild;
+          const bare = baselines[scenario.baseline][i] as ServerChild;
           return {
             subject: { server: gateway, target: target(gateway.url, key, scenario) },
             baseline: { server: bare, target: target(bare.url, key, scenario) },

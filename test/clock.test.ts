@@ -1,6 +1,6 @@
 /**
  * "Now" comes from the injected clock, never from the store's: every time window in the
- * service's SQL binds its bound as a parameter (`{sinceMs:Int64}` from `deps.now()`), so a test
+ * service's SQL binds its bound as a parameter (such as `{sinceMs:Int64}` or `{since:DateTime64(3)}`, from `deps.now()`), so a test
  * that fixes its clock, and CI's runs with the system clock moved ahead (`.ci/run`,
  * test/helpers/dated-suites.ts, test/clock-ahead/clock-ahead.c), see the same windows. DDL (`infra/clickhouse/`, and the
  * `CREATE`/`ALTER` statements that set TTLs) may use the store's clock: a TTL is the store's own

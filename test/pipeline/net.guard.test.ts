@@ -5,6 +5,7 @@ import { refusedRange } from '../../pipeline/runtime/net/addresses.js';
 import { guardedAgents } from '../../pipeline/runtime/net/agents.js';
 import { bareHostname, NetGuard, redactUrl, type ResolvedAddress, type Resolver } from '../../pipeline/runtime/net/guard.js';
 import { startFixtureSite, type FixtureSite } from '../helpers/fixture-site.js';
+import { rejection } from '../helpers/wait.js';
 
 const v4 = (address: string): ResolvedAddress => ({ address, family: 4 });
 const v6 = (address: string): ResolvedAddress => ({ address, family: 6 });
@@ -205,6 +206,17 @@ describe('pipeline/runtime/net/guard', () => {
       expect(error?.code, url).toBe('url_blocked');
       expect(error?.message).toBe(`refused to fetch a URL whose host is not a DNS name: ${why}`);
     }
+  });
+
+  it('never asks DNS for an empty name (a host of dots only), private addresses allowed or not', async () => {
+    const asked: string[] = [];
+    const resolve: Resolver = async (name) => (asked.push(name), [v4('93.184.216.34')]);
+    for (const allowPrivate of [true, false]) {
+      const g = new NetGuard({ allowPrivate, resolve });
+      expect((await rejection<AppError>(g.addressesOf('...'))).code).toBe(allowPrivate ? 'dns_failed' : 'url_blocked');
+      expect(() => g.parse('http://./')).toThrow(/not a DNS name: an empty label/);
+    }
+    expect(asked).toEqual([]);
   });
 
   it('names the refused range', () => {

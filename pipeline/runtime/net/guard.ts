@@ -178,6 +178,8 @@ export class NetGuard {
       return [{ address: host, family: literal === 6 ? 6 : 4 }];
     }
     this.checkName(host, url);
+    // No name to look up (a host of dots only): Node deprecates asking DNS for '' (DEP0118).
+    if (host === '') throw dnsError('(an empty name)', Object.assign(new Error('no name'), { code: 'ENOTFOUND' }));
     let found: readonly ResolvedAddress[];
     try {
       found = await this.resolve(host);

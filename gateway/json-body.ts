@@ -25,7 +25,7 @@
  */
 import { AppError } from '../pipeline/runtime/errors.js';
 import { ValidationFailed } from './replies.js';
-import { MAX_DETAILS, type ValidationDetail } from './validation.js';
+import { MAX_DETAILS, moreProblems, type ValidationDetail } from './validation.js';
 
 const PROTO_MSG = "`__proto__` is not accepted as a field name, here or anywhere in a body: JavaScript reads it as the object's prototype";
 const CONSTRUCTOR_MSG =
@@ -66,7 +66,7 @@ export function prototypeKeyDetails(value: unknown): ValidationDetail[] {
     const frame = stack.pop() as Frame;
     if (frame.refused) {
       if (out.length === MAX_DETAILS) {
-        out.push({ loc: ['body'], msg: `more problems were found than the ${MAX_DETAILS} listed`, type: 'too_many_errors' });
+        out.push(moreProblems('body'));
         return out;
       }
       out.push({ loc: ['body', ...pathOf(frame)], msg: frame.key === '__proto__' ? PROTO_MSG : CONSTRUCTOR_MSG, type: 'extra_forbidden' });

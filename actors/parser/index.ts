@@ -23,7 +23,7 @@
  *
  * Documents are read in the actor's document pool (document/pool.ts: worker threads within
  * the DOCUMENT_* limits): every upload, every fetched PDF or DOCX, and every HTML or text page
- * over 4 MiB or 40,000 tags (document/build.ts `readsOffThread`) unless its extraction reads the tree.
+ * over 4 MiB or 40,000 tags (document/build.ts `readsOffThread`), with its extraction's reading of the page.
  * Smaller HTML and text pages are read on this thread, as the crawl's hot path always was.
  */
 import { createHash } from 'node:crypto';
@@ -39,13 +39,12 @@ import { cacheColumns, cachePlan, isPageSource, isShareableRequest } from '../..
 import { decodeScrapeOptions, defaultScrapeOptions } from '../../pipeline/pages/options.js';
 import { buildDocument, DocumentPool, type DocumentReader, type ScrapeDocument } from './document/index.js';
 import { handleParseRequested } from './parse.js';
-import { extractFromPage, readPage, type ExtractionOutcome, type PageReading } from './page-data/index.js';
+import { extractFromPage, type ExtractionOutcome, type PageReading } from './page-data/index.js';
 import { extractionPlan, type ExtractionPlan } from '../../pipeline/structured/plan.js';
 import { finishPage } from '../../pipeline/structured/finish.js';
 import { encodeTask, type ExtractTask, type FinishPlan } from '../../pipeline/structured/task.js';
 import type { Emission } from '../../pipeline/runtime/events.js';
 import { HEADERS } from '../../schemas/topics.js';
-import type { CheerioAPI } from 'cheerio';
 import { JOB_PAGE_COPY_DELAY_MS, JOB_PAGE_COPY_MAX_QUEUED, storeJobPage } from '../../pipeline/jobs/job-page.js';
 import { queueWrite } from '../../pipeline/runtime/store/batch-writer.js';
 import { jobPageFailed } from '../../pipeline/jobs/pages.js';
@@ -124,7 +123,7 @@ export async function handlePageFetched(page: PageFetched, runtime: ParserRuntim
       plan ? withMarkdown(options) : options,
       {
         ...(page.jobId || feedsGraph ? { pageLinks: (found: string[]) => (links = found) } : {}),
-        ...(plan?.json ? { read: ($: CheerioAPI, base: string) => (reading = readPage($, base, plan)) } : {}),
+        ...(plan?.json ? { extraction: { plan, found: (found: PageReading) => (reading = found) } } : {}),
       },
       documents,
       signal,

@@ -12,7 +12,9 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildDocument, DocumentPool, OFF_THREAD_PAGE_BYTES, OFF_THREAD_PAGE_TAGS, parseUpload, readsOffThread, type UploadedFile } from '../../actors/parser/document/index.js';
 import { handleParseRequested } from '../../actors/parser/parse.js';
+import type { PageReading } from '../../actors/parser/page-data/index.js';
 import type { DocumentsConfig } from '../../pipeline/pages/settings.js';
+import { extractionPlan } from '../../pipeline/structured/plan.js';
 import { createLogger } from '../../pipeline/runtime/log.js';
 import { docxBomb, flateBombPdf, manyPagePdf, minimalDocx, minimalPdf } from '../fixtures/documents/generate.js';
 import { parseRequested } from '../helpers/events.js';
@@ -165,12 +167,36 @@ describe('actors/parser/document/pool', () => {
     expect(result).toEqual(await buildDocument(input, options, { pageLinks: (found) => (here = found) }));
     expect(offThread).toHaveLength(12_000);
     expect(offThread).toEqual(here);
-    // A page whose extraction reads its tree is read here; a page under the size too.
-    const read: string[] = [];
-    await buildDocument(input, options, { read: ($) => void read.push($('title').text()) }, pool);
-    expect(read).toEqual(['Many links']);
+    // A page under the size is read here.
     const small = { ...input, bytes: Buffer.from('<title>Small</title><p>x</p>') };
     expect((await buildDocument(small, {}, {}, { read: () => Promise.reject(new Error('not for a small page')), readPage: () => Promise.reject(new Error('not for a small page')) })).metadata.title).toBe('Small');
+    expect(pool.stats().terminated).toEqual({ time: 0, memory: 0, exit: 0 });
+  });
+
+  it('reads the json format\'s markup and page rules of a page of many tags in the worker, as this thread would, while this thread stays free', async () => {
+    const pool = documentPool();
+    await parseUpload(upload('warm.txt', 'text/plain', Buffer.from('warm')), {}, pool); // a worker has started
+    const product = { '@context': 'https://schema.org', '@type': 'Product', name: 'Blue kettle', offers: { '@type': 'Offer', price: '24.50', priceCurrency: 'EUR' } };
+    const links = Array.from({ length: 12_000 }, (_, i) => `<li><a href="/p/${i}">Part ${i}</a></li>`).join('');
+    const html = Buffer.from(
+      `<html><head><title>Blue kettle</title><script type="application/ld+json">${JSON.stringify(product)}</script></head>` +
+        `<body><article><h1>Blue kettle</h1><p class="byline">By Ann Lee</p><time datetime="2026-01-02">2 January</time><ul>${links}</ul></article></body></html>`,
+    );
+    expect(readsOffThread(html)).toBe(true);
+    const input = { bytes: html, contentType: 'text/html', url: 'https://shop.example/kettle', finalUrl: 'https://shop.example/kettle', statusCode: 200, headers: {} };
+    // `author` is not in the markup: the page rules read the page too.
+    const plan = extractionPlan([{ type: 'json', schema: { type: 'object', properties: { name: { type: 'string' }, price: { type: 'number' }, author: { type: 'string' } } } }]);
+    if (!plan) throw new Error('no plan');
+    let offThread: PageReading | null = null;
+    const { result, whileRunning } = await beside(pool, () => buildDocument(input, { formats: ['markdown'] }, { extraction: { plan, found: (found) => (offThread = found) } }, pool));
+    if (result instanceof Error) throw result;
+    expect(whileRunning).toEqual(FREE);
+    let here: PageReading | null = null;
+    expect(result).toEqual(await buildDocument(input, { formats: ['markdown'] }, { extraction: { plan, found: (found) => (here = found) } }));
+    expect(here).not.toBeNull();
+    expect(here!.things.map((thing) => thing.types)).toContainEqual(['Product']);
+    expect(here!.pageThing).not.toBeNull();
+    expect(offThread).toEqual(here);
     expect(pool.stats().terminated).toEqual({ time: 0, memory: 0, exit: 0 });
   });
 

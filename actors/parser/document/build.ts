@@ -11,7 +11,10 @@
  * `parsers` includes `pdf` (the upload endpoint always allows it). Anything else is
  * `unsupported_content`.
  */
+import type { CheerioAPI } from 'cheerio';
 import { AppError } from '../../../pipeline/runtime/errors.js';
+import type { ExtractionPlan } from '../../../pipeline/structured/plan.js';
+import { readPage, type PageReading } from '../page-data/index.js';
 import { type DocumentKind, MEDIA_TYPE_OF, isUndeclared, kindOfFilename, kindOfMediaType, magicKind, mediaTypeOf, sniffKind } from './detect.js';
 import { withWarning, type HtmlMode, type ResponseFacts } from './html.js';
 import { DEFAULT_DOCUMENT_LIMITS } from './limits.js';
@@ -22,8 +25,8 @@ import type { DocumentInput, DocumentOptions, ScrapeDocument } from './types.js'
 /**
  * A fetched HTML or text page is read by the reader's `readPage` (the parser's document
  * workers, within their time and memory limits) rather than on the caller's thread when it
- * is larger than OFF_THREAD_PAGE_BYTES or holds more than OFF_THREAD_PAGE_TAGS `<`, unless
- * extraction must read its tree here (`hooks.read`). Parsing is linear but not cheap: a 13 MB
+ * is larger than OFF_THREAD_PAGE_BYTES or holds more than OFF_THREAD_PAGE_TAGS `<`, with the
+ * links and the `json` format's reading of the page (`hooks.extraction`) read there too. Parsing is linear but not cheap: a 13 MB
  * page of 550,000 links held the service's thread for 20 s, every other request waiting; 5 MB
  * and 200,000 links, 9 s. No page of the corpus is past either (at most 1.6 MB and 19,629 `<`):
  * a worker reads a page slower than the warm thread (its code is cold), and starting one costs
@@ -70,12 +73,20 @@ function unsupported(what: string): AppError {
 export interface DocumentHooks {
   /** An HTML page's links, whatever the formats (HtmlMode.pageLinks); not called for other kinds. */
   readonly pageLinks?: (links: string[]) => void;
-  /** An HTML page as loaded, untouched (HtmlMode.read); not called for other kinds. */
-  readonly read?: HtmlMode['read'];
+  /**
+   * The `json` format's reading of an HTML page as loaded, untouched (page-data `readPage`,
+   * through HtmlMode.read), handed to `found` from whichever thread read the page; not called
+   * for other kinds.
+   */
+  readonly extraction?: { readonly plan: ExtractionPlan; readonly found: (reading: PageReading) => void };
 }
 
 function htmlHooks(hooks: DocumentHooks): HtmlMode {
-  return { ...(hooks.pageLinks ? { pageLinks: hooks.pageLinks } : {}), ...(hooks.read ? { read: hooks.read } : {}) };
+  const { pageLinks, extraction } = hooks;
+  return {
+    ...(pageLinks ? { pageLinks } : {}),
+    ...(extraction ? { read: ($: CheerioAPI, base: string) => extraction.found(readPage($, base, extraction.plan)) } : {}),
+  };
 }
 
 /**
@@ -109,9 +120,12 @@ export async function buildDocument(
     headers: input.headers,
   };
   if (kind !== 'pdf' && kind !== 'docx') {
-    if (reader.readPage && !hooks.read && readsOffThread(input.bytes)) {
-      const { document, links } = await reader.readPage({ kind, bytes: input.bytes, facts, options: resolved, ...(hooks.pageLinks ? { links: true } : {}) }, signal);
-      if (links && hooks.pageLinks) hooks.pageLinks(links);
+    if (reader.readPage && readsOffThread(input.bytes)) {
+      const { pageLinks, extraction } = hooks;
+      const job = { kind, bytes: input.bytes, facts, options: resolved, ...(pageLinks ? { links: true } : {}), ...(extraction ? { extraction: extraction.plan } : {}) };
+      const { document, links, reading } = await reader.readPage(job, signal);
+      if (links && pageLinks) pageLinks(links);
+      if (reading && extraction) extraction.found(reading);
       return document;
     }
     return readOfKind(kind, input.bytes, facts, resolved, DEFAULT_DOCUMENT_LIMITS, htmlHooks(hooks));

@@ -6,7 +6,10 @@
  * `inThreadReader` runs it on the caller's thread under the other limits only, for tests and
  * benchmarks that call the document core directly.
  */
+import type { CheerioAPI } from 'cheerio';
 import { decodeBody } from '../../../pipeline/runtime/net/charset.js';
+import type { ExtractionPlan } from '../../../pipeline/structured/plan.js';
+import { readPage, type PageReading } from '../page-data/index.js';
 import type { DocumentKind } from './detect.js';
 import { buildDocxDocument } from './docx.js';
 import { buildHtmlDocument, type HtmlMode, type ResponseFacts } from './html.js';
@@ -45,12 +48,15 @@ export interface DocumentJob {
   readonly options: ResolvedOptions;
   /** An HTML page's links are wanted too (HtmlMode.pageLinks): `readPage` answers them. */
   readonly links?: boolean;
+  /** The `json` format reads the HTML page as loaded (page-data `readPage`): `readPage` answers its reading. */
+  readonly extraction?: ExtractionPlan;
 }
 
-/** A page read away from the caller's thread: its document, and its links when the job asked. */
+/** A page read away from the caller's thread: its document, and its links and extraction's reading when the job asked. */
 export interface OffThreadPage {
   readonly document: ScrapeDocument;
   readonly links: string[] | null;
+  readonly reading: PageReading | null;
 }
 
 /** Who reads PDF, DOCX and uploaded documents. Rejects with an AppError (`unsupported_content`, `file_too_complex`, …). */
@@ -70,12 +76,17 @@ export function readJob(job: DocumentJob, limits: DocumentLimits): Promise<Scrap
   return readOfKind(job.kind, asBuffer(job.bytes), job.facts, job.options, limits);
 }
 
-/** Reads a job under `limits`, with the page's links when it asks for them (a page read in a worker). */
+/** Reads a job under `limits`, with the page's links and extraction's reading when it asks for them (a page read in a worker). */
 export async function readPageJob(job: DocumentJob, limits: DocumentLimits): Promise<OffThreadPage> {
   let links: string[] | null = null;
-  const mode: HtmlMode = job.links ? { pageLinks: (found) => (links = found) } : {};
+  let reading: PageReading | null = null;
+  const { extraction } = job;
+  const mode: HtmlMode = {
+    ...(job.links ? { pageLinks: (found: string[]) => (links = found) } : {}),
+    ...(extraction ? { read: ($: CheerioAPI, base: string) => (reading = readPage($, base, extraction)) } : {}),
+  };
   const document = await readOfKind(job.kind, asBuffer(job.bytes), job.facts, job.options, limits, mode);
-  return { document, links };
+  return { document, links, reading };
 }
 
 /** Reads on the caller's thread: the page, inflation and read-time limits apply, not the worker's memory and hard time limits. */

@@ -260,6 +260,8 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     maxDepth: config.bodyMaxDepth,
     bodyLimit: Math.max(config.bodyLimitBytes, Math.ceil((config.uploadLimitBytes * 4) / 3) + 64 * 1024),
     log: deps.log,
+    answerError,
+    accessLine: (request, reply) => accessLog.write(request, reply),
   });
   return app;
 }

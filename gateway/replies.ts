@@ -32,7 +32,8 @@ const FRAMEWORK_CODES: Record<string, ErrorCode> = {
   FST_INVALID_MULTIPART_CONTENT_TYPE: 'unsupported_media_type',
 };
 
-function frameworkCode(error: { code?: unknown; statusCode?: unknown }): ErrorCode | undefined {
+/** Our error code for one of Fastify's own errors (a body it refused, a limit), if it is a client's. */
+export function frameworkCode(error: { code?: unknown; statusCode?: unknown }): ErrorCode | undefined {
   if (typeof error.code === 'string' && FRAMEWORK_CODES[error.code]) return FRAMEWORK_CODES[error.code];
   if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
     const match = Object.entries(ERRORS).find(([, spec]) => spec.status === error.statusCode);

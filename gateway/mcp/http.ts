@@ -11,11 +11,17 @@
  * (`app.inject`) with that same header: its validation, credits, rate limit and SSRF guard
  * apply exactly as to a caller of the HTTP API.
  *
+ * A body refused before the route runs (not JSON, a member naming a prototype, too large, not
+ * JSON's media type) is answered as the SDK's transport answers one it refuses itself: a
+ * JSON-RPC error with id null, at the same HTTP status (`mcpRefusal`).
+ *
  * The MCP SDK (and server.ts with it) is imported by the first POST, not at start: a gateway
  * nobody asks over MCP never holds it (~7 MB of heap).
  */
-import type { FastifyInstance, onRequestHookHandler } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
+import { AppError } from '../../pipeline/runtime/errors.js';
 import type { Logger } from '../../pipeline/runtime/log.js';
+import { frameworkCode, ValidationFailed } from '../replies.js';
 import type { ApiCaller } from './server.js';
 import type { Tool } from './tools.js';
 
@@ -34,6 +40,10 @@ export interface McpRouteDeps {
    */
   readonly bodyLimit: number;
   readonly log: Logger;
+  /** The gateway's own answer to an error (the envelope and the access line): a refused key, say. */
+  readonly answerError: (error: unknown, request: FastifyRequest, reply: FastifyReply) => void;
+  /** Writes the request's access line, once it is answered. */
+  readonly accessLine: (request: FastifyRequest, reply: FastifyReply) => void;
 }
 
 /** The SDK's transport and our server, imported once, on first use. */
@@ -42,15 +52,51 @@ const loadMcp = () => (mcpModules ??= Promise.all([import('@modelcontextprotocol
 
 const NOT_ALLOWED = JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: this server is stateless, send each message as a POST.' }, id: null });
 
+const rpcError = (code: number, message: string, data?: unknown): string =>
+  JSON.stringify({ jsonrpc: '2.0', error: { code, message, ...(data === undefined ? {} : { data }) }, id: null });
+
+/**
+ * A body the gateway refused before the MCP route ran, as a JSON-RPC error (status and body),
+ * in the SDK transport's codes and words (its `createJsonErrorResponse`); null for any other
+ * error, which the gateway answers as for every route.
+ */
+export function mcpRefusal(error: unknown): { status: number; body: string } | null {
+  if (error instanceof ValidationFailed) {
+    return { status: 400, body: rpcError(-32600, `Invalid Request: ${error.message}`, { detail: error.detail }) };
+  }
+  const code = error instanceof AppError ? error.code : frameworkCode((error ?? {}) as { code?: unknown; statusCode?: unknown });
+  const message = error instanceof Error ? error.message : '';
+  if (code === 'invalid_json') return { status: 400, body: rpcError(-32700, 'Parse error: Invalid JSON', message ? { message } : undefined) };
+  if (code === 'payload_too_large') return { status: 413, body: rpcError(-32000, `Payload Too Large: ${message}`) };
+  if (code === 'unsupported_media_type') return { status: 415, body: rpcError(-32000, 'Unsupported Media Type: Content-Type must be application/json') };
+  return null;
+}
+
 export function registerMcp(app: FastifyInstance, deps: McpRouteDeps): void {
-  app.route({
+  // Its own scope, for its own error handler: the refusals in JSON-RPC, everything else as the gateway answers it.
+  void app.register(async (scope) => {
+    scope.setErrorHandler((error, request, reply) => {
+      const refusal = mcpRefusal(error);
+      if (!refusal) return deps.answerError(error, request, reply);
+      reply.code(refusal.status).header('x-request-id', request.id).header('content-type', 'application/json').send(refusal.body);
+      deps.accessLine(request, reply);
+    });
+    routeMcp(scope, app, deps);
+  });
+}
+
+/** The route, in `scope`; its tool calls are made to `app`, where every operation is. */
+function routeMcp(scope: FastifyInstance, app: FastifyInstance, deps: McpRouteDeps): void {
+  scope.route({
     method: ['GET', 'POST', 'DELETE'],
     url: MCP_PATH,
     bodyLimit: deps.bodyLimit,
     onRequest: deps.authorize,
     handler: async (request, reply) => {
       if (request.method !== 'POST') {
-        return reply.code(405).header('allow', 'POST').header('content-type', 'application/json').header('x-request-id', request.id).send(NOT_ALLOWED);
+        reply.code(405).header('allow', 'POST').header('content-type', 'application/json').header('x-request-id', request.id).send(NOT_ALLOWED);
+        deps.accessLine(request, reply);
+        return reply;
       }
       const authorization = request.headers.authorization ?? '';
       const api: ApiCaller = async (call) => {
@@ -67,9 +113,11 @@ export function registerMcp(app: FastifyInstance, deps: McpRouteDeps): void {
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
       reply.hijack();
       reply.raw.setHeader('x-request-id', request.id);
+      // Its access line when the answer's stream has ended: the call's whole time.
       reply.raw.once('close', () => {
         void transport.close();
         void server.close();
+        deps.accessLine(request, reply);
       });
       try {
         await server.connect(transport);

@@ -53,6 +53,8 @@ describe('gateway/access-log', () => {
     expect(lines[0]).not.toContain(key);
   });
 
+  const MCP_PING = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '0' } } });
+
   it('writes exactly one line, with the request id, for every kind of answer', async () => {
     const auth = { authorization: `Bearer ${key}` };
     const cases: { request: InjectOptions & { url: string }; status: number }[] = [
@@ -64,6 +66,12 @@ describe('gateway/access-log', () => {
       { request: { method: 'GET', url: '/healthz' }, status: 200 },
       { request: { method: 'GET', url: '/v1/openapi.json' }, status: 200 },
       { request: { method: 'GET', url: '/docs/assets/nothing-here.js' }, status: 404 },
+      // MCP (gateway/mcp/http.ts): its refusals, its 405 and a call answered on its event stream.
+      { request: { method: 'POST', url: '/mcp', headers: { ...auth, 'content-type': 'application/json' }, payload: '{"jsonrpc":' }, status: 400 },
+      { request: { method: 'POST', url: '/mcp', headers: { ...auth, 'content-type': 'text/plain' }, payload: 'hello' }, status: 415 },
+      { request: { method: 'POST', url: '/mcp', headers: { 'content-type': 'application/json' }, payload: '{}' }, status: 401 },
+      { request: { method: 'GET', url: '/mcp', headers: auth }, status: 405 },
+      { request: { method: 'POST', url: '/mcp', headers: { ...auth, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, payload: MCP_PING }, status: 200 },
     ];
     for (const c of cases) {
       lines.length = 0;

@@ -160,4 +160,25 @@ describe('gateway/app: JSON bodies naming a prototype', () => {
     expect(res.body.error).toMatch(/^Bad Request: __proto__: /);
     expect(res.headers['x-request-id']).toMatch(/^[\w.:-]+$/);
   });
+
+  it('answers MCP callers a JSON-RPC error, as the SDK\'s transport answers a body it refuses', async () => {
+    const mcp = async (payload: string, type = 'application/json') => {
+      const res = await gw.app.inject({ method: 'POST', url: '/mcp', headers: { ...bearer(key), 'content-type': type, accept: 'application/json, text/event-stream' }, payload });
+      return { status: res.statusCode, body: res.json() as { jsonrpc: string; id: unknown; error: { code: number; message: string; data?: Record<string, unknown> } }, headers: res.headers };
+    };
+    const proto = await mcp('{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"scrape","arguments":{"__proto__":{"x":1}}}}');
+    expect(proto.status).toBe(400);
+    expect(proto.body).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32600, data: { detail: [{ loc: ['body', 'params', 'arguments', '__proto__'], ...PROTO }] } } });
+    expect(proto.body.error.message).toMatch(/^Invalid Request: validation failed: body\.params\.arguments\.__proto__: /);
+    expect(proto.headers['x-request-id']).toMatch(/^[\w.:-]+$/);
+    const broken = await mcp('{"jsonrpc":"2.0",');
+    expect(broken.status).toBe(400);
+    expect(broken.body).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error: Invalid JSON' } });
+    const text = await mcp('hello', 'text/plain');
+    expect(text.status).toBe(415);
+    expect(text.body).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Unsupported Media Type: Content-Type must be application/json' } });
+    const large = await mcp(`{"jsonrpc":"2.0","pad":"${'x'.repeat(gw.config.uploadLimitBytes * 2)}"}`);
+    expect(large.status).toBe(413);
+    expect(large.body).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32000, message: expect.stringMatching(/^Payload Too Large: /) } });
+  });
 });

@@ -58,6 +58,7 @@ const WebhookObject = Closed(
       Type.Array(StringEnum(WEBHOOK_EVENTS), {
         uniqueItems: true,
         minItems: 1,
+        maxItems: WEBHOOK_EVENTS.length,
         description: 'Events to send (default: all). Delivered as `crawl.<event>` or `batch_scrape.<event>`.',
       }),
     ),

@@ -55,6 +55,7 @@ const ChangeTrackingFormat = Closed(
     modes: Type.Optional(
       Type.Array(StringEnum(['git-diff', 'json']), {
         uniqueItems: true,
+        maxItems: 2,
         description: 'Diff forms to return besides the change status: `git-diff` (text diff) and `json` (field-level, comparing the `json` format of the two scrapes: request it too).',
       }),
     ),

@@ -27,7 +27,7 @@ import { servedTools } from './mcp/tools.js';
 import { keyHook } from './routes.js';
 import { operationHandlers, type PipelineDeps } from './wiring.js';
 import { InvalidKeyLimiter, RateLimiter } from './rate-limit.js';
-import { errorBody, JSON_TYPE, noRoute, sendError } from './replies.js';
+import { clientFailure, errorBody, JSON_TYPE, noRoute, sendError } from './replies.js';
 import { refusedJsonBody } from './json-body.js';
 import { registerOperations } from './routes.js';
 import { registerFirecrawl } from './firecrawl/routes.js';
@@ -261,6 +261,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     bodyLimit: Math.max(config.bodyLimitBytes, Math.ceil((config.uploadLimitBytes * 4) / 3) + 64 * 1024),
     log: deps.log,
     answerError,
+    failureOf: clientFailure,
     accessLine: (request, reply) => accessLog.write(request, reply),
   });
   return app;

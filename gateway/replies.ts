@@ -32,8 +32,7 @@ const FRAMEWORK_CODES: Record<string, ErrorCode> = {
   FST_INVALID_MULTIPART_CONTENT_TYPE: 'unsupported_media_type',
 };
 
-/** Our error code for one of Fastify's own errors (a body it refused, a limit), if it is a client's. */
-export function frameworkCode(error: { code?: unknown; statusCode?: unknown }): ErrorCode | undefined {
+function frameworkCode(error: { code?: unknown; statusCode?: unknown }): ErrorCode | undefined {
   if (typeof error.code === 'string' && FRAMEWORK_CODES[error.code]) return FRAMEWORK_CODES[error.code];
   if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
     const match = Object.entries(ERRORS).find(([, spec]) => spec.status === error.statusCode);
@@ -89,6 +88,15 @@ export function errorBody(code: ErrorCode, message: string, requestId: string) {
 /** The 404 of a path no route serves. */
 export function noRoute(request: FastifyRequest): AppError {
   return new AppError('not_found', `no route ${request.method} ${request.url.split('?')[0]}`);
+}
+
+/** A request's failure as its code, message and (a 422's) details; null for an error that is not a client's (a 500). */
+export function clientFailure(error: unknown): { code: ErrorCode; message: string; detail?: readonly ValidationDetail[] } | null {
+  if (error instanceof ValidationFailed) return { code: error.code, message: error.message, detail: error.detail };
+  if (error instanceof AppError) return error.status < 500 ? { code: error.code, message: error.message } : null;
+  const e = (error ?? {}) as { code?: unknown; statusCode?: unknown; message?: unknown };
+  const code = frameworkCode(e);
+  return code ? { code, message: typeof e.message === 'string' && e.message ? e.message : ERRORS[code].description } : null;
 }
 
 /** Answers `error`; `log` is the service's logger, whose child for this request gets any line. */

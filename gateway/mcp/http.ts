@@ -19,9 +19,8 @@
  * nobody asks over MCP never holds it (~7 MB of heap).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
-import { AppError } from '../../pipeline/runtime/errors.js';
+import type { ErrorCode } from '../../schemas/errors.js';
 import type { Logger } from '../../pipeline/runtime/log.js';
-import { frameworkCode, ValidationFailed } from '../replies.js';
 import type { ApiCaller } from './server.js';
 import type { Tool } from './tools.js';
 
@@ -42,6 +41,8 @@ export interface McpRouteDeps {
   readonly log: Logger;
   /** The gateway's own answer to an error (the envelope and the access line): a refused key, say. */
   readonly answerError: (error: unknown, request: FastifyRequest, reply: FastifyReply) => void;
+  /** A failure as the gateway reads it (gateway/replies.ts `clientFailure`): its code, message and a 422's details; null for a 500. */
+  readonly failureOf: (error: unknown) => { code: ErrorCode; message: string; detail?: readonly unknown[] } | null;
   /** Writes the request's access line, once it is answered. */
   readonly accessLine: (request: FastifyRequest, reply: FastifyReply) => void;
 }
@@ -60,23 +61,26 @@ const rpcError = (code: number, message: string, data?: unknown): string =>
  * in the SDK transport's codes and words (its `createJsonErrorResponse`); null for any other
  * error, which the gateway answers as for every route.
  */
-export function mcpRefusal(error: unknown): { status: number; body: string } | null {
-  if (error instanceof ValidationFailed) {
-    return { status: 400, body: rpcError(-32600, `Invalid Request: ${error.message}`, { detail: error.detail }) };
+export function mcpRefusal(failure: { code: ErrorCode; message: string; detail?: readonly unknown[] } | null): { status: number; body: string } | null {
+  switch (failure?.code) {
+    case 'validation_failed':
+      return { status: 400, body: rpcError(-32600, `Invalid Request: ${failure.message}`, { detail: failure.detail ?? [] }) };
+    case 'invalid_json':
+      return { status: 400, body: rpcError(-32700, 'Parse error: Invalid JSON', { message: failure.message }) };
+    case 'payload_too_large':
+      return { status: 413, body: rpcError(-32000, `Payload Too Large: ${failure.message}`) };
+    case 'unsupported_media_type':
+      return { status: 415, body: rpcError(-32000, 'Unsupported Media Type: Content-Type must be application/json') };
+    default:
+      return null;
   }
-  const code = error instanceof AppError ? error.code : frameworkCode((error ?? {}) as { code?: unknown; statusCode?: unknown });
-  const message = error instanceof Error ? error.message : '';
-  if (code === 'invalid_json') return { status: 400, body: rpcError(-32700, 'Parse error: Invalid JSON', message ? { message } : undefined) };
-  if (code === 'payload_too_large') return { status: 413, body: rpcError(-32000, `Payload Too Large: ${message}`) };
-  if (code === 'unsupported_media_type') return { status: 415, body: rpcError(-32000, 'Unsupported Media Type: Content-Type must be application/json') };
-  return null;
 }
 
 export function registerMcp(app: FastifyInstance, deps: McpRouteDeps): void {
   // Its own scope, for its own error handler: the refusals in JSON-RPC, everything else as the gateway answers it.
   void app.register(async (scope) => {
     scope.setErrorHandler((error, request, reply) => {
-      const refusal = mcpRefusal(error);
+      const refusal = mcpRefusal(deps.failureOf(error));
       if (!refusal) return deps.answerError(error, request, reply);
       reply.code(refusal.status).header('x-request-id', request.id).header('content-type', 'application/json').send(refusal.body);
       deps.accessLine(request, reply);

@@ -9,7 +9,7 @@
 import type { CheerioAPI } from 'cheerio';
 import { decodeBody } from '../../../pipeline/runtime/net/charset.js';
 import type { ExtractionPlan } from '../../../pipeline/structured/plan.js';
-import { readPage, type PageReading } from '../page-data/index.js';
+import type { PageReading } from '../page-data/index.js';
 import type { DocumentKind } from './detect.js';
 import { buildDocxDocument } from './docx.js';
 import { buildHtmlDocument, type HtmlMode, type ResponseFacts } from './html.js';
@@ -81,9 +81,11 @@ export async function readPageJob(job: DocumentJob, limits: DocumentLimits): Pro
   let links: string[] | null = null;
   let reading: PageReading | null = null;
   const { extraction } = job;
+  // The markup and page-rule readers are loaded by the first page that asks, not by every worker (PDFs, uploads).
+  const readPage = extraction ? (await import('../page-data/index.js')).readPage : null;
   const mode: HtmlMode = {
     ...(job.links ? { pageLinks: (found: string[]) => (links = found) } : {}),
-    ...(extraction ? { read: ($: CheerioAPI, base: string) => (reading = readPage($, base, extraction)) } : {}),
+    ...(extraction && readPage ? { read: ($: CheerioAPI, base: string) => (reading = readPage($, base, extraction)) } : {}),
   };
   const document = await readOfKind(job.kind, asBuffer(job.bytes), job.facts, job.options, limits, mode);
   return { document, links, reading };

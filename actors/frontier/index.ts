@@ -35,6 +35,7 @@ import { rebuildSchedules, resumeChecks, startDueChecks } from './schedules/moni
 import { runSchedules } from './schedules/run.js';
 import { rebuildWatchSchedules, resumeCollections, startDueCollections } from './schedules/watches.js';
 import type { DiscoveryLimits } from './map.js';
+import { PageLinksPool } from './page-links-pool.js';
 
 export { handleMapRequested, mapOptionsOf, REPLY_MARGIN_MS, type MapHandlerDeps, type MapRequested } from './map-handler.js';
 export { discoverSite, DEFAULT_DISCOVERY_LIMITS, type Discovery, type DiscoveryLimits, type MapOptions } from './map.js';
@@ -62,6 +63,8 @@ export function createFrontierActor(runtime: ServiceRuntime, options: FrontierAc
   const keys = keyRegistryFor(config, runtime, { batchCharges: true });
   const log = runtime.log.child({ actor: 'frontier' });
   const site = siteReader(http, log);
+  // A map's pages of heavy markup are read in a worker thread (page-links-pool.ts).
+  const mapPages = new PageLinksPool(config, log);
   const jobDeps = (jobLog: JobHandlerDeps['log']): JobHandlerDeps => ({ state: runtime.state, writer: runtime.writer, keys, site, log: jobLog, operatorModel: runtime.config.modelProvider !== null });
   const stopping = new AbortController();
   let sweeping: Promise<void> | null = null;
@@ -108,6 +111,7 @@ export function createFrontierActor(runtime: ServiceRuntime, options: FrontierAc
       await sweeping;
       await Promise.all(schedules.map((s) => s.stop()));
       keys.close();
+      await mapPages.close();
     },
     handlers: {
       JobEvent: (event, ctx) => handleJobEvent(event, jobDeps(ctx.log), ctx.signal),
@@ -117,6 +121,7 @@ export function createFrontierActor(runtime: ServiceRuntime, options: FrontierAc
           {
             http,
             log: ctx.log,
+            readLinks: mapPages.read,
             ...(options.mapBudgetMs !== undefined ? { budgetMs: options.mapBudgetMs } : {}),
             ...(options.limits ? { limits: options.limits } : {}),
           },

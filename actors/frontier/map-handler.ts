@@ -29,6 +29,7 @@ import { MAP_TIME_BUDGET_MS } from '../../schemas/api/page-reading.js';
 import { PRICES } from '../../schemas/api/prices.js';
 import type { EventValue } from '../../schemas/events/index.js';
 import { discoverSite, type DiscoveryLimits, type DiscoveryStats, type MapOptions } from './map.js';
+import type { PageLinksReader } from './page-links-pool.js';
 
 export type MapRequested = EventValue<'MapRequested'>;
 
@@ -42,6 +43,8 @@ export interface MapHandlerDeps {
   /** Overrides the time budget (tests). */
   readonly budgetMs?: number;
   readonly limits?: Partial<DiscoveryLimits>;
+  /** How a page's links are read (page-links-pool.ts); default: on this thread. */
+  readonly readLinks?: PageLinksReader;
 }
 
 /** The options of the event, with the schema's defaults for what is missing; null when unreadable. */
@@ -81,7 +84,7 @@ export async function handleMapRequested(event: MapRequested, deps: MapHandlerDe
   if (!options) return { kind: 'fail', code: 'bad_request', message: 'the map options are not a JSON object' };
   const untilMs = Math.min(started + (deps.budgetMs ?? MAP_TIME_BUDGET_MS), event.deadlineMs - REPLY_MARGIN_MS);
   try {
-    const { links, stats } = await discoverSite(event.url, options, { http: deps.http, log, ...(deps.limits ? { limits: deps.limits } : {}), now }, untilMs, signal);
+    const { links, stats } = await discoverSite(event.url, options, { http: deps.http, log, ...(deps.limits ? { limits: deps.limits } : {}), ...(deps.readLinks ? { readLinks: deps.readLinks } : {}), now }, untilMs, signal);
     log.info({ url: redactUrl(event.url), links: links.length, ...stats, ms: now() - started }, 'site mapped');
     const cut = stats.outOfTime && links.length < options.limit;
     const data = cut ? { links, warning: budgetWarning(untilMs - started, stats) } : { links };

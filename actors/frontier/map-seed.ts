@@ -9,7 +9,8 @@ import type { Logger } from '../../pipeline/runtime/log.js';
 import type { FetchResult, HttpFetcher } from '../../pipeline/runtime/net/http.js';
 import { isHtml, type BudgetFetch } from './map-budget.js';
 import type { Findings, Found } from './map-found.js';
-import { readPage, type PageFacts } from './page-links.js';
+import type { PageFacts } from './page-links.js';
+import type { PageLinksReader } from './page-links-pool.js';
 import { DISALLOW_ALL, robotsFromStatus, type RobotsPolicy } from './robots.js';
 import { cleanUrl, siteOf, urlKey } from './urls.js';
 
@@ -68,10 +69,13 @@ export interface SeedPage {
   readonly facts: PageFacts;
 }
 
-/** Notes the seed page (listed first) and its links in the site (listed next). */
-export function noteSeedPage(seed: SeedAnswer, findings: Findings): SeedPage {
+/**
+ * Notes the seed page (listed first) and its links in the site (listed next). A page whose
+ * links cannot be read within the limits (page-links-pool.ts) is listed with none.
+ */
+export async function noteSeedPage(seed: SeedAnswer, findings: Findings, readLinks: PageLinksReader, signal: AbortSignal, log: Logger): Promise<SeedPage> {
   const { page } = seed;
-  const facts: PageFacts = isHtml(page.contentType) ? readPage(page.text().text, page.finalUrl) : { links: [] };
+  const facts = isHtml(page.contentType) ? await seedFacts(page, readLinks, signal, log) : { links: [] };
   const url = cleanUrl(page.finalUrl) ?? seed.seedUrl.href;
   findings.notePage(url, facts);
   const found: Found = { link: { url, ...(facts.title ? { title: facts.title } : {}) }, key: urlKey(url) };
@@ -79,4 +83,14 @@ export function noteSeedPage(seed: SeedAnswer, findings: Findings): SeedPage {
   findings.note(found);
   findings.sources.home = findings.inSiteLinks(facts);
   return { url, facts };
+}
+
+async function seedFacts(page: FetchResult, readLinks: PageLinksReader, signal: AbortSignal, log: Logger): Promise<PageFacts> {
+  try {
+    return await readLinks(page.text().text, page.finalUrl, signal);
+  } catch (error) {
+    if (signal.aborted) throw error;
+    log.info({ code: errorCode(error) }, `the seed page's links were not read: ${error instanceof Error ? error.message : String(error)}`);
+    return { links: [] };
+  }
 }

@@ -9,7 +9,7 @@ import type { Logger } from '../../pipeline/runtime/log.js';
 import { mapBounded } from '../../pipeline/runtime/bounded.js';
 import { isHtml, type BudgetFetch, type MapBudget } from './map-budget.js';
 import type { Findings, Found } from './map-found.js';
-import { readPage } from './page-links.js';
+import type { PageLinksReader } from './page-links-pool.js';
 import type { RobotsPolicy } from './robots.js';
 import { cleanUrl, urlKey } from './urls.js';
 
@@ -29,6 +29,8 @@ export interface WalkDeps {
   readonly log: Logger;
   readonly findings: Findings;
   readonly limits: WalkLimits;
+  /** How a walked page's links are read (page-links-pool.ts); a page that cannot be read is not walked. */
+  readonly readLinks: PageLinksReader;
 }
 
 export interface WalkStart {
@@ -84,7 +86,7 @@ async function walkPage(url: string, deps: WalkDeps): Promise<Found[] | null> {
   try {
     const res = await deps.fetch(url, limits.pageTimeoutMs, { maxBytes: limits.pageMaxBytes, html: true });
     if (res.statusCode < 200 || res.statusCode >= 300 || !isHtml(res.contentType)) return null;
-    const facts = readPage(res.text().text, res.finalUrl);
+    const facts = await deps.readLinks(res.text().text, res.finalUrl, deps.budget.signal);
     findings.notePage(cleanUrl(url) ?? url, facts);
     const final = cleanUrl(res.finalUrl);
     if (final) findings.notePage(final, facts);

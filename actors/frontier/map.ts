@@ -28,6 +28,7 @@
  */
 import type { Logger } from '../../pipeline/runtime/log.js';
 import type { HttpFetcher } from '../../pipeline/runtime/net/http.js';
+import { inThreadPageLinks, type PageLinksReader } from './page-links-pool.js';
 import { fetchWithin, startBudget, type MapBudget } from './map-budget.js';
 import { Findings } from './map-found.js';
 import { noteSeedPage, readSeed, type SeedAnswer } from './map-seed.js';
@@ -76,6 +77,8 @@ export const DEFAULT_DISCOVERY_LIMITS: DiscoveryLimits = {
 export interface DiscoveryDeps {
   readonly http: HttpFetcher;
   readonly log: Logger;
+  /** How a page's links are read (page-links-pool.ts: heavy markup off this thread); default: on this thread. */
+  readonly readLinks?: PageLinksReader;
   readonly limits?: Partial<DiscoveryLimits>;
   readonly now?: () => number;
 }
@@ -101,12 +104,13 @@ export async function discoverSite(seed: string, options: MapOptions, deps: Disc
     const fetch = fetchWithin(http, budget);
     const start = await readSeed(seed, { http, fetch, remaining: budget.remaining, log }, signal);
     const findings = findingsFor(start, options, limits, budget);
-    const seedPage = noteSeedPage(start, findings);
+    const readLinks = deps.readLinks ?? inThreadPageLinks;
+    const seedPage = await noteSeedPage(start, findings, readLinks, budget.signal, log);
     const [sitemapsRead, pagesWalked] = await Promise.all([
       options.ignoreSitemap ? 0 : readSitemaps(listedSitemaps(start), { fetch, budget, log, findings, limits, site: start.site, includeSubdomains: options.includeSubdomains }),
       walkLinks(
         { host: start.finalUrl.host, robots: start.robots, seedUrl: seedPage.url, links: seedPage.facts.links.map((l) => l.url) },
-        { fetch, budget, log, findings, limits },
+        { fetch, budget, log, findings, limits, readLinks },
       ),
     ]);
     const { links, titles } = findings.merge();

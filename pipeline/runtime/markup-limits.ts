@@ -77,3 +77,28 @@ function indexOfEndTag(text: string, name: string, from: number): number {
   return -1;
 }
 
+/**
+ * Markup read off the caller's thread (in a worker of the reader's pool) rather than on it: over
+ * OFF_THREAD_PAGE_BYTES, or holding more than OFF_THREAD_PAGE_TAGS `<`. Parsing is linear but not
+ * cheap: a 13 MB page of 550,000 links held the service's thread for 20 s, every other request
+ * waiting; 5 MB and 200,000 links, 9 s. No page of the corpus is past either (at most 1.6 MB and
+ * 19,629 `<`). The parser (actors/parser/document/build.ts), the map's page reader
+ * (actors/frontier/page-links-pool.ts) and the site readers hold to the same line.
+ */
+export const OFF_THREAD_PAGE_BYTES = 4 * 1024 * 1024;
+export const OFF_THREAD_PAGE_TAGS = 40_000;
+/** Smaller markup is not counted: it cannot hold OFF_THREAD_PAGE_TAGS tags. */
+const COUNTED_FROM = OFF_THREAD_PAGE_TAGS * 4;
+
+/** Whether markup (bytes, or text: then its length in UTF-16 units) is to be read off the caller's thread. */
+export function readsOffThread(markup: Buffer | string): boolean {
+  if (markup.length > OFF_THREAD_PAGE_BYTES) return true;
+  if (markup.length < COUNTED_FROM) return false;
+  let tags = 0;
+  if (typeof markup === 'string') {
+    for (let at = markup.indexOf('<'); at >= 0; at = markup.indexOf('<', at + 1)) if (++tags > OFF_THREAD_PAGE_TAGS) return true;
+  } else {
+    for (let at = markup.indexOf(0x3c); at >= 0; at = markup.indexOf(0x3c, at + 1)) if (++tags > OFF_THREAD_PAGE_TAGS) return true;
+  }
+  return false;
+}

@@ -13,6 +13,7 @@
  */
 import type { CheerioAPI } from 'cheerio';
 import { AppError } from '../../../pipeline/runtime/errors.js';
+import { readsOffThread } from '../../../pipeline/runtime/markup-limits.js';
 import type { ExtractionPlan } from '../../../pipeline/structured/plan.js';
 import { readPage, type PageReading } from '../page-data/index.js';
 import { type DocumentKind, MEDIA_TYPE_OF, isUndeclared, kindOfFilename, kindOfMediaType, magicKind, mediaTypeOf, sniffKind } from './detect.js';
@@ -24,29 +25,13 @@ import type { DocumentInput, DocumentOptions, ScrapeDocument } from './types.js'
 
 /**
  * A fetched HTML or text page is read by the reader's `readPage` (the parser's document
- * workers, within their time and memory limits) rather than on the caller's thread when it
- * is larger than OFF_THREAD_PAGE_BYTES or holds more than OFF_THREAD_PAGE_TAGS `<`, with the
- * links and the `json` format's reading of the page (`hooks.extraction`) read there too. Parsing is linear but not cheap: a 13 MB
- * page of 550,000 links held the service's thread for 20 s, every other request waiting; 5 MB
- * and 200,000 links, 9 s. No page of the corpus is past either (at most 1.6 MB and 19,629 `<`):
- * a worker reads a page slower than the warm thread (its code is cold), and starting one costs
- * more than an ordinary page, so ordinary pages stay here.
+ * workers, within their time and memory limits) rather than on the caller's thread when it is
+ * heavy markup (pipeline/runtime/markup-limits.ts `readsOffThread`: over 4 MiB or 40,000 `<`),
+ * with the links and the `json` format's reading of the page (`hooks.extraction`) read there
+ * too. A worker reads a page slower than the warm thread (its code is cold), and starting one
+ * costs more than an ordinary page, so ordinary pages stay here.
  */
-export const OFF_THREAD_PAGE_BYTES = 4 * 1024 * 1024;
-export const OFF_THREAD_PAGE_TAGS = 40_000;
-/** Smaller pages are not counted: they cannot hold OFF_THREAD_PAGE_TAGS tags. */
-const COUNTED_FROM_BYTES = OFF_THREAD_PAGE_TAGS * 4;
-
-/** Whether a page is to be read off the caller's thread (OFF_THREAD_PAGE_BYTES, OFF_THREAD_PAGE_TAGS). */
-export function readsOffThread(bytes: Buffer): boolean {
-  if (bytes.length > OFF_THREAD_PAGE_BYTES) return true;
-  if (bytes.length < COUNTED_FROM_BYTES) return false;
-  let tags = 0;
-  for (let at = bytes.indexOf(0x3c); at >= 0; at = bytes.indexOf(0x3c, at + 1)) {
-    if (++tags > OFF_THREAD_PAGE_TAGS) return true;
-  }
-  return false;
-}
+export { OFF_THREAD_PAGE_BYTES, OFF_THREAD_PAGE_TAGS, readsOffThread } from '../../../pipeline/runtime/markup-limits.js';
 
 /** Documents read without a reader of the caller's: on its thread, under the default limits. */
 const IN_THREAD = inThreadReader(DEFAULT_DOCUMENT_LIMITS);

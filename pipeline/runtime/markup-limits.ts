@@ -82,8 +82,9 @@ function indexOfEndTag(text: string, name: string, from: number): number {
  * OFF_THREAD_PAGE_BYTES, or holding more than OFF_THREAD_PAGE_TAGS `<`. Parsing is linear but not
  * cheap: a 13 MB page of 550,000 links held the service's thread for 20 s, every other request
  * waiting; 5 MB and 200,000 links, 9 s. No page of the corpus is past either (at most 1.6 MB and
- * 19,629 `<`). The parser (actors/parser/document/build.ts), the map's page reader
- * (actors/frontier/page-links-pool.ts) and the site readers hold to the same line.
+ * 19,629 `<`). The parser (actors/parser/document/build.ts) and the map's page reader
+ * (actors/frontier/page-links-pool.ts) hold to this line; the site readers, which read on the
+ * caller's thread, do not read a page of more than MAX_HTML_TAGS at all (pipeline/intel/site/limits.ts).
  */
 export const OFF_THREAD_PAGE_BYTES = 4 * 1024 * 1024;
 export const OFF_THREAD_PAGE_TAGS = 40_000;
@@ -93,12 +94,16 @@ const COUNTED_FROM = OFF_THREAD_PAGE_TAGS * 4;
 /** Whether markup (bytes, or text: then its length in UTF-16 units) is to be read off the caller's thread. */
 export function readsOffThread(markup: Buffer | string): boolean {
   if (markup.length > OFF_THREAD_PAGE_BYTES) return true;
-  if (markup.length < COUNTED_FROM) return false;
+  return markup.length >= COUNTED_FROM && tagsOver(markup, OFF_THREAD_PAGE_TAGS);
+}
+
+/** Whether markup holds more than `max` `<` (a tag's start, or a stray one: an upper bound on its tags), counted up to max + 1. */
+export function tagsOver(markup: Buffer | string, max: number): boolean {
   let tags = 0;
   if (typeof markup === 'string') {
-    for (let at = markup.indexOf('<'); at >= 0; at = markup.indexOf('<', at + 1)) if (++tags > OFF_THREAD_PAGE_TAGS) return true;
+    for (let at = markup.indexOf('<'); at >= 0; at = markup.indexOf('<', at + 1)) if (++tags > max) return true;
   } else {
-    for (let at = markup.indexOf(0x3c); at >= 0; at = markup.indexOf(0x3c, at + 1)) if (++tags > OFF_THREAD_PAGE_TAGS) return true;
+    for (let at = markup.indexOf(0x3c); at >= 0; at = markup.indexOf(0x3c, at + 1)) if (++tags > max) return true;
   }
   return false;
 }

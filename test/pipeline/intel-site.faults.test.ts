@@ -5,7 +5,7 @@
  */
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { readCompany } from '../../pipeline/intel/site/company.js';
-import { MAX_HTML_CHARS } from '../../pipeline/intel/site/limits.js';
+import { MAX_HTML_CHARS, MAX_HTML_TAGS } from '../../pipeline/intel/site/limits.js';
 import { readPosts } from '../../pipeline/intel/site/posts.js';
 import { readProducts } from '../../pipeline/intel/site/products.js';
 import { siteOf } from '../../pipeline/intel/site/site.js';
@@ -67,6 +67,20 @@ describe('pipeline/intel/site faults', () => {
     expect((error as Error).message).toContain('too large or too deeply nested to read');
     expect(parsing.pages).toBe(parsedBefore); // never handed to the HTML parser
     expect(asked).toEqual([`${deep.origin}/`]);
+  });
+
+  it(`a home page of more than ${MAX_HTML_TAGS} tags is refused before it is parsed: its tree would be built on the service's thread`, async () => {
+    const body = `<html><body>${'<a href="/x">x</a>'.repeat(MAX_HTML_TAGS / 2 + 1)}</body></html>`;
+    expect(body.length).toBeLessThan(MAX_HTML_CHARS); // its tags alone refuse it
+    const many = await site(() => html(body));
+    const parsedBefore = parsing.pages;
+    const error = await readCompany(many.origin, { contacts: true, read, now }).catch((e: unknown) => e);
+    expect(hasCode(error, 'site_unreachable')).toBe(true);
+    expect(parsing.pages).toBe(parsedBefore);
+    // Just within the limit, it is read.
+    const within = await site(() => html(`<html><head><title>Acme</title></head><body>${'<a href="/x">x</a>'.repeat(MAX_HTML_TAGS / 2 - 10)}</body></html>`));
+    await readCompany(within.origin, { contacts: false, read, now }).catch(() => undefined);
+    expect(parsing.pages).toBeGreaterThan(parsedBefore);
   });
 
   it('a partly readable site answers what it found, naming what it could not read', async () => {

@@ -16,9 +16,9 @@
  *   not the site's (the request aborted, no worker) throw and end the call.
  */
 import { depthOver } from '../../runtime/json-limits.js';
-import { markupDepthOver } from '../../runtime/markup-limits.js';
+import { markupDepthOver, tagsOver } from '../../runtime/markup-limits.js';
 import { decodeBody, detectCharset } from '../../runtime/net/charset.js';
-import { MAX_HTML_CHARS, MAX_HTML_DEPTH, MAX_JSON_CHARS, MAX_JSON_DEPTH, MAX_XML_CHARS, MAX_XML_DEPTH } from './limits.js';
+import { MAX_HTML_CHARS, MAX_HTML_DEPTH, MAX_HTML_TAGS, MAX_JSON_CHARS, MAX_JSON_DEPTH, MAX_XML_CHARS, MAX_XML_DEPTH } from './limits.js';
 
 export interface ReadResult {
   /** The final URL, after redirects. */
@@ -189,9 +189,9 @@ export class SiteReader {
   }
 }
 
-/** Whether an answer is HTML the readers may load: declared or sniffed HTML, within MAX_HTML_CHARS and MAX_HTML_DEPTH. */
+/** Whether an answer is HTML the readers may load: declared or sniffed HTML, within MAX_HTML_CHARS, MAX_HTML_TAGS and MAX_HTML_DEPTH. */
 export function readableHtml(page: ReadResult): boolean {
-  return looksHtml(page) && page.body.length <= MAX_HTML_CHARS && !markupDepthOver(page.body, MAX_HTML_DEPTH, true);
+  return looksHtml(page) && page.body.length <= MAX_HTML_CHARS && !tagsOver(page.body, MAX_HTML_TAGS) && !markupDepthOver(page.body, MAX_HTML_DEPTH, true);
 }
 
 /**

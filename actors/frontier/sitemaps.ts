@@ -21,6 +21,12 @@ import { nextStop, replaceThroughLast, throughLast } from '../../pipeline/runtim
 
 /** sitemaps.org's limit for one sitemap file, uncompressed. */
 export const SITEMAP_MAX_BYTES = 50 * 1024 * 1024;
+/**
+ * sitemaps.org's limit of entries in one file (URLs of a urlset, sitemaps of an index): the
+ * entries after it are not read (as search engines do not). A file is read on the frontier's
+ * thread, ~4 µs an entry: 44 MB of 840,000 URLs took 3.4 s, and a map reads up to 100 files.
+ */
+export const SITEMAP_MAX_ENTRIES = 50_000;
 
 export interface SitemapEntry {
   readonly url: string;
@@ -139,14 +145,18 @@ function child(block: Block, tag: string): string | undefined {
   return text || undefined;
 }
 
-/** The bodies of the `<prefix:tag>…</prefix:tag>` elements in `xml`; an unclosed one runs to the next opening. */
+/**
+ * The bodies of the first SITEMAP_MAX_ENTRIES `<prefix:tag>…</prefix:tag>` elements in `xml`;
+ * an unclosed one runs to the next opening.
+ */
 function blocks(xml: string, tag: string): Block[] {
   const open = new RegExp(`<(?:[\\w.-]+:)?${tag}(?:\\s[^>]*)?>`, 'gi');
   const starts: { index: number; end: number }[] = [];
   const tags = throughLastGt(xml);
-  for (let m = open.exec(tags); m; m = open.exec(tags)) starts.push({ index: m.index, end: m.index + m[0].length });
+  // One opening past the limit, where the last element read ends.
+  for (let m = open.exec(tags); m && starts.length <= SITEMAP_MAX_ENTRIES; m = open.exec(tags)) starts.push({ index: m.index, end: m.index + m[0].length });
   const close = new RegExp(`</(?:[\\w.-]+:)?${tag}\\s*>`, 'i');
-  return starts.map((start, i) => {
+  return starts.slice(0, SITEMAP_MAX_ENTRIES).map((start, i) => {
     const next = starts[i + 1]?.index;
     const body = xml.slice(start.end, next ?? xml.length);
     const closed = close.exec(body);
@@ -292,7 +302,7 @@ function parseFeed(xml: string, atom: boolean): SitemapEntry[] {
 
 function parseText(text: string): SitemapEntry[] {
   const out: SitemapEntry[] = [];
-  for (const line of text.split(/\r\n|\r|\n/)) {
+  for (const line of text.split(/\r\n|\r|\n/, SITEMAP_MAX_ENTRIES)) {
     const url = httpUrl(line);
     if (url) out.push({ url });
   }

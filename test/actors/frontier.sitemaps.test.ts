@@ -1,7 +1,7 @@
 import { gzipSync } from 'node:zlib';
 import iconv from 'iconv-lite';
 import { describe, expect, it } from 'vitest';
-import { parseSitemap, sitemapText, xmlText } from '../../actors/frontier/sitemaps.js';
+import { parseSitemap, SITEMAP_MAX_ENTRIES, sitemapText, xmlText } from '../../actors/frontier/sitemaps.js';
 
 const urls = (text: string) => parseSitemap(text).urls.map((u) => u.url);
 
@@ -73,6 +73,21 @@ describe('actors/frontier/sitemaps', () => {
       { url: 'https://example.com/a', title: 'Entry A' },
       { url: 'https://example.com/b', title: 'Entry B' },
     ]);
+  });
+
+  it(`reads at most ${SITEMAP_MAX_ENTRIES} entries of a file, as sitemaps.org allows one: urlset, index, feed, text, unclosed`, () => {
+    const count = SITEMAP_MAX_ENTRIES + 10_000;
+    const many = (make: (i: number) => string) => Array.from({ length: count }, (_, i) => make(i)).join('');
+    const urlset = parseSitemap(`<urlset>${many((i) => `<url><loc>https://e.com/${i}</loc></url>`)}</urlset>`);
+    expect(urlset.urls).toHaveLength(SITEMAP_MAX_ENTRIES);
+    expect(urlset.urls.at(-1)).toEqual({ url: `https://e.com/${SITEMAP_MAX_ENTRIES - 1}` });
+    expect(parseSitemap(`<sitemapindex>${many((i) => `<sitemap><loc>https://e.com/s${i}.xml</loc></sitemap>`)}</sitemapindex>`).sitemaps).toHaveLength(SITEMAP_MAX_ENTRIES);
+    expect(parseSitemap(`<rss><channel>${many((i) => `<item><link>https://e.com/${i}</link></item>`)}</channel></rss>`).urls).toHaveLength(SITEMAP_MAX_ENTRIES);
+    expect(parseSitemap(many((i) => `https://e.com/${i}\n`)).urls).toHaveLength(SITEMAP_MAX_ENTRIES);
+    // Unclosed entries: each runs to the next opening, the last read to the first one not read.
+    const unclosed = parseSitemap(`<urlset>${many((i) => `<url><loc>https://e.com/${i}`)}`);
+    expect(unclosed.urls).toHaveLength(SITEMAP_MAX_ENTRIES);
+    expect(unclosed.urls.at(-1)).toEqual({ url: `https://e.com/${SITEMAP_MAX_ENTRIES - 1}` });
   });
 
   it('inflates gzip by its magic bytes, whatever the content type, and decodes the XML encoding', () => {

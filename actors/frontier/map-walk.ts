@@ -43,13 +43,30 @@ export interface WalkStart {
   readonly links: readonly string[];
 }
 
+/**
+ * Distinct URLs a walk asks robots.txt about, at most; the others are not walked. Each is
+ * matched against every rule: a robots.txt of 500 KiB of wildcard rules takes 0.75 ms a URL,
+ * and the walk's levels can hold 100,000 links it disallows, so without a bound one map would
+ * hold the thread for a minute. A walk of 25 pages needs far fewer.
+ */
+export const ROBOTS_ASKED_MAX = 1_000;
+
 /** Walks level by level; returns how many pages were fetched. */
 export async function walkLinks(start: WalkStart, deps: WalkDeps): Promise<number> {
   const { limits, budget } = deps;
   const walked = new Set<string>([urlKey(start.seedUrl)]);
+  const asked = new Map<string, boolean>();
   const walkable = (url: string) => {
     const u = new URL(url);
-    return u.host === start.host && !NOT_A_PAGE.test(u.pathname) && !walked.has(urlKey(url)) && start.robots.allows(u);
+    const key = urlKey(url);
+    if (u.host !== start.host || NOT_A_PAGE.test(u.pathname) || walked.has(key)) return false;
+    let allowed = asked.get(key);
+    if (allowed === undefined) {
+      if (asked.size >= ROBOTS_ASKED_MAX) return false;
+      allowed = start.robots.allows(u);
+      asked.set(key, allowed);
+    }
+    return allowed;
   };
   let level = start.links;
   let pagesWalked = 0;

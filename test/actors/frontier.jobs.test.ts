@@ -423,6 +423,28 @@ function jobSuite(makeEngine: () => Engine): void {
     expect((await liveJob(state, id))?.total).toBe(5);
   });
 
+  it('gives the event loop a turn while it asks robots.txt about a page of many links', async () => {
+    const { id, tenant } = await job('crawl', { url: 'https://example.com/', maxDepth: 2, limit: 10_000, respectRobots: true, ignoreSitemap: true });
+    await handleJobEvent(event(tenant, id, 'started'), deps(), signal);
+    let turned = false;
+    const turnedAt: boolean[] = [];
+    robots = {
+      ...ALLOW_ALL,
+      allows: (url) => {
+        // From the first link asked on, a turn of the event loop is waited for.
+        if (turnedAt.length === 0) setImmediate(() => void (turned = true));
+        turnedAt.push(turned);
+        return ALLOW_ALL.allows(url);
+      },
+    };
+    const links = Array.from({ length: 300 }, (_, i) => `https://example.com/p/${i}`);
+    await handleJobEvent(event(tenant, id, 'page', { seq: 1, url: 'https://example.com/', statusCode: 200, credits: 1, links }), deps(), signal);
+    expect(turnedAt).toHaveLength(300);
+    // Asked one link after another with no turn in between, the setImmediate would run only after the last.
+    expect(turnedAt.indexOf(true)).toBeGreaterThan(0);
+    expect(turnedAt.indexOf(true)).toBeLessThanOrEqual(64);
+  });
+
   it("offers a page's links in one state step, a disallowed link after the ones before it, and none once the job is full", async () => {
     robots = robotsFromStatus(200, 'User-agent: *\nDisallow: /private/\n', 'https://example.com/robots.txt');
     const { id, tenant } = await job('crawl', { url: 'https://example.com/', maxDepth: 2, limit: 4, respectRobots: true, maxConcurrency: 50, ignoreSitemap: true });

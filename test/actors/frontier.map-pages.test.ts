@@ -2,14 +2,19 @@
  * actors/frontier/page-links-pool.ts: the map reads a page of heavy markup (over 4 MiB or
  * 40,000 tags) in a worker thread, as this thread would read it, while this thread stays free;
  * a page past the worker's time limit is `file_too_complex`, and a map whose seed page is such
- * a page still answers, with the seed and no links from it. Against a local site.
+ * a page still answers, with the seed and no links from it. Against a local site. And the walk
+ * asks robots.txt about a bounded number of URLs.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handleMapRequested, type MapRequested } from '../../actors/frontier/index.js';
+import { startBudget, type BudgetFetch } from '../../actors/frontier/map-budget.js';
+import { Findings } from '../../actors/frontier/map-found.js';
+import { ROBOTS_ASKED_MAX, walkLinks } from '../../actors/frontier/map-walk.js';
 import { readPage } from '../../actors/frontier/page-links.js';
-import { PageLinksPool, type PageLinksReader } from '../../actors/frontier/page-links-pool.js';
+import { inThreadPageLinks, PageLinksPool, type PageLinksReader } from '../../actors/frontier/page-links-pool.js';
+import { ALLOW_ALL, type RobotsPolicy } from '../../actors/frontier/robots.js';
 import { createLogger } from '../../pipeline/runtime/log.js';
 import { OFF_THREAD_PAGE_BYTES, OFF_THREAD_PAGE_TAGS, readsOffThread } from '../../pipeline/runtime/markup-limits.js';
 import { NetGuard } from '../../pipeline/runtime/net/guard.js';
@@ -103,5 +108,30 @@ describe('actors/frontier/page-links-pool', () => {
     expect([...offThread.urls].sort()).toEqual([...here.urls].sort());
     expect(offThread.urls).toContain(`${origin}/p/20999`);
     expect(offThread.urls).toContain(`${origin}/w/4`);
+  });
+});
+
+describe('actors/frontier/map-walk', () => {
+  it(`asks robots.txt about at most ${ROBOTS_ASKED_MAX} distinct URLs a walk, each once`, async () => {
+    const asked: string[] = [];
+    const robots: RobotsPolicy = { ...ALLOW_ALL, allows: (url) => (asked.push(String(url)), false) };
+    // A level of 5,000 distinct links robots.txt disallows, each linked three times.
+    const distinct = Array.from({ length: 5_000 }, (_, i) => `https://example.com/p/${i}`);
+    const links = [...distinct, ...distinct, ...distinct];
+    const budget = startBudget(Date.now() + 60_000, Date.now, new AbortController().signal);
+    const findings = new Findings({ search: null, limit: 30_000, candidates: 200_000, keep: () => true, onEnough: () => undefined });
+    const fetched: string[] = [];
+    const fetch: BudgetFetch = (url) => (fetched.push(url), Promise.reject(new Error('not fetched')));
+    try {
+      const walked = await walkLinks(
+        { host: 'example.com', robots, seedUrl: 'https://example.com/', links },
+        { fetch, budget, log, findings, limits: { walkPages: 25, walkConcurrency: 4, pageTimeoutMs: 5_000, pageMaxBytes: 2 * 1024 * 1024 }, readLinks: inThreadPageLinks },
+      );
+      expect(walked).toBe(0);
+    } finally {
+      budget.end();
+    }
+    expect(fetched).toEqual([]);
+    expect(asked).toEqual(distinct.slice(0, ROBOTS_ASKED_MAX));
   });
 });

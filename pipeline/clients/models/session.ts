@@ -35,6 +35,7 @@ import type { Logger } from '../../runtime/log.js';
 import type { ModelChoice } from './config.js';
 import { failureError, providerLabel, readFailure, scrub } from './errors.js';
 import { languageModel, OPTIONS_NAMESPACE } from './providers.js';
+import { boundedFetch } from './bounded-fetch.js';
 import { MODEL_BACKOFF, withRetries, type Backoff } from './retry.js';
 import type { JsonSchema } from './schema.js';
 
@@ -92,7 +93,8 @@ export class Session {
     readonly model: ModelChoice,
     readonly options: ModelCallOptions,
   ) {
-    this.sdkModel = languageModel(model, options.fetch);
+    // Every answer's body bounded as it is read (bounded-fetch.ts), whoever's fetch it is.
+    this.sdkModel = languageModel(model, boundedFetch(options.fetch));
     this.timeout = AbortSignal.timeout(options.config.modelTimeoutMs);
     this.signal = options.signal ? AbortSignal.any([this.timeout, options.signal]) : this.timeout;
     this.deadline = this.started + options.config.modelTimeoutMs;

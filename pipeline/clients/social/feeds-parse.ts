@@ -3,7 +3,7 @@
  * RSS 2.0, RSS 1.0 (RDF), Atom 1.0 and JSON Feed 1.0/1.1, each item in one shape.
  *
  * - XML is read by htmlparser2 in XML mode (linear, lenient: a feed with a stray `&` still
- *   reads); a document whose root is not `rss`, `rdf:RDF` or `feed`, or JSON without a
+ *   reads), unless it nests elements deeper than MAX_FEED_DEPTH (counted first); a document whose root is not `rss`, `rdf:RDF` or `feed`, or JSON without a
  *   `https://jsonfeed.org/version/…` version and an `items` list, is not a feed (null).
  * - Element names are matched as the feeds write them: the conventional prefixes `dc:` and
  *   `content:` (RSS), none or `atom:` (Atom). Namespaces are not resolved: feeds that bind
@@ -25,6 +25,7 @@
  */
 import { isTag, type Element, type ParentNode } from 'domhandler';
 import { DomUtils, parseDocument } from 'htmlparser2';
+import { markupDepthOver } from '../../runtime/markup-limits.js';
 import { isoDate, list, record, text } from '../json-shapes.js';
 import { htmlText } from './html-text.js';
 
@@ -50,6 +51,11 @@ export interface ParsedFeed {
   readonly items: readonly FeedItem[];
 }
 
+/** Deepest element nesting of a feed read (an item's fields sit 4 levels down); deeper is not a feed read. */
+export const MAX_FEED_DEPTH = 48;
+/** Deepest element nesting of a page searched for feed links (as the site readers' MAX_HTML_DEPTH). */
+export const MAX_PAGE_DEPTH = 512;
+
 /** Items read from one feed at most (newest come first in practice). */
 export const MAX_ITEMS_PER_FEED = 500;
 /** A date further ahead than this is not believed. */
@@ -62,6 +68,9 @@ export function parseFeed(body: string, feedUrl: string, nowMs = Date.now()): Pa
   const start = body.replace(/^\uFEFF/, '').trimStart();
   if (start.startsWith('{')) return jsonFeed(start, feedUrl, nowMs);
   if (!start.startsWith('<')) return null;
+  // Counted before any tree is built: htmlparser2's tree costs the square of the depth, and
+  // walking a deep one overflows the stack (a feed 100,000 elements deep: 25 s, then a 500).
+  if (markupDepthOver(start, MAX_FEED_DEPTH, false)) return null;
   const root = elements(parseDocument(start, { xmlMode: true }))[0];
   if (!root) return null;
   if (root.name === 'rss') return rssFeed(root, feedUrl, nowMs);
@@ -72,6 +81,7 @@ export function parseFeed(body: string, feedUrl: string, nowMs = Date.now()): Pa
 
 /** The feeds a page links to as alternates, resolved, each once. */
 export function feedLinks(html: string, pageUrl: string): string[] {
+  if (markupDepthOver(html, MAX_PAGE_DEPTH, true)) return [];
   const links = DomUtils.findAll((el) => el.name === 'link' && tokens(el.attribs.rel).includes('alternate'), parseDocument(html).children);
   const typed = (types: readonly string[]) =>
     links.filter((el) => types.includes((el.attribs.type ?? '').split(';')[0]?.trim().toLowerCase() ?? '')).map((el) => resolved(el.attribs.href, pageUrl));

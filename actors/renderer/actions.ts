@@ -23,6 +23,8 @@
 import type { Page } from 'playwright-core';
 import { AppError } from '../../pipeline/runtime/errors.js';
 import { CAPTCHA_CHECKBOX_SELECTOR, CAPTCHA_FRAME_SELECTOR, type ScrapeOptions } from '../../schemas/api/scrape-options.js';
+import { depthOver } from '../../pipeline/runtime/json-limits.js';
+import { pageHtml } from './dom.js';
 import { screenshot } from './screenshot.js';
 
 export type Action = NonNullable<ScrapeOptions['actions']>[number];
@@ -43,17 +45,44 @@ export const DEFAULT_CAPTCHA_TIMEOUT_MS = 8000;
 /** Time kept back from an action's wait to answer its failure before the render's timeout. */
 export const ANSWER_MARGIN_MS = 1000;
 
-function typeOf(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'array';
-  return typeof value;
-}
+/**
+ * The longest value a script may return, as JSON, in characters, and its deepest nesting: it
+ * crosses the browser pipe, then the bus, in the answer. A script returning `"x".repeat(3e8)`
+ * held the service's thread 7.5 s and 1.9 GB while it crossed whole.
+ */
+export const SCRIPT_RETURN_MAX_CHARS = 1024 * 1024;
+export const SCRIPT_RETURN_MAX_DEPTH = 64;
 
-/** Runs a caller's script in the page and returns its value (serializable values only). */
+/**
+ * Runs a caller's script in the page and returns its value: written as JSON in the page, and
+ * only brought over when it is within SCRIPT_RETURN_MAX_CHARS (a value JSON cannot write, or a
+ * longer or deeper one, fails the action). A value JSON has no form for (a function,
+ * `undefined`) is null.
+ */
 export async function runScript(page: Page, script: string): Promise<JavascriptReturn> {
   const source = /\breturn\b/.test(script) ? `(async () => {\n${script}\n})()` : script;
-  const value: unknown = await page.evaluate(source);
-  return { type: typeOf(value), value: value === undefined ? null : value };
+  const handle = await page.evaluateHandle(source);
+  let written: { type: string; json?: string; chars?: number; error?: string };
+  try {
+    written = await handle.evaluate((value: unknown, max: number) => {
+      const type = value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value;
+      let json: string | undefined;
+      try {
+        json = JSON.stringify(value);
+      } catch (error) {
+        return { type, error: error instanceof Error ? error.message : String(error) };
+      }
+      if (json === undefined) return { type, json: 'null' };
+      return json.length > max ? { type, chars: json.length } : { type, json };
+    }, SCRIPT_RETURN_MAX_CHARS);
+  } finally {
+    await handle.dispose().catch(() => undefined);
+  }
+  if (written.error !== undefined) throw new Error(`the script's value cannot be written as JSON (${written.error})`);
+  if (written.json === undefined) throw new Error(`the script's value is ${written.chars} characters as JSON, over this service's limit of ${SCRIPT_RETURN_MAX_CHARS}`);
+  const value: unknown = JSON.parse(written.json);
+  if (depthOver(value, SCRIPT_RETURN_MAX_DEPTH)) throw new Error(`the script's value nests deeper than ${SCRIPT_RETURN_MAX_DEPTH} levels`);
+  return { type: written.type, value };
 }
 
 async function scroll(page: Page, direction: 'up' | 'down', selector: string | undefined): Promise<void> {
@@ -98,7 +127,7 @@ async function runOne(page: Page, action: Action, results: ActionResults): Promi
       results.javascriptReturns.push(await runScript(page, action.script));
       return;
     case 'scrape':
-      results.scrapes.push({ url: page.url(), html: await page.content() });
+      results.scrapes.push({ url: page.url(), html: await pageHtml(page) });
       return;
     case 'captchaCheckbox':
       return captchaCheckbox(page, action, results);

@@ -1,5 +1,6 @@
 /** actors/renderer/actions: the scrape `actions`, run in order on the rendered page. */
 import { describe, expect, it } from 'vitest';
+import { SCRIPT_RETURN_MAX_CHARS, SCRIPT_RETURN_MAX_DEPTH } from '../../actors/renderer/actions.js';
 import { hasChromium, useRenderer } from '../helpers/renderer.js';
 
 describe.skipIf(!hasChromium)('actors/renderer/actions', () => {
@@ -63,5 +64,27 @@ describe.skipIf(!hasChromium)('actors/renderer/actions', () => {
     const script = await rig.failed(rig.site.url('/reveal'), { actions: [{ type: 'executeJavascript', script: 'throw new Error("boom")' }] });
     expect(script.errorCode).toBe('action_failed');
     expect(script.errorMessage).toMatch(/^action 0 \(executeJavascript\) failed: .*boom/);
+  });
+
+  it(`brings a script's value over as JSON within ${SCRIPT_RETURN_MAX_CHARS} characters and ${SCRIPT_RETURN_MAX_DEPTH} levels; a longer, deeper or circular one fails the action`, async () => {
+    const { extras } = await rig.rendered(rig.site.url('/form'), {
+      actions: [
+        { type: 'executeJavascript', script: 'return undefined' },
+        { type: 'executeJavascript', script: 'return { at: new Date(0), n: NaN, f: () => 1 }' },
+      ],
+    });
+    expect(extras.actions.javascriptReturns).toEqual([
+      { type: 'undefined', value: null },
+      { type: 'object', value: { at: '1970-01-01T00:00:00.000Z', n: null } },
+    ]);
+    for (const [script, message] of [
+      [`return "x".repeat(${SCRIPT_RETURN_MAX_CHARS})`, /is \d+ characters as JSON, over this service's limit of 1048576$/],
+      ['const o = {}; o.self = o; return o', /cannot be written as JSON/],
+      [`let o = []; for (let i = 0; i < ${SCRIPT_RETURN_MAX_DEPTH + 1}; i++) o = [o]; return o`, /nests deeper than 64 levels$/],
+    ] as const) {
+      const reply = await rig.failed(rig.site.url('/form'), { actions: [{ type: 'executeJavascript', script }] });
+      expect(reply.errorCode, script).toBe('action_failed');
+      expect(reply.errorMessage, script).toMatch(message);
+    }
   });
 });

@@ -1,6 +1,6 @@
 /** actors/renderer/dom: reading a rendered page's DOM without Playwright's injected script. */
 import { describe, expect, it } from 'vitest';
-import { readDom } from '../../actors/renderer/dom.js';
+import { readDom, RENDERED_HTML_MAX_CHARS } from '../../actors/renderer/dom.js';
 import { hasChromium, useRenderer } from '../helpers/renderer.js';
 
 describe.skipIf(!hasChromium)('actors/renderer/dom', () => {
@@ -22,6 +22,18 @@ describe.skipIf(!hasChromium)('actors/renderer/dom', () => {
       // No session: read by page.content().
       await page.goto(`data:text/html,${encodeURIComponent(plain)}`);
       expect(await readDom(page, () => Promise.reject(new Error('no session')))).toBe(await page.content());
+    }, rig.signal);
+  });
+
+  it(`answers a page whose DOM is over ${RENDERED_HTML_MAX_CHARS} characters content_too_large, its HTML left in the page, with or without a session`, async () => {
+    await rig.open.withContext({}, async (context) => {
+      const page = await context.newPage();
+      await page.goto(`data:text/html,${encodeURIComponent('<p>x</p>')}`);
+      await page.evaluate((n) => void (document.body.textContent = 'x'.repeat(n)), RENDERED_HTML_MAX_CHARS);
+      for (const session of [() => context.newCDPSession(page), () => Promise.reject(new Error('no session'))]) {
+        const error = await readDom(page, session).then(() => null, (e: unknown) => e);
+        expect(error).toMatchObject({ code: 'content_too_large', message: expect.stringMatching(/^the rendered page is \d+ characters of HTML, over this service's limit of 15728640$/) });
+      }
     }, rig.signal);
   });
 });

@@ -50,6 +50,17 @@ describe('actors/parser/document (HTML)', () => {
     expect(md).not.toMatch(/\n{3,}(?![^`]*```)/);
   });
 
+  it("writes a table in a data table's cell as words of that cell, at any depth, in linear time", async () => {
+    const inner = '<table><tr><td>x|y</td><td>z</td></tr><tr><td>1</td><td>2</td></tr></table>';
+    const doc = await page(`<body><article><table><tr><th>Name</th><th>Parts</th></tr><tr><td>kit</td><td>${inner}</td></tr></table><p>${PROSE}</p></article></body>`);
+    expect(doc.markdown).toContain('| Name | Parts |\n| --- | --- |\n| kit | x\\|y z 1 2 |');
+    // 300 tables, each in the last cell of the one around it: each level's pipes were escaped again by the next (276 KB of markdown from 13 KB).
+    const deep = `${'<table><tr><td>a</td><td>'.repeat(300)}x${'</td></tr></table>'.repeat(300)}`;
+    const md = (await page(`<body>${deep}</body>`, { onlyMainContent: false })).markdown ?? '';
+    expect(md.length).toBeLessThan(1_000);
+    expect(md).toMatch(/^\| a \| (a ){299}x \|\n\| --- \| --- \|$/);
+  });
+
   it('keeps a link that wraps blocks on one line', async () => {
     const doc = await page(`<body><a href="/card"><h3>Card title</h3><p>Card blurb</p></a><p>${PROSE}</p></body>`, { onlyMainContent: false });
     expect(doc.markdown).toMatch(/^\[Card title Card blurb\]\(https:\/\/example\.com\/card\)/);

@@ -14,7 +14,7 @@ import { addressFromText, foundingYear, headcountFromText, legalName } from '../
 import { parseSitemap, robotsSitemaps } from '../../pipeline/intel/site/sitemap.js';
 import { jsonDepthOver, parseJson, readableHtml, xmlDepthOver } from '../../pipeline/intel/site/read.js';
 import { markupDepthOver } from '../../pipeline/runtime/markup-limits.js';
-import { MAX_HTML_DEPTH } from '../../pipeline/intel/site/limits.js';
+import { MAX_HTML_DEPTH, MAX_SITEMAP_URLS } from '../../pipeline/intel/site/limits.js';
 import { visibleText } from '../../pipeline/intel/site/html.js';
 import { fromMinorUnits, priceNumber } from '../../pipeline/intel/site/product.js';
 import { parseAmount } from '../../pipeline/intel/site/things.js';
@@ -131,6 +131,11 @@ describe('pipeline/intel/site parsing within bounds', () => {
     expect(set.urls).toEqual([{ url: 'https://x.com/a', lastmod: '2024-01-02' }, { url: 'https://x.com/c?a=1&b=2', lastmod: null }]);
     expect(parseSitemap('<sitemapindex><sitemap><loc>https://x.com/s1.xml</loc></sitemap></sitemapindex>').sitemaps).toEqual(['https://x.com/s1.xml']);
     expect(robotsSitemaps('User-agent: *\nSITEMAP: https://x.com/s.xml\nsitemap:https://x.com/t.xml\n')).toEqual(['https://x.com/s.xml', 'https://x.com/t.xml']);
+    // Full at MAX_SITEMAP_URLS: the rest of the file is not read (a sitemap listed after them included).
+    const urls = Array.from({ length: MAX_SITEMAP_URLS + 10 }, (_, i) => `<url><loc>https://x.com/u/${i}</loc></url>`).join('');
+    const full = parseSitemap(`<urlset>${urls}<sitemap><loc>https://x.com/late.xml</loc></sitemap></urlset>`);
+    expect(full.urls).toHaveLength(MAX_SITEMAP_URLS);
+    expect(full.sitemaps).toEqual([]);
   });
 
   it('refuses JSON and XML nested past the caps, without recursion', () => {

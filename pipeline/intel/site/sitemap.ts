@@ -7,7 +7,7 @@
  *   caller's preference: `product` sitemaps for a store, `post` ones for a blog), at most
  *   SITEMAPS_MAX files in all. Gzipped sitemaps (`.gz`) are skipped: the read path answers text.
  * - How: htmlparser2's tokenizer in XML mode, streamed (no tree), linear; each `<url>`'s `<loc>`
- *   and `<lastmod>`, each `<sitemap>`'s `<loc>`; at most MAX_SITEMAP_URLS entries a file; only
+ *   and `<lastmod>`, each `<sitemap>`'s `<loc>`; at most MAX_SITEMAP_URLS entries a file (the rest is not read); only
  *   http(s) URLs on the site are kept. Namespace prefixes are ignored.
  */
 import { Parser } from 'htmlparser2';
@@ -68,6 +68,8 @@ export function parseSitemap(xml: string): ParsedSitemap {
           if (url && entry === 'url' && urls.length < MAX_SITEMAP_URLS) urls.push({ url, lastmod: lastmod.trim() || null });
           if (url && entry === 'sitemap' && sitemaps.length < MAX_SITEMAP_URLS) sitemaps.push(url);
           entry = null;
+          // Full: the rest of the file is not read (a file of 200,000 URLs held the thread over a second).
+          if (urls.length >= MAX_SITEMAP_URLS || sitemaps.length >= MAX_SITEMAP_URLS) parser.pause();
         }
       },
     },

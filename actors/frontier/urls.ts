@@ -8,7 +8,8 @@
  *   parameters removed (`utm_*`, `gclid`, `fbclid`, …) and session ids removed (the path
  *   parameter `;jsessionid=…`, query parameters `PHPSESSID`, `jsessionid`, `sessionid`,
  *   `ASPSESSIONID…`, … and `sid` when its value is a token: `isSessionParam`): both name a
- *   visit, never a page, and a site hands out new ones on every view. Null for anything else.
+ *   visit, never a page, and a site hands out new ones on every view. Null for anything else,
+ *   and for a URL over MAX_URL_LENGTH characters.
  * - `urlKey` is the dedupe key of a cleaned URL: it further ignores the scheme, a leading
  *   `www.`, a trailing slash and the order of the query parameters.
  * - `siteOf` / `inSite`: a site is a host name with `www.` taken off; a URL is in the site
@@ -85,16 +86,25 @@ export interface UrlIdentity {
   readonly host: string;
 }
 
+/**
+ * The longest URL the frontier holds, in characters (the ref and the URL it makes): servers
+ * refuse longer request lines (8 KiB is common), sitemaps.org allows 2,048. Each held URL is
+ * kept in the job's state, keyed, compared and fetched; a page of 100 links of 100 KB each held
+ * a crawl's thread over a second.
+ */
+export const MAX_URL_LENGTH = 8 * 1024;
+
 function parse(ref: string, base?: string): URL | null {
+  if (ref.length > MAX_URL_LENGTH * 2) return null;
   const trimmed = ref.trim();
-  if (!trimmed || trimmed.startsWith('#')) return null;
+  if (!trimmed || trimmed.startsWith('#') || trimmed.length > MAX_URL_LENGTH) return null;
   let url: URL;
   try {
     url = base === undefined ? new URL(trimmed) : new URL(trimmed, base);
   } catch {
     return null;
   }
-  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || !url.hostname) return null;
+  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || !url.hostname || url.href.length > MAX_URL_LENGTH) return null;
   url.hash = '';
   url.username = '';
   url.password = '';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cleanUrl, hostInSite, identify, inSite, isSessionParam, isTrackingParam, siteOf, UrlSet, urlKey } from '../../actors/frontier/urls.js';
+import { cleanUrl, hostInSite, identify, inSite, isSessionParam, isTrackingParam, MAX_URL_LENGTH, siteOf, UrlSet, urlKey } from '../../actors/frontier/urls.js';
 
 describe('actors/frontier/urls', () => {
   it('cleans a URL: fragment, credentials, default port, host case and tracking parameters go', () => {
@@ -12,6 +12,15 @@ describe('actors/frontier/urls', () => {
     }
     expect(isTrackingParam('utm_campaign')).toBe(true);
     expect(isTrackingParam('page')).toBe(false);
+  });
+
+  it(`holds no URL over ${MAX_URL_LENGTH} characters, as written or once resolved`, () => {
+    const path = (n: number) => `/p?q=${'x'.repeat(n)}`;
+    const fits = `https://example.com${path(MAX_URL_LENGTH - 'https://example.com/p?q='.length)}`;
+    expect(cleanUrl(fits)).toBe(fits);
+    expect(cleanUrl(`${fits}y`)).toBeNull();
+    expect(cleanUrl(path(MAX_URL_LENGTH - 10), `https://example.com/${'b'.repeat(100)}/`)).toBeNull();
+    expect(identify(`https://example.com/?q=${'x'.repeat(100_000)}`)).toBeNull();
   });
 
   it('drops session ids: path parameters, session query parameters, and sid when it is a token', () => {

@@ -1,6 +1,6 @@
 /**
  * How the map reads the pages it walks (page-links.ts `readPage`): an ordinary page on this
- * thread, heavy markup (pipeline/runtime/markup-limits.ts `readsOffThread`: over 4 MiB or
+ * thread, heavy markup (pipeline/runtime/markup-limits.ts `readsOffThread`: over 2 MiB or
  * 40,000 tags) in a worker thread of its own, within the parser's DOCUMENT_TIMEOUT_MS and
  * DOCUMENT_MEMORY_MB (pipeline/pages/settings.ts), so that one site's pages of links never hold
  * the service's thread: a map's seed page may be as large as FETCH_MAX_BYTES (15 MiB) and each

@@ -23,7 +23,7 @@
  *
  * Documents are read in the actor's document pool (document/pool.ts: worker threads within
  * the DOCUMENT_* limits): every upload, every fetched PDF or DOCX, and every HTML or text page
- * over 4 MiB or 40,000 tags (document/build.ts `readsOffThread`), with its extraction's reading of the page.
+ * over 2 MiB or 40,000 tags (document/build.ts `readsOffThread`), with its extraction's reading of the page.
  * Smaller HTML and text pages are read on this thread, as the crawl's hot path always was.
  */
 import { createHash } from 'node:crypto';

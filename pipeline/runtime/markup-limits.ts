@@ -81,12 +81,12 @@ function indexOfEndTag(text: string, name: string, from: number): number {
  * Markup read off the caller's thread (in a worker of the reader's pool) rather than on it: over
  * OFF_THREAD_PAGE_BYTES, or holding more than OFF_THREAD_PAGE_TAGS `<`. Parsing is linear but not
  * cheap: a 13 MB page of 550,000 links held the service's thread for 20 s, every other request
- * waiting; 5 MB and 200,000 links, 9 s. No page of the corpus is past either (at most 1.6 MB and
- * 19,629 `<`). The parser (actors/parser/document/build.ts) and the map's page reader
+ * waiting; 5 MB and 200,000 links, 9 s; a 2.4 MB page of text made to be hard to escape, 0.7 s. No
+ * page of the corpus is past either (at most 1.6 MB and 19,629 `<`). The parser (actors/parser/document/build.ts) and the map's page reader
  * (actors/frontier/page-links-pool.ts) hold to this line; the site readers, which read on the
  * caller's thread, do not read a page of more than MAX_HTML_TAGS at all (pipeline/intel/site/limits.ts).
  */
-export const OFF_THREAD_PAGE_BYTES = 4 * 1024 * 1024;
+export const OFF_THREAD_PAGE_BYTES = 2 * 1024 * 1024;
 export const OFF_THREAD_PAGE_TAGS = 40_000;
 /** Smaller markup is not counted: it cannot hold OFF_THREAD_PAGE_TAGS tags. */
 const COUNTED_FROM = OFF_THREAD_PAGE_TAGS * 4;

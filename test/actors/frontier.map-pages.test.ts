@@ -1,5 +1,5 @@
 /**
- * actors/frontier/page-links-pool.ts: the map reads a page of heavy markup (over 4 MiB or
+ * actors/frontier/page-links-pool.ts: the map reads a page of heavy markup (over 2 MiB or
  * 40,000 tags) in a worker thread, as this thread would read it, while this thread stays free;
  * a page past the worker's time limit is `file_too_complex`, and a map whose seed page is such
  * a page still answers, with the seed and no links from it. Against a local site. And the walk

@@ -26,7 +26,7 @@ import type { DocumentInput, DocumentOptions, ScrapeDocument } from './types.js'
 /**
  * A fetched HTML or text page is read by the reader's `readPage` (the parser's document
  * workers, within their time and memory limits) rather than on the caller's thread when it is
- * heavy markup (pipeline/runtime/markup-limits.ts `readsOffThread`: over 4 MiB or 40,000 `<`),
+ * heavy markup (pipeline/runtime/markup-limits.ts `readsOffThread`: over 2 MiB or 40,000 `<`),
  * with the links and the `json` format's reading of the page (`hooks.extraction`) read there
  * too. A worker reads a page slower than the warm thread (its code is cold), and starting one
  * costs more than an ordinary page, so ordinary pages stay here.

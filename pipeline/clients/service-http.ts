@@ -30,6 +30,7 @@
  *   never quote a URL's query string (it may hold `api_key`) nor a body.
  */
 import { AppError, errorCode } from '../runtime/errors.js';
+import { jsonDepthOver } from '../runtime/json-limits.js';
 import { NetGuard } from '../runtime/net/guard.js';
 import { HttpFetcher } from '../runtime/net/http.js';
 import { serviceVersion } from '../runtime/version.js';
@@ -82,6 +83,12 @@ export interface ServiceAnswer {
 export const USER_AGENT = `web-data-service/${serviceVersion()} (+https://github.com/web-data-service)`;
 
 const DEFAULT_MAX_BYTES = 5 * 1024 * 1024;
+
+/**
+ * Deepest nesting of an outside service's JSON answer read (arrays and objects); deeper is
+ * `unreadable`. A Reddit thread ten replies deep is about 60 levels.
+ */
+export const SERVICE_JSON_MAX_DEPTH = 256;
 
 /** One fetcher for every service client of a process: endpoints are the operator's, so private ones pass. */
 let shared: HttpFetcher | null = null;
@@ -174,8 +181,13 @@ async function exchange(service: string, request: ServiceRequest, payload: Paylo
   // A redirect the fetcher did not follow (a POST's 307/308 to another origin).
   if (status >= 300) throw new ServiceError(service, 'unavailable', `${where} answered a redirect (${status}) that is not followed`, null, status);
   let json: unknown;
+  const text = res.text().text;
+  // Told before it is parsed (one pass): 4 MB of nested arrays took the thread 1.1-1.4 s an answer to parse and walk.
+  if (jsonDepthOver(text, SERVICE_JSON_MAX_DEPTH)) {
+    throw new ServiceError(service, 'unreadable', `${where} answered JSON nested deeper than ${SERVICE_JSON_MAX_DEPTH} levels`, null, status);
+  }
   try {
-    json = JSON.parse(res.text().text);
+    json = JSON.parse(text);
   } catch {
     throw new ServiceError(service, 'unreadable', `${where} answered something that is not JSON (${res.contentType || 'no content type'})`, null, status);
   }

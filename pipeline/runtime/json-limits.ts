@@ -199,3 +199,36 @@ export function depthOver(value: unknown, maxDepth: number): boolean {
   }
   return false;
 }
+
+/**
+ * Whether JSON text nests arrays and objects deeper than `max`, told before it is parsed by one
+ * pass over its characters (brackets inside strings skipped). Cheaper than walking the parsed
+ * value, and a deep text is never parsed at all.
+ */
+export function jsonDepthOver(text: string, max: number): boolean {
+  let depth = 0;
+  const n = text.length;
+  for (let i = 0; i < n; i += 1) {
+    const c = text.charCodeAt(i);
+    if (c === 34 /* " */) {
+      // To the closing quote: the next quote not escaped (an even run of backslashes before it),
+      // found by indexOf rather than a character at a time. Each backslash is counted at most
+      // once (the run before one quote), so the pass stays linear.
+      let end = text.indexOf('"', i + 1);
+      for (;;) {
+        if (end === -1) return false; // unterminated: JSON.parse refuses it
+        let k = end - 1;
+        while (k > i && text.charCodeAt(k) === 92 /* \ */) k -= 1;
+        if ((end - 1 - k) % 2 === 0) break;
+        end = text.indexOf('"', end + 1);
+      }
+      i = end;
+    } else if (c === 91 /* [ */ || c === 123 /* { */) {
+      depth += 1;
+      if (depth > max) return true;
+    } else if (c === 93 /* ] */ || c === 125 /* } */) {
+      depth -= 1;
+    }
+  }
+  return false;
+}

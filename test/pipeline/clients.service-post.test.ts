@@ -10,7 +10,7 @@ import { once } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getJson, postForm, postJson, retryAfterMs, ServiceError, type ServiceRequest } from '../../pipeline/clients/service-http.js';
+import { getJson, postForm, postJson, retryAfterMs, SERVICE_JSON_MAX_DEPTH, ServiceError, type ServiceRequest } from '../../pipeline/clients/service-http.js';
 import { NetGuard } from '../../pipeline/runtime/net/guard.js';
 import { HttpFetcher } from '../../pipeline/runtime/net/http.js';
 
@@ -53,6 +53,11 @@ describe('pipeline/clients/service-http POST', () => {
             return res.writeHead(500, { 'content-type': 'text/plain' }).end('oops');
           case '/html':
             return res.writeHead(200, { 'content-type': 'text/html' }).end('<html>not json</html>');
+          case '/deep':
+            // 4 MB of nested arrays: valid JSON, under the 5 MiB cap.
+            return res.writeHead(200, { 'content-type': 'application/json' }).end(`${'['.repeat(2_000_000)}${']'.repeat(2_000_000)}`);
+          case '/fits':
+            return res.writeHead(200, { 'content-type': 'application/json' }).end(`{"a":${'['.repeat(SERVICE_JSON_MAX_DEPTH - 1)}${']'.repeat(SERVICE_JSON_MAX_DEPTH - 1)}}`);
           case '/reset':
             return req.socket.destroy();
           case '/slow':
@@ -112,6 +117,7 @@ describe('pipeline/clients/service-http POST', () => {
     ['/expired', { kind: 'unavailable', status: 400, retryAfterMs: null, errorName: 'ExpiredToken' }],
     ['/500', { kind: 'unavailable', status: 500, retryAfterMs: null, errorName: null }],
     ['/html', { kind: 'unreadable', status: 200, retryAfterMs: null, errorName: null }],
+    ['/deep', { kind: 'unreadable', status: 200, retryAfterMs: null, errorName: null, message: expect.stringMatching(/\/deep answered JSON nested deeper than 256 levels$/) }],
   ])('sorts %s the same for GET, JSON POST and form POST', async (path, expected) => {
     const get = await sorted(() => getJson('svc', request(path), fetcher));
     const post = await sorted(() => postJson('svc', { ...request(path), body: { password: SECRET } }, fetcher));
@@ -119,6 +125,11 @@ describe('pipeline/clients/service-http POST', () => {
     expect(get).toMatchObject(expected);
     expect(post).toEqual(get);
     expect(form).toEqual(get);
+  });
+
+  it(`reads an answer nested ${SERVICE_JSON_MAX_DEPTH} levels deep`, async () => {
+    const { json } = await getJson('svc', request('/fits'), fetcher);
+    expect(Object.keys(json as object)).toEqual(['a']);
   });
 
   it('sorts a timeout and a refused connection the same for GET and POST', async () => {

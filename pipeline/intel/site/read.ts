@@ -15,7 +15,7 @@
  * - `null` from `ReadPage` means the site gave no answer (a failed fetch); failures that are
  *   not the site's (the request aborted, no worker) throw and end the call.
  */
-import { depthOver } from '../../runtime/json-limits.js';
+import { depthOver, jsonDepthOver } from '../../runtime/json-limits.js';
 import { markupDepthOver, tagsOver } from '../../runtime/markup-limits.js';
 import { decodeBody, detectCharset } from '../../runtime/net/charset.js';
 import { MAX_HTML_CHARS, MAX_HTML_DEPTH, MAX_HTML_TAGS, MAX_JSON_CHARS, MAX_JSON_DEPTH, MAX_XML_CHARS, MAX_XML_DEPTH } from './limits.js';
@@ -194,38 +194,7 @@ export function readableHtml(page: ReadResult): boolean {
   return looksHtml(page) && page.body.length <= MAX_HTML_CHARS && !tagsOver(page.body, MAX_HTML_TAGS) && !markupDepthOver(page.body, MAX_HTML_DEPTH, true);
 }
 
-/**
- * Whether JSON text nests arrays and objects deeper than `max`, told before it is parsed by one
- * pass over its characters (brackets inside strings skipped). Cheaper than walking the parsed
- * value, and a deep text is never parsed at all.
- */
-export function jsonDepthOver(text: string, max: number): boolean {
-  let depth = 0;
-  const n = text.length;
-  for (let i = 0; i < n; i += 1) {
-    const c = text.charCodeAt(i);
-    if (c === 34 /* " */) {
-      // To the closing quote: the next quote not escaped (an even run of backslashes before it),
-      // found by indexOf rather than a character at a time. Each backslash is counted at most
-      // once (the run before one quote), so the pass stays linear.
-      let end = text.indexOf('"', i + 1);
-      for (;;) {
-        if (end === -1) return false; // unterminated: JSON.parse refuses it
-        let k = end - 1;
-        while (k > i && text.charCodeAt(k) === 92 /* \ */) k -= 1;
-        if ((end - 1 - k) % 2 === 0) break;
-        end = text.indexOf('"', end + 1);
-      }
-      i = end;
-    } else if (c === 91 /* [ */ || c === 123 /* { */) {
-      depth += 1;
-      if (depth > max) return true;
-    } else if (c === 93 /* ] */ || c === 125 /* } */) {
-      depth -= 1;
-    }
-  }
-  return false;
-}
+export { jsonDepthOver } from '../../runtime/json-limits.js';
 
 /** The warning of a session a budget stopped, naming which; null when none did. */
 export function budgetWarning(reader: Pick<SiteReader, 'stoppedBy'>, maxPages: number): string | null {

@@ -67,6 +67,8 @@ export interface FakeBluesky {
   readonly identifier: string;
   readonly password: string;
   limited: boolean;
+  /** How long createSession takes to answer (default 0). */
+  sessionDelayMs: number;
   readonly requests: FakeBlueskyRequest[];
   /** Calls of an XRPC method (`createSession`, `refreshSession`, `searchPosts`). */
   calls(method: string): number;
@@ -107,6 +109,7 @@ export async function startFakeBluesky(posts: readonly BskyPost[], identifier = 
     identifier,
     password,
     limited: false,
+    sessionDelayMs: 0,
     requests: [],
     calls: (method) => fake.requests.filter((r) => r.url.pathname.endsWith(`.${method}`)).length,
     expireAccess: () => expire(access),
@@ -221,7 +224,8 @@ export async function startFakeBluesky(posts: readonly BskyPost[], identifier = 
           if (req.headers['content-type'] !== 'application/json' || input.identifier !== identifier || input.password !== password) {
             return json(401, { error: 'AuthenticationRequired', message: 'Invalid identifier or password' });
           }
-          return json(200, newSession());
+          const session = newSession();
+          return void setTimeout(() => json(200, session), fake.sessionDelayMs);
         }
         case 'POST /xrpc/com.atproto.server.refreshSession': {
           if (body !== '') return json(400, { error: 'InvalidRequest', message: 'A request body was provided when none was expected' });

@@ -240,6 +240,21 @@ describe('pipeline/clients/social/bluesky', () => {
     expect(bsky.requests.at(-1)?.url.searchParams.get('limit')).toBe('30');
   });
 
+  it("does not fail a call waiting for the shared session with another caller's abort", async () => {
+    reset();
+    bsky.sessionDelayMs = 300;
+    try {
+      const c = connector();
+      const first = c.collect({ ...query(['WebGrab']), signal: AbortSignal.timeout(50) });
+      const second = c.collect(query(['WebGrab']));
+      await expect(first).rejects.toThrow();
+      expect((await second).posts.map((p) => p.author)).toEqual(['bob.example.com']);
+      expect(bsky.calls('createSession')).toBe(1);
+    } finally {
+      bsky.sessionDelayMs = 0;
+    }
+  });
+
   it('refreshes an expired session with the refresh token, then asks again', async () => {
     reset();
     const c = connector();

@@ -216,8 +216,13 @@ export class BlueskyConnector implements Connector {
     return getJson(SERVICE, { url, headers: { Authorization: `Bearer ${accessJwt}` }, ...timing(query) }, this.fetcher);
   }
 
+  /**
+   * The session request is shared by the calls that wait for it (`establish`), so it runs within
+   * the time of the call that started it but not under its signal: one caller's abort or deadline
+   * was every waiting caller's error (a 500 where the platform had timed out).
+   */
   private currentSession(query: ReadOptions): Promise<Session> {
-    return this.session ? Promise.resolve(this.session) : this.establish(() => this.createSession(query));
+    return this.session ? Promise.resolve(this.session) : this.establish(() => this.createSession(sessionTiming(query)));
   }
 
   /** A session in place of `stale`: refreshed, or made anew when the refresh is refused. */
@@ -226,9 +231,9 @@ export class BlueskyConnector implements Connector {
     if (this.session && this.session !== stale) return Promise.resolve(this.session);
     this.session = null;
     return this.establish(() =>
-      this.refreshSession(stale, query).catch((error: unknown) => {
+      this.refreshSession(stale, sessionTiming(query)).catch((error: unknown) => {
         if (!isServiceError(error) || (error.status !== 400 && error.status !== 401)) throw error;
-        return this.createSession(query);
+        return this.createSession(sessionTiming(query));
       }),
     );
   }
@@ -253,6 +258,9 @@ export class BlueskyConnector implements Connector {
     return sessionOf(answer, 'refreshSession');
   }
 }
+
+/** A shared session request's timing: the starting call's time, no caller's signal (see `currentSession`). */
+const sessionTiming = (query: ReadOptions): ReadOptions => ({ timeoutMs: query.timeoutMs });
 
 function timing(query: ReadOptions): { timeoutMs: number; signal?: AbortSignal } {
   return { timeoutMs: query.timeoutMs, ...(query.signal ? { signal: query.signal } : {}) };

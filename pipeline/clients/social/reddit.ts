@@ -272,7 +272,9 @@ export class RedditConnector implements Connector {
 
   private currentToken(query: ReadOptions): Promise<Token> {
     if (this.token && this.token.expiresAtMs > this.now()) return Promise.resolve(this.token);
-    this.pending ??= this.requestToken(query)
+    // Shared by the calls that wait for it: within the starting call's time, under no caller's signal
+    // (one caller's abort was every waiting caller's error).
+    this.pending ??= this.requestToken({ timeoutMs: query.timeoutMs })
       .then((token) => (this.token = token))
       .finally(() => {
         this.pending = null;

@@ -196,6 +196,7 @@ export async function startFixtureSite(host = '127.0.0.1'): Promise<FixtureSite>
       return;
     }
     if (path === '/gzip') return send(res, 200, 'text/html; charset=utf-8', gzipSync(html(CYRILLIC)), { 'content-encoding': 'gzip' });
+    if (path === '/gzip-twice') return send(res, 200, 'text/html; charset=utf-8', gzipSync(gzipSync(html(CYRILLIC))), { 'content-encoding': 'gzip, gzip' });
     if (path === '/br') return send(res, 200, 'text/html; charset=utf-8', brotliCompressSync(html(CYRILLIC)), { 'content-encoding': 'br' });
     if (path === '/deflate') return send(res, 200, 'text/html; charset=utf-8', deflateSync(html(CYRILLIC)), { 'content-encoding': 'deflate' });
     if (path === '/pdf') return send(res, 200, 'application/pdf', Buffer.from('%PDF-1.4\n%fixture\n'));

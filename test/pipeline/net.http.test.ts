@@ -84,6 +84,10 @@ describe.each([{ lean: false }, { lean: true }])('pipeline/runtime/net/http (lea
       expect(page.text().text).toContain(CYRILLIC);
       expect(page.headers['content-encoding']).toBeUndefined();
     });
+
+    it('refuses a body encoded twice (gzip, gzip) as unsupported_content, not its compressed bytes as the page', async () => {
+      expect(await failure(get('/gzip-twice'))).toMatchObject({ code: 'unsupported_content', message: expect.stringContaining('encoded more than once (Content-Encoding: gzip, gzip)') });
+    });
   });
 
   describe('redirects', () => {

@@ -38,6 +38,22 @@ export interface IntakeOptions {
   readonly reject: (error: unknown) => void;
 }
 
+/**
+ * Whether a Content-Encoding lists more than one coding besides `identity` (`gzip, gzip`): both
+ * fetch paths decode one coding, so such a body came through still compressed and was read as
+ * the page (this session's fuzz: a scrape of `gzip, gzip` answered the compressed bytes as
+ * markdown, charged). No browser or crawler is known to need more.
+ */
+function stackedCodings(header: string | undefined): boolean {
+  if (!header || !header.includes(',')) return false;
+  let codings = 0;
+  for (const part of header.split(',')) {
+    const coding = part.trim().toLowerCase();
+    if (coding && coding !== 'identity') codings += 1;
+  }
+  return codings > 1;
+}
+
 /** One response's intake: `head` when the headers arrive, then `data`…, then `end` (or `fail`). */
 export class Intake {
   private settled = false;
@@ -77,6 +93,10 @@ export class Intake {
       this.settled = true;
       this.options.stop();
       this.options.resolve({ statusCode, headers, body: Buffer.alloc(0), location, setCookies, fetchedAtMs: at });
+      return false;
+    }
+    if (stackedCodings(headers['content-encoding'])) {
+      this.fail(new AppError('unsupported_content', `${url.origin}: the page is encoded more than once (Content-Encoding: ${headers['content-encoding']}), which the service does not decode`));
       return false;
     }
     const declared = Number(headers['content-length']);

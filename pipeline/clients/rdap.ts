@@ -192,6 +192,8 @@ export class RdapClient {
           throw error;
         }
         if (depthOver(answer.json, MAX_DEPTH)) throw new ServiceError(SERVICE, 'unreadable', `${shownEndpoint(url)} answered JSON nested deeper than ${MAX_DEPTH}`, null, answer.status);
+        // `null` is not the 404 that says there is no record (read's null): a 200 of `null` was reported as "no record", a fact.
+        if (answer.json === null || typeof answer.json !== 'object') throw new ServiceError(SERVICE, 'unreadable', `${shownEndpoint(url)} answered JSON that is not an object`, null, answer.status);
         return answer.json;
       });
     } catch (error) {

@@ -17,7 +17,7 @@
  *   engines all failed (`unresponsive_engines`: CAPTCHAs, timeouts) is `unavailable`, not an
  *   answer, so the next provider is asked.
  * - Every field of the answer is checked before use; an answer that is not an object with a
- *   `results` array is `unreadable`.
+ *   `results` array, or whose results hold no web URL, is `unreadable`.
  */
 import type { HttpFetcher } from '../runtime/net/http.js';
 import { displayedUrlOf, emptyPage, type OrganicResult, type ProviderContext, type SearchProvider, type SearchQuery, type SerpPage, type TimeRange } from './web-search.js';
@@ -95,11 +95,17 @@ function pageOf(json: unknown, query: SearchQuery, url: URL, status: number): Se
   if (raw.length === 0 && failedEngines.length > 0) {
     throw new ServiceError(SERVICE, 'unavailable', `every engine failed: ${failedEngines.join(', ').slice(0, MAX_REASON_CHARS)}`, null, status);
   }
+  const organic = organicOf(raw, query);
+  // Results none of which is one (no web URL in any): a broken answer, not an empty page, so
+  // the next provider is asked (an empty success, charged, hid the failure).
+  if (raw.length > 0 && organic.length === 0) {
+    throw new ServiceError(SERVICE, 'unreadable', `${shownEndpoint(url)} answered ${raw.length} results, none with a web URL`, null, status);
+  }
   const answers = list(body.answers);
   const total = body.number_of_results;
   return {
     ...emptyPage(SERVICE),
-    organic: organicOf(raw, query),
+    organic,
     relatedSearches: list(body.suggestions).map(text).filter((q): q is string => q !== null).map((q) => ({ query: q, link: null })),
     answerBox: answers.length > 0 ? { answers } : null,
     knowledgeGraph: record(list(body.infoboxes)[0]),

@@ -56,7 +56,7 @@ export interface FakeRdapDomain {
   readonly related?: boolean | string;
 }
 
-export type FakeRdapMode = 'ok' | 'rate_limited' | 'error' | 'hang' | 'slow' | 'huge' | 'deep' | 'not_json';
+export type FakeRdapMode = 'ok' | 'rate_limited' | 'error' | 'hang' | 'slow' | 'huge' | 'deep' | 'not_json' | 'null';
 /** Which record paths a mode applies to: both, the registry's (`/domain/`) or the registrar's. */
 export type FakeRdapPaths = 'all' | 'registry' | 'registrar';
 export type FakeBootstrapMode = 'ok' | 'error' | 'not_json' | 'empty';
@@ -216,6 +216,8 @@ function misbehave(mode: FakeRdapMode, res: http.ServerResponse, retryAfterS: nu
       return send(res, 200, `${'['.repeat(100_000)}${']'.repeat(100_000)}`);
     case 'not_json':
       return send(res, 200, '<!doctype html><html><body><h1>Whois lookup</h1></body></html>', 'text/html; charset=utf-8');
+    case 'null':
+      return send(res, 200, 'null');
     case 'ok':
       return;
   }

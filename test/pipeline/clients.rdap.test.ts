@@ -338,8 +338,11 @@ describe('pipeline/clients/rdap: limits and failures', () => {
     const client = new RdapClient({ baseUrl: fake.url, bootstrapUrl: null });
     const cases = [
       { mode: 'huge', kind: 'unavailable', cause: '(content_too_large)' },
-      { mode: 'deep', kind: 'unreadable', cause: 'answered JSON nested deeper than 32' },
+      // Told before it is parsed (service-http.ts); JSON under that depth is walked against 32.
+      { mode: 'deep', kind: 'unreadable', cause: 'answered JSON nested deeper than 256 levels' },
       { mode: 'not_json', kind: 'unreadable', cause: 'answered something that is not JSON' },
+      // A 200 of `null` is not the 404 that says there is no record.
+      { mode: 'null', kind: 'unreadable', cause: 'answered JSON that is not an object' },
       { mode: 'error', kind: 'unavailable', cause: 'answered HTTP 500' },
     ] as const;
     for (const { mode, kind, cause } of cases) {

@@ -213,7 +213,8 @@ describe('pipeline/clients/searxng', () => {
   });
 
   it('reads odd shapes without a TypeError: a wrong whole is unreadable, wrong parts are skipped', async () => {
-    const wholes = [null, 42, 'text', [], {}, { results: null }, { results: 'many' }, { results: {} }];
+    // Results none of which has a web URL are unreadable too: the next provider is asked, not an empty page charged.
+    const wholes = [null, 42, 'text', [], {}, { results: null }, { results: 'many' }, { results: {} }, { results: [null, 1, { url: 5 }, { url: 'not a url' }, { title: 'no url' }] }];
     await expectUnreadable(fake, provider, wholes);
     fake.setMode({
       status: 200,

@@ -7,7 +7,8 @@
  * walked page 2 MiB, and a 2 MiB page of 88,000 links took this thread 1.2 s. A page stopped at
  * a limit is `file_too_complex` (the walk skips it; the seed page is read as having no links).
  */
-import { AppError } from '../../pipeline/runtime/errors.js';
+import { documentStopped } from '../../pipeline/pages/document-stop.js';
+import type { DocumentsConfig } from '../../pipeline/pages/settings.js';
 import type { Logger } from '../../pipeline/runtime/log.js';
 import { readsOffThread } from '../../pipeline/runtime/markup-limits.js';
 import { WorkerPool, WorkerStoppedError } from '../../pipeline/runtime/workers.js';
@@ -20,10 +21,7 @@ export type PageLinksReader = (html: string, finalUrl: string, signal?: AbortSig
 /** Every page on this thread: tests and callers with no pool. */
 export const inThreadPageLinks: PageLinksReader = (html, finalUrl) => Promise.resolve(readPage(html, finalUrl));
 
-export interface PageLinksLimits {
-  readonly documentTimeoutMs: number;
-  readonly documentMemoryMb: number;
-}
+export type PageLinksLimits = Pick<DocumentsConfig, 'documentTimeoutMs' | 'documentMemoryMb'>;
 
 export class PageLinksPool {
   private readonly workers: WorkerPool<PageLinksTask, PageFacts>;
@@ -54,16 +52,6 @@ export class PageLinksPool {
   }
 
   private failure(error: unknown): unknown {
-    if (!(error instanceof WorkerStoppedError)) return error;
-    switch (error.reason) {
-      case 'time':
-        return new AppError('file_too_complex', `Reading the page's links took longer than this instance's limit for one document (${this.limits.documentTimeoutMs} ms); it was stopped.`);
-      case 'memory':
-        return new AppError('file_too_complex', `Reading the page's links needed more memory than this instance allows one document (${this.limits.documentMemoryMb} MB); it was stopped.`);
-      case 'exit':
-        return new AppError('file_too_complex', `The worker reading the page's links stopped before it finished (${error.message}).`);
-      case 'closed':
-        return new AppError('service_unavailable', 'the frontier is stopping');
-    }
+    return error instanceof WorkerStoppedError ? documentStopped(error, "the page's links", this.limits, 'the frontier') : error;
   }
 }

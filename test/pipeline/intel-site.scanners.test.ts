@@ -12,7 +12,8 @@ import { linkedinOf, socialProfile } from '../../pipeline/intel/site/socials.js'
 import { companyPages, kindOfPath, kindOfText } from '../../pipeline/intel/site/company-pages.js';
 import { addressFromText, foundingYear, headcountFromText, legalName } from '../../pipeline/intel/site/company-text.js';
 import { parseSitemap, robotsSitemaps } from '../../pipeline/intel/site/sitemap.js';
-import { jsonDepthOver, parseJson, readableHtml, xmlDepthOver } from '../../pipeline/intel/site/read.js';
+import { parseJson, readableHtml, xmlDepthOver } from '../../pipeline/intel/site/read.js';
+import { jsonDepthOver } from '../../pipeline/runtime/json-limits.js';
 import { markupDepthOver } from '../../pipeline/runtime/markup-limits.js';
 import { MAX_HTML_DEPTH, MAX_SITEMAP_URLS } from '../../pipeline/intel/site/limits.js';
 import { visibleText } from '../../pipeline/intel/site/html.js';

@@ -7,12 +7,13 @@
  * `file_too_complex` and is replaced; the service's own thread only copies the bytes over and
  * the document back.
  */
+import { documentStopped } from '../../../pipeline/pages/document-stop.js';
 import { AppError } from '../../../pipeline/runtime/errors.js';
 import type { Logger } from '../../../pipeline/runtime/log.js';
 import type { DocumentsConfig } from '../../../pipeline/pages/settings.js';
 import { WorkerPool, WorkerStoppedError, WorkerTaskError } from '../../../pipeline/runtime/workers.js';
 import { isErrorCode } from '../../../schemas/errors.js';
-import { documentLimits, tooComplex, type DocumentLimits } from './limits.js';
+import { documentLimits, type DocumentLimits } from './limits.js';
 import type { DocumentJob, DocumentReader, OffThreadPage } from './read.js';
 import type { ScrapeDocument } from './types.js';
 import { DOCUMENT_WORKER, DOCUMENT_POOL_NAME, type DocumentTask } from './worker.js';
@@ -74,15 +75,6 @@ export class DocumentPool implements DocumentReader {
       return error.code && isErrorCode(error.code) ? new AppError(error.code, error.message) : new AppError('internal_error', `the ${what} could not be read: ${error.message}`);
     }
     if (!(error instanceof WorkerStoppedError)) return error;
-    switch (error.reason) {
-      case 'time':
-        return tooComplex(`Reading the ${what} took longer than this instance's limit for one document (${this.config.documentTimeoutMs} ms); it was stopped.`);
-      case 'memory':
-        return tooComplex(`Reading the ${what} needed more memory than this instance allows one document (${this.config.documentMemoryMb} MB); it was stopped.`);
-      case 'exit':
-        return tooComplex(`The worker reading the ${what} stopped before it finished (${error.message}).`);
-      case 'closed':
-        return new AppError('service_unavailable', 'the parser is stopping');
-    }
+    return documentStopped(error, `the ${what}`, this.config, 'the parser');
   }
 }

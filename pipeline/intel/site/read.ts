@@ -194,8 +194,6 @@ export function readableHtml(page: ReadResult): boolean {
   return looksHtml(page) && page.body.length <= MAX_HTML_CHARS && !tagsOver(page.body, MAX_HTML_TAGS) && !markupDepthOver(page.body, MAX_HTML_DEPTH, true);
 }
 
-export { jsonDepthOver } from '../../runtime/json-limits.js';
-
 /** The warning of a session a budget stopped, naming which; null when none did. */
 export function budgetWarning(reader: Pick<SiteReader, 'stoppedBy'>, maxPages: number): string | null {
   if (reader.stoppedBy === 'pages') return `stopped at the page budget (${maxPages} pages read)`;
